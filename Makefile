@@ -1,0 +1,101 @@
+# orbit-trace - see README.md.  `sudo make demo`, `sudo make check`.
+VERSION    := 0.1.0
+CC         ?= cc
+PKGS       := libelf libdw libcap
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lelf -ldw -lcap)
+WARN       := -Wall -Wextra -Wformat=2 -Wshadow -Wmissing-prototypes \
+              -Wstrict-prototypes -Wold-style-definition -Wundef \
+              -Wwrite-strings -Wimplicit-fallthrough
+CFLAGS     ?= -O2 -g
+# -Werror in CI and `make check` (WERROR=1), not for people building by hand.
+ifeq ($(WERROR),1)
+WARN       += -Werror
+endif
+# make SAN=address,undefined: a sanitized build in build-san/.
+ifneq ($(SAN),)
+SANFLAGS   := -fsanitize=$(SAN) -fno-omit-frame-pointer -fno-sanitize-recover=all
+BUILD      := build-san
+else
+BUILD      := build
+endif
+ALL_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) $(SANFLAGS) $(PKG_CFLAGS) \
+              -D_GNU_SOURCE -DOT_VERSION='"$(VERSION)"' -I.
+LDLIBS     := $(PKG_LIBS) -lm
+
+LIB_SRC    := $(wildcard lib/*.c)
+LIB_OBJ    := $(LIB_SRC:%.c=$(BUILD)/%.o)
+UNIT_SRC   := $(wildcard tests/unit/test_*.c)
+UNIT_BIN   := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+FIXTURES   := $(BUILD)/tests/fixture-pie $(BUILD)/tests/fixture-nopie
+STRESS     := tests/stress/orbit-stress
+
+# Debian packages the build and the tests need.
+DEB_DEPS   := gcc make pkg-config libelf-dev libdw-dev libcap-dev libcmocka-dev \
+              python3 groff-base procps
+
+.PHONY: all deps check unit e2e demo clean lint-man install-deps
+all: orbit-trace $(STRESS)
+
+$(BUILD)/%.o: %.c $(wildcard lib/*.h) Makefile
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(BUILD)/orbit-trace: $(BUILD)/orbit-trace.o $(LIB_OBJ)
+	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS)
+
+orbit-trace: $(BUILD)/orbit-trace
+	cp $< $@
+
+# The stress program is the thing traced: plain -O2, frame of its own,
+# never sanitized (ASan's shadow stack would move the SPs it exposes).
+$(STRESS): tests/stress/orbit-stress.c
+	$(CC) -std=gnu11 -O2 -g $(WARN) -pthread -o $@ $<
+
+$(BUILD)/tests/fixture-pie: tests/unit/fixture.c
+	@mkdir -p $(dir $@)
+	$(CC) -O1 -g -fPIE -pie -o $@ $<
+$(BUILD)/tests/fixture-nopie: tests/unit/fixture.c
+	@mkdir -p $(dir $@)
+	$(CC) -O1 -g -fno-pie -no-pie -o $@ $<
+
+$(BUILD)/tests/test_%: tests/unit/test_%.c $(LIB_OBJ) $(FIXTURES)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -DOT_FIXTURE_DIR='"$(abspath $(BUILD))/tests"' \
+		-o $@ $< $(LIB_OBJ) $(LDLIBS) -lcmocka
+
+# Installs what is missing, only when something is (apt-get needs root).
+deps:
+	@missing=$$(for p in $(DEB_DEPS); do \
+		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'ok installed' || echo $$p; \
+	done); \
+	if [ -n "$$missing" ]; then \
+		echo "installing:" $$missing; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
+			apt-get install -y -qq --no-install-recommends $$missing; \
+	fi
+
+unit: $(UNIT_BIN)
+	@set -e; for t in $(UNIT_BIN); do echo "== $$t"; $$t; done
+
+e2e: orbit-trace $(STRESS)
+	@sh tests/e2e/run.sh
+
+lint-man:
+	@out=$$(LC_ALL=C groff -man -ww -z man/orbit-trace.1 2>&1); \
+	if [ -n "$$out" ]; then echo "$$out"; exit 1; fi; echo "man page: no warnings"
+
+# The test command of README.md and .ci/run.
+check: deps
+	$(MAKE) WERROR=1 all unit
+	$(MAKE) WERROR=1 SAN=address,undefined unit
+	$(MAKE) lint-man
+	$(MAKE) WERROR=1 e2e
+
+demo: deps
+	$(MAKE) all
+	./orbit-trace -f outer,middle,inner -- $(STRESS) \
+		--stress-threads 2 --stress-hz 5000 --stress-calls 5000
+
+clean:
+	rm -rf build build-san orbit-trace $(STRESS)

@@ -1,0 +1,37 @@
+#include "caps.h"
+#include "error.h"
+
+#include <errno.h>
+#include <stddef.h>
+#include <sys/capability.h>
+
+int ot_caps_have_sys_admin(void)
+{
+	cap_t caps = cap_get_proc();
+	cap_flag_value_t v = CAP_CLEAR;
+
+	if (!caps)
+		return 0;
+	if (cap_get_flag(caps, CAP_SYS_ADMIN, CAP_EFFECTIVE, &v))
+		v = CAP_CLEAR;
+	cap_free(caps);
+	return v == CAP_SET;
+}
+
+int ot_caps_check(void)
+{
+	cap_t caps;
+	char *text;
+
+	if (ot_caps_have_sys_admin())
+		return 0;
+	caps = cap_get_proc();
+	text = caps ? cap_to_text(caps, NULL) : NULL;
+	ot_error("cannot arm uprobes: the uprobe PMU needs CAP_SYS_ADMIN "
+		 "(CAP_PERFMON is not enough); this process has '%s'; "
+		 "run it with sudo (see PERMISSIONS in orbit-trace(1))",
+		 text && *text ? text : "no capabilities");
+	cap_free(text);
+	cap_free(caps);
+	return -EPERM;
+}

@@ -1,0 +1,21 @@
+/*
+ * caps.h - the capabilities the uprobe PMU asks for (libcap).
+ *
+ * The kernel gates the uprobe PMU on capable(CAP_SYS_ADMIN); CAP_PERFMON
+ * alone gets EACCES.  Checking first turns a bare EACCES into a message
+ * that says what is missing and how to get it.
+ */
+#ifndef OT_CAPS_H
+#define OT_CAPS_H
+
+/* 1 if CAP_SYS_ADMIN is in the effective set, else 0. */
+int ot_caps_have_sys_admin(void);
+
+/*
+ * Print why the process cannot arm uprobes, naming the capabilities it has
+ * (e.g. "cap_perfmon=ep") and how to run it.  Returns 0 if CAP_SYS_ADMIN
+ * is effective, else -EPERM after printing.
+ */
+int ot_caps_check(void);
+
+#endif

@@ -1,0 +1,206 @@
+#include "drain.h"
+#include "xalloc.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* A growable circular queue of events, kept in time order. */
+struct queue {
+	struct ot_event *ev;
+	size_t head, len, cap; /* cap is a power of two */
+};
+
+struct ot_drain {
+	unsigned ncpus;
+	uint32_t pid;
+	ot_drain_lookup_fn lookup;
+	void *lookup_ctx;
+	ot_drain_emit_fn emit;
+	void *emit_ctx;
+	struct queue *q;
+	uint64_t last_emitted;
+	struct ot_drain_stats stats;
+	unsigned cur_cpu; /* the ring being read, for the callback */
+};
+
+struct ot_drain *ot_drain_new(unsigned ncpus, uint32_t pid,
+			      ot_drain_lookup_fn lookup, void *lookup_ctx,
+			      ot_drain_emit_fn emit, void *emit_ctx)
+{
+	struct ot_drain *d = ot_xcalloc(1, sizeof(*d));
+	unsigned i;
+
+	d->ncpus = ncpus;
+	d->pid = pid;
+	d->lookup = lookup;
+	d->lookup_ctx = lookup_ctx;
+	d->emit = emit;
+	d->emit_ctx = emit_ctx;
+	d->q = ot_xcalloc(ncpus, sizeof(*d->q));
+	for (i = 0; i < ncpus; i++) {
+		d->q[i].cap = 1024;
+		d->q[i].ev = ot_xcalloc(d->q[i].cap, sizeof(struct ot_event));
+	}
+	return d;
+}
+
+void ot_drain_free(struct ot_drain *d)
+{
+	unsigned i;
+
+	if (!d)
+		return;
+	for (i = 0; i < d->ncpus; i++)
+		free(d->q[i].ev);
+	free(d->q);
+	free(d);
+}
+
+static struct ot_event *q_at(struct queue *q, size_t i)
+{
+	return &q->ev[(q->head + i) & (q->cap - 1)];
+}
+
+static void q_push(struct queue *q, const struct ot_event *ev)
+{
+	size_t i;
+
+	if (q->len == q->cap) {
+		struct ot_event *n = ot_xcalloc(2 * q->cap, sizeof(*n));
+
+		for (i = 0; i < q->len; i++)
+			n[i] = *q_at(q, i);
+		free(q->ev);
+		q->ev = n;
+		q->head = 0;
+		q->cap *= 2;
+	}
+	/*
+	 * A ring is written in time order almost always; insertion from the
+	 * tail keeps the queue sorted at O(1) for that case and stays correct
+	 * for the rare record that lands a little out of order.
+	 */
+	i = q->len++;
+	while (i > 0 && q_at(q, i - 1)->time > ev->time) {
+		*q_at(q, i) = *q_at(q, i - 1);
+		i--;
+	}
+	*q_at(q, i) = *ev;
+}
+
+void ot_drain_record(struct ot_drain *d, unsigned cpu,
+		     const struct ot_record *rec)
+{
+	struct ot_event ev;
+	int is_ret;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.cpu = (uint16_t)cpu;
+	ev.time = rec->time;
+	switch (rec->type) {
+	case OT_REC_SAMPLE:
+		if (d->pid && rec->pid != d->pid) {
+			d->stats.foreign++;
+			return;
+		}
+		if (d->lookup(d->lookup_ctx, rec->id, &ev.func, &is_ret)) {
+			d->stats.unknown++;
+			return;
+		}
+		if (!rec->has_sp) {
+			d->stats.no_sp++;
+			return;
+		}
+		d->stats.samples++;
+		ev.kind = is_ret ? OT_EV_RETURN : OT_EV_ENTRY;
+		ev.tid = rec->tid;
+		ev.sp = rec->sp;
+		break;
+	case OT_REC_LOST:
+		d->stats.lost += rec->lost;
+		ev.kind = OT_EV_LOST;
+		ev.lost = rec->lost;
+		break;
+	default:
+		return;
+	}
+	if (ev.time < d->last_emitted)
+		d->stats.late++;
+	q_push(&d->q[cpu], &ev);
+}
+
+static void on_ring_record(void *ctx, const struct perf_event_header *hdr)
+{
+	struct ot_drain *d = ctx;
+	struct ot_record rec;
+
+	if (ot_record_parse(hdr, &rec)) {
+		d->stats.malformed++;
+		return;
+	}
+	ot_drain_record(d, d->cur_cpu, &rec);
+}
+
+size_t ot_drain_ring(struct ot_drain *d, unsigned cpu, struct ot_ring *ring)
+{
+	uint64_t before = ring->malformed;
+	size_t n;
+
+	d->cur_cpu = cpu;
+	n = ot_ring_drain(ring, on_ring_record, d);
+	d->stats.malformed += ring->malformed - before;
+	return n;
+}
+
+void ot_drain_flush(struct ot_drain *d, uint64_t horizon)
+{
+	for (;;) {
+		unsigned c, best = d->ncpus;
+		uint64_t best_t = UINT64_MAX, next_t = horizon;
+		struct queue *q;
+
+		for (c = 0; c < d->ncpus; c++) {
+			uint64_t t;
+
+			if (!d->q[c].len)
+				continue;
+			t = q_at(&d->q[c], 0)->time;
+			if (best == d->ncpus || t < best_t) {
+				if (best != d->ncpus && best_t < next_t)
+					next_t = best_t;
+				best = c;
+				best_t = t;
+			} else if (t < next_t) {
+				next_t = t;
+			}
+		}
+		if (best == d->ncpus || best_t > horizon)
+			return;
+		/* Emit a run from the oldest queue up to the next queue's head. */
+		q = &d->q[best];
+		while (q->len && q_at(q, 0)->time <= next_t) {
+			struct ot_event ev = *q_at(q, 0);
+
+			q->head = (q->head + 1) & (q->cap - 1);
+			q->len--;
+			if (ev.time > d->last_emitted)
+				d->last_emitted = ev.time;
+			d->emit(d->emit_ctx, &ev);
+		}
+	}
+}
+
+size_t ot_drain_pending(const struct ot_drain *d)
+{
+	size_t n = 0;
+	unsigned c;
+
+	for (c = 0; c < d->ncpus; c++)
+		n += d->q[c].len;
+	return n;
+}
+
+const struct ot_drain_stats *ot_drain_stats(const struct ot_drain *d)
+{
+	return &d->stats;
+}

@@ -1,0 +1,65 @@
+/*
+ * drain.h - from per-CPU rings to one time-ordered event stream.
+ *
+ * Each CPU's ring is read into that CPU's queue (records decoded, probe ids
+ * mapped to functions, other processes' hits filtered out).  Threads move
+ * between CPUs, so pairing needs the queues merged by time: a k-way merge
+ * of queues that are each already in time order, emitted only up to a
+ * horizon the caller picks ("nothing older can still arrive"), so memory
+ * holds a window of records, never the capture.
+ */
+#ifndef OT_DRAIN_H
+#define OT_DRAIN_H
+
+#include "pair.h"
+#include "ring.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Map a perf event id to (function index, is_return); 0 if known, else -ENOENT. */
+typedef int (*ot_drain_lookup_fn)(void *ctx, uint64_t id, uint32_t *func,
+				  int *is_return);
+/* Receives merged events in time order. */
+typedef void (*ot_drain_emit_fn)(void *ctx, const struct ot_event *ev);
+
+struct ot_drain_stats {
+	uint64_t samples;   /* samples of the traced process */
+	uint64_t foreign;   /* samples of other processes mapping the file */
+	uint64_t lost;	    /* records the kernel reported lost */
+	uint64_t malformed; /* truncated or corrupt records skipped */
+	uint64_t unknown;   /* samples whose id is none of our probes */
+	uint64_t late;	    /* events that arrived behind the merge horizon */
+	uint64_t no_sp;	    /* samples without a user stack pointer */
+};
+
+struct ot_drain;
+
+/*
+ * A drain for ncpus rings.  Samples whose pid is not pid are counted as
+ * foreign and dropped (pid 0: keep every process).
+ */
+struct ot_drain *ot_drain_new(unsigned ncpus, uint32_t pid,
+			      ot_drain_lookup_fn lookup, void *lookup_ctx,
+			      ot_drain_emit_fn emit, void *emit_ctx);
+void ot_drain_free(struct ot_drain *d);
+
+/* Read every pending record of cpu's ring into its queue. Returns records read. */
+size_t ot_drain_ring(struct ot_drain *d, unsigned cpu, struct ot_ring *ring);
+
+/* Queue one decoded record as if read from cpu's ring. */
+void ot_drain_record(struct ot_drain *d, unsigned cpu,
+		     const struct ot_record *rec);
+
+/*
+ * Emit, in time order, every queued event with time <= horizon
+ * (UINT64_MAX: everything).
+ */
+void ot_drain_flush(struct ot_drain *d, uint64_t horizon);
+
+/* Events queued and not yet emitted. */
+size_t ot_drain_pending(const struct ot_drain *d);
+
+const struct ot_drain_stats *ot_drain_stats(const struct ot_drain *d);
+
+#endif

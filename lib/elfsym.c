@@ -1,0 +1,448 @@
+#include "elfsym.h"
+#include "error.h"
+#include "xalloc.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct ot_elf {
+	char *display;
+	struct ot_sym *syms;
+	size_t nsyms;
+	char *strings;		/* names, one block */
+	const char *source;
+};
+
+#if defined(__x86_64__)
+#define OT_EM EM_X86_64
+#elif defined(__aarch64__)
+#define OT_EM EM_AARCH64
+#endif
+
+struct seg {
+	uint64_t vaddr, memsz, offset;
+};
+
+static int load_segments(Elf *elf, struct seg **out, size_t *n)
+{
+	size_t phnum, i;
+
+	*out = NULL;
+	*n = 0;
+	if (elf_getphdrnum(elf, &phnum))
+		return -1;
+	*out = ot_xcalloc(phnum, sizeof(**out));
+	for (i = 0; i < phnum; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(elf, (int)i, &ph))
+			return -1;
+		if (ph.p_type != PT_LOAD || !(ph.p_flags & PF_X))
+			continue;
+		(*out)[*n].vaddr = ph.p_vaddr;
+		(*out)[*n].memsz = ph.p_memsz;
+		(*out)[*n].offset = ph.p_offset;
+		(*n)++;
+	}
+	return 0;
+}
+
+static int addr_to_offset(const struct seg *segs, size_t n, uint64_t addr,
+			  uint64_t *off)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (addr >= segs[i].vaddr && addr - segs[i].vaddr < segs[i].memsz) {
+			*off = addr - segs[i].vaddr + segs[i].offset;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+static Elf_Scn *find_symtab(Elf *elf, Elf64_Word type, GElf_Shdr *sh)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		if (gelf_getshdr(scn, sh) && sh->sh_type == type)
+			return scn;
+	}
+	return NULL;
+}
+
+static int cmp_sym(const void *a, const void *b)
+{
+	const struct ot_sym *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	if (c)
+		return c;
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+static int read_symbols(struct ot_elf *e, Elf *elf, Elf_Scn *scn,
+			const GElf_Shdr *sh, const struct seg *segs,
+			size_t nsegs)
+{
+	Elf_Data *data = elf_getdata(scn, NULL);
+	size_t count, i, bytes = 0, pos = 0, kept = 0;
+
+	if (!data || !sh->sh_entsize)
+		return -1;
+	count = sh->sh_size / sh->sh_entsize;
+	e->syms = ot_xcalloc(count, sizeof(*e->syms));
+	/* Names are copied so nothing points into libelf's buffers. */
+	for (i = 0; i < count; i++) {
+		GElf_Sym s;
+		const char *name;
+
+		if (!gelf_getsym(data, (int)i, &s))
+			return -1;
+		name = elf_strptr(elf, sh->sh_link, s.st_name);
+		if (name)
+			bytes += strlen(name) + 1;
+	}
+	e->strings = ot_xmalloc(bytes + 1);
+	for (i = 0; i < count; i++) {
+		GElf_Sym s;
+		const char *name;
+		uint64_t off;
+		size_t len;
+
+		if (!gelf_getsym(data, (int)i, &s))
+			return -1;
+		if (GELF_ST_TYPE(s.st_info) != STT_FUNC ||
+		    s.st_shndx == SHN_UNDEF || !s.st_value)
+			continue;
+		name = elf_strptr(elf, sh->sh_link, s.st_name);
+		if (!name || !*name)
+			continue;
+		if (addr_to_offset(segs, nsegs, s.st_value, &off)) {
+			ot_verbose("%s: skipping %s (0x%llx): not in an executable segment",
+				   e->display, name, (unsigned long long)s.st_value);
+			continue;
+		}
+		len = strlen(name) + 1;
+		if (pos + len > bytes)
+			return -1;
+		memcpy(e->strings + pos, name, len);
+		e->syms[kept].name = e->strings + pos;
+		e->syms[kept].addr = s.st_value;
+		e->syms[kept].size = s.st_size;
+		e->syms[kept].offset = off;
+		pos += len;
+		kept++;
+	}
+	qsort(e->syms, kept, sizeof(*e->syms), cmp_sym);
+	/* The same name at the same address twice (versioned dynsym) is one. */
+	e->nsyms = 0;
+	for (i = 0; i < kept; i++) {
+		if (e->nsyms && !cmp_sym(&e->syms[e->nsyms - 1], &e->syms[i]))
+			continue;
+		e->syms[e->nsyms++] = e->syms[i];
+	}
+	return 0;
+}
+
+int ot_elf_open(const char *path, const char *display, struct ot_elf **out)
+{
+	struct ot_elf *e;
+	struct seg *segs = NULL;
+	size_t nsegs = 0;
+	GElf_Ehdr eh;
+	GElf_Shdr sh;
+	Elf_Scn *scn;
+	Elf *elf;
+	int fd, ret = -ENOEXEC;
+
+	*out = NULL;
+	if (elf_version(EV_CURRENT) == EV_NONE) {
+		ot_error("libelf is unusable: %s", elf_errmsg(-1));
+		return -ENOEXEC;
+	}
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		ret = -errno;
+		ot_error_errno(errno, "cannot open %s", display);
+		return ret;
+	}
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF) {
+		ot_error("%s is not an ELF file", display);
+		goto out_elf;
+	}
+	if (!gelf_getehdr(elf, &eh)) {
+		ot_error("%s: corrupt ELF header: %s", display, elf_errmsg(-1));
+		goto out_elf;
+	}
+	if (eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_machine != OT_EM) {
+		ot_error("%s is an ELF file for another machine (e_machine %u)",
+			 display, eh.e_machine);
+		goto out_elf;
+	}
+	if (eh.e_type != ET_EXEC && eh.e_type != ET_DYN) {
+		ot_error("%s is not an executable or shared object", display);
+		goto out_elf;
+	}
+	e = ot_xcalloc(1, sizeof(*e));
+	e->display = ot_xstrdup(display);
+	if (load_segments(elf, &segs, &nsegs)) {
+		ot_error("%s: corrupt program headers: %s", display, elf_errmsg(-1));
+		goto out_e;
+	}
+	e->source = "symtab";
+	scn = find_symtab(elf, SHT_SYMTAB, &sh);
+	if (!scn) {
+		e->source = "dynsym";
+		scn = find_symtab(elf, SHT_DYNSYM, &sh);
+	}
+	if (!scn) {
+		ot_error("%s has no symbol table (.symtab or .dynsym)", display);
+		ret = -ENODATA;
+		goto out_e;
+	}
+	if (read_symbols(e, elf, scn, &sh, segs, nsegs)) {
+		ot_error("%s: corrupt symbol table: %s", display, elf_errmsg(-1));
+		goto out_e;
+	}
+	free(segs);
+	elf_end(elf);
+	close(fd);
+	*out = e;
+	return 0;
+out_e:
+	free(segs);
+	ot_elf_close(e);
+out_elf:
+	elf_end(elf);
+	close(fd);
+	return ret;
+}
+
+void ot_elf_close(struct ot_elf *e)
+{
+	if (!e)
+		return;
+	free(e->syms);
+	free(e->strings);
+	free(e->display);
+	free(e);
+}
+
+size_t ot_elf_nsyms(const struct ot_elf *e)
+{
+	return e->nsyms;
+}
+
+const struct ot_sym *ot_elf_sym(const struct ot_elf *e, size_t i)
+{
+	return &e->syms[i];
+}
+
+const char *ot_elf_source(const struct ot_elf *e)
+{
+	return e->source;
+}
+
+size_t ot_edit_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), i, j, *row, prev, d;
+
+	row = ot_xcalloc(lb + 1, sizeof(*row));
+	for (j = 0; j <= lb; j++)
+		row[j] = j;
+	for (i = 1; i <= la; i++) {
+		prev = row[0];
+		row[0] = i;
+		for (j = 1; j <= lb; j++) {
+			size_t cur = row[j];
+
+			d = prev + (a[i - 1] != b[j - 1]);
+			if (row[j] + 1 < d)
+				d = row[j] + 1;
+			if (row[j - 1] + 1 < d)
+				d = row[j - 1] + 1;
+			row[j] = d;
+			prev = cur;
+		}
+	}
+	d = row[lb];
+	free(row);
+	return d;
+}
+
+static int is_glob(const char *s)
+{
+	return strpbrk(s, "*?[") != NULL;
+}
+
+/* "did you mean: a, b?" built from the closest names, or "" if none is close. */
+static void suggest(const struct ot_elf *e, const char *name, char *buf,
+		    size_t len)
+{
+	size_t best[3] = { SIZE_MAX, SIZE_MAX, SIZE_MAX };
+	size_t dist[3] = { SIZE_MAX, SIZE_MAX, SIZE_MAX };
+	size_t limit = strlen(name) / 3 + 1, i, k, used = 0;
+
+	if (limit > 3)
+		limit = 3;
+	for (i = 0; i < e->nsyms; i++) {
+		size_t d = ot_edit_distance(name, e->syms[i].name);
+
+		if (d > limit)
+			continue;
+		for (k = 0; k < 3; k++) {
+			if (d < dist[k]) {
+				memmove(&dist[k + 1], &dist[k], (2 - k) * sizeof(*dist));
+				memmove(&best[k + 1], &best[k], (2 - k) * sizeof(*best));
+				dist[k] = d;
+				best[k] = i;
+				break;
+			}
+		}
+	}
+	buf[0] = 0;
+	for (k = 0; k < 3 && best[k] != SIZE_MAX; k++) {
+		int w = snprintf(buf + used, len - used, "%s%s",
+				 k ? ", " : " (did you mean: ",
+				 e->syms[best[k]].name);
+		if (w < 0 || (size_t)w >= len - used)
+			break;
+		used += (size_t)w;
+	}
+	if (used && used + 3 < len)
+		strcat(buf, "?)");
+}
+
+static char *next_term(char **cursor)
+{
+	char *t = *cursor, *comma;
+
+	if (!t)
+		return NULL;
+	comma = strchr(t, ',');
+	if (comma) {
+		*comma = 0;
+		*cursor = comma + 1;
+	} else {
+		*cursor = NULL;
+	}
+	while (*t == ' ')
+		t++;
+	return t;
+}
+
+int ot_elf_select(const struct ot_elf *e, const char *spec,
+		  struct ot_selection *out)
+{
+	char *copy = ot_xstrdup(spec), *cursor = copy, *term;
+	uint32_t *chosen = ot_xcalloc(e->nsyms ? e->nsyms : 1, sizeof(*chosen));
+	size_t *order, norder = 0, i, j, k;
+	uint32_t nterm = 0;
+	int ret = 0, any_include = 0;
+
+	memset(out, 0, sizeof(*out));
+	while ((term = next_term(&cursor))) {
+		size_t hits = 0;
+
+		if (!*term || *term == '!')
+			continue;
+		any_include = 1;
+		nterm++;
+		for (i = 0; i < e->nsyms; i++) {
+			if (is_glob(term) ? !fnmatch(term, e->syms[i].name, 0)
+					  : !strcmp(term, e->syms[i].name)) {
+				if (!chosen[i])
+					chosen[i] = nterm;
+				hits++;
+			}
+		}
+		if (!hits) {
+			char hint[512];
+
+			if (is_glob(term)) {
+				ot_error("no function matches '%s' in %s", term,
+					 e->display);
+			} else {
+				suggest(e, term, hint, sizeof(hint));
+				ot_error("no function '%s' in %s%s", term,
+					 e->display, hint);
+			}
+			ret = -ENOENT;
+		}
+	}
+	free(copy);
+	if (!any_include && !ret) {
+		ot_error("no function named in '%s'", spec);
+		ret = -ENOENT;
+	}
+	if (ret)
+		goto out;
+	copy = ot_xstrdup(spec);
+	cursor = copy;
+	while ((term = next_term(&cursor))) {
+		if (*term != '!')
+			continue;
+		for (i = 0; i < e->nsyms; i++)
+			if (!fnmatch(term + 1, e->syms[i].name, 0))
+				chosen[i] = 0;
+	}
+	free(copy);
+
+	/* Report in the order the user named them, names within a glob sorted. */
+	order = ot_xcalloc(e->nsyms ? e->nsyms : 1, sizeof(*order));
+	for (k = 1; k <= nterm; k++)
+		for (i = 0; i < e->nsyms; i++)
+			if (chosen[i] == k)
+				order[norder++] = i;
+
+	/* Merge names at one offset: the kernel would count one hit twice. */
+	out->fn = ot_xcalloc(e->nsyms ? e->nsyms : 1, sizeof(*out->fn));
+	for (k = 0; k < norder; k++) {
+		i = order[k];
+		out->requested++;
+		for (j = 0; j < out->n; j++)
+			if (out->fn[j].sym->offset == e->syms[i].offset)
+				break;
+		if (j < out->n) {
+			struct ot_selected *s = &out->fn[j];
+			char *a = NULL;
+
+			if (asprintf(&a, "%s%s%s", s->aliases ? s->aliases : "",
+				     s->aliases ? "," : "", e->syms[i].name) < 0)
+				a = NULL;
+			free(s->aliases);
+			s->aliases = a;
+			continue;
+		}
+		out->fn[out->n++].sym = &e->syms[i];
+	}
+	free(order);
+	if (!out->n) {
+		ot_error("every function selected by '%s' is excluded", spec);
+		ret = -ENOENT;
+		ot_selection_free(out);
+	}
+out:
+	free(chosen);
+	return ret;
+}
+
+void ot_selection_free(struct ot_selection *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->n; i++)
+		free(s->fn[i].aliases);
+	free(s->fn);
+	memset(s, 0, sizeof(*s));
+}

@@ -1,0 +1,65 @@
+/*
+ * elfsym.h - function symbols of an ELF file, and selecting them by name.
+ *
+ * Owns the libelf handle and a table of defined functions (STT_FUNC with a
+ * section) from .symtab, or from .dynsym when the file is stripped, each
+ * with the file offset a uprobe needs: the symbol's address translated
+ * through the executable PT_LOAD segment that contains it, which is right
+ * for PIE and non-PIE files alike.  Errors are printed here, naming the
+ * file and the reason; the caller only decides the exit status.
+ */
+#ifndef OT_ELFSYM_H
+#define OT_ELFSYM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct ot_sym {
+	const char *name;	/* owned by the ot_elf */
+	uint64_t addr;		/* st_value */
+	uint64_t size;		/* st_size */
+	uint64_t offset;	/* file offset of the first instruction */
+};
+
+struct ot_elf;
+
+/*
+ * Read the function symbols of path; display is the name used in messages.
+ * Returns 0 and *out, or -errno (-ENOEXEC: not an ELF, wrong machine,
+ * corrupt; -ENODATA: no symbol table) after printing why.
+ */
+int ot_elf_open(const char *path, const char *display, struct ot_elf **out);
+void ot_elf_close(struct ot_elf *e);
+
+size_t ot_elf_nsyms(const struct ot_elf *e);
+/* Symbols sorted by name; valid until ot_elf_close. */
+const struct ot_sym *ot_elf_sym(const struct ot_elf *e, size_t i);
+/* "symtab" or "dynsym": where the symbols came from. */
+const char *ot_elf_source(const struct ot_elf *e);
+
+/* One function to arm: several names may share it (aliases). */
+struct ot_selected {
+	const struct ot_sym *sym;  /* the first name that selected it */
+	char *aliases;		   /* other names at the same offset, or NULL */
+};
+
+struct ot_selection {
+	struct ot_selected *fn;
+	size_t n;
+	size_t requested;	   /* names selected, before merging aliases */
+};
+
+/*
+ * Select functions by a -f list: comma-separated names or globs (fnmatch
+ * syntax), then exclusions "!GLOB" applied after every inclusion.  A name
+ * that is not a glob must exist; the error offers close matches.  Returns
+ * 0, or -ENOENT after printing which term matched nothing.
+ */
+int ot_elf_select(const struct ot_elf *e, const char *spec,
+		  struct ot_selection *out);
+void ot_selection_free(struct ot_selection *s);
+
+/* Edit distance, exposed for the unit tests of suggestions. */
+size_t ot_edit_distance(const char *a, const char *b);
+
+#endif

@@ -1,0 +1,265 @@
+#include "pair.h"
+#include "xalloc.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct frame {
+	uint64_t start;
+	uint64_t sp;	     /* SP at entry */
+	uint64_t child_end;  /* latest end of a closed child */
+	uint32_t func;
+	uint32_t child_func; /* the child that ended at child_end */
+};
+
+struct thread {
+	uint32_t tid;	/* 0: free slot (tid 0 is the idle task, never traced) */
+	uint32_t depth, cap;
+	struct frame *stack;
+	/* The last return closed on this thread, to spot one reported twice. */
+	uint64_t last_ret_time, last_ret_sp;
+	uint32_t last_ret_func;
+	int has_last_ret;
+};
+
+struct ot_pair {
+	size_t nfuncs;
+	struct ot_func_stats *stats;
+	struct thread *threads;	/* open addressing on tid */
+	size_t nthreads, cap;
+	uint64_t lost;
+};
+
+struct ot_pair *ot_pair_new(size_t nfuncs)
+{
+	struct ot_pair *p = ot_xcalloc(1, sizeof(*p));
+	size_t i;
+
+	p->nfuncs = nfuncs;
+	p->stats = ot_xcalloc(nfuncs, sizeof(*p->stats));
+	for (i = 0; i < nfuncs; i++)
+		ot_hist_init(&p->stats[i].hist);
+	p->cap = 64;
+	p->threads = ot_xcalloc(p->cap, sizeof(*p->threads));
+	return p;
+}
+
+void ot_pair_free(struct ot_pair *p)
+{
+	size_t i;
+
+	if (!p)
+		return;
+	for (i = 0; i < p->cap; i++)
+		free(p->threads[i].stack);
+	free(p->threads);
+	free(p->stats);
+	free(p);
+}
+
+static size_t slot_of(uint32_t tid, size_t cap)
+{
+	return (tid * 2654435761u) & (cap - 1);
+}
+
+static void grow_threads(struct ot_pair *p)
+{
+	struct thread *old = p->threads;
+	size_t oldcap = p->cap, i;
+
+	p->cap *= 2;
+	p->threads = ot_xcalloc(p->cap, sizeof(*p->threads));
+	for (i = 0; i < oldcap; i++) {
+		size_t s;
+
+		if (!old[i].tid)
+			continue;
+		s = slot_of(old[i].tid, p->cap);
+		while (p->threads[s].tid)
+			s = (s + 1) & (p->cap - 1);
+		p->threads[s] = old[i];
+	}
+	free(old);
+}
+
+static struct thread *thread_get(struct ot_pair *p, uint32_t tid)
+{
+	size_t s;
+
+	if (2 * (p->nthreads + 1) > p->cap)
+		grow_threads(p);
+	s = slot_of(tid, p->cap);
+	while (p->threads[s].tid && p->threads[s].tid != tid)
+		s = (s + 1) & (p->cap - 1);
+	if (!p->threads[s].tid) {
+		p->threads[s].tid = tid;
+		p->nthreads++;
+	}
+	return &p->threads[s];
+}
+
+static void push(struct thread *t, uint32_t func, uint64_t sp, uint64_t time)
+{
+	struct frame *f;
+
+	if (t->depth == t->cap) {
+		t->cap = t->cap ? 2 * t->cap : 16;
+		t->stack = ot_xreallocarray(t->stack, t->cap, sizeof(*t->stack));
+	}
+	f = &t->stack[t->depth++];
+	f->start = time;
+	f->sp = sp;
+	f->child_end = 0;
+	f->func = func;
+	f->child_func = func;
+}
+
+/* Discard the top frames down to (not including) depth keep. */
+static void drop_above(struct ot_pair *p, struct thread *t, uint32_t keep)
+{
+	while (t->depth > keep)
+		p->stats[t->stack[--t->depth].func].unclosed++;
+}
+
+static void close_top(struct ot_pair *p, struct thread *t, uint64_t end)
+{
+	struct frame *f = &t->stack[--t->depth];
+	struct ot_func_stats *s = &p->stats[f->func];
+	uint32_t depth = t->depth;
+
+	s->scopes++;
+	s->depths[depth < OT_PAIR_DEPTHS ? depth : OT_PAIR_DEPTHS - 1]++;
+	ot_hist_add(&s->hist, end >= f->start ? end - f->start : 0);
+	/* A child that ends after its parent means the stream's times
+	 * disagree with its nesting: count it on the child. */
+	if (f->child_end > end)
+		p->stats[f->child_func].outside_parent++;
+	if (depth) {
+		struct frame *parent = &t->stack[depth - 1];
+
+		if (f->start < parent->start)
+			s->outside_parent++;
+		if (end >= parent->child_end) {
+			parent->child_end = end;
+			parent->child_func = f->func;
+		}
+	}
+}
+
+static void on_entry(struct ot_pair *p, const struct ot_event *ev)
+{
+	struct thread *t = thread_get(p, ev->tid);
+
+	/*
+	 * The stack grows down, so a callee's entry SP is below its caller's.
+	 * An entry at or above an open frame's SP means that frame has
+	 * already returned and its return record was lost (or the kernel
+	 * never sent it: uretprobe nesting limit, longjmp): discard it.  An
+	 * entry at the same SP is a tail call, except when it repeats the
+	 * top frame's function: then it is the same call reported twice.
+	 */
+	while (t->depth) {
+		struct frame *top = &t->stack[t->depth - 1];
+
+		if (ev->sp < top->sp)
+			break;
+		if (ev->sp == top->sp) {
+			if (top->func == ev->func) {
+				p->stats[ev->func].duplicates++;
+				return;
+			}
+			break;
+		}
+		p->stats[top->func].unclosed++;
+		t->depth--;
+	}
+	push(t, ev->func, ev->sp, ev->time);
+}
+
+static void on_return(struct ot_pair *p, const struct ot_event *ev)
+{
+	struct thread *t = thread_get(p, ev->tid);
+	uint64_t entry_sp = ev->sp - OT_RET_SP_DELTA;
+	uint32_t i;
+
+	for (i = t->depth; i > 0; i--) {
+		struct frame *f = &t->stack[i - 1];
+
+		if (f->sp > entry_sp)
+			break;	/* frames below belong to callers */
+		if (f->sp == entry_sp && f->func == ev->func) {
+			drop_above(p, t, i);
+			close_top(p, t, ev->time);
+			t->last_ret_time = ev->time;
+			t->last_ret_sp = ev->sp;
+			t->last_ret_func = ev->func;
+			t->has_last_ret = 1;
+			return;
+		}
+	}
+	if (t->has_last_ret && t->last_ret_func == ev->func &&
+	    t->last_ret_sp == ev->sp && t->last_ret_time == ev->time) {
+		p->stats[ev->func].duplicates++;
+		return;
+	}
+	p->stats[ev->func].orphans++;
+	/* Frames deeper than the returning one have ended too. */
+	while (t->depth && t->stack[t->depth - 1].sp < entry_sp)
+		p->stats[t->stack[--t->depth].func].unclosed++;
+}
+
+void ot_pair_feed(struct ot_pair *p, const struct ot_event *ev)
+{
+	switch (ev->kind) {
+	case OT_EV_ENTRY:
+		if (ev->func < p->nfuncs)
+			on_entry(p, ev);
+		break;
+	case OT_EV_RETURN:
+		if (ev->func < p->nfuncs)
+			on_return(p, ev);
+		break;
+	case OT_EV_LOST:
+		p->lost += ev->lost;
+		break;
+	}
+}
+
+void ot_pair_finish(struct ot_pair *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->cap; i++)
+		if (p->threads[i].tid)
+			drop_above(p, &p->threads[i], 0);
+}
+
+const struct ot_func_stats *ot_pair_stats(const struct ot_pair *p, size_t f)
+{
+	return &p->stats[f];
+}
+
+size_t ot_pair_threads(const struct ot_pair *p)
+{
+	return p->nthreads;
+}
+
+uint64_t ot_pair_lost(const struct ot_pair *p)
+{
+	return p->lost;
+}
+
+unsigned ot_func_stats_main_depth(const struct ot_func_stats *s)
+{
+	unsigned d, best = 0;
+
+	for (d = 1; d < OT_PAIR_DEPTHS; d++)
+		if (s->depths[d] > s->depths[best])
+			best = d;
+	return best;
+}
+
+uint64_t ot_func_stats_wrong_depth(const struct ot_func_stats *s)
+{
+	return s->scopes - s->depths[ot_func_stats_main_depth(s)];
+}

@@ -1,0 +1,90 @@
+/*
+ * pair.h - pairing entry and return records into nested scopes.
+ *
+ * Input: one time-ordered stream of ot_event (lib/drain merges the rings).
+ * Per thread a shadow stack of open calls gives each scope its depth and
+ * parent.  The user stack pointer makes the pairing self-healing: a return
+ * is matched to the open call of the same function whose entry SP it
+ * mirrors, calls above it whose returns never came are discarded as
+ * unclosed, and an entry reported twice for one call is dropped as a
+ * duplicate.  Durations go into per-function histograms, so memory is
+ * bounded by threads x depth, never by the number of scopes.
+ */
+#ifndef OT_PAIR_H
+#define OT_PAIR_H
+
+#include "hist.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Depths 0 .. OT_PAIR_DEPTHS-2 are counted one by one, deeper ones together. */
+#define OT_PAIR_DEPTHS 64
+
+/*
+ * Distance between the SP a return probe sees and the SP its call's entry
+ * probe saw: on x86-64 `ret` pops the return address (8 bytes); on arm64
+ * the return address is in a register and SP is unchanged.
+ */
+#if defined(__x86_64__)
+#define OT_RET_SP_DELTA 8
+#elif defined(__aarch64__)
+#define OT_RET_SP_DELTA 0
+#else
+#error "orbit-trace knows the uretprobe stack layout of x86-64 and arm64 only"
+#endif
+
+enum ot_event_kind {
+	OT_EV_ENTRY = 1,
+	OT_EV_RETURN,
+	OT_EV_LOST,	/* the kernel dropped records on ev.cpu at about ev.time */
+};
+
+struct ot_event {
+	uint64_t time;
+	uint64_t sp;
+	uint32_t tid;
+	uint32_t func;	/* index into the capture's function table */
+	uint16_t cpu;
+	uint8_t kind;	/* enum ot_event_kind */
+	uint64_t lost;	/* OT_EV_LOST only */
+};
+
+struct ot_func_stats {
+	uint64_t scopes;	 /* closed scopes, counted in hist */
+	uint64_t duplicates;	 /* entries/returns reported twice, dropped */
+	uint64_t unclosed;	 /* calls whose return never came */
+	uint64_t orphans;	 /* returns with no open call */
+	uint64_t outside_parent; /* scopes not inside their parent's interval */
+	uint64_t depths[OT_PAIR_DEPTHS];
+	struct ot_hist hist;	 /* durations in ns */
+};
+
+struct ot_pair;
+
+/* A pairing for nfuncs functions; ot_pair_free releases it. */
+struct ot_pair *ot_pair_new(size_t nfuncs);
+void ot_pair_free(struct ot_pair *p);
+
+/* Feed one event.  Events of one thread must arrive in time order. */
+void ot_pair_feed(struct ot_pair *p, const struct ot_event *ev);
+
+/* End of capture: every call still open is counted unclosed. */
+void ot_pair_finish(struct ot_pair *p);
+
+/* Statistics of function f, valid until ot_pair_free. */
+const struct ot_func_stats *ot_pair_stats(const struct ot_pair *p, size_t f);
+
+/* Threads seen, and records the kernel reported lost (from OT_EV_LOST). */
+size_t ot_pair_threads(const struct ot_pair *p);
+uint64_t ot_pair_lost(const struct ot_pair *p);
+
+/*
+ * The function's most frequent depth, and how many scopes were elsewhere:
+ * for a function with one place in the call tree, scopes at another depth
+ * mean an unexpected caller or a pairing error.
+ */
+unsigned ot_func_stats_main_depth(const struct ot_func_stats *s);
+uint64_t ot_func_stats_wrong_depth(const struct ot_func_stats *s);
+
+#endif

@@ -1,0 +1,50 @@
+/*
+ * report.h - the scope/loss report, as text for people and JSON for scripts.
+ *
+ * Reads what the other modules counted; computes nothing that the pairing
+ * or drain could lie about.  The JSON keys are documented field by field
+ * in orbit-trace(1), OUTPUT FIELDS: change both together.
+ */
+#ifndef OT_REPORT_H
+#define OT_REPORT_H
+
+#include "drain.h"
+#include "pair.h"
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+struct ot_report_func {
+	const char *name;
+	const char *aliases;	/* other names at this offset, or NULL */
+	const char *binary;
+	uint64_t offset;
+	const struct ot_func_stats *st;
+};
+
+struct ot_report {
+	const char *binary;
+	int pid;
+	size_t functions_requested, functions_armed, uprobes, events;
+	unsigned cpus;
+	size_t ring_kb;
+	unsigned drain_ms;
+	uint64_t duration_ns;
+	const char *ended_by;	/* "target exit", "duration", "signal" */
+	int target_exited;
+	int target_status;	/* wait status when target_exited and ours, else -1 */
+	const struct ot_drain_stats *records;
+	uint64_t ring_high_water; /* most bytes pending in one ring at a drain */
+	size_t threads;
+	size_t nfuncs;
+	const struct ot_report_func *funcs;
+};
+
+void ot_report_text(FILE *f, const struct ot_report *r);
+void ot_report_json(FILE *f, const struct ot_report *r);
+
+/* "1.23 us"-style duration with three significant digits, into buf. */
+const char *ot_report_duration(uint64_t ns, char *buf, size_t len);
+
+#endif

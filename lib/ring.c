@@ -1,0 +1,128 @@
+#include "ring.h"
+#include "xalloc.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define OT_RING_SCRATCH 65536 /* perf_event_header.size is a u16 */
+
+int ot_ring_init(struct ot_ring *r, void *base, size_t page_size,
+		 uint64_t data_size)
+{
+	memset(r, 0, sizeof(*r));
+	if (!data_size || (data_size & (data_size - 1)))
+		return -EINVAL;
+	r->meta = base;
+	r->data = (unsigned char *)base + page_size;
+	r->size = data_size;
+	r->scratch = ot_xmalloc(OT_RING_SCRATCH);
+	return 0;
+}
+
+void ot_ring_fini(struct ot_ring *r)
+{
+	free(r->scratch);
+	r->scratch = NULL;
+}
+
+size_t ot_ring_drain(struct ot_ring *r, ot_ring_fn fn, void *ctx)
+{
+	uint64_t head, tail, mask = r->size - 1;
+	size_t n = 0;
+
+	head = __atomic_load_n(&r->meta->data_head, __ATOMIC_ACQUIRE);
+	tail = r->meta->data_tail;
+	if (head - tail > r->high_water)
+		r->high_water = head - tail;
+
+	while (tail < head) {
+		uint64_t off = tail & mask;
+		struct perf_event_header hdr;
+		const struct perf_event_header *rec;
+
+		/* The kernel keeps records 8-byte aligned, so a header never
+		 * straddles the end; copy it anyway rather than trust that. */
+		if (off + sizeof(hdr) <= r->size) {
+			memcpy(&hdr, r->data + off, sizeof(hdr));
+		} else {
+			size_t first = r->size - off;
+
+			memcpy(&hdr, r->data + off, first);
+			memcpy((char *)&hdr + first, r->data, sizeof(hdr) - first);
+		}
+		if (hdr.size < sizeof(hdr) || (hdr.size & 7) ||
+		    hdr.size > head - tail) {
+			r->malformed++;
+			tail = head;
+			break;
+		}
+		if (off + hdr.size <= r->size) {
+			rec = (const void *)(r->data + off);
+		} else {
+			size_t first = r->size - off;
+
+			memcpy(r->scratch, r->data + off, first);
+			memcpy(r->scratch + first, r->data, hdr.size - first);
+			rec = (const void *)r->scratch;
+		}
+		fn(ctx, rec);
+		n++;
+		tail += hdr.size;
+	}
+	__atomic_store_n(&r->meta->data_tail, tail, __ATOMIC_RELEASE);
+	return n;
+}
+
+static int take(const unsigned char **p, const unsigned char *end,
+		uint64_t *v)
+{
+	if (end - *p < 8)
+		return -EBADMSG;
+	memcpy(v, *p, 8);
+	*p += 8;
+	return 0;
+}
+
+int ot_record_parse(const struct perf_event_header *rec, struct ot_record *out)
+{
+	const unsigned char *p = (const void *)(rec + 1);
+	const unsigned char *end = (const unsigned char *)rec + rec->size;
+	uint64_t v;
+
+	memset(out, 0, sizeof(*out));
+	if (rec->size < sizeof(*rec))
+		return -EBADMSG;
+	switch (rec->type) {
+	case PERF_RECORD_SAMPLE:
+		out->type = OT_REC_SAMPLE;
+		if (take(&p, end, &out->id) || take(&p, end, &v))
+			return -EBADMSG;
+		out->pid = (uint32_t)v;
+		out->tid = (uint32_t)(v >> 32);
+		if (take(&p, end, &out->time) || take(&p, end, &v))
+			return -EBADMSG;
+		/* abi NONE: the sample hit a kernel thread and has no regs. */
+		if (v != PERF_SAMPLE_REGS_ABI_NONE) {
+			if (take(&p, end, &out->sp))
+				return -EBADMSG;
+			out->has_sp = 1;
+		}
+		return 0;
+	case PERF_RECORD_LOST:
+		out->type = OT_REC_LOST;
+		if (take(&p, end, &out->id) || take(&p, end, &out->lost))
+			return -EBADMSG;
+		/* sample_id: {pid, tid}, time, identifier; older records may
+		 * lack it, and the count is what matters. */
+		if (!take(&p, end, &v)) {
+			out->pid = (uint32_t)v;
+			out->tid = (uint32_t)(v >> 32);
+			(void)take(&p, end, &out->time);
+		}
+		return 0;
+	default:
+		out->type = OT_REC_OTHER;
+		return 0;
+	}
+}

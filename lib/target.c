@@ -1,0 +1,235 @@
+#include "target.h"
+#include "error.h"
+#include "xalloc.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/pidfd.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static void init(struct ot_target *t)
+{
+	memset(t, 0, sizeof(*t));
+	t->pidfd = t->go_fd = t->err_fd = -1;
+}
+
+static char proc_state(pid_t pid)
+{
+	char path[64], buf[512], *p;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	/* The command name may hold spaces and parentheses: skip past the last ')'. */
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' ? p[2] : 0;
+}
+
+int ot_target_attach(struct ot_target *t, pid_t pid)
+{
+	char path[64], real[PATH_MAX];
+	ssize_t n;
+	char state;
+
+	init(t);
+	t->pid = pid;
+	if (pid <= 0 || (kill(pid, 0) && errno == ESRCH)) {
+		ot_error("no process with pid %d", (int)pid);
+		return -ESRCH;
+	}
+	state = proc_state(pid);
+	if (state == 'Z' || state == 'X') {
+		ot_error("process %d is a zombie: it has exited and has no code to trace",
+			 (int)pid);
+		return -ESRCH;
+	}
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+	n = readlink(path, real, sizeof(real) - 1);
+	if (n < 0) {
+		if (errno == ENOENT)
+			ot_error("process %d is a kernel thread: it has no user-space code",
+				 (int)pid);
+		else
+			ot_error_errno(errno, "cannot read %s", path);
+		return -ESRCH;
+	}
+	real[n] = 0;
+	/*
+	 * The magic link reaches the file even when it was deleted or lives
+	 * in another mount namespace; the kernel resolves it the same way
+	 * when the uprobe is created.
+	 */
+	t->exe = ot_xstrdup(path);
+	t->display = ot_xstrdup(real);
+	t->pidfd = pidfd_open(pid, 0);
+	if (t->pidfd < 0) {
+		int err = errno;
+
+		ot_error_errno(err, "cannot watch process %d", (int)pid);
+		return -err;
+	}
+	return 0;
+}
+
+/* execvp's search, done up front: the ELF must be read before the exec. */
+static char *find_in_path(const char *cmd)
+{
+	const char *path = getenv("PATH");
+	char *copy, *dir, *save = NULL, *found = NULL;
+
+	if (strchr(cmd, '/'))
+		return access(cmd, X_OK) ? NULL : realpath(cmd, NULL);
+	copy = ot_xstrdup(path && *path ? path : "/usr/local/bin:/usr/bin:/bin");
+	for (dir = strtok_r(copy, ":", &save); dir && !found;
+	     dir = strtok_r(NULL, ":", &save)) {
+		char *cand = NULL;
+		struct stat st;
+
+		if (asprintf(&cand, "%s/%s", *dir ? dir : ".", cmd) < 0)
+			break;
+		if (!stat(cand, &st) && S_ISREG(st.st_mode) && !access(cand, X_OK))
+			found = realpath(cand, NULL);
+		free(cand);
+	}
+	free(copy);
+	return found;
+}
+
+int ot_target_spawn(struct ot_target *t, char *const argv[],
+		    const void *sigmask)
+{
+	int go[2], err[2];
+	pid_t pid;
+
+	init(t);
+	t->exe = find_in_path(argv[0]);
+	if (!t->exe) {
+		ot_error("cannot run %s: %s", argv[0],
+			 strchr(argv[0], '/') ? strerror(errno)
+					      : "command not found in PATH");
+		return -ENOENT;
+	}
+	t->display = ot_xstrdup(t->exe);
+	if (pipe2(go, O_CLOEXEC) || pipe2(err, O_CLOEXEC)) {
+		ot_error_errno(errno, "cannot create a pipe");
+		return -errno;
+	}
+	pid = fork();
+	if (pid < 0) {
+		int e = errno;
+
+		ot_error_errno(e, "cannot fork %s", argv[0]);
+		return -e;
+	}
+	if (!pid) {
+		char c;
+		int e;
+
+		close(go[1]);
+		close(err[0]);
+		sigprocmask(SIG_SETMASK, sigmask, NULL);
+		if (read(go[0], &c, 1) != 1)
+			_exit(127); /* the tracer gave up before arming */
+		execv(t->exe, argv);
+		e = errno;
+		if (write(err[1], &e, sizeof(e)) < 0)
+			_exit(127);
+		_exit(127);
+	}
+	close(go[0]);
+	close(err[1]);
+	t->pid = pid;
+	t->is_child = 1;
+	t->go_fd = go[1];
+	t->err_fd = err[0];
+	t->pidfd = pidfd_open(pid, 0);
+	if (t->pidfd < 0) {
+		int e = errno;
+
+		ot_error_errno(e, "cannot watch process %d", (int)pid);
+		return -e;
+	}
+	return 0;
+}
+
+int ot_target_release(struct ot_target *t)
+{
+	ssize_t n;
+	int e = 0;
+
+	if (t->go_fd < 0)
+		return 0;
+	if (write(t->go_fd, "g", 1) != 1)
+		e = errno;
+	close(t->go_fd);
+	t->go_fd = -1;
+	if (!e) {
+		n = read(t->err_fd, &e, sizeof(e));
+		if (n != sizeof(e))
+			e = 0;
+	}
+	close(t->err_fd);
+	t->err_fd = -1;
+	if (e) {
+		ot_error_errno(e, "cannot run %s", t->display);
+		return -e;
+	}
+	return 0;
+}
+
+int ot_target_check_exit(struct ot_target *t)
+{
+	struct pollfd pfd = { .fd = t->pidfd, .events = POLLIN };
+
+	if (t->exited)
+		return 1;
+	if (t->pidfd < 0 || poll(&pfd, 1, 0) <= 0)
+		return 0;
+	t->exited = 1;
+	if (t->is_child)
+		waitpid(t->pid, &t->status, 0);
+	return 1;
+}
+
+void ot_target_stop(struct ot_target *t)
+{
+	if (!t->is_child || t->pid <= 0)
+		return;
+	if (t->go_fd >= 0) { /* never released: it exits on EOF */
+		close(t->go_fd);
+		t->go_fd = -1;
+	} else if (!ot_target_check_exit(t)) {
+		kill(t->pid, SIGTERM);
+	}
+	if (!t->exited) {
+		waitpid(t->pid, &t->status, 0);
+		t->exited = 1;
+	}
+}
+
+void ot_target_fini(struct ot_target *t)
+{
+	if (t->pidfd >= 0)
+		close(t->pidfd);
+	if (t->go_fd >= 0)
+		close(t->go_fd);
+	if (t->err_fd >= 0)
+		close(t->err_fd);
+	free(t->exe);
+	free(t->display);
+	init(t);
+}

@@ -1,0 +1,50 @@
+/*
+ * target.h - the traced process: started by us (-- CMD) or found (-p PID).
+ *
+ * A started command is forked at once but held before exec until the
+ * probes are armed, so not one call is missed; an exec failure is passed
+ * back through a close-on-exec pipe.  Exit is watched through a pidfd,
+ * which works the same for our child and for any other process.
+ */
+#ifndef OT_TARGET_H
+#define OT_TARGET_H
+
+#include <sys/types.h>
+
+struct ot_target {
+	pid_t pid;
+	int pidfd;	 /* readable when the process has exited */
+	int is_child;
+	int go_fd;	 /* child: write a byte to let it exec */
+	int err_fd;	 /* child: errno of a failed exec, or EOF */
+	char *exe;	 /* path for the ELF reader and the kernel */
+	char *display;	 /* the binary's name for people */
+	int exited;
+	int status;	 /* wait status, if exited and is_child */
+};
+
+/*
+ * Find process pid.  Returns 0, or -errno after printing why it cannot be
+ * traced (no such process, kernel thread, zombie).
+ */
+int ot_target_attach(struct ot_target *t, pid_t pid);
+
+/*
+ * Fork argv, held before exec.  sigmask is restored in the child.  Returns
+ * 0, or -errno after printing (command not found, fork failed).
+ */
+int ot_target_spawn(struct ot_target *t, char *const argv[],
+		    const void *sigmask);
+
+/* Let a held child exec.  Returns 0, or -errno (printed) if exec failed. */
+int ot_target_release(struct ot_target *t);
+
+/* Non-blocking: 1 if the process has exited (and is reaped if ours), else 0. */
+int ot_target_check_exit(struct ot_target *t);
+
+/* Stop a started command we no longer trace (SIGTERM, then reap). */
+void ot_target_stop(struct ot_target *t);
+
+void ot_target_fini(struct ot_target *t);
+
+#endif

@@ -1,0 +1,480 @@
+/*
+ * orbit-trace - count and time user-space functions of a live process
+ * with uprobes.  This file parses the command line and runs the capture's
+ * life cycle: resolve symbols -> arm probes -> drain rings into scopes
+ * -> disable -> report -> disarm.  The work is in lib/.
+ */
+#include "lib/caps.h"
+#include "lib/drain.h"
+#include "lib/elfsym.h"
+#include "lib/error.h"
+#include "lib/pair.h"
+#include "lib/report.h"
+#include "lib/target.h"
+#include "lib/uprobe.h"
+#include "lib/xalloc.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef OT_VERSION
+#define OT_VERSION "0.1.0"
+#endif
+
+enum { EXIT_OK = 0, EXIT_RUNTIME = 1, EXIT_USAGE = 2 };
+
+#define RING_KB_DEFAULT 4096
+#define RING_KB_MAX (1024 * 1024)
+#define DRAIN_MS_DEFAULT 5
+/*
+ * How far behind "now" the merge stops: a sample is timestamped a moment
+ * before it is committed to its ring, so one with an older time may still
+ * be on its way.  Commit takes microseconds; 20 ms also covers a vCPU
+ * descheduled mid-write.  Anything later still is counted as "late".
+ */
+#define MERGE_SLACK_NS (20ull * 1000 * 1000)
+
+struct opts {
+	pid_t pid;
+	const char *functions;
+	double duration;	/* seconds, 0: until the target exits */
+	const char *output;
+	int json;
+	unsigned long ring_kb;
+	unsigned long drain_ms;
+	char **argv;		/* -- CMD ARGS */
+};
+
+/* Everything one capture owns, in the order it is acquired. */
+struct capture {
+	struct opts o;
+	FILE *out;
+	struct ot_target target;
+	struct ot_elf *elf;
+	struct ot_selection sel;
+	struct ot_probe_target *pt;
+	char **labels;
+	struct ot_probes *probes;
+	struct ot_pair *pair;
+	struct ot_drain *drain;
+	int sigfd;
+	sigset_t oldmask;
+	uint64_t t_start, t_end;
+	const char *ended_by;
+	uint64_t ring_high_water;
+};
+
+static const char usage_text[] =
+	"usage: orbit-trace [options] -f FUNCTIONS (-p PID | [--] CMD [ARGS...])\n"
+	"\n"
+	"Count and time user-space functions of a live process with uprobes.\n"
+	"\n"
+	"Target:\n"
+	"  -p, --pid PID          trace the running process PID (all its threads)\n"
+	"  -- CMD [ARGS...]       start CMD once the probes are armed, trace it\n"
+	"  -f, --functions LIST   functions to trace: names or globs, comma-separated;\n"
+	"                         '!GLOB' excludes (e.g. -f 'b3*,!b3Mul*')\n"
+	"\n"
+	"Capture:\n"
+	"  -d, --duration SECS    stop after SECS seconds (default: until the target\n"
+	"                         exits or SIGINT/SIGTERM)\n"
+	"      --ring-kb KB       ring size per CPU, a power of two >= 4 (default 4096;\n"
+	"                         env ORBIT_UPROBE_RING_KB)\n"
+	"      --drain-ms MS      drain interval, 1..100 (default 5; env ORBIT_DRAIN_MS)\n"
+	"\n"
+	"Output:\n"
+	"  -o, --output FILE      write the report to FILE instead of stdout\n"
+	"      --json             write the report as JSON\n"
+	"  -q, --quiet            no warnings or progress on stderr\n"
+	"  -v, --verbose          say what is resolved and armed\n"
+	"\n"
+	"Miscellaneous:\n"
+	"  -h, --help             show this help and exit\n"
+	"  -V, --version          show the version and exit\n"
+	"\n"
+	"Exit status: 0 done, 1 runtime failure (cannot arm, target gone),\n"
+	"2 usage error.  Needs CAP_SYS_ADMIN (run with sudo).  See orbit-trace(1).\n";
+
+static void usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+static void usage_error(const char *fmt, ...)
+{
+	char *msg = NULL;
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (vasprintf(&msg, fmt, ap) < 0)
+		msg = NULL;
+	va_end(ap);
+	ot_error("%s\nTry 'orbit-trace --help' for more information.",
+		 msg ? msg : fmt);
+	free(msg);
+	exit(EXIT_USAGE);
+}
+
+static unsigned long parse_ulong(const char *what, const char *s,
+				 unsigned long min, unsigned long max,
+				 int pow2)
+{
+	unsigned long v;
+	char *end;
+
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (!*s || *end || errno || *s == '-' || v < min || v > max ||
+	    (pow2 && (v & (v - 1))))
+		usage_error("%s '%s' is invalid: expected %s %lu..%lu", what, s,
+			    pow2 ? "a power of two in" : "an integer in", min, max);
+	return v;
+}
+
+static void parse_env(struct opts *o)
+{
+	const char *s;
+
+	s = getenv("ORBIT_UPROBE_RING_KB");
+	if (s)
+		o->ring_kb = parse_ulong("ORBIT_UPROBE_RING_KB", s, 4, RING_KB_MAX, 1);
+	s = getenv("ORBIT_DRAIN_MS");
+	if (s)
+		o->drain_ms = parse_ulong("ORBIT_DRAIN_MS", s, 1, 100, 0);
+}
+
+enum { OPT_JSON = 0x100, OPT_RING_KB, OPT_DRAIN_MS };
+
+static void parse_args(struct opts *o, int argc, char **argv)
+{
+	static const char optstring[] = "+p:f:d:o:qvhV";
+	static const struct option longopts[] = {
+		{ "pid", required_argument, NULL, 'p' },
+		{ "functions", required_argument, NULL, 'f' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "json", no_argument, NULL, OPT_JSON },
+		{ "ring-kb", required_argument, NULL, OPT_RING_KB },
+		{ "drain-ms", required_argument, NULL, OPT_DRAIN_MS },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c, verbosity = 0;
+	char *end;
+
+	memset(o, 0, sizeof(*o));
+	o->ring_kb = RING_KB_DEFAULT;
+	o->drain_ms = DRAIN_MS_DEFAULT;
+	parse_env(o);
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, optstring, longopts, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			o->pid = (pid_t)parse_ulong("--pid", optarg, 1, 4194304, 0);
+			break;
+		case 'f':
+			o->functions = optarg;
+			break;
+		case 'd':
+			errno = 0;
+			o->duration = strtod(optarg, &end);
+			if (!*optarg || *end || errno || !isfinite(o->duration) ||
+			    o->duration <= 0)
+				usage_error("--duration '%s' is invalid: expected a number of seconds > 0",
+					    optarg);
+			break;
+		case 'o':
+			o->output = optarg;
+			break;
+		case OPT_JSON:
+			o->json = 1;
+			break;
+		case OPT_RING_KB:
+			o->ring_kb = parse_ulong("--ring-kb", optarg, 4, RING_KB_MAX, 1);
+			break;
+		case OPT_DRAIN_MS:
+			o->drain_ms = parse_ulong("--drain-ms", optarg, 1, 100, 0);
+			break;
+		case 'q':
+			verbosity = -1;
+			break;
+		case 'v':
+			verbosity = 1;
+			break;
+		case 'h':
+			fputs(usage_text, stdout);
+			exit(EXIT_OK);
+		case 'V':
+			printf("orbit-trace %s\n", OT_VERSION);
+			exit(EXIT_OK);
+		case ':':
+			usage_error("option '%s' needs an argument", argv[optind - 1]);
+		default:
+			if (optopt)
+				usage_error("unknown option '-%c'", optopt);
+			usage_error("unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	ot_error_set_verbosity(verbosity);
+	if (optind < argc)
+		o->argv = &argv[optind];
+	if (!o->functions)
+		usage_error("no functions to trace: give -f FUNCTIONS");
+	if (o->pid && o->argv)
+		usage_error("-p PID and a command are mutually exclusive");
+	if (!o->pid && !o->argv)
+		usage_error("nothing to trace: give -p PID or -- CMD");
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void feed_pair(void *ctx, const struct ot_event *ev)
+{
+	ot_pair_feed(ctx, ev);
+}
+
+static void drain_round(struct capture *c, uint64_t horizon)
+{
+	unsigned i;
+
+	for (i = 0; i < ot_probes_ncpus(c->probes); i++)
+		ot_drain_ring(c->drain, i, ot_probes_ring(c->probes, i));
+	ot_drain_flush(c->drain, horizon);
+}
+
+/* symbols: the target's binary and the functions -f selects. */
+static int resolve(struct capture *c)
+{
+	size_t i;
+	int ret;
+
+	ret = ot_elf_open(c->target.exe, c->target.display, &c->elf);
+	if (ret)
+		return EXIT_RUNTIME;
+	ret = ot_elf_select(c->elf, c->o.functions, &c->sel);
+	if (ret)
+		return EXIT_USAGE;
+	c->pt = ot_xcalloc(c->sel.n, sizeof(*c->pt));
+	c->labels = ot_xcalloc(c->sel.n, sizeof(*c->labels));
+	for (i = 0; i < c->sel.n; i++) {
+		const struct ot_sym *s = c->sel.fn[i].sym;
+
+		if (asprintf(&c->labels[i], "%s:%s", c->target.display, s->name) < 0)
+			c->labels[i] = NULL;
+		c->pt[i].path = c->target.exe;
+		c->pt[i].label = c->labels[i] ? c->labels[i] : s->name;
+		c->pt[i].offset = s->offset;
+		ot_verbose("%s (+0x%llx, %llu bytes, from .%s)", c->pt[i].label,
+			   (unsigned long long)s->offset,
+			   (unsigned long long)s->size, ot_elf_source(c->elf));
+	}
+	return EXIT_OK;
+}
+
+/* rings -> records -> scopes, until the target exits, time runs out or a signal comes. */
+static void run(struct capture *c)
+{
+	uint64_t deadline = c->o.duration > 0 ?
+		c->t_start + (uint64_t)(c->o.duration * 1e9) : UINT64_MAX;
+	struct pollfd pfd[2] = {
+		{ .fd = c->sigfd, .events = POLLIN },
+		{ .fd = c->target.pidfd, .events = POLLIN },
+	};
+
+	for (;;) {
+		uint64_t now = now_ns();
+		int timeout = (int)c->o.drain_ms;
+
+		if (deadline != UINT64_MAX && deadline - now < (uint64_t)timeout * 1000000)
+			timeout = deadline > now ? (int)((deadline - now) / 1000000) : 0;
+		if (poll(pfd, 2, timeout) > 0 && (pfd[0].revents & POLLIN)) {
+			struct signalfd_siginfo si;
+
+			if (read(c->sigfd, &si, sizeof(si)) == sizeof(si))
+				ot_verbose("signal %u: ending the capture", si.ssi_signo);
+			c->ended_by = "signal";
+			return;
+		}
+		now = now_ns();
+		drain_round(c, now > MERGE_SLACK_NS ? now - MERGE_SLACK_NS : 0);
+		if (ot_target_check_exit(&c->target)) {
+			c->ended_by = "target exit";
+			return;
+		}
+		if (now >= deadline) {
+			c->ended_by = "duration";
+			return;
+		}
+	}
+}
+
+static void report(struct capture *c)
+{
+	struct ot_report_func *fn = ot_xcalloc(c->sel.n, sizeof(*fn));
+	struct ot_report r;
+	unsigned i;
+
+	memset(&r, 0, sizeof(r));
+	for (i = 0; i < ot_probes_ncpus(c->probes); i++) {
+		uint64_t hw = ot_probes_ring(c->probes, i)->high_water;
+
+		if (hw > r.ring_high_water)
+			r.ring_high_water = hw;
+	}
+	for (i = 0; i < c->sel.n; i++) {
+		fn[i].name = c->sel.fn[i].sym->name;
+		fn[i].aliases = c->sel.fn[i].aliases;
+		fn[i].binary = c->target.display;
+		fn[i].offset = c->sel.fn[i].sym->offset;
+		fn[i].st = ot_pair_stats(c->pair, i);
+	}
+	r.binary = c->target.display;
+	r.pid = (int)c->target.pid;
+	r.functions_requested = c->sel.requested;
+	r.functions_armed = c->sel.n;
+	r.uprobes = 2 * c->sel.n;
+	r.events = ot_probes_nevents(c->probes);
+	r.cpus = ot_probes_ncpus(c->probes);
+	r.ring_kb = c->o.ring_kb;
+	r.drain_ms = (unsigned)c->o.drain_ms;
+	r.duration_ns = c->t_end - c->t_start;
+	r.ended_by = c->ended_by;
+	r.target_exited = c->target.exited;
+	r.target_status = c->target.is_child ? c->target.status : -1;
+	r.records = ot_drain_stats(c->drain);
+	r.threads = ot_pair_threads(c->pair);
+	r.nfuncs = c->sel.n;
+	r.funcs = fn;
+	if (c->o.json)
+		ot_report_json(c->out, &r);
+	else
+		ot_report_text(c->out, &r);
+	fflush(c->out);
+	free(fn);
+}
+
+static void cleanup(struct capture *c)
+{
+	size_t i;
+
+	if (c->probes) {
+		size_t n = ot_probes_nevents(c->probes);
+		uint64_t t0 = now_ns();
+
+		/* The kernel waits for grace periods on every uprobe fd. */
+		if (n >= 16)
+			ot_warn("disarming %zu uprobe events (the kernel takes ~0.1 s each)...", n);
+		ot_probes_close(c->probes);
+		ot_verbose("disarmed %zu uprobe events in %.2f s", n,
+			   (double)(now_ns() - t0) / 1e9);
+	}
+	ot_drain_free(c->drain);
+	ot_pair_free(c->pair);
+	for (i = 0; i < c->sel.n; i++)
+		free(c->labels[i]);
+	free(c->labels);
+	free(c->pt);
+	ot_selection_free(&c->sel);
+	ot_elf_close(c->elf);
+	ot_target_stop(&c->target);
+	ot_target_fini(&c->target);
+	if (c->out && c->out != stdout)
+		fclose(c->out);
+	if (c->sigfd >= 0)
+		close(c->sigfd);
+}
+
+static int capture(struct capture *c)
+{
+	sigset_t mask;
+	int ret;
+
+	c->sigfd = -1;
+	c->target.pidfd = c->target.go_fd = c->target.err_fd = -1;
+	c->out = stdout;
+	if (c->o.output) {
+		c->out = fopen(c->o.output, "we");
+		if (!c->out) {
+			ot_error_errno(errno, "cannot open %s", c->o.output);
+			c->out = NULL;
+			return EXIT_RUNTIME;
+		}
+	}
+	/* SIGINT/SIGTERM end the capture through the poll loop; the report
+	 * is still printed.  The started command gets the old mask back. */
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigprocmask(SIG_BLOCK, &mask, &c->oldmask);
+	c->sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (c->sigfd < 0) {
+		ot_error_errno(errno, "cannot create a signalfd");
+		return EXIT_RUNTIME;
+	}
+
+	if (c->o.argv)
+		ret = ot_target_spawn(&c->target, c->o.argv, &c->oldmask);
+	else
+		ret = ot_target_attach(&c->target, c->o.pid);
+	if (ret)
+		return EXIT_RUNTIME;
+	ret = resolve(c);
+	if (ret)
+		return ret;
+	if (ot_caps_check())
+		return EXIT_RUNTIME;
+	if (ot_probes_arm(c->pt, c->sel.n, c->o.ring_kb, &c->probes))
+		return EXIT_RUNTIME;
+	c->pair = ot_pair_new(c->sel.n);
+	c->drain = ot_drain_new(ot_probes_ncpus(c->probes), (uint32_t)c->target.pid,
+				ot_probes_lookup, c->probes, feed_pair, c->pair);
+	if (ot_probes_enable(c->probes))
+		return EXIT_RUNTIME;
+	ot_verbose("armed %zu functions (%zu uprobe events) on %s", c->sel.n,
+		   ot_probes_nevents(c->probes), c->target.display);
+	c->t_start = now_ns();
+	if (c->target.is_child && ot_target_release(&c->target))
+		return EXIT_RUNTIME;
+	if (!c->target.is_child && ot_target_check_exit(&c->target)) {
+		ot_error("process %d exited while its probes were armed", (int)c->target.pid);
+		return EXIT_RUNTIME;
+	}
+
+	run(c);
+
+	/* Disable first, drain what is left, report; disarm last (slow). */
+	c->t_end = now_ns();
+	ot_probes_disable(c->probes);
+	drain_round(c, UINT64_MAX);
+	ot_pair_finish(c->pair);
+	report(c);
+	return EXIT_OK;
+}
+
+int main(int argc, char **argv)
+{
+	struct capture c;
+	int ret;
+
+	memset(&c, 0, sizeof(c));
+	parse_args(&c.o, argc, argv);
+	signal(SIGPIPE, SIG_IGN);
+	ret = capture(&c);
+	cleanup(&c);
+	return ret;
+}
