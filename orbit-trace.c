@@ -153,7 +153,7 @@ enum { OPT_JSON = 0x100, OPT_RING_KB, OPT_DRAIN_MS };
 
 static void parse_args(struct opts *o, int argc, char **argv)
 {
-	static const char optstring[] = "+p:f:d:o:qvhV";
+	static const char optstring[] = "+:p:f:d:o:qvhV";
 	static const struct option longopts[] = {
 		{ "pid", required_argument, NULL, 'p' },
 		{ "functions", required_argument, NULL, 'f' },
@@ -428,7 +428,7 @@ static int capture(struct capture *c)
 	}
 
 	if (c->o.argv)
-		ret = ot_target_spawn(&c->target, c->o.argv, &c->oldmask);
+		ret = ot_target_find(&c->target, c->o.argv[0]);
 	else
 		ret = ot_target_attach(&c->target, c->o.pid);
 	if (ret)
@@ -437,6 +437,9 @@ static int capture(struct capture *c)
 	if (ret)
 		return ret;
 	if (ot_caps_check())
+		return EXIT_RUNTIME;
+	/* Forked now, exec'd only once armed: no call before arming is missed. */
+	if (c->o.argv && ot_target_spawn(&c->target, c->o.argv, &c->oldmask))
 		return EXIT_RUNTIME;
 	if (ot_probes_arm(c->pt, c->sel.n, c->o.ring_kb, &c->probes))
 		return EXIT_RUNTIME;

@@ -109,21 +109,26 @@ static char *find_in_path(const char *cmd)
 	return found;
 }
 
+int ot_target_find(struct ot_target *t, const char *cmd)
+{
+	init(t);
+	t->exe = find_in_path(cmd);
+	if (!t->exe) {
+		ot_error("cannot run %s: %s", cmd,
+			 strchr(cmd, '/') ? strerror(errno)
+					  : "command not found in PATH");
+		return -ENOENT;
+	}
+	t->display = ot_xstrdup(t->exe);
+	return 0;
+}
+
 int ot_target_spawn(struct ot_target *t, char *const argv[],
 		    const void *sigmask)
 {
 	int go[2], err[2];
 	pid_t pid;
 
-	init(t);
-	t->exe = find_in_path(argv[0]);
-	if (!t->exe) {
-		ot_error("cannot run %s: %s", argv[0],
-			 strchr(argv[0], '/') ? strerror(errno)
-					      : "command not found in PATH");
-		return -ENOENT;
-	}
-	t->display = ot_xstrdup(t->exe);
 	if (pipe2(go, O_CLOEXEC) || pipe2(err, O_CLOEXEC)) {
 		ot_error_errno(errno, "cannot create a pipe");
 		return -errno;

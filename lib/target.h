@@ -30,8 +30,14 @@ struct ot_target {
 int ot_target_attach(struct ot_target *t, pid_t pid);
 
 /*
- * Fork argv, held before exec.  sigmask is restored in the child.  Returns
- * 0, or -errno after printing (command not found, fork failed).
+ * Find the executable argv[0] names, the way execvp would, without running
+ * it.  Returns 0, or -ENOENT after printing.
+ */
+int ot_target_find(struct ot_target *t, const char *cmd);
+
+/*
+ * Fork argv (after ot_target_find), held before exec.  sigmask is restored
+ * in the child.  Returns 0, or -errno after printing.
  */
 int ot_target_spawn(struct ot_target *t, char *const argv[],
 		    const void *sigmask);

@@ -1,0 +1,56 @@
+# Sourced by every end-to-end test: strict shell, a work directory kept on
+# failure, and the helpers fail_/skip_/require_uprobes/json_check.
+set -eu
+export LC_ALL=C
+top=$(cd "$(dirname "$0")/../.." && pwd)
+OT="$top/orbit-trace"
+STRESS="$top/tests/stress/orbit-stress"
+name=$(basename "$0" .sh)
+work="$top/tests/e2e/$name.dir"
+rm -rf "$work"
+mkdir -p "$work"
+cleanup_pids=""
+
+cleanup_() {
+	for p in $cleanup_pids; do kill -KILL "$p" 2>/dev/null || true; done
+}
+trap cleanup_ EXIT INT TERM
+
+fail_() { echo "FAIL $name: $*" >&2; echo "  (logs in $work)" >&2; exit 1; }
+skip_() {
+	# In CI a test that cannot run is a failure, not a skip.
+	if [ "${CI:-}" = true ]; then fail_ "cannot run in CI: $*"; fi
+	echo "SKIP $name: $*" >&2; exit 77
+}
+pass_() { rm -rf "$work"; echo "PASS $name"; exit 0; }
+
+require_uprobes() {
+	[ "$(id -u)" = 0 ] || skip_ "needs root (CAP_SYS_ADMIN) for the uprobe PMU"
+	[ -r /sys/bus/event_source/devices/uprobe/type ] || skip_ "no uprobe PMU in this kernel"
+}
+
+# json_check FILE PYTHON-EXPR...: each expression, with the report as j,
+# must be true; the failing one is printed.
+json_check() {
+	f=$1; shift
+	python3 - "$f" "$@" <<'PY' || fail_ "report check failed on $f"
+import json, sys
+j = json.load(open(sys.argv[1]))
+fn = {f["name"]: f for f in j["functions"]}
+for expr in sys.argv[2:]:
+    if not eval(expr):
+        print("  false: %s" % expr, file=sys.stderr)
+        print(json.dumps(j, indent=1), file=sys.stderr)
+        sys.exit(1)
+PY
+}
+
+# wait_for FILE PATTERN [SECONDS]: until grep finds PATTERN in FILE.
+wait_for() {
+	n=0
+	while ! grep -q "$2" "$1" 2>/dev/null; do
+		n=$((n + 1))
+		[ $n -le $((${3:-20} * 10)) ] || fail_ "timed out waiting for '$2' in $1"
+		sleep 0.1
+	done
+}

@@ -1,0 +1,67 @@
+# Every bad invocation: its exact message and exit status 2 (usage) or
+# 1 (runtime), and that nothing runs.  This file is the spec of the CLI's
+# errors; change it together with orbit-trace.c.
+. "$(dirname "$0")/lib.sh"
+
+try="Try 'orbit-trace --help' for more information."
+n=0
+# check STATUS "MESSAGE" [VAR=VALUE ...] -- ARGS...
+check() {
+	want_rc=$1 want=$2; shift 2
+	envs=""
+	while [ "$1" != "--" ]; do envs="$envs $1"; shift; done
+	shift
+	n=$((n + 1))
+	set +e
+	env $envs "$OT" "$@" >"$work/out.$n" 2>"$work/err.$n"
+	rc=$?
+	set -e
+	[ "$rc" = "$want_rc" ] || fail_ "orbit-trace $*: exit $rc, expected $want_rc: $(cat "$work/err.$n")"
+	printf '%s\n' "$want" >"$work/exp.$n"
+	diff -u "$work/exp.$n" "$work/err.$n" || fail_ "orbit-trace $*: wrong message"
+	[ ! -s "$work/out.$n" ] || fail_ "orbit-trace $*: wrote to stdout"
+}
+
+check 2 "orbit-trace: unknown option '--bogus'
+$try" -- --bogus -f x -p 1
+check 2 "orbit-trace: unknown option '-Z'
+$try" -- -Z -f x -p 1
+check 2 "orbit-trace: option '-f' needs an argument
+$try" -- -p 1 -f
+check 2 "orbit-trace: no functions to trace: give -f FUNCTIONS
+$try" -- -p 1
+check 2 "orbit-trace: -p PID and a command are mutually exclusive
+$try" -- -p 1 -f outer -- "$STRESS"
+check 2 "orbit-trace: nothing to trace: give -p PID or -- CMD
+$try" -- -f outer
+check 2 "orbit-trace: --pid 'abc' is invalid: expected an integer in 1..4194304
+$try" -- -p abc -f outer
+check 2 "orbit-trace: --duration 'soon' is invalid: expected a number of seconds > 0
+$try" -- -d soon -f outer -- "$STRESS"
+check 2 "orbit-trace: --duration '-1' is invalid: expected a number of seconds > 0
+$try" -- -d -1 -f outer -- "$STRESS"
+check 2 "orbit-trace: --ring-kb '3000' is invalid: expected a power of two in 4..1048576
+$try" -- --ring-kb 3000 -f outer -- "$STRESS"
+check 2 "orbit-trace: --drain-ms '0' is invalid: expected an integer in 1..100
+$try" -- --drain-ms 0 -f outer -- "$STRESS"
+check 2 "orbit-trace: ORBIT_UPROBE_RING_KB '2' is invalid: expected a power of two in 4..1048576
+$try" ORBIT_UPROBE_RING_KB=2 -- -f outer -- "$STRESS"
+check 2 "orbit-trace: ORBIT_DRAIN_MS '5ms' is invalid: expected an integer in 1..100
+$try" ORBIT_DRAIN_MS=5ms -- -f outer -- "$STRESS"
+check 2 "orbit-trace: ORBIT_DRAIN_MS '101' is invalid: expected an integer in 1..100
+$try" ORBIT_DRAIN_MS=101 -- -f outer -- "$STRESS"
+check 1 "orbit-trace: no process with pid 4194304" -- -p 4194304 -f outer
+check 1 "orbit-trace: cannot run no-such-command-xyz: command not found in PATH" -- \
+	-f outer -- no-such-command-xyz
+printf '#!/bin/sh\necho hi\n' >"$work/script.sh"
+chmod +x "$work/script.sh"
+check 1 "orbit-trace: $(realpath "$work/script.sh") is not an ELF file" -- \
+	-f outer -- "$work/script.sh"
+[ -d /proc/2 ] && [ ! -e /proc/2/exe ] 2>/dev/null && [ "$(cat /proc/2/comm)" = kthreadd ] &&
+	check 1 "orbit-trace: process 2 is a kernel thread: it has no user-space code" -- -p 2 -f outer
+
+# --help goes to stdout and exits 0; -V prints the version.
+"$OT" --help >"$work/help" || fail_ "--help exit status $?"
+grep -q '^usage: orbit-trace' "$work/help" || fail_ "--help has no usage line"
+"$OT" -V | grep -qx 'orbit-trace [0-9.]*' || fail_ "-V prints no version"
+pass_

@@ -1,0 +1,36 @@
+# A capture ends on SIGINT (report printed, exit 0, the -p target left
+# running) and on -d (the started command is stopped, report printed).
+. "$(dirname "$0")/lib.sh"
+require_uprobes
+
+# SIGINT while attached with -p to a program that would run 100 s.
+"$STRESS" --stress-threads 1 --stress-hz 1000 --stress-calls 100000 >/dev/null &
+spid=$!
+cleanup_pids="$spid"
+"$OT" -v --json -o "$work/sigint.json" -p "$spid" -f outer,inner 2>"$work/err" &
+otpid=$!
+cleanup_pids="$spid $otpid"
+wait_for "$work/err" 'armed 2 functions'
+sleep 0.5
+kill -INT "$otpid"
+wait "$otpid" || fail_ "exit status $? after SIGINT"
+kill -0 "$spid" 2>/dev/null || fail_ "the -p target did not survive the capture"
+json_check "$work/sigint.json" \
+	'j["capture"]["ended_by"] == "signal"' \
+	'not j["target"]["exited"]' \
+	'fn["outer"]["scopes"] > 100 and fn["inner"]["scopes"] >= 6 * fn["outer"]["scopes"] - 6' \
+	'fn["outer"]["unclosed"] <= 1 and fn["inner"]["orphans"] <= 1'
+
+# -d with a started command: the capture stops, and so does the command.
+# The first stress program still runs: its hits on the same file reach the
+# system-wide probes and must be counted as other processes', not scopes.
+"$OT" -d 0.5 -o "$work/duration.txt" -f middle -- \
+	"$STRESS" --stress-threads 1 --stress-hz 1000 --stress-calls 100000 \
+	>"$work/stress.out" 2>"$work/err2" || fail_ "exit status $? with -d"
+grep -q '^capture: .*, ended by duration' "$work/duration.txt" ||
+	fail_ "report does not say the duration ended it: $(cat "$work/duration.txt")"
+grep -Eq '^middle +[1-9][0-9]+ +0 ' "$work/duration.txt" || fail_ "no middle scopes at depth 0"
+grep -Eq ' [1-9][0-9]* of other processes;' "$work/duration.txt" ||
+	fail_ "the other stress program's hits were not filtered out"
+! grep -q expected "$work/stress.out" || fail_ "the command ran to its end"
+pass_

@@ -1,0 +1,26 @@
+# The stress program started under orbit-trace (-- CMD): exact scope counts
+# at the right depths, nothing lost, and the started command's own output.
+. "$(dirname "$0")/lib.sh"
+require_uprobes
+
+"$OT" --json -o "$work/report.json" -f outer,middle,inner -- \
+	"$STRESS" --stress-threads 2 --stress-hz 2000 --stress-calls 2000 \
+	>"$work/out" 2>"$work/err" || fail_ "exit status $?"
+grep -q '"expected": {"outer": 4000, "middle": 8000, "inner": 24000}' "$work/out" ||
+	fail_ "the stress program did not run to completion"
+json_check "$work/report.json" \
+	'j["status"] == "ok"' \
+	'j["records"]["lost"] == 0' \
+	'j["records"]["samples"] == 2 * (4000 + 8000 + 24000)' \
+	'j["arming"]["functions_requested"] == 3 and j["arming"]["functions_armed"] == 3' \
+	'j["arming"]["uprobes"] == 6 and j["arming"]["events"] == 6 * j["arming"]["cpus"] > 0' \
+	'fn["outer"]["scopes"] == 4000 and fn["outer"]["depths"] == {"0": 4000}' \
+	'fn["middle"]["scopes"] == 8000 and fn["middle"]["depths"] == {"1": 8000}' \
+	'fn["inner"]["scopes"] == 24000 and fn["inner"]["depths"] == {"2": 24000}' \
+	'all(f["wrong_depth"] == 0 and f["outside_parent"] == 0 for f in j["functions"])' \
+	'all(f["unclosed"] == 0 and f["orphans"] == 0 and f["duplicates"] == 0 for f in j["functions"])' \
+	'all(0 < f["duration_ns"]["min"] <= f["duration_ns"]["p50"] <= f["duration_ns"]["p99"] <= f["duration_ns"]["max"] for f in j["functions"])' \
+	'fn["outer"]["duration_ns"]["p50"] > fn["middle"]["duration_ns"]["p50"] > fn["inner"]["duration_ns"]["p50"]' \
+	'j["target"]["exited"] and j["target"]["exit_status"] == 0' \
+	'j["capture"]["ended_by"] == "target exit" and j["capture"]["ring_kb"] == 4096 and j["capture"]["drain_ms"] == 5'
+pass_

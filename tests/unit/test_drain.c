@@ -1,0 +1,190 @@
+/*
+ * The merge of per-CPU queues into one time-ordered stream: ordering
+ * across CPUs, the horizon, records out of order within a ring, late
+ * records, and the filters (other processes, unknown ids).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <errno.h>
+#include <string.h>
+
+#include "lib/drain.h"
+
+struct sink {
+	struct ot_event ev[256];
+	size_t n;
+};
+
+static void emit(void *ctx, const struct ot_event *ev)
+{
+	struct sink *s = ctx;
+
+	assert_true(s->n < 256);
+	s->ev[s->n++] = *ev;
+}
+
+/* Ids 1..99 are ours: function id / 2, odd ids are return probes. */
+static int lookup(void *ctx, uint64_t id, uint32_t *func, int *is_return)
+{
+	(void)ctx;
+	if (id == 0 || id >= 100)
+		return -ENOENT;
+	*func = (uint32_t)(id / 2);
+	*is_return = (int)(id & 1);
+	return 0;
+}
+
+static void sample(struct ot_drain *d, unsigned cpu, uint64_t t, uint32_t pid,
+		   uint64_t id)
+{
+	struct ot_record r;
+
+	memset(&r, 0, sizeof(r));
+	r.type = OT_REC_SAMPLE;
+	r.id = id;
+	r.time = t;
+	r.pid = pid;
+	r.tid = pid + 1;
+	r.sp = 0x1000;
+	r.has_sp = 1;
+	ot_drain_record(d, cpu, &r);
+}
+
+static void test_merges_cpus_in_time_order(void **state)
+{
+	struct sink s = { .n = 0 };
+	struct ot_drain *d = ot_drain_new(3, 42, lookup, NULL, emit, &s);
+	size_t i;
+
+	(void)state;
+	sample(d, 0, 10, 42, 2);
+	sample(d, 0, 40, 42, 3);
+	sample(d, 1, 20, 42, 4);
+	sample(d, 1, 50, 42, 5);
+	sample(d, 2, 30, 42, 6);
+	sample(d, 2, 35, 42, 7);
+	ot_drain_flush(d, UINT64_MAX);
+	assert_int_equal(s.n, 6);
+	for (i = 1; i < s.n; i++)
+		assert_true(s.ev[i - 1].time <= s.ev[i].time);
+	assert_int_equal(s.ev[0].kind, OT_EV_ENTRY);
+	assert_int_equal(s.ev[1].kind, OT_EV_ENTRY);
+	assert_int_equal(s.ev[3].kind, OT_EV_RETURN); /* id 7 at t=35 */
+	assert_int_equal(s.ev[3].func, 3);
+	assert_int_equal(s.ev[2].cpu, 2);
+	assert_int_equal(ot_drain_stats(d)->samples, 6);
+	ot_drain_free(d);
+}
+
+static void test_horizon_holds_back_recent(void **state)
+{
+	struct sink s = { .n = 0 };
+	struct ot_drain *d = ot_drain_new(2, 42, lookup, NULL, emit, &s);
+
+	(void)state;
+	sample(d, 0, 10, 42, 2);
+	sample(d, 1, 25, 42, 2);
+	sample(d, 0, 30, 42, 2);
+	ot_drain_flush(d, 20);
+	assert_int_equal(s.n, 1);
+	assert_int_equal(ot_drain_pending(d), 2);
+	/* A record from before the horizon shows up in the next round. */
+	sample(d, 1, 22, 42, 2);
+	ot_drain_flush(d, 100);
+	assert_int_equal(s.n, 4);
+	assert_int_equal(s.ev[1].time, 22);
+	assert_int_equal(s.ev[2].time, 25);
+	assert_int_equal(ot_drain_stats(d)->late, 0);
+	ot_drain_free(d);
+}
+
+static void test_out_of_order_within_ring(void **state)
+{
+	struct sink s = { .n = 0 };
+	struct ot_drain *d = ot_drain_new(1, 42, lookup, NULL, emit, &s);
+	size_t i;
+
+	(void)state;
+	sample(d, 0, 10, 42, 2);
+	sample(d, 0, 30, 42, 2);
+	sample(d, 0, 20, 42, 2); /* lands a little out of order */
+	sample(d, 0, 40, 42, 2);
+	ot_drain_flush(d, UINT64_MAX);
+	assert_int_equal(s.n, 4);
+	for (i = 1; i < s.n; i++)
+		assert_true(s.ev[i - 1].time < s.ev[i].time);
+	ot_drain_free(d);
+}
+
+static void test_late_record_counted(void **state)
+{
+	struct sink s = { .n = 0 };
+	struct ot_drain *d = ot_drain_new(2, 42, lookup, NULL, emit, &s);
+
+	(void)state;
+	sample(d, 0, 100, 42, 2);
+	ot_drain_flush(d, 150);
+	sample(d, 1, 90, 42, 2); /* behind what was already emitted */
+	ot_drain_flush(d, UINT64_MAX);
+	assert_int_equal(s.n, 2);
+	assert_int_equal(ot_drain_stats(d)->late, 1);
+	ot_drain_free(d);
+}
+
+static void test_filters(void **state)
+{
+	struct sink s = { .n = 0 };
+	struct ot_drain *d = ot_drain_new(1, 42, lookup, NULL, emit, &s);
+	struct ot_record lost = { .type = OT_REC_LOST, .lost = 9, .time = 5 };
+	struct ot_record nosp = { .type = OT_REC_SAMPLE, .id = 2, .pid = 42, .time = 6 };
+
+	(void)state;
+	sample(d, 0, 1, 43, 2);	  /* another process mapping the file */
+	sample(d, 0, 2, 42, 500); /* not one of our probes */
+	ot_drain_record(d, 0, &lost);
+	ot_drain_record(d, 0, &nosp);
+	ot_drain_flush(d, UINT64_MAX);
+	assert_int_equal(ot_drain_stats(d)->foreign, 1);
+	assert_int_equal(ot_drain_stats(d)->unknown, 1);
+	assert_int_equal(ot_drain_stats(d)->lost, 9);
+	assert_int_equal(ot_drain_stats(d)->no_sp, 1);
+	assert_int_equal(ot_drain_stats(d)->samples, 0);
+	assert_int_equal(s.n, 1); /* the LOST marker travels with the stream */
+	assert_int_equal(s.ev[0].kind, OT_EV_LOST);
+	assert_int_equal(s.ev[0].lost, 9);
+	ot_drain_free(d);
+}
+
+static void test_queue_grows(void **state)
+{
+	static struct sink s;
+	struct ot_drain *d;
+	uint64_t t;
+
+	(void)state;
+	s.n = 0;
+	d = ot_drain_new(1, 0, lookup, NULL, emit, &s);
+	for (t = 0; t < 5000; t++)
+		sample(d, 0, t, 7, 2);
+	assert_int_equal(ot_drain_pending(d), 5000);
+	ot_drain_flush(d, 200);
+	assert_int_equal(s.n, 201);
+	ot_drain_free(d);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_merges_cpus_in_time_order),
+		cmocka_unit_test(test_horizon_holds_back_recent),
+		cmocka_unit_test(test_out_of_order_within_ring),
+		cmocka_unit_test(test_late_record_counted),
+		cmocka_unit_test(test_filters),
+		cmocka_unit_test(test_queue_grows),
+	};
+
+	return cmocka_run_group_tests_name("drain", tests, NULL, NULL);
+}

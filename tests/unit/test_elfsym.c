@@ -1,0 +1,151 @@
+/*
+ * Symbol lookup and uprobe offsets on ELF files the build makes, PIE and
+ * non-PIE.  The expected offset comes from the fixture itself: run, it
+ * reads its own mapping in /proc/self/maps, independently of libelf.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lib/elfsym.h"
+
+static const char *const fixtures[] = {
+	OT_FIXTURE_DIR "/fixture-pie",
+	OT_FIXTURE_DIR "/fixture-nopie",
+};
+
+static uint64_t oracle_offset(const char *bin, const char *fn)
+{
+	char cmd[512];
+	unsigned long long off = 0;
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "%s %s", bin, fn);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	assert_int_equal(fscanf(p, "%llu", &off), 1);
+	assert_int_equal(pclose(p), 0);
+	return off;
+}
+
+static const struct ot_sym *find(const struct ot_elf *e, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < ot_elf_nsyms(e); i++)
+		if (!strcmp(ot_elf_sym(e, i)->name, name))
+			return ot_elf_sym(e, i);
+	return NULL;
+}
+
+static void test_offsets_match_loader(void **state)
+{
+	size_t k;
+
+	(void)state;
+	for (k = 0; k < 2; k++) {
+		struct ot_elf *e;
+		const struct ot_sym *a, *b;
+
+		assert_int_equal(ot_elf_open(fixtures[k], fixtures[k], &e), 0);
+		assert_string_equal(ot_elf_source(e), "symtab");
+		a = find(e, "fixture_alpha");
+		b = find(e, "fixture_beta");
+		assert_non_null(a);
+		assert_non_null(b);
+		assert_int_equal(a->offset, oracle_offset(fixtures[k], "fixture_alpha"));
+		assert_int_equal(b->offset, oracle_offset(fixtures[k], "fixture_beta"));
+		/* Non-PIE links at 0x400000, so address and offset differ there. */
+		if (k == 1)
+			assert_true(a->addr >= 0x400000 && a->offset < 0x400000);
+		assert_null(find(e, "fixture_data")); /* STT_OBJECT is no function */
+		assert_null(find(e, "printf"));	      /* undefined: imported */
+		ot_elf_close(e);
+	}
+}
+
+static void test_select_names_and_aliases(void **state)
+{
+	struct ot_selection s;
+	struct ot_elf *e;
+
+	(void)state;
+	assert_int_equal(ot_elf_open(fixtures[0], "fixture", &e), 0);
+	/* Two names at one address are armed once, the other kept as alias. */
+	assert_int_equal(ot_elf_select(e, "fixture_beta,fixture_alpha,fixture_alias", &s), 0);
+	assert_int_equal(s.requested, 3);
+	assert_int_equal(s.n, 2);
+	assert_string_equal(s.fn[0].sym->name, "fixture_beta"); /* order of -f */
+	assert_string_equal(s.fn[1].sym->name, "fixture_alpha");
+	assert_string_equal(s.fn[1].aliases, "fixture_alias");
+	ot_selection_free(&s);
+	ot_elf_close(e);
+}
+
+static void test_select_globs_and_exclusions(void **state)
+{
+	struct ot_selection s;
+	struct ot_elf *e;
+
+	(void)state;
+	assert_int_equal(ot_elf_open(fixtures[1], "fixture", &e), 0);
+	assert_int_equal(ot_elf_select(e, "fixture_*,!fixture_al*", &s), 0);
+	assert_int_equal(s.n, 1);
+	assert_string_equal(s.fn[0].sym->name, "fixture_beta");
+	ot_selection_free(&s);
+	assert_int_equal(ot_elf_select(e, "fixture_*,!fixture_*", &s), -ENOENT);
+	assert_int_equal(ot_elf_select(e, "nomatch_*", &s), -ENOENT);
+	ot_elf_close(e);
+}
+
+static void test_misspelt_name(void **state)
+{
+	struct ot_selection s;
+	struct ot_elf *e;
+
+	(void)state;
+	assert_int_equal(ot_elf_open(fixtures[0], "fixture", &e), 0);
+	assert_int_equal(ot_elf_select(e, "fixture_alpah", &s), -ENOENT);
+	assert_int_equal(ot_elf_select(e, "fixture_data", &s), -ENOENT);
+	assert_int_equal(ot_edit_distance("midle", "middle"), 1);
+	assert_int_equal(ot_edit_distance("", "abc"), 3);
+	assert_int_equal(ot_edit_distance("outer", "outer"), 0);
+	ot_elf_close(e);
+}
+
+static void test_not_an_elf(void **state)
+{
+	char path[] = "/tmp/ot-notelf-XXXXXX";
+	struct ot_elf *e;
+	int fd;
+
+	(void)state;
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "#!/bin/sh\necho hi\n", 18), 18);
+	close(fd);
+	assert_int_equal(ot_elf_open(path, path, &e), -ENOEXEC);
+	assert_null(e);
+	assert_int_equal(ot_elf_open("/nonexistent/x", "x", &e), -ENOENT);
+	unlink(path);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_offsets_match_loader),
+		cmocka_unit_test(test_select_names_and_aliases),
+		cmocka_unit_test(test_select_globs_and_exclusions),
+		cmocka_unit_test(test_misspelt_name),
+		cmocka_unit_test(test_not_an_elf),
+	};
+
+	return cmocka_run_group_tests_name("elfsym", tests, NULL, NULL);
+}
