@@ -32,7 +32,7 @@ STRESS     := tests/stress/orbit-stress
 
 # Debian packages the build and the tests need.
 DEB_DEPS   := gcc make pkg-config libelf-dev libdw-dev libcap-dev libcmocka-dev \
-              python3 groff-base procps
+              python3 groff-base strace
 
 .PHONY: all deps check unit e2e demo clean lint-man install-deps
 all: orbit-trace $(STRESS)
