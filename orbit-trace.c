@@ -5,9 +5,11 @@
  * -> disable -> report -> disarm.  The work is in lib/.
  */
 #include "lib/caps.h"
+#include "lib/check.h"
 #include "lib/drain.h"
 #include "lib/elfsym.h"
 #include "lib/error.h"
+#include "lib/export.h"
 #include "lib/pair.h"
 #include "lib/report.h"
 #include "lib/target.h"
@@ -16,6 +18,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <math.h>
 #include <poll.h>
 #include <signal.h>
@@ -31,7 +34,7 @@
 #define OT_VERSION "0.1.0"
 #endif
 
-enum { EXIT_OK = 0, EXIT_RUNTIME = 1, EXIT_USAGE = 2 };
+enum { EXIT_OK = 0, EXIT_RUNTIME = 1, EXIT_USAGE = 2, EXIT_CHECK = 3 };
 
 #define RING_KB_DEFAULT 4096
 #define RING_KB_MAX (1024 * 1024)
@@ -52,6 +55,12 @@ struct opts {
 	int json;
 	unsigned long ring_kb;
 	unsigned long drain_ms;
+	struct ot_expect *expect; /* --expect */
+	size_t nexpect;
+	double max_loss;	/* --max-loss, percent */
+	int hist;
+	const char *trace;	/* --trace FILE.json */
+	const char *folded;	/* --folded FILE */
 	char **argv;		/* -- CMD ARGS */
 };
 
@@ -71,7 +80,12 @@ struct capture {
 	sigset_t oldmask;
 	uint64_t t_start, t_end;
 	const char *ended_by;
-	uint64_t ring_high_water;
+	const char **names;	/* function index -> name */
+	struct ot_timeline *timeline;
+	FILE *folded;
+	struct ot_check check;
+	int live;		/* live status line on stderr */
+	uint64_t live_next, live_scopes, live_time;
 };
 
 static const char usage_text[] =
@@ -92,9 +106,19 @@ static const char usage_text[] =
 	"                         env ORBIT_UPROBE_RING_KB)\n"
 	"      --drain-ms MS      drain interval, 1..100 (default 5; env ORBIT_DRAIN_MS)\n"
 	"\n"
+	"Checks (for CI):\n"
+	"      --expect NAME=N,.. expected scope counts; adds missing and loss %%,\n"
+	"                         and checks the pairing's consistency\n"
+	"      --max-loss PCT     fail (exit 3) above PCT %% loss (default 1 with --expect)\n"
+	"\n"
 	"Output:\n"
 	"  -o, --output FILE      write the report to FILE instead of stdout\n"
 	"      --json             write the report as JSON\n"
+	"      --hist             draw log2 latency histograms in the text report\n"
+	"      --trace FILE       write every scope as Chrome trace-event JSON\n"
+	"                         (Perfetto, chrome://tracing)\n"
+	"      --folded FILE      write folded stacks weighted by self time\n"
+	"                         (flamegraph.pl, speedscope)\n"
 	"  -q, --quiet            no warnings or progress on stderr\n"
 	"  -v, --verbose          say what is resolved and armed\n"
 	"\n"
@@ -103,7 +127,8 @@ static const char usage_text[] =
 	"  -V, --version          show the version and exit\n"
 	"\n"
 	"Exit status: 0 done, 1 runtime failure (cannot arm, target gone),\n"
-	"2 usage error.  Needs CAP_SYS_ADMIN (run with sudo).  See orbit-trace(1).\n";
+	"2 usage error, 3 a check failed (--expect, --max-loss, pairing).\n"
+	"Needs CAP_SYS_ADMIN (run with sudo).  See orbit-trace(1).\n";
 
 static void usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 static void usage_error(const char *fmt, ...)
@@ -149,7 +174,10 @@ static void parse_env(struct opts *o)
 		o->drain_ms = parse_ulong("ORBIT_DRAIN_MS", s, 1, 100, 0);
 }
 
-enum { OPT_JSON = 0x100, OPT_RING_KB, OPT_DRAIN_MS };
+enum {
+	OPT_JSON = 0x100, OPT_RING_KB, OPT_DRAIN_MS, OPT_EXPECT, OPT_MAX_LOSS,
+	OPT_HIST, OPT_TRACE, OPT_FOLDED,
+};
 
 static void parse_args(struct opts *o, int argc, char **argv)
 {
@@ -162,16 +190,22 @@ static void parse_args(struct opts *o, int argc, char **argv)
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "ring-kb", required_argument, NULL, OPT_RING_KB },
 		{ "drain-ms", required_argument, NULL, OPT_DRAIN_MS },
+		{ "expect", required_argument, NULL, OPT_EXPECT },
+		{ "max-loss", required_argument, NULL, OPT_MAX_LOSS },
+		{ "hist", no_argument, NULL, OPT_HIST },
+		{ "trace", required_argument, NULL, OPT_TRACE },
+		{ "folded", required_argument, NULL, OPT_FOLDED },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int c, verbosity = 0;
-	char *end;
+	int c, n, verbosity = 0;
+	char *end, *bad;
 
 	memset(o, 0, sizeof(*o));
+	o->max_loss = -1;
 	o->ring_kb = RING_KB_DEFAULT;
 	o->drain_ms = DRAIN_MS_DEFAULT;
 	parse_env(o);
@@ -204,6 +238,31 @@ static void parse_args(struct opts *o, int argc, char **argv)
 		case OPT_DRAIN_MS:
 			o->drain_ms = parse_ulong("--drain-ms", optarg, 1, 100, 0);
 			break;
+		case OPT_EXPECT:
+			ot_expect_free(o->expect, o->nexpect);
+			n = ot_expect_parse(optarg, &o->expect, &bad);
+			if (n < 0)
+				usage_error("--expect '%s' is invalid: expected NAME=COUNT[,NAME=COUNT...]",
+					    bad);
+			o->nexpect = (size_t)n;
+			break;
+		case OPT_MAX_LOSS:
+			errno = 0;
+			o->max_loss = strtod(optarg, &end);
+			if (!*optarg || *end || errno || !isfinite(o->max_loss) ||
+			    o->max_loss < 0 || o->max_loss > 100)
+				usage_error("--max-loss '%s' is invalid: expected a percentage 0..100",
+					    optarg);
+			break;
+		case OPT_HIST:
+			o->hist = 1;
+			break;
+		case OPT_TRACE:
+			o->trace = optarg;
+			break;
+		case OPT_FOLDED:
+			o->folded = optarg;
+			break;
 		case 'q':
 			verbosity = -1;
 			break;
@@ -233,6 +292,10 @@ static void parse_args(struct opts *o, int argc, char **argv)
 		usage_error("-p PID and a command are mutually exclusive");
 	if (!o->pid && !o->argv)
 		usage_error("nothing to trace: give -p PID or -- CMD");
+	if (o->max_loss >= 0 && !o->expect)
+		usage_error("--max-loss needs --expect");
+	if (o->max_loss < 0)
+		o->max_loss = 1;
 }
 
 static uint64_t now_ns(void)
@@ -246,6 +309,52 @@ static uint64_t now_ns(void)
 static void feed_pair(void *ctx, const struct ot_event *ev)
 {
 	ot_pair_feed(ctx, ev);
+}
+
+static void on_scope(void *ctx, const struct ot_scope *s)
+{
+	struct capture *c = ctx;
+
+	if (c->timeline)
+		ot_timeline_scope(c->timeline, s);
+}
+
+/*
+ * One line on a terminal, redrawn twice a second: people watching a long
+ * capture want to know it is alive and whether it is losing records.
+ */
+static void live_status(struct capture *c, uint64_t now, int final)
+{
+	uint64_t scopes, hw = 0, size = 1;
+	unsigned i;
+
+	if (!c->live)
+		return;
+	if (final) {
+		if (c->live_next != c->t_start + 1000000000ull)
+			fputs("\r\033[K", stderr);
+		return;
+	}
+	if (now < c->live_next)
+		return;
+	for (i = 0; i < ot_probes_ncpus(c->probes); i++) {
+		struct ot_ring *r = ot_probes_ring(c->probes, i);
+
+		if (r->high_water * size > hw * r->size) {
+			hw = r->high_water;
+			size = r->size;
+		}
+	}
+	scopes = ot_pair_scopes(c->pair);
+	fprintf(stderr, "\r\033[Korbit-trace: %.1f s, %.0f scopes/s, %" PRIu64
+		" records lost, ring peak %.1f%%",
+		(double)(now - c->t_start) / 1e9,
+		(double)(scopes - c->live_scopes) * 1e9 /
+			(double)(now - (c->live_time ? c->live_time : c->t_start)),
+		ot_drain_stats(c->drain)->lost, 100.0 * (double)hw / (double)size);
+	c->live_scopes = scopes;
+	c->live_time = now;
+	c->live_next = now + 500000000ull;
 }
 
 static void drain_round(struct capture *c, uint64_t horizon)
@@ -271,6 +380,22 @@ static int resolve(struct capture *c)
 		return EXIT_USAGE;
 	c->pt = ot_xcalloc(c->sel.n, sizeof(*c->pt));
 	c->labels = ot_xcalloc(c->sel.n, sizeof(*c->labels));
+	c->names = ot_xcalloc(c->sel.n, sizeof(*c->names));
+	for (i = 0; i < c->sel.n; i++)
+		c->names[i] = c->sel.fn[i].sym->name;
+	for (i = 0; i < c->o.nexpect; i++) {
+		size_t k;
+
+		for (k = 0; k < c->sel.n; k++)
+			if (!strcmp(c->names[k], c->o.expect[i].name))
+				break;
+		if (k == c->sel.n) {
+			ot_error("--expect names '%s', which -f does not trace\n"
+				 "Try 'orbit-trace --help' for more information.",
+				 c->o.expect[i].name);
+			return EXIT_USAGE;
+		}
+	}
 	for (i = 0; i < c->sel.n; i++) {
 		const struct ot_sym *s = c->sel.fn[i].sym;
 
@@ -320,7 +445,20 @@ static void run(struct capture *c)
 			c->ended_by = "duration";
 			return;
 		}
+		live_status(c, now, 0);
 	}
+}
+
+static void judge(struct capture *c)
+{
+	const struct ot_func_stats **st = ot_xcalloc(c->sel.n, sizeof(*st));
+	size_t i;
+
+	for (i = 0; i < c->sel.n; i++)
+		st[i] = ot_pair_stats(c->pair, i);
+	ot_check_run(&c->check, c->sel.n, c->names, st, c->o.expect,
+		     c->o.nexpect, c->o.max_loss, ot_drain_stats(c->drain)->lost);
+	free(st);
 }
 
 static void report(struct capture *c)
@@ -360,6 +498,13 @@ static void report(struct capture *c)
 	r.threads = ot_pair_threads(c->pair);
 	r.nfuncs = c->sel.n;
 	r.funcs = fn;
+	r.check = &c->check;
+	r.has_expect = c->o.nexpect > 0;
+	r.max_loss_pct = c->o.max_loss;
+	r.tree = ot_pair_tree(c->pair, &r.ntree);
+	r.tree_dropped = ot_pair_tree_dropped(c->pair);
+	r.names = c->names;
+	r.draw_hist = c->o.hist;
 	if (c->o.json)
 		ot_report_json(c->out, &r);
 	else
@@ -383,8 +528,14 @@ static void cleanup(struct capture *c)
 		ot_verbose("disarmed %zu uprobe events in %.2f s", n,
 			   (double)(now_ns() - t0) / 1e9);
 	}
+	ot_timeline_close(c->timeline);
+	if (c->folded)
+		fclose(c->folded);
+	ot_check_free(&c->check);
 	ot_drain_free(c->drain);
 	ot_pair_free(c->pair);
+	free(c->names);
+	ot_expect_free(c->o.expect, c->o.nexpect);
 	for (i = 0; i < c->sel.n; i++)
 		free(c->labels[i]);
 	free(c->labels);
@@ -436,14 +587,28 @@ static int capture(struct capture *c)
 	ret = resolve(c);
 	if (ret)
 		return ret;
+	/* Output files are opened before arming: a typo must not cost a capture. */
+	if (c->o.folded) {
+		c->folded = fopen(c->o.folded, "we");
+		if (!c->folded) {
+			ot_error_errno(errno, "cannot open %s", c->o.folded);
+			return EXIT_RUNTIME;
+		}
+	}
+
 	if (ot_caps_check())
 		return EXIT_RUNTIME;
 	/* Forked now, exec'd only once armed: no call before arming is missed. */
 	if (c->o.argv && ot_target_spawn(&c->target, c->o.argv, &c->oldmask))
 		return EXIT_RUNTIME;
+	if (c->o.trace && ot_timeline_open(c->o.trace, c->target.pid,
+					   basename(c->target.display), now_ns(),
+					   c->names, &c->timeline))
+		return EXIT_RUNTIME;
 	if (ot_probes_arm(c->pt, c->sel.n, c->o.ring_kb, &c->probes))
 		return EXIT_RUNTIME;
 	c->pair = ot_pair_new(c->sel.n);
+	ot_pair_on_scope(c->pair, on_scope, c);
 	c->drain = ot_drain_new(ot_probes_ncpus(c->probes), (uint32_t)c->target.pid,
 				ot_probes_lookup, c->probes, feed_pair, c->pair);
 	if (ot_probes_enable(c->probes))
@@ -451,6 +616,8 @@ static int capture(struct capture *c)
 	ot_verbose("armed %zu functions (%zu uprobe events) on %s", c->sel.n,
 		   ot_probes_nevents(c->probes), c->target.display);
 	c->t_start = now_ns();
+	c->live = isatty(STDERR_FILENO) && ot_error_verbosity() >= 0;
+	c->live_next = c->t_start + 1000000000ull;
 	if (c->target.is_child && ot_target_release(&c->target))
 		return EXIT_RUNTIME;
 	if (!c->target.is_child && ot_target_check_exit(&c->target)) {
@@ -462,10 +629,40 @@ static int capture(struct capture *c)
 
 	/* Disable first, drain what is left, report; disarm last (slow). */
 	c->t_end = now_ns();
+	live_status(c, c->t_end, 1);
 	ot_probes_disable(c->probes);
 	drain_round(c, UINT64_MAX);
 	ot_pair_finish(c->pair);
+	judge(c);
 	report(c);
+	if (c->folded) {
+		size_t n;
+		const struct ot_tree_node *tree = ot_pair_tree(c->pair, &n);
+
+		if (ot_folded_write(c->folded, tree, n, c->names) || fflush(c->folded)) {
+			ot_error_errno(EIO, "cannot write %s", c->o.folded);
+			return EXIT_RUNTIME;
+		}
+	}
+	if (c->timeline) {
+		int err = ot_timeline_close(c->timeline);
+
+		c->timeline = NULL;
+		if (err)
+			return EXIT_RUNTIME;
+	}
+	if (ferror(c->out)) {
+		ot_error("cannot write the report%s%s", c->o.output ? " to " : "",
+			 c->o.output ? c->o.output : "");
+		return EXIT_RUNTIME;
+	}
+	if (c->check.status == OT_STATUS_FAILED) {
+		size_t i;
+
+		for (i = 0; i < c->check.nreasons; i++)
+			ot_error("check failed: %s", c->check.reasons[i]);
+		return EXIT_CHECK;
+	}
 	return EXIT_OK;
 }
 

@@ -10,6 +10,7 @@ struct frame {
 	uint64_t child_end;  /* latest end of a closed child */
 	uint32_t func;
 	uint32_t child_func; /* the child that ended at child_end */
+	uint32_t node;	     /* call tree node */
 };
 
 struct thread {
@@ -28,6 +29,12 @@ struct ot_pair {
 	struct thread *threads;	/* open addressing on tid */
 	size_t nthreads, cap;
 	uint64_t lost;
+	uint64_t scopes;
+	struct ot_tree_node *tree;
+	size_t ntree, treecap;
+	uint64_t tree_dropped;
+	ot_scope_fn on_scope;
+	void *on_scope_ctx;
 };
 
 struct ot_pair *ot_pair_new(size_t nfuncs)
@@ -41,7 +48,35 @@ struct ot_pair *ot_pair_new(size_t nfuncs)
 		ot_hist_init(&p->stats[i].hist);
 	p->cap = 64;
 	p->threads = ot_xcalloc(p->cap, sizeof(*p->threads));
+	p->treecap = 64;
+	p->tree = ot_xcalloc(p->treecap, sizeof(*p->tree));
+	p->ntree = 1; /* the root */
 	return p;
+}
+
+/* The child of node parent for func, created on first use; 0 when full. */
+static uint32_t tree_child(struct ot_pair *p, uint32_t parent, uint32_t func)
+{
+	struct ot_tree_node *n;
+	uint32_t c;
+
+	for (c = p->tree[parent].first_child; c; c = p->tree[c].next_sibling)
+		if (p->tree[c].func == func)
+			return c;
+	if (p->ntree >= OT_PAIR_TREE_MAX)
+		return 0;
+	if (p->ntree == p->treecap) {
+		p->treecap *= 2;
+		p->tree = ot_xreallocarray(p->tree, p->treecap, sizeof(*p->tree));
+	}
+	c = (uint32_t)p->ntree++;
+	n = &p->tree[c];
+	memset(n, 0, sizeof(*n));
+	n->func = func;
+	n->parent = parent;
+	n->next_sibling = p->tree[parent].first_child;
+	p->tree[parent].first_child = c;
+	return c;
 }
 
 void ot_pair_free(struct ot_pair *p)
@@ -54,6 +89,7 @@ void ot_pair_free(struct ot_pair *p)
 		free(p->threads[i].stack);
 	free(p->threads);
 	free(p->stats);
+	free(p->tree);
 	free(p);
 }
 
@@ -98,8 +134,10 @@ static struct thread *thread_get(struct ot_pair *p, uint32_t tid)
 	return &p->threads[s];
 }
 
-static void push(struct thread *t, uint32_t func, uint64_t sp, uint64_t time)
+static void push(struct ot_pair *p, struct thread *t, uint32_t func,
+		 uint64_t sp, uint64_t time)
 {
+	uint32_t parent_node = t->depth ? t->stack[t->depth - 1].node : 0;
 	struct frame *f;
 
 	if (t->depth == t->cap) {
@@ -112,6 +150,8 @@ static void push(struct thread *t, uint32_t func, uint64_t sp, uint64_t time)
 	f->child_end = 0;
 	f->func = func;
 	f->child_func = func;
+	/* Below a path that did not fit, nothing fits: keep it untracked. */
+	f->node = (t->depth > 1 && !parent_node) ? 0 : tree_child(p, parent_node, func);
 }
 
 /* Discard the top frames down to (not including) depth keep. */
@@ -126,10 +166,29 @@ static void close_top(struct ot_pair *p, struct thread *t, uint64_t end)
 	struct frame *f = &t->stack[--t->depth];
 	struct ot_func_stats *s = &p->stats[f->func];
 	uint32_t depth = t->depth;
+	uint64_t dur = end >= f->start ? end - f->start : 0;
 
 	s->scopes++;
+	p->scopes++;
 	s->depths[depth < OT_PAIR_DEPTHS ? depth : OT_PAIR_DEPTHS - 1]++;
-	ot_hist_add(&s->hist, end >= f->start ? end - f->start : 0);
+	ot_hist_add(&s->hist, dur);
+	if (f->node) {
+		struct ot_tree_node *n = &p->tree[f->node];
+
+		n->calls++;
+		n->total_ns += dur;
+		if (n->parent)
+			p->tree[n->parent].child_ns += dur;
+	} else {
+		p->tree_dropped++;
+	}
+	if (p->on_scope) {
+		struct ot_scope sc = { .tid = t->tid, .func = f->func,
+				       .depth = depth, .node = f->node,
+				       .start = f->start, .end = end };
+
+		p->on_scope(p->on_scope_ctx, &sc);
+	}
 	/* A child that ends after its parent means the stream's times
 	 * disagree with its nesting: count it on the child. */
 	if (f->child_end > end)
@@ -173,7 +232,7 @@ static void on_entry(struct ot_pair *p, const struct ot_event *ev)
 		p->stats[top->func].unclosed++;
 		t->depth--;
 	}
-	push(t, ev->func, ev->sp, ev->time);
+	push(p, t, ev->func, ev->sp, ev->time);
 }
 
 static void on_return(struct ot_pair *p, const struct ot_event *ev)
@@ -237,6 +296,28 @@ void ot_pair_finish(struct ot_pair *p)
 const struct ot_func_stats *ot_pair_stats(const struct ot_pair *p, size_t f)
 {
 	return &p->stats[f];
+}
+
+void ot_pair_on_scope(struct ot_pair *p, ot_scope_fn fn, void *ctx)
+{
+	p->on_scope = fn;
+	p->on_scope_ctx = ctx;
+}
+
+const struct ot_tree_node *ot_pair_tree(const struct ot_pair *p, size_t *n)
+{
+	*n = p->ntree;
+	return p->tree;
+}
+
+uint64_t ot_pair_tree_dropped(const struct ot_pair *p)
+{
+	return p->tree_dropped;
+}
+
+uint64_t ot_pair_scopes(const struct ot_pair *p)
+{
+	return p->scopes;
 }
 
 size_t ot_pair_threads(const struct ot_pair *p)

@@ -60,6 +60,33 @@ struct ot_func_stats {
 	struct ot_hist hist;	 /* durations in ns */
 };
 
+/*
+ * The call tree as observed: one node per distinct path of traced
+ * functions from a thread's outermost traced call (outer > middle > inner).
+ * Node 0 is the root (no function).  Bounded: past OT_PAIR_TREE_MAX nodes
+ * new paths are not added (ot_pair_tree_dropped counts their scopes).
+ */
+#define OT_PAIR_TREE_MAX 65536
+
+struct ot_tree_node {
+	uint32_t func;
+	uint32_t parent;
+	uint32_t first_child, next_sibling; /* 0: none */
+	uint64_t calls;
+	uint64_t total_ns;	/* time in this function's scopes on this path */
+	uint64_t child_ns;	/* of which in traced callees */
+};
+
+/* Called for every closed scope, in the order scopes close. */
+struct ot_scope {
+	uint32_t tid;
+	uint32_t func;
+	uint32_t depth;
+	uint32_t node;	/* call tree node, 0 if the tree was full */
+	uint64_t start, end;
+};
+typedef void (*ot_scope_fn)(void *ctx, const struct ot_scope *s);
+
 struct ot_pair;
 
 /* A pairing for nfuncs functions; ot_pair_free releases it. */
@@ -74,6 +101,16 @@ void ot_pair_finish(struct ot_pair *p);
 
 /* Statistics of function f, valid until ot_pair_free. */
 const struct ot_func_stats *ot_pair_stats(const struct ot_pair *p, size_t f);
+
+/* Call fn for every scope closed from now on. */
+void ot_pair_on_scope(struct ot_pair *p, ot_scope_fn fn, void *ctx);
+
+/* Call tree nodes 0..n-1; valid until the next feed or ot_pair_free. */
+const struct ot_tree_node *ot_pair_tree(const struct ot_pair *p, size_t *n);
+uint64_t ot_pair_tree_dropped(const struct ot_pair *p);
+
+/* Closed scopes of every function so far (for live status). */
+uint64_t ot_pair_scopes(const struct ot_pair *p);
 
 /* Threads seen, and records the kernel reported lost (from OT_EV_LOST). */
 size_t ot_pair_threads(const struct ot_pair *p);

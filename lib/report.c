@@ -1,6 +1,7 @@
 #include "report.h"
 
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 
@@ -24,7 +25,126 @@ const char *ot_report_duration(uint64_t ns, char *buf, size_t len)
 
 static const char *status_of(const struct ot_report *r)
 {
-	return r->records->lost ? "lossy" : "ok";
+	return ot_status_name(r->check->status);
+}
+
+static int cmp_node_total(const void *a, const void *b, void *tree)
+{
+	const struct ot_tree_node *t = tree;
+	uint64_t x = t[*(const uint32_t *)a].total_ns, y = t[*(const uint32_t *)b].total_ns;
+
+	return x < y ? 1 : x > y ? -1 : 0;
+}
+
+/* Children of node n, busiest first, into a new array; returns count. */
+static size_t children(const struct ot_report *r, uint32_t n, uint32_t **out)
+{
+	size_t k = 0;
+	uint32_t c;
+
+	for (c = r->tree[n].first_child; c; c = r->tree[c].next_sibling)
+		k++;
+	*out = calloc(k ? k : 1, sizeof(**out));
+	if (!*out)
+		return 0;
+	k = 0;
+	for (c = r->tree[n].first_child; c; c = r->tree[c].next_sibling)
+		(*out)[k++] = c;
+	qsort_r(*out, k, sizeof(**out), cmp_node_total, (void *)r->tree);
+	return k;
+}
+
+static void tree_text(FILE *f, const struct ot_report *r, uint32_t n,
+		      unsigned indent)
+{
+	const struct ot_tree_node *node = &r->tree[n];
+	char a[32], b[32], pct[16], label[64];
+	uint32_t *kids;
+	size_t k, i;
+
+	if (n) {
+		uint64_t parent_total = r->tree[node->parent].total_ns;
+
+		if (node->parent && parent_total)
+			snprintf(pct, sizeof(pct), "%.1f%%",
+				 100.0 * (double)node->total_ns / (double)parent_total);
+		else
+			snprintf(pct, sizeof(pct), "-");
+		snprintf(label, sizeof(label), "%*s%s", (int)(2 * indent), "",
+			 r->names[node->func]);
+		fprintf(f, "%-32s %10" PRIu64 " %10s %10s %8s\n", label, node->calls,
+			ot_report_duration(node->total_ns, a, sizeof(a)),
+			ot_report_duration(node->total_ns > node->child_ns ?
+					   node->total_ns - node->child_ns : 0, b, sizeof(b)),
+			pct);
+		indent++;
+	}
+	if (indent > 24)
+		return; /* deep recursion: the JSON has every path */
+	k = children(r, n, &kids);
+	for (i = 0; i < k; i++)
+		tree_text(f, r, kids[i], indent);
+	free(kids);
+}
+
+/* "[4K, 8K)": a power-of-two range in bpftrace's notation. */
+static void pow2_label(unsigned row, char *buf, size_t len)
+{
+	static const char sfx[] = " KMGTPE";
+	uint64_t lo = row ? (uint64_t)1 << (row - 1) : 0, hi = (uint64_t)1 << row;
+	char l[32], h[32];
+	unsigned u;
+
+	if (row == 0) {
+		snprintf(buf, len, "[0]");
+		return;
+	}
+	if (row == 1) {
+		snprintf(buf, len, "[1]");
+		return;
+	}
+	for (u = 0; lo >= 1024 && !(lo % 1024) && u < 6; u++)
+		lo /= 1024;
+	snprintf(l, sizeof(l), "%" PRIu64 "%.*s", lo, u ? 1 : 0, &sfx[u]);
+	for (u = 0; hi >= 1024 && !(hi % 1024) && u < 6; u++)
+		hi /= 1024;
+	snprintf(h, sizeof(h), "%" PRIu64 "%.*s", hi, u ? 1 : 0, &sfx[u]);
+	snprintf(buf, len, "[%s, %s)", l, h);
+}
+
+/* Log2 rows drawn like bpftrace's hist(), 80 columns wide. */
+static void hist_text(FILE *f, const char *name, const struct ot_hist *h)
+{
+	uint64_t rows[65] = { 0 }, top = 0;
+	unsigned b, row, first = 65, last = 0;
+
+	for (b = 0; b < OT_HIST_NBUCKETS; b++) {
+		uint64_t lo, width;
+
+		if (!h->buckets[b])
+			continue;
+		ot_hist_bucket_range(b, &lo, &width);
+		row = lo ? 64 - (unsigned)__builtin_clzll(lo) : 0;
+		rows[row] += h->buckets[b];
+	}
+	for (row = 0; row < 65; row++) {
+		if (!rows[row])
+			continue;
+		if (first == 65)
+			first = row;
+		last = row;
+		if (rows[row] > top)
+			top = rows[row];
+	}
+	fprintf(f, "\n@%s (ns):\n", name);
+	for (row = first; top && row <= last; row++) {
+		char label[80];
+		unsigned bar = (unsigned)(rows[row] * 46 / top);
+
+		pow2_label(row, label, sizeof(label));
+		fprintf(f, "%-18s %10" PRIu64 " |%-46.*s|\n", label, rows[row], (int)bar,
+			"@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@");
+	}
 }
 
 /* "0" or "1:7998,3:2": every depth at which the function closed a scope. */
@@ -77,9 +197,8 @@ void ot_report_text(FILE *f, const struct ot_report *r)
 	}
 	fprintf(f, "; drained every %u ms\n", r->drain_ms);
 	fprintf(f, "records: %" PRIu64 " samples, %" PRIu64 " lost by the kernel, %" PRIu64
-		" malformed, %" PRIu64 " of other processes; %zu threads; status %s\n",
-		rec->samples, rec->lost, rec->malformed, rec->foreign,
-		r->threads, status_of(r));
+		" malformed, %" PRIu64 " of other processes; %zu threads\n",
+		rec->samples, rec->lost, rec->malformed, rec->foreign, r->threads);
 	if (rec->late || rec->no_sp || rec->unknown)
 		fprintf(f, "warning: %" PRIu64 " records arrived out of order, %" PRIu64
 			" had no stack pointer, %" PRIu64 " had an unknown id\n",
@@ -106,22 +225,54 @@ void ot_report_text(FILE *f, const struct ot_report *r)
 			s->duplicates, s->unclosed, s->orphans,
 			ot_func_stats_wrong_depth(s), s->outside_parent);
 	}
-	fprintf(f, "\n%-*s %10s %10s %10s %10s\n", (int)w, "DURATION", "MIN",
-		"P50", "P99", "MAX");
+	if (r->has_expect) {
+		fprintf(f, "\n%-*s %10s %10s %10s %8s\n", (int)w, "EXPECTED",
+			"EXPECTED", "OBSERVED", "MISSING", "LOSS");
+		for (i = 0; i < r->nfuncs; i++) {
+			const struct ot_func_check *fc = &r->check->fn[i];
+
+			if (!fc->has_expected)
+				continue;
+			fprintf(f, "%-*s %10" PRIu64 " %10" PRIu64 " %10" PRId64 " %7.3f%%\n",
+				(int)w, r->funcs[i].name, fc->expected,
+				r->funcs[i].st->scopes, fc->missing, fc->loss_pct);
+		}
+	}
+	fprintf(f, "\n%-*s %9s %9s %9s %9s %9s %9s\n", (int)w, "DURATION", "MIN",
+		"P50", "P90", "P99", "P99.9", "MAX");
 	for (i = 0; i < r->nfuncs; i++) {
 		const struct ot_hist *h = &r->funcs[i].st->hist;
+		char e[32], g[32];
 
 		if (!h->count) {
-			fprintf(f, "%-*s %10s %10s %10s %10s\n", (int)w,
-				r->funcs[i].name, "-", "-", "-", "-");
+			fprintf(f, "%-*s %9s %9s %9s %9s %9s %9s\n", (int)w,
+				r->funcs[i].name, "-", "-", "-", "-", "-", "-");
 			continue;
 		}
-		fprintf(f, "%-*s %10s %10s %10s %10s\n", (int)w, r->funcs[i].name,
+		fprintf(f, "%-*s %9s %9s %9s %9s %9s %9s\n", (int)w, r->funcs[i].name,
 			ot_report_duration(h->min, a, sizeof(a)),
 			ot_report_duration(ot_hist_quantile(h, 0.50), b, sizeof(b)),
-			ot_report_duration(ot_hist_quantile(h, 0.99), c, sizeof(c)),
-			ot_report_duration(h->max, d, sizeof(d)));
+			ot_report_duration(ot_hist_quantile(h, 0.90), c, sizeof(c)),
+			ot_report_duration(ot_hist_quantile(h, 0.99), d, sizeof(d)),
+			ot_report_duration(ot_hist_quantile(h, 0.999), e, sizeof(e)),
+			ot_report_duration(h->max, g, sizeof(g)));
 	}
+	if (r->ntree > 1) {
+		fprintf(f, "\n%-32s %10s %10s %10s %8s\n", "CALL TREE", "CALLS",
+			"TOTAL", "SELF", "PARENT%");
+		tree_text(f, r, 0, 0);
+		if (r->tree_dropped)
+			fprintf(f, "(%" PRIu64 " scopes on paths beyond the tree's %d-node limit)\n",
+				r->tree_dropped, OT_PAIR_TREE_MAX);
+	}
+	if (r->draw_hist)
+		for (i = 0; i < r->nfuncs; i++)
+			if (r->funcs[i].st->hist.count)
+				hist_text(f, r->funcs[i].name, &r->funcs[i].st->hist);
+	fprintf(f, "\nstatus: %s\n", status_of(r));
+	for (i = 0; i < r->check->nreasons; i++)
+		fprintf(f, "%s: %s\n", r->check->status == OT_STATUS_FAILED ?
+			"check failed" : "note", r->check->reasons[i]);
 }
 
 static void json_string(FILE *f, const char *s)
@@ -145,8 +296,13 @@ void ot_report_json(FILE *f, const struct ot_report *r)
 	const struct ot_drain_stats *rec = r->records;
 	size_t i;
 
-	fprintf(f, "{\n  \"version\": 1,\n  \"status\": \"%s\",\n  \"target\": {\"binary\": ",
+	fprintf(f, "{\n  \"version\": 1,\n  \"status\": \"%s\",\n  \"reasons\": [",
 		status_of(r));
+	for (i = 0; i < r->check->nreasons; i++) {
+		fprintf(f, "%s", i ? ", " : "");
+		json_string(f, r->check->reasons[i]);
+	}
+	fprintf(f, "],\n  \"target\": {\"binary\": ");
 	json_string(f, r->binary);
 	fprintf(f, ", \"pid\": %d, \"exited\": %s", r->pid,
 		r->target_exited ? "true" : "false");
@@ -194,7 +350,14 @@ void ot_report_json(FILE *f, const struct ot_report *r)
 			fprintf(f, "%s\"%u\": %" PRIu64, first ? "" : ", ", d, s->depths[d]);
 			first = 0;
 		}
-		fprintf(f, "}, \"duplicates\": %" PRIu64 ", \"unclosed\": %" PRIu64
+		fprintf(f, "}, ");
+		if (r->check->fn[i].has_expected)
+			fprintf(f, "\"expected\": %" PRIu64 ", \"missing\": %" PRId64
+				", \"loss_pct\": %.6f, ", r->check->fn[i].expected,
+				r->check->fn[i].missing, r->check->fn[i].loss_pct);
+		else
+			fprintf(f, "\"expected\": null, \"missing\": null, \"loss_pct\": null, ");
+		fprintf(f, "\"duplicates\": %" PRIu64 ", \"unclosed\": %" PRIu64
 			", \"orphans\": %" PRIu64 ", \"wrong_depth\": %" PRIu64
 			", \"outside_parent\": %" PRIu64 ",\n     \"duration_ns\": ",
 			s->duplicates, s->unclosed, s->orphans,
@@ -202,10 +365,28 @@ void ot_report_json(FILE *f, const struct ot_report *r)
 		if (!h->count)
 			fprintf(f, "null}");
 		else
-			fprintf(f, "{\"min\": %" PRIu64 ", \"p50\": %" PRIu64 ", \"p99\": %" PRIu64
-				", \"max\": %" PRIu64 "}}",
-				h->min, ot_hist_quantile(h, 0.50),
-				ot_hist_quantile(h, 0.99), h->max);
+			fprintf(f, "{\"min\": %" PRIu64 ", \"p50\": %" PRIu64 ", \"p90\": %" PRIu64
+				", \"p99\": %" PRIu64 ", \"p999\": %" PRIu64 ", \"max\": %" PRIu64 "}}",
+				h->min, ot_hist_quantile(h, 0.50), ot_hist_quantile(h, 0.90),
+				ot_hist_quantile(h, 0.99), ot_hist_quantile(h, 0.999), h->max);
 	}
-	fprintf(f, "\n  ]\n}\n");
+	fprintf(f, "\n  ],\n  \"call_tree\": [");
+	for (i = 1; i < r->ntree; i++) {
+		const struct ot_tree_node *n = &r->tree[i];
+		uint32_t chain[OT_PAIR_DEPTHS], k = 0, j = (uint32_t)i;
+
+		while (j && k < OT_PAIR_DEPTHS) {
+			chain[k++] = j;
+			j = r->tree[j].parent;
+		}
+		fprintf(f, "%s\n    {\"path\": [", i > 1 ? "," : "");
+		while (k--) {
+			json_string(f, r->names[r->tree[chain[k]].func]);
+			fputs(k ? ", " : "", f);
+		}
+		fprintf(f, "], \"calls\": %" PRIu64 ", \"total_ns\": %" PRIu64
+			", \"self_ns\": %" PRIu64 "}", n->calls, n->total_ns,
+			n->total_ns > n->child_ns ? n->total_ns - n->child_ns : 0);
+	}
+	fprintf(f, "\n  ],\n  \"call_tree_dropped\": %" PRIu64 "\n}\n", r->tree_dropped);
 }

@@ -8,6 +8,7 @@
 #ifndef OT_REPORT_H
 #define OT_REPORT_H
 
+#include "check.h"
 #include "drain.h"
 #include "pair.h"
 
@@ -39,6 +40,14 @@ struct ot_report {
 	size_t threads;
 	size_t nfuncs;
 	const struct ot_report_func *funcs;
+	const struct ot_check *check;	/* status, reasons, expectations */
+	int has_expect;
+	double max_loss_pct;
+	const struct ot_tree_node *tree; /* call tree, node 0 the root */
+	size_t ntree;
+	uint64_t tree_dropped;
+	const char *const *names;	/* function index -> name */
+	int draw_hist;			/* --hist: log2 histograms in the text */
 };
 
 void ot_report_text(FILE *f, const struct ot_report *r);

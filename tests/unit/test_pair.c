@@ -334,6 +334,59 @@ static void test_lost_events_counted(void **state)
 	ot_pair_free(p);
 }
 
+static int scopes_seen;
+static uint64_t scope_ns[NFUNCS];
+
+static void count_scope(void *ctx, const struct ot_scope *sc)
+{
+	(void)ctx;
+	scopes_seen++;
+	scope_ns[sc->func] += sc->end - sc->start;
+}
+
+static void test_call_tree_and_scope_hook(void **state)
+{
+	struct ot_pair *p = ot_pair_new(NFUNCS);
+	const struct ot_tree_node *t;
+	size_t n, i;
+	uint32_t outer = 0, middle = 0, inner = 0;
+
+	(void)state;
+	ot_pair_on_scope(p, count_scope, NULL);
+	tree(p, 1, 0x7000);
+	tree(p, 2, 0x9000);
+	/* inner straight from outer: a second path to inner */
+	ent(p, 1, OUTER, 0x7000);
+	ent(p, 1, INNER, 0x6f00);
+	ret(p, 1, INNER, 0x6f00);
+	ret(p, 1, OUTER, 0x7000);
+	ot_pair_finish(p);
+	t = ot_pair_tree(p, &n);
+	assert_int_equal(n, 5); /* root, outer, outer>middle, outer>middle>inner, outer>inner */
+	for (i = 1; i < n; i++) {
+		if (t[i].func == OUTER)
+			outer = (uint32_t)i;
+		else if (t[i].func == MIDDLE)
+			middle = (uint32_t)i;
+		else if (t[i].func == INNER && t[i].parent != outer)
+			inner = (uint32_t)i;
+	}
+	assert_int_equal(t[outer].parent, 0);
+	assert_int_equal(t[middle].parent, outer);
+	assert_int_equal(t[inner].parent, middle);
+	assert_int_equal(t[outer].calls, 3);
+	assert_int_equal(t[middle].calls, 4);
+	assert_int_equal(t[inner].calls, 12);
+	/* A node's child time is the sum of its children's totals. */
+	assert_int_equal(t[inner].total_ns, 12 * 10);
+	assert_int_equal(t[middle].child_ns, t[inner].total_ns);
+	assert_int_equal(t[outer].total_ns, scope_ns[OUTER]);
+	assert_int_equal(scopes_seen, 3 + 4 + 13);
+	assert_int_equal(ot_pair_scopes(p), 20);
+	assert_int_equal(ot_pair_tree_dropped(p), 0);
+	ot_pair_free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -351,6 +404,7 @@ int main(void)
 		cmocka_unit_test(test_outside_parent_counted),
 		cmocka_unit_test(test_wrong_depth_is_off_the_main_depth),
 		cmocka_unit_test(test_lost_events_counted),
+		cmocka_unit_test(test_call_tree_and_scope_hook),
 	};
 
 	return cmocka_run_group_tests_name("pair", tests, NULL, NULL);

@@ -1,0 +1,144 @@
+/* The CI verdict: expectations, tolerance, and the healing equation. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/check.h"
+
+static const char *const names[] = { "outer", "middle" };
+
+static void run(struct ot_check *c, struct ot_func_stats *s, uint64_t e0,
+		uint64_t e1, double max_loss, uint64_t lost)
+{
+	const struct ot_func_stats *st[] = { &s[0], &s[1] };
+	struct ot_expect exp[] = { { "outer", e0 }, { "middle", e1 } };
+
+	ot_check_run(c, 2, names, st, exp, 2, max_loss, lost);
+}
+
+static void test_parse(void **state)
+{
+	struct ot_expect *e;
+	char *bad;
+
+	(void)state;
+	assert_int_equal(ot_expect_parse("outer=20000,middle=40000", &e, &bad), 2);
+	assert_string_equal(e[1].name, "middle");
+	assert_int_equal(e[1].count, 40000);
+	ot_expect_free(e, 2);
+	assert_int_equal(ot_expect_parse("outer=2x", &e, &bad), -EINVAL);
+	assert_string_equal(bad, "outer=2x");
+	free(bad);
+	assert_int_equal(ot_expect_parse("=5", &e, &bad), -EINVAL);
+	free(bad);
+	assert_int_equal(ot_expect_parse("outer=-1", &e, &bad), -EINVAL);
+	free(bad);
+}
+
+static void test_exact_counts_ok(void **state)
+{
+	struct ot_func_stats s[2] = { { .scopes = 100 }, { .scopes = 200 } };
+	struct ot_check c;
+
+	(void)state;
+	run(&c, s, 100, 200, 1, 0);
+	assert_int_equal(c.status, OT_STATUS_OK);
+	assert_int_equal(c.nreasons, 0);
+	assert_int_equal(c.fn[0].missing, 0);
+	ot_check_free(&c);
+}
+
+static void test_loss_above_limit_fails(void **state)
+{
+	struct ot_func_stats s[2] = { { .scopes = 98, .unclosed = 2 }, { .scopes = 200 } };
+	struct ot_check c;
+
+	(void)state;
+	run(&c, s, 100, 200, 1, 0);
+	assert_int_equal(c.status, OT_STATUS_FAILED);
+	assert_int_equal(c.fn[0].missing, 2);
+	assert_true(c.fn[0].loss_pct > 1.99 && c.fn[0].loss_pct < 2.01);
+	assert_non_null(strstr(c.reasons[0], "outer: 2 of 100 expected scopes missing"));
+	ot_check_free(&c);
+	run(&c, s, 100, 200, 5, 0); /* the same within a 5 % tolerance */
+	assert_int_equal(c.status, OT_STATUS_OK);
+	ot_check_free(&c);
+}
+
+static void test_extra_scopes_fail(void **state)
+{
+	struct ot_func_stats s[2] = { { .scopes = 150 }, { .scopes = 200 } };
+	struct ot_check c;
+
+	(void)state;
+	run(&c, s, 100, 200, 1, 0);
+	assert_int_equal(c.status, OT_STATUS_FAILED);
+	assert_int_equal(c.fn[0].missing, -50);
+	ot_check_free(&c);
+}
+
+static void test_healing_equation(void **state)
+{
+	struct ot_func_stats s[2] = { { .scopes = 999 }, { .scopes = 200 } };
+	struct ot_check c;
+
+	(void)state;
+	/* 1 missing, explained by nothing, nothing lost: the pairing erred. */
+	run(&c, s, 1000, 200, 1, 0);
+	assert_int_equal(c.status, OT_STATUS_FAILED);
+	assert_non_null(strstr(c.reasons[0], "outer: pairing inconsistent"));
+	ot_check_free(&c);
+	/* A dropped duplicate explains it. */
+	s[0].duplicates = 1;
+	run(&c, s, 1000, 200, 1, 0);
+	assert_int_equal(c.status, OT_STATUS_OK);
+	ot_check_free(&c);
+	/* With records lost only the floor holds: lossy, not failed. */
+	s[0].duplicates = 0;
+	run(&c, s, 1000, 200, 1, 7);
+	assert_int_equal(c.status, OT_STATUS_LOSSY);
+	ot_check_free(&c);
+	/* Below the floor: 3 unclosed + orphans but only 1 missing. */
+	s[0].unclosed = 2;
+	s[0].orphans = 1;
+	run(&c, s, 1000, 200, 1, 0);
+	assert_int_equal(c.status, OT_STATUS_FAILED);
+	assert_non_null(strstr(c.reasons[0], "1 missing < 2 unclosed + 1 orphans"));
+	ot_check_free(&c);
+}
+
+static void test_no_expectations_only_loss(void **state)
+{
+	struct ot_func_stats s[2] = { { .scopes = 1 }, { .scopes = 2 } };
+	const struct ot_func_stats *st[] = { &s[0], &s[1] };
+	struct ot_check c;
+
+	(void)state;
+	ot_check_run(&c, 2, names, st, NULL, 0, 1, 0);
+	assert_int_equal(c.status, OT_STATUS_OK);
+	assert_false(c.fn[0].has_expected);
+	ot_check_free(&c);
+	ot_check_run(&c, 2, names, st, NULL, 0, 1, 3);
+	assert_int_equal(c.status, OT_STATUS_LOSSY);
+	assert_string_equal(ot_status_name(c.status), "lossy");
+	ot_check_free(&c);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_parse),
+		cmocka_unit_test(test_exact_counts_ok),
+		cmocka_unit_test(test_loss_above_limit_fails),
+		cmocka_unit_test(test_extra_scopes_fail),
+		cmocka_unit_test(test_healing_equation),
+		cmocka_unit_test(test_no_expectations_only_loss),
+	};
+
+	return cmocka_run_group_tests_name("check", tests, NULL, NULL);
+}
