@@ -19,7 +19,7 @@ BUILD      := build-san
 else
 BUILD      := build
 endif
-ALL_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) $(SANFLAGS) $(PKG_CFLAGS) \
+ALL_CFLAGS := -std=gnu11 $(WARN) $(CPPFLAGS) $(CFLAGS) $(SANFLAGS) $(PKG_CFLAGS) \
               -D_GNU_SOURCE -DOT_VERSION='"$(VERSION)"' -I.
 LDLIBS     := $(PKG_LIBS) -lm
 
@@ -32,25 +32,36 @@ STRESS     := tests/stress/orbit-stress
 
 # Debian packages the build and the tests need.
 DEB_DEPS   := gcc make pkg-config libelf-dev libdw-dev libcap-dev libcmocka-dev \
-              python3 groff-base strace
+              python3 groff-base strace debhelper dpkg-dev fakeroot lintian
 
-.PHONY: all deps check unit e2e demo clean lint-man install-deps
+.PHONY: all deps check unit e2e demo clean lint-man install uninstall deb
+
+PREFIX     ?= /usr/local
+BINDIR     := $(PREFIX)/bin
+MANDIR     := $(PREFIX)/share/man/man1
+LIBEXECDIR := $(PREFIX)/libexec/orbit-trace
+COMPDIR    := $(PREFIX)/share/bash-completion/completions
 all: orbit-trace $(STRESS)
 
 $(BUILD)/%.o: %.c $(wildcard lib/*.h) Makefile
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
+$(BUILD)/orbit-trace.o: ALL_CFLAGS += \
+	-DOT_ELFUTILS_VERSION='"$(shell pkg-config --modversion libelf 2>/dev/null)"' \
+	-DOT_LIBCAP_VERSION='"$(shell pkg-config --modversion libcap 2>/dev/null)"'
+
 $(BUILD)/orbit-trace: $(BUILD)/orbit-trace.o $(LIB_OBJ)
-	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 orbit-trace: $(BUILD)/orbit-trace
 	cp $< $@
 
-# The stress program is the thing traced: plain -O2, frame of its own,
-# never sanitized (ASan's shadow stack would move the SPs it exposes).
+# The stress program is the thing traced: plain -O2, never sanitized.
+# -rdynamic puts outer/middle/inner in .dynsym too, so the stripped copy a
+# package ships can still be traced.
 $(STRESS): tests/stress/orbit-stress.c
-	$(CC) -std=gnu11 -O2 -g $(WARN) -pthread -o $@ $<
+	$(CC) -std=gnu11 -O2 -g $(WARN) $(CPPFLAGS) $(LDFLAGS) -rdynamic -pthread -o $@ $<
 
 $(BUILD)/tests/fixture-pie: tests/unit/fixture.c
 	@mkdir -p $(dir $@)
@@ -97,5 +108,29 @@ demo: deps
 	./orbit-trace -f outer,middle,inner -- $(STRESS) \
 		--stress-threads 2 --stress-hz 5000 --stress-calls 5000
 
+install: all
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR) $(DESTDIR)$(LIBEXECDIR) $(DESTDIR)$(COMPDIR)
+	install -m 0755 orbit-trace $(DESTDIR)$(BINDIR)/orbit-trace
+	install -m 0644 man/orbit-trace.1 $(DESTDIR)$(MANDIR)/orbit-trace.1
+	install -m 0755 $(STRESS) scripts/stress-sweep.sh $(DESTDIR)$(LIBEXECDIR)/
+	install -m 0644 scripts/orbit-trace.bash $(DESTDIR)$(COMPDIR)/orbit-trace
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/orbit-trace $(DESTDIR)$(MANDIR)/orbit-trace.1 \
+		$(DESTDIR)$(LIBEXECDIR)/orbit-stress $(DESTDIR)$(LIBEXECDIR)/stress-sweep.sh \
+		$(DESTDIR)$(COMPDIR)/orbit-trace
+	-rmdir $(DESTDIR)$(LIBEXECDIR) 2>/dev/null
+
+# dpkg-buildpackage over debian/, in a copy of the tree: the package build
+# cleans and rebuilds, which must not touch this tree's build.
+deb:
+	rm -rf build-deb && mkdir -p build-deb/orbit-trace-$(VERSION)
+	tar -c --exclude=./build --exclude=./build-san --exclude=./build-deb \
+		--exclude=./.git --exclude='./tests/e2e/*.dir' --exclude='./*.deb' . | \
+		tar -x -C build-deb/orbit-trace-$(VERSION)
+	$(MAKE) -C build-deb/orbit-trace-$(VERSION) clean
+	cd build-deb/orbit-trace-$(VERSION) && dpkg-buildpackage -b -us -uc
+	cp build-deb/orbit-trace_$(VERSION)_*.deb .
+
 clean:
-	rm -rf build build-san orbit-trace $(STRESS)
+	rm -rf build build-san build-deb orbit-trace $(STRESS) orbit-trace_*.deb

@@ -33,6 +33,12 @@
 #ifndef OT_VERSION
 #define OT_VERSION "0.1.0"
 #endif
+#ifndef OT_ELFUTILS_VERSION
+#define OT_ELFUTILS_VERSION "unknown"
+#endif
+#ifndef OT_LIBCAP_VERSION
+#define OT_LIBCAP_VERSION "unknown"
+#endif
 
 enum { EXIT_OK = 0, EXIT_RUNTIME = 1, EXIT_USAGE = 2, EXIT_CHECK = 3 };
 
@@ -61,6 +67,7 @@ struct opts {
 	int hist;
 	const char *trace;	/* --trace FILE.json */
 	const char *folded;	/* --folded FILE */
+	int list;		/* -l: show the selection, arm nothing */
 	char **argv;		/* -- CMD ARGS */
 };
 
@@ -98,6 +105,8 @@ static const char usage_text[] =
 	"  -- CMD [ARGS...]       start CMD once the probes are armed, trace it\n"
 	"  -f, --functions LIST   functions to trace: names or globs, comma-separated;\n"
 	"                         '!GLOB' excludes (e.g. -f 'b3*,!b3Mul*')\n"
+	"  -l, --list             print what -f selects (default: every function)\n"
+	"                         with file offsets and sizes; arm nothing\n"
 	"\n"
 	"Capture:\n"
 	"  -d, --duration SECS    stop after SECS seconds (default: until the target\n"
@@ -181,10 +190,11 @@ enum {
 
 static void parse_args(struct opts *o, int argc, char **argv)
 {
-	static const char optstring[] = "+:p:f:d:o:qvhV";
+	static const char optstring[] = "+:p:f:ld:o:qvhV";
 	static const struct option longopts[] = {
 		{ "pid", required_argument, NULL, 'p' },
 		{ "functions", required_argument, NULL, 'f' },
+		{ "list", no_argument, NULL, 'l' },
 		{ "duration", required_argument, NULL, 'd' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "json", no_argument, NULL, OPT_JSON },
@@ -217,6 +227,9 @@ static void parse_args(struct opts *o, int argc, char **argv)
 			break;
 		case 'f':
 			o->functions = optarg;
+			break;
+		case 'l':
+			o->list = 1;
 			break;
 		case 'd':
 			errno = 0;
@@ -273,7 +286,11 @@ static void parse_args(struct opts *o, int argc, char **argv)
 			fputs(usage_text, stdout);
 			exit(EXIT_OK);
 		case 'V':
-			printf("orbit-trace %s\n", OT_VERSION);
+			printf("orbit-trace %s\n"
+			       "backends: perf (uprobe PMU perf events)\n"
+			       "demangler: none (raw symbol names)\n"
+			       "built with: elfutils %s, libcap %s\n",
+			       OT_VERSION, OT_ELFUTILS_VERSION, OT_LIBCAP_VERSION);
 			exit(EXIT_OK);
 		case ':':
 			usage_error("option '%s' needs an argument", argv[optind - 1]);
@@ -286,6 +303,8 @@ static void parse_args(struct opts *o, int argc, char **argv)
 	ot_error_set_verbosity(verbosity);
 	if (optind < argc)
 		o->argv = &argv[optind];
+	if (!o->functions && o->list)
+		o->functions = "*";
 	if (!o->functions)
 		usage_error("no functions to trace: give -f FUNCTIONS");
 	if (o->pid && o->argv)
@@ -409,6 +428,25 @@ static int resolve(struct capture *c)
 			   (unsigned long long)s->size, ot_elf_source(c->elf));
 	}
 	return EXIT_OK;
+}
+
+/* -l: like perf probe -F, what a pattern selects, before anything is armed. */
+static int list(struct capture *c)
+{
+	size_t i;
+
+	fprintf(c->out, "# %s: %zu of %zu functions from .%s\n# %-12s %8s  %s\n",
+		c->target.display, c->sel.n, ot_elf_nsyms(c->elf),
+		ot_elf_source(c->elf), "OFFSET", "SIZE", "NAME");
+	for (i = 0; i < c->sel.n; i++) {
+		const struct ot_sym *s = c->sel.fn[i].sym;
+
+		fprintf(c->out, "0x%-12llx %8llu  %s%s%s\n",
+			(unsigned long long)s->offset, (unsigned long long)s->size,
+			s->name, c->sel.fn[i].aliases ? "  = " : "",
+			c->sel.fn[i].aliases ? c->sel.fn[i].aliases : "");
+	}
+	return fflush(c->out) ? EXIT_RUNTIME : EXIT_OK;
 }
 
 /* rings -> records -> scopes, until the target exits, time runs out or a signal comes. */
@@ -587,6 +625,8 @@ static int capture(struct capture *c)
 	ret = resolve(c);
 	if (ret)
 		return ret;
+	if (c->o.list)
+		return list(c);
 	/* Output files are opened before arming: a typo must not cost a capture. */
 	if (c->o.folded) {
 		c->folded = fopen(c->o.folded, "we");

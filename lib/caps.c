@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <stddef.h>
+#include <string.h>
 #include <sys/capability.h>
 
 int ot_caps_have_sys_admin(void)
@@ -28,9 +29,10 @@ int ot_caps_check(void)
 	caps = cap_get_proc();
 	text = caps ? cap_to_text(caps, NULL) : NULL;
 	ot_error("cannot arm uprobes: the uprobe PMU needs CAP_SYS_ADMIN "
-		 "(CAP_PERFMON is not enough); this process has '%s'; "
+		 "(CAP_PERFMON is not enough); this process has %s; "
 		 "run it with sudo (see PERMISSIONS in orbit-trace(1))",
-		 text && *text ? text : "no capabilities");
+		 text && strcmp(text, "=") ? text : "no capabilities");
+	/* cap_to_text writes e.g. "cap_perfmon=ep"; "=" is the empty set. */
 	cap_free(text);
 	cap_free(caps);
 	return -EPERM;

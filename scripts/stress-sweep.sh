@@ -6,10 +6,17 @@
 #   sudo scripts/stress-sweep.sh [CONFIG...]      e.g. 1x5000x5000 2x20000x20000
 #   ORBIT_UPROBE_RING_KB / ORBIT_DRAIN_MS / OT_SWEEP_ARGS pass through.
 set -eu
-top=$(cd "$(dirname "$0")/.." && pwd)
-OT=${OT:-$top/orbit-trace}
-STRESS=${STRESS:-$top/tests/stress/orbit-stress}
-[ -x "$OT" ] && [ -x "$STRESS" ] || make -C "$top" all >/dev/null
+here=$(cd "$(dirname "$0")" && pwd)
+if [ -f "$here/orbit-stress" ]; then
+	# Installed: beside the stress program in libexec, orbit-trace in PATH.
+	OT=${OT:-$(command -v orbit-trace || echo "$here/../../bin/orbit-trace")}
+	STRESS=${STRESS:-$here/orbit-stress}
+else
+	top=$(dirname "$here")
+	OT=${OT:-$top/orbit-trace}
+	STRESS=${STRESS:-$top/tests/stress/orbit-stress}
+	[ -f "$OT" ] && [ -f "$STRESS" ] || make -C "$top" all >/dev/null
+fi
 [ $# -gt 0 ] || set -- 1x5000x5000 2x5000x5000 2x10000x10000 2x20000x20000
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT

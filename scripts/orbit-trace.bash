@@ -1,0 +1,67 @@
+# bash completion for orbit-trace(1).
+# Options; PIDs for -p; function names for -f, from `orbit-trace --list` of
+# the binary already on the command line (-p PID or -- CMD); commands after --.
+
+_orbit_trace_binary_args()
+{
+	local i
+	for ((i = 1; i < ${#COMP_WORDS[@]}; i++)); do
+		case ${COMP_WORDS[i]} in
+		-p | --pid)
+			[[ -n ${COMP_WORDS[i + 1]} ]] && echo "-p ${COMP_WORDS[i + 1]}" && return
+			;;
+		--pid=*)
+			echo "-p ${COMP_WORDS[i]#--pid=}" && return
+			;;
+		--)
+			[[ -n ${COMP_WORDS[i + 1]} ]] && echo "-- ${COMP_WORDS[i + 1]}" && return
+			;;
+		esac
+	done
+}
+
+_orbit_trace()
+{
+	local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD - 1]} i
+	local opts="-p --pid -f --functions -l --list -d --duration -o --output --json
+		--hist --trace --folded --expect --max-loss --ring-kb --drain-ms
+		-q --quiet -v --verbose -h --help -V --version --"
+
+	# After "--": the command, then its own arguments (files).
+	for ((i = 1; i < COMP_CWORD; i++)); do
+		if [[ ${COMP_WORDS[i]} == -- ]]; then
+			if ((COMP_CWORD == i + 1)); then
+				COMPREPLY=($(compgen -c -- "$cur"))
+			else
+				COMPREPLY=($(compgen -f -- "$cur"))
+			fi
+			return
+		fi
+	done
+
+	case $prev in
+	-p | --pid)
+		COMPREPLY=($(compgen -W "$(ps -e -o pid= 2>/dev/null)" -- "$cur"))
+		return
+		;;
+	-f | --functions)
+		local target names prefix=
+		target=$(_orbit_trace_binary_args)
+		[[ -n $target ]] || return
+		# Complete the last term of a comma-separated list.
+		[[ $cur == *,* ]] && prefix=${cur%,*},
+		names=$(${COMP_WORDS[0]} --list -q $target 2>/dev/null | awk '!/^#/ { print $3 }')
+		COMPREPLY=($(compgen -P "$prefix" -W "$names" -- "${cur##*,}"))
+		return
+		;;
+	-o | --output | --trace | --folded)
+		COMPREPLY=($(compgen -f -- "$cur"))
+		return
+		;;
+	-d | --duration | --ring-kb | --drain-ms | --expect | --max-loss)
+		return
+		;;
+	esac
+	COMPREPLY=($(compgen -W "$opts" -- "$cur"))
+}
+complete -F _orbit_trace orbit-trace

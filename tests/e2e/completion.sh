@@ -1,0 +1,31 @@
+# Bash completion: options, PIDs for -p, commands after --, and function
+# names for -f taken from `orbit-trace --list` of the binary on the line.
+. "$(dirname "$0")/lib.sh"
+command -v bash >/dev/null || skip_ "bash is not installed"
+
+# complete CWORD WORD...: the candidates for word number CWORD, one per line.
+complete_() {
+	bash -c '. "$1"; COMP_CWORD=$2; shift 2; COMP_WORDS=("$@")
+		_orbit_trace; printf "%s\n" "${COMPREPLY[@]}"' \
+		sh "$top/scripts/orbit-trace.bash" "$@" | sort
+}
+
+# What --list says of the binary, checked against readelf: every defined
+# function of .symtab.
+want=$(readelf -sW "$STRESS" | awk '/^Symbol table .\.symtab/ { on = 1 }
+	on && $4 == "FUNC" && $7 != "UND" && $2 !~ /^0+$/ { print $8 }' | sort -u | tr '\n' ' ')
+got=$(complete_ 2 "$OT" -f '' -- "$STRESS" | tr '\n' ' ')
+[ -n "$want" ] && [ "$got" = "$want" ] || fail_ "-f before -- CMD: '$got', readelf says '$want'"
+[ "$(complete_ 2 "$OT" -f mi -- "$STRESS")" = "middle" ] || fail_ "-f mi"
+[ "$(complete_ 2 "$OT" -f 'outer,in' -- "$STRESS")" = "outer,inner" ] || fail_ "-f outer,in"
+# After --, words belong to the command: files, not our options.
+complete_ 4 "$OT" -- "$STRESS" -f "$top/READ" | grep -qx "$top/README.md" || fail_ "args after -- CMD"
+"$STRESS" --wait-go >/dev/null &
+spid=$!
+cleanup_pids=$spid
+[ "$(complete_ 4 "$OT" -p "$spid" -f ou)" = "outer" ] || fail_ "-p PID -f ou"
+complete_ 2 "$OT" -p "$spid" | grep -qx "$spid" || fail_ "-p does not offer PIDs"
+[ "$(complete_ 1 "$OT" --dr)" = "--drain-ms" ] || fail_ "--dr"
+complete_ 4 "$OT" -f x -- bas | grep -qx bash || fail_ "no command after --"
+complete_ 2 "$OT" --trace "$top/READ" | grep -qx "$top/README.md" || fail_ "--trace takes a file"
+pass_

@@ -1,0 +1,39 @@
+# Without root: a plain copy refuses before arming and says why; a copy
+# with the file capability cap_sys_admin+ep traces as user nobody, and the
+# command it starts runs as nobody without capabilities.
+. "$(dirname "$0")/lib.sh"
+require_uprobes
+command -v setcap >/dev/null && command -v setpriv >/dev/null ||
+	skip_ "needs setcap (libcap2-bin) and setpriv (util-linux)"
+
+chmod 1777 "$work" # nobody writes its report here
+cp "$OT" "$work/ot-plain"
+cp "$OT" "$work/ot-cap"
+setcap cap_sys_admin+ep "$work/ot-cap" || skip_ "this file system does not keep file capabilities"
+as_nobody() { setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"; }
+
+set +e
+as_nobody "$work/ot-plain" -f outer -- "$STRESS" --stress-calls 10 >"$work/out1" 2>"$work/err1"
+rc=$?
+set -e
+[ $rc = 1 ] || fail_ "unprivileged: exit status $rc, expected 1"
+grep -qx "orbit-trace: cannot arm uprobes: the uprobe PMU needs CAP_SYS_ADMIN (CAP_PERFMON is not enough); this process has no capabilities; run it with sudo (see PERMISSIONS in orbit-trace(1))" "$work/err1" ||
+	fail_ "unexpected message: $(cat "$work/err1")"
+! grep -q expected "$work/out1" || fail_ "the command ran although nothing was armed"
+
+# The capability a setcap'd binary carries is effective, and enough.
+as_nobody "$work/ot-cap" --json -o "$work/report.json" -f outer,middle,inner -- "$STRESS" \
+	--stress-threads 2 --stress-hz 1000 --stress-calls 300 --wait-go \
+	>"$work/out2" 2>"$work/err2" &
+otpid=$!
+cleanup_pids=$otpid
+wait_for "$work/out2" '^ready '
+spid=$(sed -n 's/^ready //p' "$work/out2")
+grep -q "^Uid:	65534" "/proc/$spid/status" || fail_ "the command does not run as nobody"
+grep -q "^CapEff:	0000000000000000" "/proc/$spid/status" || fail_ "the command has capabilities"
+kill -USR1 "$spid"
+wait "$otpid" || fail_ "setcap'd capture failed: $(cat "$work/err2")"
+json_check "$work/report.json" \
+	'fn["outer"]["scopes"] == 600 and fn["middle"]["scopes"] == 1200 and fn["inner"]["scopes"] == 3600' \
+	'j["records"]["lost"] == 0'
+pass_
