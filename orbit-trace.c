@@ -68,6 +68,7 @@ struct opts {
 	const char *trace;	/* --trace FILE.json */
 	const char *folded;	/* --folded FILE */
 	int list;		/* -l: show the selection, arm nothing */
+	const char *user;	/* --user: who runs -- CMD */
 	char **argv;		/* -- CMD ARGS */
 };
 
@@ -76,6 +77,7 @@ struct capture {
 	struct opts o;
 	FILE *out;
 	struct ot_target target;
+	struct ot_user user;
 	struct ot_elf *elf;
 	struct ot_selection sel;
 	struct ot_probe_target *pt;
@@ -103,6 +105,8 @@ static const char usage_text[] =
 	"Target:\n"
 	"  -p, --pid PID          trace the running process PID (all its threads)\n"
 	"  -- CMD [ARGS...]       start CMD once the probes are armed, trace it\n"
+	"      --user USER        run CMD as USER (default: under sudo, the user who\n"
+	"                         ran sudo; otherwise as orbit-trace itself)\n"
 	"  -f, --functions LIST   functions to trace: names or globs, comma-separated;\n"
 	"                         '!GLOB' excludes (e.g. -f 'b3*,!b3Mul*')\n"
 	"  -l, --list             print what -f selects (default: every function)\n"
@@ -185,7 +189,7 @@ static void parse_env(struct opts *o)
 
 enum {
 	OPT_JSON = 0x100, OPT_RING_KB, OPT_DRAIN_MS, OPT_EXPECT, OPT_MAX_LOSS,
-	OPT_HIST, OPT_TRACE, OPT_FOLDED,
+	OPT_HIST, OPT_TRACE, OPT_FOLDED, OPT_USER,
 };
 
 static void parse_args(struct opts *o, int argc, char **argv)
@@ -205,6 +209,7 @@ static void parse_args(struct opts *o, int argc, char **argv)
 		{ "hist", no_argument, NULL, OPT_HIST },
 		{ "trace", required_argument, NULL, OPT_TRACE },
 		{ "folded", required_argument, NULL, OPT_FOLDED },
+		{ "user", required_argument, NULL, OPT_USER },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -276,6 +281,9 @@ static void parse_args(struct opts *o, int argc, char **argv)
 		case OPT_FOLDED:
 			o->folded = optarg;
 			break;
+		case OPT_USER:
+			o->user = optarg;
+			break;
 		case 'q':
 			verbosity = -1;
 			break;
@@ -311,6 +319,8 @@ static void parse_args(struct opts *o, int argc, char **argv)
 		usage_error("-p PID and a command are mutually exclusive");
 	if (!o->pid && !o->argv)
 		usage_error("nothing to trace: give -p PID or -- CMD");
+	if (o->user && !o->argv)
+		usage_error("--user applies to a command started with --, not to -p");
 	if (o->max_loss >= 0 && !o->expect)
 		usage_error("--max-loss needs --expect");
 	if (o->max_loss < 0)
@@ -638,8 +648,13 @@ static int capture(struct capture *c)
 
 	if (ot_caps_check())
 		return EXIT_RUNTIME;
-	/* Forked now, exec'd only once armed: no call before arming is missed. */
-	if (c->o.argv && ot_target_spawn(&c->target, c->o.argv, &c->oldmask))
+	/*
+	 * Forked now, exec'd only once armed: no call before arming is missed.
+	 * Under sudo the command runs as the user who typed it, not as root:
+	 * tracing a program must not change what it may do.
+	 */
+	if (c->o.argv && (ot_user_resolve(c->o.user, &c->user) ||
+			  ot_target_spawn(&c->target, c->o.argv, &c->oldmask, &c->user)))
 		return EXIT_RUNTIME;
 	if (c->o.trace && ot_timeline_open(c->o.trace, c->target.pid,
 					   basename(c->target.display), now_ns(),
@@ -653,6 +668,11 @@ static int capture(struct capture *c)
 				ot_probes_lookup, c->probes, feed_pair, c->pair);
 	if (ot_probes_enable(c->probes))
 		return EXIT_RUNTIME;
+	/* Armed and mapped: nothing left needs privilege, so keep none. */
+	if (ot_caps_drop(c->user.set && c->user.uid != getuid())) {
+		ot_error("cannot drop capabilities after arming");
+		return EXIT_RUNTIME;
+	}
 	ot_verbose("armed %zu functions (%zu uprobe events) on %s", c->sel.n,
 		   ot_probes_nevents(c->probes), c->target.display);
 	c->t_start = now_ns();

@@ -37,3 +37,21 @@ int ot_caps_check(void)
 	cap_free(caps);
 	return -EPERM;
 }
+
+int ot_caps_drop(int keep_kill)
+{
+	cap_value_t kill_cap = CAP_KILL;
+	cap_t caps = cap_init(); /* all sets empty */
+	int ret = 0;
+
+	if (!caps)
+		return -errno;
+	if (keep_kill &&
+	    (cap_set_flag(caps, CAP_EFFECTIVE, 1, &kill_cap, CAP_SET) ||
+	     cap_set_flag(caps, CAP_PERMITTED, 1, &kill_cap, CAP_SET)))
+		ret = -errno;
+	if (!ret && cap_set_proc(caps))
+		ret = -errno;
+	cap_free(caps);
+	return ret;
+}

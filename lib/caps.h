@@ -18,4 +18,12 @@ int ot_caps_have_sys_admin(void);
  */
 int ot_caps_check(void);
 
+/*
+ * Once every probe is armed and every ring mapped, the capture needs no
+ * privilege: its fds and mappings stay usable.  Clear the effective,
+ * permitted and inheritable sets (keeping only CAP_KILL when keep_kill, to
+ * stop a command started as another user).  Returns 0 or -errno.
+ */
+int ot_caps_drop(int keep_kill);
+
 #endif

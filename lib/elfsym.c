@@ -10,12 +10,21 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+/* A name that is not a defined function, to explain why it cannot be traced. */
+struct other {
+	const char *name;	/* in ot_elf.strings */
+	int imported;		/* undefined here; else a data object */
+};
 
 struct ot_elf {
 	char *display;
 	struct ot_sym *syms;
 	size_t nsyms;
+	struct other *others;
+	size_t nothers;
 	char *strings;		/* names, one block */
 	const char *source;
 };
@@ -100,6 +109,7 @@ static int read_symbols(struct ot_elf *e, Elf *elf, Elf_Scn *scn,
 		return -1;
 	count = sh->sh_size / sh->sh_entsize;
 	e->syms = ot_xcalloc(count, sizeof(*e->syms));
+	e->others = ot_xcalloc(count, sizeof(*e->others));
 	/* Names are copied so nothing points into libelf's buffers. */
 	for (i = 0; i < count; i++) {
 		GElf_Sym s;
@@ -120,12 +130,25 @@ static int read_symbols(struct ot_elf *e, Elf *elf, Elf_Scn *scn,
 
 		if (!gelf_getsym(data, (int)i, &s))
 			return -1;
-		if (GELF_ST_TYPE(s.st_info) != STT_FUNC ||
-		    s.st_shndx == SHN_UNDEF || !s.st_value)
-			continue;
 		name = elf_strptr(elf, sh->sh_link, s.st_name);
 		if (!name || !*name)
 			continue;
+		if (GELF_ST_TYPE(s.st_info) != STT_FUNC ||
+		    s.st_shndx == SHN_UNDEF || !s.st_value) {
+			int type = GELF_ST_TYPE(s.st_info);
+
+			if (s.st_shndx == SHN_UNDEF ? type > STT_FUNC
+						     : type != STT_OBJECT && type != STT_TLS)
+				continue;
+			len = strlen(name) + 1;
+			if (pos + len > bytes)
+				return -1;
+			memcpy(e->strings + pos, name, len);
+			e->others[e->nothers].name = e->strings + pos;
+			e->others[e->nothers++].imported = s.st_shndx == SHN_UNDEF;
+			pos += len;
+			continue;
+		}
 		if (addr_to_offset(segs, nsegs, s.st_value, &off)) {
 			ot_verbose("%s: skipping %s (0x%llx): not in an executable segment",
 				   e->display, name, (unsigned long long)s.st_value);
@@ -158,6 +181,7 @@ int ot_elf_open(const char *path, const char *display, struct ot_elf **out)
 	struct ot_elf *e;
 	struct seg *segs = NULL;
 	size_t nsegs = 0;
+	struct stat st;
 	GElf_Ehdr eh;
 	GElf_Shdr sh;
 	Elf_Scn *scn;
@@ -191,6 +215,15 @@ int ot_elf_open(const char *path, const char *display, struct ot_elf **out)
 	}
 	if (eh.e_type != ET_EXEC && eh.e_type != ET_DYN) {
 		ot_error("%s is not an executable or shared object", display);
+		goto out_elf;
+	}
+	/* libelf reads lazily: a table past the end would look merely absent. */
+	if (fstat(fd, &st) == 0 &&
+	    ((eh.e_shnum && eh.e_shoff + (uint64_t)eh.e_shnum * eh.e_shentsize > (uint64_t)st.st_size) ||
+	     (eh.e_phnum && eh.e_phoff + (uint64_t)eh.e_phnum * eh.e_phentsize > (uint64_t)st.st_size))) {
+		ot_error("%s is truncated or corrupt: its %s headers lie beyond the end of the file (%lld bytes)",
+			 display, eh.e_phoff + (uint64_t)eh.e_phnum * eh.e_phentsize > (uint64_t)st.st_size ?
+			 "program" : "section", (long long)st.st_size);
 		goto out_elf;
 	}
 	e = ot_xcalloc(1, sizeof(*e));
@@ -233,6 +266,7 @@ void ot_elf_close(struct ot_elf *e)
 	if (!e)
 		return;
 	free(e->syms);
+	free(e->others);
 	free(e->strings);
 	free(e->display);
 	free(e);
@@ -369,9 +403,26 @@ int ot_elf_select(const struct ot_elf *e, const char *spec,
 		if (!hits) {
 			char hint[512];
 
+			const struct other *o = NULL;
+
+			/* .symtab spells imports with their version: printf@GLIBC_2.2.5 */
+			for (j = 0; !is_glob(term) && j < e->nothers; j++) {
+				size_t tl = strlen(term);
+
+				if (!strncmp(e->others[j].name, term, tl) &&
+				    (!e->others[j].name[tl] || e->others[j].name[tl] == '@'))
+					o = &e->others[j];
+			}
 			if (is_glob(term)) {
 				ot_error("no function matches '%s' in %s", term,
 					 e->display);
+			} else if (o && o->imported) {
+				ot_error("'%s' is not defined in %s: it is imported from a "
+					 "shared library; name the library's function instead",
+					 term, e->display);
+			} else if (o) {
+				ot_error("'%s' in %s is a data object, not a function",
+					 term, e->display);
 			} else {
 				suggest(e, term, hint, sizeof(hint));
 				ot_error("no function '%s' in %s%s", term,

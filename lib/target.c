@@ -4,6 +4,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
+#include <pwd.h>
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
@@ -123,8 +125,63 @@ int ot_target_find(struct ot_target *t, const char *cmd)
 	return 0;
 }
 
+int ot_user_resolve(const char *spec, struct ot_user *u)
+{
+	const struct passwd *pw = NULL;
+	const char *sudo_uid = getenv("SUDO_UID"), *sudo_gid = getenv("SUDO_GID");
+	char *end;
+	unsigned long id;
+
+	memset(u, 0, sizeof(*u));
+	if (!spec) {
+		if (getuid() != 0 || !sudo_uid)
+			return 0;
+		errno = 0;
+		id = strtoul(sudo_uid, &end, 10);
+		if (!*sudo_uid || *end || errno) {
+			ot_error("SUDO_UID '%s' is not a user id", sudo_uid);
+			return -ENOENT;
+		}
+		u->set = 1;
+		u->uid = (uid_t)id;
+		pw = getpwuid(u->uid);
+		u->gid = pw ? pw->pw_gid : u->uid;
+		if (sudo_gid && *sudo_gid) {
+			id = strtoul(sudo_gid, &end, 10);
+			if (!*end)
+				u->gid = (gid_t)id;
+		}
+	} else {
+		errno = 0;
+		id = strtoul(spec, &end, 10);
+		pw = (*spec && !*end && !errno) ? getpwuid((uid_t)id) : getpwnam(spec);
+		if (!pw) {
+			ot_error("no user '%s'", spec);
+			return -ENOENT;
+		}
+		u->set = 1;
+		u->uid = pw->pw_uid;
+		u->gid = pw->pw_gid;
+	}
+	if (pw)
+		snprintf(u->name, sizeof(u->name), "%s", pw->pw_name);
+	return 0;
+}
+
+/* In the child: become user, or return errno. */
+static int become(const struct ot_user *u)
+{
+	if (!u || !u->set || (u->uid == getuid() && u->uid == geteuid()))
+		return 0;
+	if (u->name[0] ? initgroups(u->name, u->gid) : setgroups(0, NULL))
+		return errno;
+	if (setgid(u->gid) || setuid(u->uid))
+		return errno;
+	return 0;
+}
+
 int ot_target_spawn(struct ot_target *t, char *const argv[],
-		    const void *sigmask)
+		    const void *sigmask, const struct ot_user *user)
 {
 	int go[2], err[2];
 	pid_t pid;
@@ -149,8 +206,11 @@ int ot_target_spawn(struct ot_target *t, char *const argv[],
 		sigprocmask(SIG_SETMASK, sigmask, NULL);
 		if (read(go[0], &c, 1) != 1)
 			_exit(127); /* the tracer gave up before arming */
-		execv(t->exe, argv);
-		e = errno;
+		e = become(user);
+		if (!e) {
+			execv(t->exe, argv);
+			e = errno;
+		}
 		if (write(err[1], &e, sizeof(e)) < 0)
 			_exit(127);
 		_exit(127);

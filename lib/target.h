@@ -11,6 +11,22 @@
 
 #include <sys/types.h>
 
+/* Who a started command runs as. */
+struct ot_user {
+	int set;	 /* 0: as orbit-trace itself */
+	uid_t uid;
+	gid_t gid;
+	char name[64];	 /* for initgroups; empty: no supplementary groups */
+};
+
+/*
+ * Resolve spec (a user name or numeric uid) into *u.  With spec NULL, a
+ * root orbit-trace started by sudo runs commands as the invoking user
+ * (SUDO_UID, SUDO_GID), anything else as itself.  Returns 0, or -ENOENT
+ * after printing.
+ */
+int ot_user_resolve(const char *spec, struct ot_user *u);
+
 struct ot_target {
 	pid_t pid;
 	int pidfd;	 /* readable when the process has exited */
@@ -37,10 +53,11 @@ int ot_target_find(struct ot_target *t, const char *cmd);
 
 /*
  * Fork argv (after ot_target_find), held before exec.  sigmask is restored
- * in the child.  Returns 0, or -errno after printing.
+ * in the child, and it takes user's identity (groups, gid, uid) before the
+ * exec.  Returns 0, or -errno after printing.
  */
 int ot_target_spawn(struct ot_target *t, char *const argv[],
-		    const void *sigmask);
+		    const void *sigmask, const struct ot_user *user);
 
 /* Let a held child exec.  Returns 0, or -errno (printed) if exec failed. */
 int ot_target_release(struct ot_target *t);

@@ -57,6 +57,46 @@ printf '#!/bin/sh\necho hi\n' >"$work/script.sh"
 chmod +x "$work/script.sh"
 check 1 "orbit-trace: $(realpath "$work/script.sh") is not an ELF file" -- \
 	-f outer -- "$work/script.sh"
+# Names that exist but are no function defined here.
+check 2 "orbit-trace: 'sink' in $STRESS is a data object, not a function" -- -f outer,sink -- "$STRESS"
+check 2 "orbit-trace: 'printf' is not defined in $STRESS: it is imported from a shared library; name the library's function instead" -- \
+	-f printf -- "$STRESS"
+check 2 "orbit-trace: --user applies to a command started with --, not to -p
+$try" -- --user nobody -p 1 -f outer
+check 2 "orbit-trace: --max-loss needs --expect
+$try" -- --max-loss 2 -f outer -- "$STRESS"
+check 2 "orbit-trace: --expect 'outer=lots' is invalid: expected NAME=COUNT[,NAME=COUNT...]
+$try" -- --expect outer=lots -f outer -- "$STRESS"
+
+# Files that are not traceable ELF executables.
+w=$(realpath "$work")
+head -c 3000 "$STRESS" >"$w/truncated"
+cp "$STRESS" "$w/arm64"
+printf '\267\000' | dd of="$w/arm64" bs=1 seek=18 conv=notrunc 2>/dev/null
+python3 -c 'import struct,sys; d=bytearray(open(sys.argv[1],"rb").read()); struct.pack_into("<Q", d, 0x28, len(d) + 4096); open(sys.argv[2],"wb").write(d)' \
+	"$STRESS" "$w/badshoff"
+printf 'void _start(void) { for (;;); }\n' >"$w/nosym.c"
+cc -nostdlib -static -o "$w/nosym" "$w/nosym.c" && strip "$w/nosym"
+chmod +x "$w/truncated" "$w/arm64" "$w/badshoff"
+check 1 "orbit-trace: $w/truncated is truncated or corrupt: its section headers lie beyond the end of the file (3000 bytes)" -- \
+	-f outer -- "$w/truncated"
+check 1 "orbit-trace: $w/arm64 is an ELF file for another machine (e_machine 183)" -- -f outer -- "$w/arm64"
+check 1 "orbit-trace: $w/badshoff is truncated or corrupt: its section headers lie beyond the end of the file ($(stat -c %s "$w/badshoff") bytes)" -- \
+	-f outer -- "$w/badshoff"
+check 1 "orbit-trace: $w/nosym has no symbol table (.symtab or .dynsym)" -- -f _start -- "$w/nosym"
+check 1 "orbit-trace: no user 'no-such-user-xyz'" -- --user no-such-user-xyz -f outer -- "$STRESS"
+
+# A zombie: its parent execs without reaping it.
+sh -c 'sleep 0.1 & echo $! >"$1"; exec sleep 5' sh "$w/zpid" &
+cleanup_pids=$!
+wait_for "$w/zpid" .
+zpid=$(cat "$w/zpid")
+n=0
+until [ "$(cut -d' ' -f3 "/proc/$zpid/stat" 2>/dev/null)" = Z ]; do
+	n=$((n + 1)); [ $n -lt 50 ] || fail_ "no zombie"; sleep 0.1
+done
+check 1 "orbit-trace: process $zpid is a zombie: it has exited and has no code to trace" -- -p "$zpid" -f outer
+
 [ -d /proc/2 ] && [ ! -e /proc/2/exe ] 2>/dev/null && [ "$(cat /proc/2/comm)" = kthreadd ] &&
 	check 1 "orbit-trace: process 2 is a kernel thread: it has no user-space code" -- -p 2 -f outer
 
