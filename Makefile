@@ -31,10 +31,10 @@ FIXTURES   := $(BUILD)/tests/fixture-pie $(BUILD)/tests/fixture-nopie
 STRESS     := tests/stress/orbit-stress
 
 # Debian packages the build and the tests need.
-DEB_DEPS   := gcc make pkg-config libelf-dev libdw-dev libcap-dev libcmocka-dev \
+DEB_DEPS   := gcc g++ make pkg-config libelf-dev libdw-dev libcap-dev libcmocka-dev \
               python3 groff-base strace debhelper dpkg-dev fakeroot lintian
 
-.PHONY: all deps check unit e2e demo clean lint-man install uninstall deb
+.PHONY: all deps check unit e2e demo clean lint-man install uninstall deb targets
 
 PREFIX     ?= /usr/local
 BINDIR     := $(PREFIX)/bin
@@ -63,6 +63,16 @@ orbit-trace: $(BUILD)/orbit-trace
 $(STRESS): tests/stress/orbit-stress.c
 	$(CC) -std=gnu11 -O2 -g $(WARN) $(CPPFLAGS) $(LDFLAGS) -rdynamic -pthread -o $@ $<
 
+# Programs the end-to-end fault tests trace (tests/e2e/targets/).
+TARGETS    := build/targets/recurse build/targets/jump build/targets/throw
+targets: $(TARGETS)
+build/targets/%: tests/e2e/targets/%.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 -O2 -g $(WARN) -o $@ $<
+build/targets/throw: tests/e2e/targets/throw.cc
+	@mkdir -p $(dir $@)
+	$(CXX) -O2 -g -Wall -Wextra -o $@ $<
+
 $(BUILD)/tests/fixture-pie: tests/unit/fixture.c
 	@mkdir -p $(dir $@)
 	$(CC) -O1 -g -fPIE -pie -o $@ $<
@@ -89,7 +99,7 @@ deps:
 unit: $(UNIT_BIN)
 	@set -e; for t in $(UNIT_BIN); do echo "== $$t"; $$t; done
 
-e2e: orbit-trace $(STRESS)
+e2e: orbit-trace $(STRESS) $(TARGETS)
 	@sh tests/e2e/run.sh
 
 lint-man:

@@ -481,6 +481,13 @@ static void run(struct capture *c)
 			if (read(c->sigfd, &si, sizeof(si)) == sizeof(si))
 				ot_verbose("signal %u: ending the capture", si.ssi_signo);
 			c->ended_by = "signal";
+			/*
+			 * A second SIGINT or SIGTERM ends orbit-trace at once,
+			 * even if it was started ignoring them (sh's "&").
+			 */
+			signal(SIGINT, SIG_DFL);
+			signal(SIGTERM, SIG_DFL);
+			sigprocmask(SIG_SETMASK, &c->oldmask, NULL);
 			return;
 		}
 		now = now_ns();

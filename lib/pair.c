@@ -208,14 +208,21 @@ static void close_top(struct ot_pair *p, struct thread *t, uint64_t end)
 static void on_entry(struct ot_pair *p, const struct ot_event *ev)
 {
 	struct thread *t = thread_get(p, ev->tid);
+	int healed = 0;
 
 	/*
 	 * The stack grows down, so a callee's entry SP is below its caller's.
 	 * An entry at or above an open frame's SP means that frame has
 	 * already returned and its return record was lost (or the kernel
-	 * never sent it: uretprobe nesting limit, longjmp): discard it.  An
-	 * entry at the same SP is a tail call, except when it repeats the
-	 * top frame's function: then it is the same call reported twice.
+	 * never sent it: uretprobe nesting limit, longjmp): discard it.
+	 *
+	 * An entry at the same SP as the top frame is either that call
+	 * reported twice (same function: a duplicate), a tail call (the top
+	 * frame jumped to this function and returns with it), or a call made
+	 * after a non-local exit (longjmp, exception) out of the top frame.
+	 * A tail call leaves its frame on top with nothing open above it; if
+	 * frames above had to be discarded just now, the stack was unwound
+	 * without returns, and the frame at this SP is gone too.
 	 */
 	while (t->depth) {
 		struct frame *top = &t->stack[t->depth - 1];
@@ -223,14 +230,16 @@ static void on_entry(struct ot_pair *p, const struct ot_event *ev)
 		if (ev->sp < top->sp)
 			break;
 		if (ev->sp == top->sp) {
-			if (top->func == ev->func) {
+			if (top->func == ev->func && !healed) {
 				p->stats[ev->func].duplicates++;
 				return;
 			}
-			break;
+			if (!healed)
+				break;
 		}
 		p->stats[top->func].unclosed++;
 		t->depth--;
+		healed = 1;
 	}
 	push(p, t, ev->func, ev->sp, ev->time);
 }

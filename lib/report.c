@@ -147,16 +147,33 @@ static void hist_text(FILE *f, const char *name, const struct ot_hist *h)
 	}
 }
 
-/* "0" or "1:7998,3:2": every depth at which the function closed a scope. */
+/*
+ * "0", "1:7998,3:2" (up to three depths), or "1..63" for a spread such as
+ * recursion: every depth at which the function closed a scope.
+ */
 static void depths_text(const struct ot_func_stats *s, char *buf, size_t len)
 {
 	size_t used = 0;
-	unsigned d, kinds = 0;
+	unsigned d, kinds = 0, lo = OT_PAIR_DEPTHS, hi = 0;
 
 	buf[0] = 0;
-	for (d = 0; d < OT_PAIR_DEPTHS; d++)
-		kinds += s->depths[d] != 0;
-	for (d = 0; d < OT_PAIR_DEPTHS && used < len; d++) {
+	for (d = 0; d < OT_PAIR_DEPTHS; d++) {
+		if (!s->depths[d])
+			continue;
+		kinds++;
+		if (d < lo)
+			lo = d;
+		hi = d;
+	}
+	if (!kinds) {
+		snprintf(buf, len, "-");
+		return;
+	}
+	if (kinds > 3) {
+		snprintf(buf, len, "%u..%u%s", lo, hi, hi == OT_PAIR_DEPTHS - 1 ? "+" : "");
+		return;
+	}
+	for (d = lo; d <= hi && used < len; d++) {
 		int w;
 
 		if (!s->depths[d])
@@ -173,8 +190,6 @@ static void depths_text(const struct ot_func_stats *s, char *buf, size_t len)
 			break;
 		used += (size_t)w;
 	}
-	if (!kinds)
-		snprintf(buf, len, "-");
 }
 
 void ot_report_text(FILE *f, const struct ot_report *r)

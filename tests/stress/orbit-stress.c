@@ -6,7 +6,8 @@
  * depth 1, 6*N*K inner at depth 2.  With --wait-go the threads are started,
  * "ready PID" is printed, and work begins on SIGUSR1, so a tracer can attach
  * with -p first.  At the end one JSON line gives the expected counts and the
- * work phase's wall time.
+ * work phase's wall time.  --stress-rounds R creates and joins the threads
+ * R times over (thread churn): R*N threads in all, each making K calls.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -55,10 +56,10 @@ __attribute__((noinline)) void outer(uint64_t seed)
 }
 
 struct config {
-	unsigned long threads, hz, calls;
+	unsigned long threads, hz, calls, rounds;
 };
 
-static struct config cfg = { 1, 1000, 1000 };
+static struct config cfg = { 1, 1000, 1000, 1 };
 static pthread_barrier_t start_line;
 
 static uint64_t now_ns(void)
@@ -110,7 +111,8 @@ int main(int argc, char **argv)
 {
 	pthread_t *tids;
 	sigset_t go;
-	uint64_t t0, t1;
+	uint64_t t0 = 0, t1;
+	unsigned long round;
 	int i, wait_go = 0;
 	unsigned long n;
 
@@ -126,14 +128,17 @@ int main(int argc, char **argv)
 		} else if (i + 1 < argc && !strcmp(argv[i], "--stress-calls")) {
 			cfg.calls = number(argv[i], argv[i + 1]);
 			i++;
+		} else if (i + 1 < argc && !strcmp(argv[i], "--stress-rounds")) {
+			cfg.rounds = number(argv[i], argv[i + 1]);
+			i++;
 		} else {
 			fprintf(stderr, "usage: orbit-stress [--stress-threads N] [--stress-hz F] "
-				"[--stress-calls K] [--wait-go]\n");
+				"[--stress-calls K] [--stress-rounds R] [--wait-go]\n");
 			return 2;
 		}
 	}
-	if (!cfg.threads || cfg.threads > 4096) {
-		fprintf(stderr, "orbit-stress: --stress-threads must be 1..4096\n");
+	if (!cfg.threads || cfg.threads > 4096 || !cfg.rounds) {
+		fprintf(stderr, "orbit-stress: --stress-threads must be 1..4096, --stress-rounds >= 1\n");
 		return 2;
 	}
 	/*
@@ -147,28 +152,32 @@ int main(int argc, char **argv)
 	if (!tids)
 		return 1;
 	pthread_barrier_init(&start_line, NULL, (unsigned)cfg.threads + 1);
-	for (n = 0; n < cfg.threads; n++)
-		if (pthread_create(&tids[n], NULL, worker, (void *)(uintptr_t)(n << 32))) {
-			fprintf(stderr, "orbit-stress: cannot create thread %lu\n", n);
-			return 1;
-		}
-	if (wait_go) {
-		int sig;
+	for (round = 0; round < cfg.rounds; round++) {
+		for (n = 0; n < cfg.threads; n++)
+			if (pthread_create(&tids[n], NULL, worker,
+					   (void *)(uintptr_t)((round * cfg.threads + n) << 32))) {
+				fprintf(stderr, "orbit-stress: cannot create thread %lu\n", n);
+				return 1;
+			}
+		if (round == 0 && wait_go) {
+			int sig;
 
-		printf("ready %d\n", (int)getpid());
-		fflush(stdout);
-		sigwait(&go, &sig);
+			printf("ready %d\n", (int)getpid());
+			fflush(stdout);
+			sigwait(&go, &sig);
+		}
+		if (round == 0)
+			t0 = now_ns();
+		pthread_barrier_wait(&start_line);
+		for (n = 0; n < cfg.threads; n++)
+			pthread_join(tids[n], NULL);
 	}
-	t0 = now_ns();
-	pthread_barrier_wait(&start_line);
-	for (n = 0; n < cfg.threads; n++)
-		pthread_join(tids[n], NULL);
 	t1 = now_ns();
-	printf("{\"threads\": %lu, \"hz\": %lu, \"calls\": %lu, "
+	n = cfg.rounds * cfg.threads * cfg.calls;
+	printf("{\"threads\": %lu, \"hz\": %lu, \"calls\": %lu, \"rounds\": %lu, "
 	       "\"expected\": {\"outer\": %lu, \"middle\": %lu, \"inner\": %lu}, "
 	       "\"work_ns\": %llu}\n",
-	       cfg.threads, cfg.hz, cfg.calls, cfg.threads * cfg.calls,
-	       2 * cfg.threads * cfg.calls, 6 * cfg.threads * cfg.calls,
+	       cfg.threads, cfg.hz, cfg.calls, cfg.rounds, n, 2 * n, 6 * n,
 	       (unsigned long long)(t1 - t0));
 	free(tids);
 	return 0;

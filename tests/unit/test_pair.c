@@ -334,6 +334,49 @@ static void test_lost_events_counted(void **state)
 	ot_pair_free(p);
 }
 
+/* g jumps to inner (tail call): same SP, and the kernel reports both returns. */
+static void test_tail_call_nests(void **state)
+{
+	struct ot_pair *p = ot_pair_new(NFUNCS);
+
+	(void)state;
+	ent(p, 1, OUTER, 0x7000);
+	ent(p, 1, MIDDLE, 0x6fc0);
+	ent(p, 1, INNER, 0x6fc0);  /* middle's tail call */
+	ret(p, 1, INNER, 0x6fc0);
+	ret(p, 1, MIDDLE, 0x6fc0); /* the chained return, same SP */
+	ret(p, 1, OUTER, 0x7000);
+	ot_pair_finish(p);
+	assert_int_equal(S(p, INNER)->scopes, 1);
+	assert_int_equal(S(p, INNER)->depths[2], 1);
+	assert_int_equal(S(p, MIDDLE)->scopes, 1);
+	assert_int_equal(S(p, MIDDLE)->unclosed + S(p, MIDDLE)->orphans, 0);
+	ot_pair_free(p);
+}
+
+/* longjmp from inner to outer: middle and inner never return; the next
+ * call from outer lands at middle's SP and must not nest under it. */
+static void test_longjmp_unwinds(void **state)
+{
+	struct ot_pair *p = ot_pair_new(NFUNCS);
+
+	(void)state;
+	ent(p, 1, OUTER, 0x7000);
+	ent(p, 1, MIDDLE, 0x6fc0);
+	ent(p, 1, INNER, 0x6f80);
+	/* longjmp back into outer, which calls inner at middle's old SP */
+	ent(p, 1, INNER, 0x6fc0);
+	ret(p, 1, INNER, 0x6fc0);
+	ret(p, 1, OUTER, 0x7000);
+	ot_pair_finish(p);
+	assert_int_equal(S(p, MIDDLE)->unclosed, 1);
+	assert_int_equal(S(p, INNER)->unclosed, 1);
+	assert_int_equal(S(p, INNER)->scopes, 1);
+	assert_int_equal(S(p, INNER)->depths[1], 1);
+	assert_int_equal(S(p, OUTER)->scopes, 1);
+	ot_pair_free(p);
+}
+
 static int scopes_seen;
 static uint64_t scope_ns[NFUNCS];
 
@@ -405,6 +448,8 @@ int main(void)
 		cmocka_unit_test(test_wrong_depth_is_off_the_main_depth),
 		cmocka_unit_test(test_lost_events_counted),
 		cmocka_unit_test(test_call_tree_and_scope_hook),
+		cmocka_unit_test(test_tail_call_nests),
+		cmocka_unit_test(test_longjmp_unwinds),
 	};
 
 	return cmocka_run_group_tests_name("pair", tests, NULL, NULL);

@@ -1,0 +1,115 @@
+# Faults during a capture: calls whose returns never come (recursion past
+# the kernel's uretprobe nesting limit, longjmp, a C++ exception), thread
+# churn, the target killed, the tracer killed (no probe left behind), and a
+# second SIGINT.  Each target prints the counts it made.
+. "$(dirname "$0")/lib.sh"
+require_uprobes
+T="$top/build/targets"
+
+# Recursion 100 deep: the kernel gives return probes to the outer 64 or so
+# levels only.  The deeper calls are unclosed, everything else exact.
+"$OT" --json -o "$work/rec.json" -f top,rec,leaf -- "$T/recurse" 200 100 >/dev/null 2>"$work/rec.err" ||
+	fail_ "recursion: exit status $?"
+json_check "$work/rec.json" \
+	'fn["top"]["scopes"] == 200 and fn["top"]["depths"] == {"0": 200} and fn["top"]["unclosed"] == 0' \
+	'fn["leaf"]["scopes"] == 200 and fn["leaf"]["depths"] == {"1": 200} and fn["leaf"]["unclosed"] == 0' \
+	'fn["rec"]["scopes"] + fn["rec"]["unclosed"] == 20000 and fn["rec"]["unclosed"] > 0' \
+	'fn["rec"]["orphans"] == 0 and fn["rec"]["duplicates"] == 0' \
+	'min(int(d) for d in fn["rec"]["depths"]) == 1'
+
+# longjmp from h through g back into f: g and h unclosed, f and leaf exact.
+"$OT" --json -o "$work/jump.json" -f f,g,h,leaf -- "$T/jump" 500 >/dev/null 2>"$work/jump.err" ||
+	fail_ "longjmp: exit status $?"
+json_check "$work/jump.json" \
+	'fn["f"]["scopes"] == 500 and fn["f"]["depths"] == {"0": 500}' \
+	'fn["leaf"]["scopes"] == 500 and fn["leaf"]["depths"] == {"1": 500}' \
+	'fn["g"]["unclosed"] == 500 and fn["h"]["unclosed"] == 500' \
+	'fn["g"]["scopes"] == fn["h"]["scopes"] == 0' \
+	'all(f["orphans"] == 0 and f["duplicates"] == 0 for f in j["functions"])'
+
+# A C++ exception caught in f, thrown from h through untraced g: exact.
+"$OT" --json -o "$work/throw.json" -f f,leaf -- "$T/throw" 500 >/dev/null ||
+	fail_ "exception: exit status $?"
+json_check "$work/throw.json" \
+	'fn["f"]["scopes"] == 500 and fn["leaf"]["scopes"] == 500 and fn["leaf"]["depths"] == {"1": 500}' \
+	'j["target"]["exit_status"] == 0'
+# Through traced g and h, the C++ runtime finds the uretprobe trampoline
+# where a return address should be and calls std::terminate (perf and
+# bpftrace return probes do the same).  orbit-trace must report it, with
+# what it saw counted, and exit 0.
+"$OT" --json -o "$work/throw2.json" -f f,g,h -- "$T/throw" 500 >/dev/null 2>&1 ||
+	fail_ "exception through return probes: exit status $?"
+json_check "$work/throw2.json" \
+	'j["target"]["signal"] == 6' \
+	'fn["h"]["unclosed"] + fn["h"]["scopes"] >= 1 and fn["f"]["orphans"] == 0'
+
+# Thread churn: 600 threads made and joined in 300 rounds, every scope counted.
+"$OT" --json -o "$work/churn.json" --expect outer=6000,middle=12000,inner=36000 \
+	-f outer,middle,inner -- "$STRESS" --stress-threads 2 --stress-hz 0 \
+	--stress-calls 10 --stress-rounds 300 >/dev/null || fail_ "churn: exit status $?"
+json_check "$work/churn.json" 'j["status"] == "ok"' 'j["capture"]["threads"] == 600'
+
+# The target killed mid-capture: a report of what was seen, exit 0.
+"$OT" --json -o "$work/killed.json" -f outer,middle,inner -- "$STRESS" \
+	--stress-hz 1000 --stress-calls 100000 --wait-go >"$work/killed.out" &
+otpid=$!
+cleanup_pids=$otpid
+wait_for "$work/killed.out" '^ready '
+spid=$(sed -n 's/^ready //p' "$work/killed.out")
+kill -USR1 "$spid"; sleep 0.5; kill -KILL "$spid"
+wait "$otpid" || fail_ "target killed: exit status $?"
+json_check "$work/killed.json" \
+	'j["target"]["signal"] == 9 and j["capture"]["ended_by"] == "target exit"' \
+	'fn["outer"]["scopes"] > 100' \
+	'fn["outer"]["unclosed"] <= 1 and fn["middle"]["unclosed"] <= 1 and fn["inner"]["unclosed"] <= 1'
+
+# The tracer killed with SIGKILL: the breakpoint leaves the target's code
+# with the tracer's fds, the target keeps running, a new tracer counts anew.
+"$STRESS" --stress-hz 1000 --stress-calls 100000 >/dev/null &
+spid=$!
+cleanup_pids="$spid"
+off=$("$OT" -l -f outer -- "$STRESS" | awk '!/^#/ { print $1 }')
+byte_at_outer() {
+	python3 - "$1" "$off" "$(realpath "$STRESS")" <<'PY'
+import sys
+pid, off, path = int(sys.argv[1]), int(sys.argv[2], 16), sys.argv[3]
+for l in open("/proc/%d/maps" % pid):
+    f = l.split()
+    lo, hi = (int(x, 16) for x in f[0].split("-"))
+    moff = int(f[2], 16)
+    if len(f) > 5 and f[5] == path and "x" in f[1] and moff <= off < moff + hi - lo:
+        m = open("/proc/%d/mem" % pid, "rb"); m.seek(lo + off - moff)
+        print("%02x" % m.read(1)[0]); break
+PY
+}
+orig=$(od -An -tx1 -j $((off)) -N1 "$STRESS" | tr -d ' ')
+[ "$(byte_at_outer "$spid")" = "$orig" ] || fail_ "outer is not intact before tracing"
+"$OT" -v -o /dev/null -p "$spid" -f outer 2>"$work/k.err" &
+otpid=$!
+cleanup_pids="$spid $otpid"
+wait_for "$work/k.err" 'armed 1 functions'
+[ "$(byte_at_outer "$spid")" = cc ] || fail_ "no breakpoint at outer while armed"
+kill -KILL "$otpid"
+wait "$otpid" 2>/dev/null || true
+[ "$(byte_at_outer "$spid")" = "$orig" ] || fail_ "outer still has a breakpoint after the tracer died"
+kill -0 "$spid" || fail_ "the target died with its tracer"
+"$OT" --json -o "$work/again.json" -p "$spid" -f outer,middle -d 1 || fail_ "second tracer: $?"
+json_check "$work/again.json" \
+	'500 <= fn["outer"]["scopes"] <= 1500 and fn["middle"]["scopes"] >= 2 * fn["outer"]["scopes"] - 2'
+
+# SIGINT ends the capture; a second one, while the probes are disarmed,
+# ends orbit-trace at once (exit by signal) after the report is out.
+"$OT" -o "$work/twice.txt" -p "$spid" -f '*' 2>/dev/null &
+otpid=$!
+cleanup_pids="$spid $otpid"
+sleep 1
+kill -INT "$otpid"
+wait_for "$work/twice.txt" '^status:'
+kill -INT "$otpid"
+set +e
+wait "$otpid"
+rc=$?
+set -e
+[ $rc = 130 ] || fail_ "second SIGINT: exit status $rc, expected 130 (killed by SIGINT)"
+kill -0 "$spid" || fail_ "the target died"
+pass_
