@@ -31,10 +31,10 @@ FIXTURES   := $(BUILD)/tests/fixture-pie $(BUILD)/tests/fixture-nopie
 STRESS     := tests/stress/orbit-stress
 
 # Debian packages the build and the tests need.
-DEB_DEPS   := gcc g++ make pkg-config libelf-dev libdw-dev libcap-dev libcmocka-dev \
+DEB_DEPS   := gcc g++ clang libclang-rt-14-dev make pkg-config libelf-dev libdw-dev libcap-dev libcmocka-dev \
               python3 groff-base strace debhelper dpkg-dev fakeroot lintian
 
-.PHONY: all deps check unit e2e demo clean lint-man install uninstall deb targets
+.PHONY: all deps check unit e2e demo clean lint-man install uninstall deb targets fuzz
 
 PREFIX     ?= /usr/local
 BINDIR     := $(PREFIX)/bin
@@ -84,6 +84,24 @@ $(BUILD)/tests/test_%: tests/unit/test_%.c $(LIB_OBJ) $(FIXTURES)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -DOT_FIXTURE_DIR='"$(abspath $(BUILD))/tests"' \
 		-o $@ $< $(LIB_OBJ) $(LDLIBS) -lcmocka
+
+# libFuzzer targets (clang): make fuzz FUZZ_SECONDS=60 runs each that long,
+# from the committed seeds in tests/fuzz/corpus-*, growing build-fuzz/.
+FUZZ_SECONDS ?= 60
+FUZZ_CFLAGS := -std=gnu11 -g -O1 -D_GNU_SOURCE -I. $(PKG_CFLAGS) \
+               -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
+build-fuzz/%: tests/fuzz/%.c $(LIB_SRC) $(wildcard lib/*.h)
+	@mkdir -p build-fuzz
+	clang $(FUZZ_CFLAGS) -o $@ $< $(LIB_SRC) $(LDLIBS)
+
+fuzz: build-fuzz/fuzz_elfsym build-fuzz/fuzz_records
+	@set -e; for t in elfsym:corpus-elf records:corpus-records; do \
+		bin=build-fuzz/fuzz_$${t%%:*}; seeds=tests/fuzz/$${t#*:}; \
+		mkdir -p build-fuzz/$${t#*:}; \
+		echo "== $$bin for $(FUZZ_SECONDS) s"; \
+		$$bin -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
+			build-fuzz/$${t#*:} $$seeds 2>&1 | grep -E '^(stat::number_of_executed_units|stat::peak_rss_mb|==[0-9]+==ERROR|SUMMARY)' ; \
+	done
 
 # Installs what is missing, only when something is (apt-get needs root).
 deps:
@@ -143,4 +161,4 @@ deb:
 	cp build-deb/orbit-trace_$(VERSION)_*.deb .
 
 clean:
-	rm -rf build build-san build-deb orbit-trace $(STRESS) orbit-trace_*.deb
+	rm -rf build build-san build-deb build-fuzz orbit-trace $(STRESS) orbit-trace_*.deb

@@ -45,6 +45,8 @@ void ot_error(const char *fmt, ...)
 {
 	va_list ap;
 
+	if (verbosity < -1)
+		return;
 	va_start(ap, fmt);
 	emit("", 0, fmt, ap);
 	va_end(ap);
@@ -54,6 +56,8 @@ void ot_error_errno(int err, const char *fmt, ...)
 {
 	va_list ap;
 
+	if (verbosity < -1)
+		return;
 	va_start(ap, fmt);
 	emit("", err, fmt, ap);
 	va_end(ap);

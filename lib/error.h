@@ -24,7 +24,8 @@ void ot_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void ot_verbose(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /*
- * Set how chatty ot_warn/ot_verbose are: level < 0 is -q, 0 normal, > 0 -v.
+ * Set how chatty ot_warn/ot_verbose are: level -1 is -q, 0 normal, > 0 -v;
+ * -2 silences errors too (fuzz targets, which feed garbage on purpose).
  * This is the one piece of process-wide state outside the capture: it
  * belongs to stderr, which is process-wide too.
  */

@@ -91,10 +91,15 @@ static void tree_text(FILE *f, const struct ot_report *r, uint32_t n,
 static void pow2_label(unsigned row, char *buf, size_t len)
 {
 	static const char sfx[] = " KMGTPE";
-	uint64_t lo = row ? (uint64_t)1 << (row - 1) : 0, hi = (uint64_t)1 << row;
+	uint64_t lo = row ? (uint64_t)1 << (row - 1) : 0;
+	uint64_t hi = row < 64 ? (uint64_t)1 << row : 0;
 	char l[32], h[32];
 	unsigned u;
 
+	if (row == 64) {
+		snprintf(buf, len, "[8E, ...)");
+		return;
+	}
 	if (row == 0) {
 		snprintf(buf, len, "[0]");
 		return;
