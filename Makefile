@@ -32,9 +32,9 @@ STRESS     := tests/stress/orbit-stress
 
 # Debian packages the build and the tests need.
 DEB_DEPS   := gcc g++ clang libclang-rt-14-dev make pkg-config libelf-dev libdw-dev libcap-dev libcmocka-dev \
-              python3 groff-base strace debhelper dpkg-dev fakeroot lintian
+              python3 groff-base strace debhelper dpkg-dev fakeroot lintian valgrind
 
-.PHONY: all deps check unit e2e demo clean lint-man install uninstall deb targets fuzz
+.PHONY: all deps check unit e2e demo clean lint-man install uninstall deb targets fuzz valgrind
 
 PREFIX     ?= /usr/local
 BINDIR     := $(PREFIX)/bin
@@ -53,8 +53,13 @@ $(BUILD)/orbit-trace.o: ALL_CFLAGS += \
 
 $(BUILD)/orbit-trace: $(BUILD)/orbit-trace.o $(LIB_OBJ)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+ifneq ($(BUILD),build)
+build/orbit-trace:
+	$(MAKE) SAN= build/orbit-trace
+endif
 
-orbit-trace: $(BUILD)/orbit-trace
+# ./orbit-trace is always the plain build, whatever SAN says.
+orbit-trace: build/orbit-trace
 	cp $< $@
 
 # The stress program is the thing traced: plain -O2, never sanitized.
@@ -117,19 +122,33 @@ deps:
 unit: $(UNIT_BIN)
 	@set -e; for t in $(UNIT_BIN); do echo "== $$t"; $$t; done
 
-e2e: orbit-trace $(STRESS) $(TARGETS)
-	@sh tests/e2e/run.sh
+# The end-to-end tests run $(BUILD)/orbit-trace: sanitized with SAN=...
+e2e: $(BUILD)/orbit-trace $(STRESS) $(TARGETS)
+	@OT=$(abspath $(BUILD)/orbit-trace) sh tests/e2e/run.sh
+
+# One capture under valgrind's memcheck: what ASan cannot see (uninitialised reads).
+valgrind: orbit-trace $(STRESS)
+	valgrind --error-exitcode=9 --leak-check=full --errors-for-leak-kinds=definite \
+		-q ./orbit-trace -q --json -o build/valgrind.json \
+		--expect outer=400,middle=800,inner=2400 -f outer,middle,inner -- \
+		$(STRESS) --stress-threads 2 --stress-hz 1000 --stress-calls 200 >/dev/null
+	@echo "valgrind: memcheck clean"
 
 lint-man:
 	@out=$$(LC_ALL=C groff -man -ww -z man/orbit-trace.1 2>&1); \
 	if [ -n "$$out" ]; then echo "$$out"; exit 1; fi; echo "man page: no warnings"
 
-# The test command of README.md and .ci/run.
+# The test command of README.md and .ci/run: everything plain, then the unit
+# and end-to-end tests again under ASan+UBSan, then memcheck on a capture.
+# `make check SAN=address,undefined` runs only the sanitized pass.
 check: deps
-	$(MAKE) WERROR=1 all unit
-	$(MAKE) WERROR=1 SAN=address,undefined unit
-	$(MAKE) lint-man
-	$(MAKE) WERROR=1 e2e
+ifeq ($(SAN),)
+	$(MAKE) WERROR=1 all unit e2e
+	$(MAKE) WERROR=1 SAN=address,undefined unit e2e
+	$(MAKE) lint-man valgrind
+else
+	$(MAKE) WERROR=1 all unit e2e
+endif
 
 demo: deps
 	$(MAKE) all

@@ -41,6 +41,22 @@ static char proc_state(pid_t pid)
 	return p && p[1] == ' ' ? p[2] : 0;
 }
 
+/*
+ * A pidfd tells when the process exits, ours or not.  Kernels before 5.3
+ * and valgrind lack pidfd_open: then the drain loop polls instead.
+ */
+static int watch(struct ot_target *t)
+{
+	t->pidfd = pidfd_open(t->pid, 0);
+	if (t->pidfd < 0 && errno != ENOSYS) {
+		int e = errno;
+
+		ot_error_errno(e, "cannot watch process %d", (int)t->pid);
+		return -e;
+	}
+	return 0;
+}
+
 int ot_target_attach(struct ot_target *t, pid_t pid)
 {
 	char path[64], real[PATH_MAX];
@@ -77,14 +93,7 @@ int ot_target_attach(struct ot_target *t, pid_t pid)
 	 */
 	t->exe = ot_xstrdup(path);
 	t->display = ot_xstrdup(real);
-	t->pidfd = pidfd_open(pid, 0);
-	if (t->pidfd < 0) {
-		int err = errno;
-
-		ot_error_errno(err, "cannot watch process %d", (int)pid);
-		return -err;
-	}
-	return 0;
+	return watch(t);
 }
 
 /* execvp's search, done up front: the ELF must be read before the exec. */
@@ -221,14 +230,7 @@ int ot_target_spawn(struct ot_target *t, char *const argv[],
 	t->is_child = 1;
 	t->go_fd = go[1];
 	t->err_fd = err[0];
-	t->pidfd = pidfd_open(pid, 0);
-	if (t->pidfd < 0) {
-		int e = errno;
-
-		ot_error_errno(e, "cannot watch process %d", (int)pid);
-		return -e;
-	}
-	return 0;
+	return watch(t);
 }
 
 int ot_target_release(struct ot_target *t)
@@ -262,7 +264,20 @@ int ot_target_check_exit(struct ot_target *t)
 
 	if (t->exited)
 		return 1;
-	if (t->pidfd < 0 || poll(&pfd, 1, 0) <= 0)
+	if (t->pidfd < 0) {
+		char state;
+
+		if (t->is_child) {
+			if (t->go_fd >= 0 || waitpid(t->pid, &t->status, WNOHANG) <= 0)
+				return 0;
+			return t->exited = 1;
+		}
+		state = proc_state(t->pid);
+		if (state && state != 'Z' && state != 'X')
+			return 0;
+		return t->exited = 1;
+	}
+	if (poll(&pfd, 1, 0) <= 0)
 		return 0;
 	t->exited = 1;
 	if (t->is_child)

@@ -3,7 +3,7 @@
 set -eu
 export LC_ALL=C
 top=$(cd "$(dirname "$0")/../.." && pwd)
-OT="$top/orbit-trace"
+OT=${OT:-$top/orbit-trace}
 STRESS="$top/tests/stress/orbit-stress"
 name=$(basename "$0" .sh)
 work="$top/tests/e2e/$name.dir"

@@ -4,7 +4,9 @@
 command -v strace >/dev/null || skip_ "strace is not installed"
 
 set +e
-strace -f -qq -e trace=perf_event_open -o "$work/strace" \
+# LeakSanitizer cannot run under ptrace.
+ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 \
+	strace -f -qq -e trace=perf_event_open -o "$work/strace" \
 	"$OT" -f outer,midle,inner -- "$STRESS" --stress-calls 1 >"$work/out" 2>"$work/err"
 rc=$?
 set -e
