@@ -1,9 +1,9 @@
 # orbit-trace - see README.md.  `sudo make demo`, `sudo make check`.
 VERSION    := 0.1.0
 CC         ?= cc
-PKGS       := libelf libdw libcap
+PKGS       := libelf libdw libcap capstone
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lelf -ldw -lcap)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lelf -ldw -lcap -lcapstone)
 WARN       := -Wall -Wextra -Wformat=2 -Wshadow -Wmissing-prototypes \
               -Wstrict-prototypes -Wold-style-definition -Wundef \
               -Wwrite-strings -Wimplicit-fallthrough
@@ -31,7 +31,7 @@ FIXTURES   := $(BUILD)/tests/fixture-pie $(BUILD)/tests/fixture-nopie
 STRESS     := tests/stress/orbit-stress
 
 # Debian packages the build and the tests need.
-DEB_DEPS   := gcc g++ clang libclang-rt-14-dev make pkg-config libelf-dev libdw-dev libcap-dev libcmocka-dev \
+DEB_DEPS   := gcc g++ clang libclang-rt-14-dev make pkg-config libelf-dev libdw-dev libcap-dev libcapstone-dev libcmocka-dev \
               python3 groff-base strace debhelper dpkg-dev fakeroot lintian valgrind
 
 .PHONY: all deps check unit e2e demo clean lint-man install uninstall deb targets fuzz valgrind
@@ -60,7 +60,7 @@ endif
 
 # ./orbit-trace is always the plain build, whatever SAN says.
 orbit-trace: build/orbit-trace
-	cp $< $@
+	cp $< $@.tmp && mv -f $@.tmp $@
 
 # The stress program is the thing traced: plain -O2, never sanitized.
 # -rdynamic puts outer/middle/inner in .dynsym too, so the stripped copy a

@@ -12,6 +12,7 @@
 #include "lib/export.h"
 #include "lib/pair.h"
 #include "lib/report.h"
+#include "lib/retsite.h"
 #include "lib/target.h"
 #include "lib/uprobe.h"
 #include "lib/xalloc.h"
@@ -69,6 +70,7 @@ struct opts {
 	const char *folded;	/* --folded FILE */
 	int list;		/* -l: show the selection, arm nothing */
 	const char *user;	/* --user: who runs -- CMD */
+	int ret_insn;		/* --returns insn */
 	char **argv;		/* -- CMD ARGS */
 };
 
@@ -81,6 +83,8 @@ struct capture {
 	struct ot_elf *elf;
 	struct ot_selection sel;
 	struct ot_probe_target *pt;
+	uint64_t **ret_sites;	/* per function, with --returns insn */
+	unsigned char *tail_calls; /* per function, with --returns insn */
 	char **labels;
 	struct ot_probes *probes;
 	struct ot_pair *pair;
@@ -111,6 +115,9 @@ static const char usage_text[] =
 	"                         '!GLOB' excludes (e.g. -f 'b3*,!b3Mul*')\n"
 	"  -l, --list             print what -f selects (default: every function)\n"
 	"                         with file offsets and sizes; arm nothing\n"
+	"      --returns MODE     how returns are seen: 'uretprobe' (default, a return\n"
+	"                         probe) or 'insn' (a probe on each return\n"
+	"                         instruction: safe for C++ exceptions)\n"
 	"\n"
 	"Capture:\n"
 	"  -d, --duration SECS    stop after SECS seconds (default: until the target\n"
@@ -189,7 +196,7 @@ static void parse_env(struct opts *o)
 
 enum {
 	OPT_JSON = 0x100, OPT_RING_KB, OPT_DRAIN_MS, OPT_EXPECT, OPT_MAX_LOSS,
-	OPT_HIST, OPT_TRACE, OPT_FOLDED, OPT_USER,
+	OPT_HIST, OPT_TRACE, OPT_FOLDED, OPT_USER, OPT_RETURNS,
 };
 
 static void parse_args(struct opts *o, int argc, char **argv)
@@ -210,6 +217,7 @@ static void parse_args(struct opts *o, int argc, char **argv)
 		{ "trace", required_argument, NULL, OPT_TRACE },
 		{ "folded", required_argument, NULL, OPT_FOLDED },
 		{ "user", required_argument, NULL, OPT_USER },
+		{ "returns", required_argument, NULL, OPT_RETURNS },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -283,6 +291,12 @@ static void parse_args(struct opts *o, int argc, char **argv)
 			break;
 		case OPT_USER:
 			o->user = optarg;
+			break;
+		case OPT_RETURNS:
+			if (strcmp(optarg, "uretprobe") && strcmp(optarg, "insn"))
+				usage_error("--returns '%s' is invalid: expected 'uretprobe' or 'insn'",
+					    optarg);
+			o->ret_insn = !strcmp(optarg, "insn");
 			break;
 		case 'q':
 			verbosity = -1;
@@ -395,6 +409,38 @@ static void drain_round(struct capture *c, uint64_t horizon)
 	ot_drain_flush(c->drain, horizon);
 }
 
+/* --returns insn: a probe on each return instruction of function i. */
+static int find_returns(struct capture *c, size_t i)
+{
+	const struct ot_sym *s = c->sel.fn[i].sym;
+	int n;
+
+	int tail = 0;
+
+	if (!c->ret_sites) {
+		c->ret_sites = ot_xcalloc(c->sel.n, sizeof(*c->ret_sites));
+		c->tail_calls = ot_xcalloc(c->sel.n, 1);
+	}
+	n = s->size ? ot_ret_sites(c->target.exe, s->offset, s->size,
+				   &c->ret_sites[i], &tail) : 0;
+	c->tail_calls[i] = (unsigned char)tail;
+	if (n < 0) {
+		ot_error_errno(-n, "cannot read the code of %s", c->pt[i].label);
+		return -1;
+	}
+	/* A non-NULL list, even empty, says "no uretprobe" to lib/uprobe. */
+	if (!c->ret_sites[i])
+		c->ret_sites[i] = ot_xcalloc(1, sizeof(**c->ret_sites));
+	c->pt[i].ret_sites = c->ret_sites[i];
+	c->pt[i].nret_sites = (size_t)n;
+	ot_verbose("%s: %d return instruction%s%s", c->pt[i].label, n, n == 1 ? "" : "s",
+		   tail ? ", and tail calls (their callee's return ends it)" : "");
+	if (!n && !tail)
+		ot_warn("%s has no return instruction and no tail call: no return of "
+			"it will be seen (it never returns?)", c->pt[i].label);
+	return 0;
+}
+
 /* symbols: the target's binary and the functions -f selects. */
 static int resolve(struct capture *c)
 {
@@ -436,7 +482,13 @@ static int resolve(struct capture *c)
 		ot_verbose("%s (+0x%llx, %llu bytes, from .%s)", c->pt[i].label,
 			   (unsigned long long)s->offset,
 			   (unsigned long long)s->size, ot_elf_source(c->elf));
+		if (c->o.ret_insn && !c->o.list && find_returns(c, i))
+			return EXIT_RUNTIME;
 	}
+	if (!c->o.ret_insn && !c->o.list && ot_elf_has_eh(c->elf))
+		ot_warn("%s uses C++ exceptions: one thrown through a function with a "
+			"return probe aborts the program; --returns insn avoids that "
+			"(see BUGS in orbit-trace(1))", c->target.display);
 	return EXIT_OK;
 }
 
@@ -540,7 +592,8 @@ static void report(struct capture *c)
 	r.pid = (int)c->target.pid;
 	r.functions_requested = c->sel.requested;
 	r.functions_armed = c->sel.n;
-	r.uprobes = 2 * c->sel.n;
+	r.uprobes = ot_probes_nuprobes(c->probes);
+	r.returns = c->o.ret_insn ? "insn" : "uretprobe";
 	r.events = ot_probes_nevents(c->probes);
 	r.cpus = ot_probes_ncpus(c->probes);
 	r.ring_kb = c->o.ring_kb;
@@ -591,8 +644,13 @@ static void cleanup(struct capture *c)
 	ot_pair_free(c->pair);
 	free(c->names);
 	ot_expect_free(c->o.expect, c->o.nexpect);
-	for (i = 0; i < c->sel.n; i++)
+	for (i = 0; i < c->sel.n; i++) {
 		free(c->labels[i]);
+		if (c->ret_sites)
+			free(c->ret_sites[i]);
+	}
+	free(c->ret_sites);
+	free(c->tail_calls);
 	free(c->labels);
 	free(c->pt);
 	ot_selection_free(&c->sel);
@@ -608,6 +666,7 @@ static void cleanup(struct capture *c)
 static int capture(struct capture *c)
 {
 	sigset_t mask;
+	size_t i;
 	int ret;
 
 	c->sigfd = -1;
@@ -671,6 +730,9 @@ static int capture(struct capture *c)
 		return EXIT_RUNTIME;
 	c->pair = ot_pair_new(c->sel.n);
 	ot_pair_on_scope(c->pair, on_scope, c);
+	for (i = 0; c->tail_calls && i < c->sel.n; i++)
+		if (c->tail_calls[i])
+			ot_pair_set_tail_calls(c->pair, i);
 	c->drain = ot_drain_new(ot_probes_ncpus(c->probes), (uint32_t)c->target.pid,
 				ot_probes_lookup, c->probes, feed_pair, c->pair);
 	if (ot_probes_enable(c->probes))
@@ -724,8 +786,6 @@ static int capture(struct capture *c)
 		return EXIT_RUNTIME;
 	}
 	if (c->check.status == OT_STATUS_FAILED) {
-		size_t i;
-
 		for (i = 0; i < c->check.nreasons; i++)
 			ot_error("check failed: %s", c->check.reasons[i]);
 		return EXIT_CHECK;

@@ -92,7 +92,7 @@ void ot_drain_record(struct ot_drain *d, unsigned cpu,
 		     const struct ot_record *rec)
 {
 	struct ot_event ev;
-	int is_ret;
+	int kind;
 
 	memset(&ev, 0, sizeof(ev));
 	ev.cpu = (uint16_t)cpu;
@@ -103,7 +103,7 @@ void ot_drain_record(struct ot_drain *d, unsigned cpu,
 			d->stats.foreign++;
 			return;
 		}
-		if (d->lookup(d->lookup_ctx, rec->id, &ev.func, &is_ret)) {
+		if (d->lookup(d->lookup_ctx, rec->id, &ev.func, &kind)) {
 			d->stats.unknown++;
 			return;
 		}
@@ -112,9 +112,15 @@ void ot_drain_record(struct ot_drain *d, unsigned cpu,
 			return;
 		}
 		d->stats.samples++;
-		ev.kind = is_ret ? OT_EV_RETURN : OT_EV_ENTRY;
+		ev.kind = kind ? OT_EV_RETURN : OT_EV_ENTRY;
 		ev.tid = rec->tid;
-		ev.sp = rec->sp;
+		/*
+		 * Returns carry the SP their call's entry saw: a uretprobe
+		 * fires after `ret` popped the return address; a probe on the
+		 * return instruction fires before.
+		 */
+		ev.sp = kind == 1 ? rec->sp - OT_RET_SP_DELTA : rec->sp;
+		ev.flags = kind == 2 ? OT_EV_RET_INSN : 0;
 		break;
 	case OT_REC_LOST:
 		d->stats.lost += rec->lost;

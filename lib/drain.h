@@ -17,9 +17,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Map a perf event id to (function index, is_return); 0 if known, else -ENOENT. */
+/*
+ * Map a perf event id to (function index, kind): kind 0 an entry probe,
+ * 1 a return probe (uretprobe), 2 a probe on a return instruction.
+ * Returns 0 if known, else -ENOENT.
+ */
 typedef int (*ot_drain_lookup_fn)(void *ctx, uint64_t id, uint32_t *func,
-				  int *is_return);
+				  int *kind);
 /* Receives merged events in time order. */
 typedef void (*ot_drain_emit_fn)(void *ctx, const struct ot_event *ev);
 

@@ -27,6 +27,7 @@ struct ot_elf {
 	size_t nothers;
 	char *strings;		/* names, one block */
 	const char *source;
+	int has_eh;
 };
 
 #if defined(__x86_64__)
@@ -75,6 +76,26 @@ static int addr_to_offset(const struct seg *segs, size_t n, uint64_t addr,
 		}
 	}
 	return -1;
+}
+
+static int has_section(Elf *elf, const char *want)
+{
+	size_t shstrndx;
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return 0;
+	while ((scn = elf_nextscn(elf, scn))) {
+		const char *name;
+
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		name = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (name && !strcmp(name, want))
+			return 1;
+	}
+	return 0;
 }
 
 static Elf_Scn *find_symtab(Elf *elf, Elf64_Word type, GElf_Shdr *sh)
@@ -232,6 +253,7 @@ int ot_elf_open(const char *path, const char *display, struct ot_elf **out)
 		ot_error("%s: corrupt program headers: %s", display, elf_errmsg(-1));
 		goto out_e;
 	}
+	e->has_eh = has_section(elf, ".gcc_except_table");
 	e->source = "symtab";
 	scn = find_symtab(elf, SHT_SYMTAB, &sh);
 	if (!scn) {
@@ -285,6 +307,11 @@ const struct ot_sym *ot_elf_sym(const struct ot_elf *e, size_t i)
 const char *ot_elf_source(const struct ot_elf *e)
 {
 	return e->source;
+}
+
+int ot_elf_has_eh(const struct ot_elf *e)
+{
+	return e->has_eh;
 }
 
 size_t ot_edit_distance(const char *a, const char *b)

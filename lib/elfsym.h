@@ -37,6 +37,9 @@ const struct ot_sym *ot_elf_sym(const struct ot_elf *e, size_t i);
 /* "symtab" or "dynsym": where the symbols came from. */
 const char *ot_elf_source(const struct ot_elf *e);
 
+/* 1 if the file has C++ exception tables (.gcc_except_table). */
+int ot_elf_has_eh(const struct ot_elf *e);
+
 /* One function to arm: several names may share it (aliases). */
 struct ot_selected {
 	const struct ot_sym *sym;  /* the first name that selected it */

@@ -26,6 +26,7 @@ struct thread {
 struct ot_pair {
 	size_t nfuncs;
 	struct ot_func_stats *stats;
+	unsigned char *tail_calls; /* per function */
 	struct thread *threads;	/* open addressing on tid */
 	size_t nthreads, cap;
 	uint64_t lost;
@@ -44,6 +45,7 @@ struct ot_pair *ot_pair_new(size_t nfuncs)
 
 	p->nfuncs = nfuncs;
 	p->stats = ot_xcalloc(nfuncs, sizeof(*p->stats));
+	p->tail_calls = ot_xcalloc(nfuncs, 1);
 	for (i = 0; i < nfuncs; i++)
 		ot_hist_init(&p->stats[i].hist);
 	p->cap = 64;
@@ -89,6 +91,7 @@ void ot_pair_free(struct ot_pair *p)
 		free(p->threads[i].stack);
 	free(p->threads);
 	free(p->stats);
+	free(p->tail_calls);
 	free(p->tree);
 	free(p);
 }
@@ -222,7 +225,8 @@ static void on_entry(struct ot_pair *p, const struct ot_event *ev)
 	 * after a non-local exit (longjmp, exception) out of the top frame.
 	 * A tail call leaves its frame on top with nothing open above it; if
 	 * frames above had to be discarded just now, the stack was unwound
-	 * without returns, and the frame at this SP is gone too.
+	 * without returns, and the frame at this SP is gone too - unless its
+	 * function is known to leave by tail calls (ot_pair_set_tail_calls).
 	 */
 	while (t->depth) {
 		struct frame *top = &t->stack[t->depth - 1];
@@ -234,7 +238,7 @@ static void on_entry(struct ot_pair *p, const struct ot_event *ev)
 				p->stats[ev->func].duplicates++;
 				return;
 			}
-			if (!healed)
+			if (!healed || p->tail_calls[top->func])
 				break;
 		}
 		p->stats[top->func].unclosed++;
@@ -247,7 +251,7 @@ static void on_entry(struct ot_pair *p, const struct ot_event *ev)
 static void on_return(struct ot_pair *p, const struct ot_event *ev)
 {
 	struct thread *t = thread_get(p, ev->tid);
-	uint64_t entry_sp = ev->sp - OT_RET_SP_DELTA;
+	uint64_t entry_sp = ev->sp;
 	uint32_t i;
 
 	for (i = t->depth; i > 0; i--) {
@@ -258,6 +262,14 @@ static void on_return(struct ot_pair *p, const struct ot_event *ev)
 		if (f->sp == entry_sp && f->func == ev->func) {
 			drop_above(p, t, i);
 			close_top(p, t, ev->time);
+			/*
+			 * A return instruction ends the tail callers below at
+			 * the same SP too: only one `ret` runs for all of them
+			 * (a uretprobe reports each, and they pair one by one).
+			 */
+			while ((ev->flags & OT_EV_RET_INSN) && t->depth &&
+			       t->stack[t->depth - 1].sp == entry_sp)
+				close_top(p, t, ev->time);
 			t->last_ret_time = ev->time;
 			t->last_ret_sp = ev->sp;
 			t->last_ret_func = ev->func;
@@ -305,6 +317,12 @@ void ot_pair_finish(struct ot_pair *p)
 const struct ot_func_stats *ot_pair_stats(const struct ot_pair *p, size_t f)
 {
 	return &p->stats[f];
+}
+
+void ot_pair_set_tail_calls(struct ot_pair *p, size_t f)
+{
+	if (f < p->nfuncs)
+		p->tail_calls[f] = 1;
 }
 
 void ot_pair_on_scope(struct ot_pair *p, ot_scope_fn fn, void *ctx)

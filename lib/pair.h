@@ -22,9 +22,10 @@
 #define OT_PAIR_DEPTHS 64
 
 /*
- * Distance between the SP a return probe sees and the SP its call's entry
- * probe saw: on x86-64 `ret` pops the return address (8 bytes); on arm64
- * the return address is in a register and SP is unchanged.
+ * Distance between the SP a return probe (uretprobe) sees and the SP its
+ * call's entry probe saw: on x86-64 `ret` pops the return address (8
+ * bytes); on arm64 the return address is in a register and SP is
+ * unchanged.  lib/drain subtracts it, so events carry entry SPs.
  */
 #if defined(__x86_64__)
 #define OT_RET_SP_DELTA 8
@@ -40,13 +41,17 @@ enum ot_event_kind {
 	OT_EV_LOST,	/* the kernel dropped records on ev.cpu at about ev.time */
 };
 
+/* A return seen at a return instruction: a tail caller returns with it. */
+#define OT_EV_RET_INSN 1
+
 struct ot_event {
 	uint64_t time;
-	uint64_t sp;
+	uint64_t sp;	/* at entry; for returns, the SP the entry saw */
 	uint32_t tid;
 	uint32_t func;	/* index into the capture's function table */
 	uint16_t cpu;
 	uint8_t kind;	/* enum ot_event_kind */
+	uint8_t flags;	/* OT_EV_RET_INSN */
 	uint64_t lost;	/* OT_EV_LOST only */
 };
 
@@ -101,6 +106,14 @@ void ot_pair_finish(struct ot_pair *p);
 
 /* Statistics of function f, valid until ot_pair_free. */
 const struct ot_func_stats *ot_pair_stats(const struct ot_pair *p, size_t f);
+
+/*
+ * Function f is seen returning at its return instructions (--returns
+ * insn) and may also leave by a tail call (a jump out of its code): a call
+ * at its SP is then its tail call even right after an unwind, and the
+ * callee's return ends it too.
+ */
+void ot_pair_set_tail_calls(struct ot_pair *p, size_t f);
 
 /* Call fn for every scope closed from now on. */
 void ot_pair_on_scope(struct ot_pair *p, ot_scope_fn fn, void *ctx);

@@ -204,8 +204,10 @@ void ot_report_text(FILE *f, const struct ot_report *r)
 	size_t i, w = 8;
 
 	fprintf(f, "orbit-trace report: %s (pid %d)\n", r->binary, r->pid);
-	fprintf(f, "armed %zu of %zu functions: %zu uprobes, %zu perf events on %u CPUs, %zu KB ring per CPU\n",
+	fprintf(f, "armed %zu of %zu functions: %zu uprobes%s, %zu perf events on %u CPUs, %zu KB ring per CPU\n",
 		r->functions_armed, r->functions_requested, r->uprobes,
+		r->returns && !strcmp(r->returns, "insn") ?
+			" (returns seen at return instructions)" : "",
 		r->events, r->cpus, r->ring_kb);
 	fprintf(f, "capture: %s, ended by %s", ot_report_duration(r->duration_ns, a, sizeof(a)),
 		r->ended_by);
@@ -332,9 +334,9 @@ void ot_report_json(FILE *f, const struct ot_report *r)
 		fprintf(f, ", \"signal\": %d", WTERMSIG(r->target_status));
 	fprintf(f, "},\n");
 	fprintf(f, "  \"arming\": {\"functions_requested\": %zu, \"functions_armed\": %zu, "
-		"\"uprobes\": %zu, \"events\": %zu, \"cpus\": %u},\n",
+		"\"uprobes\": %zu, \"events\": %zu, \"cpus\": %u, \"returns\": \"%s\"},\n",
 		r->functions_requested, r->functions_armed, r->uprobes,
-		r->events, r->cpus);
+		r->events, r->cpus, r->returns ? r->returns : "uretprobe");
 	fprintf(f, "  \"capture\": {\"duration_ns\": %" PRIu64 ", \"ring_kb\": %zu, "
 		"\"drain_ms\": %u, \"ended_by\": ", r->duration_ns, r->ring_kb,
 		r->drain_ms);

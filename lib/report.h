@@ -28,6 +28,7 @@ struct ot_report {
 	const char *binary;
 	int pid;
 	size_t functions_requested, functions_armed, uprobes, events;
+	const char *returns;	/* "uretprobe" or "insn" (--returns) */
 	unsigned cpus;
 	size_t ring_kb;
 	unsigned drain_ms;

@@ -35,7 +35,7 @@ struct cpu_slot {
 struct id_slot {
 	uint64_t id;	/* 0: empty (the kernel's ids start at 1) */
 	uint32_t target;
-	uint32_t is_return;
+	uint32_t kind;	/* enum ot_probe_kind */
 };
 
 struct ot_probes {
@@ -45,6 +45,7 @@ struct ot_probes {
 	size_t nfds;
 	struct id_slot *ids;
 	size_t idcap;
+	size_t nuprobes;
 };
 
 static int read_file(const char *path, char *buf, size_t len)
@@ -128,7 +129,7 @@ static void base_attr(struct perf_event_attr *a)
 }
 
 static void id_insert(struct ot_probes *p, uint64_t id, uint32_t target,
-		      int is_return)
+		      int kind)
 {
 	size_t s = (size_t)(id * 0x9E3779B97F4A7C15ull) & (p->idcap - 1);
 
@@ -136,11 +137,10 @@ static void id_insert(struct ot_probes *p, uint64_t id, uint32_t target,
 		s = (s + 1) & (p->idcap - 1);
 	p->ids[s].id = id;
 	p->ids[s].target = target;
-	p->ids[s].is_return = (uint32_t)is_return;
+	p->ids[s].kind = (uint32_t)kind;
 }
 
-int ot_probes_lookup(void *probes, uint64_t id, uint32_t *target,
-		     int *is_return)
+int ot_probes_lookup(void *probes, uint64_t id, uint32_t *target, int *kind)
 {
 	struct ot_probes *p = probes;
 	size_t s = (size_t)(id * 0x9E3779B97F4A7C15ull) & (p->idcap - 1);
@@ -148,7 +148,7 @@ int ot_probes_lookup(void *probes, uint64_t id, uint32_t *target,
 	while (p->ids[s].id) {
 		if (p->ids[s].id == id) {
 			*target = p->ids[s].target;
-			*is_return = (int)p->ids[s].is_return;
+			*kind = (int)p->ids[s].kind;
 			return 0;
 		}
 		s = (s + 1) & (p->idcap - 1);
@@ -223,12 +223,14 @@ int ot_probes_arm(const struct ot_probe_target *t, size_t n, size_t ring_kb,
 		free(p);
 		return ret;
 	}
-	raise_nofile(p->ncpus * (2 * n + 2));
+	for (i = 0; i < n; i++)
+		p->nuprobes += 1 + (t[i].ret_sites ? t[i].nret_sites : 1);
+	raise_nofile(p->ncpus * (p->nuprobes + 2));
 	p->cpus = ot_xcalloc(p->ncpus, sizeof(*p->cpus));
 	for (c = 0; c < p->ncpus; c++)
 		p->cpus[c].ret_leader = p->cpus[c].ent_leader = -1;
-	p->fds = ot_xcalloc(2 * n * p->ncpus + 1, sizeof(*p->fds));
-	for (p->idcap = 16; p->idcap < 4 * n * p->ncpus; p->idcap *= 2)
+	p->fds = ot_xcalloc(p->nuprobes * p->ncpus + 1, sizeof(*p->fds));
+	for (p->idcap = 16; p->idcap < 2 * p->nuprobes * p->ncpus; p->idcap *= 2)
 		;
 	p->ids = ot_xcalloc(p->idcap, sizeof(*p->ids));
 
@@ -264,31 +266,36 @@ int ot_probes_arm(const struct ot_probe_target *t, size_t n, size_t ring_kb,
 	}
 
 	for (i = 0; i < n; i++) {
+		size_t nret = t[i].ret_sites ? t[i].nret_sites : 1, k;
+
 		for (c = 0; c < p->ncpus; c++) {
 			struct cpu_slot *s = &p->cpus[c];
-			int is_ret;
 
-			for (is_ret = 1; is_ret >= 0; is_ret--) {
+			/* Return probes first: they go in the group enabled first. */
+			for (k = 0; k <= nret; k++) {
+				int kind = k == nret ? OT_PROBE_ENTRY :
+					   t[i].ret_sites ? OT_PROBE_RET_INSN : OT_PROBE_URETPROBE;
+				uint64_t off = kind == OT_PROBE_RET_INSN ? t[i].ret_sites[k] : t[i].offset;
 				struct perf_event_attr a;
 				uint64_t id;
 				int fd;
 
 				base_attr(&a);
 				a.type = (uint32_t)type;
-				a.config = is_ret ? 1ull << retbit : 0;
+				a.config = kind == OT_PROBE_URETPROBE ? 1ull << retbit : 0;
 				a.config1 = (uint64_t)(uintptr_t)t[i].path;
-				a.config2 = t[i].offset;
+				a.config2 = off;
 				a.sample_period = 1;
 				a.sample_type |= PERF_SAMPLE_REGS_USER;
 				a.sample_regs_user = 1ull << OT_REG_SP;
 				fd = perf_open(&a, s->cpu,
-					       is_ret ? s->ret_leader : s->ent_leader);
+					       kind == OT_PROBE_ENTRY ? s->ent_leader : s->ret_leader);
 				if (fd < 0) {
 					ret = -errno;
 					ot_error_errno(errno, "cannot arm %s on %s (+0x%llx)%s",
-						       is_ret ? "uretprobe" : "uprobe",
-						       t[i].label,
-						       (unsigned long long)t[i].offset,
+						       kind == OT_PROBE_URETPROBE ? "uretprobe" :
+						       kind == OT_PROBE_RET_INSN ? "return-instruction uprobe" :
+						       "uprobe", t[i].label, (unsigned long long)off,
 						       arm_hint(errno));
 					goto fail;
 				}
@@ -300,7 +307,7 @@ int ot_probes_arm(const struct ot_probe_target *t, size_t n, size_t ring_kb,
 						       t[i].label, s->cpu);
 					goto fail;
 				}
-				id_insert(p, id, (uint32_t)i, is_ret);
+				id_insert(p, id, (uint32_t)i, kind);
 			}
 		}
 	}
@@ -383,4 +390,9 @@ struct ot_ring *ot_probes_ring(struct ot_probes *p, unsigned i)
 size_t ot_probes_nevents(const struct ot_probes *p)
 {
 	return p->nfds;
+}
+
+size_t ot_probes_nuprobes(const struct ot_probes *p)
+{
+	return p->nuprobes;
 }

@@ -36,13 +36,27 @@ struct ot_probe_target {
 	const char *path;   /* file the kernel resolves, e.g. /proc/PID/exe */
 	const char *label;  /* "BINARY:FUNCTION" for messages */
 	uint64_t offset;    /* file offset of the function */
+	/*
+	 * NULL: a return probe (uretprobe) sees the function return.
+	 * Otherwise a plain uprobe on each of these return instructions
+	 * (lib/retsite); with nret_sites 0 no return is seen at all.
+	 */
+	const uint64_t *ret_sites;
+	size_t nret_sites;
+};
+
+/* What a sample's probe is: ot_probes_lookup's *kind. */
+enum ot_probe_kind {
+	OT_PROBE_ENTRY = 0,
+	OT_PROBE_URETPROBE = 1,
+	OT_PROBE_RET_INSN = 2,
 };
 
 struct ot_probes;
 
 /*
- * Open (disabled) one entry and one return uprobe for each target on every
- * online CPU, with a ring of ring_kb KiB per CPU.  Returns 0 and *out, or
+ * Open (disabled) an entry uprobe and the return probes for each target on
+ * every online CPU, with a ring of ring_kb KiB per CPU.  Returns 0 and *out, or
  * -errno after printing which probe failed and why; nothing stays armed
  * on failure.
  */
@@ -65,9 +79,11 @@ unsigned ot_probes_ncpus(const struct ot_probes *p);
 struct ot_ring *ot_probes_ring(struct ot_probes *p, unsigned i);
 size_t ot_probes_nevents(const struct ot_probes *p); /* uprobe fds */
 
-/* Map an event id from a sample to its target index and direction. */
-int ot_probes_lookup(void *probes, uint64_t id, uint32_t *target,
-		     int *is_return);
+/* Map an event id from a sample to its target index and probe kind. */
+int ot_probes_lookup(void *probes, uint64_t id, uint32_t *target, int *kind);
+
+/* uprobes armed per CPU: entries + uretprobes + return instructions. */
+size_t ot_probes_nuprobes(const struct ot_probes *p);
 
 /* Read the uprobe PMU from sysfs: returns 0, or -errno if it is missing. */
 int ot_uprobe_pmu(int *type, unsigned *retprobe_bit);

@@ -1,5 +1,6 @@
 # Faults during a capture: calls whose returns never come (recursion past
-# the kernel's uretprobe nesting limit, longjmp, a C++ exception), thread
+# the kernel's uretprobe nesting limit, longjmp, a C++ exception; with
+# return probes and with --returns insn), thread
 # churn, the target killed, the tracer killed (no probe left behind), and a
 # second SIGINT.  Each target prints the counts it made.
 . "$(dirname "$0")/lib.sh"
@@ -28,20 +29,47 @@ json_check "$work/jump.json" \
 	'all(f["orphans"] == 0 and f["duplicates"] == 0 for f in j["functions"])'
 
 # A C++ exception caught in f, thrown from h through untraced g: exact.
-"$OT" --json -o "$work/throw.json" -f f,leaf -- "$T/throw" 500 >/dev/null ||
+"$OT" --json -o "$work/throw.json" -f f,leaf -- "$T/throw" 500 >/dev/null 2>"$work/throw.err" ||
 	fail_ "exception: exit status $?"
 json_check "$work/throw.json" \
 	'fn["f"]["scopes"] == 500 and fn["leaf"]["scopes"] == 500 and fn["leaf"]["depths"] == {"1": 500}' \
 	'j["target"]["exit_status"] == 0'
-# Through traced g and h, the C++ runtime finds the uretprobe trampoline
-# where a return address should be and calls std::terminate (perf and
-# bpftrace return probes do the same).  orbit-trace must report it, with
-# what it saw counted, and exit 0.
-"$OT" --json -o "$work/throw2.json" -f f,g,h -- "$T/throw" 500 >/dev/null 2>&1 ||
+# Through traced g and h, with probes on return instructions (nothing on
+# the stack changes): the program runs to its end, g and h are unclosed,
+# f (which tail-calls leaf after the catch) and leaf exact.
+"$OT" --returns insn --json -o "$work/throw-insn.json" -f f,g,h,leaf -- "$T/throw" 500 \
+	>"$work/throw-insn.out" 2>"$work/throw-insn.err" || fail_ "--returns insn: exit status $?"
+grep -q '"caught": 500' "$work/throw-insn.out" || fail_ "the C++ program did not finish"
+json_check "$work/throw-insn.json" \
+	'j["target"]["exit_status"] == 0 and j["arming"]["returns"] == "insn"' \
+	'fn["f"]["scopes"] == 500 and fn["f"]["depths"] == {"0": 500} and fn["f"]["unclosed"] == 0' \
+	'fn["leaf"]["scopes"] == 500 and fn["leaf"]["depths"] == {"1": 500}' \
+	'fn["g"]["unclosed"] == 500 and fn["h"]["unclosed"] == 500' \
+	'all(f["orphans"] == 0 and f["duplicates"] == 0 for f in j["functions"])'
+# With return probes the C++ runtime finds the uretprobe trampoline where a
+# return address should be and calls std::terminate (perf's and bpftrace's
+# return probes do the same): orbit-trace warns before, then reports the
+# signal with what it saw, and exits 0.
+"$OT" --json -o "$work/throw2.json" -f f,g,h -- "$T/throw" 500 >/dev/null 2>"$work/throw2.err" ||
 	fail_ "exception through return probes: exit status $?"
+grep -q "uses C++ exceptions: one thrown through a function with a return probe aborts the program; --returns insn avoids that" \
+	"$work/throw2.err" || fail_ "no warning about C++ exceptions"
 json_check "$work/throw2.json" \
 	'j["target"]["signal"] == 6' \
 	'fn["h"]["unclosed"] + fn["h"]["scopes"] >= 1 and fn["f"]["orphans"] == 0'
+
+# The same recursion and longjmp with --returns insn: no nesting limit for
+# plain uprobes, so every rec call closes; the longjmp heals the same way.
+"$OT" --returns insn --json -o "$work/rec-insn.json" -f top,rec,leaf -- "$T/recurse" 200 100 \
+	>/dev/null 2>"$work/rec-insn.err" || fail_ "recursion, insn: exit status $?"
+json_check "$work/rec-insn.json" \
+	'fn["rec"]["scopes"] == 20000 and fn["rec"]["unclosed"] == 0' \
+	'fn["top"]["scopes"] == 200 and fn["leaf"]["depths"] == {"1": 200}'
+"$OT" --returns insn --json -o "$work/jump-insn.json" -f f,g,h,leaf -- "$T/jump" 500 \
+	>/dev/null 2>"$work/jump-insn.err" || fail_ "longjmp, insn: exit status $?"
+json_check "$work/jump-insn.json" \
+	'fn["f"]["scopes"] == 500 and fn["leaf"]["depths"] == {"1": 500}' \
+	'fn["g"]["unclosed"] == 500 and fn["h"]["unclosed"] == 500'
 
 # Thread churn: 600 threads made and joined in 300 rounds, every scope counted.
 "$OT" --json -o "$work/churn.json" --expect outer=6000,middle=12000,inner=36000 \

@@ -23,4 +23,13 @@ json_check "$work/report.json" \
 	'fn["outer"]["duration_ns"]["p50"] > fn["middle"]["duration_ns"]["p50"] > fn["inner"]["duration_ns"]["p50"]' \
 	'j["target"]["exited"] and j["target"]["exit_status"] == 0' \
 	'j["capture"]["ended_by"] == "target exit" and j["capture"]["ring_kb"] == 4096 and j["capture"]["drain_ms"] == 5'
+
+# The same tree with returns seen at return instructions.
+"$OT" --returns insn --json -o "$work/insn.json" -f outer,middle,inner -- \
+	"$STRESS" --stress-threads 2 --stress-hz 2000 --stress-calls 2000 >/dev/null 2>"$work/err2" ||
+	fail_ "--returns insn: exit status $?"
+json_check "$work/insn.json" \
+	'j["arming"]["returns"] == "insn" and j["records"]["lost"] == 0' \
+	'[(f["scopes"], f["depths"]) for f in j["functions"]] == [(4000, {"0": 4000}), (8000, {"1": 8000}), (24000, {"2": 24000})]' \
+	'all(f["unclosed"] == 0 and f["orphans"] == 0 and f["duplicates"] == 0 for f in j["functions"])'
 pass_

@@ -22,13 +22,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 #define RING 4096
 #define NFUNCS 4
 
-static int lookup(void *ctx, uint64_t id, uint32_t *func, int *is_return)
+static int lookup(void *ctx, uint64_t id, uint32_t *func, int *kind)
 {
 	(void)ctx;
-	if (id >= 2 * NFUNCS)
+	if (id >= 3 * NFUNCS)
 		return -1;
-	*func = (uint32_t)(id / 2);
-	*is_return = (int)(id & 1);
+	*func = (uint32_t)(id / 3);
+	*kind = (int)(id % 3);
 	return 0;
 }
 

@@ -26,14 +26,15 @@ static void emit(void *ctx, const struct ot_event *ev)
 	s->ev[s->n++] = *ev;
 }
 
-/* Ids 1..99 are ours: function id / 2, odd ids are return probes. */
-static int lookup(void *ctx, uint64_t id, uint32_t *func, int *is_return)
+/* Ids 1..99 are ours: function id / 2, odd ids are return probes
+ * (uretprobes), ids 100..199 probes on return instructions. */
+static int lookup(void *ctx, uint64_t id, uint32_t *func, int *kind)
 {
 	(void)ctx;
-	if (id == 0 || id >= 100)
+	if (id == 0 || id >= 200)
 		return -ENOENT;
-	*func = (uint32_t)(id / 2);
-	*is_return = (int)(id & 1);
+	*func = (uint32_t)(id % 100 / 2);
+	*kind = id >= 100 ? 2 : (int)(id & 1);
 	return 0;
 }
 
@@ -158,6 +159,28 @@ static void test_filters(void **state)
 	ot_drain_free(d);
 }
 
+/* Returns arrive with the SP their call's entry saw. */
+static void test_return_sp_normalised(void **state)
+{
+	struct sink s = { .n = 0 };
+	struct ot_drain *d = ot_drain_new(1, 42, lookup, NULL, emit, &s);
+
+	(void)state;
+	sample(d, 0, 1, 42, 3);	  /* uretprobe: after `ret` */
+	sample(d, 0, 2, 42, 103); /* return instruction: before it */
+	sample(d, 0, 3, 42, 2);	  /* entry */
+	ot_drain_flush(d, UINT64_MAX);
+	assert_int_equal(s.n, 3);
+	assert_int_equal(s.ev[0].sp, 0x1000 - OT_RET_SP_DELTA);
+	assert_int_equal(s.ev[0].flags, 0);
+	assert_int_equal(s.ev[1].sp, 0x1000);
+	assert_int_equal(s.ev[1].flags, OT_EV_RET_INSN);
+	assert_int_equal(s.ev[1].kind, OT_EV_RETURN);
+	assert_int_equal(s.ev[2].sp, 0x1000);
+	assert_int_equal(s.ev[2].kind, OT_EV_ENTRY);
+	ot_drain_free(d);
+}
+
 static void test_queue_grows(void **state)
 {
 	static struct sink s;
@@ -184,6 +207,7 @@ int main(void)
 		cmocka_unit_test(test_late_record_counted),
 		cmocka_unit_test(test_filters),
 		cmocka_unit_test(test_queue_grows),
+		cmocka_unit_test(test_return_sp_normalised),
 	};
 
 	return cmocka_run_group_tests_name("drain", tests, NULL, NULL);

@@ -1,8 +1,8 @@
 /*
  * Pairing on synthetic event streams: nesting, orphans, unclosed calls,
  * duplicates by SP, interleaved threads, healing after lost returns.
- * SPs follow the real layout: a callee's entry SP is below its caller's,
- * and a return probe sees the entry SP + OT_RET_SP_DELTA.
+ * SPs follow the real layout: a callee's entry SP is below its caller's;
+ * returns carry their call's entry SP, as lib/drain delivers them.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -26,8 +26,7 @@ static void ent(struct ot_pair *p, uint32_t tid, uint32_t f, uint64_t sp)
 
 static void ret(struct ot_pair *p, uint32_t tid, uint32_t f, uint64_t sp)
 {
-	struct ot_event ev = { .time = clock_ns += 10,
-			       .sp = sp + OT_RET_SP_DELTA, .tid = tid,
+	struct ot_event ev = { .time = clock_ns += 10, .sp = sp, .tid = tid,
 			       .func = f, .kind = OT_EV_RETURN };
 
 	ot_pair_feed(p, &ev);
@@ -128,7 +127,7 @@ static void test_duplicate_entry_dropped(void **state)
 static void test_duplicate_return_dropped(void **state)
 {
 	struct ot_pair *p = ot_pair_new(NFUNCS);
-	struct ot_event ev = { .sp = 0x6fc0 + OT_RET_SP_DELTA, .tid = 1,
+	struct ot_event ev = { .sp = 0x6fc0, .tid = 1,
 			       .func = MIDDLE, .kind = OT_EV_RETURN };
 
 	(void)state;
@@ -291,8 +290,8 @@ static void test_outside_parent_counted(void **state)
 		{ .time = 100, .sp = 0x7000, .tid = 1, .func = OUTER, .kind = OT_EV_ENTRY },
 		/* a child stamped before its parent began: clocks disagree */
 		{ .time = 90, .sp = 0x6fc0, .tid = 1, .func = MIDDLE, .kind = OT_EV_ENTRY },
-		{ .time = 120, .sp = 0x6fc0 + OT_RET_SP_DELTA, .tid = 1, .func = MIDDLE, .kind = OT_EV_RETURN },
-		{ .time = 130, .sp = 0x7000 + OT_RET_SP_DELTA, .tid = 1, .func = OUTER, .kind = OT_EV_RETURN },
+		{ .time = 120, .sp = 0x6fc0, .tid = 1, .func = MIDDLE, .kind = OT_EV_RETURN },
+		{ .time = 130, .sp = 0x7000, .tid = 1, .func = OUTER, .kind = OT_EV_RETURN },
 	};
 	size_t i;
 
@@ -377,6 +376,53 @@ static void test_longjmp_unwinds(void **state)
 	ot_pair_free(p);
 }
 
+/* With probes on return instructions one `ret` ends a tail chain. */
+static void test_ret_insn_closes_tail_callers(void **state)
+{
+	struct ot_pair *p = ot_pair_new(NFUNCS);
+	struct ot_event ev = { .sp = 0x6fc0, .tid = 1, .func = INNER,
+			       .kind = OT_EV_RETURN, .flags = OT_EV_RET_INSN };
+
+	(void)state;
+	ent(p, 1, OUTER, 0x7000);
+	ent(p, 1, MIDDLE, 0x6fc0);
+	ent(p, 1, INNER, 0x6fc0); /* middle's tail call */
+	ev.time = clock_ns += 10;
+	ot_pair_feed(p, &ev);
+	ret(p, 1, OUTER, 0x7000);
+	ot_pair_finish(p);
+	assert_int_equal(S(p, INNER)->scopes, 1);
+	assert_int_equal(S(p, MIDDLE)->scopes, 1);
+	assert_int_equal(S(p, MIDDLE)->unclosed, 0);
+	assert_int_equal(S(p, OUTER)->scopes, 1);
+	ot_pair_free(p);
+}
+
+/* An exception unwinds g and h; f, which has no `ret`, tail-calls leaf. */
+static void test_tail_caller_survives_unwind(void **state)
+{
+	struct ot_pair *p = ot_pair_new(NFUNCS + 1);
+	struct ot_event ev = { .sp = 0x7000, .tid = 1, .func = INNER,
+			       .kind = OT_EV_RETURN, .flags = OT_EV_RET_INSN };
+
+	(void)state;
+	ot_pair_set_tail_calls(p, OUTER);
+	ent(p, 1, OUTER, 0x7000);
+	ent(p, 1, MIDDLE, 0x6fe0);
+	ent(p, 1, NFUNCS, 0x6fa0); /* throws: no return for it or middle */
+	ent(p, 1, INNER, 0x7000);  /* outer, after the catch, jumps to inner */
+	ev.time = clock_ns += 10;
+	ot_pair_feed(p, &ev);
+	ot_pair_finish(p);
+	assert_int_equal(S(p, MIDDLE)->unclosed, 1);
+	assert_int_equal(S(p, NFUNCS)->unclosed, 1);
+	assert_int_equal(S(p, INNER)->scopes, 1);
+	assert_int_equal(S(p, INNER)->depths[1], 1);
+	assert_int_equal(S(p, OUTER)->scopes, 1);
+	assert_int_equal(S(p, OUTER)->unclosed, 0);
+	ot_pair_free(p);
+}
+
 static int scopes_seen;
 static uint64_t scope_ns[NFUNCS];
 
@@ -450,6 +496,8 @@ int main(void)
 		cmocka_unit_test(test_call_tree_and_scope_hook),
 		cmocka_unit_test(test_tail_call_nests),
 		cmocka_unit_test(test_longjmp_unwinds),
+		cmocka_unit_test(test_ret_insn_closes_tail_callers),
+		cmocka_unit_test(test_tail_caller_survives_unwind),
 	};
 
 	return cmocka_run_group_tests_name("pair", tests, NULL, NULL);
