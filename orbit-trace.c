@@ -71,6 +71,7 @@ struct opts {
 	int list;		/* -l: show the selection, arm nothing */
 	const char *user;	/* --user: who runs -- CMD */
 	int ret_insn;		/* --returns insn */
+	int ret_mode_set;	/* --returns given: no automatic choice */
 	char **argv;		/* -- CMD ARGS */
 };
 
@@ -115,9 +116,10 @@ static const char usage_text[] =
 	"                         '!GLOB' excludes (e.g. -f 'b3*,!b3Mul*')\n"
 	"  -l, --list             print what -f selects (default: every function)\n"
 	"                         with file offsets and sizes; arm nothing\n"
-	"      --returns MODE     how returns are seen: 'uretprobe' (default, a return\n"
-	"                         probe) or 'insn' (a probe on each return\n"
-	"                         instruction: safe for C++ exceptions)\n"
+	"      --returns MODE     how returns are seen: 'uretprobe' (a return probe)\n"
+	"                         or 'insn' (a probe on each return instruction:\n"
+	"                         safe for C++ exceptions); default: insn for a\n"
+	"                         program with C++ exception tables, else uretprobe\n"
 	"\n"
 	"Capture:\n"
 	"  -d, --duration SECS    stop after SECS seconds (default: until the target\n"
@@ -297,6 +299,7 @@ static void parse_args(struct opts *o, int argc, char **argv)
 				usage_error("--returns '%s' is invalid: expected 'uretprobe' or 'insn'",
 					    optarg);
 			o->ret_insn = !strcmp(optarg, "insn");
+			o->ret_mode_set = 1;
 			break;
 		case 'q':
 			verbosity = -1;
@@ -456,6 +459,15 @@ static int resolve(struct capture *c)
 	c->pt = ot_xcalloc(c->sel.n, sizeof(*c->pt));
 	c->labels = ot_xcalloc(c->sel.n, sizeof(*c->labels));
 	c->names = ot_xcalloc(c->sel.n, sizeof(*c->names));
+	/*
+	 * A return probe aborts a C++ program whose exception unwinds
+	 * through the probed frame; probing return instructions cannot.
+	 */
+	if (!c->o.ret_mode_set && ot_elf_has_eh(c->elf)) {
+		c->o.ret_insn = 1;
+		ot_verbose("%s has C++ exception tables: returns are seen at return "
+			   "instructions (--returns insn)", c->target.display);
+	}
 	for (i = 0; i < c->sel.n; i++)
 		c->names[i] = c->sel.fn[i].sym->name;
 	for (i = 0; i < c->o.nexpect; i++) {

@@ -28,8 +28,9 @@ json_check "$work/jump.json" \
 	'fn["g"]["scopes"] == fn["h"]["scopes"] == 0' \
 	'all(f["orphans"] == 0 and f["duplicates"] == 0 for f in j["functions"])'
 
-# A C++ exception caught in f, thrown from h through untraced g: exact.
-"$OT" --json -o "$work/throw.json" -f f,leaf -- "$T/throw" 500 >/dev/null 2>"$work/throw.err" ||
+# A C++ exception caught in f, thrown from h through untraced g: exact,
+# even with return probes.
+"$OT" --returns uretprobe --json -o "$work/throw.json" -f f,leaf -- "$T/throw" 500 >/dev/null 2>"$work/throw.err" ||
 	fail_ "exception: exit status $?"
 json_check "$work/throw.json" \
 	'fn["f"]["scopes"] == 500 and fn["leaf"]["scopes"] == 500 and fn["leaf"]["depths"] == {"1": 500}' \
@@ -46,11 +47,17 @@ json_check "$work/throw-insn.json" \
 	'fn["leaf"]["scopes"] == 500 and fn["leaf"]["depths"] == {"1": 500}' \
 	'fn["g"]["unclosed"] == 500 and fn["h"]["unclosed"] == 500' \
 	'all(f["orphans"] == 0 and f["duplicates"] == 0 for f in j["functions"])'
-# With return probes the C++ runtime finds the uretprobe trampoline where a
-# return address should be and calls std::terminate (perf's and bpftrace's
-# return probes do the same): orbit-trace warns before, then reports the
-# signal with what it saw, and exits 0.
-"$OT" --json -o "$work/throw2.json" -f f,g,h -- "$T/throw" 500 >/dev/null 2>"$work/throw2.err" ||
+# By default a C++ program gets --returns insn, the same exact result.
+"$OT" --json -o "$work/throw-auto.json" -f f,g,h,leaf -- "$T/throw" 500 \
+	>/dev/null 2>"$work/throw-auto.err" || fail_ "C++ default: exit status $?"
+json_check "$work/throw-auto.json" \
+	'j["arming"]["returns"] == "insn" and j["target"]["exit_status"] == 0' \
+	'fn["f"]["scopes"] == 500 and fn["g"]["unclosed"] == 500'
+# With return probes forced, the C++ runtime finds the uretprobe trampoline
+# where a return address should be and calls std::terminate (perf's and
+# bpftrace's return probes do the same): orbit-trace warns before, then
+# reports the signal with what it saw, and exits 0.
+"$OT" --returns uretprobe --json -o "$work/throw2.json" -f f,g,h -- "$T/throw" 500 >/dev/null 2>"$work/throw2.err" ||
 	fail_ "exception through return probes: exit status $?"
 grep -q "uses C++ exceptions: one thrown through a function with a return probe aborts the program; --returns insn avoids that" \
 	"$work/throw2.err" || fail_ "no warning about C++ exceptions"
