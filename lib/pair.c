@@ -11,6 +11,7 @@ struct frame {
 	uint32_t func;
 	uint32_t child_func; /* the child that ended at child_end */
 	uint32_t node;	     /* call tree node */
+	uint32_t epoch;	     /* loss epoch at entry */
 };
 
 struct thread {
@@ -30,6 +31,7 @@ struct ot_pair {
 	struct thread *threads;	/* open addressing on tid */
 	size_t nthreads, cap;
 	uint64_t lost;
+	uint32_t loss_epoch;	/* bumped by every OT_EV_LOST */
 	uint64_t scopes;
 	struct ot_tree_node *tree;
 	size_t ntree, treecap;
@@ -153,6 +155,7 @@ static void push(struct ot_pair *p, struct thread *t, uint32_t func,
 	f->child_end = 0;
 	f->func = func;
 	f->child_func = func;
+	f->epoch = p->loss_epoch;
 	/* Below a path that did not fit, nothing fits: keep it untracked. */
 	f->node = (t->depth > 1 && !parent_node) ? 0 : tree_child(p, parent_node, func);
 }
@@ -174,7 +177,16 @@ static void close_top(struct ot_pair *p, struct thread *t, uint64_t end)
 	s->scopes++;
 	p->scopes++;
 	s->depths[depth < OT_PAIR_DEPTHS ? depth : OT_PAIR_DEPTHS - 1]++;
-	ot_hist_add(&s->hist, dur);
+	/*
+	 * Records were lost while this call was open: its return may have
+	 * been paired across the hole, so its duration is not trusted.
+	 * (Which CPU lost them says nothing of which thread: every open
+	 * call is suspect.)
+	 */
+	if (f->epoch != p->loss_epoch)
+		s->spans_loss++;
+	else
+		ot_hist_add(&s->hist, dur);
 	if (f->node) {
 		struct ot_tree_node *n = &p->tree[f->node];
 
@@ -301,6 +313,7 @@ void ot_pair_feed(struct ot_pair *p, const struct ot_event *ev)
 		break;
 	case OT_EV_LOST:
 		p->lost += ev->lost;
+		p->loss_epoch++;
 		break;
 	}
 }

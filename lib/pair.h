@@ -61,6 +61,8 @@ struct ot_func_stats {
 	uint64_t unclosed;	 /* calls whose return never came */
 	uint64_t orphans;	 /* returns with no open call */
 	uint64_t outside_parent; /* scopes not inside their parent's interval */
+	uint64_t spans_loss;	 /* scopes open when the kernel lost records:
+				  * counted in scopes, kept out of hist */
 	uint64_t depths[OT_PAIR_DEPTHS];
 	struct ot_hist hist;	 /* durations in ns */
 };

@@ -225,10 +225,15 @@ void ot_report_text(FILE *f, const struct ot_report *r)
 		fprintf(f, "warning: %" PRIu64 " records arrived out of order, %" PRIu64
 			" had no stack pointer, %" PRIu64 " had an unknown id\n",
 			rec->late, rec->no_sp, rec->unknown);
-	if (rec->lost)
-		fprintf(f, "warning: the kernel lost %" PRIu64 " records: scope counts are low "
-			"and durations near the gaps are unreliable (try a larger --ring-kb "
-			"or a shorter --drain-ms)\n", rec->lost);
+	if (rec->lost) {
+		uint64_t spans = 0;
+
+		for (i = 0; i < r->nfuncs; i++)
+			spans += r->funcs[i].st->spans_loss;
+		fprintf(f, "warning: the kernel lost %" PRIu64 " records: scope counts are low; "
+			"%" PRIu64 " scopes open across a loss are kept out of the durations "
+			"(try a larger --ring-kb or a shorter --drain-ms)\n", rec->lost, spans);
+	}
 
 	for (i = 0; i < r->nfuncs; i++)
 		if (strlen(r->funcs[i].name) > w)
@@ -379,6 +384,7 @@ void ot_report_json(FILE *f, const struct ot_report *r)
 				r->check->fn[i].missing, r->check->fn[i].loss_pct);
 		else
 			fprintf(f, "\"expected\": null, \"missing\": null, \"loss_pct\": null, ");
+		fprintf(f, "\"spans_loss\": %" PRIu64 ", ", s->spans_loss);
 		fprintf(f, "\"duplicates\": %" PRIu64 ", \"unclosed\": %" PRIu64
 			", \"orphans\": %" PRIu64 ", \"wrong_depth\": %" PRIu64
 			", \"outside_parent\": %" PRIu64 ",\n     \"duration_ns\": ",

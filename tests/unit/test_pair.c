@@ -321,6 +321,30 @@ static void test_wrong_depth_is_off_the_main_depth(void **state)
 	ot_pair_free(p);
 }
 
+static void test_scope_spanning_loss_kept_out_of_durations(void **state)
+{
+	struct ot_pair *p = ot_pair_new(NFUNCS);
+	struct ot_event lost = { .kind = OT_EV_LOST, .lost = 3 };
+
+	(void)state;
+	ent(p, 1, OUTER, 0x7000);
+	ent(p, 1, MIDDLE, 0x6fc0);
+	ret(p, 1, MIDDLE, 0x6fc0);	/* before the loss: trusted */
+	lost.time = clock_ns += 10;
+	ot_pair_feed(p, &lost);
+	ent(p, 1, MIDDLE, 0x6fc0);
+	ret(p, 1, MIDDLE, 0x6fc0);	/* after it: trusted */
+	ret(p, 1, OUTER, 0x7000);	/* open across it: not */
+	ot_pair_finish(p);
+	assert_int_equal(S(p, OUTER)->scopes, 1);
+	assert_int_equal(S(p, OUTER)->spans_loss, 1);
+	assert_int_equal(S(p, OUTER)->hist.count, 0);
+	assert_int_equal(S(p, MIDDLE)->scopes, 2);
+	assert_int_equal(S(p, MIDDLE)->spans_loss, 0);
+	assert_int_equal(S(p, MIDDLE)->hist.count, 2);
+	ot_pair_free(p);
+}
+
 static void test_lost_events_counted(void **state)
 {
 	struct ot_pair *p = ot_pair_new(NFUNCS);
@@ -493,6 +517,7 @@ int main(void)
 		cmocka_unit_test(test_outside_parent_counted),
 		cmocka_unit_test(test_wrong_depth_is_off_the_main_depth),
 		cmocka_unit_test(test_lost_events_counted),
+		cmocka_unit_test(test_scope_spanning_loss_kept_out_of_durations),
 		cmocka_unit_test(test_call_tree_and_scope_hook),
 		cmocka_unit_test(test_tail_call_nests),
 		cmocka_unit_test(test_longjmp_unwinds),
