@@ -51,8 +51,11 @@ $(BUILD)/orbit-trace.o: ALL_CFLAGS += \
 	-DOT_ELFUTILS_VERSION='"$(shell pkg-config --modversion libelf 2>/dev/null)"' \
 	-DOT_LIBCAP_VERSION='"$(shell pkg-config --modversion libcap 2>/dev/null)"'
 
+# --compensate probes orbit-trace's own ot_calib_target: keep it in .dynsym
+# so a stripped (packaged) binary still finds it.
 $(BUILD)/orbit-trace: $(BUILD)/orbit-trace.o $(LIB_OBJ)
-	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -Wl,--export-dynamic-symbol=ot_calib_target \
+		-o $@ $^ $(LDLIBS)
 ifneq ($(BUILD),build)
 build/orbit-trace:
 	$(MAKE) SAN= build/orbit-trace

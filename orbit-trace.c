@@ -4,6 +4,7 @@
  * life cycle: resolve symbols -> arm probes -> drain rings into scopes
  * -> disable -> report -> disarm.  The work is in lib/.
  */
+#include "lib/calib.h"
 #include "lib/caps.h"
 #include "lib/check.h"
 #include "lib/drain.h"
@@ -72,6 +73,7 @@ struct opts {
 	const char *user;	/* --user: who runs -- CMD */
 	int ret_insn;		/* --returns insn */
 	int ret_mode_set;	/* --returns given: no automatic choice */
+	int compensate;		/* --compensate */
 	char **argv;		/* -- CMD ARGS */
 };
 
@@ -98,6 +100,7 @@ struct capture {
 	struct ot_timeline *timeline;
 	FILE *folded;
 	struct ot_check check;
+	struct ot_calib calib;
 	int live;		/* live status line on stderr */
 	uint64_t live_next, live_scopes, live_time;
 };
@@ -137,6 +140,8 @@ static const char usage_text[] =
 	"  -o, --output FILE      write the report to FILE instead of stdout\n"
 	"      --json             write the report as JSON\n"
 	"      --hist             draw log2 latency histograms in the text report\n"
+	"      --compensate       also report durations without the probes' own cost\n"
+	"                         (calibrated at start-up on this machine)\n"
 	"      --trace FILE       write every scope as Chrome trace-event JSON\n"
 	"                         (Perfetto, chrome://tracing)\n"
 	"      --folded FILE      write folded stacks weighted by self time\n"
@@ -198,7 +203,7 @@ static void parse_env(struct opts *o)
 
 enum {
 	OPT_JSON = 0x100, OPT_RING_KB, OPT_DRAIN_MS, OPT_EXPECT, OPT_MAX_LOSS,
-	OPT_HIST, OPT_TRACE, OPT_FOLDED, OPT_USER, OPT_RETURNS,
+	OPT_HIST, OPT_TRACE, OPT_FOLDED, OPT_USER, OPT_RETURNS, OPT_COMPENSATE,
 };
 
 static void parse_args(struct opts *o, int argc, char **argv)
@@ -220,6 +225,7 @@ static void parse_args(struct opts *o, int argc, char **argv)
 		{ "folded", required_argument, NULL, OPT_FOLDED },
 		{ "user", required_argument, NULL, OPT_USER },
 		{ "returns", required_argument, NULL, OPT_RETURNS },
+		{ "compensate", no_argument, NULL, OPT_COMPENSATE },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -284,6 +290,9 @@ static void parse_args(struct opts *o, int argc, char **argv)
 			break;
 		case OPT_HIST:
 			o->hist = 1;
+			break;
+		case OPT_COMPENSATE:
+			o->compensate = 1;
 			break;
 		case OPT_TRACE:
 			o->trace = optarg;
@@ -625,6 +634,7 @@ static void report(struct capture *c)
 	r.tree_dropped = ot_pair_tree_dropped(c->pair);
 	r.names = c->names;
 	r.draw_hist = c->o.hist;
+	r.calib = c->o.compensate ? &c->calib : NULL;
 	if (c->o.json)
 		ot_report_json(c->out, &r);
 	else
@@ -726,6 +736,13 @@ static int capture(struct capture *c)
 
 	if (ot_caps_check())
 		return EXIT_RUNTIME;
+	if (c->o.compensate) {
+		if (ot_calibrate(c->o.ret_insn, &c->calib))
+			return EXIT_RUNTIME;
+		ot_verbose("calibrated: a traced call costs its caller %llu ns, %llu ns of it "
+			   "inside its own scope", (unsigned long long)c->calib.pair_ns,
+			   (unsigned long long)c->calib.own_ns);
+	}
 	/*
 	 * Forked now, exec'd only once armed: no call before arming is missed.
 	 * Under sudo the command runs as the user who typed it, not as root:
@@ -742,6 +759,8 @@ static int capture(struct capture *c)
 		return EXIT_RUNTIME;
 	c->pair = ot_pair_new(c->sel.n);
 	ot_pair_on_scope(c->pair, on_scope, c);
+	if (c->o.compensate)
+		ot_pair_compensate(c->pair, c->calib.own_ns, c->calib.pair_ns);
 	for (i = 0; c->tail_calls && i < c->sel.n; i++)
 		if (c->tail_calls[i])
 			ot_pair_set_tail_calls(c->pair, i);

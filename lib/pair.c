@@ -12,6 +12,7 @@ struct frame {
 	uint32_t child_func; /* the child that ended at child_end */
 	uint32_t node;	     /* call tree node */
 	uint32_t epoch;	     /* loss epoch at entry */
+	uint64_t nested;     /* traced calls closed inside, at any depth */
 };
 
 struct thread {
@@ -36,6 +37,8 @@ struct ot_pair {
 	struct ot_tree_node *tree;
 	size_t ntree, treecap;
 	uint64_t tree_dropped;
+	int compensate;
+	uint64_t own_ns, pair_ns;
 	ot_scope_fn on_scope;
 	void *on_scope_ctx;
 };
@@ -92,6 +95,8 @@ void ot_pair_free(struct ot_pair *p)
 	for (i = 0; i < p->cap; i++)
 		free(p->threads[i].stack);
 	free(p->threads);
+	for (i = 0; i < p->nfuncs; i++)
+		free(p->stats[i].comp);
 	free(p->stats);
 	free(p->tail_calls);
 	free(p->tree);
@@ -156,6 +161,7 @@ static void push(struct ot_pair *p, struct thread *t, uint32_t func,
 	f->func = func;
 	f->child_func = func;
 	f->epoch = p->loss_epoch;
+	f->nested = 0;
 	/* Below a path that did not fit, nothing fits: keep it untracked. */
 	f->node = (t->depth > 1 && !parent_node) ? 0 : tree_child(p, parent_node, func);
 }
@@ -183,10 +189,16 @@ static void close_top(struct ot_pair *p, struct thread *t, uint64_t end)
 	 * (Which CPU lost them says nothing of which thread: every open
 	 * call is suspect.)
 	 */
-	if (f->epoch != p->loss_epoch)
+	if (f->epoch != p->loss_epoch) {
 		s->spans_loss++;
-	else
+	} else {
 		ot_hist_add(&s->hist, dur);
+		if (p->compensate) {
+			uint64_t cost = p->own_ns + f->nested * p->pair_ns;
+
+			ot_hist_add(s->comp, dur > cost ? dur - cost : 0);
+		}
+	}
 	if (f->node) {
 		struct ot_tree_node *n = &p->tree[f->node];
 
@@ -217,6 +229,7 @@ static void close_top(struct ot_pair *p, struct thread *t, uint64_t end)
 			parent->child_end = end;
 			parent->child_func = f->func;
 		}
+		parent->nested += f->nested + 1;
 	}
 }
 
@@ -330,6 +343,21 @@ void ot_pair_finish(struct ot_pair *p)
 const struct ot_func_stats *ot_pair_stats(const struct ot_pair *p, size_t f)
 {
 	return &p->stats[f];
+}
+
+void ot_pair_compensate(struct ot_pair *p, uint64_t own_ns, uint64_t pair_ns)
+{
+	size_t i;
+
+	p->compensate = 1;
+	p->own_ns = own_ns;
+	p->pair_ns = pair_ns;
+	for (i = 0; i < p->nfuncs; i++) {
+		if (!p->stats[i].comp) {
+			p->stats[i].comp = ot_xmalloc(sizeof(*p->stats[i].comp));
+			ot_hist_init(p->stats[i].comp);
+		}
+	}
 }
 
 void ot_pair_set_tail_calls(struct ot_pair *p, size_t f)

@@ -65,6 +65,8 @@ struct ot_func_stats {
 				  * counted in scopes, kept out of hist */
 	uint64_t depths[OT_PAIR_DEPTHS];
 	struct ot_hist hist;	 /* durations in ns */
+	struct ot_hist *comp;	 /* compensated durations, with
+				  * ot_pair_compensate; else NULL */
 };
 
 /*
@@ -116,6 +118,14 @@ const struct ot_func_stats *ot_pair_stats(const struct ot_pair *p, size_t f);
  * callee's return ends it too.
  */
 void ot_pair_set_tail_calls(struct ot_pair *p, size_t f);
+
+/*
+ * Also keep durations with the observer effect taken out: a scope's own
+ * probes add own_ns to it, and each traced call inside it (at any depth)
+ * adds pair_ns (lib/calib measures both).  compensated = raw - own_ns -
+ * nested * pair_ns, at least 0.
+ */
+void ot_pair_compensate(struct ot_pair *p, uint64_t own_ns, uint64_t pair_ns);
 
 /* Call fn for every scope closed from now on. */
 void ot_pair_on_scope(struct ot_pair *p, ot_scope_fn fn, void *ctx);

@@ -197,10 +197,49 @@ static void depths_text(const struct ot_func_stats *s, char *buf, size_t len)
 	}
 }
 
+/* One row per function: min, percentiles, max of raw or compensated durations. */
+static void durations_text(FILE *f, const struct ot_report *r, size_t w,
+			   const char *title, int compensated)
+{
+	char a[32], b[32], c[32], d[32], e[32], g[32];
+	size_t i;
+
+	fprintf(f, "\n%-*s %9s %9s %9s %9s %9s %9s\n", (int)w, title, "MIN",
+		"P50", "P90", "P99", "P99.9", "MAX");
+	for (i = 0; i < r->nfuncs; i++) {
+		const struct ot_hist *h = compensated ? r->funcs[i].st->comp
+						      : &r->funcs[i].st->hist;
+
+		if (!h || !h->count) {
+			fprintf(f, "%-*s %9s %9s %9s %9s %9s %9s\n", (int)w,
+				r->funcs[i].name, "-", "-", "-", "-", "-", "-");
+			continue;
+		}
+		fprintf(f, "%-*s %9s %9s %9s %9s %9s %9s\n", (int)w, r->funcs[i].name,
+			ot_report_duration(h->min, a, sizeof(a)),
+			ot_report_duration(ot_hist_quantile(h, 0.50), b, sizeof(b)),
+			ot_report_duration(ot_hist_quantile(h, 0.90), c, sizeof(c)),
+			ot_report_duration(ot_hist_quantile(h, 0.99), d, sizeof(d)),
+			ot_report_duration(ot_hist_quantile(h, 0.999), e, sizeof(e)),
+			ot_report_duration(h->max, g, sizeof(g)));
+	}
+}
+
+static void hist_json(FILE *f, const struct ot_hist *h)
+{
+	if (!h || !h->count)
+		fprintf(f, "null");
+	else
+		fprintf(f, "{\"min\": %" PRIu64 ", \"p50\": %" PRIu64 ", \"p90\": %" PRIu64
+			", \"p99\": %" PRIu64 ", \"p999\": %" PRIu64 ", \"max\": %" PRIu64 "}",
+			h->min, ot_hist_quantile(h, 0.50), ot_hist_quantile(h, 0.90),
+			ot_hist_quantile(h, 0.99), ot_hist_quantile(h, 0.999), h->max);
+}
+
 void ot_report_text(FILE *f, const struct ot_report *r)
 {
 	const struct ot_drain_stats *rec = r->records;
-	char a[32], b[32], c[32], d[32], depths[128];
+	char a[32], depths[128];
 	size_t i, w = 8;
 
 	fprintf(f, "orbit-trace report: %s (pid %d)\n", r->binary, r->pid);
@@ -265,24 +304,14 @@ void ot_report_text(FILE *f, const struct ot_report *r)
 				r->funcs[i].st->scopes, fc->missing, fc->loss_pct);
 		}
 	}
-	fprintf(f, "\n%-*s %9s %9s %9s %9s %9s %9s\n", (int)w, "DURATION", "MIN",
-		"P50", "P90", "P99", "P99.9", "MAX");
-	for (i = 0; i < r->nfuncs; i++) {
-		const struct ot_hist *h = &r->funcs[i].st->hist;
-		char e[32], g[32];
+	durations_text(f, r, w, "DURATION", 0);
+	if (r->calib) {
+		char e[32];
 
-		if (!h->count) {
-			fprintf(f, "%-*s %9s %9s %9s %9s %9s %9s\n", (int)w,
-				r->funcs[i].name, "-", "-", "-", "-", "-", "-");
-			continue;
-		}
-		fprintf(f, "%-*s %9s %9s %9s %9s %9s %9s\n", (int)w, r->funcs[i].name,
-			ot_report_duration(h->min, a, sizeof(a)),
-			ot_report_duration(ot_hist_quantile(h, 0.50), b, sizeof(b)),
-			ot_report_duration(ot_hist_quantile(h, 0.90), c, sizeof(c)),
-			ot_report_duration(ot_hist_quantile(h, 0.99), d, sizeof(d)),
-			ot_report_duration(ot_hist_quantile(h, 0.999), e, sizeof(e)),
-			ot_report_duration(h->max, g, sizeof(g)));
+		fprintf(f, "\nprobe cost, calibrated: %s per traced call, %s of it inside its own scope\n",
+			ot_report_duration(r->calib->pair_ns, e, sizeof(e)),
+			ot_report_duration(r->calib->own_ns, a, sizeof(a)));
+		durations_text(f, r, w, "COMPENSATED", 1);
 	}
 	if (r->ntree > 1) {
 		fprintf(f, "\n%-32s %10s %10s %10s %8s\n", "CALL TREE", "CALLS",
@@ -390,15 +419,19 @@ void ot_report_json(FILE *f, const struct ot_report *r)
 			", \"outside_parent\": %" PRIu64 ",\n     \"duration_ns\": ",
 			s->duplicates, s->unclosed, s->orphans,
 			ot_func_stats_wrong_depth(s), s->outside_parent);
-		if (!h->count)
-			fprintf(f, "null}");
-		else
-			fprintf(f, "{\"min\": %" PRIu64 ", \"p50\": %" PRIu64 ", \"p90\": %" PRIu64
-				", \"p99\": %" PRIu64 ", \"p999\": %" PRIu64 ", \"max\": %" PRIu64 "}}",
-				h->min, ot_hist_quantile(h, 0.50), ot_hist_quantile(h, 0.90),
-				ot_hist_quantile(h, 0.99), ot_hist_quantile(h, 0.999), h->max);
+		hist_json(f, h);
+		if (r->calib) {
+			fprintf(f, ", \"compensated_ns\": ");
+			hist_json(f, s->comp);
+		}
+		fprintf(f, "}");
 	}
-	fprintf(f, "\n  ],\n  \"call_tree\": [");
+	fprintf(f, "\n  ],\n");
+	if (r->calib)
+		fprintf(f, "  \"calibration\": {\"pair_ns\": %" PRIu64 ", \"own_ns\": %" PRIu64
+			", \"empty_ns\": %" PRIu64 "},\n", r->calib->pair_ns,
+			r->calib->own_ns, r->calib->empty_ns);
+	fprintf(f, "  \"call_tree\": [");
 	for (i = 1; i < r->ntree; i++) {
 		const struct ot_tree_node *n = &r->tree[i];
 		uint32_t chain[OT_PAIR_DEPTHS], k = 0, j = (uint32_t)i;

@@ -8,6 +8,7 @@
 #ifndef OT_REPORT_H
 #define OT_REPORT_H
 
+#include "calib.h"
 #include "check.h"
 #include "drain.h"
 #include "pair.h"
@@ -49,6 +50,7 @@ struct ot_report {
 	uint64_t tree_dropped;
 	const char *const *names;	/* function index -> name */
 	int draw_hist;			/* --hist: log2 histograms in the text */
+	const struct ot_calib *calib;	/* --compensate, else NULL */
 };
 
 void ot_report_text(FILE *f, const struct ot_report *r);

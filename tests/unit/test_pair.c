@@ -345,6 +345,24 @@ static void test_scope_spanning_loss_kept_out_of_durations(void **state)
 	ot_pair_free(p);
 }
 
+static void test_compensation(void **state)
+{
+	struct ot_pair *p = ot_pair_new(NFUNCS);
+
+	(void)state;
+	ot_pair_compensate(p, 3, 4);
+	tree(p, 1, 0x7000); /* events 10 ns apart */
+	ot_pair_finish(p);
+	/* inner: 10 raw - 3 own */
+	assert_int_equal(S(p, INNER)->comp->min, 7);
+	/* middle: 1 + 3*2 events = 70 raw, 3 nested: 70 - 3 - 12 */
+	assert_int_equal(S(p, MIDDLE)->comp->max, 55);
+	/* outer: 170 raw, 2 middle + 6 inner nested: 170 - 3 - 32 */
+	assert_int_equal(S(p, OUTER)->comp->max, 135);
+	assert_int_equal(S(p, OUTER)->hist.max, 170);
+	ot_pair_free(p);
+}
+
 static void test_lost_events_counted(void **state)
 {
 	struct ot_pair *p = ot_pair_new(NFUNCS);
@@ -517,6 +535,7 @@ int main(void)
 		cmocka_unit_test(test_outside_parent_counted),
 		cmocka_unit_test(test_wrong_depth_is_off_the_main_depth),
 		cmocka_unit_test(test_lost_events_counted),
+		cmocka_unit_test(test_compensation),
 		cmocka_unit_test(test_scope_spanning_loss_kept_out_of_durations),
 		cmocka_unit_test(test_call_tree_and_scope_hook),
 		cmocka_unit_test(test_tail_call_nests),

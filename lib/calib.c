@@ -1,0 +1,173 @@
+#include "calib.h"
+#include "drain.h"
+#include "elfsym.h"
+#include "error.h"
+#include "pair.h"
+#include "retsite.h"
+#include "uprobe.h"
+#include "xalloc.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define BATCHES 7
+#define CALLS 3000
+
+static volatile unsigned calib_sink;
+
+/*
+ * Next to nothing, but not a lone `ret`: its entry and return instruction
+ * must be different addresses, as in any real function, or one trap would
+ * serve both probes.
+ */
+__attribute__((noinline, used)) void ot_calib_target(void)
+{
+	calib_sink++;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* In the child: on each go byte, time BATCHES x CALLS calls, send the ns. */
+static void child(int go, int res)
+{
+	uint64_t t[BATCHES];
+	char c;
+	int b, i;
+
+	while (read(go, &c, 1) == 1) {
+		for (b = 0; b < BATCHES; b++) {
+			uint64_t t0 = now_ns();
+
+			for (i = 0; i < CALLS; i++)
+				ot_calib_target();
+			t[b] = now_ns() - t0;
+		}
+		if (write(res, t, sizeof(t)) != sizeof(t))
+			_exit(1);
+	}
+	_exit(0);
+}
+
+/* Median ns per call of one round of batches, or 0 on failure. */
+static uint64_t round_ns(int go, int res)
+{
+	uint64_t t[BATCHES];
+
+	if (write(go, "g", 1) != 1 || read(res, t, sizeof(t)) != sizeof(t))
+		return 0;
+	qsort(t, BATCHES, sizeof(*t), cmp_u64);
+	return t[BATCHES / 2] / CALLS;
+}
+
+static void feed(void *ctx, const struct ot_event *ev)
+{
+	ot_pair_feed(ctx, ev);
+}
+
+int ot_calibrate(int ret_insn, struct ot_calib *out)
+{
+	struct ot_probe_target pt = { .path = "/proc/self/exe",
+				      .label = "orbit-trace:ot_calib_target" };
+	struct ot_probes *probes = NULL;
+	struct ot_selection sel = { 0 };
+	struct ot_drain *drain = NULL;
+	struct ot_pair *pair = NULL;
+	struct ot_elf *elf = NULL;
+	uint64_t *sites = NULL, traced;
+	int go[2], res[2], ret = -EIO, tail;
+	pid_t pid;
+	unsigned i;
+
+	memset(out, 0, sizeof(*out));
+	if (ot_elf_open("/proc/self/exe", "orbit-trace", &elf) ||
+	    ot_elf_select(elf, "ot_calib_target", &sel)) {
+		ot_error("cannot calibrate: orbit-trace's own ot_calib_target is not found");
+		ot_elf_close(elf);
+		return -ENOENT;
+	}
+	pt.offset = sel.fn[0].sym->offset;
+	if (ret_insn) {
+		int n = ot_ret_sites(pt.path, pt.offset, sel.fn[0].sym->size, &sites, &tail);
+
+		if (n <= 0) {
+			ot_error("cannot calibrate: no return instruction in ot_calib_target");
+			goto out_elf;
+		}
+		pt.ret_sites = sites;
+		pt.nret_sites = (size_t)n;
+	}
+	if (pipe(go) || pipe(res)) {
+		ot_error_errno(errno, "cannot calibrate");
+		goto out_elf;
+	}
+	pid = fork();
+	if (pid < 0) {
+		ot_error_errno(errno, "cannot calibrate: fork");
+		goto out_pipes;
+	}
+	if (!pid) {
+		close(go[1]);
+		close(res[0]);
+		child(go[0], res[1]);
+	}
+	out->empty_ns = round_ns(go[1], res[0]);
+	if (ot_probes_arm(&pt, 1, 4096, &probes))
+		goto out_child;
+	pair = ot_pair_new(1);
+	drain = ot_drain_new(ot_probes_ncpus(probes), (uint32_t)pid, ot_probes_lookup,
+			     probes, feed, pair);
+	if (ot_probes_enable(probes))
+		goto out_child;
+	traced = round_ns(go[1], res[0]);
+	ot_probes_disable(probes);
+	for (i = 0; i < ot_probes_ncpus(probes); i++)
+		ot_drain_ring(drain, i, ot_probes_ring(probes, i));
+	ot_drain_flush(drain, UINT64_MAX);
+	ot_pair_finish(pair);
+	if (!traced || ot_pair_stats(pair, 0)->scopes < BATCHES * CALLS / 2 ||
+	    ot_drain_stats(drain)->lost) {
+		ot_error("cannot calibrate: %llu of %d calls seen, %llu records lost",
+			 (unsigned long long)ot_pair_stats(pair, 0)->scopes, BATCHES * CALLS,
+			 (unsigned long long)ot_drain_stats(drain)->lost);
+		goto out_child;
+	}
+	out->pair_ns = traced > out->empty_ns ? traced - out->empty_ns : 0;
+	out->own_ns = ot_hist_quantile(&ot_pair_stats(pair, 0)->hist, 0.5);
+	ret = 0;
+out_child:
+	close(go[1]);
+	go[1] = -1;
+	waitpid(pid, NULL, 0);
+out_pipes:
+	if (go[1] >= 0)
+		close(go[1]);
+	close(go[0]);
+	close(res[0]);
+	close(res[1]);
+out_elf:
+	ot_drain_free(drain);
+	ot_pair_free(pair);
+	ot_probes_close(probes);
+	free(sites);
+	ot_selection_free(&sel);
+	ot_elf_close(elf);
+	return ret;
+}
