@@ -34,7 +34,7 @@ STRESS     := tests/stress/orbit-stress
 DEB_DEPS   := gcc g++ clang libclang-rt-14-dev make pkg-config libelf-dev libdw-dev libcap-dev libcapstone-dev libcmocka-dev \
               python3 groff-base strace debhelper dpkg-dev fakeroot lintian valgrind
 
-.PHONY: all deps check unit e2e demo clean lint-man install uninstall deb targets fuzz valgrind
+.PHONY: all deps check unit e2e demo clean lint-man install uninstall deb targets fuzz valgrind bench
 
 PREFIX     ?= /usr/local
 BINDIR     := $(PREFIX)/bin
@@ -152,6 +152,10 @@ ifeq ($(SAN),)
 else
 	$(MAKE) WERROR=1 all unit e2e
 endif
+
+# Benchmarks (not tests): orbit-trace against perf and bpftrace, medians.
+bench: deps
+	sh scripts/bench.sh
 
 demo: deps
 	$(MAKE) all

@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <time.h>
 #include <unistd.h>
@@ -635,6 +636,17 @@ static void report(struct capture *c)
 	r.names = c->names;
 	r.draw_hist = c->o.hist;
 	r.calib = c->o.compensate ? &c->calib : NULL;
+	{
+		struct rusage ru;
+
+		/* RUSAGE_SELF: the tracer alone, not the command it reaped. */
+		if (!getrusage(RUSAGE_SELF, &ru)) {
+			r.tracer_cpu_ns = (uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) *
+					  1000000000ull +
+					  (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000ull;
+			r.tracer_max_rss_kb = (uint64_t)ru.ru_maxrss;
+		}
+	}
 	if (c->o.json)
 		ot_report_json(c->out, &r);
 	else

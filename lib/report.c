@@ -377,6 +377,8 @@ void ot_report_json(FILE *f, const struct ot_report *r)
 	json_string(f, r->ended_by);
 	fprintf(f, ", \"threads\": %zu, \"ring_high_water_bytes\": %" PRIu64 "},\n",
 		r->threads, r->ring_high_water);
+	fprintf(f, "  \"tracer\": {\"cpu_ns\": %" PRIu64 ", \"max_rss_kb\": %" PRIu64 "},\n",
+		r->tracer_cpu_ns, r->tracer_max_rss_kb);
 	fprintf(f, "  \"records\": {\"samples\": %" PRIu64 ", \"lost\": %" PRIu64
 		", \"malformed\": %" PRIu64 ", \"foreign\": %" PRIu64
 		", \"late\": %" PRIu64 ", \"no_sp\": %" PRIu64 ", \"unknown\": %" PRIu64 "},\n",

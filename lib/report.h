@@ -51,6 +51,8 @@ struct ot_report {
 	const char *const *names;	/* function index -> name */
 	int draw_hist;			/* --hist: log2 histograms in the text */
 	const struct ot_calib *calib;	/* --compensate, else NULL */
+	uint64_t tracer_cpu_ns;		/* orbit-trace's own user+sys so far */
+	uint64_t tracer_max_rss_kb;
 };
 
 void ot_report_text(FILE *f, const struct ot_report *r);

@@ -1,0 +1,208 @@
+#!/usr/bin/env python3
+"""orbit-trace against perf and bpftrace on the stress program, side by side.
+
+For each THREADSxHZxCALLS config and each tool (untraced, orbit-trace,
+perf probe + perf record + perf script + pairing, bpftrace with in-kernel
+counts and hist()), RUNS runs; prints the medians as one table and the
+ratios orbit-trace/perf and orbit-trace/bpftrace.  Not a test: a
+measurement, printed with the machine and kernel it ran on.
+
+Columns:
+  observed/expected  scopes seen / scopes the program made (9*N*K)
+  loss %             missing scopes in percent
+  k.lost             records the kernel reported lost (perf: chunks)
+  ovh ns/hit         (traced - untraced work phase) / probe hits
+  cpu ns/rec         tracer user+sys CPU / records (for perf: record +
+                     script + pairing; the target's own CPU excluded)
+  exit->report ms    from the target's last output line to the report
+  rss MB             tracer peak RSS
+"""
+import json, os, re, resource, shutil, statistics, subprocess, sys, tempfile, time
+
+TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+OT = os.environ.get("OT", os.path.join(TOP, "orbit-trace"))
+STRESS = os.environ.get("STRESS", os.path.join(TOP, "tests/stress/orbit-stress"))
+RUNS = int(os.environ.get("BENCH_RUNS", "3"))
+CONFIGS = os.environ.get("BENCH_CONFIGS",
+                         "1x5000x5000 2x5000x5000 2x10000x10000 2x20000x20000 2x0x20000").split()
+FUNCS = ("outer", "middle", "inner")
+TMP = tempfile.mkdtemp(prefix="orbit-bench-")
+
+
+def stress_args(cfg):
+    n, f, k = cfg
+    return [STRESS, "--stress-threads", str(n), "--stress-hz", str(f), "--stress-calls", str(k)]
+
+
+def run_timed(cmd, done_line, stress_line=lambda l: l.startswith('{"threads"')):
+    """Run cmd; return (stress json, t_exit, t_report, rusage, output lines)."""
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    lines, st, t_exit, t_report = [], None, None, None
+    for line in p.stdout:
+        now = time.monotonic()
+        lines.append(line)
+        if st is None and stress_line(line):
+            st, t_exit = json.loads(line), now
+        elif st is not None and t_report is None and done_line(line):
+            t_report = now
+    err = p.stderr.read()
+    _, status, ru = os.wait4(p.pid, 0)
+    p.returncode = status
+    return st, t_exit, t_report or time.monotonic(), ru, lines, err
+
+
+def cpu_ns(ru):
+    return int((ru.ru_utime + ru.ru_stime) * 1e9)
+
+
+def untraced(cfg):
+    st, *_ = run_timed(stress_args(cfg), lambda l: False)
+    return {"work_ns": st["work_ns"]}
+
+
+def orbit(cfg):
+    out = os.path.join(TMP, "ot.json")
+    st, t_exit, t_rep, ru, lines, err = run_timed(
+        [OT, "-q", "--json", "-f", ",".join(FUNCS), "--"] + stress_args(cfg),
+        lambda l: l.rstrip() == "}")
+    j = json.loads("".join(lines[lines.index(next(l for l in lines if l.rstrip() == "{")):]))
+    obs = sum(f["scopes"] for f in j["functions"])
+    return {"work_ns": st["work_ns"], "expected": sum(st["expected"].values()), "observed": obs,
+            "lost": j["records"]["lost"], "records": j["records"]["samples"],
+            "cpu_ns": j["tracer"]["cpu_ns"], "report_ms": (t_rep - t_exit) * 1e3,
+            "rss_kb": j["tracer"]["max_rss_kb"]}
+
+
+def perf(cfg):
+    data = os.path.join(TMP, "perf.data")
+    st, t_exit, _, ru, lines, err = run_timed(
+        ["perf", "record", "-q", "-e", "probe_orbit:*", "-o", data, "--"] + stress_args(cfg),
+        lambda l: False)
+    lost = sum(int(x) for x in re.findall(r"lost (\d+) chunks", err))
+    t0 = time.monotonic()
+    r0 = resource.getrusage(resource.RUSAGE_SELF)
+    p = subprocess.Popen(["perf", "script", "-i", data, "-F", "tid,time,event"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    # Pair per thread: a stack of open calls; a repeated line is a duplicate.
+    stacks, scopes, records, last = {}, 0, 0, None
+    for line in p.stdout:
+        records += 1
+        f = line.split()
+        if len(f) < 3:
+            continue
+        key = (f[0], f[1], f[2])
+        if key == last:
+            continue
+        last = key
+        tid, ev = f[0], f[2].rstrip(":").split(":")[-1]
+        stack = stacks.setdefault(tid, [])
+        if ev.endswith("__return"):
+            name = ev[:-8]
+            if name in stack:
+                while stack and stack.pop() != name:
+                    pass
+                scopes += 1
+        else:
+            stack.append(ev)
+    perr = p.stderr.read()
+    _, _, ru2 = os.wait4(p.pid, 0)
+    r1 = resource.getrusage(resource.RUSAGE_SELF)
+    t_rep = time.monotonic()
+    lost += sum(int(x) for x in re.findall(r"lost (\d+) chunks", perr))
+    stress_cpu = st.get("cpu_ns", 0)
+    cpu = cpu_ns(ru) - stress_cpu + cpu_ns(ru2) + int(((r1.ru_utime + r1.ru_stime) - (r0.ru_utime + r0.ru_stime)) * 1e9)
+    os.unlink(data)
+    return {"work_ns": st["work_ns"], "expected": sum(st["expected"].values()), "observed": scopes,
+            "lost": lost, "records": records, "cpu_ns": cpu, "report_ms": (t_rep - t_exit) * 1e3,
+            "rss_kb": max(ru.ru_maxrss, ru2.ru_maxrss)}
+
+
+BT = """
+uprobe:{b}:outer /pid == cpid/ {{ @so[tid] = nsecs; }}
+uretprobe:{b}:outer /pid == cpid && @so[tid]/ {{ @d_outer = hist(nsecs - @so[tid]); @n_outer = count(); delete(@so[tid]); }}
+uprobe:{b}:middle /pid == cpid/ {{ @sm[tid] = nsecs; }}
+uretprobe:{b}:middle /pid == cpid && @sm[tid]/ {{ @d_middle = hist(nsecs - @sm[tid]); @n_middle = count(); delete(@sm[tid]); }}
+uprobe:{b}:inner /pid == cpid/ {{ @si[tid] = nsecs; }}
+uretprobe:{b}:inner /pid == cpid && @si[tid]/ {{ @d_inner = hist(nsecs - @si[tid]); @n_inner = count(); delete(@si[tid]); }}
+END {{ print(@n_outer); print(@n_middle); print(@n_inner); print(@d_inner); printf("done\\n");
+      clear(@so); clear(@sm); clear(@si); clear(@d_outer); clear(@d_middle); clear(@d_inner);
+      clear(@n_outer); clear(@n_middle); clear(@n_inner); }}
+"""
+
+
+def bpftrace(cfg):
+    script = os.path.join(TMP, "bench.bt")
+    open(script, "w").write(BT.format(b=STRESS))
+    st, t_exit, t_rep, ru, lines, err = run_timed(
+        ["bpftrace", "-c", " ".join(stress_args(cfg)), script], lambda l: l.strip() == "done")
+    counts = {}
+    for l in lines:
+        m = re.match(r"@n_(\w+): (\d+)", l)
+        if m and m.group(1) not in counts:
+            counts[m.group(1)] = int(m.group(2))
+    lost = sum(int(x) for x in re.findall(r"Lost (\d+) events", err))
+    obs = sum(counts.values())
+    return {"work_ns": st["work_ns"], "expected": sum(st["expected"].values()), "observed": obs,
+            "lost": lost, "records": 2 * obs, "cpu_ns": cpu_ns(ru) - st.get("cpu_ns", 0),
+            "report_ms": (t_rep - t_exit) * 1e3, "rss_kb": ru.ru_maxrss}
+
+
+def median(rows, key):
+    vals = [r[key] for r in rows if r.get(key) is not None]
+    return statistics.median(vals) if vals else None
+
+
+def main():
+    have_perf = shutil.which("perf") is not None
+    have_bt = shutil.which("bpftrace") is not None
+    if have_perf:
+        subprocess.run(["perf", "probe", "-q", "-d", "probe_orbit:*"], stderr=subprocess.DEVNULL)
+        args = ["perf", "probe", "-q", "-x", STRESS]
+        for f in FUNCS:
+            args += ["-a", f, "-a", f + "%return"]
+        subprocess.run(args, check=True)
+    tools = [("untraced", untraced), ("orbit-trace", orbit)]
+    tools += [("perf", perf)] if have_perf else []
+    tools += [("bpftrace", bpftrace)] if have_bt else []
+    uname = os.uname()
+    print("# orbit-trace benchmark: %s %s, %d CPUs, medians of %d runs, %s"
+          % (uname.sysname, uname.release, os.cpu_count(), RUNS, time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())))
+    hdr = "%-15s %-12s %17s %8s %8s %10s %10s %11s %7s" % (
+        "config", "tool", "observed/expected", "loss %", "k.lost", "ovh ns/hit", "cpu ns/rec", "exit->rep ms", "rss MB")
+    print(hdr)
+    try:
+        for c in CONFIGS:
+            cfg = tuple(int(x) for x in c.split("x"))
+            res = {}
+            for name, fn in tools:
+                rows = [fn(cfg) for _ in range(RUNS)]
+                res[name] = {k: median(rows, k) for k in rows[0]}
+            base = res["untraced"]["work_ns"]
+            for name, _ in tools[1:]:
+                r = res[name]
+                hits = 2 * r["expected"]
+                r["ovh"] = (r["work_ns"] - base) / hits
+                r["cpu_rec"] = r["cpu_ns"] / max(r["records"], 1)
+                r["loss"] = 100.0 * (r["expected"] - r["observed"]) / r["expected"]
+                print("%-15s %-12s %8d/%-8d %8.3f %8d %10.0f %10.0f %11.0f %7.1f" % (
+                    c, name, r["observed"], r["expected"], r["loss"], r["lost"], r["ovh"],
+                    r["cpu_rec"], r["report_ms"], r["rss_kb"] / 1024))
+            o = res["orbit-trace"]
+            for peer in ("perf", "bpftrace"):
+                if peer not in res:
+                    continue
+                p = res[peer]
+                ratio = lambda a, b: (a / b) if b else float("nan")
+                print("%-15s %-12s %17s %8s %8s %10.2f %10.2f %11.3f %7.2f" % (
+                    c, "ot/" + peer, "", "", "", ratio(o["ovh"], p["ovh"]),
+                    ratio(o["cpu_rec"], p["cpu_rec"]), ratio(o["report_ms"], p["report_ms"]),
+                    ratio(o["rss_kb"], p["rss_kb"])))
+            sys.stdout.flush()
+    finally:
+        if have_perf:
+            subprocess.run(["perf", "probe", "-q", "-d", "probe_orbit:*"], stderr=subprocess.DEVNULL)
+        shutil.rmtree(TMP, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
