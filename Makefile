@@ -153,8 +153,13 @@ else
 	$(MAKE) WERROR=1 all unit e2e
 endif
 
-# Benchmarks (not tests): orbit-trace against perf and bpftrace, medians.
-bench: deps
+# Benchmarks (not tests): orbit-trace against perf and bpftrace, medians;
+# and the user-space pipeline alone on synthetic rings.
+$(BUILD)/bench_pipeline: tests/bench_pipeline.c $(LIB_OBJ)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB_OBJ) $(LDLIBS)
+
+bench: deps $(BUILD)/bench_pipeline
+	$(BUILD)/bench_pipeline
 	sh scripts/bench.sh
 
 demo: deps

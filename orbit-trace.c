@@ -549,6 +549,7 @@ static void run(struct capture *c)
 
 		if (deadline != UINT64_MAX && deadline - now < (uint64_t)timeout * 1000000)
 			timeout = deadline > now ? (int)((deadline - now) / 1000000) : 0;
+		pfd[1].revents = 0;
 		if (poll(pfd, 2, timeout) > 0 && (pfd[0].revents & POLLIN)) {
 			struct signalfd_siginfo si;
 
@@ -566,7 +567,9 @@ static void run(struct capture *c)
 		}
 		now = now_ns();
 		drain_round(c, now > MERGE_SLACK_NS ? now - MERGE_SLACK_NS : 0);
-		if (ot_target_check_exit(&c->target)) {
+		/* The poll already said whether the pidfd fired: no second syscall. */
+		if ((pfd[1].revents || c->target.pidfd < 0) &&
+		    ot_target_check_exit(&c->target)) {
 			c->ended_by = "target exit";
 			return;
 		}

@@ -91,12 +91,9 @@ static void q_push(struct queue *q, const struct ot_event *ev)
 void ot_drain_record(struct ot_drain *d, unsigned cpu,
 		     const struct ot_record *rec)
 {
-	struct ot_event ev;
+	struct ot_event ev = { .time = rec->time, .cpu = (uint16_t)cpu };
 	int kind;
 
-	memset(&ev, 0, sizeof(ev));
-	ev.cpu = (uint16_t)cpu;
-	ev.time = rec->time;
 	switch (rec->type) {
 	case OT_REC_SAMPLE:
 		if (d->pid && rec->pid != d->pid) {

@@ -57,6 +57,11 @@ size_t ot_ring_drain(struct ot_ring *r, ot_ring_fn fn, void *ctx)
 			tail = head;
 			break;
 		}
+		/*
+		 * The kernel wrote these lines on another CPU: ask for the
+		 * next ones while this record is handled.
+		 */
+		__builtin_prefetch(r->data + ((off + 256) & mask));
 		if (off + hdr.size <= r->size) {
 			rec = (const void *)(r->data + off);
 		} else {
@@ -84,12 +89,36 @@ static int take(const unsigned char **p, const unsigned char *end,
 	return 0;
 }
 
+/* The sample lib/uprobe asks for, when the SP is there: the common case. */
+struct sample_sp {
+	struct perf_event_header h;
+	uint64_t id;
+	uint32_t pid, tid;
+	uint64_t time, abi, sp;
+};
+
 int ot_record_parse(const struct perf_event_header *rec, struct ot_record *out)
 {
 	const unsigned char *p = (const void *)(rec + 1);
 	const unsigned char *end = (const unsigned char *)rec + rec->size;
 	uint64_t v;
 
+	if (rec->type == PERF_RECORD_SAMPLE && rec->size == sizeof(struct sample_sp)) {
+		struct sample_sp s;
+
+		memcpy(&s, rec, sizeof(s));
+		if (s.abi != PERF_SAMPLE_REGS_ABI_NONE) {
+			out->type = OT_REC_SAMPLE;
+			out->id = s.id;
+			out->pid = s.pid;
+			out->tid = s.tid;
+			out->time = s.time;
+			out->sp = s.sp;
+			out->has_sp = 1;
+			out->lost = 0;
+			return 0;
+		}
+	}
 	memset(out, 0, sizeof(*out));
 	if (rec->size < sizeof(*rec))
 		return -EBADMSG;

@@ -46,6 +46,7 @@ struct ot_probes {
 	struct id_slot *ids;
 	size_t idcap;
 	size_t nuprobes;
+	struct id_slot last;	/* the last id looked up */
 };
 
 static int read_file(const char *path, char *buf, size_t len)
@@ -143,10 +144,19 @@ static void id_insert(struct ot_probes *p, uint64_t id, uint32_t target,
 int ot_probes_lookup(void *probes, uint64_t id, uint32_t *target, int *kind)
 {
 	struct ot_probes *p = probes;
-	size_t s = (size_t)(id * 0x9E3779B97F4A7C15ull) & (p->idcap - 1);
+	size_t s;
+
+	/* Records come in runs of one probe (a loop calling one function). */
+	if (id == p->last.id) {
+		*target = p->last.target;
+		*kind = (int)p->last.kind;
+		return 0;
+	}
+	s = (size_t)(id * 0x9E3779B97F4A7C15ull) & (p->idcap - 1);
 
 	while (p->ids[s].id) {
 		if (p->ids[s].id == id) {
+			p->last = p->ids[s];
 			*target = p->ids[s].target;
 			*kind = (int)p->ids[s].kind;
 			return 0;
