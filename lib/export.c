@@ -1,5 +1,6 @@
 #include "export.h"
 #include "error.h"
+#include "report.h"
 #include "xalloc.h"
 
 #include <errno.h>
@@ -17,22 +18,6 @@ struct ot_timeline {
 	uint32_t *tids;	/* threads already named: open addressing, 0 = free */
 	size_t ntids, cap;
 };
-
-static void json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
-}
 
 int ot_timeline_open(const char *path, pid_t pid, const char *process,
 		     uint64_t t0_ns, const char *const *names,
@@ -59,7 +44,7 @@ int ot_timeline_open(const char *path, pid_t pid, const char *process,
 	fprintf(f, "{\"displayTimeUnit\": \"ns\", \"traceEvents\": [\n");
 	fprintf(f, "{\"ph\": \"M\", \"name\": \"process_name\", \"pid\": %d, \"tid\": %d, "
 		"\"args\": {\"name\": ", (int)pid, (int)pid);
-	json_str(f, process);
+	ot_json_string(f, process);
 	fprintf(f, "}}");
 	*out = t;
 	return 0;
@@ -114,7 +99,7 @@ static void name_thread(struct ot_timeline *t, uint32_t tid)
 		snprintf(comm, sizeof(comm), "thread %u", tid);
 	fprintf(t->f, ",\n{\"ph\": \"M\", \"name\": \"thread_name\", \"pid\": %d, \"tid\": %u, "
 		"\"args\": {\"name\": ", (int)t->pid, tid);
-	json_str(t->f, comm);
+	ot_json_string(t->f, comm);
 	fprintf(t->f, "}}");
 }
 
@@ -125,7 +110,7 @@ void ot_timeline_scope(struct ot_timeline *t, const struct ot_scope *s)
 	if (first_sight(t, s->tid))
 		name_thread(t, s->tid);
 	fprintf(t->f, ",\n{\"ph\": \"X\", \"name\": ");
-	json_str(t->f, t->names[s->func]);
+	ot_json_string(t->f, t->names[s->func]);
 	/* Microseconds with nanosecond digits: the format's unit, our precision. */
 	fprintf(t->f, ", \"pid\": %d, \"tid\": %u, \"ts\": %" PRIu64 ".%03u, \"dur\": %"
 		PRIu64 ".%03u}", (int)t->pid, s->tid, ts / 1000, (unsigned)(ts % 1000),

@@ -331,7 +331,7 @@ void ot_report_text(FILE *f, const struct ot_report *r)
 			"check failed" : "note", r->check->reasons[i]);
 }
 
-static void json_string(FILE *f, const char *s)
+void ot_json_string(FILE *f, const char *s)
 {
 	fputc('"', f);
 	for (; s && *s; s++) {
@@ -356,10 +356,10 @@ void ot_report_json(FILE *f, const struct ot_report *r)
 		status_of(r));
 	for (i = 0; i < r->check->nreasons; i++) {
 		fprintf(f, "%s", i ? ", " : "");
-		json_string(f, r->check->reasons[i]);
+		ot_json_string(f, r->check->reasons[i]);
 	}
 	fprintf(f, "],\n  \"target\": {\"binary\": ");
-	json_string(f, r->binary);
+	ot_json_string(f, r->binary);
 	fprintf(f, ", \"pid\": %d, \"exited\": %s", r->pid,
 		r->target_exited ? "true" : "false");
 	if (r->target_exited && r->target_status >= 0 && WIFEXITED(r->target_status))
@@ -374,7 +374,7 @@ void ot_report_json(FILE *f, const struct ot_report *r)
 	fprintf(f, "  \"capture\": {\"duration_ns\": %" PRIu64 ", \"ring_kb\": %zu, "
 		"\"drain_ms\": %u, \"ended_by\": ", r->duration_ns, r->ring_kb,
 		r->drain_ms);
-	json_string(f, r->ended_by);
+	ot_json_string(f, r->ended_by);
 	fprintf(f, ", \"threads\": %zu, \"ring_high_water_bytes\": %" PRIu64 "},\n",
 		r->threads, r->ring_high_water);
 	fprintf(f, "  \"tracer\": {\"cpu_ns\": %" PRIu64 ", \"max_rss_kb\": %" PRIu64 "},\n",
@@ -393,13 +393,13 @@ void ot_report_json(FILE *f, const struct ot_report *r)
 		int first = 1;
 
 		fprintf(f, "%s\n    {\"name\": ", i ? "," : "");
-		json_string(f, fn->name);
+		ot_json_string(f, fn->name);
 		if (fn->aliases) {
 			fprintf(f, ", \"aliases\": ");
-			json_string(f, fn->aliases);
+			ot_json_string(f, fn->aliases);
 		}
 		fprintf(f, ", \"binary\": ");
-		json_string(f, fn->binary);
+		ot_json_string(f, fn->binary);
 		fprintf(f, ", \"offset\": %" PRIu64 ", \"scopes\": %" PRIu64 ", \"depths\": {",
 			fn->offset, s->scopes);
 		for (d = 0; d < OT_PAIR_DEPTHS; d++) {
@@ -444,7 +444,7 @@ void ot_report_json(FILE *f, const struct ot_report *r)
 		}
 		fprintf(f, "%s\n    {\"path\": [", i > 1 ? "," : "");
 		while (k--) {
-			json_string(f, r->names[r->tree[chain[k]].func]);
+			ot_json_string(f, r->names[r->tree[chain[k]].func]);
 			fputs(k ? ", " : "", f);
 		}
 		fprintf(f, "], \"calls\": %" PRIu64 ", \"total_ns\": %" PRIu64

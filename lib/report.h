@@ -58,6 +58,9 @@ struct ot_report {
 void ot_report_text(FILE *f, const struct ot_report *r);
 void ot_report_json(FILE *f, const struct ot_report *r);
 
+/* s as a JSON string literal, quotes included (also for lib/export). */
+void ot_json_string(FILE *f, const char *s);
+
 /* "1.23 us"-style duration with three significant digits, into buf. */
 const char *ot_report_duration(uint64_t ns, char *buf, size_t len);
 
