@@ -21,7 +21,7 @@ BUILD      := build
 endif
 ALL_CFLAGS := -std=gnu11 $(WARN) $(CPPFLAGS) $(CFLAGS) $(SANFLAGS) $(PKG_CFLAGS) \
               -D_GNU_SOURCE -DOT_VERSION='"$(VERSION)"' -I.
-LDLIBS     := $(PKG_LIBS) -lm
+LDLIBS     := $(PKG_LIBS) -liberty -lm
 
 LIB_SRC    := $(wildcard lib/*.c)
 LIB_OBJ    := $(LIB_SRC:%.c=$(BUILD)/%.o)
@@ -31,7 +31,7 @@ FIXTURES   := $(BUILD)/tests/fixture-pie $(BUILD)/tests/fixture-nopie
 STRESS     := tests/stress/orbit-stress
 
 # Debian packages the build and the tests need.
-DEB_DEPS   := gcc g++ clang libclang-rt-14-dev make pkg-config libelf-dev libdw-dev libcap-dev libcapstone-dev libcmocka-dev \
+DEB_DEPS   := gcc g++ clang libclang-rt-14-dev make pkg-config libelf-dev libdw-dev libcap-dev libcapstone-dev libiberty-dev libcmocka-dev \
               python3 groff-base strace debhelper dpkg-dev fakeroot lintian valgrind
 
 .PHONY: all deps check unit e2e demo clean lint-man install uninstall deb targets fuzz valgrind bench
@@ -72,12 +72,12 @@ $(STRESS): tests/stress/orbit-stress.c
 	$(CC) -std=gnu11 -O2 -g $(WARN) $(CPPFLAGS) $(LDFLAGS) -rdynamic -pthread -o $@ $<
 
 # Programs the end-to-end fault tests trace (tests/e2e/targets/).
-TARGETS    := build/targets/recurse build/targets/jump build/targets/throw
+TARGETS    := build/targets/recurse build/targets/jump build/targets/throw build/targets/cxx
 targets: $(TARGETS)
 build/targets/%: tests/e2e/targets/%.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu11 -O2 -g $(WARN) -o $@ $<
-build/targets/throw: tests/e2e/targets/throw.cc
+build/targets/%: tests/e2e/targets/%.cc
 	@mkdir -p $(dir $@)
 	$(CXX) -O2 -g -Wall -Wextra -o $@ $<
 

@@ -323,7 +323,7 @@ static void parse_args(struct opts *o, int argc, char **argv)
 		case 'V':
 			printf("orbit-trace %s\n"
 			       "backends: perf (uprobe PMU perf events)\n"
-			       "demangler: none (raw symbol names)\n"
+			       "demangler: libiberty (C++ Itanium ABI, Rust legacy and v0)\n"
 			       "built with: elfutils %s, libcap %s\n",
 			       OT_VERSION, OT_ELFUTILS_VERSION, OT_LIBCAP_VERSION);
 			exit(EXIT_OK);
@@ -479,7 +479,7 @@ static int resolve(struct capture *c)
 			   "instructions (--returns insn)", c->target.display);
 	}
 	for (i = 0; i < c->sel.n; i++)
-		c->names[i] = c->sel.fn[i].sym->name;
+		c->names[i] = ot_sym_display(c->sel.fn[i].sym);
 	for (i = 0; i < c->o.nexpect; i++) {
 		size_t k;
 
@@ -496,7 +496,7 @@ static int resolve(struct capture *c)
 	for (i = 0; i < c->sel.n; i++) {
 		const struct ot_sym *s = c->sel.fn[i].sym;
 
-		if (asprintf(&c->labels[i], "%s:%s", c->target.display, s->name) < 0)
+		if (asprintf(&c->labels[i], "%s:%s", c->target.display, ot_sym_display(s)) < 0)
 			c->labels[i] = NULL;
 		c->pt[i].path = c->target.exe;
 		c->pt[i].label = c->labels[i] ? c->labels[i] : s->name;
@@ -521,13 +521,14 @@ static int list(struct capture *c)
 
 	fprintf(c->out, "# %s: %zu of %zu functions from .%s\n# %-12s %8s  %s\n",
 		c->target.display, c->sel.n, ot_elf_nsyms(c->elf),
-		ot_elf_source(c->elf), "OFFSET", "SIZE", "NAME");
+		ot_elf_source(c->elf), "OFFSET", "SIZE", "SYMBOL  [DEMANGLED]  [= ALIASES]");
 	for (i = 0; i < c->sel.n; i++) {
 		const struct ot_sym *s = c->sel.fn[i].sym;
 
-		fprintf(c->out, "0x%-12llx %8llu  %s%s%s\n",
+		fprintf(c->out, "0x%-12llx %8llu  %s%s%s%s%s\n",
 			(unsigned long long)s->offset, (unsigned long long)s->size,
-			s->name, c->sel.fn[i].aliases ? "  = " : "",
+			s->name, s->demangled ? "  " : "", s->demangled ? s->demangled : "",
+			c->sel.fn[i].aliases ? "  = " : "",
 			c->sel.fn[i].aliases ? c->sel.fn[i].aliases : "");
 	}
 	return fflush(c->out) ? EXIT_RUNTIME : EXIT_OK;
@@ -607,7 +608,8 @@ static void report(struct capture *c)
 			r.ring_high_water = hw;
 	}
 	for (i = 0; i < c->sel.n; i++) {
-		fn[i].name = c->sel.fn[i].sym->name;
+		fn[i].name = c->names[i];
+		fn[i].symbol = c->sel.fn[i].sym->name;
 		fn[i].aliases = c->sel.fn[i].aliases;
 		fn[i].binary = c->target.display;
 		fn[i].offset = c->sel.fn[i].sym->offset;

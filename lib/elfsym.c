@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <fnmatch.h>
 #include <gelf.h>
+#include <libiberty/demangle.h>
 #include <libelf.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -186,12 +187,23 @@ static int read_symbols(struct ot_elf *e, Elf *elf, Elf_Scn *scn,
 		pos += len;
 		kept++;
 	}
+	/* Demangled names are malloc'd by libiberty; freed in ot_elf_close. */
+	for (i = 0; i < kept; i++) {
+		e->syms[i].demangled = cplus_demangle(e->syms[i].name,
+						      DMGL_PARAMS | DMGL_ANSI | DMGL_AUTO);
+		if (e->syms[i].demangled)
+			e->syms[i].base = cplus_demangle(e->syms[i].name,
+							 DMGL_ANSI | DMGL_AUTO);
+	}
 	qsort(e->syms, kept, sizeof(*e->syms), cmp_sym);
 	/* The same name at the same address twice (versioned dynsym) is one. */
 	e->nsyms = 0;
 	for (i = 0; i < kept; i++) {
-		if (e->nsyms && !cmp_sym(&e->syms[e->nsyms - 1], &e->syms[i]))
+		if (e->nsyms && !cmp_sym(&e->syms[e->nsyms - 1], &e->syms[i])) {
+			free((char *)e->syms[i].demangled);
+			free((char *)e->syms[i].base);
 			continue;
+		}
 		e->syms[e->nsyms++] = e->syms[i];
 	}
 	return 0;
@@ -285,8 +297,14 @@ out_elf:
 
 void ot_elf_close(struct ot_elf *e)
 {
+	size_t i;
+
 	if (!e)
 		return;
+	for (i = 0; i < e->nsyms; i++) {
+		free((char *)e->syms[i].demangled);
+		free((char *)e->syms[i].base);
+	}
 	free(e->syms);
 	free(e->others);
 	free(e->strings);
@@ -346,6 +364,52 @@ static int is_glob(const char *s)
 	return strpbrk(s, "*?[") != NULL;
 }
 
+const char *ot_sym_display(const struct ot_sym *s)
+{
+	return s->demangled ? s->demangled : s->name;
+}
+
+/* forward */
+static const char *last_component(const char *base);
+
+/* term is the last component of base, with or without template arguments. */
+static int bare_match(const char *base, const char *term)
+{
+	const char *c = last_component(base), *lt = strchr(c, '<');
+	size_t n = strlen(term);
+
+	return !strcmp(c, term) || (lt && (size_t)(lt - c) == n && !strncmp(c, term, n));
+}
+
+/* term against every spelling of s: raw, demangled, without parameters. */
+static int matches(const struct ot_sym *s, const char *term, int glob)
+{
+	if (glob)
+		return !fnmatch(term, s->name, 0) ||
+		       (s->demangled && !fnmatch(term, s->demangled, 0)) ||
+		       (s->base && !fnmatch(term, s->base, 0));
+	return !strcmp(term, s->name) ||
+	       (s->demangled && !strcmp(term, s->demangled)) ||
+	       (s->base && !strcmp(term, s->base));
+}
+
+/* The last "::" component of a demangled base, outside template brackets. */
+static const char *last_component(const char *base)
+{
+	const char *p, *last = base;
+	int depth = 0;
+
+	for (p = base; *p; p++) {
+		if (*p == '<' || *p == '(')
+			depth++;
+		else if ((*p == '>' || *p == ')') && depth)
+			depth--;
+		else if (!depth && p[0] == ':' && p[1] == ':')
+			last = p + 2;
+	}
+	return last;
+}
+
 /* "did you mean: a, b?" built from the closest names, or "" if none is close. */
 static void suggest(const struct ot_elf *e, const char *name, char *buf,
 		    size_t len)
@@ -357,7 +421,15 @@ static void suggest(const struct ot_elf *e, const char *name, char *buf,
 	if (limit > 3)
 		limit = 3;
 	for (i = 0; i < e->nsyms; i++) {
-		size_t d = ot_edit_distance(name, e->syms[i].name);
+		const struct ot_sym *s = &e->syms[i];
+		size_t d = ot_edit_distance(name, s->base ? s->base : s->name);
+
+		if (s->base) {
+			size_t d2 = ot_edit_distance(name, last_component(s->base));
+
+			if (d2 < d)
+				d = d2;
+		}
 
 		if (d > limit)
 			continue;
@@ -373,9 +445,10 @@ static void suggest(const struct ot_elf *e, const char *name, char *buf,
 	}
 	buf[0] = 0;
 	for (k = 0; k < 3 && best[k] != SIZE_MAX; k++) {
+		const struct ot_sym *s = &e->syms[best[k]];
 		int w = snprintf(buf + used, len - used, "%s%s",
 				 k ? ", " : " (did you mean: ",
-				 e->syms[best[k]].name);
+				 s->base ? s->base : s->name);
 		if (w < 0 || (size_t)w >= len - used)
 			break;
 		used += (size_t)w;
@@ -420,13 +493,57 @@ int ot_elf_select(const struct ot_elf *e, const char *spec,
 		any_include = 1;
 		nterm++;
 		for (i = 0; i < e->nsyms; i++) {
-			if (is_glob(term) ? !fnmatch(term, e->syms[i].name, 0)
-					  : !strcmp(term, e->syms[i].name)) {
+			if (matches(&e->syms[i], term, is_glob(term))) {
 				if (!chosen[i])
 					chosen[i] = nterm;
 				hits++;
 			}
 		}
+		/* "middle" for "orbit_stress::middle": only if one name fits. */
+		for (i = 0; !hits && !is_glob(term) && i < e->nsyms; i++) {
+			const struct ot_sym *s = &e->syms[i];
+			size_t m;
+
+			if (!s->base || !bare_match(s->base, term))
+				continue;
+			for (m = 0; m < e->nsyms; m++) {
+				const struct ot_sym *o = &e->syms[m];
+
+				if (o->base && strcmp(o->base, s->base) &&
+				    bare_match(o->base, term))
+					break;
+			}
+			if (m < e->nsyms) {
+				char list[1024];
+				size_t used = 0;
+
+				for (m = 0; m < e->nsyms && used + 2 < sizeof(list); m++) {
+					const struct ot_sym *o = &e->syms[m];
+					int w;
+
+					if (!o->base || !bare_match(o->base, term))
+						continue;
+					w = snprintf(list + used, sizeof(list) - used, "%s%s",
+						     used ? ", " : "", o->demangled);
+					if (w > 0)
+						used += (size_t)w;
+				}
+				ot_error("'%s' is ambiguous in %s: %s; name one", term,
+					 e->display, list);
+				ret = -ENOENT;
+				hits = SIZE_MAX;
+				break;
+			}
+			for (m = 0; m < e->nsyms; m++) {
+				if (e->syms[m].base && !strcmp(e->syms[m].base, s->base)) {
+					if (!chosen[m])
+						chosen[m] = nterm;
+					hits++;
+				}
+			}
+		}
+		if (hits == SIZE_MAX)
+			continue;
 		if (!hits) {
 			char hint[512];
 
@@ -471,7 +588,7 @@ int ot_elf_select(const struct ot_elf *e, const char *spec,
 		if (*term != '!')
 			continue;
 		for (i = 0; i < e->nsyms; i++)
-			if (!fnmatch(term + 1, e->syms[i].name, 0))
+			if (matches(&e->syms[i], term + 1, 1))
 				chosen[i] = 0;
 	}
 	free(copy);
@@ -496,7 +613,7 @@ int ot_elf_select(const struct ot_elf *e, const char *spec,
 			char *a = NULL;
 
 			if (asprintf(&a, "%s%s%s", s->aliases ? s->aliases : "",
-				     s->aliases ? "," : "", e->syms[i].name) < 0)
+				     s->aliases ? "," : "", ot_sym_display(&e->syms[i])) < 0)
 				a = NULL;
 			free(s->aliases);
 			s->aliases = a;

@@ -15,7 +15,9 @@
 #include <stdint.h>
 
 struct ot_sym {
-	const char *name;	/* owned by the ot_elf */
+	const char *name;	/* the raw symbol; owned by the ot_elf */
+	const char *demangled;	/* "app::parse(int)", or NULL if not mangled */
+	const char *base;	/* "app::parse": no parameters, no Rust hash */
 	uint64_t addr;		/* st_value */
 	uint64_t size;		/* st_size */
 	uint64_t offset;	/* file offset of the first instruction */
@@ -54,13 +56,20 @@ struct ot_selection {
 
 /*
  * Select functions by a -f list: comma-separated names or globs (fnmatch
- * syntax), then exclusions "!GLOB" applied after every inclusion.  A name
- * that is not a glob must exist; the error offers close matches.  Returns
- * 0, or -ENOENT after printing which term matched nothing.
+ * syntax), then exclusions "!GLOB" applied after every inclusion.  A term
+ * matches a symbol's raw name, its demangled form, or that form without
+ * parameters and Rust hash (C++ and Rust names, demangled by libiberty);
+ * failing all, a bare last component ("middle") matches "ns::middle" when
+ * only one function has that name.  A name that is not a glob must exist;
+ * the error offers close matches, or lists the candidates of an ambiguous
+ * bare name.  Returns 0, or -ENOENT after printing.
  */
 int ot_elf_select(const struct ot_elf *e, const char *spec,
 		  struct ot_selection *out);
 void ot_selection_free(struct ot_selection *s);
+
+/* The name to show for s: demangled with parameters, else raw. */
+const char *ot_sym_display(const struct ot_sym *s);
 
 /* Edit distance, exposed for the unit tests of suggestions. */
 size_t ot_edit_distance(const char *a, const char *b);

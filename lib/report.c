@@ -394,6 +394,8 @@ void ot_report_json(FILE *f, const struct ot_report *r)
 
 		fprintf(f, "%s\n    {\"name\": ", i ? "," : "");
 		ot_json_string(f, fn->name);
+		fprintf(f, ", \"symbol\": ");
+		ot_json_string(f, fn->symbol ? fn->symbol : fn->name);
 		if (fn->aliases) {
 			fprintf(f, ", \"aliases\": ");
 			ot_json_string(f, fn->aliases);

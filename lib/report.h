@@ -18,7 +18,8 @@
 #include <stdio.h>
 
 struct ot_report_func {
-	const char *name;
+	const char *name;	/* demangled when mangled */
+	const char *symbol;	/* the raw symbol */
 	const char *aliases;	/* other names at this offset, or NULL */
 	const char *binary;
 	uint64_t offset;

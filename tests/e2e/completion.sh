@@ -17,7 +17,7 @@ want=$(readelf -sW "$STRESS" | awk '/^Symbol table .\.symtab/ { on = 1 }
 got=$(complete_ 2 "$OT" -f '' -- "$STRESS" | tr '\n' ' ')
 [ -n "$want" ] && [ "$got" = "$want" ] || fail_ "-f before -- CMD: '$got', readelf says '$want'"
 [ "$(complete_ 2 "$OT" -f mi -- "$STRESS")" = "middle" ] || fail_ "-f mi"
-[ "$(complete_ 2 "$OT" -f 'outer,in' -- "$STRESS")" = "outer,inner" ] || fail_ "-f outer,in"
+[ "$(complete_ 2 "$OT" -f 'outer,mi' -- "$STRESS")" = "outer,middle" ] || fail_ "-f outer,mi"
 # After --, words belong to the command: files, not our options.
 complete_ 4 "$OT" -- "$STRESS" -f "$top/READ" | grep -qx "$top/README.md" || fail_ "args after -- CMD"
 "$STRESS" --wait-go >/dev/null &
