@@ -7,7 +7,7 @@
 
 const char *ot_report_duration(uint64_t ns, char *buf, size_t len)
 {
-	static const char *const unit[] = { "ns", "us", "ms", "s" };
+	static const char units[] = "ns\0us\0ms\0s"; /* 3 bytes each */
 	double v = (double)ns;
 	unsigned u = 0;
 
@@ -19,7 +19,7 @@ const char *ot_report_duration(uint64_t ns, char *buf, size_t len)
 		snprintf(buf, len, "%" PRIu64 " ns", ns);
 	else
 		snprintf(buf, len, "%.*f %s", v < 10 ? 2 : v < 100 ? 1 : 0, v,
-			 unit[u]);
+			 &units[3 * u]);
 	return buf;
 }
 

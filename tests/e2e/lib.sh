@@ -45,6 +45,18 @@ for expr in sys.argv[2:]:
 PY
 }
 
+# expect_rc STATUS OUT ERR CMD...: run CMD, its output to OUT and ERR;
+# fail unless it exits with STATUS.
+expect_rc() {
+	want=$1 out=$2 err=$3
+	shift 3
+	set +e
+	"$@" >"$out" 2>"$err"
+	got=$?
+	set -e
+	[ "$got" = "$want" ] || fail_ "$*: exit status $got, expected $want: $(cat "$err")"
+}
+
 # wait_for FILE PATTERN [SECONDS]: until grep finds PATTERN in FILE.
 wait_for() {
 	n=0

@@ -3,14 +3,10 @@
 . "$(dirname "$0")/lib.sh"
 command -v strace >/dev/null || skip_ "strace is not installed"
 
-set +e
 # LeakSanitizer cannot run under ptrace.
-ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 \
+expect_rc 2 "$work/out" "$work/err" env ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
 	strace -f -qq -e trace=perf_event_open -o "$work/strace" \
-	"$OT" -f outer,midle,inner -- "$STRESS" --stress-calls 1 >"$work/out" 2>"$work/err"
-rc=$?
-set -e
-[ $rc = 2 ] || fail_ "exit status $rc, expected 2"
+	"$OT" -f outer,midle,inner -- "$STRESS" --stress-calls 1
 grep -qx "orbit-trace: no function 'midle' in $STRESS (did you mean: middle?)" "$work/err" ||
 	fail_ "unexpected message: $(cat "$work/err")"
 ! grep -q perf_event_open "$work/strace" || fail_ "a perf event was opened"

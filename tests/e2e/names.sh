@@ -11,11 +11,7 @@ want=$(nm --defined-only "$T" | awk '$2 ~ /^[tTwW]$/ && $3 ~ /^_ZN3app/ { print 
 [ -n "$want" ] && [ "$got" = "$want" ] || fail_ "-l 'app::*': '$got', nm: '$want'"
 grep -q '_ZN3app5parseEi  app::parse(int)$' "$work/list" || fail_ "-l shows no demangled name"
 
-set +e
-"$OT" -f twice -- "$T" >/dev/null 2>"$work/amb"
-rc=$?
-set -e
-[ $rc = 2 ] || fail_ "an ambiguous name: exit status $rc, expected 2"
+expect_rc 2 /dev/null "$work/amb" "$OT" -f twice -- "$T"
 grep -q "^orbit-trace: 'twice' is ambiguous in $T: .*app::twice<.*>.*app::twice<.*; name one$" "$work/amb" ||
 	fail_ "ambiguity not explained: $(cat "$work/amb")"
 

@@ -51,12 +51,8 @@ assert {k: int(v) for k, v in rows.items()} == want, (rows, want)
 PY
 
 # Text: the call tree, --hist rows adding up, and a wrong --expect.
-set +e
-"$OT" --hist --expect outer=2001 -o "$work/report.txt" -f outer,middle,inner -- \
-	"$STRESS" --stress-threads 2 --stress-hz 1000 --stress-calls 1000 >/dev/null 2>"$work/err2"
-rc=$?
-set -e
-[ $rc = 3 ] || fail_ "a wrong --expect gave exit status $rc, not 3"
+expect_rc 3 /dev/null "$work/err2" "$OT" --hist --expect outer=2001 -o "$work/report.txt" \
+	-f outer,middle,inner -- "$STRESS" --stress-threads 2 --stress-hz 1000 --stress-calls 1000
 grep -qx "orbit-trace: check failed: outer: 1 of 2001 expected scopes missing (0.050% > 1%)" "$work/err2" ||
 	grep -qx "orbit-trace: check failed: outer: pairing inconsistent: 1 missing > 0 unclosed + 0 orphans + 0 duplicates, with no records lost" "$work/err2" ||
 	fail_ "no clear line for the failed check: $(cat "$work/err2")"

@@ -7,14 +7,21 @@ require_uprobes
 cap_eff() { awk '/^CapEff:/ { print $2 }' "/proc/$1/status"; }
 uid_of() { awk '/^Uid:/ { print $2 }' "/proc/$1/status"; }
 
-# As under "sudo orbit-trace -- CMD" by user nobody.
-SUDO_UID=65534 SUDO_GID=65534 "$OT" -v -o "$work/r1.txt" -f outer -- "$STRESS" \
-	--stress-calls 100 --wait-go >"$work/out1" 2>"$work/err1" &
-otpid=$!
-cleanup_pids=$otpid
-wait_for "$work/out1" '^ready '
-wait_for "$work/err1" 'armed 1 functions'
-spid=$(sed -n 's/^ready //p' "$work/out1")
+# held N ARGS...: orbit-trace ARGS -- the stress program held before work,
+# as under "sudo" by user nobody; sets otpid and spid once armed.
+held() {
+	run=$1
+	shift
+	SUDO_UID=65534 SUDO_GID=65534 "$OT" -v -o "$work/r$run.txt" "$@" -f outer -- "$STRESS" \
+		--stress-calls 100 --wait-go >"$work/out$run" 2>"$work/err$run" &
+	otpid=$!
+	cleanup_pids=$otpid
+	wait_for "$work/out$run" '^ready '
+	wait_for "$work/err$run" 'armed 1 functions'
+	spid=$(sed -n 's/^ready //p' "$work/out$run")
+}
+
+held 1
 [ "$(uid_of "$spid")" = 65534 ] || fail_ "the command runs as uid $(uid_of "$spid"), not the sudo user"
 [ "$(cap_eff "$spid")" = 0000000000000000 ] || fail_ "the command has capabilities"
 [ "$(cap_eff "$otpid")" = 0000000000000020 ] ||
@@ -24,13 +31,7 @@ wait "$otpid" || fail_ "exit status $?"
 grep -Eq '^outer +100 ' "$work/r1.txt" || fail_ "no scopes from the command run as nobody"
 
 # --user root overrides SUDO_UID.
-SUDO_UID=65534 SUDO_GID=65534 "$OT" -v --user root -o "$work/r2.txt" -f outer -- "$STRESS" \
-	--stress-calls 100 --wait-go >"$work/out2" 2>"$work/err2" &
-otpid=$!
-cleanup_pids=$otpid
-wait_for "$work/out2" '^ready '
-wait_for "$work/err2" 'armed 1 functions'
-spid=$(sed -n 's/^ready //p' "$work/out2")
+held 2 --user root
 [ "$(uid_of "$spid")" = 0 ] || fail_ "--user root: uid $(uid_of "$spid")"
 [ "$(cap_eff "$otpid")" = 0000000000000000 ] || fail_ "armed tracer keeps $(cap_eff "$otpid")"
 kill -USR1 "$spid"

@@ -12,11 +12,7 @@ cp "$OT" "$work/ot-cap"
 setcap cap_sys_admin+ep "$work/ot-cap" || skip_ "this file system does not keep file capabilities"
 as_nobody() { setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"; }
 
-set +e
-as_nobody "$work/ot-plain" -f outer -- "$STRESS" --stress-calls 10 >"$work/out1" 2>"$work/err1"
-rc=$?
-set -e
-[ $rc = 1 ] || fail_ "unprivileged: exit status $rc, expected 1"
+expect_rc 1 "$work/out1" "$work/err1" as_nobody "$work/ot-plain" -f outer -- "$STRESS" --stress-calls 10
 grep -qx "orbit-trace: cannot arm uprobes: the uprobe PMU needs CAP_SYS_ADMIN (CAP_PERFMON is not enough); this process has no capabilities; run it with sudo (see PERMISSIONS in orbit-trace(1))" "$work/err1" ||
 	fail_ "unexpected message: $(cat "$work/err1")"
 ! grep -q expected "$work/out1" || fail_ "the command ran although nothing was armed"
