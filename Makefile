@@ -72,11 +72,18 @@ $(STRESS): tests/stress/orbit-stress.c
 	$(CC) -std=gnu11 -O2 -g $(WARN) $(CPPFLAGS) $(LDFLAGS) -rdynamic -pthread -o $@ $<
 
 # Programs the end-to-end fault tests trace (tests/e2e/targets/).
-TARGETS    := build/targets/recurse build/targets/jump build/targets/throw build/targets/cxx
+TARGETS    := build/targets/recurse build/targets/jump build/targets/throw build/targets/cxx \
+              build/targets/uselib build/targets/libplug.so
 targets: $(TARGETS)
 build/targets/%: tests/e2e/targets/%.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu11 -O2 -g $(WARN) -o $@ $<
+build/targets/lib%.so: tests/e2e/targets/lib%.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 -O2 -g $(WARN) -fPIC -shared -o $@ $<
+build/targets/uselib: tests/e2e/targets/uselib.c build/targets/libwork.so
+	$(CC) -std=gnu11 -O2 -g -Wall -Wextra -o $@ $< -Lbuild/targets -lwork \
+		-Wl,-rpath,'$$ORIGIN' -ldl
 build/targets/%: tests/e2e/targets/%.cc
 	@mkdir -p $(dir $@)
 	$(CXX) -O2 -g -Wall -Wextra -o $@ $<

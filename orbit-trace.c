@@ -84,8 +84,10 @@ struct capture {
 	FILE *out;
 	struct ot_target target;
 	struct ot_user user;
-	struct ot_elf *elf;
+	struct ot_elf *elf;	/* the main executable */
+	struct ot_binset *bins;	/* it and the libraries -f names */
 	struct ot_selection sel;
+	char **display;		/* function index -> name shown, owned */
 	struct ot_probe_target *pt;
 	uint64_t **ret_sites;	/* per function, with --returns insn */
 	unsigned char *tail_calls; /* per function, with --returns insn */
@@ -434,7 +436,7 @@ static int find_returns(struct capture *c, size_t i)
 		c->ret_sites = ot_xcalloc(c->sel.n, sizeof(*c->ret_sites));
 		c->tail_calls = ot_xcalloc(c->sel.n, 1);
 	}
-	n = s->size ? ot_ret_sites(c->target.exe, s->offset, s->size,
+	n = s->size ? ot_ret_sites(c->sel.fn[i].bin->path, s->offset, s->size,
 				   &c->ret_sites[i], &tail) : 0;
 	c->tail_calls[i] = (unsigned char)tail;
 	if (n < 0) {
@@ -454,6 +456,17 @@ static int find_returns(struct capture *c, size_t i)
 	return 0;
 }
 
+/* Does any binary a selected function lives in have C++ exception tables? */
+static int any_eh(const struct capture *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->sel.n; i++)
+		if (ot_elf_has_eh(c->sel.fn[i].bin->elf))
+			return 1;
+	return 0;
+}
+
 /* symbols: the target's binary and the functions -f selects. */
 static int resolve(struct capture *c)
 {
@@ -463,23 +476,33 @@ static int resolve(struct capture *c)
 	ret = ot_elf_open(c->target.exe, c->target.display, &c->elf);
 	if (ret)
 		return EXIT_RUNTIME;
-	ret = ot_elf_select(c->elf, c->o.functions, &c->sel);
+	c->bins = ot_binset_new(c->elf, c->target.exe, c->target.display,
+				ot_target_find_lib, &c->target);
+	ret = ot_binset_select(c->bins, c->o.functions, &c->sel);
 	if (ret)
-		return EXIT_USAGE;
+		return ret == -ENOENT ? EXIT_USAGE : EXIT_RUNTIME;
 	c->pt = ot_xcalloc(c->sel.n, sizeof(*c->pt));
 	c->labels = ot_xcalloc(c->sel.n, sizeof(*c->labels));
 	c->names = ot_xcalloc(c->sel.n, sizeof(*c->names));
+	c->display = ot_xcalloc(c->sel.n, sizeof(*c->display));
 	/*
 	 * A return probe aborts a C++ program whose exception unwinds
 	 * through the probed frame; probing return instructions cannot.
 	 */
-	if (!c->o.ret_mode_set && ot_elf_has_eh(c->elf)) {
+	if (!c->o.ret_mode_set && any_eh(c)) {
 		c->o.ret_insn = 1;
 		ot_verbose("%s has C++ exception tables: returns are seen at return "
 			   "instructions (--returns insn)", c->target.display);
 	}
-	for (i = 0; i < c->sel.n; i++)
-		c->names[i] = ot_sym_display(c->sel.fn[i].sym);
+	/* A library's functions are shown as "libname:function". */
+	for (i = 0; i < c->sel.n; i++) {
+		const struct ot_binary *b = c->sel.fn[i].bin;
+
+		if (b->is_main || asprintf(&c->display[i], "%s:%s", b->display,
+					   ot_sym_display(c->sel.fn[i].sym)) < 0)
+			c->display[i] = ot_xstrdup(ot_sym_display(c->sel.fn[i].sym));
+		c->names[i] = c->display[i];
+	}
 	for (i = 0; i < c->o.nexpect; i++) {
 		size_t k;
 
@@ -496,18 +519,19 @@ static int resolve(struct capture *c)
 	for (i = 0; i < c->sel.n; i++) {
 		const struct ot_sym *s = c->sel.fn[i].sym;
 
-		if (asprintf(&c->labels[i], "%s:%s", c->target.display, ot_sym_display(s)) < 0)
+		if (asprintf(&c->labels[i], "%s:%s", c->sel.fn[i].bin->display,
+			     ot_sym_display(s)) < 0)
 			c->labels[i] = NULL;
-		c->pt[i].path = c->target.exe;
+		c->pt[i].path = c->sel.fn[i].bin->path;
 		c->pt[i].label = c->labels[i] ? c->labels[i] : s->name;
 		c->pt[i].offset = s->offset;
 		ot_verbose("%s (+0x%llx, %llu bytes, from .%s)", c->pt[i].label,
 			   (unsigned long long)s->offset,
-			   (unsigned long long)s->size, ot_elf_source(c->elf));
+			   (unsigned long long)s->size, ot_elf_source(c->sel.fn[i].bin->elf));
 		if (c->o.ret_insn && !c->o.list && find_returns(c, i))
 			return EXIT_RUNTIME;
 	}
-	if (!c->o.ret_insn && !c->o.list && ot_elf_has_eh(c->elf))
+	if (!c->o.ret_insn && !c->o.list && any_eh(c))
 		ot_warn("%s uses C++ exceptions: one thrown through a function with a "
 			"return probe aborts the program; --returns insn avoids that "
 			"(see BUGS in orbit-trace(1))", c->target.display);
@@ -519,11 +543,17 @@ static int list(struct capture *c)
 {
 	size_t i;
 
-	fprintf(c->out, "# %s: %zu of %zu functions from .%s\n# %-12s %8s  %s\n",
-		c->target.display, c->sel.n, ot_elf_nsyms(c->elf),
-		ot_elf_source(c->elf), "OFFSET", "SIZE", "SYMBOL  [DEMANGLED]  [= ALIASES]");
+	const struct ot_binary *shown = NULL;
+
 	for (i = 0; i < c->sel.n; i++) {
 		const struct ot_sym *s = c->sel.fn[i].sym;
+
+		if (c->sel.fn[i].bin != shown) {
+			shown = c->sel.fn[i].bin;
+			fprintf(c->out, "# %s: %zu functions in .%s\n# %-12s %8s  %s\n",
+				shown->path, ot_elf_nsyms(shown->elf), ot_elf_source(shown->elf),
+				"OFFSET", "SIZE", "SYMBOL  [DEMANGLED]  [= ALIASES]");
+		}
 
 		fprintf(c->out, "0x%-12llx %8llu  %s%s%s%s%s\n",
 			(unsigned long long)s->offset, (unsigned long long)s->size,
@@ -611,7 +641,8 @@ static void report(struct capture *c)
 		fn[i].name = c->names[i];
 		fn[i].symbol = c->sel.fn[i].sym->name;
 		fn[i].aliases = c->sel.fn[i].aliases;
-		fn[i].binary = c->target.display;
+		fn[i].binary = c->sel.fn[i].bin->is_main ? c->target.display
+							 : c->sel.fn[i].bin->path;
 		fn[i].offset = c->sel.fn[i].sym->offset;
 		fn[i].st = ot_pair_stats(c->pair, i);
 	}
@@ -692,7 +723,11 @@ static void cleanup(struct capture *c)
 	free(c->tail_calls);
 	free(c->labels);
 	free(c->pt);
+	for (i = 0; c->display && i < c->sel.n; i++)
+		free(c->display[i]);
+	free(c->display);
 	ot_selection_free(&c->sel);
+	ot_binset_free(c->bins);
 	ot_elf_close(c->elf);
 	ot_target_stop(&c->target);
 	ot_target_fini(&c->target);

@@ -641,3 +641,187 @@ void ot_selection_free(struct ot_selection *s)
 	free(s->fn);
 	memset(s, 0, sizeof(*s));
 }
+
+struct ot_binset {
+	struct ot_binary *bin;	/* bin[0] is the main executable */
+	size_t n;
+	ot_lib_resolve_fn resolve;
+	void *ctx;
+};
+
+struct ot_binset *ot_binset_new(struct ot_elf *main_elf, const char *path,
+				const char *display, ot_lib_resolve_fn resolve,
+				void *ctx)
+{
+	struct ot_binset *b = ot_xcalloc(1, sizeof(*b));
+
+	b->bin = ot_xcalloc(1, sizeof(*b->bin));
+	b->bin[0].path = ot_xstrdup(path);
+	b->bin[0].display = ot_xstrdup(display);
+	b->bin[0].elf = main_elf;
+	b->bin[0].is_main = 1;
+	b->n = 1;
+	b->resolve = resolve;
+	b->ctx = ctx;
+	return b;
+}
+
+void ot_binset_free(struct ot_binset *b)
+{
+	size_t i;
+
+	if (!b)
+		return;
+	for (i = 0; i < b->n; i++) {
+		if (!b->bin[i].is_main)
+			ot_elf_close(b->bin[i].elf);
+		free(b->bin[i].path);
+		free(b->bin[i].display);
+	}
+	free(b->bin);
+	free(b);
+}
+
+/* Length of term's library prefix, or 0: "libc.so.6:malloc" -> 9. */
+static size_t lib_prefix(const char *term)
+{
+	const char *p;
+
+	for (p = term; (p = strchr(p, ':')); p += 2) {
+		if (p[1] == ':')
+			continue;
+		if (p > term && p[-1] == ':')
+			continue;
+		if (memchr(term, '/', (size_t)(p - term)) ||
+		    memmem(term, (size_t)(p - term), ".so", 3))
+			return (size_t)(p - term);
+		return 0;
+	}
+	return 0;
+}
+
+/* The binary for library name, opened on first use; NULL after printing. */
+static struct ot_binary *library(struct ot_binset *b, const char *name)
+{
+	struct ot_binary *lib;
+	const char *slash;
+	char *path = NULL;
+	size_t i;
+
+	if (b->resolve(b->ctx, name, &path))
+		return NULL;
+	for (i = 1; i < b->n; i++) {
+		if (!strcmp(b->bin[i].path, path)) {
+			free(path);
+			return &b->bin[i];
+		}
+	}
+	b->bin = ot_xreallocarray(b->bin, b->n + 1, sizeof(*b->bin));
+	lib = &b->bin[b->n];
+	memset(lib, 0, sizeof(*lib));
+	lib->path = path;
+	/* Shown by its file name: "libwork.so:work_add". */
+	slash = strrchr(name, '/');
+	lib->display = ot_xstrdup(slash ? slash + 1 : name);
+	if (ot_elf_open(path, path, &lib->elf)) {
+		free(lib->path);
+		free(lib->display);
+		return NULL;
+	}
+	b->n++;
+	return lib;
+}
+
+static void append(char **s, const char *term, size_t len)
+{
+	size_t old = *s ? strlen(*s) : 0;
+
+	*s = ot_xreallocarray(*s, old + len + 2, 1);
+	if (old)
+		(*s)[old++] = ',';
+	memcpy(*s + old, term, len);
+	(*s)[old + len] = 0;
+}
+
+int ot_binset_select(struct ot_binset *b, const char *spec,
+		     struct ot_selection *out)
+{
+	char *copy = ot_xstrdup(spec), *cursor = copy, *term;
+	char **groups = NULL, *global_excl = NULL;
+	const char **keys = NULL;
+	size_t ngroups = 0, g, i, *idx = NULL;
+	int ret = 0;
+
+	memset(out, 0, sizeof(*out));
+	/* Group the terms by binary, keeping the order they came in. */
+	while ((term = next_term(&cursor))) {
+		int neg = *term == '!';
+		size_t pre = lib_prefix(term + neg);
+		char *key = pre ? ot_xstrdup(term + neg) : NULL;
+		char *name = term + neg + (pre ? pre + 1 : 0);
+		char buf[4096];
+
+		if (key)
+			key[pre] = 0;
+		if (!*name) {
+			free(key);
+			continue;
+		}
+		if (neg && !key) {
+			append(&global_excl, term, strlen(term));
+			continue;
+		}
+		for (g = 0; g < ngroups; g++)
+			if ((!key && !keys[g]) || (key && keys[g] && !strcmp(key, keys[g])))
+				break;
+		if (g == ngroups) {
+			groups = ot_xreallocarray(groups, ngroups + 1, sizeof(*groups));
+			keys = ot_xreallocarray(keys, ngroups + 1, sizeof(*keys));
+			groups[ngroups] = NULL;
+			keys[ngroups++] = key;
+		} else {
+			free(key);
+		}
+		snprintf(buf, sizeof(buf), "%s%s", neg ? "!" : "", name);
+		append(&groups[g], buf, strlen(buf));
+	}
+	for (g = 0; g < ngroups && !ret; g++) {
+		struct ot_binary *bin = keys[g] ? library(b, keys[g]) : &b->bin[0];
+		struct ot_selection part;
+
+		if (!bin) {
+			ret = -ENOEXEC;
+			break;
+		}
+		if (global_excl)
+			append(&groups[g], global_excl, strlen(global_excl));
+		if (ot_elf_select(bin->elf, groups[g], &part)) {
+			ret = -ENOENT;
+			break;
+		}
+		out->fn = ot_xreallocarray(out->fn, out->n + part.n, sizeof(*out->fn));
+		idx = ot_xreallocarray(idx, out->n + part.n, sizeof(*idx));
+		for (i = 0; i < part.n; i++) {
+			out->fn[out->n + i] = part.fn[i];
+			idx[out->n + i] = (size_t)(bin - b->bin);
+		}
+		out->n += part.n;
+		out->requested += part.requested;
+		free(part.fn);
+	}
+	/* bin[] moves as libraries are added: point into it once all are open. */
+	for (i = 0; !ret && i < out->n; i++)
+		out->fn[i].bin = &b->bin[idx[i]];
+	free(idx);
+	for (g = 0; g < ngroups; g++) {
+		free(groups[g]);
+		free((char *)keys[g]);
+	}
+	free(groups);
+	free(keys);
+	free(global_excl);
+	free(copy);
+	if (ret)
+		ot_selection_free(out);
+	return ret;
+}

@@ -43,9 +43,12 @@ const char *ot_elf_source(const struct ot_elf *e);
 int ot_elf_has_eh(const struct ot_elf *e);
 
 /* One function to arm: several names may share it (aliases). */
+struct ot_binary;
+
 struct ot_selected {
 	const struct ot_sym *sym;  /* the first name that selected it */
 	char *aliases;		   /* other names at the same offset, or NULL */
+	const struct ot_binary *bin; /* with ot_binset_select; else NULL */
 };
 
 struct ot_selection {
@@ -67,6 +70,39 @@ struct ot_selection {
 int ot_elf_select(const struct ot_elf *e, const char *spec,
 		  struct ot_selection *out);
 void ot_selection_free(struct ot_selection *s);
+
+/*
+ * Several ELF files at once: the main executable and the libraries that
+ * -f names with a FILE: or SONAME: prefix ("libc.so.6:malloc",
+ * "/opt/app/lib/libfoo.so:init").  A prefix is the text before a single
+ * ':' (not C++'s "::") that holds a '/' or ".so".
+ */
+struct ot_binary {
+	char *path;		/* read by libelf and resolved by the kernel */
+	char *display;		/* for people */
+	struct ot_elf *elf;
+	int is_main;
+};
+
+/* Map a library's name (soname or path) to a file to read: 0 or -errno. */
+typedef int (*ot_lib_resolve_fn)(void *ctx, const char *name, char **path);
+
+struct ot_binset;
+
+struct ot_binset *ot_binset_new(struct ot_elf *main_elf, const char *path,
+				const char *display, ot_lib_resolve_fn resolve,
+				void *ctx);
+/* Frees every library opened; main_elf is the caller's. */
+void ot_binset_free(struct ot_binset *b);
+
+/*
+ * Select across binaries: terms without a prefix (and exclusions without
+ * one) go to the main executable, the others to their library, each
+ * through ot_elf_select.  Entries carry their binary.  Returns 0, or
+ * -ENOENT (a name) / -ENOEXEC (a library) after printing.
+ */
+int ot_binset_select(struct ot_binset *b, const char *spec,
+		     struct ot_selection *out);
 
 /* The name to show for s: demangled with parameters, else raw. */
 const char *ot_sym_display(const struct ot_sym *s);

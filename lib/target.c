@@ -313,3 +313,80 @@ void ot_target_fini(struct ot_target *t)
 	free(t->display);
 	init(t);
 }
+
+/* The mapped file of pid whose basename is name, or NULL. */
+static char *mapped_lib(pid_t pid, const char *name)
+{
+	char maps[64], line[4096], *found = NULL;
+	FILE *f;
+
+	snprintf(maps, sizeof(maps), "/proc/%d/maps", (int)pid);
+	f = fopen(maps, "re");
+	if (!f)
+		return NULL;
+	while (!found && fgets(line, sizeof(line), f)) {
+		char *path = strchr(line, '/'), *base;
+
+		if (!path)
+			continue;
+		path[strcspn(path, "\n")] = 0;
+		base = strrchr(path, '/') + 1;
+		if (!strcmp(base, name))
+			found = ot_xstrdup(path);
+	}
+	fclose(f);
+	return found;
+}
+
+int ot_target_find_lib(void *target, const char *name, char **path)
+{
+	static const char *const dirs[] = {
+#if defined(__x86_64__)
+		"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu",
+#elif defined(__aarch64__)
+		"/lib/aarch64-linux-gnu", "/usr/lib/aarch64-linux-gnu",
+#endif
+		"/lib64", "/usr/lib64", "/lib", "/usr/lib", "/usr/local/lib",
+	};
+	struct ot_target *t = target;
+	const char *env = getenv("LD_LIBRARY_PATH");
+	char *copy, *dir, *save = NULL;
+	size_t i;
+
+	*path = NULL;
+	if (strchr(name, '/')) {
+		*path = realpath(name, NULL);
+		if (!*path) {
+			ot_error_errno(errno, "cannot use library %s", name);
+			return -ENOENT;
+		}
+		return 0;
+	}
+	if (!t->is_child && t->pid > 0 && (*path = mapped_lib(t->pid, name)))
+		return 0;
+	copy = ot_xstrdup(env ? env : "");
+	for (dir = strtok_r(copy, ":", &save); dir && !*path; dir = strtok_r(NULL, ":", &save)) {
+		char *cand = NULL;
+
+		if (asprintf(&cand, "%s/%s", dir, name) >= 0 && !access(cand, R_OK))
+			*path = realpath(cand, NULL);
+		free(cand);
+	}
+	free(copy);
+	for (i = 0; !*path && i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		char *cand = NULL;
+
+		if (asprintf(&cand, "%s/%s", dirs[i], name) >= 0 && !access(cand, R_OK))
+			*path = realpath(cand, NULL);
+		free(cand);
+	}
+	if (*path)
+		return 0;
+	if (!t->is_child && t->pid > 0)
+		ot_error("no library '%s' mapped by process %d, in LD_LIBRARY_PATH or in the "
+			 "standard directories", name, (int)t->pid);
+	else
+		ot_error("no library '%s' in LD_LIBRARY_PATH or the standard directories "
+			 "(name it by path)", name);
+	return -ENOENT;
+}

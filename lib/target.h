@@ -59,6 +59,15 @@ int ot_target_find(struct ot_target *t, const char *cmd);
 int ot_target_spawn(struct ot_target *t, char *const argv[],
 		    const void *sigmask, const struct ot_user *user);
 
+/*
+ * Find the library name names for target t (an ot_lib_resolve_fn): a path
+ * is taken as it is (armed even if not loaded yet: uprobes bind to the
+ * file); a soname is looked up in the process's mappings (-p), then in
+ * LD_LIBRARY_PATH and the standard library directories.  Returns 0 with
+ * *path malloc'd, or -ENOENT after printing what was searched.
+ */
+int ot_target_find_lib(void *t, const char *name, char **path);
+
 /* Let a held child exec.  Returns 0, or -errno (printed) if exec failed. */
 int ot_target_release(struct ot_target *t);
 
