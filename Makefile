@@ -73,7 +73,16 @@ $(STRESS): tests/stress/orbit-stress.c
 
 # Programs the end-to-end fault tests trace (tests/e2e/targets/).
 TARGETS    := build/targets/recurse build/targets/jump build/targets/throw build/targets/cxx \
-              build/targets/uselib build/targets/libplug.so
+              build/targets/uselib build/targets/libplug.so build/targets/rstress \
+              build/targets/rstress-v0
+# rustup's rustc if there is one, else Debian's (make deps installs it).
+RUSTC      ?= $(shell command -v rustc 2>/dev/null || ls $$HOME/.cargo/bin/rustc 2>/dev/null || echo rustc)
+build/targets/rstress: tests/e2e/targets/rstress.rs
+	@mkdir -p $(dir $@)
+	$(RUSTC) -O -C debuginfo=1 -o $@ $<
+build/targets/rstress-v0: tests/e2e/targets/rstress.rs
+	@mkdir -p $(dir $@)
+	$(RUSTC) -O -C debuginfo=1 -C symbol-mangling-version=v0 -o $@ $<
 targets: $(TARGETS)
 build/targets/%: tests/e2e/targets/%.c
 	@mkdir -p $(dir $@)
@@ -123,6 +132,7 @@ deps:
 	@missing=$$(for p in $(DEB_DEPS); do \
 		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'ok installed' || echo $$p; \
 	done); \
+	$(RUSTC) --version >/dev/null 2>&1 || missing="$$missing rustc"; \
 	if [ -n "$$missing" ]; then \
 		echo "installing:" $$missing; \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive \

@@ -15,9 +15,11 @@
 #include <unistd.h>
 
 /* A name that is not a defined function, to explain why it cannot be traced. */
+enum other_kind { OTHER_DATA, OTHER_IMPORTED, OTHER_IFUNC };
+
 struct other {
 	const char *name;	/* in ot_elf.strings */
-	int imported;		/* undefined here; else a data object */
+	enum other_kind kind;
 };
 
 struct ot_elf {
@@ -124,11 +126,20 @@ static int read_symbols(struct ot_elf *e, Elf *elf, Elf_Scn *scn,
 			const GElf_Shdr *sh, const struct seg *segs,
 			size_t nsegs)
 {
-	Elf_Data *data = elf_getdata(scn, NULL);
+	Elf_Data *data = elf_getdata(scn, NULL), *versym = NULL;
 	size_t count, i, bytes = 0, pos = 0, kept = 0;
+	GElf_Shdr vsh;
+	Elf_Scn *vscn;
 
 	if (!data || !sh->sh_entsize)
 		return -1;
+	/*
+	 * .dynsym may hold old versions of a name next to the default one
+	 * (memcpy@GLIBC_2.2.5 beside memcpy@@GLIBC_2.14): programs linked
+	 * today call the default, so the hidden ones are left out.
+	 */
+	if (sh->sh_type == SHT_DYNSYM && (vscn = find_symtab(elf, SHT_GNU_versym, &vsh)))
+		versym = elf_getdata(vscn, NULL);
 	count = sh->sh_size / sh->sh_entsize;
 	e->syms = ot_xcalloc(count, sizeof(*e->syms));
 	e->others = ot_xcalloc(count, sizeof(*e->others));
@@ -155,19 +166,29 @@ static int read_symbols(struct ot_elf *e, Elf *elf, Elf_Scn *scn,
 		name = elf_strptr(elf, sh->sh_link, s.st_name);
 		if (!name || !*name)
 			continue;
+		if (versym) {
+			GElf_Versym v;
+
+			if (gelf_getversym(versym, (int)i, &v) && (v & 0x8000)) {
+				ot_verbose("%s: skipping %s: an old, hidden version", e->display, name);
+				continue;
+			}
+		}
 		if (GELF_ST_TYPE(s.st_info) != STT_FUNC ||
 		    s.st_shndx == SHN_UNDEF || !s.st_value) {
 			int type = GELF_ST_TYPE(s.st_info);
 
 			if (s.st_shndx == SHN_UNDEF ? type > STT_FUNC
-						     : type != STT_OBJECT && type != STT_TLS)
+						     : type != STT_OBJECT && type != STT_TLS &&
+						       type != STT_GNU_IFUNC)
 				continue;
 			len = strlen(name) + 1;
 			if (pos + len > bytes)
 				return -1;
 			memcpy(e->strings + pos, name, len);
 			e->others[e->nothers].name = e->strings + pos;
-			e->others[e->nothers++].imported = s.st_shndx == SHN_UNDEF;
+			e->others[e->nothers++].kind = s.st_shndx == SHN_UNDEF ? OTHER_IMPORTED :
+							type == STT_GNU_IFUNC ? OTHER_IFUNC : OTHER_DATA;
 			pos += len;
 			continue;
 		}
@@ -372,13 +393,20 @@ const char *ot_sym_display(const struct ot_sym *s)
 /* forward */
 static const char *last_component(const char *base);
 
-/* term is the last component of base, with or without template arguments. */
+/*
+ * term names base by its last components: "middle" or
+ * "orbit_stress::middle" for "crate::orbit_stress::middle", "twice" for
+ * "app::twice<int>".
+ */
 static int bare_match(const char *base, const char *term)
 {
 	const char *c = last_component(base), *lt = strchr(c, '<');
-	size_t n = strlen(term);
+	size_t n = strlen(term), bl = strlen(base);
 
-	return !strcmp(c, term) || (lt && (size_t)(lt - c) == n && !strncmp(c, term, n));
+	if (!strcmp(c, term) || (lt && (size_t)(lt - c) == n && !strncmp(c, term, n)))
+		return 1;
+	return strstr(term, "::") && bl > n + 2 && !strcmp(base + bl - n, term) &&
+	       !strncmp(base + bl - n - 2, "::", 2);
 }
 
 /* term against every spelling of s: raw, demangled, without parameters. */
@@ -560,7 +588,13 @@ int ot_elf_select(const struct ot_elf *e, const char *spec,
 			if (is_glob(term)) {
 				ot_error("no function matches '%s' in %s", term,
 					 e->display);
-			} else if (o && o->imported) {
+			} else if (o && o->kind == OTHER_IFUNC) {
+				/* Probing the resolver would count one call at load. */
+				ot_error("'%s' in %s is an IFUNC: the loader picks one of its "
+					 "implementations when the program starts; trace that one by "
+					 "name (internal names need the library's .symtab)",
+					 term, e->display);
+			} else if (o && o->kind == OTHER_IMPORTED) {
 				ot_error("'%s' is not defined in %s: it is imported from a "
 					 "shared library; name the library's function instead",
 					 term, e->display);

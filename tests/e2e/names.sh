@@ -1,6 +1,7 @@
-# C++ names as people write them: qualified, with or without parameters,
-# a bare last component when unique, an ambiguous one refused with the
-# candidates; -l shows raw and demangled names, checked against nm.
+# C++ and Rust names as people write them: qualified, with or without
+# parameters, a bare last component (or path suffix) when unique, an
+# ambiguous one refused with the candidates; -l shows raw and demangled
+# names, checked against nm.
 . "$(dirname "$0")/lib.sh"
 T="$top/build/targets/cxx"
 
@@ -28,4 +29,13 @@ json_check "$work/r.json" \
 "$OT" --json -o "$work/one.json" -f 'app::parse(double)' -- "$T" 100 >/dev/null 2>&1 ||
 	fail_ "parameters in -f: exit status $?"
 json_check "$work/one.json" '[(f["name"], f["scopes"]) for f in j["functions"]] == [("app::parse(double)", 200)]'
+
+# Rust, both manglings: module paths without the crate, a bare name.
+for b in rstress rstress-v0; do
+	"$OT" --json -o "$work/$b.json" -f 'orbit_stress::outer,middle,orbit_stress::inner' -- \
+		"$top/build/targets/$b" 2000 >"$work/$b.out" 2>"$work/$b.err" || fail_ "$b: exit status $?"
+	grep -q '"outer": 2000, "middle": 4000, "inner": 12000' "$work/$b.out" || fail_ "$b did not run"
+	json_check "$work/$b.json" \
+		'[(f["name"], f["scopes"], f["depths"]) for f in j["functions"]] == [("rstress::orbit_stress::outer", 2000, {"0": 2000}), ("rstress::orbit_stress::middle", 4000, {"1": 4000}), ("rstress::orbit_stress::inner", 12000, {"2": 12000})]'
+done
 pass_

@@ -68,6 +68,11 @@ $try" -- --max-loss 2 -f outer -- "$STRESS"
 check 2 "orbit-trace: --expect 'outer=lots' is invalid: expected NAME=COUNT[,NAME=COUNT...]
 $try" -- --expect outer=lots -f outer -- "$STRESS"
 
+# An IFUNC is not the code that runs; an old hidden version is left out.
+libc=$(realpath "$(ldd "$STRESS" | awk '/libc\.so\.6/ { print $3 }')")
+check 2 "orbit-trace: 'memcpy' in $libc is an IFUNC: the loader picks one of its implementations when the program starts; trace that one by name (internal names need the library's .symtab)" -- \
+	-f 'libc.so.6:memcpy' -- "$STRESS"
+
 # Files that are not traceable ELF executables.
 w=$(realpath "$work")
 head -c 3000 "$STRESS" >"$w/truncated"
