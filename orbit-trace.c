@@ -544,7 +544,30 @@ static int list(struct capture *c)
 	size_t i;
 
 	const struct ot_binary *shown = NULL;
+	uint64_t *inlined = ot_xcalloc(c->sel.n, sizeof(*inlined));
+	int have_dwarf = 0;
 
+	/* DWARF, where there is some, tells which functions also have
+	 * inlined copies: calls to those never reach a probe. */
+	for (i = 0; i < c->sel.n; i++) {
+		if (c->sel.fn[i].bin == shown)
+			continue;
+		shown = c->sel.fn[i].bin;
+		{
+			struct ot_selection one = { c->sel.fn, c->sel.n, 0 };
+			uint64_t *part = ot_xcalloc(c->sel.n, sizeof(*part));
+			size_t k;
+
+			if (!ot_elf_inlined(shown->path, &one, part)) {
+				have_dwarf = 1;
+				for (k = 0; k < c->sel.n; k++)
+					if (c->sel.fn[k].bin == shown)
+						inlined[k] = part[k];
+			}
+			free(part);
+		}
+	}
+	shown = NULL;
 	for (i = 0; i < c->sel.n; i++) {
 		const struct ot_sym *s = c->sel.fn[i].sym;
 
@@ -555,12 +578,19 @@ static int list(struct capture *c)
 				"OFFSET", "SIZE", "SYMBOL  [DEMANGLED]  [= ALIASES]");
 		}
 
-		fprintf(c->out, "0x%-12llx %8llu  %s%s%s%s%s\n",
+		fprintf(c->out, "0x%-12llx %8llu  %s%s%s%s%s",
 			(unsigned long long)s->offset, (unsigned long long)s->size,
 			s->name, s->demangled ? "  " : "", s->demangled ? s->demangled : "",
 			c->sel.fn[i].aliases ? "  = " : "",
 			c->sel.fn[i].aliases ? c->sel.fn[i].aliases : "");
+		if (inlined[i])
+			fprintf(c->out, "  (also inlined at %llu call site%s: calls there are not counted)",
+				(unsigned long long)inlined[i], inlined[i] == 1 ? "" : "s");
+		fputc('\n', c->out);
 	}
+	if (!have_dwarf)
+		ot_verbose("no DWARF: inlined copies of these functions cannot be listed");
+	free(inlined);
 	return fflush(c->out) ? EXIT_RUNTIME : EXIT_OK;
 }
 

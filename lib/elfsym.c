@@ -6,6 +6,9 @@
 #include <fcntl.h>
 #include <fnmatch.h>
 #include <gelf.h>
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
 #include <libiberty/demangle.h>
 #include <libelf.h>
 #include <stdio.h>
@@ -230,6 +233,58 @@ static int read_symbols(struct ot_elf *e, Elf *elf, Elf_Scn *scn,
 	return 0;
 }
 
+#define DEBUG_DIR "/usr/lib/debug"
+
+/*
+ * Separate debug info for a stripped file, found the standard ways
+ * (.gnu_debuglink, build-id) by libdwfl; its .symtab is read with the
+ * stripped file's own segments.  Returns 0 if symbols were read.
+ */
+static int debug_symbols(struct ot_elf *e, const char *path,
+			 const struct seg *segs, size_t nsegs)
+{
+	static char *debuginfo_path = (char *)"+:.debug:" DEBUG_DIR;
+	const Dwfl_Callbacks cb = {
+		.find_elf = dwfl_build_id_find_elf,
+		.find_debuginfo = dwfl_standard_find_debuginfo,
+		.debuginfo_path = &debuginfo_path,
+	};
+	const char *debugfile = NULL;
+	Dwfl_Module *mod;
+	Dwfl *dwfl;
+	GElf_Shdr sh;
+	Elf_Scn *scn;
+	Elf *elf;
+	int fd, ret = -1;
+
+	dwfl = dwfl_begin(&cb);
+	if (!dwfl)
+		return -1;
+	mod = dwfl_report_offline(dwfl, "", path, -1);
+	dwfl_report_end(dwfl, NULL, NULL);
+	/* Looking for the symbol table makes libdwfl look for the debug file. */
+	if (mod && dwfl_module_getsymtab(mod) > 0)
+		dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, NULL, &debugfile);
+	if (!debugfile) {
+		dwfl_end(dwfl);
+		return -1;
+	}
+	fd = open(debugfile, O_RDONLY | O_CLOEXEC);
+	elf = fd >= 0 ? elf_begin(fd, ELF_C_READ, NULL) : NULL;
+	scn = elf ? find_symtab(elf, SHT_SYMTAB, &sh) : NULL;
+	if (scn && !read_symbols(e, elf, scn, &sh, segs, nsegs)) {
+		ot_verbose("%s: symbols from %s", e->display, debugfile);
+		e->source = "symtab of the separate debug info";
+		ret = 0;
+	}
+	if (elf)
+		elf_end(elf);
+	if (fd >= 0)
+		close(fd);
+	dwfl_end(dwfl);
+	return ret;
+}
+
 int ot_elf_open(const char *path, const char *display, struct ot_elf **out)
 {
 	struct ot_elf *e;
@@ -289,12 +344,17 @@ int ot_elf_open(const char *path, const char *display, struct ot_elf **out)
 	e->has_eh = has_section(elf, ".gcc_except_table");
 	e->source = "symtab";
 	scn = find_symtab(elf, SHT_SYMTAB, &sh);
+	/* Stripped: the full table may be in separate debug info. */
+	if (!scn && !debug_symbols(e, path, segs, nsegs))
+		goto done;
 	if (!scn) {
 		e->source = "dynsym";
 		scn = find_symtab(elf, SHT_DYNSYM, &sh);
 	}
 	if (!scn) {
-		ot_error("%s has no symbol table (.symtab or .dynsym)", display);
+		ot_error("%s has no symbol table: no .symtab or .dynsym, and no separate "
+			 "debug info (.gnu_debuglink beside it, in .debug/ or %s, or by "
+			 "build-id in %s/.build-id)", display, DEBUG_DIR, DEBUG_DIR);
 		ret = -ENODATA;
 		goto out_e;
 	}
@@ -302,6 +362,7 @@ int ot_elf_open(const char *path, const char *display, struct ot_elf **out)
 		ot_error("%s: corrupt symbol table: %s", display, elf_errmsg(-1));
 		goto out_e;
 	}
+done:
 	free(segs);
 	elf_end(elf);
 	close(fd);
@@ -858,4 +919,75 @@ int ot_binset_select(struct ot_binset *b, const char *spec,
 	if (ret)
 		ot_selection_free(out);
 	return ret;
+}
+
+struct inline_walk {
+	const struct ot_selection *sel;
+	uint64_t *counts;
+};
+
+static void count_inlined(Dwarf_Die *die, struct inline_walk *w)
+{
+	Dwarf_Die child, origin;
+	Dwarf_Attribute attr;
+
+	if (dwarf_tag(die) == DW_TAG_inlined_subroutine &&
+	    dwarf_attr_integrate(die, DW_AT_abstract_origin, &attr) &&
+	    dwarf_formref_die(&attr, &origin)) {
+		Dwarf_Attribute la;
+		const char *name = NULL;
+		size_t i;
+
+		if (dwarf_attr_integrate(&origin, DW_AT_linkage_name, &la))
+			name = dwarf_formstring(&la);
+		if (!name)
+			name = dwarf_diename(&origin);
+		for (i = 0; name && i < w->sel->n; i++)
+			if (!strcmp(w->sel->fn[i].sym->name, name))
+				w->counts[i]++;
+	}
+	if (dwarf_child(die, &child) == 0) {
+		do
+			count_inlined(&child, w);
+		while (dwarf_siblingof(&child, &child) == 0);
+	}
+}
+
+int ot_elf_inlined(const char *path, const struct ot_selection *sel,
+		   uint64_t *counts)
+{
+	static char *debuginfo_path = (char *)"+:.debug:" DEBUG_DIR;
+	const Dwfl_Callbacks cb = {
+		.find_elf = dwfl_build_id_find_elf,
+		.find_debuginfo = dwfl_standard_find_debuginfo,
+		.debuginfo_path = &debuginfo_path,
+	};
+	struct inline_walk w = { sel, counts };
+	Dwarf_Off off = 0, next;
+	Dwfl_Module *mod;
+	Dwarf_Addr bias;
+	Dwarf *dw;
+	Dwfl *dwfl;
+	size_t hsize;
+
+	memset(counts, 0, sel->n * sizeof(*counts));
+	dwfl = dwfl_begin(&cb);
+	if (!dwfl)
+		return -ENODATA;
+	mod = dwfl_report_offline(dwfl, "", path, -1);
+	dwfl_report_end(dwfl, NULL, NULL);
+	dw = mod ? dwfl_module_getdwarf(mod, &bias) : NULL;
+	if (!dw) {
+		dwfl_end(dwfl);
+		return -ENODATA;
+	}
+	while (dwarf_nextcu(dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+		Dwarf_Die cu;
+
+		if (dwarf_offdie(dw, off + hsize, &cu))
+			count_inlined(&cu, &w);
+		off = next;
+	}
+	dwfl_end(dwfl);
+	return 0;
 }

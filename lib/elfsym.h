@@ -104,6 +104,14 @@ void ot_binset_free(struct ot_binset *b);
 int ot_binset_select(struct ot_binset *b, const char *spec,
 		     struct ot_selection *out);
 
+/*
+ * How many inlined copies of each selected function DWARF records in path
+ * (or its separate debug info): counts[i] for sel->fn[i].  Calls to those
+ * copies never reach the probe.  Returns 0, or -ENODATA without DWARF.
+ */
+int ot_elf_inlined(const char *path, const struct ot_selection *sel,
+		   uint64_t *counts);
+
 /* The name to show for s: demangled with parameters, else raw. */
 const char *ot_sym_display(const struct ot_sym *s);
 

@@ -16,7 +16,34 @@ expect_rc 2 /dev/null "$work/amb" "$OT" -f twice -- "$T"
 grep -q "^orbit-trace: 'twice' is ambiguous in $T: .*app::twice<.*>.*app::twice<.*; name one$" "$work/amb" ||
 	fail_ "ambiguity not explained: $(cat "$work/amb")"
 
+# A stripped copy of the stress program with its debug info in a file
+# beside it (.gnu_debuglink): the static function 'worker', absent from
+# .dynsym, is found at the same offset as in the unstripped file.
+objcopy --only-keep-debug "$STRESS" "$work/stripped.debug"
+strip --strip-all -o "$work/stripped" "$STRESS"
+(cd "$work" && objcopy --add-gnu-debuglink=stripped.debug stripped)
+"$OT" -l -f worker -- "$STRESS" | awk '!/^#/' >"$work/full.list"
+"$OT" -l -f worker -- "$work/stripped" >"$work/stripped.list" || fail_ "-l on the stripped copy: $?"
+grep -q "separate debug info" "$work/stripped.list" || fail_ "debug info not used: $(cat "$work/stripped.list")"
+awk '!/^#/' "$work/stripped.list" | cmp -s - "$work/full.list" || fail_ "stripped copy: another offset"
+mv "$work/stripped.debug" "$work/elsewhere.debug"
+expect_rc 2 /dev/null "$work/nodebug" "$OT" -l -f worker -- "$work/stripped"
+mv "$work/elsewhere.debug" "$work/stripped.debug"
+
+# A function the compiler also inlined: -l says so (DWARF), and a capture
+# counts only the calls to its out-of-line copy.
+"$OT" -l -f helper -- "$top/build/targets/inl" >"$work/inl.list" || fail_ "-l inl: $?"
+grep -Eq '  helper  \(also inlined at [1-9][0-9]* call sites?: calls there are not counted\)$' \
+	"$work/inl.list" || fail_ "-l does not say helper is inlined: $(cat "$work/inl.list")"
+
 require_uprobes
+"$OT" --json -o "$work/inl.json" -f helper -- "$top/build/targets/inl" 100 >"$work/inl.out" 2>&1 ||
+	fail_ "inl: exit status $?"
+grep -q '"inlined": 100, "out_of_line": 100' "$work/inl.out" || fail_ "inl did not run"
+json_check "$work/inl.json" 'fn["helper"]["scopes"] == 100'
+"$OT" --json -o "$work/strip.json" -f worker,outer -- "$work/stripped" --stress-threads 2 \
+	--stress-calls 300 >/dev/null 2>&1 || fail_ "capture of the stripped copy: $?"
+json_check "$work/strip.json" 'fn["worker"]["scopes"] == 2 and fn["outer"]["scopes"] == 600'
 "$OT" --json -o "$work/r.json" -f 'app::parse,draw,app::twice<int>' -- "$T" 300 \
 	>"$work/out" 2>"$work/err" || fail_ "exit status $?: $(cat "$work/err")"
 json_check "$work/r.json" \

@@ -88,7 +88,8 @@ check 1 "orbit-trace: $w/truncated is truncated or corrupt: its section headers 
 check 1 "orbit-trace: $w/arm64 is an ELF file for another machine (e_machine 183)" -- -f outer -- "$w/arm64"
 check 1 "orbit-trace: $w/badshoff is truncated or corrupt: its section headers lie beyond the end of the file ($(stat -c %s "$w/badshoff") bytes)" -- \
 	-f outer -- "$w/badshoff"
-check 1 "orbit-trace: $w/nosym has no symbol table (.symtab or .dynsym)" -- -f _start -- "$w/nosym"
+check 1 "orbit-trace: $w/nosym has no symbol table: no .symtab or .dynsym, and no separate debug info (.gnu_debuglink beside it, in .debug/ or /usr/lib/debug, or by build-id in /usr/lib/debug/.build-id)" -- \
+	-f _start -- "$w/nosym"
 check 1 "orbit-trace: no user 'no-such-user-xyz'" -- --user no-such-user-xyz -f outer -- "$STRESS"
 
 # A zombie: its parent execs without reaping it.
