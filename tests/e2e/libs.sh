@@ -9,6 +9,9 @@ T="$top/build/targets"
 grep -q "^# $T/libwork.so: " "$work/list" || fail_ "-l does not name the library: $(cat "$work/list")"
 [ "$(awk '!/^#/ { print $3 }' "$work/list" | tr '\n' ' ')" = "work_add work_mul main " ] ||
 	fail_ "-l selection: $(cat "$work/list")"
+got=$("$OT" -l -f "$T/libwork.so:*" -- "$T/uselib" | awk '!/^#/ { print $3 }' | sort | tr '\n' ' ')
+want=$(nm --defined-only "$T/libwork.so" | awk '$2 ~ /^[tT]$/ { print $3 }' | sort | tr '\n' ' ')
+[ -n "$want" ] && [ "$got" = "$want" ] || fail_ "-l libwork.so:*: '$got', nm: '$want'"
 expect_rc 1 /dev/null "$work/nolib" "$OT" -f 'libnope.so:f' -- "$T/uselib"
 grep -qx "orbit-trace: no library 'libnope.so' in LD_LIBRARY_PATH or the standard directories (name it by path)" \
 	"$work/nolib" || fail_ "unknown library: $(cat "$work/nolib")"

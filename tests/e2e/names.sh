@@ -57,8 +57,12 @@ json_check "$work/r.json" \
 	fail_ "parameters in -f: exit status $?"
 json_check "$work/one.json" '[(f["name"], f["scopes"]) for f in j["functions"]] == [("app::parse(double)", 200)]'
 
-# Rust, both manglings: module paths without the crate, a bare name.
+# Rust, both manglings: -l against nm, then module paths without the
+# crate and a bare name.
 for b in rstress rstress-v0; do
+	got=$("$OT" -l -f '*orbit_stress::*' -- "$top/build/targets/$b" | awk '!/^#/ { print $3 }' | sort | tr '\n' ' ')
+	want=$(nm --defined-only "$top/build/targets/$b" | awk '$2 ~ /^[tT]$/ && $3 ~ /12orbit_stress/ { print $3 }' | sort | tr '\n' ' ')
+	[ -n "$want" ] && [ "$got" = "$want" ] || fail_ "$b: -l '$got', nm '$want'"
 	"$OT" --json -o "$work/$b.json" -f 'orbit_stress::outer,middle,orbit_stress::inner' -- \
 		"$top/build/targets/$b" 2000 >"$work/$b.out" 2>"$work/$b.err" || fail_ "$b: exit status $?"
 	grep -q '"outer": 2000, "middle": 4000, "inner": 12000' "$work/$b.out" || fail_ "$b did not run"
