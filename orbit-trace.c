@@ -11,6 +11,7 @@
 #include "lib/elfsym.h"
 #include "lib/error.h"
 #include "lib/export.h"
+#include "lib/ipi.h"
 #include "lib/pair.h"
 #include "lib/report.h"
 #include "lib/retsite.h"
@@ -104,6 +105,8 @@ struct capture {
 	FILE *folded;
 	struct ot_check check;
 	struct ot_calib calib;
+	uint64_t arm_t0, arm_ns; /* arming's wall time, open to enable */
+	struct ot_ipi arm_before, arm_ipi; /* IPIs and shootdowns it caused */
 	int live;		/* live status line on stderr */
 	uint64_t live_next, live_scopes, live_time;
 };
@@ -118,8 +121,10 @@ static const char usage_text[] =
 	"  -- CMD [ARGS...]       start CMD once the probes are armed, trace it\n"
 	"      --user USER        run CMD as USER (default: under sudo, the user who\n"
 	"                         ran sudo; otherwise as orbit-trace itself)\n"
-	"  -f, --functions LIST   functions to trace: names or globs, comma-separated;\n"
-	"                         '!GLOB' excludes (e.g. -f 'b3*,!b3Mul*')\n"
+	"  -f, --functions LIST   functions to trace, comma-separated: names (raw,\n"
+	"                         C++/Rust demangled, or a unique last component),\n"
+	"                         globs, LIB:NAME for a library by soname or path,\n"
+	"                         '!GLOB' to exclude (e.g. -f 'b3*,!b3Mul*')\n"
 	"  -l, --list             print what -f selects (default: every function)\n"
 	"                         with file offsets and sizes; arm nothing\n"
 	"      --returns MODE     how returns are seen: 'uretprobe' (a return probe)\n"
@@ -135,9 +140,9 @@ static const char usage_text[] =
 	"      --drain-ms MS      drain interval, 1..100 (default 5; env ORBIT_DRAIN_MS)\n"
 	"\n"
 	"Checks (for CI):\n"
-	"      --expect NAME=N,.. expected scope counts; adds missing and loss %%,\n"
+	"      --expect NAME=N,.. expected scope counts; adds missing and loss %,\n"
 	"                         and checks the pairing's consistency\n"
-	"      --max-loss PCT     fail (exit 3) above PCT %% loss (default 1 with --expect)\n"
+	"      --max-loss PCT     fail (exit 3) above PCT % loss (default 1 with --expect)\n"
 	"\n"
 	"Output:\n"
 	"  -o, --output FILE      write the report to FILE instead of stdout\n"
@@ -702,6 +707,9 @@ static void report(struct capture *c)
 	r.names = c->names;
 	r.draw_hist = c->o.hist;
 	r.calib = c->o.compensate ? &c->calib : NULL;
+	r.arm_ns = c->arm_ns;
+	r.arm_ipis = c->arm_ipi.cal;
+	r.arm_tlb = c->arm_ipi.tlb;
 	{
 		struct rusage ru;
 
@@ -732,9 +740,15 @@ static void cleanup(struct capture *c)
 		/* The kernel waits for grace periods on every uprobe fd. */
 		if (n >= 16)
 			ot_warn("disarming %zu uprobe events (the kernel takes ~0.1 s each)...", n);
+		struct ot_ipi before, after;
+
+		ot_ipi_read(&before);
 		ot_probes_close(c->probes);
-		ot_verbose("disarmed %zu uprobe events in %.2f s", n,
-			   (double)(now_ns() - t0) / 1e9);
+		ot_ipi_read(&after);
+		ot_verbose("disarmed %zu uprobe events in %.2f s (%llu IPIs, %llu TLB shootdowns)",
+			   n, (double)(now_ns() - t0) / 1e9,
+			   (unsigned long long)(after.cal - before.cal),
+			   (unsigned long long)(after.tlb - before.tlb));
 	}
 	ot_timeline_close(c->timeline);
 	if (c->folded)
@@ -837,6 +851,10 @@ static int capture(struct capture *c)
 					   basename(c->target.display), now_ns(),
 					   c->names, &c->timeline))
 		return EXIT_RUNTIME;
+	/* What arming costs the machine, measured the way the seed measured
+	 * static keys: wall time and /proc/interrupts deltas. */
+	ot_ipi_read(&c->arm_before);
+	c->arm_t0 = now_ns();
 	if (ot_probes_arm(c->pt, c->sel.n, c->o.ring_kb, &c->probes))
 		return EXIT_RUNTIME;
 	c->pair = ot_pair_new(c->sel.n);
@@ -850,6 +868,14 @@ static int capture(struct capture *c)
 				ot_probes_lookup, c->probes, feed_pair, c->pair);
 	if (ot_probes_enable(c->probes))
 		return EXIT_RUNTIME;
+	{
+		struct ot_ipi after;
+
+		c->arm_ns = now_ns() - c->arm_t0;
+		ot_ipi_read(&after);
+		c->arm_ipi.cal = after.cal - c->arm_before.cal;
+		c->arm_ipi.tlb = after.tlb - c->arm_before.tlb;
+	}
 	/* Armed and mapped: nothing left needs privilege, so keep none. */
 	if (ot_caps_drop(c->user.set && c->user.uid != getuid())) {
 		ot_error("cannot drop capabilities after arming");

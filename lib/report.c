@@ -243,8 +243,10 @@ void ot_report_text(FILE *f, const struct ot_report *r)
 	size_t i, w = 8;
 
 	fprintf(f, "orbit-trace report: %s (pid %d)\n", r->binary, r->pid);
-	fprintf(f, "armed %zu of %zu functions: %zu uprobes%s, %zu perf events on %u CPUs, %zu KB ring per CPU\n",
-		r->functions_armed, r->functions_requested, r->uprobes,
+	fprintf(f, "armed %zu of %zu functions in %s (%" PRIu64 " IPIs, %" PRIu64 " TLB shootdowns): "
+		"%zu uprobes%s, %zu perf events on %u CPUs, %zu KB ring per CPU\n",
+		r->functions_armed, r->functions_requested,
+		ot_report_duration(r->arm_ns, a, sizeof(a)), r->arm_ipis, r->arm_tlb, r->uprobes,
 		r->returns && !strcmp(r->returns, "insn") ?
 			" (returns seen at return instructions)" : "",
 		r->events, r->cpus, r->ring_kb);
@@ -368,9 +370,11 @@ void ot_report_json(FILE *f, const struct ot_report *r)
 		fprintf(f, ", \"signal\": %d", WTERMSIG(r->target_status));
 	fprintf(f, "},\n");
 	fprintf(f, "  \"arming\": {\"functions_requested\": %zu, \"functions_armed\": %zu, "
-		"\"uprobes\": %zu, \"events\": %zu, \"cpus\": %u, \"returns\": \"%s\"},\n",
+		"\"uprobes\": %zu, \"events\": %zu, \"cpus\": %u, \"returns\": \"%s\", "
+		"\"wall_ns\": %" PRIu64 ", \"ipis\": %" PRIu64 ", \"tlb_shootdowns\": %" PRIu64 "},\n",
 		r->functions_requested, r->functions_armed, r->uprobes,
-		r->events, r->cpus, r->returns ? r->returns : "uretprobe");
+		r->events, r->cpus, r->returns ? r->returns : "uretprobe",
+		r->arm_ns, r->arm_ipis, r->arm_tlb);
 	fprintf(f, "  \"capture\": {\"duration_ns\": %" PRIu64 ", \"ring_kb\": %zu, "
 		"\"drain_ms\": %u, \"ended_by\": ", r->duration_ns, r->ring_kb,
 		r->drain_ms);

@@ -31,6 +31,8 @@ struct ot_report {
 	int pid;
 	size_t functions_requested, functions_armed, uprobes, events;
 	const char *returns;	/* "uretprobe" or "insn" (--returns) */
+	uint64_t arm_ns;	/* opening, mapping and enabling the probes */
+	uint64_t arm_ipis, arm_tlb; /* CAL and TLB deltas of /proc/interrupts */
 	unsigned cpus;
 	size_t ring_kb;
 	unsigned drain_ms;

@@ -14,6 +14,7 @@ json_check "$work/report.json" \
 	'j["records"]["samples"] == 2 * (4000 + 8000 + 24000)' \
 	'j["arming"]["functions_requested"] == 3 and j["arming"]["functions_armed"] == 3' \
 	'j["arming"]["uprobes"] == 6 and j["arming"]["events"] == 6 * j["arming"]["cpus"] > 0' \
+	'j["arming"]["wall_ns"] > 0 and isinstance(j["arming"]["ipis"], int) and isinstance(j["arming"]["tlb_shootdowns"], int)' \
 	'fn["outer"]["scopes"] == 4000 and fn["outer"]["depths"] == {"0": 4000}' \
 	'fn["middle"]["scopes"] == 8000 and fn["middle"]["depths"] == {"1": 8000}' \
 	'fn["inner"]["scopes"] == 24000 and fn["inner"]["depths"] == {"2": 24000}' \
