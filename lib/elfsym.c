@@ -240,15 +240,32 @@ static int read_symbols(struct ot_elf *e, Elf *elf, Elf_Scn *scn,
  * (.gnu_debuglink, build-id) by libdwfl; its .symtab is read with the
  * stripped file's own segments.  Returns 0 if symbols were read.
  */
-static int debug_symbols(struct ot_elf *e, const char *path,
-			 const struct seg *segs, size_t nsegs)
+/*
+ * path as a libdwfl offline module, with the standard debug-info search
+ * (.gnu_debuglink beside it, .debug/, DEBUG_DIR, build-id).  Free the
+ * returned session with dwfl_end; *mod may be NULL.
+ */
+static Dwfl *offline_module(const char *path, Dwfl_Module **mod)
 {
 	static char *debuginfo_path = (char *)"+:.debug:" DEBUG_DIR;
-	const Dwfl_Callbacks cb = {
+	static const Dwfl_Callbacks cb = {
 		.find_elf = dwfl_build_id_find_elf,
 		.find_debuginfo = dwfl_standard_find_debuginfo,
 		.debuginfo_path = &debuginfo_path,
 	};
+	Dwfl *dwfl = dwfl_begin(&cb);
+
+	*mod = NULL;
+	if (!dwfl)
+		return NULL;
+	*mod = dwfl_report_offline(dwfl, "", path, -1);
+	dwfl_report_end(dwfl, NULL, NULL);
+	return dwfl;
+}
+
+static int debug_symbols(struct ot_elf *e, const char *path,
+			 const struct seg *segs, size_t nsegs)
+{
 	const char *debugfile = NULL;
 	Dwfl_Module *mod;
 	Dwfl *dwfl;
@@ -257,11 +274,9 @@ static int debug_symbols(struct ot_elf *e, const char *path,
 	Elf *elf;
 	int fd, ret = -1;
 
-	dwfl = dwfl_begin(&cb);
+	dwfl = offline_module(path, &mod);
 	if (!dwfl)
 		return -1;
-	mod = dwfl_report_offline(dwfl, "", path, -1);
-	dwfl_report_end(dwfl, NULL, NULL);
 	/* Looking for the symbol table makes libdwfl look for the debug file. */
 	if (mod && dwfl_module_getsymtab(mod) > 0)
 		dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, NULL, &debugfile);
@@ -956,12 +971,6 @@ static void count_inlined(Dwarf_Die *die, struct inline_walk *w)
 int ot_elf_inlined(const char *path, const struct ot_selection *sel,
 		   uint64_t *counts)
 {
-	static char *debuginfo_path = (char *)"+:.debug:" DEBUG_DIR;
-	const Dwfl_Callbacks cb = {
-		.find_elf = dwfl_build_id_find_elf,
-		.find_debuginfo = dwfl_standard_find_debuginfo,
-		.debuginfo_path = &debuginfo_path,
-	};
 	struct inline_walk w = { sel, counts };
 	Dwarf_Off off = 0, next;
 	Dwfl_Module *mod;
@@ -971,11 +980,9 @@ int ot_elf_inlined(const char *path, const struct ot_selection *sel,
 	size_t hsize;
 
 	memset(counts, 0, sel->n * sizeof(*counts));
-	dwfl = dwfl_begin(&cb);
+	dwfl = offline_module(path, &mod);
 	if (!dwfl)
 		return -ENODATA;
-	mod = dwfl_report_offline(dwfl, "", path, -1);
-	dwfl_report_end(dwfl, NULL, NULL);
 	dw = mod ? dwfl_module_getdwarf(mod, &bias) : NULL;
 	if (!dw) {
 		dwfl_end(dwfl);
