@@ -88,7 +88,6 @@ struct capture {
 	struct ot_elf *elf;	/* the main executable */
 	struct ot_binset *bins;	/* it and the libraries -f names */
 	struct ot_selection sel;
-	char **display;		/* function index -> name shown, owned */
 	struct ot_probe_target *pt;
 	uint64_t **ret_sites;	/* per function, with --returns insn */
 	unsigned char *tail_calls; /* per function, with --returns insn */
@@ -100,7 +99,7 @@ struct capture {
 	sigset_t oldmask;
 	uint64_t t_start, t_end;
 	const char *ended_by;
-	const char **names;	/* function index -> name */
+	const char **names;	/* function index -> name shown, owned */
 	struct ot_timeline *timeline;
 	FILE *folded;
 	struct ot_check check;
@@ -489,7 +488,6 @@ static int resolve(struct capture *c)
 	c->pt = ot_xcalloc(c->sel.n, sizeof(*c->pt));
 	c->labels = ot_xcalloc(c->sel.n, sizeof(*c->labels));
 	c->names = ot_xcalloc(c->sel.n, sizeof(*c->names));
-	c->display = ot_xcalloc(c->sel.n, sizeof(*c->display));
 	/*
 	 * A return probe aborts a C++ program whose exception unwinds
 	 * through the probed frame; probing return instructions cannot.
@@ -502,11 +500,12 @@ static int resolve(struct capture *c)
 	/* A library's functions are shown as "libname:function". */
 	for (i = 0; i < c->sel.n; i++) {
 		const struct ot_binary *b = c->sel.fn[i].bin;
+		char *name = NULL;
 
-		if (b->is_main || asprintf(&c->display[i], "%s:%s", b->display,
+		if (b->is_main || asprintf(&name, "%s:%s", b->display,
 					   ot_sym_display(c->sel.fn[i].sym)) < 0)
-			c->display[i] = ot_xstrdup(ot_sym_display(c->sel.fn[i].sym));
-		c->names[i] = c->display[i];
+			name = ot_xstrdup(ot_sym_display(c->sel.fn[i].sym));
+		c->names[i] = name;
 	}
 	for (i = 0; i < c->o.nexpect; i++) {
 		size_t k;
@@ -550,6 +549,7 @@ static int list(struct capture *c)
 
 	const struct ot_binary *shown = NULL;
 	uint64_t *inlined = ot_xcalloc(c->sel.n, sizeof(*inlined));
+	uint64_t *part = ot_xcalloc(c->sel.n, sizeof(*part));
 	int have_dwarf = 0;
 
 	/* DWARF, where there is some, tells which functions also have
@@ -558,18 +558,14 @@ static int list(struct capture *c)
 		if (c->sel.fn[i].bin == shown)
 			continue;
 		shown = c->sel.fn[i].bin;
-		{
-			struct ot_selection one = { c->sel.fn, c->sel.n, 0 };
-			uint64_t *part = ot_xcalloc(c->sel.n, sizeof(*part));
+		/* Counted by name in this file's DWARF: keep its own functions'. */
+		if (!ot_elf_inlined(shown->path, &c->sel, part)) {
 			size_t k;
 
-			if (!ot_elf_inlined(shown->path, &one, part)) {
-				have_dwarf = 1;
-				for (k = 0; k < c->sel.n; k++)
-					if (c->sel.fn[k].bin == shown)
-						inlined[k] = part[k];
-			}
-			free(part);
+			have_dwarf = 1;
+			for (k = 0; k < c->sel.n; k++)
+				if (c->sel.fn[k].bin == shown)
+					inlined[k] = part[k];
 		}
 	}
 	shown = NULL;
@@ -595,6 +591,7 @@ static int list(struct capture *c)
 	}
 	if (!have_dwarf)
 		ot_verbose("no DWARF: inlined copies of these functions cannot be listed");
+	free(part);
 	free(inlined);
 	return fflush(c->out) ? EXIT_RUNTIME : EXIT_OK;
 }
@@ -756,6 +753,8 @@ static void cleanup(struct capture *c)
 	ot_check_free(&c->check);
 	ot_drain_free(c->drain);
 	ot_pair_free(c->pair);
+	for (i = 0; c->names && i < c->sel.n; i++)
+		free((char *)c->names[i]);
 	free(c->names);
 	ot_expect_free(c->o.expect, c->o.nexpect);
 	for (i = 0; i < c->sel.n; i++) {
@@ -767,9 +766,6 @@ static void cleanup(struct capture *c)
 	free(c->tail_calls);
 	free(c->labels);
 	free(c->pt);
-	for (i = 0; c->display && i < c->sel.n; i++)
-		free(c->display[i]);
-	free(c->display);
 	ot_selection_free(&c->sel);
 	ot_binset_free(c->bins);
 	ot_elf_close(c->elf);

@@ -14,7 +14,6 @@ struct ot_timeline {
 	pid_t pid;
 	uint64_t t0;
 	const char *const *names;
-	uint64_t events;
 	uint32_t *tids;	/* threads already named: open addressing, 0 = free */
 	size_t ntids, cap;
 };
@@ -115,7 +114,6 @@ void ot_timeline_scope(struct ot_timeline *t, const struct ot_scope *s)
 	fprintf(t->f, ", \"pid\": %d, \"tid\": %u, \"ts\": %" PRIu64 ".%03u, \"dur\": %"
 		PRIu64 ".%03u}", (int)t->pid, s->tid, ts / 1000, (unsigned)(ts % 1000),
 		(s->end - s->start) / 1000, (unsigned)((s->end - s->start) % 1000));
-	t->events++;
 }
 
 int ot_timeline_close(struct ot_timeline *t)
@@ -133,11 +131,6 @@ int ot_timeline_close(struct ot_timeline *t)
 	free(t->path);
 	free(t);
 	return ret;
-}
-
-uint64_t ot_timeline_events(const struct ot_timeline *t)
-{
-	return t->events;
 }
 
 static void write_path(FILE *f, const struct ot_tree_node *tree, uint32_t n,

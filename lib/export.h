@@ -32,8 +32,6 @@ void ot_timeline_scope(struct ot_timeline *t, const struct ot_scope *s);
 /* Close the JSON and the file.  Returns 0, or -errno (printed). */
 int ot_timeline_close(struct ot_timeline *t);
 
-uint64_t ot_timeline_events(const struct ot_timeline *t);
-
 /*
  * Write "outer;middle;inner SELF_NS" lines, one per call path with self
  * time, the input of flamegraph.pl and speedscope.  Returns 0 or -errno.

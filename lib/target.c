@@ -97,27 +97,36 @@ int ot_target_attach(struct ot_target *t, pid_t pid)
 }
 
 /* execvp's search, done up front: the ELF must be read before the exec. */
-static char *find_in_path(const char *cmd)
+/*
+ * The first regular file named name in the colon-separated dirs that we
+ * may use with access mode, as a real path; NULL if none.
+ */
+static char *find_in_dirs(const char *dirs, const char *name, int mode)
 {
-	const char *path = getenv("PATH");
-	char *copy, *dir, *save = NULL, *found = NULL;
+	char *copy = ot_xstrdup(dirs), *dir, *save = NULL, *found = NULL;
 
-	if (strchr(cmd, '/'))
-		return access(cmd, X_OK) ? NULL : realpath(cmd, NULL);
-	copy = ot_xstrdup(path && *path ? path : "/usr/local/bin:/usr/bin:/bin");
 	for (dir = strtok_r(copy, ":", &save); dir && !found;
 	     dir = strtok_r(NULL, ":", &save)) {
 		char *cand = NULL;
 		struct stat st;
 
-		if (asprintf(&cand, "%s/%s", *dir ? dir : ".", cmd) < 0)
+		if (asprintf(&cand, "%s/%s", *dir ? dir : ".", name) < 0)
 			break;
-		if (!stat(cand, &st) && S_ISREG(st.st_mode) && !access(cand, X_OK))
+		if (!stat(cand, &st) && S_ISREG(st.st_mode) && !access(cand, mode))
 			found = realpath(cand, NULL);
 		free(cand);
 	}
 	free(copy);
 	return found;
+}
+
+static char *find_in_path(const char *cmd)
+{
+	const char *path = getenv("PATH");
+
+	if (strchr(cmd, '/'))
+		return access(cmd, X_OK) ? NULL : realpath(cmd, NULL);
+	return find_in_dirs(path && *path ? path : "/usr/local/bin:/usr/bin:/bin", cmd, X_OK);
 }
 
 int ot_target_find(struct ot_target *t, const char *cmd)
@@ -340,18 +349,15 @@ static char *mapped_lib(pid_t pid, const char *name)
 
 int ot_target_find_lib(void *target, const char *name, char **path)
 {
-	static const char *const dirs[] = {
+	static const char std_dirs[] =
 #if defined(__x86_64__)
-		"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu",
+		"/lib/x86_64-linux-gnu:/usr/lib/x86_64-linux-gnu:"
 #elif defined(__aarch64__)
-		"/lib/aarch64-linux-gnu", "/usr/lib/aarch64-linux-gnu",
+		"/lib/aarch64-linux-gnu:/usr/lib/aarch64-linux-gnu:"
 #endif
-		"/lib64", "/usr/lib64", "/lib", "/usr/lib", "/usr/local/lib",
-	};
+		"/lib64:/usr/lib64:/lib:/usr/lib:/usr/local/lib";
 	struct ot_target *t = target;
 	const char *env = getenv("LD_LIBRARY_PATH");
-	char *copy, *dir, *save = NULL;
-	size_t i;
 
 	*path = NULL;
 	if (strchr(name, '/')) {
@@ -362,24 +368,12 @@ int ot_target_find_lib(void *target, const char *name, char **path)
 		}
 		return 0;
 	}
-	if (!t->is_child && t->pid > 0 && (*path = mapped_lib(t->pid, name)))
-		return 0;
-	copy = ot_xstrdup(env ? env : "");
-	for (dir = strtok_r(copy, ":", &save); dir && !*path; dir = strtok_r(NULL, ":", &save)) {
-		char *cand = NULL;
-
-		if (asprintf(&cand, "%s/%s", dir, name) >= 0 && !access(cand, R_OK))
-			*path = realpath(cand, NULL);
-		free(cand);
-	}
-	free(copy);
-	for (i = 0; !*path && i < sizeof(dirs) / sizeof(dirs[0]); i++) {
-		char *cand = NULL;
-
-		if (asprintf(&cand, "%s/%s", dirs[i], name) >= 0 && !access(cand, R_OK))
-			*path = realpath(cand, NULL);
-		free(cand);
-	}
+	if (!t->is_child && t->pid > 0)
+		*path = mapped_lib(t->pid, name);
+	if (!*path && env)
+		*path = find_in_dirs(env, name, R_OK);
+	if (!*path)
+		*path = find_in_dirs(std_dirs, name, R_OK);
 	if (*path)
 		return 0;
 	if (!t->is_child && t->pid > 0)
