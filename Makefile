@@ -1,9 +1,9 @@
 # orbit-trace - see README.md.  `sudo make demo`, `sudo make check`.
 VERSION    := 0.1.0
 CC         ?= cc
-PKGS       := libelf libdw libcap capstone
+PKGS       := libelf libdw libcap capstone libbpf
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lelf -ldw -lcap -lcapstone)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lelf -ldw -lcap -lcapstone -lbpf)
 WARN       := -Wall -Wextra -Wformat=2 -Wshadow -Wmissing-prototypes \
               -Wstrict-prototypes -Wold-style-definition -Wundef \
               -Wwrite-strings -Wimplicit-fallthrough
@@ -23,15 +23,15 @@ ALL_CFLAGS := -std=gnu11 $(WARN) $(CPPFLAGS) $(CFLAGS) $(SANFLAGS) $(PKG_CFLAGS)
               -D_GNU_SOURCE -DOT_VERSION='"$(VERSION)"' -I.
 LDLIBS     := $(PKG_LIBS) -liberty -lm
 
-LIB_SRC    := $(wildcard lib/*.c)
-LIB_OBJ    := $(LIB_SRC:%.c=$(BUILD)/%.o)
+LIB_SRC    := $(filter-out %.bpf.c,$(wildcard lib/*.c))
+LIB_OBJ    := $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/lib/uprobe_multi_obj.o
 UNIT_SRC   := $(wildcard tests/unit/test_*.c)
 UNIT_BIN   := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 FIXTURES   := $(BUILD)/tests/fixture-pie $(BUILD)/tests/fixture-nopie
 STRESS     := tests/stress/orbit-stress
 
 # Debian packages the build and the tests need.
-DEB_DEPS   := gcc g++ clang libclang-rt-14-dev make pkg-config libelf-dev libdw-dev libcap-dev libcapstone-dev libiberty-dev libcmocka-dev \
+DEB_DEPS   := gcc g++ clang libclang-rt-14-dev make pkg-config libelf-dev libdw-dev libcap-dev libcapstone-dev libiberty-dev libcmocka-dev libbpf-dev \
               python3 groff-base strace debhelper dpkg-dev fakeroot lintian valgrind
 
 .PHONY: all deps check unit e2e demo clean lint-man install uninstall deb targets fuzz valgrind bench
@@ -49,7 +49,18 @@ $(BUILD)/%.o: %.c $(wildcard lib/*.h) Makefile
 
 $(BUILD)/orbit-trace.o: ALL_CFLAGS += \
 	-DOT_ELFUTILS_VERSION='"$(shell pkg-config --modversion libelf 2>/dev/null)"' \
-	-DOT_LIBCAP_VERSION='"$(shell pkg-config --modversion libcap 2>/dev/null)"'
+	-DOT_LIBCAP_VERSION='"$(shell pkg-config --modversion libcap 2>/dev/null)"' \
+	-DOT_LIBBPF_VERSION='"$(shell pkg-config --modversion libbpf 2>/dev/null)"'
+
+# The multi backend's BPF program: compiled for the BPF target, then
+# carried inside the executable by .incbin (lib/uprobe_multi_obj.S).
+BPF_ARCH   := $(patsubst x86_64,x86,$(patsubst aarch64,arm64,$(shell uname -m)))
+$(BUILD)/lib/uprobe_multi.bpf.o: lib/uprobe_multi.bpf.c Makefile
+	@mkdir -p $(dir $@)
+	clang -O2 -g -target bpf -D__TARGET_ARCH_$(BPF_ARCH) \
+		-I/usr/include/$(shell $(CC) -dumpmachine) -c -o $@ $<
+$(BUILD)/lib/uprobe_multi_obj.o: lib/uprobe_multi_obj.S $(BUILD)/lib/uprobe_multi.bpf.o
+	$(CC) -c -I$(BUILD)/lib -o $@ $<
 
 # --compensate probes orbit-trace's own ot_calib_target: keep it in .dynsym
 # so a stripped (packaged) binary still finds it.
@@ -114,9 +125,9 @@ $(BUILD)/tests/test_%: tests/unit/test_%.c $(LIB_OBJ) $(FIXTURES)
 FUZZ_SECONDS ?= 60
 FUZZ_CFLAGS := -std=gnu11 -g -O1 -D_GNU_SOURCE -I. $(PKG_CFLAGS) \
                -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
-build-fuzz/%: tests/fuzz/%.c $(LIB_SRC) $(wildcard lib/*.h)
+build-fuzz/%: tests/fuzz/%.c $(LIB_SRC) $(wildcard lib/*.h) build/lib/uprobe_multi_obj.o
 	@mkdir -p build-fuzz
-	clang $(FUZZ_CFLAGS) -o $@ $< $(LIB_SRC) $(LDLIBS)
+	clang $(FUZZ_CFLAGS) -o $@ $< $(LIB_SRC) build/lib/uprobe_multi_obj.o $(LDLIBS)
 
 fuzz: build-fuzz/fuzz_elfsym build-fuzz/fuzz_records
 	@set -e; for t in elfsym:corpus-elf records:corpus-records; do \

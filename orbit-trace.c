@@ -76,6 +76,7 @@ struct opts {
 	int ret_insn;		/* --returns insn */
 	int ret_mode_set;	/* --returns given: no automatic choice */
 	int compensate;		/* --compensate */
+	enum ot_backend backend; /* --backend */
 	char **argv;		/* -- CMD ARGS */
 };
 
@@ -106,6 +107,8 @@ struct capture {
 	struct ot_calib calib;
 	uint64_t arm_t0, arm_ns; /* arming's wall time, open to enable */
 	struct ot_ipi arm_before, arm_ipi; /* IPIs and shootdowns it caused */
+	struct ot_report rep;	/* filled once the capture is over */
+	struct ot_report_func *rep_fn;
 	int live;		/* live status line on stderr */
 	uint64_t live_next, live_scopes, live_time;
 };
@@ -137,6 +140,11 @@ static const char usage_text[] =
 	"      --ring-kb KB       ring size per CPU, a power of two >= 4 (default 4096;\n"
 	"                         env ORBIT_UPROBE_RING_KB)\n"
 	"      --drain-ms MS      drain interval, 1..100 (default 5; env ORBIT_DRAIN_MS)\n"
+	"      --backend NAME     how probes are armed: 'multi' (uprobe_multi BPF\n"
+	"                         links: one per file, fast to arm and disarm),\n"
+	"                         'perf' (uprobe PMU perf events: 4 per function\n"
+	"                         and CPU, ~0.1 s each to disarm) or 'auto'\n"
+	"                         (default: multi where the kernel has it)\n"
 	"\n"
 	"Checks (for CI):\n"
 	"      --expect NAME=N,.. expected scope counts; adds missing and loss %,\n"
@@ -210,7 +218,7 @@ static void parse_env(struct opts *o)
 
 enum {
 	OPT_JSON = 0x100, OPT_RING_KB, OPT_DRAIN_MS, OPT_EXPECT, OPT_MAX_LOSS,
-	OPT_HIST, OPT_TRACE, OPT_FOLDED, OPT_USER, OPT_RETURNS, OPT_COMPENSATE,
+	OPT_HIST, OPT_TRACE, OPT_FOLDED, OPT_USER, OPT_RETURNS, OPT_COMPENSATE, OPT_BACKEND,
 };
 
 static void parse_args(struct opts *o, int argc, char **argv)
@@ -233,6 +241,7 @@ static void parse_args(struct opts *o, int argc, char **argv)
 		{ "user", required_argument, NULL, OPT_USER },
 		{ "returns", required_argument, NULL, OPT_RETURNS },
 		{ "compensate", no_argument, NULL, OPT_COMPENSATE },
+		{ "backend", required_argument, NULL, OPT_BACKEND },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -310,6 +319,17 @@ static void parse_args(struct opts *o, int argc, char **argv)
 		case OPT_USER:
 			o->user = optarg;
 			break;
+		case OPT_BACKEND:
+			if (!strcmp(optarg, "auto"))
+				o->backend = OT_BACKEND_AUTO;
+			else if (!strcmp(optarg, "perf"))
+				o->backend = OT_BACKEND_PERF;
+			else if (!strcmp(optarg, "multi"))
+				o->backend = OT_BACKEND_MULTI;
+			else
+				usage_error("--backend '%s' is invalid: expected 'auto', 'perf' or 'multi'",
+					    optarg);
+			break;
 		case OPT_RETURNS:
 			if (strcmp(optarg, "uretprobe") && strcmp(optarg, "insn"))
 				usage_error("--returns '%s' is invalid: expected 'uretprobe' or 'insn'",
@@ -328,10 +348,11 @@ static void parse_args(struct opts *o, int argc, char **argv)
 			exit(EXIT_OK);
 		case 'V':
 			printf("orbit-trace %s\n"
-			       "backends: perf (uprobe PMU perf events)\n"
+			       "backends: multi (uprobe_multi BPF links, libbpf %s), "
+			       "perf (uprobe PMU perf events)\n"
 			       "demangler: libiberty (C++ Itanium ABI, Rust legacy and v0)\n"
 			       "built with: elfutils %s, libcap %s\n",
-			       OT_VERSION, OT_ELFUTILS_VERSION, OT_LIBCAP_VERSION);
+			       OT_VERSION, OT_LIBBPF_VERSION, OT_ELFUTILS_VERSION, OT_LIBCAP_VERSION);
 			exit(EXIT_OK);
 		case ':':
 			usage_error("option '%s' needs an argument", argv[optind - 1]);
@@ -656,7 +677,8 @@ static void judge(struct capture *c)
 	free(st);
 }
 
-static void report(struct capture *c)
+/* Everything the report says, read while the probes and rings still exist. */
+static void fill_report(struct capture *c)
 {
 	struct ot_report_func *fn = ot_xcalloc(c->sel.n, sizeof(*fn));
 	struct ot_report r;
@@ -684,6 +706,7 @@ static void report(struct capture *c)
 	r.functions_armed = c->sel.n;
 	r.uprobes = ot_probes_nuprobes(c->probes);
 	r.returns = c->o.ret_insn ? "insn" : "uretprobe";
+	r.backend = ot_backend_name(ot_probes_backend(c->probes));
 	r.events = ot_probes_nevents(c->probes);
 	r.cpus = ot_probes_ncpus(c->probes);
 	r.ring_kb = c->o.ring_kb;
@@ -718,35 +741,81 @@ static void report(struct capture *c)
 			r.tracer_max_rss_kb = (uint64_t)ru.ru_maxrss;
 		}
 	}
-	if (c->o.json)
-		ot_report_json(c->out, &r);
-	else
-		ot_report_text(c->out, &r);
-	fflush(c->out);
-	free(fn);
+	c->rep = r;
+	c->rep_fn = fn;
 }
+
+static void on_slow_disarm(union sigval v)
+{
+	struct capture *c = v.sival_ptr;
+
+	ot_warn("still disarming %zu %s (the kernel waits for grace periods on each)...",
+		ot_probes_nevents(c->probes),
+		ot_probes_backend(c->probes) == OT_BACKEND_PERF ? "uprobe perf events" :
+								  "uprobe_multi links");
+}
+
+/*
+ * Release every probe, measuring what it costs like arming.  Slow with the
+ * perf backend (two grace periods per fd), so the user hears about it when
+ * it passes a second.
+ */
+static void disarm(struct capture *c)
+{
+	struct sigevent sev = { .sigev_notify = SIGEV_THREAD };
+	struct itimerspec one_s = { .it_value = { .tv_sec = 1 } };
+	struct ot_ipi before, after;
+	timer_t timer;
+	int timed;
+	uint64_t t0;
+
+	if (!c->probes)
+		return;
+	sev.sigev_notify_function = on_slow_disarm;
+	sev.sigev_value.sival_ptr = c;
+	timed = !timer_create(CLOCK_MONOTONIC, &sev, &timer);
+	if (timed)
+		timer_settime(timer, 0, &one_s, NULL);
+	t0 = now_ns();
+	ot_ipi_read(&before);
+	ot_probes_close(c->probes);
+	ot_ipi_read(&after);
+	c->rep.disarmed = 1;
+	c->rep.disarm_ns = now_ns() - t0;
+	c->rep.disarm_ipis = after.cal - before.cal;
+	c->rep.disarm_tlb = after.tlb - before.tlb;
+	if (timed)
+		timer_delete(timer);
+	/* The message above reads the probes: only now are they gone. */
+	c->probes = NULL;
+}
+
+/*
+ * Text: the report first, then disarm, then the line saying what disarming
+ * cost.  JSON is one object, so it waits for disarming to carry it too.
+ */
+static void report(struct capture *c)
+{
+	if (!c->o.json) {
+		ot_report_text(c->out, &c->rep);
+		fflush(c->out);
+	}
+	disarm(c);
+	if (c->o.json)
+		ot_report_json(c->out, &c->rep);
+	else
+		ot_report_text_disarm(c->out, &c->rep);
+	fflush(c->out);
+}
+
+
 
 static void cleanup(struct capture *c)
 {
 	size_t i;
 
-	if (c->probes) {
-		size_t n = ot_probes_nevents(c->probes);
-		uint64_t t0 = now_ns();
-
-		/* The kernel waits for grace periods on every uprobe fd. */
-		if (n >= 16)
-			ot_warn("disarming %zu uprobe events (the kernel takes ~0.1 s each)...", n);
-		struct ot_ipi before, after;
-
-		ot_ipi_read(&before);
-		ot_probes_close(c->probes);
-		ot_ipi_read(&after);
-		ot_verbose("disarmed %zu uprobe events in %.2f s (%llu IPIs, %llu TLB shootdowns)",
-			   n, (double)(now_ns() - t0) / 1e9,
-			   (unsigned long long)(after.cal - before.cal),
-			   (unsigned long long)(after.tlb - before.tlb));
-	}
+	disarm(c);
+	free(c->rep_fn);
 	ot_timeline_close(c->timeline);
 	if (c->folded)
 		fclose(c->folded);
@@ -829,7 +898,7 @@ static int capture(struct capture *c)
 	if (ot_caps_check())
 		return EXIT_RUNTIME;
 	if (c->o.compensate) {
-		if (ot_calibrate(c->o.ret_insn, &c->calib))
+		if (ot_calibrate(c->o.ret_insn, c->o.backend, &c->calib))
 			return EXIT_RUNTIME;
 		ot_verbose("calibrated: a traced call costs its caller %llu ns, %llu ns of it "
 			   "inside its own scope", (unsigned long long)c->calib.pair_ns,
@@ -851,8 +920,16 @@ static int capture(struct capture *c)
 	 * static keys: wall time and /proc/interrupts deltas. */
 	ot_ipi_read(&c->arm_before);
 	c->arm_t0 = now_ns();
-	if (ot_probes_arm(c->pt, c->sel.n, c->o.ring_kb, &c->probes))
-		return EXIT_RUNTIME;
+	{
+		struct ot_probes_opts po = {
+			.ring_kb = c->o.ring_kb,
+			.backend = c->o.backend,
+			.pid = (int)c->target.pid,
+		};
+
+		if (ot_probes_arm(c->pt, c->sel.n, &po, &c->probes))
+			return EXIT_RUNTIME;
+	}
 	c->pair = ot_pair_new(c->sel.n);
 	ot_pair_on_scope(c->pair, on_scope, c);
 	if (c->o.compensate)
@@ -898,6 +975,7 @@ static int capture(struct capture *c)
 	drain_round(c, UINT64_MAX);
 	ot_pair_finish(c->pair);
 	judge(c);
+	fill_report(c);
 	report(c);
 	if (c->folded) {
 		size_t n;

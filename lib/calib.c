@@ -82,10 +82,11 @@ static void feed(void *ctx, const struct ot_event *ev)
 	ot_pair_feed(ctx, ev);
 }
 
-int ot_calibrate(int ret_insn, struct ot_calib *out)
+int ot_calibrate(int ret_insn, enum ot_backend backend, struct ot_calib *out)
 {
 	struct ot_probe_target pt = { .path = "/proc/self/exe",
 				      .label = "orbit-trace:ot_calib_target" };
+	struct ot_probes_opts po = { .ring_kb = 4096, .backend = backend };
 	struct ot_probes *probes = NULL;
 	struct ot_selection sel = { 0 };
 	struct ot_drain *drain = NULL;
@@ -129,7 +130,8 @@ int ot_calibrate(int ret_insn, struct ot_calib *out)
 		child(go[0], res[1]);
 	}
 	out->empty_ns = round_ns(go[1], res[0]);
-	if (ot_probes_arm(&pt, 1, 4096, &probes))
+	po.pid = (int)pid;
+	if (ot_probes_arm(&pt, 1, &po, &probes))
 		goto out_child;
 	pair = ot_pair_new(1);
 	drain = ot_drain_new(ot_probes_ncpus(probes), (uint32_t)pid, ot_probes_lookup,

@@ -13,6 +13,8 @@
 #ifndef OT_CALIB_H
 #define OT_CALIB_H
 
+#include "uprobe.h"
+
 #include <stdint.h>
 
 struct ot_calib {
@@ -26,8 +28,9 @@ void ot_calib_target(void);
 
 /*
  * Measure.  ret_insn: calibrate probes on return instructions rather than
- * return probes.  Returns 0, or -errno after printing why.
+ * return probes; backend: the one the capture will use.  Returns 0, or
+ * -errno after printing why.
  */
-int ot_calibrate(int ret_insn, struct ot_calib *out);
+int ot_calibrate(int ret_insn, enum ot_backend backend, struct ot_calib *out);
 
 #endif

@@ -21,6 +21,7 @@ struct ot_drain {
 	uint64_t last_emitted;
 	struct ot_drain_stats stats;
 	unsigned cur_cpu; /* the ring being read, for the callback */
+	int cur_bpf;	  /* that ring holds the multi backend's layout */
 };
 
 struct ot_drain *ot_drain_new(unsigned ncpus, uint32_t pid,
@@ -137,7 +138,7 @@ static void on_ring_record(void *ctx, const struct perf_event_header *hdr)
 	struct ot_drain *d = ctx;
 	struct ot_record rec;
 
-	if (ot_record_parse(hdr, &rec)) {
+	if ((d->cur_bpf ? ot_record_parse_bpf(hdr, &rec) : ot_record_parse(hdr, &rec))) {
 		d->stats.malformed++;
 		return;
 	}
@@ -150,6 +151,7 @@ size_t ot_drain_ring(struct ot_drain *d, unsigned cpu, struct ot_ring *ring)
 	size_t n;
 
 	d->cur_cpu = cpu;
+	d->cur_bpf = ring->bpf;
 	n = ot_ring_drain(ring, on_ring_record, d);
 	d->stats.malformed += ring->malformed - before;
 	return n;

@@ -239,17 +239,20 @@ static void hist_json(FILE *f, const struct ot_hist *h)
 void ot_report_text(FILE *f, const struct ot_report *r)
 {
 	const struct ot_drain_stats *rec = r->records;
+	int multi = r->backend && !strcmp(r->backend, "multi");
 	char a[32], depths[128];
 	size_t i, w = 8;
 
 	fprintf(f, "orbit-trace report: %s (pid %d)\n", r->binary, r->pid);
 	fprintf(f, "armed %zu of %zu functions in %s (%" PRIu64 " IPIs, %" PRIu64 " TLB shootdowns): "
-		"%zu uprobes%s, %zu perf events on %u CPUs, %zu KB ring per CPU\n",
+		"%zu uprobes%s, %zu %s on %u CPUs, %zu KB ring per CPU\n",
 		r->functions_armed, r->functions_requested,
 		ot_report_duration(r->arm_ns, a, sizeof(a)), r->arm_ipis, r->arm_tlb, r->uprobes,
 		r->returns && !strcmp(r->returns, "insn") ?
 			" (returns seen at return instructions)" : "",
-		r->events, r->cpus, r->ring_kb);
+		r->events, multi ? "uprobe_multi links (backend multi)" :
+				   "perf events (backend perf)",
+		r->cpus, r->ring_kb);
 	fprintf(f, "capture: %s, ended by %s", ot_report_duration(r->duration_ns, a, sizeof(a)),
 		r->ended_by);
 	if (r->target_exited && r->target_status >= 0) {
@@ -349,6 +352,17 @@ void ot_json_string(FILE *f, const char *s)
 	fputc('"', f);
 }
 
+void ot_report_text_disarm(FILE *f, const struct ot_report *r)
+{
+	char a[32];
+
+	if (r->disarmed)
+		fprintf(f, "disarmed %zu functions in %s (%" PRIu64 " IPIs, %" PRIu64
+			" TLB shootdowns)\n", r->functions_armed,
+			ot_report_duration(r->disarm_ns, a, sizeof(a)), r->disarm_ipis,
+			r->disarm_tlb);
+}
+
 void ot_report_json(FILE *f, const struct ot_report *r)
 {
 	const struct ot_drain_stats *rec = r->records;
@@ -370,11 +384,16 @@ void ot_report_json(FILE *f, const struct ot_report *r)
 		fprintf(f, ", \"signal\": %d", WTERMSIG(r->target_status));
 	fprintf(f, "},\n");
 	fprintf(f, "  \"arming\": {\"functions_requested\": %zu, \"functions_armed\": %zu, "
-		"\"uprobes\": %zu, \"events\": %zu, \"cpus\": %u, \"returns\": \"%s\", "
+		"\"backend\": \"%s\", \"uprobes\": %zu, \"events\": %zu, \"cpus\": %u, "
+		"\"returns\": \"%s\", "
 		"\"wall_ns\": %" PRIu64 ", \"ipis\": %" PRIu64 ", \"tlb_shootdowns\": %" PRIu64 "},\n",
-		r->functions_requested, r->functions_armed, r->uprobes,
-		r->events, r->cpus, r->returns ? r->returns : "uretprobe",
+		r->functions_requested, r->functions_armed, r->backend ? r->backend : "perf",
+		r->uprobes, r->events, r->cpus, r->returns ? r->returns : "uretprobe",
 		r->arm_ns, r->arm_ipis, r->arm_tlb);
+	if (r->disarmed)
+		fprintf(f, "  \"disarming\": {\"wall_ns\": %" PRIu64 ", \"ipis\": %" PRIu64
+			", \"tlb_shootdowns\": %" PRIu64 "},\n",
+			r->disarm_ns, r->disarm_ipis, r->disarm_tlb);
 	fprintf(f, "  \"capture\": {\"duration_ns\": %" PRIu64 ", \"ring_kb\": %zu, "
 		"\"drain_ms\": %u, \"ended_by\": ", r->duration_ns, r->ring_kb,
 		r->drain_ms);

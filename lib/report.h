@@ -31,8 +31,11 @@ struct ot_report {
 	int pid;
 	size_t functions_requested, functions_armed, uprobes, events;
 	const char *returns;	/* "uretprobe" or "insn" (--returns) */
+	const char *backend;	/* "perf" or "multi" (--backend) */
 	uint64_t arm_ns;	/* opening, mapping and enabling the probes */
 	uint64_t arm_ipis, arm_tlb; /* CAL and TLB deltas of /proc/interrupts */
+	int disarmed;		/* the probes are released: disarm_* hold its cost */
+	uint64_t disarm_ns, disarm_ipis, disarm_tlb;
 	unsigned cpus;
 	size_t ring_kb;
 	unsigned drain_ms;
@@ -59,6 +62,8 @@ struct ot_report {
 };
 
 void ot_report_text(FILE *f, const struct ot_report *r);
+/* The text report's last line, printed once disarming is done. */
+void ot_report_text_disarm(FILE *f, const struct ot_report *r);
 void ot_report_json(FILE *f, const struct ot_report *r);
 
 /* s as a JSON string literal, quotes included (also for lib/export). */

@@ -155,3 +155,37 @@ int ot_record_parse(const struct perf_event_header *rec, struct ot_record *out)
 		return 0;
 	}
 }
+
+/* A BPF output sample: the raw part is 20 bytes, {u64 id, u64 sp} and the
+ * 4 bytes of padding the kernel adds to keep records 8-byte aligned. */
+struct sample_bpf {
+	struct perf_event_header h;
+	uint32_t pid, tid;
+	uint64_t time;
+	uint32_t raw_size;
+	uint64_t id, sp;
+} __attribute__((packed));
+
+int ot_record_parse_bpf(const struct perf_event_header *rec,
+			struct ot_record *out)
+{
+	struct sample_bpf s;
+
+	if (rec->type != PERF_RECORD_SAMPLE)
+		return ot_record_parse(rec, out);
+	memset(out, 0, sizeof(*out));
+	if (rec->size < sizeof(s))
+		return -EBADMSG;
+	memcpy(&s, rec, sizeof(s));
+	if (s.raw_size < 2 * sizeof(uint64_t) ||
+	    s.raw_size > rec->size - offsetof(struct sample_bpf, id))
+		return -EBADMSG;
+	out->type = OT_REC_SAMPLE;
+	out->id = s.id;
+	out->pid = s.pid;
+	out->tid = s.tid;
+	out->time = s.time;
+	out->sp = s.sp;
+	out->has_sp = 1;
+	return 0;
+}

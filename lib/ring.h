@@ -3,9 +3,12 @@
  *
  * Pure code over memory: it does not open or map anything (lib/uprobe does),
  * so the unit tests drive it with rings laid out in ordinary memory.  The
- * sample layout decoded here is the one lib/uprobe requests:
- * PERF_SAMPLE_IDENTIFIER | TID | TIME | REGS_USER (the stack pointer only),
- * with sample_id_all so that PERF_RECORD_LOST carries a time too.
+ * sample layouts decoded here are the two lib/uprobe requests:
+ * - perf backend (uprobe PMU events): PERF_SAMPLE_IDENTIFIER | TID | TIME |
+ *   REGS_USER (the stack pointer only);
+ * - multi backend (BPF output events): PERF_SAMPLE_TID | TIME | RAW, the raw
+ *   part being {u64 probe id, u64 stack pointer} (lib/uprobe_multi.bpf.c);
+ * both with sample_id_all so that PERF_RECORD_LOST carries a time too.
  */
 #ifndef OT_RING_H
 #define OT_RING_H
@@ -21,6 +24,7 @@ struct ot_ring {
 	unsigned char *scratch;		   /* 64 KiB, for records that wrap */
 	uint64_t malformed;		   /* records skipped as corrupt */
 	uint64_t high_water;		   /* most bytes pending at one drain */
+	int bpf;			   /* the multi backend's sample layout */
 };
 
 /* Called once per record, in ring order; rec is valid only during the call. */
@@ -66,5 +70,9 @@ struct ot_record {
  * record is shorter than its type requires (a truncated record).
  */
 int ot_record_parse(const struct perf_event_header *rec, struct ot_record *out);
+
+/* The same for the multi backend's layout (id and SP from the raw part). */
+int ot_record_parse_bpf(const struct perf_event_header *rec,
+			struct ot_record *out);
 
 #endif

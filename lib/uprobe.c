@@ -1,5 +1,6 @@
 #include "uprobe.h"
 #include "caps.h"
+#include "uprobe_multi.h"
 #include "error.h"
 #include "xalloc.h"
 
@@ -39,6 +40,8 @@ struct id_slot {
 };
 
 struct ot_probes {
+	enum ot_backend backend;
+	struct ot_umulti *multi;	/* the multi backend's program and links */
 	struct cpu_slot *cpus;
 	unsigned ncpus;
 	int *fds;
@@ -46,6 +49,7 @@ struct ot_probes {
 	struct id_slot *ids;
 	size_t idcap;
 	size_t nuprobes;
+	uint64_t last_cookie; /* multi: probe ids are cookies 1, 2, ... */
 	struct id_slot last;	/* the last id looked up */
 };
 
@@ -170,8 +174,6 @@ static const char *arm_hint(int err)
 {
 	if (err == EACCES || err == EPERM)
 		return ot_caps_have_sys_admin() ? "" : " (needs CAP_SYS_ADMIN)";
-	if (err == EMFILE || err == ENFILE)
-		return " (too many open files: RLIMIT_NOFILE)";
 	if (err == EINVAL)
 		return " (the kernel refused this offset or attribute)";
 	return "";
@@ -207,73 +209,156 @@ static int open_leader(int cpu)
 	return perf_open(&a, cpu, -1);
 }
 
-int ot_probes_arm(const struct ot_probe_target *t, size_t n, size_t ring_kb,
-		  struct ot_probes **out)
+const char *ot_backend_name(enum ot_backend b)
 {
-	size_t page = (size_t)sysconf(_SC_PAGESIZE), data = ring_kb * 1024, i;
-	struct ot_probes *p;
-	unsigned retbit, c;
-	int type, *cpus = NULL, ret;
+	return b == OT_BACKEND_PERF ? "perf" : b == OT_BACKEND_MULTI ? "multi" : "auto";
+}
 
-	*out = NULL;
-	ret = ot_uprobe_pmu(&type, &retbit);
-	if (ret) {
-		ot_error_errno(-ret, "cannot use the uprobe PMU (%s)", OT_PMU_DIR);
-		return ret;
-	}
-	if (data < page || (data & (data - 1))) {
-		ot_error("ring size %zu KB is not a power-of-two multiple of the %zu-byte page",
-			 ring_kb, page);
-		return -EINVAL;
-	}
-	p = ot_xcalloc(1, sizeof(*p));
-	ret = online_cpus(&cpus, &p->ncpus);
-	if (ret) {
-		ot_error_errno(-ret, "cannot read /sys/devices/system/cpu/online");
-		free(p);
-		return ret;
-	}
-	for (i = 0; i < n; i++)
-		p->nuprobes += 1 + (t[i].ret_sites ? t[i].nret_sites : 1);
-	raise_nofile(p->ncpus * (p->nuprobes + 2));
-	p->cpus = ot_xcalloc(p->ncpus, sizeof(*p->cpus));
-	for (c = 0; c < p->ncpus; c++)
-		p->cpus[c].ret_leader = p->cpus[c].ent_leader = -1;
-	p->fds = ot_xcalloc(p->nuprobes * p->ncpus + 1, sizeof(*p->fds));
-	for (p->idcap = 16; p->idcap < 2 * p->nuprobes * p->ncpus; p->idcap *= 2)
-		;
-	p->ids = ot_xcalloc(p->idcap, sizeof(*p->ids));
+/* A BPF output event: the ring the multi backend's program writes into. */
+static int open_bpf_output(int cpu)
+{
+	struct perf_event_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = PERF_COUNT_SW_BPF_OUTPUT;
+	a.use_clockid = 1;
+	a.clockid = CLOCK_MONOTONIC;
+	a.sample_id_all = 1;
+	a.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_RAW;
+	a.sample_period = 1;
+	return perf_open(&a, cpu, -1);
+}
+
+/* Per CPU: the event that owns the ring (and, for perf, the entry leader). */
+static int open_rings(struct ot_probes *p, size_t page, size_t ring_kb)
+{
+	size_t data = ring_kb * 1024;
+	unsigned c;
 
 	for (c = 0; c < p->ncpus; c++) {
 		struct cpu_slot *s = &p->cpus[c];
 
-		s->cpu = cpus[c];
-		s->ret_leader = open_leader(s->cpu);
-		s->ent_leader = s->ret_leader >= 0 ? open_leader(s->cpu) : -1;
-		if (s->ent_leader < 0) {
-			ret = -errno;
+		if (p->backend == OT_BACKEND_MULTI) {
+			s->ret_leader = open_bpf_output(s->cpu);
+		} else {
+			s->ret_leader = open_leader(s->cpu);
+			s->ent_leader = s->ret_leader >= 0 ? open_leader(s->cpu) : -1;
+		}
+		if (s->ret_leader < 0 || (p->backend == OT_BACKEND_PERF && s->ent_leader < 0)) {
 			ot_error_errno(errno, "cannot open a perf event on CPU %d%s",
 				       s->cpu, arm_hint(errno));
-			goto fail;
+			return -errno;
 		}
 		s->map_len = page + data;
 		s->map = mmap(NULL, s->map_len, PROT_READ | PROT_WRITE,
 			      MAP_SHARED, s->ret_leader, 0);
 		if (s->map == MAP_FAILED) {
+			int err = errno;
+
 			s->map = NULL;
-			ret = -errno;
-			ot_error_errno(errno, "cannot map a %zu KB ring on CPU %d%s",
+			ot_error_errno(err, "cannot map a %zu KB ring on CPU %d%s",
 				       ring_kb, s->cpu,
-				       errno == EPERM ? " (perf_event_mlock_kb; needs CAP_IPC_LOCK)" : "");
-			goto fail;
+				       err == EPERM ? " (perf_event_mlock_kb; needs CAP_IPC_LOCK)" : "");
+			return -err;
 		}
 		ot_ring_init(&s->ring, s->map, page, data);
-		if (ioctl(s->ent_leader, PERF_EVENT_IOC_SET_OUTPUT, s->ret_leader)) {
-			ret = -errno;
+		s->ring.bpf = p->backend == OT_BACKEND_MULTI;
+		if (p->backend == OT_BACKEND_MULTI) {
+			int err = ot_umulti_set_ring(p->multi, s->cpu, s->ret_leader);
+
+			if (err) {
+				ot_error_errno(-err, "cannot give the BPF program the ring of CPU %d",
+					       s->cpu);
+				return err;
+			}
+		} else if (ioctl(s->ent_leader, PERF_EVENT_IOC_SET_OUTPUT, s->ret_leader)) {
 			ot_error_errno(errno, "cannot share the ring on CPU %d", s->cpu);
-			goto fail;
+			return -errno;
 		}
 	}
+	return 0;
+}
+
+/* The probes of targets i..j-1, which share one file: one link per kind. */
+static int attach_file(struct ot_probes *p, const struct ot_probe_target *t,
+		       const size_t *idx, size_t nidx, int pid)
+{
+	static const enum ot_umulti_kind kinds[] = {
+		OT_UMULTI_URETPROBE, OT_UMULTI_RET_INSN, OT_UMULTI_ENTRY,
+	};
+	static const char *const what[] = {
+		"uretprobes", "return-instruction uprobes", "entry uprobes",
+	};
+	size_t cap = 0, k, x, m;
+	uint64_t *off = NULL, *cookie = NULL;
+	int ret = 0;
+
+	for (x = 0; x < nidx; x++)
+		cap += 1 + (t[idx[x]].ret_sites ? t[idx[x]].nret_sites : 1);
+	off = ot_xcalloc(cap + 1, sizeof(*off));
+	cookie = ot_xcalloc(cap + 1, sizeof(*cookie));
+	for (k = 0; k < 3 && !ret; k++) {
+		for (m = 0, x = 0; x < nidx; x++) {
+			const struct ot_probe_target *ti = &t[idx[x]];
+			int kind = kinds[k] == OT_UMULTI_ENTRY ? OT_PROBE_ENTRY :
+				   kinds[k] == OT_UMULTI_RET_INSN ? OT_PROBE_RET_INSN :
+				   OT_PROBE_URETPROBE;
+			size_t r;
+
+			if (kind == OT_PROBE_ENTRY || (kind == OT_PROBE_URETPROBE && !ti->ret_sites)) {
+				off[m] = ti->offset;
+				cookie[m] = ++p->last_cookie;
+				id_insert(p, cookie[m++], (uint32_t)idx[x], kind);
+			} else if (kind == OT_PROBE_RET_INSN && ti->ret_sites) {
+				for (r = 0; r < ti->nret_sites; r++) {
+					off[m] = ti->ret_sites[r];
+					cookie[m] = ++p->last_cookie;
+					id_insert(p, cookie[m++], (uint32_t)idx[x], kind);
+				}
+			}
+		}
+		ret = ot_umulti_attach(p->multi, t[idx[0]].path, kinds[k], off, cookie, m, pid);
+		if (ret)
+			ot_error_errno(-ret, "cannot attach %zu %s to %s (first %s)%s", m, what[k],
+				       t[idx[0]].path, t[idx[0]].label,
+				       ret == -EINVAL ? " (the kernel refused an offset; --backend perf "
+						       "names the function)" : arm_hint(-ret));
+	}
+	free(off);
+	free(cookie);
+	return ret;
+}
+
+static int arm_multi(struct ot_probes *p, const struct ot_probe_target *t,
+		     size_t n, int pid)
+{
+	size_t *idx = ot_xcalloc(n + 1, sizeof(*idx)), i, j, m;
+	char *done = ot_xcalloc(n + 1, 1);
+	int ret = 0;
+
+	/* One link per file and kind: group the targets by path. */
+	for (i = 0; i < n && !ret; i++) {
+		if (done[i])
+			continue;
+		for (m = 0, j = i; j < n; j++)
+			if (!done[j] && !strcmp(t[j].path, t[i].path)) {
+				done[j] = 1;
+				idx[m++] = j;
+			}
+		ret = attach_file(p, t, idx, m, pid);
+	}
+	free(idx);
+	free(done);
+	return ret;
+}
+
+static int arm_perf(struct ot_probes *p, const struct ot_probe_target *t,
+		    size_t n, int type, unsigned retbit)
+{
+	size_t i;
+	unsigned c;
 
 	for (i = 0; i < n; i++) {
 		size_t nret = t[i].ret_sites ? t[i].nret_sites : 1, k;
@@ -288,7 +373,7 @@ int ot_probes_arm(const struct ot_probe_target *t, size_t n, size_t ring_kb,
 				uint64_t off = kind == OT_PROBE_RET_INSN ? t[i].ret_sites[k] : t[i].offset;
 				struct perf_event_attr a;
 				uint64_t id;
-				int fd;
+				int fd, err;
 
 				base_attr(&a);
 				a.type = (uint32_t)type;
@@ -301,33 +386,128 @@ int ot_probes_arm(const struct ot_probe_target *t, size_t n, size_t ring_kb,
 				fd = perf_open(&a, s->cpu,
 					       kind == OT_PROBE_ENTRY ? s->ent_leader : s->ret_leader);
 				if (fd < 0) {
-					ret = -errno;
-					ot_error_errno(errno, "cannot arm %s on %s (+0x%llx)%s",
+					err = errno;
+					ot_error_errno(err, "cannot arm %s on %s (+0x%llx)%s",
 						       kind == OT_PROBE_URETPROBE ? "uretprobe" :
 						       kind == OT_PROBE_RET_INSN ? "return-instruction uprobe" :
 						       "uprobe", t[i].label, (unsigned long long)off,
-						       arm_hint(errno));
-					goto fail;
+						       arm_hint(err));
+					if (err == EMFILE || err == ENFILE) {
+						struct rlimit rl = { 0, 0 };
+
+						getrlimit(RLIMIT_NOFILE, &rl);
+						ot_error("%s (%llu fds) reached after arming %zu of %zu "
+							 "functions on every CPU; disarmed them all: raise "
+							 "the limit or use --backend multi",
+							 err == EMFILE ? "RLIMIT_NOFILE" : "the system's file limit",
+							 (unsigned long long)rl.rlim_cur, i, n);
+					}
+					return -err;
 				}
 				p->fds[p->nfds++] = fd;
 				if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, s->ret_leader) ||
 				    ioctl(fd, PERF_EVENT_IOC_ID, &id)) {
-					ret = -errno;
-					ot_error_errno(errno, "cannot set up %s on CPU %d",
+					err = errno;
+					ot_error_errno(err, "cannot set up %s on CPU %d",
 						       t[i].label, s->cpu);
-					goto fail;
+					return -err;
 				}
 				id_insert(p, id, (uint32_t)i, kind);
 			}
 		}
 	}
+	return 0;
+}
+
+static struct ot_probes *probes_new(enum ot_backend b, const int *cpus,
+				    unsigned ncpus, const struct ot_probe_target *t,
+				    size_t n)
+{
+	struct ot_probes *p = ot_xcalloc(1, sizeof(*p));
+	size_t i, per_cpu;
+	unsigned c;
+
+	p->backend = b;
+	p->ncpus = ncpus;
+	for (i = 0; i < n; i++)
+		p->nuprobes += 1 + (t[i].ret_sites ? t[i].nret_sites : 1);
+	p->cpus = ot_xcalloc(p->ncpus, sizeof(*p->cpus));
+	for (c = 0; c < p->ncpus; c++) {
+		p->cpus[c].cpu = cpus[c];
+		p->cpus[c].ret_leader = p->cpus[c].ent_leader = -1;
+	}
+	per_cpu = b == OT_BACKEND_PERF ? p->ncpus : 1;
+	p->fds = ot_xcalloc(b == OT_BACKEND_PERF ? p->nuprobes * p->ncpus + 1 : 1,
+			    sizeof(*p->fds));
+	for (p->idcap = 16; p->idcap < 2 * p->nuprobes * per_cpu; p->idcap *= 2)
+		;
+	p->ids = ot_xcalloc(p->idcap, sizeof(*p->ids));
+	return p;
+}
+
+int ot_probes_arm(const struct ot_probe_target *t, size_t n,
+		  const struct ot_probes_opts *o, struct ot_probes **out)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), data = o->ring_kb * 1024;
+	enum ot_backend b = o->backend;
+	struct ot_umulti *multi = NULL;
+	struct ot_probes *p;
+	unsigned retbit = 0, ncpus;
+	int type = 0, *cpus = NULL, ret;
+
+	*out = NULL;
+	if (data < page || (data & (data - 1))) {
+		ot_error("ring size %zu KB is not a power-of-two multiple of the %zu-byte page",
+			 o->ring_kb, page);
+		return -EINVAL;
+	}
+	ret = online_cpus(&cpus, &ncpus);
+	if (ret) {
+		ot_error_errno(-ret, "cannot read /sys/devices/system/cpu/online");
+		free(cpus);
+		return ret;
+	}
+	if (b != OT_BACKEND_PERF) {
+		char why[256];
+
+		ret = ot_umulti_load(&multi, why, sizeof(why));
+		if (ret && b == OT_BACKEND_MULTI) {
+			ot_error("cannot use the multi backend: %s", why);
+			free(cpus);
+			return ret;
+		}
+		if (ret)
+			ot_verbose("multi backend unavailable (%s): using perf", why);
+		b = ret ? OT_BACKEND_PERF : OT_BACKEND_MULTI;
+	}
+	if (b == OT_BACKEND_PERF) {
+		ret = ot_uprobe_pmu(&type, &retbit);
+		if (ret) {
+			ot_error_errno(-ret, "cannot use the uprobe PMU (%s)", OT_PMU_DIR);
+			free(cpus);
+			return ret;
+		}
+	}
+	p = probes_new(b, cpus, ncpus, t, n);
+	p->multi = multi;
 	free(cpus);
+	if (b == OT_BACKEND_PERF)
+		raise_nofile(p->ncpus * (p->nuprobes + 2));
+	ret = open_rings(p, page, o->ring_kb);
+	if (!ret)
+		ret = b == OT_BACKEND_MULTI ? arm_multi(p, t, n, o->pid) :
+					      arm_perf(p, t, n, type, retbit);
+	if (ret) {
+		ot_probes_close(p);
+		return ret;
+	}
 	*out = p;
 	return 0;
-fail:
-	free(cpus);
-	ot_probes_close(p);
-	return ret;
+}
+
+enum ot_backend ot_probes_backend(const struct ot_probes *p)
+{
+	return p->backend;
 }
 
 static int set_leaders(struct ot_probes *p, int returns, unsigned long req)
@@ -345,7 +525,14 @@ static int set_leaders(struct ot_probes *p, int returns, unsigned long req)
 
 int ot_probes_enable(struct ot_probes *p)
 {
-	int ret = set_leaders(p, 1, PERF_EVENT_IOC_ENABLE);
+	int ret;
+
+	if (p->multi) {
+		ot_umulti_enable(p->multi, 0, 1);
+		ot_umulti_enable(p->multi, 1, 1);
+		return 0;
+	}
+	ret = set_leaders(p, 1, PERF_EVENT_IOC_ENABLE);
 
 	if (!ret)
 		ret = set_leaders(p, 0, PERF_EVENT_IOC_ENABLE);
@@ -356,6 +543,11 @@ int ot_probes_enable(struct ot_probes *p)
 
 void ot_probes_disable(struct ot_probes *p)
 {
+	if (p->multi) {
+		ot_umulti_enable(p->multi, 0, 1);
+		ot_umulti_enable(p->multi, 0, 0);
+		return;
+	}
 	set_leaders(p, 0, PERF_EVENT_IOC_DISABLE);
 	set_leaders(p, 1, PERF_EVENT_IOC_DISABLE);
 }
@@ -369,6 +561,8 @@ void ot_probes_close(struct ot_probes *p)
 		return;
 	for (i = 0; i < p->nfds; i++)
 		close(p->fds[i]);
+	/* Links before rings: no hit may look for a ring being closed. */
+	ot_umulti_close(p->multi);
 	for (c = 0; c < p->ncpus; c++) {
 		struct cpu_slot *s = &p->cpus[c];
 
@@ -399,7 +593,7 @@ struct ot_ring *ot_probes_ring(struct ot_probes *p, unsigned i)
 
 size_t ot_probes_nevents(const struct ot_probes *p)
 {
-	return p->nfds;
+	return p->multi ? ot_umulti_nlinks(p->multi) : p->nfds;
 }
 
 size_t ot_probes_nuprobes(const struct ot_probes *p)

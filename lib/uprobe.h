@@ -21,8 +21,14 @@
  *   4.8 ms for 180,000 calls) and lib/drain dropped its records by pid
  *   (counted as "foreign").
  * Missing threads is a wrong answer; slowing a bystander is a cost the
- * report shows.  The batched BPF backend (uprobe_multi) can filter by pid
- * in the kernel.
+ * report shows.
+ *
+ * That is the perf backend.  The multi backend (lib/uprobe_multi) attaches
+ * every probe of a file with one uprobe_multi BPF link, filtered by pid in
+ * the kernel (new threads included, bystanders untouched), and writes into
+ * one BPF output event's ring per CPU.  Arming and disarming are then a few
+ * system calls instead of four fds per function and CPU, each closed after
+ * two grace periods (docs/benchmarks.md, "Arming cost").
  */
 #ifndef OT_UPROBE_H
 #define OT_UPROBE_H
@@ -54,14 +60,31 @@ enum ot_probe_kind {
 
 struct ot_probes;
 
+enum ot_backend {
+	OT_BACKEND_AUTO,	/* multi where the kernel has it, else perf */
+	OT_BACKEND_PERF,
+	OT_BACKEND_MULTI,
+};
+
+const char *ot_backend_name(enum ot_backend b);
+
+struct ot_probes_opts {
+	size_t ring_kb;		/* per CPU, a power-of-two number of pages */
+	enum ot_backend backend;
+	int pid;		/* the traced process (multi filters on it) */
+};
+
 /*
- * Open (disabled) an entry uprobe and the return probes for each target on
- * every online CPU, with a ring of ring_kb KiB per CPU.  Returns 0 and *out, or
- * -errno after printing which probe failed and why; nothing stays armed
- * on failure.
+ * Arm (disabled) an entry probe and the return probes for each target,
+ * with a ring of ring_kb KiB per online CPU.  Returns 0 and *out, or
+ * -errno after printing which probe failed and why - and, when a limit was
+ * hit, how many functions had been armed; nothing stays armed on failure.
  */
-int ot_probes_arm(const struct ot_probe_target *t, size_t n, size_t ring_kb,
-		  struct ot_probes **out);
+int ot_probes_arm(const struct ot_probe_target *t, size_t n,
+		  const struct ot_probes_opts *o, struct ot_probes **out);
+
+/* The backend that armed the probes (never OT_BACKEND_AUTO). */
+enum ot_backend ot_probes_backend(const struct ot_probes *p);
 
 /* Return probes first, then entry probes.  Returns 0 or -errno. */
 int ot_probes_enable(struct ot_probes *p);
@@ -70,19 +93,21 @@ int ot_probes_enable(struct ot_probes *p);
 void ot_probes_disable(struct ot_probes *p);
 
 /*
- * Close every event and unmap every ring.  Slow: the kernel waits for two
- * grace periods per uprobe fd.  Print the report before calling this.
+ * Close every event and link and unmap every ring.  Slow with the perf
+ * backend: the kernel waits for two grace periods per uprobe fd.  Print the
+ * report before calling this.
  */
 void ot_probes_close(struct ot_probes *p);
 
 unsigned ot_probes_ncpus(const struct ot_probes *p);
 struct ot_ring *ot_probes_ring(struct ot_probes *p, unsigned i);
-size_t ot_probes_nevents(const struct ot_probes *p); /* uprobe fds */
+/* Kernel objects holding the probes: perf event fds, or BPF links. */
+size_t ot_probes_nevents(const struct ot_probes *p);
 
 /* Map an event id from a sample to its target index and probe kind. */
 int ot_probes_lookup(void *probes, uint64_t id, uint32_t *target, int *kind);
 
-/* uprobes armed per CPU: entries + uretprobes + return instructions. */
+/* uprobes armed (per CPU with perf): entries + uretprobes + return insns. */
 size_t ot_probes_nuprobes(const struct ot_probes *p);
 
 /* Read the uprobe PMU from sysfs: returns 0, or -errno if it is missing. */

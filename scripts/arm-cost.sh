@@ -1,72 +1,115 @@
 #!/bin/sh
 # Arming and disarming cost against the number of functions, the seed's
-# "linear progression" for our own operation: a generated target with
-# 2,000 functions, its threads busy on every CPU; orbit-trace -p arms M of
-# them for half a second.  Per M: arm ms and IPIs/TLB (from the report),
-# disarm ms and IPIs/TLB (/proc/interrupts from report to exit), fds; then
-# the least-squares fit cost = m*M + b of each column.
+# "linear progression" for our own operation.  A generated target with
+# 2,000 functions keeps a thread busy calling them on every CPU; each
+# backend arms M of them (entry and return probes) for half a second:
+#   multi     orbit-trace --backend multi (uprobe_multi BPF links)
+#   perf      orbit-trace --backend perf (uprobe PMU events, 4 per function on 2 CPUs)
+#   bpftrace  uprobe + uretprobe on the same M functions, counting hits
+# Per row: arm and disarm wall ms, CAL (IPIs) and TLB deltas of
+# /proc/interrupts, kernel objects (fds or links); then per backend the
+# least-squares fit cost = m*M + b of each column.
 #
-#   sudo scripts/arm-cost.sh [M...]      default: 1 10 100 500 1000 2000
-# Disarming takes ~0.05-0.15 s per perf uprobe fd here, serialised: 1000
-# functions on 2 CPUs are 4000 fds and minutes; start small.
+#   sudo scripts/arm-cost.sh [M...]           default: 1 10 100 500 1000 2000
+#   BACKENDS="multi perf bpftrace"            which to run
+#   PERF_MAX_M=100 BPFTRACE_MAX_M=100         larger M skipped for these two:
+#       each of their probes costs ~0.1 s to release, serialised (minutes).
+# orbit-trace's figures come from its JSON ("arming", "disarming").
+# bpftrace's arm time runs from its launch (parsing and compiling
+# included) to its BEGIN probe, which fires once every probe is attached;
+# its disarm time from the exit() its interval probe calls to its exit.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 OT=${OT:-$top/orbit-trace}
-[ -f "$OT" ] || make -C "$top" -s all
+[ -x "$OT" ] || make -C "$top" -s all
 [ $# -gt 0 ] || set -- 1 10 100 500 1000 2000
 dir=$(mktemp -d)
-trap 'kill $tpid 2>/dev/null; rm -rf "$dir"' EXIT
-
-python3 - "$dir/many.c" <<'PY'
-import sys
-n = 2000
-with open(sys.argv[1], "w") as f:
-    f.write("#include <pthread.h>\n#include <unistd.h>\nstatic volatile int sink;\n")
-    for i in range(n):
-        f.write("__attribute__((noinline)) void f%04d(void) { sink += %d; }\n" % (i, i))
-    f.write("static void *spin(void *a) { (void)a; for (;;) {\n")
-    for i in range(n):
-        f.write("f%04d();\n" % i)
-    f.write("usleep(1000); } return 0; }\n")
-    f.write("int main(void) { pthread_t t; long c = sysconf(_SC_NPROCESSORS_ONLN);\n"
-            "for (long i = 1; i < c; i++) pthread_create(&t, 0, spin, 0); spin(0); }\n")
-PY
+trap 'rm -rf "$dir"' EXIT
+python3 "$top/tests/e2e/targets/gen-funcs.py" 2000 "$dir/many.c"
 cc -O1 -pthread -o "$dir/many" "$dir/many.c"
-"$dir/many" &
-tpid=$!
-sleep 0.3
+case " ${BACKENDS:-multi perf bpftrace} " in *" bpftrace "*)
+	command -v bpftrace >/dev/null || { apt-get update -qq &&
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bpftrace >/dev/null; } ;;
+esac
 
-irq() { awk '$1 == "CAL:" || $1 == "TLB:" { s = 0; for (i = 2; i <= NF && $i ~ /^[0-9]+$/; i++) s += $i; printf "%s ", s }' /proc/interrupts; }
-now_ms() { date +%s%3N; }
+exec python3 - "$OT" "$dir" "${BACKENDS:-multi perf bpftrace}" \
+	"${PERF_MAX_M:-100}" "${BPFTRACE_MAX_M:-100}" "$@" <<'PY'
+import json, os, signal, subprocess, sys, time
 
-echo "M arm_ms arm_ipi arm_tlb disarm_ms disarm_ipi disarm_tlb fds" | tee "$dir/table"
-for m in "$@"; do
-	names=$(python3 -c "print(','.join('f%04d' % i for i in range($m)))")
-	rm -f "$dir/r.json"
-	"$OT" -q --json -o "$dir/r.json" -p "$tpid" -f "$names" -d 0.5 &
-	ot=$!
-	while ! grep -q call_tree_dropped "$dir/r.json" 2>/dev/null; do sleep 0.01; done
-	t0=$(now_ms); set -- $(irq); c0=$1 l0=$2
-	wait "$ot"
-	t1=$(now_ms); set -- $(irq); c1=$1 l1=$2
-	python3 - "$dir/r.json" "$m" $((t1 - t0)) $((c1 - c0)) $((l1 - l0)) <<'PY' | tee -a "$dir/table"
-import json, sys
-j = json.load(open(sys.argv[1])); a = j["arming"]
-print(sys.argv[2], "%.1f" % (a["wall_ns"] / 1e6), a["ipis"], a["tlb_shootdowns"],
-      sys.argv[3], sys.argv[4], sys.argv[5], a["events"])
-PY
-done
-python3 - "$dir/table" <<'PY'
-import sys
-rows = [l.split() for l in open(sys.argv[1])][1:]
-if len(rows) < 2:
-    sys.exit(0)
-ms = [float(r[0]) for r in rows]
-print("\nfit cost = m*M + b (least squares):")
-for k, name in enumerate(["arm_ms", "arm_ipi", "arm_tlb", "disarm_ms", "disarm_ipi", "disarm_tlb", "fds"], 1):
-    ys = [float(r[k]) for r in rows]
-    n = len(ms); mx = sum(ms) / n; my = sum(ys) / n
-    sxx = sum((x - mx) ** 2 for x in ms)
-    m = sum((x - mx) * (y - my) for x, y in zip(ms, ys)) / sxx if sxx else 0
-    print("  %-11s m = %10.3f per function   b = %10.1f" % (name, m, my - m * mx))
+ot, d, backends = sys.argv[1], sys.argv[2], sys.argv[3].split()
+limit = {"perf": int(sys.argv[4]), "bpftrace": int(sys.argv[5])}
+ms = [int(m) for m in sys.argv[6:]]
+target = os.path.join(d, "many")
+
+def irq():
+    s = {}
+    for line in open("/proc/interrupts"):
+        f = line.split()
+        if f and f[0] in ("CAL:", "TLB:"):
+            s[f[0]] = sum(int(x) for x in f[1:] if x.isdigit())
+    return s.get("CAL:", 0), s.get("TLB:", 0)
+
+def names(m):
+    return ["f%04d" % i for i in range(m)]
+
+def run_orbit(backend, m):
+    out = os.path.join(d, "r.json")
+    subprocess.run([ot, "-q", "--json", "-o", out, "--backend", backend, "-p", str(tpid),
+                    "-f", ",".join(names(m)), "-d", "0.5"], check=True)
+    j = json.load(open(out))
+    a, z = j["arming"], j["disarming"]
+    return (a["wall_ns"] / 1e6, a["ipis"], a["tlb_shootdowns"],
+            z["wall_ns"] / 1e6, z["ipis"], z["tlb_shootdowns"], a["events"])
+
+def run_bpftrace(m):
+    prog = ('BEGIN { printf("armed\\n"); } '
+            + ",".join("uprobe:%s:%s" % (target, n) for n in names(m)) + " { @e = count(); } "
+            + ",".join("uretprobe:%s:%s" % (target, n) for n in names(m)) + " { @r = count(); } "
+            + "interval:ms:500 { exit(); }")
+    c0, l0 = irq()
+    t0 = time.monotonic()
+    p = subprocess.Popen(["bpftrace", "-e", prog], stdout=subprocess.PIPE,
+                         stderr=subprocess.DEVNULL, text=True)
+    for line in p.stdout:
+        if line.strip() == "armed":
+            break
+    t1 = time.monotonic()
+    c1, l1 = irq()
+    p.stdout.read()
+    p.wait()
+    t2 = time.monotonic()
+    c2, l2 = irq()
+    # Its probes: one perf event each (bpftrace 0.17 attaches no uprobe_multi).
+    return ((t1 - t0) * 1e3, c1 - c0, l1 - l0, (t2 - t1) * 1e3 - 500, c2 - c1, l2 - l1, 2 * m)
+
+tp = subprocess.Popen([target, "spin"])
+tpid = tp.pid
+time.sleep(0.3)
+cols = ["arm_ms", "arm_ipi", "arm_tlb", "disarm_ms", "disarm_ipi", "disarm_tlb", "objects"]
+rows = {}
+try:
+    print("%-9s %5s %9s %8s %8s %10s %10s %10s %8s" % (("backend", "M") + tuple(cols)), flush=True)
+    for b in backends:
+        for m in ms:
+            if m > limit.get(b, 10 ** 9):
+                print("%-9s %5d skipped (M > %d: minutes of disarming; raise %s_MAX_M)"
+                      % (b, m, limit[b], b.upper()), flush=True)
+                continue
+            r = run_bpftrace(m) if b == "bpftrace" else run_orbit(b, m)
+            rows.setdefault(b, []).append((m,) + r)
+            print("%-9s %5d %9.1f %8d %8d %10.1f %10d %10d %8d" % ((b, m) + r), flush=True)
+finally:
+    tp.kill()
+
+print("\nfit cost = m*M + b (least squares), per backend:")
+for b, rs in rows.items():
+    if len(rs) < 2:
+        continue
+    xs = [r[0] for r in rs]
+    for k, name in enumerate(cols, 1):
+        ys = [r[k] for r in rs]
+        n = len(xs); mx = sum(xs) / n; my = sum(ys) / n
+        sxx = sum((x - mx) ** 2 for x in xs)
+        slope = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sxx if sxx else 0
+        print("  %-9s %-11s m = %10.3f per function   b = %10.1f" % (b, name, slope, my - slope * mx))
 PY

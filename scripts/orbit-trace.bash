@@ -25,6 +25,7 @@ _orbit_trace()
 	local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD - 1]} i
 	local opts="-p --pid -f --functions -l --list -d --duration -o --output --json
 		--hist --trace --folded --expect --max-loss --ring-kb --drain-ms
+		--backend --returns --user --compensate
 		-q --quiet -v --verbose -h --help -V --version --"
 
 	# After "--": the command, then its own arguments (files).
@@ -56,6 +57,18 @@ _orbit_trace()
 		;;
 	-o | --output | --trace | --folded)
 		COMPREPLY=($(compgen -f -- "$cur"))
+		return
+		;;
+	--backend)
+		COMPREPLY=($(compgen -W "auto multi perf" -- "$cur"))
+		return
+		;;
+	--returns)
+		COMPREPLY=($(compgen -W "uretprobe insn" -- "$cur"))
+		return
+		;;
+	--user)
+		COMPREPLY=($(compgen -u -- "$cur"))
 		return
 		;;
 	-d | --duration | --ring-kb | --drain-ms | --expect | --max-loss)

@@ -26,6 +26,11 @@ cleanup_pids=$spid
 [ "$(complete_ 4 "$OT" -p "$spid" -f ou)" = "outer" ] || fail_ "-p PID -f ou"
 complete_ 2 "$OT" -p "$spid" | grep -qx "$spid" || fail_ "-p does not offer PIDs"
 [ "$(complete_ 1 "$OT" --dr)" = "--drain-ms" ] || fail_ "--dr"
+[ "$(complete_ 2 "$OT" --backend m)" = "multi" ] || fail_ "--backend m"
+# Every long option --help lists is offered.
+for o in $("$OT" --help | grep -o -- '--[a-z][a-z-]*' | sort -u); do
+	complete_ 1 "$OT" "$o" | grep -qx -- "$o" || fail_ "$o, listed by --help, is not completed"
+done
 complete_ 4 "$OT" -f x -- bas | grep -qx bash || fail_ "no command after --"
 complete_ 2 "$OT" --trace "$top/READ" | grep -qx "$top/README.md" || fail_ "--trace takes a file"
 pass_

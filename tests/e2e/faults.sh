@@ -133,13 +133,16 @@ json_check "$work/again.json" \
 	'500 <= fn["outer"]["scopes"] <= 1500 and fn["middle"]["scopes"] >= 2 * fn["outer"]["scopes"] - 2'
 
 # SIGINT ends the capture; a second one, while the probes are disarmed,
-# ends orbit-trace at once (exit by signal) after the report is out.
-"$OT" -o "$work/twice.txt" -p "$spid" -f '*' 2>/dev/null &
+# ends orbit-trace at once (exit by signal) after the report is out.  The
+# perf backend, because its disarming takes seconds for every function.
+"$OT" --backend perf -o "$work/twice.txt" -p "$spid" -f '*' 2>"$work/twice.err" &
 otpid=$!
 cleanup_pids="$spid $otpid"
 sleep 1
 kill -INT "$otpid"
 wait_for "$work/twice.txt" '^status:'
+# Past a second of disarming, stderr says what is going on.
+wait_for "$work/twice.err" 'still disarming [0-9]* uprobe perf events'
 kill -INT "$otpid"
 set +e
 wait "$otpid"

@@ -44,6 +44,8 @@ check 2 "orbit-trace: --ring-kb '3000' is invalid: expected a power of two in 4.
 $try" -- --ring-kb 3000 -f outer -- "$STRESS"
 check 2 "orbit-trace: --drain-ms '0' is invalid: expected an integer in 1..100
 $try" -- --drain-ms 0 -f outer -- "$STRESS"
+check 2 "orbit-trace: --backend 'bpf' is invalid: expected 'auto', 'perf' or 'multi'
+$try" -- --backend bpf -f outer -- "$STRESS"
 check 2 "orbit-trace: ORBIT_UPROBE_RING_KB '2' is invalid: expected a power of two in 4..1048576
 $try" ORBIT_UPROBE_RING_KB=2 -- -f outer -- "$STRESS"
 check 2 "orbit-trace: ORBIT_DRAIN_MS '5ms' is invalid: expected an integer in 1..100

@@ -13,8 +13,10 @@ json_check "$work/report.json" \
 	'j["records"]["lost"] == 0' \
 	'j["records"]["samples"] == 2 * (4000 + 8000 + 24000)' \
 	'j["arming"]["functions_requested"] == 3 and j["arming"]["functions_armed"] == 3' \
-	'j["arming"]["uprobes"] == 6 and j["arming"]["events"] == 6 * j["arming"]["cpus"] > 0' \
+	'j["arming"]["uprobes"] == 6 and j["arming"]["cpus"] > 0' \
+	'j["arming"]["backend"] == "multi" and j["arming"]["events"] == 2' \
 	'j["arming"]["wall_ns"] > 0 and isinstance(j["arming"]["ipis"], int) and isinstance(j["arming"]["tlb_shootdowns"], int)' \
+	'j["disarming"]["wall_ns"] > 0 and isinstance(j["disarming"]["ipis"], int) and isinstance(j["disarming"]["tlb_shootdowns"], int)' \
 	'fn["outer"]["scopes"] == 4000 and fn["outer"]["depths"] == {"0": 4000}' \
 	'fn["middle"]["scopes"] == 8000 and fn["middle"]["depths"] == {"1": 8000}' \
 	'fn["inner"]["scopes"] == 24000 and fn["inner"]["depths"] == {"2": 24000}' \
@@ -24,6 +26,16 @@ json_check "$work/report.json" \
 	'fn["outer"]["duration_ns"]["p50"] > fn["middle"]["duration_ns"]["p50"] > fn["inner"]["duration_ns"]["p50"]' \
 	'j["target"]["exited"] and j["target"]["exit_status"] == 0' \
 	'j["capture"]["ended_by"] == "target exit" and j["capture"]["ring_kb"] == 4096 and j["capture"]["drain_ms"] == 5'
+
+# The same with the perf backend: one perf event per uprobe and CPU.
+"$OT" --backend perf --json -o "$work/perf.json" -f outer,middle,inner -- \
+	"$STRESS" --stress-threads 2 --stress-hz 2000 --stress-calls 2000 >/dev/null 2>"$work/err3" ||
+	fail_ "--backend perf: exit status $?"
+json_check "$work/perf.json" \
+	'j["arming"]["backend"] == "perf" and j["arming"]["events"] == 6 * j["arming"]["cpus"]' \
+	'j["records"]["lost"] == 0 and j["disarming"]["wall_ns"] > 0' \
+	'[(f["scopes"], f["depths"]) for f in j["functions"]] == [(4000, {"0": 4000}), (8000, {"1": 8000}), (24000, {"2": 24000})]' \
+	'all(f["unclosed"] == 0 and f["orphans"] == 0 and f["duplicates"] == 0 for f in j["functions"])'
 
 # The same tree with returns seen at return instructions.
 "$OT" --returns insn --json -o "$work/insn.json" -f outer,middle,inner -- \

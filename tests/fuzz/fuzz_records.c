@@ -2,7 +2,8 @@
  * libFuzzer target: ring reading, record decoding, the time merge and the
  * pairing on arbitrary bytes.  The first part of the input is laid out as
  * a ring's data area (head at its end, tail anywhere); every record read
- * goes through the drain into the pairing, then into the reports.
+ * goes through the drain into the pairing, then into the reports.  Both
+ * sample layouts (perf backend, multi backend) are decoded.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -55,6 +56,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	ot_error_set_verbosity(-2);
 	memset(mem, 0, sizeof(mem));
 	ot_ring_init(&ring, mem, PAGE, RING);
+	/* Either backend's sample layout, picked by a byte past the ring. */
+	ring.bpf = size > RING + 1 && (data[RING + 1] & 2);
 	memcpy(ring.data, data, n);
 	/* A tail a little into the data makes wrapped records too. */
 	ring.meta->data_tail = size > RING ? data[RING] & 0xf8 : 0;

@@ -166,6 +166,62 @@ static void test_lost_record(void **state)
 	fake_fini(&f);
 }
 
+/* The multi backend's sample as the kernel writes it for the BPF output
+ * event: TID, TIME, then RAW = u32 size + the program's 16 bytes + 4 of
+ * padding; and its PERF_RECORD_LOST, whose sample_id has no identifier. */
+static void test_bpf_sample_layout(void **state)
+{
+	unsigned char rec[48];
+	struct perf_event_header h = { .type = PERF_RECORD_SAMPLE, .size = 48 };
+	uint32_t pid = 100, tid = 101, raw = 20;
+	uint64_t t = 123456789, id = 77, sp = 0x7ffc0000fff8ull;
+	struct {
+		struct perf_event_header h;
+		uint64_t id, lost;
+		uint32_t pid, tid;
+		uint64_t time;
+	} lost = {
+		.h = { .type = PERF_RECORD_LOST, .size = sizeof(lost) },
+		.id = 3, .lost = 42, .pid = 100, .tid = 101, .time = 999,
+	};
+	struct ot_record r;
+
+	(void)state;
+	memset(rec, 0xee, sizeof(rec));
+	memcpy(rec, &h, 8);
+	memcpy(rec + 8, &pid, 4);
+	memcpy(rec + 12, &tid, 4);
+	memcpy(rec + 16, &t, 8);
+	memcpy(rec + 24, &raw, 4);
+	memcpy(rec + 28, &id, 8);
+	memcpy(rec + 36, &sp, 8);
+	assert_int_equal(ot_record_parse_bpf((void *)rec, &r), 0);
+	assert_int_equal(r.type, OT_REC_SAMPLE);
+	assert_int_equal(r.pid, 100);
+	assert_int_equal(r.tid, 101);
+	assert_int_equal(r.time, 123456789);
+	assert_int_equal(r.id, 77);
+	assert_true(r.has_sp);
+	assert_int_equal(r.sp, 0x7ffc0000fff8ull);
+
+	/* A raw part too short for {id, sp}, or longer than the record. */
+	raw = 8;
+	memcpy(rec + 24, &raw, 4);
+	assert_int_equal(ot_record_parse_bpf((void *)rec, &r), -EBADMSG);
+	raw = 60;
+	memcpy(rec + 24, &raw, 4);
+	assert_int_equal(ot_record_parse_bpf((void *)rec, &r), -EBADMSG);
+	h.size = 40;
+	memcpy(rec, &h, 8);
+	assert_int_equal(ot_record_parse_bpf((void *)rec, &r), -EBADMSG);
+
+	assert_int_equal(ot_record_parse_bpf(&lost.h, &r), 0);
+	assert_int_equal(r.type, OT_REC_LOST);
+	assert_int_equal(r.lost, 42);
+	assert_int_equal(r.time, 999);
+	assert_int_equal(r.tid, 101);
+}
+
 static void test_truncated_record_rejected(void **state)
 {
 	struct sample48 s = {
@@ -221,6 +277,7 @@ int main(void)
 		cmocka_unit_test(test_records_in_order),
 		cmocka_unit_test(test_record_wraps_around_end),
 		cmocka_unit_test(test_lost_record),
+		cmocka_unit_test(test_bpf_sample_layout),
 		cmocka_unit_test(test_truncated_record_rejected),
 		cmocka_unit_test(test_corrupt_header_skips_rest),
 		cmocka_unit_test(test_other_record_types_ignored),

@@ -1,0 +1,208 @@
+#include "uprobe_multi.h"
+#include "error.h"
+#include "xalloc.h"
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+/* The program, compiled by clang -target bpf (lib/uprobe_multi_obj.S). */
+extern const unsigned char ot_umulti_obj[], ot_umulti_obj_end[];
+
+/*
+ * Debian 12's libbpf (1.1) predates uprobe_multi (libbpf 1.3): it loads the
+ * program, but the link is created here with bpf(BPF_LINK_CREATE), using
+ * the kernel's layout of union bpf_attr's link_create.uprobe_multi (Linux
+ * 6.6, include/uapi/linux/bpf.h), which Debian 12's headers lack too.
+ */
+#define OT_BPF_TRACE_UPROBE_MULTI 48
+#define OT_BPF_F_UPROBE_MULTI_RETURN 1u
+
+struct ot_link_create_attr {
+	uint32_t prog_fd;
+	uint32_t target_fd;
+	uint32_t attach_type;
+	uint32_t flags;
+	uint64_t path;
+	uint64_t offsets;
+	uint64_t ref_ctr_offsets;
+	uint64_t cookies;
+	uint32_t cnt;
+	uint32_t umulti_flags;
+	uint32_t pid;
+	uint32_t pad;
+};
+
+struct ot_umulti {
+	struct bpf_object *obj;
+	int entry_fd, return_fd, rings_fd;
+	volatile uint32_t *enabled;	/* the program's .bss, mapped here */
+	size_t enabled_len;
+	int *links;
+	size_t nlinks;
+};
+
+/* libbpf explains refusals (the verifier log, missing kernel features) on
+ * this callback; keep them for -v instead of the user's terminal. */
+static int libbpf_print(enum libbpf_print_level level, const char *fmt,
+			va_list ap)
+{
+	char buf[512];
+
+	if (level == LIBBPF_DEBUG || ot_error_verbosity() < 1)
+		return 0;
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	buf[strcspn(buf, "\n")] = 0;
+	ot_verbose("libbpf: %s", buf);
+	return 0;
+}
+
+int ot_umulti_load(struct ot_umulti **out, char *why, size_t whylen)
+{
+	int ncpu_ids = libbpf_num_possible_cpus();
+	struct ot_umulti *m = ot_xcalloc(1, sizeof(*m));
+	struct bpf_program *prog;
+	struct bpf_map *map;
+	int ret;
+
+	*out = NULL;
+	m->entry_fd = m->return_fd = m->rings_fd = -1;
+	libbpf_set_print(libbpf_print);
+	m->obj = bpf_object__open_mem(ot_umulti_obj,
+				      (size_t)(ot_umulti_obj_end - ot_umulti_obj), NULL);
+	if (!m->obj) {
+		ret = -errno;
+		snprintf(why, whylen, "libbpf cannot open the embedded program: %s",
+			 strerror(errno));
+		free(m);
+		return ret;
+	}
+	/* "kprobe" programs; the attach type makes them uprobe_multi ones. */
+	bpf_object__for_each_program(prog, m->obj)
+		bpf_program__set_expected_attach_type(prog,
+			(enum bpf_attach_type)OT_BPF_TRACE_UPROBE_MULTI);
+	map = bpf_object__find_map_by_name(m->obj, "ot_rings");
+	if (!map || ncpu_ids <= 0 || bpf_map__set_max_entries(map, (uint32_t)ncpu_ids)) {
+		snprintf(why, whylen, "the embedded program has no ring map");
+		ret = -EINVAL;
+		goto fail;
+	}
+	ret = bpf_object__load(m->obj);
+	if (ret) {
+		snprintf(why, whylen, "the kernel refused the BPF program: %s%s",
+			 strerror(-ret),
+			 ret == -EPERM ? " (needs CAP_BPF and CAP_PERFMON, or CAP_SYS_ADMIN)" :
+			 ret == -EINVAL ? " (no uprobe_multi: Linux < 6.6?)" : "");
+		goto fail;
+	}
+	m->rings_fd = bpf_map__fd(map);
+	m->entry_fd = bpf_program__fd(bpf_object__find_program_by_name(m->obj, "ot_entry"));
+	m->return_fd = bpf_program__fd(bpf_object__find_program_by_name(m->obj, "ot_return"));
+	/*
+	 * libbpf 1.1 maps .bss onto the kernel's array only for skeletons; here
+	 * its copy is private, so map the array itself (BPF_F_MMAPABLE).
+	 */
+	map = bpf_object__find_map_by_name(m->obj, ".bss");
+	if (map && (bpf_map__map_flags(map) & BPF_F_MMAPABLE)) {
+		m->enabled_len = (size_t)sysconf(_SC_PAGESIZE);
+		void *v = mmap(NULL, m->enabled_len, PROT_READ | PROT_WRITE, MAP_SHARED,
+			       bpf_map__fd(map), 0);
+		m->enabled = v == MAP_FAILED ? NULL : v;
+	}
+	if (!m->enabled || m->entry_fd < 0 || m->return_fd < 0) {
+		snprintf(why, whylen, "cannot map the program's switch (.bss): %s",
+			 strerror(errno));
+		ret = -EINVAL;
+		goto fail;
+	}
+	*out = m;
+	return 0;
+fail:
+	bpf_object__close(m->obj);
+	free(m);
+	return ret;
+}
+
+int ot_umulti_set_ring(struct ot_umulti *m, int cpu, int fd)
+{
+	return bpf_map_update_elem(m->rings_fd, &cpu, &fd, BPF_ANY) ? -errno : 0;
+}
+
+int ot_umulti_attach(struct ot_umulti *m, const char *path,
+		     enum ot_umulti_kind kind, const uint64_t *offsets,
+		     const uint64_t *cookies, size_t n, pid_t pid)
+{
+	struct ot_link_create_attr a;
+	int fd;
+
+	if (!n)
+		return 0;
+	memset(&a, 0, sizeof(a));
+	a.prog_fd = (uint32_t)(kind == OT_UMULTI_ENTRY ? m->entry_fd : m->return_fd);
+	a.attach_type = OT_BPF_TRACE_UPROBE_MULTI;
+	a.path = (uint64_t)(uintptr_t)path;
+	a.offsets = (uint64_t)(uintptr_t)offsets;
+	a.cookies = (uint64_t)(uintptr_t)cookies;
+	a.cnt = (uint32_t)n;
+	a.umulti_flags = kind == OT_UMULTI_URETPROBE ? OT_BPF_F_UPROBE_MULTI_RETURN : 0;
+	a.pid = pid > 0 ? (uint32_t)pid : 0;
+	fd = (int)syscall(SYS_bpf, BPF_LINK_CREATE, &a, sizeof(a));
+	if (fd < 0)
+		return -errno;
+	m->links = ot_xreallocarray(m->links, m->nlinks + 1, sizeof(*m->links));
+	m->links[m->nlinks++] = fd;
+	return 0;
+}
+
+void ot_umulti_enable(struct ot_umulti *m, int entries, int returns)
+{
+	__atomic_store_n(m->enabled, (entries ? 1u : 0u) | (returns ? 2u : 0u),
+			 __ATOMIC_SEQ_CST);
+}
+
+size_t ot_umulti_nlinks(const struct ot_umulti *m)
+{
+	return m->nlinks;
+}
+
+static void *close_link(void *fd)
+{
+	close((int)(intptr_t)fd);
+	return NULL;
+}
+
+void ot_umulti_close(struct ot_umulti *m)
+{
+	pthread_t *th;
+	size_t i;
+
+	if (!m)
+		return;
+	/*
+	 * Releasing a link waits for RCU grace periods (~40 ms here); closed
+	 * from one thread each, the links wait for theirs together.
+	 */
+	th = ot_xcalloc(m->nlinks + 1, sizeof(*th));
+	for (i = 0; i < m->nlinks; i++)
+		if (pthread_create(&th[i], NULL, close_link, (void *)(intptr_t)m->links[i])) {
+			close(m->links[i]);
+			th[i] = 0;
+		}
+	for (i = 0; i < m->nlinks; i++)
+		if (th[i])
+			pthread_join(th[i], NULL);
+	free(th);
+	if (m->enabled)
+		munmap((void *)m->enabled, m->enabled_len);
+	bpf_object__close(m->obj);
+	free(m->links);
+	free(m);
+}
