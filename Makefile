@@ -160,6 +160,7 @@ e2e: $(BUILD)/orbit-trace $(STRESS) $(TARGETS)
 # One capture under valgrind's memcheck: what ASan cannot see (uninitialised reads).
 valgrind: orbit-trace $(STRESS)
 	valgrind --error-exitcode=9 --leak-check=full --errors-for-leak-kinds=definite \
+		--suppressions=tests/valgrind.supp \
 		-q ./orbit-trace -q --json -o build/valgrind.json \
 		--expect outer=400,middle=800,inner=2400 -f outer,middle,inner -- \
 		$(STRESS) --stress-threads 2 --stress-hz 1000 --stress-calls 200 >/dev/null

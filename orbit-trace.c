@@ -48,7 +48,7 @@ enum { EXIT_OK = 0, EXIT_RUNTIME = 1, EXIT_USAGE = 2, EXIT_CHECK = 3 };
 
 #define RING_KB_DEFAULT 4096
 #define RING_KB_MAX (1024 * 1024)
-#define DRAIN_MS_DEFAULT 5
+#define DRAIN_MS_DEFAULT 50
 /*
  * How far behind "now" the merge stops: a sample is timestamped a moment
  * before it is committed to its ring, so one with an older time may still
@@ -139,7 +139,8 @@ static const char usage_text[] =
 	"                         exits or SIGINT/SIGTERM)\n"
 	"      --ring-kb KB       ring size per CPU, a power of two >= 4 (default 4096;\n"
 	"                         env ORBIT_UPROBE_RING_KB)\n"
-	"      --drain-ms MS      drain interval, 1..100 (default 5; env ORBIT_DRAIN_MS)\n"
+	"      --drain-ms MS      longest wait between drains, 1..100; a ring a quarter\n"
+	"                         full is drained at once (default 50; env ORBIT_DRAIN_MS)\n"
 	"      --backend NAME     how probes are armed: 'multi' (uprobe_multi BPF\n"
 	"                         links: one per file, fast to arm and disarm),\n"
 	"                         'perf' (uprobe PMU perf events: 4 per function\n"
@@ -622,11 +623,17 @@ static void run(struct capture *c)
 {
 	uint64_t deadline = c->o.duration > 0 ?
 		c->t_start + (uint64_t)(c->o.duration * 1e9) : UINT64_MAX;
-	struct pollfd pfd[2] = {
-		{ .fd = c->sigfd, .events = POLLIN },
-		{ .fd = c->target.pidfd, .events = POLLIN },
-	};
+	unsigned ncpus = ot_probes_ncpus(c->probes), i;
+	struct pollfd *pfd = ot_xcalloc(2 + ncpus, sizeof(*pfd));
 
+	/* Signals, the target's exit, and a ring a quarter full wake us; else
+	 * we sleep the drain interval. */
+	pfd[0].fd = c->sigfd;
+	pfd[1].fd = c->target.pidfd;
+	for (i = 0; i < ncpus; i++)
+		pfd[2 + i].fd = ot_probes_ring_fd(c->probes, i);
+	for (i = 0; i < 2 + ncpus; i++)
+		pfd[i].events = POLLIN;
 	for (;;) {
 		uint64_t now = now_ns();
 		int timeout = (int)c->o.drain_ms;
@@ -634,7 +641,7 @@ static void run(struct capture *c)
 		if (deadline != UINT64_MAX && deadline - now < (uint64_t)timeout * 1000000)
 			timeout = deadline > now ? (int)((deadline - now) / 1000000) : 0;
 		pfd[1].revents = 0;
-		if (poll(pfd, 2, timeout) > 0 && (pfd[0].revents & POLLIN)) {
+		if (poll(pfd, 2 + ncpus, timeout) > 0 && (pfd[0].revents & POLLIN)) {
 			struct signalfd_siginfo si;
 
 			if (read(c->sigfd, &si, sizeof(si)) == sizeof(si))
@@ -647,7 +654,7 @@ static void run(struct capture *c)
 			signal(SIGINT, SIG_DFL);
 			signal(SIGTERM, SIG_DFL);
 			sigprocmask(SIG_SETMASK, &c->oldmask, NULL);
-			return;
+			break;
 		}
 		now = now_ns();
 		drain_round(c, now > MERGE_SLACK_NS ? now - MERGE_SLACK_NS : 0);
@@ -655,14 +662,15 @@ static void run(struct capture *c)
 		if ((pfd[1].revents || c->target.pidfd < 0) &&
 		    ot_target_check_exit(&c->target)) {
 			c->ended_by = "target exit";
-			return;
+			break;
 		}
 		if (now >= deadline) {
 			c->ended_by = "duration";
-			return;
+			break;
 		}
 		live_status(c, now, 0);
 	}
+	free(pfd);
 }
 
 static void judge(struct capture *c)

@@ -261,7 +261,7 @@ void ot_report_text(FILE *f, const struct ot_report *r)
 		else if (WIFSIGNALED(r->target_status))
 			fprintf(f, " (killed by signal %d)", WTERMSIG(r->target_status));
 	}
-	fprintf(f, "; drained every %u ms\n", r->drain_ms);
+	fprintf(f, "; drained at least every %u ms\n", r->drain_ms);
 	fprintf(f, "records: %" PRIu64 " samples, %" PRIu64 " lost by the kernel, %" PRIu64
 		" malformed, %" PRIu64 " of other processes; %zu threads\n",
 		rec->samples, rec->lost, rec->malformed, rec->foreign, r->threads);

@@ -27,6 +27,8 @@
 
 struct cpu_slot {
 	int cpu;
+	/* ret_leader owns the ring: perf, the return probes' group leader;
+	 * multi, the BPF output event (and ent_leader is -1). */
 	int ret_leader, ent_leader;
 	void *map;
 	size_t map_len;
@@ -198,7 +200,18 @@ static void raise_nofile(size_t need)
 	setrlimit(RLIMIT_NOFILE, &rl);
 }
 
-static int open_leader(int cpu)
+/*
+ * The ring's owner wakes a poller once a quarter of the ring is pending, so
+ * the drain can sleep for --drain-ms and still never let a ring fill while
+ * it has the CPU (docs/benchmarks.md, "Drain wake-ups").
+ */
+static void ring_wakeup(struct perf_event_attr *a, size_t data)
+{
+	a->watermark = 1;
+	a->wakeup_watermark = (uint32_t)(data / 4);
+}
+
+static int open_leader(int cpu, size_t data)
 {
 	struct perf_event_attr a;
 
@@ -206,6 +219,8 @@ static int open_leader(int cpu)
 	a.type = PERF_TYPE_SOFTWARE;
 	a.config = PERF_COUNT_SW_DUMMY;
 	a.disabled = 1;
+	if (data)
+		ring_wakeup(&a, data);
 	return perf_open(&a, cpu, -1);
 }
 
@@ -215,7 +230,7 @@ const char *ot_backend_name(enum ot_backend b)
 }
 
 /* A BPF output event: the ring the multi backend's program writes into. */
-static int open_bpf_output(int cpu)
+static int open_bpf_output(int cpu, size_t data)
 {
 	struct perf_event_attr a;
 
@@ -228,6 +243,7 @@ static int open_bpf_output(int cpu)
 	a.sample_id_all = 1;
 	a.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_RAW;
 	a.sample_period = 1;
+	ring_wakeup(&a, data);
 	return perf_open(&a, cpu, -1);
 }
 
@@ -241,15 +257,17 @@ static int open_rings(struct ot_probes *p, size_t page, size_t ring_kb)
 		struct cpu_slot *s = &p->cpus[c];
 
 		if (p->backend == OT_BACKEND_MULTI) {
-			s->ret_leader = open_bpf_output(s->cpu);
+			s->ret_leader = open_bpf_output(s->cpu, data);
 		} else {
-			s->ret_leader = open_leader(s->cpu);
-			s->ent_leader = s->ret_leader >= 0 ? open_leader(s->cpu) : -1;
+			s->ret_leader = open_leader(s->cpu, data);
+			s->ent_leader = s->ret_leader >= 0 ? open_leader(s->cpu, 0) : -1;
 		}
 		if (s->ret_leader < 0 || (p->backend == OT_BACKEND_PERF && s->ent_leader < 0)) {
-			ot_error_errno(errno, "cannot open a perf event on CPU %d%s",
-				       s->cpu, arm_hint(errno));
-			return -errno;
+			int err = errno;
+
+			ot_error_errno(err, "cannot open a perf event on CPU %d%s",
+				       s->cpu, arm_hint(err));
+			return -err;
 		}
 		s->map_len = page + data;
 		s->map = mmap(NULL, s->map_len, PROT_READ | PROT_WRITE,
@@ -274,14 +292,16 @@ static int open_rings(struct ot_probes *p, size_t page, size_t ring_kb)
 				return err;
 			}
 		} else if (ioctl(s->ent_leader, PERF_EVENT_IOC_SET_OUTPUT, s->ret_leader)) {
-			ot_error_errno(errno, "cannot share the ring on CPU %d", s->cpu);
-			return -errno;
+			int err = errno;
+
+			ot_error_errno(err, "cannot share the ring on CPU %d", s->cpu);
+			return -err;
 		}
 	}
 	return 0;
 }
 
-/* The probes of targets i..j-1, which share one file: one link per kind. */
+/* The probes of targets idx[0..nidx), which share one file: a link per kind. */
 static int attach_file(struct ot_probes *p, const struct ot_probe_target *t,
 		       const size_t *idx, size_t nidx, int pid)
 {
@@ -589,6 +609,11 @@ unsigned ot_probes_ncpus(const struct ot_probes *p)
 struct ot_ring *ot_probes_ring(struct ot_probes *p, unsigned i)
 {
 	return &p->cpus[i].ring;
+}
+
+int ot_probes_ring_fd(const struct ot_probes *p, unsigned i)
+{
+	return p->cpus[i].ret_leader;
 }
 
 size_t ot_probes_nevents(const struct ot_probes *p)

@@ -101,6 +101,8 @@ void ot_probes_close(struct ot_probes *p);
 
 unsigned ot_probes_ncpus(const struct ot_probes *p);
 struct ot_ring *ot_probes_ring(struct ot_probes *p, unsigned i);
+/* Polls readable once a quarter of ring i is waiting to be drained. */
+int ot_probes_ring_fd(const struct ot_probes *p, unsigned i);
 /* Kernel objects holding the probes: perf event fds, or BPF links. */
 size_t ot_probes_nevents(const struct ot_probes *p);
 

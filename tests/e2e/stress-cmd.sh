@@ -25,7 +25,7 @@ json_check "$work/report.json" \
 	'all(0 < f["duration_ns"]["min"] <= f["duration_ns"]["p50"] <= f["duration_ns"]["p99"] <= f["duration_ns"]["max"] for f in j["functions"])' \
 	'fn["outer"]["duration_ns"]["p50"] > fn["middle"]["duration_ns"]["p50"] > fn["inner"]["duration_ns"]["p50"]' \
 	'j["target"]["exited"] and j["target"]["exit_status"] == 0' \
-	'j["capture"]["ended_by"] == "target exit" and j["capture"]["ring_kb"] == 4096 and j["capture"]["drain_ms"] == 5'
+	'j["capture"]["ended_by"] == "target exit" and j["capture"]["ring_kb"] == 4096 and j["capture"]["drain_ms"] == 50'
 
 # The same with the perf backend: one perf event per uprobe and CPU.
 "$OT" --backend perf --json -o "$work/perf.json" -f outer,middle,inner -- \
