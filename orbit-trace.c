@@ -962,8 +962,11 @@ static int capture(struct capture *c)
 		ot_error("cannot drop capabilities after arming");
 		return EXIT_RUNTIME;
 	}
-	ot_verbose("armed %zu functions (%zu uprobe events) on %s", c->sel.n,
-		   ot_probes_nevents(c->probes), c->target.display);
+	ot_verbose("armed %zu functions (%zu %s) on %s", c->sel.n,
+		   ot_probes_nevents(c->probes),
+		   ot_probes_backend(c->probes) == OT_BACKEND_MULTI ? "uprobe_multi links" :
+								      "uprobe perf events",
+		   c->target.display);
 	c->t_start = now_ns();
 	c->live = isatty(STDERR_FILENO) && ot_error_verbosity() >= 0;
 	c->live_next = c->t_start + 1000000000ull;

@@ -61,8 +61,45 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt,
 		return 0;
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	buf[strcspn(buf, "\n")] = 0;
-	ot_verbose("libbpf: %s", buf);
+	ot_verbose("%s", buf); /* libbpf's messages name it already */
 	return 0;
+}
+
+static int link_create(const struct ot_umulti *m, const char *path,
+		       enum ot_umulti_kind kind, const uint64_t *offsets,
+		       const uint64_t *cookies, size_t n, pid_t pid)
+{
+	struct ot_link_create_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.prog_fd = (uint32_t)(kind == OT_UMULTI_ENTRY ? m->entry_fd : m->return_fd);
+	a.attach_type = OT_BPF_TRACE_UPROBE_MULTI;
+	a.path = (uint64_t)(uintptr_t)path;
+	a.offsets = (uint64_t)(uintptr_t)offsets;
+	a.cookies = (uint64_t)(uintptr_t)cookies;
+	a.cnt = (uint32_t)n;
+	a.umulti_flags = kind == OT_UMULTI_URETPROBE ? OT_BPF_F_UPROBE_MULTI_RETURN : 0;
+	a.pid = pid > 0 ? (uint32_t)pid : 0;
+	return (int)syscall(SYS_bpf, BPF_LINK_CREATE, &a, sizeof(a));
+}
+
+/*
+ * Whether the kernel creates uprobe_multi links at all, so that --backend
+ * auto can fall back before anything is armed: a link to a file that does
+ * not exist fails with ENOENT where they exist, and with EINVAL (unknown
+ * attach type) or EOPNOTSUPP (no CONFIG_UPROBES) where they do not.
+ */
+static int probe_link(const struct ot_umulti *m)
+{
+	static const uint64_t zero;
+	int fd = link_create(m, "/nonexistent/orbit-trace-probe", OT_UMULTI_ENTRY,
+			     &zero, NULL, 1, 0);
+
+	if (fd >= 0) {
+		close(fd);
+		return 0;
+	}
+	return errno == EINVAL || errno == EOPNOTSUPP ? -errno : 0;
 }
 
 int ot_umulti_load(struct ot_umulti **out, char *why, size_t whylen)
@@ -99,8 +136,7 @@ int ot_umulti_load(struct ot_umulti **out, char *why, size_t whylen)
 	if (ret) {
 		snprintf(why, whylen, "the kernel refused the BPF program: %s%s",
 			 strerror(-ret),
-			 ret == -EPERM ? " (needs CAP_BPF and CAP_PERFMON, or CAP_SYS_ADMIN)" :
-			 ret == -EINVAL ? " (no uprobe_multi: Linux < 6.6?)" : "");
+			 ret == -EPERM ? " (needs CAP_BPF and CAP_PERFMON, or CAP_SYS_ADMIN)" : "");
 		goto fail;
 	}
 	m->rings_fd = bpf_map__fd(map);
@@ -123,6 +159,13 @@ int ot_umulti_load(struct ot_umulti **out, char *why, size_t whylen)
 		ret = -EINVAL;
 		goto fail;
 	}
+	ret = probe_link(m);
+	if (ret) {
+		snprintf(why, whylen, "this kernel has no uprobe_multi links: %s%s",
+			 strerror(-ret), ret == -EINVAL ? " (Linux < 6.6?)" :
+			 ret == -EOPNOTSUPP ? " (CONFIG_UPROBES off?)" : "");
+		goto fail;
+	}
 	*out = m;
 	return 0;
 fail:
@@ -140,21 +183,11 @@ int ot_umulti_attach(struct ot_umulti *m, const char *path,
 		     enum ot_umulti_kind kind, const uint64_t *offsets,
 		     const uint64_t *cookies, size_t n, pid_t pid)
 {
-	struct ot_link_create_attr a;
 	int fd;
 
 	if (!n)
 		return 0;
-	memset(&a, 0, sizeof(a));
-	a.prog_fd = (uint32_t)(kind == OT_UMULTI_ENTRY ? m->entry_fd : m->return_fd);
-	a.attach_type = OT_BPF_TRACE_UPROBE_MULTI;
-	a.path = (uint64_t)(uintptr_t)path;
-	a.offsets = (uint64_t)(uintptr_t)offsets;
-	a.cookies = (uint64_t)(uintptr_t)cookies;
-	a.cnt = (uint32_t)n;
-	a.umulti_flags = kind == OT_UMULTI_URETPROBE ? OT_BPF_F_UPROBE_MULTI_RETURN : 0;
-	a.pid = pid > 0 ? (uint32_t)pid : 0;
-	fd = (int)syscall(SYS_bpf, BPF_LINK_CREATE, &a, sizeof(a));
+	fd = link_create(m, path, kind, offsets, cookies, n, pid);
 	if (fd < 0)
 		return -errno;
 	m->links = ot_xreallocarray(m->links, m->nlinks + 1, sizeof(*m->links));
