@@ -97,6 +97,19 @@ struct sample_sp {
 	uint64_t time, abi, sp;
 };
 
+static void sample_out(struct ot_record *out, uint64_t id, uint32_t pid,
+		       uint32_t tid, uint64_t time, uint64_t sp)
+{
+	out->type = OT_REC_SAMPLE;
+	out->id = id;
+	out->pid = pid;
+	out->tid = tid;
+	out->time = time;
+	out->sp = sp;
+	out->has_sp = 1;
+	out->lost = 0;
+}
+
 int ot_record_parse(const struct perf_event_header *rec, struct ot_record *out)
 {
 	const unsigned char *p = (const void *)(rec + 1);
@@ -108,14 +121,7 @@ int ot_record_parse(const struct perf_event_header *rec, struct ot_record *out)
 
 		memcpy(&s, rec, sizeof(s));
 		if (s.abi != PERF_SAMPLE_REGS_ABI_NONE) {
-			out->type = OT_REC_SAMPLE;
-			out->id = s.id;
-			out->pid = s.pid;
-			out->tid = s.tid;
-			out->time = s.time;
-			out->sp = s.sp;
-			out->has_sp = 1;
-			out->lost = 0;
+			sample_out(out, s.id, s.pid, s.tid, s.time, s.sp);
 			return 0;
 		}
 	}
@@ -180,12 +186,6 @@ int ot_record_parse_bpf(const struct perf_event_header *rec,
 	if (s.raw_size < 2 * sizeof(uint64_t) ||
 	    s.raw_size > rec->size - offsetof(struct sample_bpf, id))
 		return -EBADMSG;
-	out->type = OT_REC_SAMPLE;
-	out->id = s.id;
-	out->pid = s.pid;
-	out->tid = s.tid;
-	out->time = s.time;
-	out->sp = s.sp;
-	out->has_sp = 1;
+	sample_out(out, s.id, s.pid, s.tid, s.time, s.sp);
 	return 0;
 }
