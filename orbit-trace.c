@@ -109,6 +109,10 @@ struct capture {
 	struct ot_ipi arm_before, arm_ipi; /* IPIs and shootdowns it caused */
 	struct ot_report rep;	/* filled once the capture is over */
 	struct ot_report_func *rep_fn;
+	/* Read by the slow-disarm timer's thread, which may outlive the
+	 * probes: a copy of what they were. */
+	size_t disarm_n;
+	const char *disarm_what;
 	int live;		/* live status line on stderr */
 	uint64_t live_next, live_scopes, live_time;
 };
@@ -755,12 +759,10 @@ static void fill_report(struct capture *c)
 
 static void on_slow_disarm(union sigval v)
 {
-	struct capture *c = v.sival_ptr;
+	const struct capture *c = v.sival_ptr;
 
 	ot_warn("still disarming %zu %s (the kernel waits for grace periods on each)...",
-		ot_probes_nevents(c->probes),
-		ot_probes_backend(c->probes) == OT_BACKEND_PERF ? "uprobe perf events" :
-								  "uprobe_multi links");
+		c->disarm_n, c->disarm_what);
 }
 
 /*
@@ -779,6 +781,9 @@ static void disarm(struct capture *c)
 
 	if (!c->probes)
 		return;
+	c->disarm_n = ot_probes_nevents(c->probes);
+	c->disarm_what = ot_probes_backend(c->probes) == OT_BACKEND_PERF ?
+			 "uprobe perf events" : "uprobe_multi links";
 	sev.sigev_notify_function = on_slow_disarm;
 	sev.sigev_value.sival_ptr = c;
 	timed = !timer_create(CLOCK_MONOTONIC, &sev, &timer);
@@ -787,6 +792,7 @@ static void disarm(struct capture *c)
 	t0 = now_ns();
 	ot_ipi_read(&before);
 	ot_probes_close(c->probes);
+	c->probes = NULL;
 	ot_ipi_read(&after);
 	c->rep.disarmed = 1;
 	c->rep.disarm_ns = now_ns() - t0;
@@ -794,8 +800,6 @@ static void disarm(struct capture *c)
 	c->rep.disarm_tlb = after.tlb - before.tlb;
 	if (timed)
 		timer_delete(timer);
-	/* The message above reads the probes: only now are they gone. */
-	c->probes = NULL;
 }
 
 /*
@@ -815,8 +819,6 @@ static void report(struct capture *c)
 		ot_report_text_disarm(c->out, &c->rep);
 	fflush(c->out);
 }
-
-
 
 static void cleanup(struct capture *c)
 {
