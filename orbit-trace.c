@@ -569,59 +569,6 @@ static int resolve(struct capture *c)
 }
 
 /* -l: like perf probe -F, what a pattern selects, before anything is armed. */
-static int list(struct capture *c)
-{
-	size_t i;
-
-	const struct ot_binary *shown = NULL;
-	uint64_t *inlined = ot_xcalloc(c->sel.n, sizeof(*inlined));
-	uint64_t *part = ot_xcalloc(c->sel.n, sizeof(*part));
-	int have_dwarf = 0;
-
-	/* DWARF, where there is some, tells which functions also have
-	 * inlined copies: calls to those never reach a probe. */
-	for (i = 0; i < c->sel.n; i++) {
-		if (c->sel.fn[i].bin == shown)
-			continue;
-		shown = c->sel.fn[i].bin;
-		/* Counted by name in this file's DWARF: keep its own functions'. */
-		if (!ot_elf_inlined(shown->path, &c->sel, part)) {
-			size_t k;
-
-			have_dwarf = 1;
-			for (k = 0; k < c->sel.n; k++)
-				if (c->sel.fn[k].bin == shown)
-					inlined[k] = part[k];
-		}
-	}
-	shown = NULL;
-	for (i = 0; i < c->sel.n; i++) {
-		const struct ot_sym *s = c->sel.fn[i].sym;
-
-		if (c->sel.fn[i].bin != shown) {
-			shown = c->sel.fn[i].bin;
-			fprintf(c->out, "# %s: %zu functions in .%s\n# %-12s %8s  %s\n",
-				shown->path, ot_elf_nsyms(shown->elf), ot_elf_source(shown->elf),
-				"OFFSET", "SIZE", "SYMBOL  [DEMANGLED]  [= ALIASES]");
-		}
-
-		fprintf(c->out, "0x%-12llx %8llu  %s%s%s%s%s",
-			(unsigned long long)s->offset, (unsigned long long)s->size,
-			s->name, s->demangled ? "  " : "", s->demangled ? s->demangled : "",
-			c->sel.fn[i].aliases ? "  = " : "",
-			c->sel.fn[i].aliases ? c->sel.fn[i].aliases : "");
-		if (inlined[i])
-			fprintf(c->out, "  (also inlined at %llu call site%s: calls there are not counted)",
-				(unsigned long long)inlined[i], inlined[i] == 1 ? "" : "s");
-		fputc('\n', c->out);
-	}
-	if (!have_dwarf)
-		ot_verbose("no DWARF: inlined copies of these functions cannot be listed");
-	free(part);
-	free(inlined);
-	return fflush(c->out) ? EXIT_RUNTIME : EXIT_OK;
-}
-
 /* rings -> records -> scopes, until the target exits, time runs out or a signal comes. */
 static void run(struct capture *c)
 {
@@ -895,7 +842,7 @@ static int capture(struct capture *c)
 	if (ret)
 		return ret;
 	if (c->o.list)
-		return list(c);
+		return ot_report_list(c->out, &c->sel) || fflush(c->out) ? EXIT_RUNTIME : EXIT_OK;
 	/* Output files are opened before arming: a typo must not cost a capture. */
 	if (c->o.folded) {
 		c->folded = fopen(c->o.folded, "we");

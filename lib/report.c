@@ -1,5 +1,8 @@
 #include "report.h"
+#include "error.h"
+#include "xalloc.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -477,4 +480,56 @@ void ot_report_json(FILE *f, const struct ot_report *r)
 			n->total_ns > n->child_ns ? n->total_ns - n->child_ns : 0);
 	}
 	fprintf(f, "\n  ],\n  \"call_tree_dropped\": %" PRIu64 "\n}\n", r->tree_dropped);
+}
+
+int ot_report_list(FILE *f, const struct ot_selection *sel)
+{
+	const struct ot_binary *shown = NULL;
+	size_t i;
+	uint64_t *inlined = ot_xcalloc(sel->n, sizeof(*inlined));
+	uint64_t *part = ot_xcalloc(sel->n, sizeof(*part));
+	int have_dwarf = 0;
+
+	/* DWARF, where there is some, tells which functions also have
+	 * inlined copies: calls to those never reach a probe. */
+	for (i = 0; i < sel->n; i++) {
+		if (sel->fn[i].bin == shown)
+			continue;
+		shown = sel->fn[i].bin;
+		/* Counted by name in this file's DWARF: keep its own functions'. */
+		if (!ot_elf_inlined(shown->path, sel, part)) {
+			size_t k;
+
+			have_dwarf = 1;
+			for (k = 0; k < sel->n; k++)
+				if (sel->fn[k].bin == shown)
+					inlined[k] = part[k];
+		}
+	}
+	shown = NULL;
+	for (i = 0; i < sel->n; i++) {
+		const struct ot_sym *s = sel->fn[i].sym;
+
+		if (sel->fn[i].bin != shown) {
+			shown = sel->fn[i].bin;
+			fprintf(f, "# %s: %zu functions in .%s\n# %-12s %8s  %s\n",
+				shown->path, ot_elf_nsyms(shown->elf), ot_elf_source(shown->elf),
+				"OFFSET", "SIZE", "SYMBOL  [DEMANGLED]  [= ALIASES]");
+		}
+
+		fprintf(f, "0x%-12llx %8llu  %s%s%s%s%s",
+			(unsigned long long)s->offset, (unsigned long long)s->size,
+			s->name, s->demangled ? "  " : "", s->demangled ? s->demangled : "",
+			sel->fn[i].aliases ? "  = " : "",
+			sel->fn[i].aliases ? sel->fn[i].aliases : "");
+		if (inlined[i])
+			fprintf(f, "  (also inlined at %llu call site%s: calls there are not counted)",
+				(unsigned long long)inlined[i], inlined[i] == 1 ? "" : "s");
+		fputc('\n', f);
+	}
+	if (!have_dwarf)
+		ot_verbose("no DWARF: inlined copies of these functions cannot be listed");
+	free(part);
+	free(inlined);
+	return ferror(f) ? -EIO : 0;
 }

@@ -11,6 +11,7 @@
 #include "calib.h"
 #include "check.h"
 #include "drain.h"
+#include "elfsym.h"
 #include "pair.h"
 
 #include <stddef.h>
@@ -65,6 +66,13 @@ void ot_report_text(FILE *f, const struct ot_report *r);
 /* The text report's last line, printed once disarming is done. */
 void ot_report_text_disarm(FILE *f, const struct ot_report *r);
 void ot_report_json(FILE *f, const struct ot_report *r);
+
+/*
+ * -l: the selected functions, grouped by file, with offsets, sizes,
+ * demangled names, aliases and (from DWARF) how many inlined copies never
+ * reach a probe.  Returns 0, or -EIO if f could not be written.
+ */
+int ot_report_list(FILE *f, const struct ot_selection *sel);
 
 /* s as a JSON string literal, quotes included (also for lib/export). */
 void ot_json_string(FILE *f, const char *s);
