@@ -107,6 +107,11 @@ struct capture {
 	struct ot_calib calib;
 	uint64_t arm_t0, arm_ns; /* arming's wall time, open to enable */
 	struct ot_ipi arm_before, arm_ipi; /* IPIs and shootdowns it caused */
+	/* --compensate: ot_calib_target probed as target npt - 1 of pt, its
+	 * scopes paired apart, called by calib_live during the capture. */
+	size_t npt;		/* probe targets: the selection, + 1 with --compensate */
+	struct ot_pair *calib_pair;
+	struct ot_calib_live *calib_live;
 	struct ot_report rep;	/* filled once the capture is over */
 	struct ot_report_func *rep_fn;
 	/* Read by the slow-disarm timer's thread, which may outlive the
@@ -394,9 +399,41 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/* Records of the calibration's own function go to its own pairing. */
 static void feed_pair(void *ctx, const struct ot_event *ev)
 {
-	ot_pair_feed(ctx, ev);
+	struct capture *c = ctx;
+
+	if (c->calib_pair && ev->kind != OT_EV_LOST && ev->func == c->sel.n) {
+		struct ot_event e = *ev;
+
+		e.func = 0;
+		ot_pair_feed(c->calib_pair, &e);
+		return;
+	}
+	ot_pair_feed(c->pair, ev);
+}
+
+/*
+ * --compensate: once the calibration thread has made enough calls during
+ * the capture, compensate with what they cost now, not before it began.
+ */
+static void calib_update(struct capture *c)
+{
+	const struct ot_func_stats *st;
+	uint64_t call_ns;
+	size_t bursts;
+
+	if (!c->calib_live)
+		return;
+	st = ot_pair_stats(c->calib_pair, 0);
+	call_ns = ot_calib_live_call_ns(c->calib_live, &bursts);
+	if (st->scopes < 4 * OT_CALIB_LIVE_CALLS || bursts < 4)
+		return;
+	c->calib.own_ns = ot_hist_quantile(&st->hist, 0.5);
+	c->calib.pair_ns = call_ns > c->calib.empty_ns ? call_ns - c->calib.empty_ns : 0;
+	c->calib.live_calls = st->scopes;
+	ot_pair_compensate(c->pair, c->calib.own_ns, c->calib.pair_ns);
 }
 
 static void on_scope(void *ctx, const struct ot_scope *s)
@@ -452,6 +489,7 @@ static void drain_round(struct capture *c, uint64_t horizon)
 	for (i = 0; i < ot_probes_ncpus(c->probes); i++)
 		ot_drain_ring(c->drain, i, ot_probes_ring(c->probes, i));
 	ot_drain_flush(c->drain, horizon);
+	calib_update(c);
 }
 
 /* --returns insn: a probe on each return instruction of function i. */
@@ -771,7 +809,11 @@ static void cleanup(struct capture *c)
 {
 	size_t i;
 
+	ot_calib_live_stop(c->calib_live);
 	disarm(c);
+	ot_pair_free(c->calib_pair);
+	if (c->npt > c->sel.n)
+		free((uint64_t *)c->pt[c->sel.n].ret_sites);
 	free(c->rep_fn);
 	ot_timeline_close(c->timeline);
 	if (c->folded)
@@ -854,12 +896,19 @@ static int capture(struct capture *c)
 
 	if (ot_caps_check())
 		return EXIT_RUNTIME;
+	c->npt = c->sel.n;
 	if (c->o.compensate) {
 		if (ot_calibrate(c->o.ret_insn, c->o.backend, &c->calib))
 			return EXIT_RUNTIME;
 		ot_verbose("calibrated: a traced call costs its caller %llu ns, %llu ns of it "
 			   "inside its own scope", (unsigned long long)c->calib.pair_ns,
 			   (unsigned long long)c->calib.own_ns);
+		/* And probed during the capture too, in this process. */
+		c->pt = ot_xreallocarray(c->pt, c->sel.n + 1, sizeof(*c->pt));
+		if (ot_calib_probe(c->o.ret_insn, &c->pt[c->sel.n]))
+			return EXIT_RUNTIME;
+		c->pt[c->sel.n].pid = (int)getpid();
+		c->npt++;
 	}
 	/*
 	 * Forked now, exec'd only once armed: no call before arming is missed.
@@ -884,7 +933,7 @@ static int capture(struct capture *c)
 			.pid = (int)c->target.pid,
 		};
 
-		if (ot_probes_arm(c->pt, c->sel.n, &po, &c->probes))
+		if (ot_probes_arm(c->pt, c->npt, &po, &c->probes))
 			return EXIT_RUNTIME;
 	}
 	c->pair = ot_pair_new(c->sel.n);
@@ -895,8 +944,14 @@ static int capture(struct capture *c)
 		if (c->tail_calls[i])
 			ot_pair_set_tail_calls(c->pair, i);
 	c->drain = ot_drain_new(ot_probes_ncpus(c->probes), (uint32_t)c->target.pid,
-				ot_probes_lookup, c->probes, feed_pair, c->pair);
+				ot_probes_lookup, c->probes, feed_pair, c);
+	if (c->o.compensate) {
+		c->calib_pair = ot_pair_new(1);
+		ot_drain_also_pid(c->drain, (uint32_t)getpid());
+	}
 	if (ot_probes_enable(c->probes))
+		return EXIT_RUNTIME;
+	if (c->calib_pair && ot_calib_live_start(&c->calib_live))
 		return EXIT_RUNTIME;
 	{
 		struct ot_ipi after;
@@ -931,6 +986,8 @@ static int capture(struct capture *c)
 	/* Disable first, drain what is left, report; disarm last (slow). */
 	c->t_end = now_ns();
 	live_status(c, c->t_end, 1);
+	ot_calib_live_stop(c->calib_live);
+	c->calib_live = NULL;
 	ot_probes_disable(c->probes);
 	drain_round(c, UINT64_MAX);
 	ot_pair_finish(c->pair);

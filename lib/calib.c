@@ -8,6 +8,7 @@
 #include "xalloc.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,39 +83,55 @@ static void feed(void *ctx, const struct ot_event *ev)
 	ot_pair_feed(ctx, ev);
 }
 
-int ot_calibrate(int ret_insn, enum ot_backend backend, struct ot_calib *out)
+int ot_calib_probe(int ret_insn, struct ot_probe_target *pt)
 {
-	struct ot_probe_target pt = { .path = "/proc/self/exe",
-				      .label = "orbit-trace:ot_calib_target" };
-	struct ot_probes_opts po = { .ring_kb = 4096, .backend = backend };
-	struct ot_probes *probes = NULL;
 	struct ot_selection sel = { 0 };
-	struct ot_drain *drain = NULL;
-	struct ot_pair *pair = NULL;
 	struct ot_elf *elf = NULL;
-	uint64_t *sites = NULL, traced;
-	int go[2], res[2], ret = -EIO, tail;
-	pid_t pid;
-	unsigned i;
+	uint64_t *sites = NULL;
+	int ret = 0, tail;
 
-	memset(out, 0, sizeof(*out));
+	memset(pt, 0, sizeof(*pt));
+	pt->path = "/proc/self/exe";
+	pt->label = "orbit-trace:ot_calib_target";
 	if (ot_elf_open("/proc/self/exe", "orbit-trace", &elf) ||
 	    ot_elf_select(elf, "ot_calib_target", &sel)) {
 		ot_error("cannot calibrate: orbit-trace's own ot_calib_target is not found");
 		ot_elf_close(elf);
 		return -ENOENT;
 	}
-	pt.offset = sel.fn[0].sym->offset;
+	pt->offset = sel.fn[0].sym->offset;
 	if (ret_insn) {
-		int n = ot_ret_sites(pt.path, pt.offset, sel.fn[0].sym->size, &sites, &tail);
+		int n = ot_ret_sites(pt->path, pt->offset, sel.fn[0].sym->size, &sites, &tail);
 
 		if (n <= 0) {
 			ot_error("cannot calibrate: no return instruction in ot_calib_target");
-			goto out_elf;
+			free(sites);
+			ret = -ENOENT;
+		} else {
+			pt->ret_sites = sites;
+			pt->nret_sites = (size_t)n;
 		}
-		pt.ret_sites = sites;
-		pt.nret_sites = (size_t)n;
 	}
+	ot_selection_free(&sel);
+	ot_elf_close(elf);
+	return ret;
+}
+
+int ot_calibrate(int ret_insn, enum ot_backend backend, struct ot_calib *out)
+{
+	struct ot_probes_opts po = { .ring_kb = 4096, .backend = backend };
+	struct ot_probe_target pt;
+	struct ot_probes *probes = NULL;
+	struct ot_drain *drain = NULL;
+	struct ot_pair *pair = NULL;
+	uint64_t traced;
+	int go[2], res[2], ret = -EIO;
+	pid_t pid;
+	unsigned i;
+
+	memset(out, 0, sizeof(*out));
+	if (ot_calib_probe(ret_insn, &pt))
+		return -ENOENT;
 	if (pipe(go) || pipe(res)) {
 		ot_error_errno(errno, "cannot calibrate");
 		goto out_elf;
@@ -168,8 +185,92 @@ out_elf:
 	ot_drain_free(drain);
 	ot_pair_free(pair);
 	ot_probes_close(probes);
-	free(sites);
-	ot_selection_free(&sel);
-	ot_elf_close(elf);
+	free((uint64_t *)pt.ret_sites);
 	return ret;
+}
+
+/* Bursts kept for the median: the last OT_CALIB_LIVE_KEEP (a minute's). */
+#define OT_CALIB_LIVE_KEEP 4096
+
+struct ot_calib_live {
+	pthread_t thread;
+	pthread_mutex_t lock;
+	int stop;
+	uint64_t burst_ns[OT_CALIB_LIVE_KEEP];	/* ns per call, by burst */
+	size_t nbursts;				/* bursts so far */
+};
+
+static void *live_main(void *arg)
+{
+	struct ot_calib_live *l = arg;
+	struct timespec pause = { 0, OT_CALIB_LIVE_MS * 1000000L };
+
+	for (;;) {
+		uint64_t t0;
+		int i, stop;
+
+		pthread_mutex_lock(&l->lock);
+		stop = l->stop;
+		pthread_mutex_unlock(&l->lock);
+		if (stop)
+			return NULL;
+		/* Untimed first calls: after the pause the probe path is cold,
+		 * and the target's calls, back to back, find it warm. */
+		for (i = 0; i < OT_CALIB_LIVE_WARM; i++)
+			ot_calib_target();
+		t0 = now_ns();
+		for (i = 0; i < OT_CALIB_LIVE_CALLS; i++)
+			ot_calib_target();
+		t0 = (now_ns() - t0) / OT_CALIB_LIVE_CALLS;
+		pthread_mutex_lock(&l->lock);
+		l->burst_ns[l->nbursts++ % OT_CALIB_LIVE_KEEP] = t0;
+		pthread_mutex_unlock(&l->lock);
+		nanosleep(&pause, NULL);
+	}
+}
+
+int ot_calib_live_start(struct ot_calib_live **out)
+{
+	struct ot_calib_live *l = ot_xcalloc(1, sizeof(*l));
+	int err;
+
+	pthread_mutex_init(&l->lock, NULL);
+	err = pthread_create(&l->thread, NULL, live_main, l);
+	if (err) {
+		ot_error_errno(err, "cannot start the calibration thread");
+		pthread_mutex_destroy(&l->lock);
+		free(l);
+		return -err;
+	}
+	*out = l;
+	return 0;
+}
+
+uint64_t ot_calib_live_call_ns(struct ot_calib_live *l, size_t *bursts)
+{
+	uint64_t *v, med;
+	size_t n;
+
+	pthread_mutex_lock(&l->lock);
+	n = l->nbursts < OT_CALIB_LIVE_KEEP ? l->nbursts : OT_CALIB_LIVE_KEEP;
+	v = ot_xcalloc(n + 1, sizeof(*v));
+	memcpy(v, l->burst_ns, n * sizeof(*v));
+	*bursts = l->nbursts;
+	pthread_mutex_unlock(&l->lock);
+	qsort(v, n, sizeof(*v), cmp_u64);
+	med = n ? v[n / 2] : 0;
+	free(v);
+	return med;
+}
+
+void ot_calib_live_stop(struct ot_calib_live *l)
+{
+	if (!l)
+		return;
+	pthread_mutex_lock(&l->lock);
+	l->stop = 1;
+	pthread_mutex_unlock(&l->lock);
+	pthread_join(l->thread, NULL);
+	pthread_mutex_destroy(&l->lock);
+	free(l);
 }

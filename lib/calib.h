@@ -1,6 +1,7 @@
 /*
- * calib.h - what a probe hit costs on this machine, measured at start-up,
- * to take the observer effect out of durations (--compensate).
+ * calib.h - what a probe hit costs on this machine, measured at start-up
+ * and during the capture, to take the observer effect out of durations
+ * (--compensate).
  *
  * A forked copy of orbit-trace calls an empty function, ot_calib_target,
  * in batches, untraced and then traced with the same kind of probes as the
@@ -21,6 +22,7 @@ struct ot_calib {
 	uint64_t pair_ns;	/* per traced call, as its caller sees it */
 	uint64_t own_ns;	/* inside a scope, from its own probes */
 	uint64_t empty_ns;	/* the empty call untraced */
+	uint64_t live_calls;	/* measured during the capture (0: before it) */
 };
 
 /* The function calibration probes; exported so a stripped binary has it. */
@@ -32,5 +34,36 @@ void ot_calib_target(void);
  * -errno after printing why.
  */
 int ot_calibrate(int ret_insn, enum ot_backend backend, struct ot_calib *out);
+
+/*
+ * The probe target for ot_calib_target in this process (path, offset, and
+ * with ret_insn its return instructions: free pt->ret_sites).  Returns 0
+ * or -ENOENT after printing why.
+ */
+int ot_calib_probe(int ret_insn, struct ot_probe_target *pt);
+
+/*
+ * Calibration during the capture.  The cost of a probe hit on this machine
+ * drifts over seconds (a VM's more than hardware's: docs/benchmarks.md),
+ * so a figure taken before the capture can be off by more than a short
+ * function lasts.  A thread of orbit-trace calls the probed
+ * ot_calib_target in bursts of OT_CALIB_LIVE_CALLS every
+ * OT_CALIB_LIVE_MS while the capture runs; its scopes (paired apart from
+ * the target's) give own_ns, the timed bursts pair_ns.
+ */
+#define OT_CALIB_LIVE_CALLS 40
+#define OT_CALIB_LIVE_WARM 8	/* calls before the timed ones, per burst */
+#define OT_CALIB_LIVE_MS 20
+
+struct ot_calib_live;
+
+/* Start the thread.  Returns 0, or -errno after printing why. */
+int ot_calib_live_start(struct ot_calib_live **out);
+
+/* Median ns per traced call over the bursts so far, and how many (0: none). */
+uint64_t ot_calib_live_call_ns(struct ot_calib_live *l, size_t *bursts);
+
+/* Stop and join the thread; NULL is a no-op. */
+void ot_calib_live_stop(struct ot_calib_live *l);
 
 #endif

@@ -12,7 +12,7 @@ struct queue {
 
 struct ot_drain {
 	unsigned ncpus;
-	uint32_t pid;
+	uint32_t pid, also_pid;
 	ot_drain_lookup_fn lookup;
 	void *lookup_ctx;
 	ot_drain_emit_fn emit;
@@ -43,6 +43,11 @@ struct ot_drain *ot_drain_new(unsigned ncpus, uint32_t pid,
 		d->q[i].ev = ot_xcalloc(d->q[i].cap, sizeof(struct ot_event));
 	}
 	return d;
+}
+
+void ot_drain_also_pid(struct ot_drain *d, uint32_t pid)
+{
+	d->also_pid = pid;
 }
 
 void ot_drain_free(struct ot_drain *d)
@@ -97,7 +102,7 @@ void ot_drain_record(struct ot_drain *d, unsigned cpu,
 
 	switch (rec->type) {
 	case OT_REC_SAMPLE:
-		if (d->pid && rec->pid != d->pid) {
+		if (d->pid && rec->pid != d->pid && (!d->also_pid || rec->pid != d->also_pid)) {
 			d->stats.foreign++;
 			return;
 		}

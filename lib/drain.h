@@ -48,6 +48,9 @@ struct ot_drain *ot_drain_new(unsigned ncpus, uint32_t pid,
 			      ot_drain_emit_fn emit, void *emit_ctx);
 void ot_drain_free(struct ot_drain *d);
 
+/* Keep samples of this process too (orbit-trace's own, for --compensate). */
+void ot_drain_also_pid(struct ot_drain *d, uint32_t pid);
+
 /* Read every pending record of cpu's ring into its queue. Returns records read. */
 size_t ot_drain_ring(struct ot_drain *d, unsigned cpu, struct ot_ring *ring);
 

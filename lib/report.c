@@ -316,7 +316,8 @@ void ot_report_text(FILE *f, const struct ot_report *r)
 	if (r->calib) {
 		char e[32];
 
-		fprintf(f, "\nprobe cost, calibrated: %s per traced call, %s of it inside its own scope\n",
+		fprintf(f, "\nprobe cost, calibrated %s: %s per traced call, %s of it inside its own scope\n",
+			r->calib->live_calls ? "during the capture" : "before the capture",
 			ot_report_duration(r->calib->pair_ns, e, sizeof(e)),
 			ot_report_duration(r->calib->own_ns, a, sizeof(a)));
 		durations_text(f, r, w, "COMPENSATED", 1);
@@ -459,8 +460,8 @@ void ot_report_json(FILE *f, const struct ot_report *r)
 	fprintf(f, "\n  ],\n");
 	if (r->calib)
 		fprintf(f, "  \"calibration\": {\"pair_ns\": %" PRIu64 ", \"own_ns\": %" PRIu64
-			", \"empty_ns\": %" PRIu64 "},\n", r->calib->pair_ns,
-			r->calib->own_ns, r->calib->empty_ns);
+			", \"empty_ns\": %" PRIu64 ", \"live_calls\": %" PRIu64 "},\n", r->calib->pair_ns,
+			r->calib->own_ns, r->calib->empty_ns, r->calib->live_calls);
 	fprintf(f, "  \"call_tree\": [");
 	for (i = 1; i < r->ntree; i++) {
 		const struct ot_tree_node *n = &r->tree[i];

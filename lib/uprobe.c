@@ -358,16 +358,16 @@ static int arm_multi(struct ot_probes *p, const struct ot_probe_target *t,
 	char *done = ot_xcalloc(n + 1, 1);
 	int ret = 0;
 
-	/* One link per file and kind: group the targets by path. */
+	/* One link per file, process and kind: group the targets by both. */
 	for (i = 0; i < n && !ret; i++) {
 		if (done[i])
 			continue;
 		for (m = 0, j = i; j < n; j++)
-			if (!done[j] && !strcmp(t[j].path, t[i].path)) {
+			if (!done[j] && !strcmp(t[j].path, t[i].path) && t[j].pid == t[i].pid) {
 				done[j] = 1;
 				idx[m++] = j;
 			}
-		ret = attach_file(p, t, idx, m, pid);
+		ret = attach_file(p, t, idx, m, t[i].pid > 0 ? t[i].pid : pid);
 	}
 	free(idx);
 	free(done);

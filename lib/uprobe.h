@@ -49,6 +49,9 @@ struct ot_probe_target {
 	 */
 	const uint64_t *ret_sites;
 	size_t nret_sites;
+	/* > 0: probe this process rather than the capture's (the multi
+	 * backend filters on it; the perf backend's drain must accept it). */
+	int pid;
 };
 
 /* What a sample's probe is: ot_probes_lookup's *kind. */

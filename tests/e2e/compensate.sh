@@ -1,9 +1,10 @@
-# --compensate: the probe cost is calibrated at start-up and taken out of
-# the durations.  Checked against the stress program's own untraced timing
-# of inner (an identical, untraced copy): the compensated median must be
-# much closer to it than the raw one, and below the raw one everywhere.
-# (How close it gets on this machine is measured in docs/benchmarks.md;
-# the calibration drifts with the VM's trap cost, so no tight bound here.)
+# --compensate: the probe cost is calibrated during the capture (a thread of
+# orbit-trace calls its own probed empty function) and taken out of the
+# durations.  Checked against the stress program's own untraced timing of
+# inner (an identical, untraced copy): the compensated median must be
+# within 30 % of it (the issue's bound; 40 of 40 runs came within 17 % on
+# the project VM, docs/benchmarks.md), much closer than the raw one, and
+# below the raw one everywhere.
 . "$(dirname "$0")/lib.sh"
 require_uprobes
 
@@ -14,6 +15,8 @@ for mode in uretprobe insn; do
 	inner_ns=$(python3 -c 'import json,sys; print(json.loads(open(sys.argv[1]).read())["inner_ns"])' "$work/$mode.out")
 	json_check "$work/$mode.json" \
 		'j["calibration"]["pair_ns"] > j["calibration"]["own_ns"] > 0' \
+		'j["calibration"]["live_calls"] >= 400' \
+		"abs(fn['inner']['compensated_ns']['p50'] - $inner_ns) <= 0.3 * $inner_ns" \
 		'all(f["compensated_ns"]["p50"] < f["duration_ns"]["p50"] for f in j["functions"])' \
 		"abs(fn['inner']['compensated_ns']['p50'] - $inner_ns) < 0.5 * abs(fn['inner']['duration_ns']['p50'] - $inner_ns)" \
 		'fn["outer"]["compensated_ns"]["p50"] >= fn["inner"]["compensated_ns"]["p50"]'
