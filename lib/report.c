@@ -266,8 +266,9 @@ void ot_report_text(FILE *f, const struct ot_report *r)
 	}
 	fprintf(f, "; drained at least every %u ms\n", r->drain_ms);
 	fprintf(f, "records: %" PRIu64 " samples, %" PRIu64 " lost by the kernel, %" PRIu64
-		" malformed, %" PRIu64 " of other processes; %zu threads\n",
-		rec->samples, rec->lost, rec->malformed, rec->foreign, r->threads);
+		" malformed, %" PRIu64 " of other processes; %zu thread%s\n",
+		rec->samples, rec->lost, rec->malformed, rec->foreign, r->threads,
+		r->threads == 1 ? "" : "s");
 	if (rec->late || rec->no_sp || rec->unknown)
 		fprintf(f, "warning: %" PRIu64 " records arrived out of order, %" PRIu64
 			" had no stack pointer, %" PRIu64 " had an unknown id\n",
