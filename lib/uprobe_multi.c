@@ -5,7 +5,6 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -206,33 +205,21 @@ size_t ot_umulti_nlinks(const struct ot_umulti *m)
 	return m->nlinks;
 }
 
-static void *close_link(void *fd)
-{
-	close((int)(intptr_t)fd);
-	return NULL;
-}
-
 void ot_umulti_close(struct ot_umulti *m)
 {
-	pthread_t *th;
 	size_t i;
 
 	if (!m)
 		return;
 	/*
-	 * Releasing a link waits for RCU grace periods (~40 ms here); closed
-	 * from one thread each, the links wait for theirs together.
+	 * One after another: closed from parallel threads, the links' releases
+	 * contend for the kernel's uprobe registration lock (a percpu rwsem)
+	 * and wake each other across CPUs - 184 to 1,303 IPIs for 1,000
+	 * functions of a stopped target, against 10 in sequence, for no
+	 * faster a release (docs/benchmarks.md, "Arming cost").
 	 */
-	th = ot_xcalloc(m->nlinks + 1, sizeof(*th));
 	for (i = 0; i < m->nlinks; i++)
-		if (pthread_create(&th[i], NULL, close_link, (void *)(intptr_t)m->links[i])) {
-			close(m->links[i]);
-			th[i] = 0;
-		}
-	for (i = 0; i < m->nlinks; i++)
-		if (th[i])
-			pthread_join(th[i], NULL);
-	free(th);
+		close(m->links[i]);
 	if (m->enabled)
 		munmap((void *)m->enabled, m->enabled_len);
 	bpf_object__close(m->obj);
