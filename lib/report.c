@@ -247,10 +247,11 @@ void ot_report_text(FILE *f, const struct ot_report *r)
 	size_t i, w = 8;
 
 	fprintf(f, "orbit-trace report: %s (pid %d)\n", r->binary, r->pid);
-	fprintf(f, "armed %zu of %zu functions in %s (%" PRIu64 " IPIs, %" PRIu64 " TLB shootdowns): "
+	fprintf(f, "armed %zu of %zu functions in %s (%" PRIu64 " IPIs, %" PRIu64 " TLB shootdowns%s): "
 		"%zu uprobes%s, %zu %s on %u CPUs, %zu KB ring per CPU\n",
 		r->functions_armed, r->functions_requested,
-		ot_report_duration(r->arm_ns, a, sizeof(a)), r->arm_ipis, r->arm_tlb, r->uprobes,
+		ot_report_duration(r->arm_ns, a, sizeof(a)), r->arm_ipis, r->arm_tlb,
+		r->frozen ? "; target stopped meanwhile" : "", r->uprobes,
 		r->returns && !strcmp(r->returns, "insn") ?
 			" (returns seen at return instructions)" : "",
 		r->events, multi ? "uprobe_multi links (backend multi)" :
@@ -363,9 +364,9 @@ void ot_report_text_disarm(FILE *f, const struct ot_report *r)
 
 	if (r->disarmed)
 		fprintf(f, "disarmed %zu functions in %s (%" PRIu64 " IPIs, %" PRIu64
-			" TLB shootdowns)\n", r->functions_armed,
+			" TLB shootdowns%s)\n", r->functions_armed,
 			ot_report_duration(r->disarm_ns, a, sizeof(a)), r->disarm_ipis,
-			r->disarm_tlb);
+			r->disarm_tlb, r->disarm_frozen ? "; target stopped meanwhile" : "");
 }
 
 void ot_report_json(FILE *f, const struct ot_report *r)
@@ -389,15 +390,15 @@ void ot_report_json(FILE *f, const struct ot_report *r)
 		fprintf(f, ", \"signal\": %d", WTERMSIG(r->target_status));
 	fprintf(f, "},\n");
 	fprintf(f, "  \"arming\": {\"functions_requested\": %zu, \"functions_armed\": %zu, "
-		"\"backend\": \"%s\", \"uprobes\": %zu, \"events\": %zu, \"cpus\": %u, "
-		"\"returns\": \"%s\", "
+		"\"backend\": \"%s\", \"frozen\": %s, \"uprobes\": %zu, \"events\": %zu, "
+		"\"cpus\": %u, \"returns\": \"%s\", "
 		"\"wall_ns\": %" PRIu64 ", \"ipis\": %" PRIu64 ", \"tlb_shootdowns\": %" PRIu64 "},\n",
 		r->functions_requested, r->functions_armed, r->backend ? r->backend : "perf",
-		r->uprobes, r->events, r->cpus, r->returns ? r->returns : "uretprobe",
+		r->frozen ? "true" : "false", r->uprobes, r->events, r->cpus, r->returns ? r->returns : "uretprobe",
 		r->arm_ns, r->arm_ipis, r->arm_tlb);
 	if (r->disarmed)
-		fprintf(f, "  \"disarming\": {\"wall_ns\": %" PRIu64 ", \"ipis\": %" PRIu64
-			", \"tlb_shootdowns\": %" PRIu64 "},\n",
+		fprintf(f, "  \"disarming\": {\"frozen\": %s, \"wall_ns\": %" PRIu64 ", \"ipis\": %" PRIu64
+			", \"tlb_shootdowns\": %" PRIu64 "},\n", r->disarm_frozen ? "true" : "false",
 			r->disarm_ns, r->disarm_ipis, r->disarm_tlb);
 	fprintf(f, "  \"capture\": {\"duration_ns\": %" PRIu64 ", \"ring_kb\": %zu, "
 		"\"drain_ms\": %u, \"ended_by\": ", r->duration_ns, r->ring_kb,

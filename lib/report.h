@@ -33,10 +33,12 @@ struct ot_report {
 	size_t functions_requested, functions_armed, uprobes, events;
 	const char *returns;	/* "uretprobe" or "insn" (--returns) */
 	const char *backend;	/* "perf" or "multi" (--backend) */
+	int frozen;		/* --freeze: the target was stopped meanwhile */
 	uint64_t arm_ns;	/* opening, mapping and enabling the probes */
 	uint64_t arm_ipis, arm_tlb; /* CAL and TLB deltas of /proc/interrupts */
 	int disarmed;		/* the probes are released: disarm_* hold its cost */
 	uint64_t disarm_ns, disarm_ipis, disarm_tlb;
+	int disarm_frozen;	/* --freeze stopped the target while disarming */
 	unsigned cpus;
 	size_t ring_kb;
 	unsigned drain_ms;

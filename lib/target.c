@@ -2,6 +2,7 @@
 #include "error.h"
 #include "xalloc.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -292,6 +293,80 @@ int ot_target_check_exit(struct ot_target *t)
 	if (t->is_child)
 		waitpid(t->pid, &t->status, 0);
 	return 1;
+}
+
+/* The state letter of /proc/PID[/task/TID]/stat (after the "(comm)"), or 0. */
+static char stat_state(const char *path)
+{
+	char buf[512], *p;
+	FILE *f = fopen(path, "re");
+	size_t n;
+
+	if (!f)
+		return 0;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' ? p[2] : 0;
+}
+
+/* 1 when no thread of pid can run: each is stopped, traced-stopped or dead. */
+static int all_stopped(pid_t pid)
+{
+	char path[64];
+	struct dirent *e;
+	DIR *d;
+	int all = 1;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	d = opendir(path);
+	if (!d)
+		return 1; /* gone */
+	while (all && (e = readdir(d))) {
+		char st, task[320];
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(task, sizeof(task), "/proc/%d/task/%s/stat", (int)pid, e->d_name);
+		st = stat_state(task);
+		all = !st || st == 'T' || st == 't' || st == 'Z' || st == 'X';
+	}
+	closedir(d);
+	return all;
+}
+
+int ot_target_freeze(struct ot_target *t)
+{
+	char path[64];
+	int i;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)t->pid);
+	if (stat_state(path) == 'T')
+		return 0; /* someone else's stop: theirs to end */
+	if (kill(t->pid, SIGSTOP)) {
+		ot_error_errno(errno, "cannot stop process %d for --freeze", (int)t->pid);
+		return -errno;
+	}
+	t->frozen = 1;
+	/* Delivery is asynchronous: a thread in a long system call stops on
+	 * its way out.  Two seconds, then give up rather than arm half-frozen. */
+	for (i = 0; i < 2000 && !all_stopped(t->pid); i++)
+		usleep(1000);
+	if (i == 2000) {
+		ot_error("process %d did not stop within 2 s for --freeze", (int)t->pid);
+		ot_target_thaw(t);
+		return -ETIMEDOUT;
+	}
+	return 0;
+}
+
+void ot_target_thaw(struct ot_target *t)
+{
+	if (!t->frozen)
+		return;
+	t->frozen = 0;
+	kill(t->pid, SIGCONT);
 }
 
 void ot_target_stop(struct ot_target *t)

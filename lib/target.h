@@ -37,6 +37,7 @@ struct ot_target {
 	char *display;	 /* the binary's name for people */
 	int exited;
 	int status;	 /* wait status, if exited and is_child */
+	int frozen;	 /* stopped by ot_target_freeze, to be continued */
 };
 
 /*
@@ -73,6 +74,19 @@ int ot_target_release(struct ot_target *t);
 
 /* Non-blocking: 1 if the process has exited (and is reaped if ours), else 0. */
 int ot_target_check_exit(struct ot_target *t);
+
+/*
+ * --freeze: stop every thread of the process (SIGSTOP) and wait until the
+ * kernel shows each one stopped, so that no CPU runs its memory while its
+ * breakpoints are written: no TLB shootdowns and no threads waiting on its
+ * mmap_lock (docs/benchmarks.md, "Arming cost").  A process that was
+ * already stopped is left as it is (and not continued by ot_target_thaw).
+ * Returns 0, or -errno after printing (then nothing is left stopped).
+ */
+int ot_target_freeze(struct ot_target *t);
+
+/* Continue the process if ot_target_freeze stopped it; safe to repeat. */
+void ot_target_thaw(struct ot_target *t);
 
 /* Stop a started command we no longer trace (SIGTERM, then reap). */
 void ot_target_stop(struct ot_target *t);

@@ -4,6 +4,7 @@
 # 2,000 functions keeps a thread busy calling them on every CPU; each
 # backend arms M of them (entry and return probes) for half a second:
 #   multi     orbit-trace --backend multi (uprobe_multi BPF links)
+#   freeze    the same with --freeze (the target stopped while arming and disarming)
 #   perf      orbit-trace --backend perf (uprobe PMU events, 4 per function on 2 CPUs)
 #   bpftrace  uprobe + uretprobe on the same M functions, counting hits
 # Per row: arm and disarm wall ms, CAL (IPIs) and TLB deltas of
@@ -11,7 +12,7 @@
 # least-squares fit cost = m*M + b of each column.
 #
 #   sudo scripts/arm-cost.sh [M...]           default: 1 10 100 500 1000 2000
-#   BACKENDS="multi perf bpftrace"            which to run
+#   BACKENDS="multi freeze perf bpftrace"     which to run
 #   PERF_MAX_M=100 BPFTRACE_MAX_M=100         larger M skipped for these two:
 #       each of their probes costs ~0.1 s to release, serialised (minutes).
 # orbit-trace's figures come from its JSON ("arming", "disarming").
@@ -27,12 +28,12 @@ dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 python3 "$top/tests/e2e/targets/gen-funcs.py" 2000 "$dir/many.c"
 cc -O1 -pthread -o "$dir/many" "$dir/many.c"
-case " ${BACKENDS:-multi perf bpftrace} " in *" bpftrace "*)
+case " ${BACKENDS:-multi freeze perf bpftrace} " in *" bpftrace "*)
 	command -v bpftrace >/dev/null || { apt-get update -qq &&
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bpftrace >/dev/null; } ;;
 esac
 
-exec python3 - "$OT" "$dir" "${BACKENDS:-multi perf bpftrace}" \
+exec python3 - "$OT" "$dir" "${BACKENDS:-multi freeze perf bpftrace}" \
 	"${PERF_MAX_M:-100}" "${BPFTRACE_MAX_M:-100}" "$@" <<'PY'
 import json, os, signal, subprocess, sys, time
 
@@ -54,8 +55,9 @@ def names(m):
 
 def run_orbit(backend, m):
     out = os.path.join(d, "r.json")
-    subprocess.run([ot, "-q", "--json", "-o", out, "--backend", backend, "-p", str(tpid),
-                    "-f", ",".join(names(m)), "-d", "0.5"], check=True)
+    extra = ["--backend", "multi", "--freeze"] if backend == "freeze" else ["--backend", backend]
+    subprocess.run([ot, "-q", "--json", "-o", out, "-p", str(tpid),
+                    "-f", ",".join(names(m)), "-d", "0.5"] + extra, check=True)
     j = json.load(open(out))
     a, z = j["arming"], j["disarming"]
     return (a["wall_ns"] / 1e6, a["ipis"], a["tlb_shootdowns"],

@@ -25,7 +25,7 @@ _orbit_trace()
 	local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD - 1]} i
 	local opts="-p --pid -f --functions -l --list -d --duration -o --output --json
 		--hist --trace --folded --expect --max-loss --ring-kb --drain-ms
-		--backend --returns --user --compensate
+		--backend --freeze --returns --user --compensate
 		-q --quiet -v --verbose -h --help -V --version --"
 
 	# After "--": the command, then its own arguments (files).

@@ -1,0 +1,36 @@
+# --freeze: a busy -p target is stopped while its 600 functions are armed
+# and disarmed, so the kernel's breakpoint writes need no TLB shootdowns and
+# wake no waiters on other CPUs (without it: ~1.5 IPIs per function each
+# way, docs/benchmarks.md); it runs in between, is never left stopped, and
+# a process someone else had stopped stays stopped.
+. "$(dirname "$0")/lib.sh"
+require_uprobes
+
+python3 "$top/tests/e2e/targets/gen-funcs.py" 600 "$work/many.c"
+cc -O1 -pthread -o "$work/many" "$work/many.c" || fail_ "cannot build the target"
+"$work/many" spin &
+tpid=$!
+cleanup_pids=$tpid
+sleep 0.2
+
+state() { awk '/^State:/ { print $2 }' "/proc/$tpid/status"; }
+
+"$OT" --freeze --json -o "$work/r.json" -p "$tpid" -f 'f0*' -d 0.3 2>"$work/err" ||
+	fail_ "exit status $?: $(cat "$work/err")"
+json_check "$work/r.json" \
+	'j["arming"]["functions_armed"] == 600 and j["arming"]["frozen"]' \
+	'j["disarming"]["frozen"] == (j["arming"]["backend"] == "multi")' \
+	'j["arming"]["ipis"] < 120 and j["arming"]["tlb_shootdowns"] < 60' \
+	'j["arming"]["backend"] != "multi" or j["disarming"]["ipis"] < 120' \
+	'sum(f["scopes"] for f in j["functions"]) > 600'
+[ "$(state)" != T ] || fail_ "the target was left stopped"
+
+# Already stopped by someone else: orbit-trace does not continue it.
+kill -STOP "$tpid"
+"$OT" -q --freeze -o /dev/null -p "$tpid" -f f0001 -d 0.1 || fail_ "stopped target: exit status $?"
+[ "$(state)" = T ] || fail_ "a target stopped by someone else was continued"
+kill -CONT "$tpid"
+
+expect_rc 2 /dev/null "$work/usage.err" "$OT" --freeze -f f0001 -- "$work/many" count 1
+grep -q -- '--freeze applies to -p' "$work/usage.err" || fail_ "--freeze with -- CMD: $(cat "$work/usage.err")"
+pass_
