@@ -24,14 +24,13 @@ static void init(struct ot_target *t)
 	t->pidfd = t->go_fd = t->err_fd = -1;
 }
 
-static char proc_state(pid_t pid)
+/* The state letter of /proc/PID[/task/TID]/stat (after the "(comm)"), or 0. */
+static char stat_state(const char *path)
 {
-	char path[64], buf[512], *p;
-	FILE *f;
+	char buf[512], *p;
+	FILE *f = fopen(path, "re");
 	size_t n;
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	f = fopen(path, "re");
 	if (!f)
 		return 0;
 	n = fread(buf, 1, sizeof(buf) - 1, f);
@@ -40,6 +39,14 @@ static char proc_state(pid_t pid)
 	/* The command name may hold spaces and parentheses: skip past the last ')'. */
 	p = strrchr(buf, ')');
 	return p && p[1] == ' ' ? p[2] : 0;
+}
+
+static char proc_state(pid_t pid)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	return stat_state(path);
 }
 
 /*
@@ -295,22 +302,6 @@ int ot_target_check_exit(struct ot_target *t)
 	return 1;
 }
 
-/* The state letter of /proc/PID[/task/TID]/stat (after the "(comm)"), or 0. */
-static char stat_state(const char *path)
-{
-	char buf[512], *p;
-	FILE *f = fopen(path, "re");
-	size_t n;
-
-	if (!f)
-		return 0;
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = 0;
-	p = strrchr(buf, ')');
-	return p && p[1] == ' ' ? p[2] : 0;
-}
-
 /* 1 when no thread of pid can run: each is stopped, traced-stopped or dead. */
 static int all_stopped(pid_t pid)
 {
@@ -338,11 +329,9 @@ static int all_stopped(pid_t pid)
 
 int ot_target_freeze(struct ot_target *t)
 {
-	char path[64];
 	int i;
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)t->pid);
-	if (stat_state(path) == 'T')
+	if (proc_state(t->pid) == 'T')
 		return 0; /* someone else's stop: theirs to end */
 	if (kill(t->pid, SIGSTOP)) {
 		ot_error_errno(errno, "cannot stop process %d for --freeze", (int)t->pid);

@@ -1,7 +1,8 @@
 # Every output form on one capture of the known tree (2 x 1000 Hz x 1000:
 # 2000 outer, 4000 middle, 12000 inner): JSON with --expect, the Chrome
 # trace (parsed, counted, nesting checked), folded stacks, the text call
-# tree and --hist; then a wrong --expect exits 3 with a clear line; then
+# tree, the arming and disarming lines and --hist; then a wrong --expect
+# exits 3 with a clear line; then
 # the live status line on a terminal.
 . "$(dirname "$0")/lib.sh"
 require_uprobes
@@ -57,6 +58,13 @@ grep -qx "orbit-trace: check failed: outer: 1 of 2001 expected scopes missing (0
 	grep -qx "orbit-trace: check failed: outer: pairing inconsistent: 1 missing > 0 unclosed + 0 orphans + 0 duplicates, with no records lost" "$work/err2" ||
 	fail_ "no clear line for the failed check: $(cat "$work/err2")"
 grep -q '^status: failed$' "$work/report.txt" || fail_ "text report does not say failed"
+# The text header says what arming cost, and its last line, after the
+# report, what disarming cost.
+grep -Eq '^armed 3 of 3 functions in [0-9.]+ [mu]?s \([0-9]+ IPIs, [0-9]+ TLB shootdowns\): 6 uprobes, 2 uprobe_multi links \(backend multi\)' \
+	"$work/report.txt" || fail_ "header: $(grep ^armed "$work/report.txt")"
+[ "$(tail -n 1 "$work/report.txt" | sed -E 's/[0-9.]+ [mu]?s \([0-9]+ IPIs, [0-9]+ TLB/T (N IPIs, N TLB/')" = \
+	"disarmed 3 functions in T (N IPIs, N TLB shootdowns)" ] ||
+	fail_ "last line: $(tail -n 1 "$work/report.txt")"
 grep -Eq '^    inner +12000 ' "$work/report.txt" || fail_ "call tree: no outer > middle > inner with 12000 calls"
 grep -Eq '^  middle +4000 .*%$' "$work/report.txt" || fail_ "call tree: no middle row with its parent share"
 awk '/^@inner \(ns\):/ { on = 1; next } !/^\[/ { on = 0 } on { sub(/^[^])]*[])]/, ""); s += $1 }
