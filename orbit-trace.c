@@ -113,6 +113,7 @@ struct capture {
 	size_t npt;		/* probe targets: the selection, + 1 with --compensate */
 	struct ot_pair *calib_pair;
 	struct ot_calib_live *calib_live;
+	uint64_t calib_next;	/* when calib_update next looks */
 	struct ot_report rep;	/* filled once the capture is over */
 	struct ot_report_func *rep_fn;
 	/* Read by the slow-disarm timer's thread, which may outlive the
@@ -431,11 +432,14 @@ static void feed_pair(void *ctx, const struct ot_event *ev)
 static void calib_update(struct capture *c)
 {
 	const struct ot_func_stats *st;
-	uint64_t call_ns;
+	uint64_t call_ns, now;
 	size_t bursts;
 
-	if (!c->calib_live)
+	/* The bursts' median is a sort: a few times a second is plenty,
+	 * not at every ring wake-up. */
+	if (!c->calib_live || (now = now_ns()) < c->calib_next)
 		return;
+	c->calib_next = now + 200000000ull;
 	st = ot_pair_stats(c->calib_pair, 0);
 	call_ns = ot_calib_live_call_ns(c->calib_live, &bursts);
 	if (st->scopes < 4 * OT_CALIB_LIVE_CALLS || bursts < 4)

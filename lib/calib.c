@@ -262,7 +262,7 @@ int ot_calib_live_start(struct ot_calib_live **out)
 
 uint64_t ot_calib_live_call_ns(struct ot_calib_live *l, size_t *bursts)
 {
-	uint64_t *v, med;
+	uint64_t *v, q1;
 	size_t n;
 
 	pthread_mutex_lock(&l->lock);
@@ -272,9 +272,9 @@ uint64_t ot_calib_live_call_ns(struct ot_calib_live *l, size_t *bursts)
 	*bursts = l->nbursts;
 	pthread_mutex_unlock(&l->lock);
 	qsort(v, n, sizeof(*v), cmp_u64);
-	med = n ? v[n / 2] : 0;
+	q1 = n ? v[n / 4] : 0;
 	free(v);
-	return med;
+	return q1;
 }
 
 void ot_calib_live_stop(struct ot_calib_live *l)

@@ -60,7 +60,11 @@ struct ot_calib_live;
 /* Start the thread.  Returns 0, or -errno after printing why. */
 int ot_calib_live_start(struct ot_calib_live **out);
 
-/* Median ns per traced call over the bursts so far, and how many (0: none). */
+/*
+ * ns per traced call over the bursts so far - their lower quartile, since
+ * whatever else happens during a burst (an interrupt, a cache miss) only
+ * adds - and how many bursts (0: none).
+ */
 uint64_t ot_calib_live_call_ns(struct ot_calib_live *l, size_t *bursts);
 
 /* Stop and join the thread; NULL is a no-op. */

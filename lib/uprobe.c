@@ -301,48 +301,54 @@ static int open_rings(struct ot_probes *p, size_t page, size_t ring_kb)
 	return 0;
 }
 
+/* One probe for a link: its offset, and a fresh cookie as its id. */
+static void link_probe(struct ot_probes *p, uint64_t *off, uint64_t *cookie,
+		       size_t *m, uint64_t offset, size_t target, int kind)
+{
+	off[*m] = offset;
+	cookie[*m] = ++p->last_cookie;
+	id_insert(p, cookie[*m], (uint32_t)target, kind);
+	(*m)++;
+}
+
 /* The probes of targets idx[0..nidx), which share one file: a link per kind. */
 static int attach_file(struct ot_probes *p, const struct ot_probe_target *t,
 		       const size_t *idx, size_t nidx, int pid)
 {
-	static const enum ot_umulti_kind kinds[] = {
-		OT_UMULTI_URETPROBE, OT_UMULTI_RET_INSN, OT_UMULTI_ENTRY,
+	/* Returns first, as the perf backend enables them first. */
+	static const struct {
+		enum ot_umulti_kind link;
+		int probe;
+		const char *what;
+	} kinds[] = {
+		{ OT_UMULTI_URETPROBE, OT_PROBE_URETPROBE, "uretprobes" },
+		{ OT_UMULTI_RET_INSN, OT_PROBE_RET_INSN, "return-instruction uprobes" },
+		{ OT_UMULTI_ENTRY, OT_PROBE_ENTRY, "entry uprobes" },
 	};
-	static const char *const what[] = {
-		"uretprobes", "return-instruction uprobes", "entry uprobes",
-	};
-	size_t cap = 0, k, x, m;
-	uint64_t *off = NULL, *cookie = NULL;
+	size_t cap = 0, k, x, m, r;
+	uint64_t *off, *cookie;
 	int ret = 0;
 
 	for (x = 0; x < nidx; x++)
 		cap += 1 + (t[idx[x]].ret_sites ? t[idx[x]].nret_sites : 1);
 	off = ot_xcalloc(cap + 1, sizeof(*off));
 	cookie = ot_xcalloc(cap + 1, sizeof(*cookie));
-	for (k = 0; k < 3 && !ret; k++) {
+	for (k = 0; k < sizeof(kinds) / sizeof(kinds[0]) && !ret; k++) {
+		int kind = kinds[k].probe;
+
 		for (m = 0, x = 0; x < nidx; x++) {
 			const struct ot_probe_target *ti = &t[idx[x]];
-			int kind = kinds[k] == OT_UMULTI_ENTRY ? OT_PROBE_ENTRY :
-				   kinds[k] == OT_UMULTI_RET_INSN ? OT_PROBE_RET_INSN :
-				   OT_PROBE_URETPROBE;
-			size_t r;
 
-			if (kind == OT_PROBE_ENTRY || (kind == OT_PROBE_URETPROBE && !ti->ret_sites)) {
-				off[m] = ti->offset;
-				cookie[m] = ++p->last_cookie;
-				id_insert(p, cookie[m++], (uint32_t)idx[x], kind);
-			} else if (kind == OT_PROBE_RET_INSN && ti->ret_sites) {
-				for (r = 0; r < ti->nret_sites; r++) {
-					off[m] = ti->ret_sites[r];
-					cookie[m] = ++p->last_cookie;
-					id_insert(p, cookie[m++], (uint32_t)idx[x], kind);
-				}
-			}
+			if (kind == OT_PROBE_ENTRY || (kind == OT_PROBE_URETPROBE && !ti->ret_sites))
+				link_probe(p, off, cookie, &m, ti->offset, idx[x], kind);
+			else if (kind == OT_PROBE_RET_INSN && ti->ret_sites)
+				for (r = 0; r < ti->nret_sites; r++)
+					link_probe(p, off, cookie, &m, ti->ret_sites[r], idx[x], kind);
 		}
-		ret = ot_umulti_attach(p->multi, t[idx[0]].path, kinds[k], off, cookie, m, pid);
+		ret = ot_umulti_attach(p->multi, t[idx[0]].path, kinds[k].link, off, cookie, m, pid);
 		if (ret)
-			ot_error_errno(-ret, "cannot attach %zu %s to %s (first %s)%s", m, what[k],
-				       t[idx[0]].path, t[idx[0]].label,
+			ot_error_errno(-ret, "cannot attach %zu %s to %s (first %s)%s", m,
+				       kinds[k].what, t[idx[0]].path, t[idx[0]].label,
 				       ret == -EINVAL ? " (the kernel refused an offset; --backend perf "
 						       "names the function)" : arm_hint(-ret));
 	}
