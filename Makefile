@@ -85,7 +85,8 @@ $(STRESS): tests/stress/orbit-stress.c
 # Programs the end-to-end fault tests trace (tests/e2e/targets/).
 TARGETS    := build/targets/recurse build/targets/jump build/targets/throw build/targets/cxx \
               build/targets/uselib build/targets/libplug.so build/targets/rstress \
-              build/targets/rstress-v0 build/targets/inl build/targets/nobpf
+              build/targets/rstress-v0 build/targets/inl build/targets/nobpf \
+              build/targets/cold build/targets/tails build/targets/usever
 # rustup's rustc if there is one, else Debian's (make deps installs it).
 RUSTC      ?= $(shell command -v rustc 2>/dev/null || ls $$HOME/.cargo/bin/rustc 2>/dev/null || echo rustc)
 build/targets/rstress: tests/e2e/targets/rstress.rs
@@ -104,6 +105,13 @@ build/targets/lib%.so: tests/e2e/targets/lib%.c
 build/targets/uselib: tests/e2e/targets/uselib.c build/targets/libwork.so
 	$(CC) -std=gnu11 -O2 -g -Wall -Wextra -o $@ $< -Lbuild/targets -lwork \
 		-Wl,-rpath,'$$ORIGIN' -ldl
+# A library with two versions of one function, found through RUNPATH $ORIGIN.
+build/targets/libver.so.1: tests/e2e/targets/libver.c tests/e2e/targets/libver.map
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 -O2 -g $(WARN) -fPIC -shared -Wl,-soname,libver.so.1 \
+		-Wl,--version-script=tests/e2e/targets/libver.map -o $@ $<
+build/targets/usever: tests/e2e/targets/usever.c build/targets/libver.so.1
+	$(CC) -std=gnu11 -O2 -g $(WARN) -o $@ $< build/targets/libver.so.1 -Wl,-rpath,'$$ORIGIN'
 build/targets/%: tests/e2e/targets/%.cc
 	@mkdir -p $(dir $@)
 	$(CXX) -O2 -g -Wall -Wextra -o $@ $<

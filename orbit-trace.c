@@ -93,6 +93,7 @@ struct capture {
 	struct ot_probe_target *pt;
 	uint64_t **ret_sites;	/* per function, with --returns insn */
 	unsigned char *tail_calls; /* per function, with --returns insn */
+	char **inexact;		/* per function: why its count may be short, or NULL */
 	char **labels;
 	struct ot_probes *probes;
 	struct ot_pair *pair;
@@ -142,8 +143,8 @@ static const char usage_text[] =
 	"                         with file offsets and sizes; arm nothing\n"
 	"      --returns MODE     how returns are seen: 'uretprobe' (a return probe)\n"
 	"                         or 'insn' (a probe on each return instruction:\n"
-	"                         safe for C++ exceptions); default: insn for a\n"
-	"                         program with C++ exception tables, else uretprobe\n"
+	"                         safe for C++ exceptions); default, per file: insn\n"
+	"                         for files with C++ exception tables, else uretprobe\n"
 	"\n"
 	"Capture:\n"
 	"  -d, --duration SECS    stop after SECS seconds (default: until the target\n"
@@ -154,8 +155,10 @@ static const char usage_text[] =
 	"                         full is drained at once (default 50; env ORBIT_DRAIN_MS)\n"
 	"      --backend NAME     how probes are armed: 'multi' (uprobe_multi BPF\n"
 	"                         links: one per file, fast to arm and disarm),\n"
-	"                         'perf' (uprobe PMU perf events: 4 per function\n"
-	"                         and CPU, ~0.1 s each to disarm) or 'auto'\n"
+	"                         'perf' (uprobe PMU perf events: 2 per function\n"
+	"                         and CPU, one more per extra return instruction\n"
+	"                         with --returns insn, ~0.1 s each to disarm) or\n"
+	"                         'auto'\n"
 	"                         (default: multi where the kernel has it)\n"
 	"      --freeze           stop the -p process (SIGSTOP) while its probes are\n"
 	"                         armed and disarmed: ~100x fewer IPIs, a short pause\n"
@@ -507,46 +510,112 @@ static void drain_round(struct capture *c, uint64_t horizon)
 }
 
 /* --returns insn: a probe on each return instruction of function i. */
+/* Is the function at off in bin one of the selection? */
+static int selected(const struct capture *c, const struct ot_binary *bin, uint64_t off)
+{
+	size_t k;
+
+	for (k = 0; k < c->sel.n; k++)
+		if (c->sel.fn[k].bin == bin && c->sel.fn[k].sym->offset == off)
+			return 1;
+	return 0;
+}
+
+/* How many functions a tail-call chain is followed through. */
+#define TAIL_MAX 64
+
+/*
+ * --returns insn for function i: its return instructions, and those of
+ * the functions it tail-calls (directly, in the same file, transitively),
+ * which return on its behalf.  Exits that cannot be followed (an indirect
+ * jump, a jump into the PLT) make its count inexact: c->inexact[i] says
+ * why, and the verdict is not ok.
+ */
 static int find_returns(struct capture *c, size_t i)
 {
-	const struct ot_sym *s = c->sel.fn[i].sym;
-	int n;
-
-	int tail = 0;
+	const struct ot_selected *fn = &c->sel.fn[i];
+	const struct ot_sym *seen[TAIL_MAX];
+	size_t nseen = 0, q, k, own, unfollowed = 0;
+	struct ot_exits x, y;
+	int ret;
 
 	if (!c->ret_sites) {
 		c->ret_sites = ot_xcalloc(c->sel.n, sizeof(*c->ret_sites));
 		c->tail_calls = ot_xcalloc(c->sel.n, 1);
+		c->inexact = ot_xcalloc(c->sel.n, sizeof(*c->inexact));
 	}
-	n = s->size ? ot_ret_sites(c->sel.fn[i].bin->path, s->offset, s->size,
-				   &c->ret_sites[i], &tail) : 0;
-	c->tail_calls[i] = (unsigned char)tail;
-	if (n < 0) {
-		ot_error_errno(-n, "cannot read the code of %s", c->pt[i].label);
+	memset(&x, 0, sizeof(x));
+	ret = fn->sym->size ? ot_exits_file(fn->bin->path, fn->sym->offset, fn->sym->size, &x) : 0;
+	if (ret < 0) {
+		ot_error_errno(-ret, "cannot read the code of %s", c->pt[i].label);
 		return -1;
 	}
+	own = x.nrets;
+	c->tail_calls[i] = x.ntails || x.indirect;
+	seen[nseen++] = fn->sym;
+	/* x.tails grows as the chain is followed. */
+	for (q = 0; q < x.ntails; q++) {
+		const struct ot_sym *t = ot_elf_sym_at(fn->bin->elf, x.tails[q]);
+
+		for (k = 0; t && k < nseen && seen[k]->offset != t->offset; k++)
+			;
+		if (t && k < nseen)
+			continue;
+		if (!t || nseen == TAIL_MAX) {
+			ot_verbose("%s: cannot follow its tail call to +0x%llx (%s)", c->pt[i].label,
+				   (unsigned long long)x.tails[q], t ? "chain too long" :
+				   "no function there: the PLT?");
+			unfollowed++;
+			continue;
+		}
+		seen[nseen++] = t;
+		/* A traced callee's own return ends its tail callers too. */
+		if (selected(c, fn->bin, t->offset))
+			continue;
+		if (ot_exits_file(fn->bin->path, t->offset, t->size, &y)) {
+			unfollowed++;
+			continue;
+		}
+		ot_verbose("%s: tail call to %s: %zu return instruction%s", c->pt[i].label,
+			   ot_sym_display(t), y.nrets, y.nrets == 1 ? "" : "s");
+		x.rets = ot_xreallocarray(x.rets, x.nrets + y.nrets + 1, sizeof(*x.rets));
+		memcpy(x.rets + x.nrets, y.rets, y.nrets * sizeof(*y.rets));
+		x.nrets += y.nrets;
+		x.tails = ot_xreallocarray(x.tails, x.ntails + y.ntails + 1, sizeof(*x.tails));
+		memcpy(x.tails + x.ntails, y.tails, y.ntails * sizeof(*y.tails));
+		x.ntails += y.ntails;
+		x.indirect += y.indirect;
+		ot_exits_free(&y);
+	}
 	/* A non-NULL list, even empty, says "no uretprobe" to lib/uprobe. */
-	if (!c->ret_sites[i])
-		c->ret_sites[i] = ot_xcalloc(1, sizeof(**c->ret_sites));
+	c->ret_sites[i] = x.rets ? x.rets : ot_xcalloc(1, sizeof(*x.rets));
+	x.rets = NULL;
 	c->pt[i].ret_sites = c->ret_sites[i];
-	c->pt[i].nret_sites = (size_t)n;
-	ot_verbose("%s: %d return instruction%s%s", c->pt[i].label, n, n == 1 ? "" : "s",
-		   tail ? ", and tail calls (their callee's return ends it)" : "");
-	if (!n && !tail)
+	c->pt[i].nret_sites = x.nrets;
+	c->pt[i].ntail_sites = x.nrets - own;
+	ot_verbose("%s: %zu return instruction%s%s", c->pt[i].label, own, own == 1 ? "" : "s",
+		   x.nrets > own ? ", and those of the functions it tail-calls" : "");
+	if (x.indirect || unfollowed) {
+		if (asprintf(&c->inexact[i], "%s: calls that leave it by %s tail call are not "
+			     "seen returning (--returns insn); its counts may be short", c->names[i],
+			     x.indirect && unfollowed ? "an indirect or a PLT" :
+			     x.indirect ? "an indirect" : "a PLT") < 0)
+			c->inexact[i] = NULL;
+		ot_verbose("%s: %zu indirect jump%s, %zu tail call%s not followed", c->pt[i].label,
+			   x.indirect, x.indirect == 1 ? "" : "s", unfollowed, unfollowed == 1 ? "" : "s");
+	}
+	if (!x.nrets && !x.ntails && !x.indirect)
 		ot_warn("%s has no return instruction and no tail call: no return of "
 			"it will be seen (it never returns?)", c->pt[i].label);
+	ot_exits_free(&x);
 	return 0;
 }
 
-/* Does any binary a selected function lives in have C++ exception tables? */
-static int any_eh(const struct capture *c)
+/* Returns at return instructions for functions in files with C++
+ * exception tables, unless --returns says otherwise. */
+static int insn_returns(const struct capture *c, size_t i)
 {
-	size_t i;
-
-	for (i = 0; i < c->sel.n; i++)
-		if (ot_elf_has_eh(c->sel.fn[i].bin->elf))
-			return 1;
-	return 0;
+	return c->o.ret_mode_set ? c->o.ret_insn : ot_elf_has_eh(c->sel.fn[i].bin->elf);
 }
 
 /* symbols: the target's binary and the functions -f selects. */
@@ -566,15 +635,6 @@ static int resolve(struct capture *c)
 	c->pt = ot_xcalloc(c->sel.n, sizeof(*c->pt));
 	c->labels = ot_xcalloc(c->sel.n, sizeof(*c->labels));
 	c->names = ot_xcalloc(c->sel.n, sizeof(*c->names));
-	/*
-	 * A return probe aborts a C++ program whose exception unwinds
-	 * through the probed frame; probing return instructions cannot.
-	 */
-	if (!c->o.ret_mode_set && any_eh(c)) {
-		c->o.ret_insn = 1;
-		ot_verbose("%s has C++ exception tables: returns are seen at return "
-			   "instructions (--returns insn)", c->target.display);
-	}
 	/* A library's functions are shown as "libname:function". */
 	for (i = 0; i < c->sel.n; i++) {
 		const struct ot_binary *b = c->sel.fn[i].bin;
@@ -610,13 +670,44 @@ static int resolve(struct capture *c)
 		ot_verbose("%s (+0x%llx, %llu bytes, from .%s)", c->pt[i].label,
 			   (unsigned long long)s->offset,
 			   (unsigned long long)s->size, ot_elf_source(c->sel.fn[i].bin->elf));
-		if (c->o.ret_insn && !c->o.list && find_returns(c, i))
+		if (c->o.list)
+			continue;
+		{
+			const char *why;
+			uint64_t at;
+			int err = ot_entry_point(c->pt[i].path, s->offset, s->size, &at, &why);
+
+			if (err == -ENOTSUP) {
+				ot_error("%s cannot be traced: %s", c->pt[i].label, why);
+				return EXIT_USAGE;
+			}
+			if (err) {
+				ot_error_errno(-err, "cannot read the code of %s", c->pt[i].label);
+				return EXIT_RUNTIME;
+			}
+			if (why)
+				ot_verbose("%s: %s (+0x%llx)", c->pt[i].label, why,
+					   (unsigned long long)at);
+			c->pt[i].offset = at;
+		}
+		/*
+		 * A return probe aborts a C++ program whose exception unwinds
+		 * through the probed frame; probing return instructions cannot.
+		 * Which file has exception tables decides, per file.
+		 */
+		if (!c->o.ret_mode_set && ot_elf_has_eh(c->sel.fn[i].bin->elf) &&
+		    (!i || c->sel.fn[i - 1].bin != c->sel.fn[i].bin))
+			ot_verbose("%s has C++ exception tables: returns of its functions are "
+				   "seen at return instructions (--returns insn)",
+				   c->sel.fn[i].bin->display);
+		if (insn_returns(c, i) && find_returns(c, i))
 			return EXIT_RUNTIME;
+		if (!insn_returns(c, i) && ot_elf_has_eh(c->sel.fn[i].bin->elf) &&
+		    (!i || c->sel.fn[i - 1].bin != c->sel.fn[i].bin))
+			ot_warn("%s uses C++ exceptions: one thrown through a function with a "
+				"return probe aborts the program; --returns insn avoids that "
+				"(see BUGS in orbit-trace(1))", c->sel.fn[i].bin->display);
 	}
-	if (!c->o.ret_insn && !c->o.list && any_eh(c))
-		ot_warn("%s uses C++ exceptions: one thrown through a function with a "
-			"return probe aborts the program; --returns insn avoids that "
-			"(see BUGS in orbit-trace(1))", c->target.display);
 	return EXIT_OK;
 }
 
@@ -685,6 +776,9 @@ static void judge(struct capture *c)
 		st[i] = ot_pair_stats(c->pair, i);
 	ot_check_run(&c->check, c->sel.n, c->names, st, c->o.expect,
 		     c->o.nexpect, c->o.max_loss, ot_drain_stats(c->drain)->lost);
+	for (i = 0; c->inexact && i < c->sel.n; i++)
+		if (c->inexact[i])
+			ot_check_add(&c->check, OT_STATUS_LOSSY, c->inexact[i]);
 	free(st);
 }
 
@@ -716,7 +810,9 @@ static void fill_report(struct capture *c)
 	r.functions_requested = c->sel.requested;
 	r.functions_armed = c->sel.n;
 	r.uprobes = ot_probes_nuprobes(c->probes);
-	r.returns = c->o.ret_insn ? "insn" : "uretprobe";
+	for (i = 0; i < c->sel.n; i++)
+		r.insn_returns += c->pt[i].ret_sites != NULL;
+	r.returns = r.insn_returns == c->sel.n ? "insn" : !r.insn_returns ? "uretprobe" : "mixed";
 	r.backend = ot_backend_name(ot_probes_backend(c->probes));
 	r.frozen = c->o.freeze;
 	r.events = ot_probes_nevents(c->probes);
@@ -856,6 +952,9 @@ static void cleanup(struct capture *c)
 		if (c->ret_sites)
 			free(c->ret_sites[i]);
 	}
+	for (i = 0; c->inexact && i < c->sel.n; i++)
+		free(c->inexact[i]);
+	free(c->inexact);
 	free(c->ret_sites);
 	free(c->tail_calls);
 	free(c->labels);

@@ -125,6 +125,11 @@ void ot_check_run(struct ot_check *c, size_t nfuncs, const char *const *names,
 	}
 }
 
+void ot_check_add(struct ot_check *c, enum ot_status s, const char *why)
+{
+	reason(c, s, "%s", why);
+}
+
 void ot_check_free(struct ot_check *c)
 {
 	size_t i;

@@ -57,6 +57,8 @@ void ot_check_run(struct ot_check *c, size_t nfuncs, const char *const *names,
 		  const struct ot_func_stats *const *st,
 		  const struct ot_expect *exp, size_t nexp,
 		  double max_loss_pct, uint64_t lost);
+/* Add a reason found outside the counts (e.g. an exit no probe sees). */
+void ot_check_add(struct ot_check *c, enum ot_status s, const char *why);
 void ot_check_free(struct ot_check *c);
 
 const char *ot_status_name(enum ot_status s);

@@ -123,7 +123,8 @@ void ot_drain_record(struct ot_drain *d, unsigned cpu,
 		 * return instruction fires before.
 		 */
 		ev.sp = kind == 1 ? rec->sp - OT_RET_SP_DELTA : rec->sp;
-		ev.flags = kind == 2 ? OT_EV_RET_INSN : 0;
+		ev.flags = kind == 2 ? OT_EV_RET_INSN :
+			   kind == 3 ? OT_EV_RET_INSN | OT_EV_RET_TAIL : 0;
 		break;
 	case OT_REC_LOST:
 		d->stats.lost += rec->lost;

@@ -34,6 +34,7 @@ struct ot_elf {
 	char *strings;		/* names, one block */
 	const char *source;
 	int has_eh;
+	uint64_t entry;		/* e_entry: the kernel jumps there, nobody calls it */
 };
 
 #if defined(__x86_64__)
@@ -112,6 +113,29 @@ static Elf_Scn *find_symtab(Elf *elf, Elf64_Word type, GElf_Shdr *sh)
 		if (gelf_getshdr(scn, sh) && sh->sh_type == type)
 			return scn;
 	}
+	return NULL;
+}
+
+/*
+ * Why a function symbol is not entered by a call, or NULL.  A return probe
+ * there would overwrite whatever is at the stack top (see ot_sym).
+ */
+static const char *not_called(const struct ot_elf *e, const char *name, uint64_t addr)
+{
+	static const char *const jumped[] = {
+		"_start", "_dl_start_user", "__restore_rt", "_dl_runtime_resolve*",
+		"_dl_runtime_profile*", "_dl_tlsdesc_*",
+	};
+	const char *cold = strstr(name, ".cold");
+	size_t i;
+
+	if (cold && (!cold[5] || cold[5] == '.'))
+		return "a .cold part split off its function by the compiler, entered by a jump";
+	if (e->entry && addr == e->entry)
+		return "the ELF entry point, entered by the kernel, not called";
+	for (i = 0; i < sizeof(jumped) / sizeof(*jumped); i++)
+		if (!fnmatch(jumped[i], name, 0))
+			return "entered by a jump or a signal return, not by a call";
 	return NULL;
 }
 
@@ -195,20 +219,32 @@ static int read_symbols(struct ot_elf *e, Elf *elf, Elf_Scn *scn,
 			pos += len;
 			continue;
 		}
+		/*
+		 * The debug .symtab spells versioned functions "fopen@@GLIBC_2.2.5"
+		 * (the default, what programs call) and "realpath@GLIBC_2.2.5" (an
+		 * old version kept for old binaries): keep the default under its
+		 * plain name, leave the old ones out as .dynsym's versym does.
+		 */
+		if (strchr(name, '@') && !strstr(name, "@@")) {
+			ot_verbose("%s: skipping %s: an old, hidden version", e->display, name);
+			continue;
+		}
 		if (addr_to_offset(segs, nsegs, s.st_value, &off)) {
 			ot_verbose("%s: skipping %s (0x%llx): not in an executable segment",
 				   e->display, name, (unsigned long long)s.st_value);
 			continue;
 		}
-		len = strlen(name) + 1;
-		if (pos + len > bytes)
+		len = strstr(name, "@@") ? (size_t)(strstr(name, "@@") - name) : strlen(name);
+		if (pos + len + 1 > bytes)
 			return -1;
 		memcpy(e->strings + pos, name, len);
+		e->strings[pos + len] = 0;
 		e->syms[kept].name = e->strings + pos;
+		e->syms[kept].not_called = not_called(e, e->syms[kept].name, s.st_value);
+		pos += len + 1;
 		e->syms[kept].addr = s.st_value;
 		e->syms[kept].size = s.st_size;
 		e->syms[kept].offset = off;
-		pos += len;
 		kept++;
 	}
 	/* Demangled names are malloc'd by libiberty; freed in ot_elf_close. */
@@ -352,6 +388,7 @@ int ot_elf_open(const char *path, const char *display, struct ot_elf **out)
 	}
 	e = ot_xcalloc(1, sizeof(*e));
 	e->display = ot_xstrdup(display);
+	e->entry = eh.e_entry;
 	if (load_segments(elf, &segs, &nsegs)) {
 		ot_error("%s: corrupt program headers: %s", display, elf_errmsg(-1));
 		goto out_e;
@@ -417,6 +454,16 @@ size_t ot_elf_nsyms(const struct ot_elf *e)
 const struct ot_sym *ot_elf_sym(const struct ot_elf *e, size_t i)
 {
 	return &e->syms[i];
+}
+
+const struct ot_sym *ot_elf_sym_at(const struct ot_elf *e, uint64_t off)
+{
+	size_t i;
+
+	for (i = 0; i < e->nsyms; i++)
+		if (off >= e->syms[i].offset && off - e->syms[i].offset < e->syms[i].size)
+			return &e->syms[i];
+	return NULL;
 }
 
 const char *ot_elf_source(const struct ot_elf *e)
@@ -584,12 +631,14 @@ int ot_elf_select(const struct ot_elf *e, const char *spec,
 {
 	char *copy = ot_xstrdup(spec), *cursor = copy, *term;
 	uint32_t *chosen = ot_xcalloc(e->nsyms ? e->nsyms : 1, sizeof(*chosen));
+	char *skipped = ot_xcalloc(e->nsyms ? e->nsyms : 1, 1);
 	size_t *order, norder = 0, i, j, k;
 	uint32_t nterm = 0;
 	int ret = 0, any_include = 0;
 
 	memset(out, 0, sizeof(*out));
 	while ((term = next_term(&cursor))) {
+		const struct ot_sym *refused = NULL;
 		size_t hits = 0;
 
 		if (!*term || *term == '!')
@@ -597,12 +646,26 @@ int ot_elf_select(const struct ot_elf *e, const char *spec,
 		any_include = 1;
 		nterm++;
 		for (i = 0; i < e->nsyms; i++) {
-			if (matches(&e->syms[i], term, is_glob(term))) {
-				if (!chosen[i])
-					chosen[i] = nterm;
-				hits++;
+			if (!matches(&e->syms[i], term, is_glob(term)))
+				continue;
+			if (e->syms[i].not_called && is_glob(term)) {
+				skipped[i] = 1;
+				refused = &e->syms[i];
+				continue;
 			}
+			if (e->syms[i].not_called) {
+				ot_error("'%s' in %s cannot be traced: %s", term, e->display,
+					 e->syms[i].not_called);
+				ret = -ENOENT;
+				hits = SIZE_MAX;
+				break;
+			}
+			if (!chosen[i])
+				chosen[i] = nterm;
+			hits++;
 		}
+		if (hits == SIZE_MAX)
+			continue;
 		/* "middle" for "orbit_stress::middle": only if one name fits. */
 		for (i = 0; !hits && !is_glob(term) && i < e->nsyms; i++) {
 			const struct ot_sym *s = &e->syms[i];
@@ -639,7 +702,8 @@ int ot_elf_select(const struct ot_elf *e, const char *spec,
 				break;
 			}
 			for (m = 0; m < e->nsyms; m++) {
-				if (e->syms[m].base && !strcmp(e->syms[m].base, s->base)) {
+				if (e->syms[m].base && !strcmp(e->syms[m].base, s->base) &&
+				    !e->syms[m].not_called) {
 					if (!chosen[m])
 						chosen[m] = nterm;
 					hits++;
@@ -661,7 +725,11 @@ int ot_elf_select(const struct ot_elf *e, const char *spec,
 				    (!e->others[j].name[tl] || e->others[j].name[tl] == '@'))
 					o = &e->others[j];
 			}
-			if (is_glob(term)) {
+			if (is_glob(term) && refused) {
+				ot_error("no function that can be traced matches '%s' in %s: "
+					 "%s is %s", term, e->display, ot_sym_display(refused),
+					 refused->not_called);
+			} else if (is_glob(term)) {
 				ot_error("no function matches '%s' in %s", term,
 					 e->display);
 			} else if (o && o->kind == OTHER_IFUNC) {
@@ -732,12 +800,21 @@ int ot_elf_select(const struct ot_elf *e, const char *spec,
 		out->fn[out->n++].sym = &e->syms[i];
 	}
 	free(order);
+	out->skipped = ot_xcalloc(e->nsyms ? e->nsyms : 1, sizeof(*out->skipped));
+	for (i = 0; i < e->nsyms; i++) {
+		if (!skipped[i])
+			continue;
+		out->skipped[out->nskipped++].sym = &e->syms[i];
+		ot_verbose("%s: skipping %s: %s", e->display, ot_sym_display(&e->syms[i]),
+			   e->syms[i].not_called);
+	}
 	if (!out->n) {
 		ot_error("every function selected by '%s' is excluded", spec);
 		ret = -ENOENT;
 		ot_selection_free(out);
 	}
 out:
+	free(skipped);
 	free(chosen);
 	return ret;
 }
@@ -749,6 +826,7 @@ void ot_selection_free(struct ot_selection *s)
 	for (i = 0; i < s->n; i++)
 		free(s->fn[i].aliases);
 	free(s->fn);
+	free(s->skipped);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -859,7 +937,7 @@ int ot_binset_select(struct ot_binset *b, const char *spec,
 	char *copy = ot_xstrdup(spec), *cursor = copy, *term;
 	char **groups = NULL, *global_excl = NULL;
 	const char **keys = NULL;
-	size_t ngroups = 0, g, i, *idx = NULL;
+	size_t ngroups = 0, g, i, *idx = NULL, *skidx = NULL;
 	int ret = 0;
 
 	memset(out, 0, sizeof(*out));
@@ -917,12 +995,24 @@ int ot_binset_select(struct ot_binset *b, const char *spec,
 		}
 		out->n += part.n;
 		out->requested += part.requested;
+		out->skipped = ot_xreallocarray(out->skipped, out->nskipped + part.nskipped + 1,
+						sizeof(*out->skipped));
+		skidx = ot_xreallocarray(skidx, out->nskipped + part.nskipped + 1, sizeof(*skidx));
+		for (i = 0; i < part.nskipped; i++) {
+			out->skipped[out->nskipped + i] = part.skipped[i];
+			skidx[out->nskipped + i] = (size_t)(bin - b->bin);
+		}
+		out->nskipped += part.nskipped;
+		free(part.skipped);
 		free(part.fn);
 	}
 	/* bin[] moves as libraries are added: point into it once all are open. */
 	for (i = 0; !ret && i < out->n; i++)
 		out->fn[i].bin = &b->bin[idx[i]];
+	for (i = 0; !ret && i < out->nskipped; i++)
+		out->skipped[i].bin = &b->bin[skidx[i]];
 	free(idx);
+	free(skidx);
 	for (g = 0; g < ngroups; g++) {
 		free(groups[g]);
 		free((char *)keys[g]);

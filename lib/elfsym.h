@@ -21,6 +21,14 @@ struct ot_sym {
 	uint64_t addr;		/* st_value */
 	uint64_t size;		/* st_size */
 	uint64_t offset;	/* file offset of the first instruction */
+	/*
+	 * Why no probe may go here, or NULL: a return probe hijacks the
+	 * return address at the stack top, which is only one where a call
+	 * landed.  gcc's ".cold" parts are entered by a jump, the ELF entry
+	 * point by the kernel, PLT resolvers and the signal-return
+	 * trampoline with other things at the stack top.
+	 */
+	const char *not_called;
 };
 
 struct ot_elf;
@@ -36,6 +44,8 @@ void ot_elf_close(struct ot_elf *e);
 size_t ot_elf_nsyms(const struct ot_elf *e);
 /* Symbols sorted by name; valid until ot_elf_close. */
 const struct ot_sym *ot_elf_sym(const struct ot_elf *e, size_t i);
+/* The function whose bytes hold file offset off, or NULL. */
+const struct ot_sym *ot_elf_sym_at(const struct ot_elf *e, uint64_t off);
 /* "symtab" or "dynsym": where the symbols came from. */
 const char *ot_elf_source(const struct ot_elf *e);
 
@@ -55,6 +65,9 @@ struct ot_selection {
 	struct ot_selected *fn;
 	size_t n;
 	size_t requested;	   /* names selected, before merging aliases */
+	/* Matched by a glob but not call targets (sym->not_called says why). */
+	struct ot_selected *skipped;
+	size_t nskipped;
 };
 
 /*
@@ -63,9 +76,13 @@ struct ot_selection {
  * matches a symbol's raw name, its demangled form, or that form without
  * parameters and Rust hash (C++ and Rust names, demangled by libiberty);
  * failing all, a bare last component ("middle") matches "ns::middle" when
- * only one function has that name.  A name that is not a glob must exist;
+ * only one function has that name.  A versioned name from a .symtab
+ * ("fopen@@GLIBC_2.2.5") is matched without its version.  A name that is
+ * not a glob must exist;
  * the error offers close matches, or lists the candidates of an ambiguous
- * bare name.  Returns 0, or -ENOENT after printing.
+ * bare name.  Symbols that are not call targets (ot_sym.not_called) are
+ * never selected: a glob skips them into out->skipped, an exact name is
+ * refused with the reason.  Returns 0, or -ENOENT after printing.
  */
 int ot_elf_select(const struct ot_elf *e, const char *spec,
 		  struct ot_selection *out);

@@ -30,7 +30,10 @@ static void emit(const char *prefix, int err, const char *fmt, va_list ap)
 		msg = NULL;
 	if (err > 0) {
 		if (asprintf(&line, "orbit-trace: %s%s: %s\n", prefix,
-			     msg ? msg : fmt, strerror(err)) < 0)
+			     msg ? msg : fmt, err == 524 ?
+			     /* the kernel's ENOTSUPP, which libc does not name */
+			     "the kernel cannot probe the instruction there (ENOTSUPP)" :
+			     strerror(err)) < 0)
 			line = NULL;
 	} else if (asprintf(&line, "orbit-trace: %s%s\n", prefix,
 			    msg ? msg : fmt) < 0) {

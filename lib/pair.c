@@ -279,6 +279,16 @@ static void on_return(struct ot_pair *p, const struct ot_event *ev)
 	uint64_t entry_sp = ev->sp;
 	uint32_t i;
 
+	if (ev->flags & OT_EV_RET_TAIL) {
+		/* Deeper frames may be open (their returns lost): look past them
+		 * without touching them; only the innermost call at this SP
+		 * may end here.  A traced tail callee above it ends both with
+		 * its own return. */
+		for (i = t->depth; i > 0 && t->stack[i - 1].sp < entry_sp; i--)
+			;
+		if (!i || t->stack[i - 1].sp != entry_sp || t->stack[i - 1].func != ev->func)
+			return;
+	}
 	for (i = t->depth; i > 0; i--) {
 		struct frame *f = &t->stack[i - 1];
 

@@ -43,6 +43,13 @@ enum ot_event_kind {
 
 /* A return seen at a return instruction: a tail caller returns with it. */
 #define OT_EV_RET_INSN 1
+/*
+ * Seen at a return instruction of a function ev.func tail-calls: it ends
+ * ev.func only if ev.func's call at that SP is the innermost open call
+ * there; otherwise it is that callee returning from an ordinary call, and
+ * it is dropped without a trace.
+ */
+#define OT_EV_RET_TAIL 2
 
 struct ot_event {
 	uint64_t time;
@@ -51,7 +58,7 @@ struct ot_event {
 	uint32_t func;	/* index into the capture's function table */
 	uint16_t cpu;
 	uint8_t kind;	/* enum ot_event_kind */
-	uint8_t flags;	/* OT_EV_RET_INSN */
+	uint8_t flags;	/* OT_EV_RET_INSN, OT_EV_RET_TAIL */
 	uint64_t lost;	/* OT_EV_LOST only */
 };
 

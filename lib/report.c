@@ -243,17 +243,21 @@ void ot_report_text(FILE *f, const struct ot_report *r)
 {
 	const struct ot_drain_stats *rec = r->records;
 	int multi = r->backend && !strcmp(r->backend, "multi");
-	char a[32], depths[128];
+	char a[32], depths[128], b[64];
 	size_t i, w = 8;
 
 	fprintf(f, "orbit-trace report: %s (pid %d)\n", r->binary, r->pid);
+	if (r->returns && !strcmp(r->returns, "mixed"))
+		snprintf(b, sizeof(b), " (returns of %zu seen at return instructions)",
+			 r->insn_returns);
+	else
+		snprintf(b, sizeof(b), "%s", r->returns && !strcmp(r->returns, "insn") ?
+			 " (returns seen at return instructions)" : "");
 	fprintf(f, "armed %zu of %zu functions in %s (%" PRIu64 " IPIs, %" PRIu64 " TLB shootdowns%s): "
 		"%zu uprobes%s, %zu %s on %u CPUs, %zu KB ring per CPU\n",
 		r->functions_armed, r->functions_requested,
 		ot_report_duration(r->arm_ns, a, sizeof(a)), r->arm_ipis, r->arm_tlb,
-		r->frozen ? "; target stopped meanwhile" : "", r->uprobes,
-		r->returns && !strcmp(r->returns, "insn") ?
-			" (returns seen at return instructions)" : "",
+		r->frozen ? "; target stopped meanwhile" : "", r->uprobes, b,
 		r->events, multi ? "uprobe_multi links (backend multi)" :
 				   "perf events (backend perf)",
 		r->cpus, r->ring_kb);
@@ -530,6 +534,9 @@ int ot_report_list(FILE *f, const struct ot_selection *sel)
 				(unsigned long long)inlined[i], inlined[i] == 1 ? "" : "s");
 		fputc('\n', f);
 	}
+	for (i = 0; i < sel->nskipped; i++)
+		fprintf(f, "# skipped %s:%s: %s\n", sel->skipped[i].bin->display,
+			ot_sym_display(sel->skipped[i].sym), sel->skipped[i].sym->not_called);
 	if (!have_dwarf)
 		ot_verbose("no DWARF: inlined copies of these functions cannot be listed");
 	free(part);

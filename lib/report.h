@@ -31,7 +31,8 @@ struct ot_report {
 	const char *binary;
 	int pid;
 	size_t functions_requested, functions_armed, uprobes, events;
-	const char *returns;	/* "uretprobe" or "insn" (--returns) */
+	const char *returns;	/* "uretprobe", "insn" or "mixed" (per file) */
+	size_t insn_returns;	/* functions whose returns are seen at return insns */
 	const char *backend;	/* "perf" or "multi" (--backend) */
 	int frozen;		/* --freeze: the target was stopped meanwhile */
 	uint64_t arm_ns;	/* opening, mapping and enabling the probes */

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #if defined(__x86_64__)
@@ -41,17 +42,72 @@ static int jump_target(const cs_insn *insn, uint64_t *target)
 	return 0;
 }
 
-int ot_ret_sites_mem(const uint8_t *code, size_t size, uint64_t offset,
-		     uint64_t **sites, int *tail_calls)
+/*
+ * An indirect jump that may leave the function.  A switch jumps through
+ * a table: with Intel CET (Debian's gcc default) the jump is "notrack", as
+ * it lands without endbr64, while a tail call through a pointer must land
+ * on one; without CET the table is read just before the jump with a
+ * scaled index (jmp *tab(,%rax,8), or movslq (%rdx,%rax,4),%rax; add
+ * %rdx,%rax; jmp *%rax).  Anything else may be a tail call.  table_age:
+ * instructions since the last scaled-index load.
+ */
+static int indirect_exit(const cs_insn *insn, unsigned table_age)
+{
+#if defined(__x86_64__)
+	const cs_x86 *x = &insn->detail->x86;
+
+	if (x->op_count != 1 || x->operands[0].type == X86_OP_IMM)
+		return 0;
+	if (x->prefix[1] == X86_PREFIX_DS)	/* notrack (3e) */
+		return 0;
+	if (x->operands[0].type == X86_OP_MEM && x->operands[0].mem.index != X86_REG_INVALID &&
+	    x->operands[0].mem.scale > 1)
+		return 0;
+	return !(x->operands[0].type == X86_OP_REG && table_age <= 4);
+#elif defined(__aarch64__)
+	(void)table_age;
+	return insn->id == ARM64_INS_BR;
+#endif
+}
+
+/* Does insn read memory through a scaled index register (a table)? */
+static int table_load(const cs_insn *insn)
+{
+#if defined(__x86_64__)
+	const cs_x86 *x = &insn->detail->x86;
+	uint8_t k;
+
+	for (k = 0; k < x->op_count; k++)
+		if (x->operands[k].type == X86_OP_MEM &&
+		    x->operands[k].mem.index != X86_REG_INVALID && x->operands[k].mem.scale >= 4)
+			return 1;
+#else
+	(void)insn;
+#endif
+	return 0;
+}
+
+static void add(uint64_t **v, size_t *n, uint64_t x)
+{
+	size_t i;
+
+	for (i = 0; i < *n; i++)
+		if ((*v)[i] == x)
+			return;
+	*v = ot_xreallocarray(*v, *n + 1, sizeof(**v));
+	(*v)[(*n)++] = x;
+}
+
+int ot_exits_mem(const uint8_t *code, size_t size, uint64_t offset, struct ot_exits *x)
 {
 	const uint8_t *p = code;
 	uint64_t addr = offset;
-	size_t left = size, n = 0;
+	size_t left = size;
+	unsigned table_age = 100;
 	cs_insn *insn;
 	csh cs;
 
-	*sites = NULL;
-	*tail_calls = 0;
+	memset(x, 0, sizeof(*x));
 	if (cs_open(OT_CS_ARCH, OT_CS_MODE, &cs) != CS_ERR_OK)
 		return -ENOTSUP;
 	/* Data in code (jump tables) must not stop the walk: skip it. */
@@ -61,28 +117,32 @@ int ot_ret_sites_mem(const uint8_t *code, size_t size, uint64_t offset,
 	while (left && cs_disasm_iter(cs, &p, &left, &addr, insn)) {
 		uint64_t target;
 
-		if (insn->id == OT_INS_JMP && jump_target(insn, &target) &&
-		    (target < offset || target >= offset + size))
-			*tail_calls = 1;
-		if (insn->id != OT_INS_RET)
+		if (!insn->detail || !insn->id)	/* data skipped by CS_OPT_SKIPDATA */
 			continue;
-		*sites = ot_xreallocarray(*sites, n + 1, sizeof(**sites));
-		(*sites)[n++] = insn->address;
+		table_age = insn->id != OT_INS_JMP && table_load(insn) ? 0 : table_age + 1;
+		if (insn->id == OT_INS_RET)
+			add(&x->rets, &x->nrets, insn->address);
+		else if (insn->id != OT_INS_JMP)
+			continue;
+		else if (jump_target(insn, &target)) {
+			if (target < offset || target >= offset + size)
+				add(&x->tails, &x->ntails, target);
+		} else if (indirect_exit(insn, table_age)) {
+			x->indirect++;
+		}
 	}
 	cs_free(insn, 1);
 	cs_close(&cs);
-	return (int)n;
+	return 0;
 }
 
-int ot_ret_sites(const char *path, uint64_t offset, uint64_t size,
-		 uint64_t **sites, int *tail_calls)
+int ot_exits_file(const char *path, uint64_t offset, uint64_t size, struct ot_exits *x)
 {
 	uint8_t *code;
 	ssize_t got;
 	int fd, ret;
 
-	*sites = NULL;
-	*tail_calls = 0;
+	memset(x, 0, sizeof(*x));
 	if (!size || size > (64u << 20))
 		return -EIO;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -91,8 +151,118 @@ int ot_ret_sites(const char *path, uint64_t offset, uint64_t size,
 	code = ot_xmalloc(size);
 	got = pread(fd, code, size, (off_t)offset);
 	close(fd);
-	ret = got == (ssize_t)size ?
-	      ot_ret_sites_mem(code, size, offset, sites, tail_calls) : -EIO;
+	ret = got == (ssize_t)size ? ot_exits_mem(code, size, offset, x) : -EIO;
+	free(code);
+	return ret;
+}
+
+void ot_exits_free(struct ot_exits *x)
+{
+	free(x->rets);
+	free(x->tails);
+	memset(x, 0, sizeof(*x));
+}
+
+static int only_rets(int ret, struct ot_exits *x, uint64_t **sites, int *tail_calls)
+{
+	*sites = NULL;
+	*tail_calls = 0;
+	if (ret)
+		return ret;
+	*sites = x->rets;
+	*tail_calls = x->ntails || x->indirect;
+	free(x->tails);
+	return (int)x->nrets;
+}
+
+int ot_ret_sites_mem(const uint8_t *code, size_t size, uint64_t offset,
+		     uint64_t **sites, int *tail_calls)
+{
+	struct ot_exits x;
+
+	return only_rets(ot_exits_mem(code, size, offset, &x), &x, sites, tail_calls);
+}
+
+int ot_ret_sites(const char *path, uint64_t offset, uint64_t size,
+		 uint64_t **sites, int *tail_calls)
+{
+	struct ot_exits x;
+
+	return only_rets(ot_exits_file(path, offset, size, &x), &x, sites, tail_calls);
+}
+
+int ot_entry_point(const char *path, uint64_t offset, uint64_t size,
+		   uint64_t *probe, const char **why)
+{
+	uint8_t *code;
+	const uint8_t *p;
+	uint64_t addr = offset, next = 0;
+	size_t left;
+	ssize_t got;
+	int fd, ret = 0, first = 1, lock = 0;
+	cs_insn *insn;
+	csh cs;
+
+	*probe = offset;
+	*why = NULL;
+	if (!size)
+		return 0;
+	if (size > (64u << 20))
+		return -EIO;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	code = ot_xmalloc(size);
+	got = pread(fd, code, size, (off_t)offset);
+	close(fd);
+	if (got != (ssize_t)size) {
+		free(code);
+		return -EIO;
+	}
+	if (cs_open(OT_CS_ARCH, OT_CS_MODE, &cs) != CS_ERR_OK) {
+		free(code);
+		return -ENOTSUP;
+	}
+	cs_option(cs, CS_OPT_SKIPDATA, CS_OPT_ON);
+	cs_option(cs, CS_OPT_DETAIL, CS_OPT_ON);
+	insn = cs_malloc(cs);
+	p = code;
+	left = size;
+	while (left && cs_disasm_iter(cs, &p, &left, &addr, insn)) {
+		uint64_t target;
+
+		if (!insn->detail || !insn->id)
+			continue;
+		if (first) {
+#if defined(__x86_64__)
+			lock = insn->detail->x86.prefix[0] == X86_PREFIX_LOCK;
+#endif
+			if (!lock)
+				break;
+			next = insn->address + insn->size;
+			first = 0;
+			continue;
+		}
+		if (cs_insn_group(cs, insn, CS_GRP_JUMP) && jump_target(insn, &target) &&
+		    (target == offset || target == next)) {
+			*why = "its first instruction has a LOCK prefix, which the kernel cannot "
+			       "probe, and a branch of the function lands on it or the next one";
+			ret = -ENOTSUP;
+			break;
+		}
+	}
+	if (lock && !ret) {
+		if (next >= offset + size) {
+			*why = "its only instruction has a LOCK prefix, which the kernel cannot probe";
+			ret = -ENOTSUP;
+		} else {
+			*probe = next;
+			*why = "its first instruction has a LOCK prefix, which the kernel cannot "
+			       "probe: the entry probe is on the next one";
+		}
+	}
+	cs_free(insn, 1);
+	cs_close(&cs);
 	free(code);
 	return ret;
 }

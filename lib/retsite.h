@@ -1,12 +1,16 @@
 /*
- * retsite.h - where a function returns: the offsets of its return
- * instructions, found by disassembling its bytes (capstone).
+ * retsite.h - how a function leaves: the offsets of its return
+ * instructions, the targets of its tail calls, and the exits that cannot
+ * be followed, found by disassembling its bytes (capstone).
  *
  * A probe on each return instruction sees a function leave without
  * touching its stack, unlike a return probe (uretprobe), which swaps the
  * return address for a kernel trampoline and so breaks C++ exception
- * unwinding through the function.  Calls that leave otherwise (tail call,
- * exception, longjmp) are not seen returning; the pairing heals them.
+ * unwinding through the function.  A function that leaves by a tail call
+ * returns with its callee's return instruction; the caller follows the
+ * direct targets (ot_exits.tails) to probe those too.  An indirect jump
+ * that is not a switch's jump table may be a tail call to anywhere
+ * (ot_exits.indirect): its returns cannot be seen this way.
  */
 #ifndef OT_RETSITE_H
 #define OT_RETSITE_H
@@ -14,18 +18,46 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct ot_exits {
+	uint64_t *rets;		/* file offsets of return instructions */
+	size_t nrets;
+	uint64_t *tails;	/* direct jump targets outside the function */
+	size_t ntails;
+	size_t indirect;	/* indirect jumps that may leave it */
+};
+
 /*
- * File offsets of the return instructions in the size bytes at offset of
- * path.  Returns the number found (0: none) with *sites malloc'd (free
- * it), or -errno (-EIO: the bytes cannot be read, -ENOTSUP: no
- * disassembler for this machine).  *tail_calls tells whether the code
- * jumps to a direct target outside itself: a tail call, another way out.
+ * The exits of the size bytes at file offset offset of path.  Returns 0
+ * with *x filled (free with ot_exits_free), or -errno (-EIO: the bytes
+ * cannot be read, -ENOTSUP: no disassembler for this machine).
+ */
+int ot_exits_file(const char *path, uint64_t offset, uint64_t size, struct ot_exits *x);
+/* Same, on bytes in memory that start at file offset offset. */
+int ot_exits_mem(const uint8_t *code, size_t size, uint64_t offset, struct ot_exits *x);
+void ot_exits_free(struct ot_exits *x);
+
+/*
+ * Only the return instructions: returns their number (0: none) with
+ * *sites malloc'd (free it), or -errno as above.  *tail_calls tells
+ * whether the code may leave otherwise (a tail call, direct or not).
  */
 int ot_ret_sites(const char *path, uint64_t offset, uint64_t size,
 		 uint64_t **sites, int *tail_calls);
-
-/* Same, on bytes in memory that start at file offset offset. */
 int ot_ret_sites_mem(const uint8_t *code, size_t size, uint64_t offset,
 		     uint64_t **sites, int *tail_calls);
+
+/*
+ * Where an entry probe can go for the function of size bytes at file
+ * offset offset of path.  The kernel will not probe an instruction with a
+ * LOCK prefix (it cannot step it out of line): the probe then goes on the
+ * next instruction, which sees the same stack (a locked instruction never
+ * moves the SP), unless a branch of the function lands on either of the
+ * two, which would run the probe twice for one call.  Returns 0 with
+ * *probe (offset, or the next instruction's) and *why NULL when moved not,
+ * or a reason in *why when moved; -ENOTSUP with *why when it cannot be
+ * probed; -errno otherwise.
+ */
+int ot_entry_point(const char *path, uint64_t offset, uint64_t size,
+		   uint64_t *probe, const char **why);
 
 #endif

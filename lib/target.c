@@ -10,11 +10,13 @@
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/pidfd.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -121,32 +123,85 @@ static char *find_in_dirs(const char *dirs, const char *name, int mode)
 		if (asprintf(&cand, "%s/%s", *dir ? dir : ".", name) < 0)
 			break;
 		if (!stat(cand, &st) && S_ISREG(st.st_mode) && !access(cand, mode))
-			found = realpath(cand, NULL);
-		free(cand);
+			found = cand;
+		else
+			free(cand);
 	}
 	free(copy);
 	return found;
 }
 
+/* The path execvp would exec for cmd, not resolved; NULL if none. */
 static char *find_in_path(const char *cmd)
 {
 	const char *path = getenv("PATH");
 
 	if (strchr(cmd, '/'))
-		return access(cmd, X_OK) ? NULL : realpath(cmd, NULL);
+		return access(cmd, X_OK) ? NULL : ot_xstrdup(cmd);
 	return find_in_dirs(path && *path ? path : "/usr/local/bin:/usr/bin:/bin", cmd, X_OK);
+}
+
+/* The interpreter a "#!" file names, malloc'd; NULL if it is no script. */
+static char *interpreter(const char *path)
+{
+	char buf[256], *p, *end;
+	FILE *f = fopen(path, "re");
+	size_t n;
+
+	if (!f)
+		return NULL;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	if (n < 3 || buf[0] != '#' || buf[1] != '!')
+		return NULL;
+	for (p = buf + 2; *p == ' ' || *p == '\t'; p++)
+		;
+	for (end = p; *end && *end != ' ' && *end != '\t' && *end != '\n'; end++)
+		;
+	if (*end == ' ' || *end == '\t') {
+		char *arg = end + 1, *aend;
+
+		*end = 0;
+		/* "#!/usr/bin/env python3": env execs python3, found in PATH. */
+		while (*arg == ' ' || *arg == '\t')
+			arg++;
+		for (aend = arg; *aend && *aend != ' ' && *aend != '\t' && *aend != '\n'; aend++)
+			;
+		*aend = 0;
+		if (!strcmp(strrchr(p, '/') ? strrchr(p, '/') + 1 : p, "env") && *arg && *arg != '-')
+			return find_in_path(arg);
+	}
+	*end = 0;
+	return *p ? ot_xstrdup(p) : NULL;
 }
 
 int ot_target_find(struct ot_target *t, const char *cmd)
 {
+	char *file, *interp;
+	int depth;
+
 	init(t);
-	t->exe = find_in_path(cmd);
-	if (!t->exe) {
+	t->run = find_in_path(cmd);
+	if (!t->run) {
 		ot_error("cannot run %s: %s", cmd,
 			 strchr(cmd, '/') ? strerror(errno)
 					  : "command not found in PATH");
 		return -ENOENT;
 	}
+	file = ot_xstrdup(t->run);
+	for (depth = 0; depth < 4 && (interp = interpreter(file)); depth++) {
+		ot_verbose("%s is a script for %s: tracing the interpreter", file, interp);
+		free(file);
+		file = interp;
+	}
+	t->exe = realpath(file, NULL);
+	if (!t->exe) {
+		ot_error_errno(errno, "cannot run %s: its interpreter %s", cmd, file);
+		free(file);
+		return -ENOENT;
+	}
+	free(file);
 	t->display = ot_xstrdup(t->exe);
 	return 0;
 }
@@ -206,6 +261,28 @@ static int become(const struct ot_user *u)
 	return 0;
 }
 
+/*
+ * System calls made without libc: once the probes are armed, the held
+ * child must not run a single function that a -f term could name
+ * (libc.so.6:read, execve...), or its half-seen calls would reach the
+ * report as orbit-trace's own orphans and unclosed calls.
+ */
+static long raw_syscall3(long nr, long a, long b, long c)
+{
+	long ret;
+#if defined(__x86_64__)
+	__asm__ volatile("syscall" : "=a"(ret) : "a"(nr), "D"(a), "S"(b), "d"(c)
+			 : "rcx", "r11", "memory");
+#elif defined(__aarch64__)
+	register long x8 __asm__("x8") = nr, x0 __asm__("x0") = a;
+	register long x1 __asm__("x1") = b, x2 __asm__("x2") = c;
+
+	__asm__ volatile("svc #0" : "+r"(x0) : "r"(x8), "r"(x1), "r"(x2) : "memory");
+	ret = x0;
+#endif
+	return ret;
+}
+
 int ot_target_spawn(struct ot_target *t, char *const argv[],
 		    const void *sigmask, const struct ot_user *user)
 {
@@ -230,16 +307,14 @@ int ot_target_spawn(struct ot_target *t, char *const argv[],
 		close(go[1]);
 		close(err[0]);
 		sigprocmask(SIG_SETMASK, sigmask, NULL);
-		if (read(go[0], &c, 1) != 1)
-			_exit(127); /* the tracer gave up before arming */
+		/* Everything that uses libc happens before the probes exist. */
 		e = become(user);
-		if (!e) {
-			execv(t->exe, argv);
-			e = errno;
-		}
-		if (write(err[1], &e, sizeof(e)) < 0)
-			_exit(127);
-		_exit(127);
+		if (raw_syscall3(SYS_read, go[0], (long)&c, 1) != 1)
+			raw_syscall3(SYS_exit_group, 127, 0, 0); /* the tracer gave up before arming */
+		if (!e)
+			e = (int)-raw_syscall3(SYS_execve, (long)t->run, (long)argv, (long)environ);
+		raw_syscall3(SYS_write, err[1], (long)&e, sizeof(e));
+		raw_syscall3(SYS_exit_group, 127, 0, 0);
 	}
 	close(go[0]);
 	close(err[1]);
@@ -383,6 +458,7 @@ void ot_target_fini(struct ot_target *t)
 	if (t->err_fd >= 0)
 		close(t->err_fd);
 	free(t->exe);
+	free(t->run);
 	free(t->display);
 	init(t);
 }
@@ -411,6 +487,60 @@ static char *mapped_lib(pid_t pid, const char *name)
 	return found;
 }
 
+#if defined(__x86_64__)
+#define LDSO "/lib64/ld-linux-x86-64.so.2"
+#elif defined(__aarch64__)
+#define LDSO "/lib/ld-linux-aarch64.so.1"
+#endif
+
+/*
+ * Where the dynamic loader finds soname name for exe, asked of the loader
+ * itself ("ld.so --list", what ldd runs: it maps the libraries without
+ * running the program), so DT_RPATH, LD_LIBRARY_PATH, DT_RUNPATH with
+ * $ORIGIN, the ld.so cache and the default directories all count, in its
+ * order.  NULL if it does not load name (dlopen'ed later, or not at all).
+ */
+static char *loader_lib(const char *exe, const char *name)
+{
+	char *argv[] = { (char *)LDSO, (char *)"--list", (char *)exe, NULL };
+	char line[4096], *found = NULL;
+	posix_spawn_file_actions_t fa;
+	int out[2], status;
+	pid_t pid;
+	FILE *f;
+
+	if (pipe2(out, O_CLOEXEC))
+		return NULL;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, out[1], 1);
+	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+	if (posix_spawn(&pid, LDSO, &fa, NULL, argv, environ)) {
+		posix_spawn_file_actions_destroy(&fa);
+		close(out[0]);
+		close(out[1]);
+		return NULL;
+	}
+	posix_spawn_file_actions_destroy(&fa);
+	close(out[1]);
+	f = fdopen(out[0], "re");
+	while (f && fgets(line, sizeof(line), f)) {
+		/* "\tlibfoo.so.1 => /opt/app/lib/libfoo.so.1 (0x...)" */
+		char *so = line + strspn(line, " \t"), *arrow = strstr(so, " => ");
+
+		if (found || !arrow || (size_t)(arrow - so) != strlen(name) ||
+		    strncmp(so, name, strlen(name)) || arrow[4] != '/')
+			continue;
+		arrow[4 + strcspn(arrow + 4, " \n")] = 0;
+		found = ot_xstrdup(arrow + 4);
+	}
+	if (f)
+		fclose(f);
+	else
+		close(out[0]);
+	waitpid(pid, &status, 0);
+	return found;
+}
+
 int ot_target_find_lib(void *target, const char *name, char **path)
 {
 	static const char std_dirs[] =
@@ -434,17 +564,25 @@ int ot_target_find_lib(void *target, const char *name, char **path)
 	}
 	if (!t->is_child && t->pid > 0)
 		*path = mapped_lib(t->pid, name);
+	if (!*path && t->exe)
+		*path = loader_lib(t->exe, name);
 	if (!*path && env)
 		*path = find_in_dirs(env, name, R_OK);
 	if (!*path)
 		*path = find_in_dirs(std_dirs, name, R_OK);
-	if (*path)
-		return 0;
+	if (*path) {
+		char *real = realpath(*path, NULL);
+
+		free(*path);
+		*path = real;
+		if (real)
+			return 0;
+	}
 	if (!t->is_child && t->pid > 0)
 		ot_error("no library '%s' mapped by process %d, in LD_LIBRARY_PATH or in the "
 			 "standard directories", name, (int)t->pid);
 	else
-		ot_error("no library '%s' in LD_LIBRARY_PATH or the standard directories "
-			 "(name it by path)", name);
+		ot_error("no library '%s' loaded by %s (ld.so --list), in LD_LIBRARY_PATH or "
+			 "the standard directories (name it by path)", name, t->exe ? t->exe : "the program");
 	return -ENOENT;
 }

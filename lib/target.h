@@ -34,6 +34,8 @@ struct ot_target {
 	int go_fd;	 /* child: write a byte to let it exec */
 	int err_fd;	 /* child: errno of a failed exec, or EOF */
 	char *exe;	 /* path for the ELF reader and the kernel */
+	char *run;	 /* -- CMD: the path exec'd, as execvp finds it (a #!
+			  * script's own, where exe is its interpreter's) */
 	char *display;	 /* the binary's name for people */
 	int exited;
 	int status;	 /* wait status, if exited and is_child */
@@ -48,7 +50,10 @@ int ot_target_attach(struct ot_target *t, pid_t pid);
 
 /*
  * Find the executable argv[0] names, the way execvp would, without running
- * it.  Returns 0, or -ENOENT after printing.
+ * it.  The path found is exec'd as it is, so the process keeps the name
+ * the user typed (python3, not python3.11); its real path is read.  For a
+ * "#!" script the interpreter is read (its functions and libraries are
+ * what runs), up to 4 levels.  Returns 0, or -ENOENT after printing.
  */
 int ot_target_find(struct ot_target *t, const char *cmd);
 

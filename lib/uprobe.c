@@ -343,7 +343,9 @@ static int attach_file(struct ot_probes *p, const struct ot_probe_target *t,
 				link_probe(p, off, cookie, &m, ti->offset, idx[x], kind);
 			else if (kind == OT_PROBE_RET_INSN && ti->ret_sites)
 				for (r = 0; r < ti->nret_sites; r++)
-					link_probe(p, off, cookie, &m, ti->ret_sites[r], idx[x], kind);
+					link_probe(p, off, cookie, &m, ti->ret_sites[r], idx[x],
+						   r < ti->nret_sites - ti->ntail_sites ?
+						   OT_PROBE_RET_INSN : OT_PROBE_TAIL_RET);
 		}
 		ret = ot_umulti_attach(p->multi, t[idx[0]].path, kinds[k].link, off, cookie, m, pid);
 		if (ret)
@@ -395,8 +397,10 @@ static int arm_perf(struct ot_probes *p, const struct ot_probe_target *t,
 			/* Return probes first: they go in the group enabled first. */
 			for (k = 0; k <= nret; k++) {
 				int kind = k == nret ? OT_PROBE_ENTRY :
-					   t[i].ret_sites ? OT_PROBE_RET_INSN : OT_PROBE_URETPROBE;
-				uint64_t off = kind == OT_PROBE_RET_INSN ? t[i].ret_sites[k] : t[i].offset;
+					   !t[i].ret_sites ? OT_PROBE_URETPROBE :
+					   k < nret - t[i].ntail_sites ? OT_PROBE_RET_INSN : OT_PROBE_TAIL_RET;
+				uint64_t off = kind == OT_PROBE_ENTRY || kind == OT_PROBE_URETPROBE ?
+					       t[i].offset : t[i].ret_sites[k];
 				struct perf_event_attr a;
 				uint64_t id;
 				int fd, err;
@@ -415,7 +419,7 @@ static int arm_perf(struct ot_probes *p, const struct ot_probe_target *t,
 					err = errno;
 					ot_error_errno(err, "cannot arm %s on %s (+0x%llx)%s",
 						       kind == OT_PROBE_URETPROBE ? "uretprobe" :
-						       kind == OT_PROBE_RET_INSN ? "return-instruction uprobe" :
+						       kind != OT_PROBE_ENTRY ? "return-instruction uprobe" :
 						       "uprobe", t[i].label, (unsigned long long)off,
 						       arm_hint(err));
 					if (err == EMFILE || err == ENFILE) {

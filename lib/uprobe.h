@@ -49,6 +49,12 @@ struct ot_probe_target {
 	 */
 	const uint64_t *ret_sites;
 	size_t nret_sites;
+	/*
+	 * The last ntail_sites of ret_sites are return instructions of the
+	 * functions it tail-calls: they end this function only when the SP
+	 * is the one its entry saw (OT_PROBE_TAIL_RET).
+	 */
+	size_t ntail_sites;
 	/* > 0: probe this process rather than the capture's (the multi
 	 * backend filters on it; the perf backend's drain must accept it). */
 	int pid;
@@ -59,6 +65,7 @@ enum ot_probe_kind {
 	OT_PROBE_ENTRY = 0,
 	OT_PROBE_URETPROBE = 1,
 	OT_PROBE_RET_INSN = 2,
+	OT_PROBE_TAIL_RET = 3,	/* a return instruction of a tail callee */
 };
 
 struct ot_probes;

@@ -147,6 +147,30 @@ def bpftrace(cfg):
             "report_ms": (t_rep - t_exit) * 1e3, "rss_kb": ru.ru_maxrss}
 
 
+def compensation():
+    """--compensate's accuracy: inner's compensated p50 against its untraced
+    time, measured by the stress program itself in the same run (an
+    untraced copy of inner).  A figure, not a test verdict."""
+    print("# --compensate: inner p50 vs untraced, 1x1000x1000, %d runs per mode" % RUNS)
+    print("%-10s %10s %10s %10s %10s %8s" % ("returns", "untraced", "raw p50", "comp p50", "pair ns", "error %"))
+    for mode in ("uretprobe", "insn"):
+        rows = []
+        for _ in range(RUNS):
+            out = os.path.join(TMP, "comp.json")
+            p = subprocess.run([OT, "-q", "--returns", mode, "--compensate", "--json", "-o", out,
+                                "-f", ",".join(FUNCS), "--"] + stress_args((1, 1000, 1000)),
+                               capture_output=True, text=True)
+            st = json.loads(next(l for l in p.stdout.splitlines() if l.startswith('{"threads"')))
+            j = json.load(open(out))
+            inner = next(f for f in j["functions"] if f["name"] == "inner")
+            rows.append({"untraced": st["inner_ns"], "raw": inner["duration_ns"]["p50"],
+                         "comp": inner["compensated_ns"]["p50"], "pair": j["calibration"]["pair_ns"],
+                         "err": 100.0 * (inner["compensated_ns"]["p50"] - st["inner_ns"]) / st["inner_ns"]})
+        print("%-10s %10.0f %10.0f %10.0f %10.0f %8.1f" % (mode, median(rows, "untraced"), median(rows, "raw"),
+              median(rows, "comp"), median(rows, "pair"), median(rows, "err")))
+    sys.stdout.flush()
+
+
 def median(rows, key):
     vals = [r[key] for r in rows if r.get(key) is not None]
     return statistics.median(vals) if vals else None
@@ -198,6 +222,8 @@ def main():
                     ratio(o["cpu_rec"], p["cpu_rec"]), ratio(o["report_ms"], p["report_ms"]),
                     ratio(o["rss_kb"], p["rss_kb"])))
             sys.stdout.flush()
+        if os.environ.get("BENCH_COMPENSATE", "1") != "0":
+            compensation()
     finally:
         if have_perf:
             subprocess.run(["perf", "probe", "-q", "-d", "probe_orbit:*"], stderr=subprocess.DEVNULL)

@@ -13,7 +13,7 @@ got=$("$OT" -l -f "$T/libwork.so:*" -- "$T/uselib" | awk '!/^#/ { print $3 }' | 
 want=$(nm --defined-only "$T/libwork.so" | awk '$2 ~ /^[tT]$/ { print $3 }' | sort | tr '\n' ' ')
 [ -n "$want" ] && [ "$got" = "$want" ] || fail_ "-l libwork.so:*: '$got', nm: '$want'"
 expect_rc 1 /dev/null "$work/nolib" "$OT" -f 'libnope.so:f' -- "$T/uselib"
-grep -qx "orbit-trace: no library 'libnope.so' in LD_LIBRARY_PATH or the standard directories (name it by path)" \
+grep -qxF "orbit-trace: no library 'libnope.so' loaded by $T/uselib (ld.so --list), in LD_LIBRARY_PATH or the standard directories (name it by path)" \
 	"$work/nolib" || fail_ "unknown library: $(cat "$work/nolib")"
 
 require_uprobes

@@ -518,6 +518,47 @@ static void test_call_tree_and_scope_hook(void **state)
 	ot_pair_free(p);
 }
 
+static void ret_flags(struct ot_pair *p, uint32_t tid, uint32_t f, uint64_t sp, uint8_t flags)
+{
+	struct ot_event ev = { .time = clock_ns += 10, .sp = sp, .tid = tid,
+			       .func = f, .kind = OT_EV_RETURN, .flags = flags };
+
+	ot_pair_feed(p, &ev);
+}
+
+/*
+ * A return instruction of a function outer tail-calls: it ends outer only
+ * at outer's entry SP and when outer is the innermost call there.  The
+ * callee's ordinary calls from elsewhere (deeper SPs) leave no trace, and
+ * a traced tail callee on top ends both with its own return.
+ */
+static void test_tail_callee_return(void **state)
+{
+	struct ot_pair *p = ot_pair_new(NFUNCS);
+	const uint8_t tail = OT_EV_RET_INSN | OT_EV_RET_TAIL;
+
+	(void)state;
+	ent(p, 1, OUTER, 0x7000);
+	ret_flags(p, 1, OUTER, 0x6f00, tail);	/* the callee called by outer */
+	ret_flags(p, 1, OUTER, 0x7100, tail);	/* ... and by outer's caller */
+	assert_int_equal(S(p, OUTER)->scopes, 0);
+	ret_flags(p, 1, OUTER, 0x7000, tail);	/* outer's tail call returns */
+	assert_int_equal(S(p, OUTER)->scopes, 1);
+	ret_flags(p, 1, OUTER, 0x7000, tail);	/* nothing open there any more */
+
+	ent(p, 1, OUTER, 0x7000);
+	ent(p, 1, MIDDLE, 0x7000);		/* outer tail-calls middle (traced) */
+	ret_flags(p, 1, OUTER, 0x7000, tail);	/* middle is on top: not outer's */
+	assert_int_equal(S(p, OUTER)->scopes, 1);
+	ret_flags(p, 1, MIDDLE, 0x7000, OT_EV_RET_INSN);
+	assert_int_equal(S(p, MIDDLE)->scopes, 1);
+	assert_int_equal(S(p, OUTER)->scopes, 2);
+	ot_pair_finish(p);
+	assert_int_equal(S(p, OUTER)->orphans + S(p, OUTER)->unclosed + S(p, OUTER)->duplicates, 0);
+	assert_int_equal(S(p, MIDDLE)->orphans + S(p, MIDDLE)->unclosed, 0);
+	ot_pair_free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -542,6 +583,7 @@ int main(void)
 		cmocka_unit_test(test_longjmp_unwinds),
 		cmocka_unit_test(test_ret_insn_closes_tail_callers),
 		cmocka_unit_test(test_tail_caller_survives_unwind),
+		cmocka_unit_test(test_tail_callee_return),
 	};
 
 	return cmocka_run_group_tests_name("pair", tests, NULL, NULL);

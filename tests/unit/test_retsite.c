@@ -38,6 +38,42 @@ static void test_code_in_memory(void **state)
 }
 #endif
 
+/* Indirect jumps: a tail call through a pointer leaves, a switch's does not. */
+static void test_indirect_exits(void **state)
+{
+	static const uint8_t ptr[] = { 0xff, 0xe0 };			/* jmp *%rax */
+	static const uint8_t got[] = { 0xff, 0x25, 0, 0, 0, 0 };	/* jmp *0(%rip) */
+	static const uint8_t notrack[] = { 0x3e, 0xff, 0xe0 };		/* notrack jmp *%rax */
+	static const uint8_t table[] = { 0xff, 0x24, 0xc5, 0, 0, 0, 0 }; /* jmp *0(,%rax,8) */
+	/* movslq (%rdx,%rax,4),%rax; add %rdx,%rax; jmp *%rax: a PIC table */
+	static const uint8_t pic[] = { 0x48, 0x63, 0x04, 0x82, 0x48, 0x01, 0xd0, 0xff, 0xe0 };
+	/* jmp +0x100 (outside), jmp -2 (itself: inside) */
+	static const uint8_t direct[] = { 0xe9, 0x00, 0x01, 0x00, 0x00, 0xeb, 0xfe };
+	struct ot_exits x;
+
+	(void)state;
+	assert_int_equal(ot_exits_mem(ptr, sizeof(ptr), 0, &x), 0);
+	assert_int_equal(x.indirect, 1);
+	ot_exits_free(&x);
+	assert_int_equal(ot_exits_mem(got, sizeof(got), 0, &x), 0);
+	assert_int_equal(x.indirect, 1);
+	ot_exits_free(&x);
+	assert_int_equal(ot_exits_mem(notrack, sizeof(notrack), 0, &x), 0);
+	assert_int_equal(x.indirect, 0);
+	ot_exits_free(&x);
+	assert_int_equal(ot_exits_mem(table, sizeof(table), 0, &x), 0);
+	assert_int_equal(x.indirect, 0);
+	ot_exits_free(&x);
+	assert_int_equal(ot_exits_mem(pic, sizeof(pic), 0, &x), 0);
+	assert_int_equal(x.indirect, 0);
+	ot_exits_free(&x);
+	assert_int_equal(ot_exits_mem(direct, sizeof(direct), 0x1000, &x), 0);
+	assert_int_equal(x.ntails, 1);
+	assert_int_equal(x.tails[0], 0x1105);
+	assert_int_equal(x.indirect, 0);
+	ot_exits_free(&x);
+}
+
 /* On a real function: every site found is a ret byte inside it. */
 static void test_fixture_function(void **state)
 {
@@ -66,6 +102,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 #if defined(__x86_64__)
 		cmocka_unit_test(test_code_in_memory),
+		cmocka_unit_test(test_indirect_exits),
 #endif
 		cmocka_unit_test(test_fixture_function),
 	};

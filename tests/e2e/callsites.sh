@@ -1,0 +1,84 @@
+# Probes go only where a call lands, and a count that cannot be trusted is
+# not ok: .cold parts and the entry point are never selected (a return
+# probe there changed the program's results), tail calls are closed in
+# --returns insn or reported, a LOCK-prefixed first instruction is probed
+# on the next one, and the held child of -- CMD runs nothing a probe sees.
+# Every traced run's output and exit status must equal the untraced run's.
+. "$(dirname "$0")/lib.sh"
+T="$top/build/targets"
+
+# Selection, without root: -l and the refusals.
+"$OT" -l -f 'pars*' -- "$T/cold" >"$work/list" || fail_ "-l: exit status $?"
+[ "$(awk '!/^#/ { print $3 }' "$work/list")" = parse ] || fail_ "-l selected: $(cat "$work/list")"
+grep -qxF "# skipped $T/cold:parse.cold: a .cold part split off its function by the compiler, entered by a jump" \
+	"$work/list" || fail_ "-l does not say what it skipped: $(cat "$work/list")"
+expect_rc 2 /dev/null "$work/cold.err" "$OT" -f parse.cold -- "$T/cold"
+grep -qxF "orbit-trace: 'parse.cold' in $T/cold cannot be traced: a .cold part split off its function by the compiler, entered by a jump" \
+	"$work/cold.err" || fail_ "parse.cold: $(cat "$work/cold.err")"
+expect_rc 2 /dev/null "$work/start.err" "$OT" -f _start,main -- "$T/cold" x
+grep -qxF "orbit-trace: '_start' in $T/cold cannot be traced: the ELF entry point, entered by the kernel, not called" \
+	"$work/start.err" || fail_ "_start: $(cat "$work/start.err")"
+expect_rc 2 /dev/null "$work/glob.err" "$OT" -f '_st*' -- "$T/cold"
+grep -qxF "orbit-trace: no function that can be traced matches '_st*' in $T/cold: _start is the ELF entry point, entered by the kernel, not called" \
+	"$work/glob.err" || fail_ "_st*: $(cat "$work/glob.err")"
+
+require_uprobes
+
+# same_run NAME CMD...: the target's output and status, traced (orbit-trace's
+# report to $work/NAME.json) and untraced, must be the same.
+same_run() {
+	n=$1; shift
+	set +e
+	"$@" >"$work/$n.plain" 2>"$work/$n.plain2"
+	plain=$?
+	"$OT" -q --json -o "$work/$n.json" $OTARGS -- "$@" >"$work/$n.traced" 2>"$work/$n.err"
+	traced=$?
+	set -e
+	[ "$traced" = 0 ] || fail_ "$n: orbit-trace exit status $traced: $(cat "$work/$n.err")"
+	json_check "$work/$n.json" "j['target']['exit_status'] == $plain"
+	cmp -s "$work/$n.traced" "$work/$n.plain" ||
+		fail_ "$n: the traced program's output differs: $(diff "$work/$n.plain" "$work/$n.traced")"
+	grep -v '^orbit-trace: ' "$work/$n.err" | cmp -s - "$work/$n.plain2" ||
+		fail_ "$n: the traced program's errors differ: $(cat "$work/$n.err")"
+}
+
+OTARGS="-f pars*" same_run cold "$T/cold" x
+json_check "$work/cold.json" '[(f["name"], f["scopes"], f["unclosed"], f["orphans"]) for f in j["functions"]] == [("parse", 1000, 0, 0)]' \
+	'j["status"] == "ok"'
+
+for mode in insn uretprobe; do
+	OTARGS="--returns $mode -f crc,pagesize,dispatch_ptr,square,lockinc" same_run "tails-$mode" "$T/tails" 500
+	json_check "$work/tails-$mode.json" \
+		'all((fn[f]["scopes"], fn[f]["duplicates"], fn[f]["unclosed"], fn[f]["orphans"]) == (500, 0, 0, 0) for f in ("crc", "square", "lockinc"))'
+done
+# insn: crc's tail call to crc_impl (not traced) is closed by crc_impl's
+# return; pagesize's through the PLT and dispatch_ptr's through a pointer
+# cannot be followed: the status says so.
+json_check "$work/tails-insn.json" 'j["status"] == "lossy"' \
+	'"pagesize: calls that leave it by a PLT tail call are not seen returning (--returns insn); its counts may be short" in j["reasons"]' \
+	'"dispatch_ptr: calls that leave it by an indirect tail call are not seen returning (--returns insn); its counts may be short" in j["reasons"]' \
+	'len(j["reasons"]) == 2'
+json_check "$work/tails-uretprobe.json" 'j["status"] == "ok"' \
+	'all((f["scopes"], f["duplicates"]) == (500, 0) for f in j["functions"])'
+"$OT" -v -f lockinc -- "$T/tails" 10 >/dev/null 2>"$work/lock.err" || fail_ "lockinc: exit status $?"
+grep -q "lockinc: its first instruction has a LOCK prefix, which the kernel cannot probe: the entry probe is on the next one" \
+	"$work/lock.err" || fail_ "lockinc -v: $(cat "$work/lock.err")"
+
+# -p: the same function in a running process.
+"$T/tails" 100000000 >/dev/null &
+tpid=$!
+cleanup_pids=$tpid
+"$OT" --json -o "$work/p.json" -d 1 -p "$tpid" -f lockinc >/dev/null 2>"$work/p.err" ||
+	fail_ "-p lockinc: exit status $?: $(cat "$work/p.err")"
+json_check "$work/p.json" 'fn["lockinc"]["scopes"] > 0'
+kill "$tpid"
+
+# The held child waits and execs without libc: its read and execve are not
+# the program's, and --expect with the program's true counts holds.
+for f in read execve; do
+	"$OT" -q --json -o "$work/$f.json" --expect "libc.so.6:$f=0" -f "libc.so.6:$f" -- /bin/true \
+		>/dev/null 2>"$work/$f.err" || fail_ "$f: exit status $?: $(cat "$work/$f.err")"
+	json_check "$work/$f.json" 'j["status"] == "ok"' \
+		'(j["functions"][0]["unclosed"], j["functions"][0]["orphans"]) == (0, 0)'
+done
+pass_

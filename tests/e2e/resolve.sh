@@ -1,0 +1,37 @@
+# Names and commands as the system resolves them: a soname as ld.so finds
+# it (DT_RUNPATH with $ORIGIN), a versioned symbol by its plain name (the
+# default version), a "#!" script (its interpreter is traced), and the
+# process keeps the name it was started by.
+. "$(dirname "$0")/lib.sh"
+T="$top/build/targets"
+
+# Without root: -l resolves libver.so.1 through usever's RUNPATH=$ORIGIN,
+# and vfn is vfn@@ORBIT_2 (= vfn_new), not the old vfn@ORBIT_1.
+"$OT" -l -f 'libver.so.1:vfn' -- "$T/usever" >"$work/list" 2>"$work/list.err" ||
+	fail_ "-l libver.so.1:vfn: exit status $?: $(cat "$work/list.err")"
+grep -qxF "# $T/libver.so.1: 9 functions in .symtab" "$work/list" || fail_ "-l: $(cat "$work/list")"
+new=$(nm "$T/libver.so.1" | awk '$3 == "vfn_new" { print $1 }' | sed 's/^0*//')
+grep -qx "0x$new  *[0-9]*  vfn" "$work/list" || fail_ "-l: not the default version: $(cat "$work/list")"
+
+require_uprobes
+"$OT" -q --json -o "$work/ver.json" -f 'libver.so.1:vfn' -- "$T/usever" 100 >"$work/ver.out" 2>"$work/ver.err" ||
+	fail_ "libver.so.1:vfn: exit status $?: $(cat "$work/ver.err")"
+grep -qx "sum=5150" "$work/ver.out" || fail_ "usever printed $(cat "$work/ver.out")"
+json_check "$work/ver.json" '[(f["name"], f["scopes"]) for f in j["functions"]] == [("libver.so.1:vfn", 100)]' \
+	"j['functions'][0]['binary'] == '$T/libver.so.1'"
+
+# A #! script: its interpreter runs, and is traced; status and output kept.
+printf '#!/bin/sh\necho "script $1"\nexit 3\n' >"$work/s.sh"
+chmod +x "$work/s.sh"
+"$OT" -q --json -o "$work/s.json" -f libc.so.6:getpid -- "$work/s.sh" hi >"$work/s.out" 2>"$work/s.err" ||
+	fail_ "script: exit status $?: $(cat "$work/s.err")"
+grep -qx "script hi" "$work/s.out" || fail_ "script printed $(cat "$work/s.out")"
+json_check "$work/s.json" "j['target']['binary'] == '$(realpath /bin/sh)'" 'j["target"]["exit_status"] == 3'
+
+# The process is named as the user named the command (a symlink here, as
+# python3 -> python3.11), not by the file it resolves to.
+ln -s "$(command -v cat)" "$work/mycat"
+"$OT" -q -o /dev/null -f libc.so.6:getpid -- "$work/mycat" /proc/self/comm >"$work/comm" 2>"$work/comm.err" ||
+	fail_ "mycat: exit status $?: $(cat "$work/comm.err")"
+grep -qx mycat "$work/comm" || fail_ "the process is named $(cat "$work/comm")"
+pass_
