@@ -81,6 +81,9 @@ struct opts {
 	char **argv;		/* -- CMD ARGS */
 };
 
+/* SIGPIPE as orbit-trace was started with it (main ignores it). */
+static int sigpipe_ignored;
+
 /* Everything one capture owns, in the order it is acquired. */
 struct capture {
 	struct opts o;
@@ -1040,6 +1043,7 @@ static int capture(struct capture *c)
 	 * Under sudo the command runs as the user who typed it, not as root:
 	 * tracing a program must not change what it may do.
 	 */
+	c->target.sigpipe_ignored = sigpipe_ignored;
 	if (c->o.argv && (ot_user_resolve(c->o.user, &c->user) ||
 			  ot_target_spawn(&c->target, c->o.argv, &c->oldmask, &c->user)))
 		return EXIT_RUNTIME;
@@ -1158,7 +1162,9 @@ int main(int argc, char **argv)
 
 	memset(&c, 0, sizeof(c));
 	parse_args(&c.o, argc, argv);
-	signal(SIGPIPE, SIG_IGN);
+	/* A write to a closed output is an error of ours, not a death; the
+	 * command gets the disposition we were given (lib/target). */
+	sigpipe_ignored = signal(SIGPIPE, SIG_IGN) == SIG_IGN;
 	ret = capture(&c);
 	cleanup(&c);
 	return ret;

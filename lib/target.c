@@ -307,6 +307,9 @@ int ot_target_spawn(struct ot_target *t, char *const argv[],
 		close(go[1]);
 		close(err[0]);
 		sigprocmask(SIG_SETMASK, sigmask, NULL);
+		/* As orbit-trace was started, not as it runs: a traced command
+		 * must still die writing to a closed pipe. */
+		signal(SIGPIPE, t->sigpipe_ignored ? SIG_IGN : SIG_DFL);
 		/* Everything that uses libc happens before the probes exist. */
 		e = become(user);
 		if (raw_syscall3(SYS_read, go[0], (long)&c, 1) != 1)

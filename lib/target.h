@@ -40,6 +40,7 @@ struct ot_target {
 	int exited;
 	int status;	 /* wait status, if exited and is_child */
 	int frozen;	 /* stopped by ot_target_freeze, to be continued */
+	int sigpipe_ignored; /* -- CMD starts with SIGPIPE ignored (else default) */
 };
 
 /*

@@ -73,6 +73,10 @@ cleanup_pids=$tpid
 json_check "$work/p.json" 'fn["lockinc"]["scopes"] > 0'
 kill "$tpid"
 
+# The command starts with the signal dispositions orbit-trace was given:
+# orbit-trace ignores SIGPIPE, the command must not.
+OTARGS="-f libc.so.6:getpid" same_run sigign grep SigIgn /proc/self/status
+
 # The held child waits and execs without libc: its read and execve are not
 # the program's, and --expect with the program's true counts holds.
 for f in read execve; do
