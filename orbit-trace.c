@@ -582,10 +582,12 @@ static int find_returns(struct capture *c, size_t i)
 		ot_verbose("%s: tail call to %s: %zu return instruction%s", c->pt[i].label,
 			   ot_sym_display(t), y.nrets, y.nrets == 1 ? "" : "s");
 		x.rets = ot_xreallocarray(x.rets, x.nrets + y.nrets + 1, sizeof(*x.rets));
-		memcpy(x.rets + x.nrets, y.rets, y.nrets * sizeof(*y.rets));
+		if (y.nrets)
+			memcpy(x.rets + x.nrets, y.rets, y.nrets * sizeof(*y.rets));
 		x.nrets += y.nrets;
 		x.tails = ot_xreallocarray(x.tails, x.ntails + y.ntails + 1, sizeof(*x.tails));
-		memcpy(x.tails + x.ntails, y.tails, y.ntails * sizeof(*y.tails));
+		if (y.ntails)
+			memcpy(x.tails + x.ntails, y.tails, y.ntails * sizeof(*y.tails));
 		x.ntails += y.ntails;
 		x.indirect += y.indirect;
 		ot_exits_free(&y);
