@@ -167,7 +167,8 @@ static const char usage_text[] =
 	"                         armed and disarmed: ~100x fewer IPIs, a short pause\n"
 	"\n"
 	"Checks (for CI):\n"
-	"      --expect NAME=N,.. expected scope counts; adds missing and loss %,\n"
+	"      --expect NAME=N[@D],.. expected scope counts (and depth D: 0 for an\n"
+	"                         outermost traced call); adds missing and loss %,\n"
 	"                         and checks the pairing's consistency\n"
 	"      --max-loss PCT     fail (exit 3) above PCT % loss (default 1 with --expect)\n"
 	"\n"
@@ -314,7 +315,7 @@ static void parse_args(struct opts *o, int argc, char **argv)
 			ot_expect_free(o->expect, o->nexpect);
 			n = ot_expect_parse(optarg, &o->expect, &bad);
 			if (n < 0)
-				usage_error("--expect '%s' is invalid: expected NAME=COUNT[,NAME=COUNT...]",
+				usage_error("--expect '%s' is invalid: expected NAME=COUNT[@DEPTH][,NAME=COUNT...]",
 					    bad);
 			o->nexpect = (size_t)n;
 			break;
@@ -620,7 +621,11 @@ static int find_returns(struct capture *c, size_t i)
  * exception tables, unless --returns says otherwise. */
 static int insn_returns(const struct capture *c, size_t i)
 {
-	return c->o.ret_mode_set ? c->o.ret_insn : ot_elf_has_eh(c->sel.fn[i].bin->elf);
+	if (c->o.ret_mode_set)
+		return c->o.ret_insn;
+	/* A return probe kills a program whose threads switch stacks (the
+	 * kernel's return chain is per thread, not per stack). */
+	return ot_elf_stack_switch(c->elf) || ot_elf_has_eh(c->sel.fn[i].bin->elf);
 }
 
 /* symbols: the target's binary and the functions -f selects. */
@@ -700,7 +705,16 @@ static int resolve(struct capture *c)
 		 * through the probed frame; probing return instructions cannot.
 		 * Which file has exception tables decides, per file.
 		 */
+		if (!i && ot_elf_stack_switch(c->elf) && !insn_returns(c, i))
+			ot_warn("%s switches stacks (%s): a return probe kills it when a call "
+				"returns on another stack than it was made on; --returns insn "
+				"avoids that", c->target.display, ot_elf_stack_switch(c->elf));
+		else if (!i && ot_elf_stack_switch(c->elf) && !c->o.ret_mode_set)
+			ot_verbose("%s switches stacks (%s): returns are seen at return "
+				   "instructions (--returns insn)", c->target.display,
+				   ot_elf_stack_switch(c->elf));
 		if (!c->o.ret_mode_set && ot_elf_has_eh(c->sel.fn[i].bin->elf) &&
+		    !ot_elf_stack_switch(c->elf) &&
 		    (!i || c->sel.fn[i - 1].bin != c->sel.fn[i].bin))
 			ot_verbose("%s has C++ exception tables: returns of its functions are "
 				   "seen at return instructions (--returns insn)",

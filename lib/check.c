@@ -18,12 +18,19 @@ int ot_expect_parse(const char *spec, struct ot_expect **out, char **bad)
 	*bad = NULL;
 	for (term = strtok_r(copy, ",", &save); term;
 	     term = strtok_r(NULL, ",", &save)) {
-		char *eq = strchr(term, '='), *end;
-		unsigned long long v;
+		char *eq = strrchr(term, '='), *end = NULL;
+		unsigned long long v = 0, d = 0;
+		int has_depth = 0;
 
 		errno = 0;
-		if (!eq || eq == term || !eq[1] || eq[1] == '-' ||
-		    ((v = strtoull(eq + 1, &end, 10)), *end || errno)) {
+		if (eq && eq != term && eq[1] && eq[1] != '-')
+			v = strtoull(eq + 1, &end, 10);
+		if (end && *end == '@' && end[1] >= '0' && end[1] <= '9') {
+			has_depth = 1;
+			d = strtoull(end + 1, &end, 10);
+		}
+		if (!eq || eq == term || !end || end == eq + 1 || *end || errno ||
+		    d >= OT_PAIR_DEPTHS - 1) {
 			*bad = ot_xstrdup(term);
 			ot_expect_free(e, (size_t)n);
 			free(copy);
@@ -33,6 +40,7 @@ int ot_expect_parse(const char *spec, struct ot_expect **out, char **bad)
 		e = ot_xreallocarray(e, (size_t)n + 1, sizeof(*e));
 		e[n].name = ot_xstrdup(term);
 		e[n].count = v;
+		e[n].depth = has_depth ? (int)d : -1;
 		n++;
 	}
 	free(copy);
@@ -93,6 +101,15 @@ void ot_check_run(struct ot_check *c, size_t nfuncs, const char *const *names,
 			continue;
 		f->has_expected = 1;
 		f->expected = exp[k].count;
+		if (exp[k].depth >= 0) {
+			f->has_depth = 1;
+			f->depth = (unsigned)exp[k].depth;
+			f->wrong_depth = s->scopes - s->depths[f->depth];
+			if (f->wrong_depth)
+				reason(c, OT_STATUS_FAILED,
+				       "%s: %" PRIu64 " of %" PRIu64 " scopes at another depth than %u",
+				       names[i], f->wrong_depth, s->scopes, f->depth);
+		}
 		f->missing = (int64_t)f->expected - (int64_t)s->scopes;
 		f->loss_pct = f->expected ? 100.0 * (double)f->missing / (double)f->expected
 					  : (s->scopes ? -100.0 : 0.0);

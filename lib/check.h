@@ -23,6 +23,7 @@ enum ot_status { OT_STATUS_OK, OT_STATUS_LOSSY, OT_STATUS_FAILED };
 struct ot_expect {
 	const char *name;
 	uint64_t count;
+	int depth;		/* NAME=N@DEPTH: every scope at this depth; -1: any */
 };
 
 struct ot_func_check {
@@ -30,6 +31,9 @@ struct ot_func_check {
 	uint64_t expected;
 	int64_t missing;	/* negative: more scopes than expected */
 	double loss_pct;	/* missing / expected * 100 */
+	int has_depth;		/* an expected depth was given */
+	unsigned depth;
+	uint64_t wrong_depth;	/* scopes at another depth than expected */
 };
 
 struct ot_check {
@@ -40,7 +44,8 @@ struct ot_check {
 };
 
 /*
- * Parse "NAME=N,NAME=N".  Returns the number of entries (>= 1) and *out
+ * Parse "NAME=N,NAME=N@DEPTH" (DEPTH 0 for an outermost traced call, as
+ * the report's DEPTH column counts).  Returns the number of entries (>= 1) and *out
  * (free with ot_expect_free), or -EINVAL with *bad pointing at the term
  * that does not parse.
  */
@@ -49,9 +54,9 @@ void ot_expect_free(struct ot_expect *e, size_t n);
 
 /*
  * Judge a capture.  names[i] and st[i] describe function i; expectations
- * name some of them (every name must exist: checked by the caller with
- * ot_expect_find).  max_loss_pct bounds |loss| per function; lost is what
- * the kernel reported lost.
+ * name some of them (every name must exist: the caller checks).
+ * max_loss_pct bounds |loss| per function; lost is what the kernel
+ * reported lost.  A scope at another depth than an expected one fails.
  */
 void ot_check_run(struct ot_check *c, size_t nfuncs, const char *const *names,
 		  const struct ot_func_stats *const *st,

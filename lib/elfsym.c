@@ -471,6 +471,27 @@ const char *ot_elf_source(const struct ot_elf *e)
 	return e->source;
 }
 
+const char *ot_elf_stack_switch(const struct ot_elf *e)
+{
+	static const char *const names[] = {
+		"swapcontext", "setcontext", "jump_fcontext", "ontop_fcontext", "coctx_swap",
+	};
+	size_t i, k;
+
+	for (k = 0; k < sizeof(names) / sizeof(*names); k++) {
+		size_t len = strlen(names[k]);
+
+		for (i = 0; i < e->nothers; i++)
+			if (e->others[i].kind == OTHER_IMPORTED && !strncmp(e->others[i].name, names[k], len) &&
+			    (!e->others[i].name[len] || e->others[i].name[len] == '@'))
+				return names[k];
+		for (i = 0; i < e->nsyms; i++)
+			if (!strcmp(e->syms[i].name, names[k]))
+				return names[k];
+	}
+	return NULL;
+}
+
 int ot_elf_has_eh(const struct ot_elf *e)
 {
 	return e->has_eh;

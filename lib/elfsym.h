@@ -52,6 +52,13 @@ const char *ot_elf_source(const struct ot_elf *e);
 /* 1 if the file has C++ exception tables (.gcc_except_table). */
 int ot_elf_has_eh(const struct ot_elf *e);
 
+/*
+ * The stack-switching function the file calls or defines (swapcontext,
+ * boost.context's jump_fcontext...), or NULL: its threads may run
+ * several stacks, which return probes do not survive.
+ */
+const char *ot_elf_stack_switch(const struct ot_elf *e);
+
 /* One function to arm: several names may share it (aliases). */
 struct ot_binary;
 

@@ -15,10 +15,33 @@ struct frame {
 	uint64_t nested;     /* traced calls closed inside, at any depth */
 };
 
+/*
+ * Calls set aside when the thread left them without returning: a lost
+ * return, a longjmp or an exception - or a switch to another stack (a
+ * fiber, a coroutine) that will come back and return them.  A return that
+ * matches one of them exactly (same function, same entry SP) brings its
+ * stack back; what is never brought back is unclosed at the end.
+ */
+#define SUSPENDED_MAX 16
+/*
+ * Calls on one stack are this close: an entry further below the thread's
+ * innermost call, or further above its outermost, is on another stack.
+ * (A frame larger than this between two traced calls puts the callee at
+ * depth 0 of its own stack: its count stays exact.)
+ */
+#define STACK_WINDOW (64u << 10)
+
+struct segment {
+	struct frame *f;
+	uint32_t n, cap;
+};
+
 struct thread {
 	uint32_t tid;	/* 0: free slot (tid 0 is the idle task, never traced) */
 	uint32_t depth, cap;
 	struct frame *stack;
+	struct segment susp[SUSPENDED_MAX]; /* oldest first */
+	uint32_t nsusp;
 	/* The last return closed on this thread, to spot one reported twice. */
 	uint64_t last_ret_time, last_ret_sp;
 	uint32_t last_ret_func;
@@ -92,8 +115,13 @@ void ot_pair_free(struct ot_pair *p)
 
 	if (!p)
 		return;
-	for (i = 0; i < p->cap; i++)
+	for (i = 0; i < p->cap; i++) {
+		uint32_t k;
+
 		free(p->threads[i].stack);
+		for (k = 0; k < p->threads[i].nsusp; k++)
+			free(p->threads[i].susp[k].f);
+	}
 	free(p->threads);
 	for (i = 0; i < p->nfuncs; i++)
 		free(p->stats[i].comp);
@@ -233,10 +261,82 @@ static void close_top(struct ot_pair *p, struct thread *t, uint64_t end)
 	}
 }
 
+/* Set the frames above depth keep aside as one segment. */
+static void suspend(struct ot_pair *p, struct thread *t, uint32_t keep)
+{
+	struct segment *g;
+	uint32_t k;
+
+	if (keep >= t->depth)
+		return;
+	if (t->nsusp == SUSPENDED_MAX) {
+		/* The oldest stack set aside is not coming back. */
+		for (k = 0; k < t->susp[0].n; k++)
+			p->stats[t->susp[0].f[k].func].unclosed++;
+		free(t->susp[0].f);
+		memmove(&t->susp[0], &t->susp[1], (SUSPENDED_MAX - 1) * sizeof(t->susp[0]));
+		t->nsusp--;
+	}
+	g = &t->susp[t->nsusp++];
+	g->n = g->cap = t->depth - keep;
+	g->f = ot_xreallocarray(NULL, g->n, sizeof(*g->f));
+	memcpy(g->f, &t->stack[keep], g->n * sizeof(*g->f));
+	t->depth = keep;
+}
+
+/* Make segment k the thread's stack; the stack becomes a segment. */
+static void resume(struct thread *t, uint32_t k)
+{
+	struct segment g = t->susp[k];
+
+	memmove(&t->susp[k], &t->susp[k + 1], (t->nsusp - k - 1) * sizeof(t->susp[0]));
+	t->nsusp--;
+	if (t->depth) {
+		struct segment *n = &t->susp[t->nsusp++];
+
+		n->f = t->stack;
+		n->n = t->depth;
+		n->cap = t->cap;
+	} else {
+		free(t->stack);
+	}
+	t->stack = g.f;
+	t->depth = g.n;
+	t->cap = g.cap;
+}
+
+/*
+ * An entry far from the thread's stack but just below a set-aside one: a
+ * fiber came back and calls on.  Bring its stack back first.
+ */
+static void resume_near(struct thread *t, uint64_t sp)
+{
+	uint64_t best = STACK_WINDOW + 1;
+	uint32_t k, pick = 0;
+
+	if (t->depth) {
+		const struct frame *top = &t->stack[t->depth - 1];
+
+		if ((sp < top->sp && top->sp - sp <= STACK_WINDOW) ||
+		    (sp >= top->sp && sp - t->stack[0].sp <= STACK_WINDOW))
+			return;
+	}
+	for (k = 0; k < t->nsusp; k++) {
+		const struct frame *top = &t->susp[k].f[t->susp[k].n - 1];
+
+		if (top->sp >= sp && top->sp - sp < best) {
+			best = top->sp - sp;
+			pick = k + 1;
+		}
+	}
+	if (pick)
+		resume(t, pick - 1);
+}
+
 static void on_entry(struct ot_pair *p, const struct ot_event *ev)
 {
 	struct thread *t = thread_get(p, ev->tid);
-	int healed = 0;
+	uint32_t d;
 
 	/*
 	 * The stack grows down, so a callee's entry SP is below its caller's.
@@ -252,24 +352,30 @@ static void on_entry(struct ot_pair *p, const struct ot_event *ev)
 	 * frames above had to be discarded just now, the stack was unwound
 	 * without returns, and the frame at this SP is gone too - unless its
 	 * function is known to leave by tail calls (ot_pair_set_tail_calls).
+	 *
+	 * Discarded frames are set aside, not yet counted: on another stack
+	 * (a fiber) they may still return.
 	 */
-	while (t->depth) {
-		struct frame *top = &t->stack[t->depth - 1];
+	if (t->nsusp)
+		resume_near(t, ev->sp);
+	if (t->depth && ev->sp < t->stack[t->depth - 1].sp &&
+	    t->stack[t->depth - 1].sp - ev->sp > STACK_WINDOW)
+		suspend(p, t, 0);	/* a new stack: set this one aside */
+	for (d = t->depth; d; d--) {
+		struct frame *top = &t->stack[d - 1];
 
 		if (ev->sp < top->sp)
 			break;
 		if (ev->sp == top->sp) {
-			if (top->func == ev->func && !healed) {
+			if (top->func == ev->func && d == t->depth) {
 				p->stats[ev->func].duplicates++;
 				return;
 			}
-			if (!healed || p->tail_calls[top->func])
+			if (d == t->depth || p->tail_calls[top->func])
 				break;
 		}
-		p->stats[top->func].unclosed++;
-		t->depth--;
-		healed = 1;
 	}
+	suspend(p, t, d);
 	push(p, t, ev->func, ev->sp, ev->time);
 }
 
@@ -277,7 +383,7 @@ static void on_return(struct ot_pair *p, const struct ot_event *ev)
 {
 	struct thread *t = thread_get(p, ev->tid);
 	uint64_t entry_sp = ev->sp;
-	uint32_t i;
+	uint32_t i, k;
 
 	if (ev->flags & OT_EV_RET_TAIL) {
 		/* Deeper frames may be open (their returns lost): look past them
@@ -288,6 +394,22 @@ static void on_return(struct ot_pair *p, const struct ot_event *ev)
 			;
 		if (!i || t->stack[i - 1].sp != entry_sp || t->stack[i - 1].func != ev->func)
 			return;
+	}
+	/* Not on this stack but on one set aside: that stack is back. */
+	for (i = t->depth; i > 0 && !(t->stack[i - 1].sp == entry_sp &&
+				       t->stack[i - 1].func == ev->func); i--)
+		;
+	for (k = t->nsusp; !i && k > 0; k--) {
+		const struct segment *g = &t->susp[k - 1];
+		uint32_t x;
+
+		for (x = 0; x < g->n; x++)
+			if (g->f[x].sp == entry_sp && g->f[x].func == ev->func)
+				break;
+		if (x < g->n) {
+			resume(t, k - 1);
+			break;
+		}
 	}
 	for (i = t->depth; i > 0; i--) {
 		struct frame *f = &t->stack[i - 1];
@@ -318,9 +440,11 @@ static void on_return(struct ot_pair *p, const struct ot_event *ev)
 		return;
 	}
 	p->stats[ev->func].orphans++;
-	/* Frames deeper than the returning one have ended too. */
-	while (t->depth && t->stack[t->depth - 1].sp < entry_sp)
-		p->stats[t->stack[--t->depth].func].unclosed++;
+	/* Frames deeper than the returning one have ended too, unless they
+	 * are another stack's. */
+	for (i = t->depth; i > 0 && t->stack[i - 1].sp < entry_sp; i--)
+		;
+	suspend(p, t, i);
 }
 
 void ot_pair_feed(struct ot_pair *p, const struct ot_event *ev)
@@ -345,9 +469,20 @@ void ot_pair_finish(struct ot_pair *p)
 {
 	size_t i;
 
-	for (i = 0; i < p->cap; i++)
-		if (p->threads[i].tid)
-			drop_above(p, &p->threads[i], 0);
+	for (i = 0; i < p->cap; i++) {
+		struct thread *t = &p->threads[i];
+		uint32_t k, x;
+
+		if (!t->tid)
+			continue;
+		drop_above(p, t, 0);
+		for (k = 0; k < t->nsusp; k++) {
+			for (x = 0; x < t->susp[k].n; x++)
+				p->stats[t->susp[k].f[x].func].unclosed++;
+			free(t->susp[k].f);
+		}
+		t->nsusp = 0;
+	}
 }
 
 const struct ot_func_stats *ot_pair_stats(const struct ot_pair *p, size_t f)
@@ -406,19 +541,4 @@ size_t ot_pair_threads(const struct ot_pair *p)
 uint64_t ot_pair_lost(const struct ot_pair *p)
 {
 	return p->lost;
-}
-
-unsigned ot_func_stats_main_depth(const struct ot_func_stats *s)
-{
-	unsigned d, best = 0;
-
-	for (d = 1; d < OT_PAIR_DEPTHS; d++)
-		if (s->depths[d] > s->depths[best])
-			best = d;
-	return best;
-}
-
-uint64_t ot_func_stats_wrong_depth(const struct ot_func_stats *s)
-{
-	return s->scopes - s->depths[ot_func_stats_main_depth(s)];
 }

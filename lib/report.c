@@ -57,36 +57,78 @@ static size_t children(const struct ot_report *r, uint32_t n, uint32_t **out)
 	return k;
 }
 
+/* Direct recursion past this many levels is shown as one row. */
+#define TREE_REC_LEVELS 4
+
+/*
+ * One call tree row per node, children busiest first.  A function calling
+ * itself stays at its caller's indentation with its level ("rec (level
+ * 2)"), and levels past TREE_REC_LEVELS are summed into one row, so a
+ * recursion 64 deep stays readable.  With f NULL only the widest label is
+ * measured into *lw, so that the columns line up.
+ */
 static void tree_text(FILE *f, const struct ot_report *r, uint32_t n,
-		      unsigned indent)
+		      unsigned indent, unsigned level, size_t *lw)
 {
 	const struct ot_tree_node *node = &r->tree[n];
-	char a[32], b[32], pct[16], label[64];
-	uint32_t *kids;
+	char a[32], b[32], pct[16], label[256], suffix[48] = "";
+	uint64_t calls = node->calls, total = node->total_ns;
+	uint64_t self = node->total_ns > node->child_ns ? node->total_ns - node->child_ns : 0;
+	uint32_t *kids, c;
 	size_t k, i;
 
 	if (n) {
 		uint64_t parent_total = r->tree[node->parent].total_ns;
 
+		if (level > TREE_REC_LEVELS) {
+			unsigned last = level;
+
+			/* Sum the rest of the chain: calls and self time. */
+			for (c = n; (c = r->tree[c].first_child);) {
+				uint32_t same = 0, x;
+
+				for (x = c; x; x = r->tree[x].next_sibling)
+					if (r->tree[x].func == node->func)
+						same = x;
+				if (!same)
+					break;
+				c = same;
+				calls += r->tree[c].calls;
+				self += r->tree[c].total_ns > r->tree[c].child_ns ?
+					r->tree[c].total_ns - r->tree[c].child_ns : 0;
+				last++;
+			}
+			snprintf(suffix, sizeof(suffix), " (levels %u..%u)", level, last);
+		} else if (level > 1) {
+			snprintf(suffix, sizeof(suffix), " (level %u)", level);
+		}
 		if (node->parent && parent_total)
 			snprintf(pct, sizeof(pct), "%.1f%%",
-				 100.0 * (double)node->total_ns / (double)parent_total);
+				 100.0 * (double)total / (double)parent_total);
 		else
 			snprintf(pct, sizeof(pct), "-");
-		snprintf(label, sizeof(label), "%*s%s", (int)(2 * indent), "",
-			 r->names[node->func]);
-		fprintf(f, "%-32s %10" PRIu64 " %10s %10s %8s\n", label, node->calls,
-			ot_report_duration(node->total_ns, a, sizeof(a)),
-			ot_report_duration(node->total_ns > node->child_ns ?
-					   node->total_ns - node->child_ns : 0, b, sizeof(b)),
-			pct);
-		indent++;
+		snprintf(label, sizeof(label), "%*s%s%s", (int)(2 * indent), "",
+			 r->names[node->func], suffix);
+		if (!f) {
+			if (strlen(label) > *lw)
+				*lw = strlen(label);
+		} else {
+			fprintf(f, "%-*s %10" PRIu64 " %10s %10s %8s\n", (int)*lw, label, calls,
+				ot_report_duration(total, a, sizeof(a)),
+				ot_report_duration(self, b, sizeof(b)), pct);
+		}
+		if (level > TREE_REC_LEVELS)
+			return;
 	}
 	if (indent > 24)
-		return; /* deep recursion: the JSON has every path */
+		return; /* deep nesting: the JSON has every path */
 	k = children(r, n, &kids);
-	for (i = 0; i < k; i++)
-		tree_text(f, r, kids[i], indent);
+	for (i = 0; i < k; i++) {
+		int rec = n && r->tree[kids[i]].func == node->func;
+
+		tree_text(f, r, kids[i], rec ? indent : indent + (n ? 1 : 0),
+			  rec ? level + 1 : 1, lw);
+	}
 	free(kids);
 }
 
@@ -244,7 +286,7 @@ void ot_report_text(FILE *f, const struct ot_report *r)
 	const struct ot_drain_stats *rec = r->records;
 	int multi = r->backend && !strcmp(r->backend, "multi");
 	char a[32], depths[128], b[64];
-	size_t i, w = 8;
+	size_t i, w = 8, dw = 8;
 
 	fprintf(f, "orbit-trace report: %s (pid %d)\n", r->binary, r->pid);
 	if (r->returns && !strcmp(r->returns, "mixed"))
@@ -293,17 +335,27 @@ void ot_report_text(FILE *f, const struct ot_report *r)
 			w = strlen(r->funcs[i].name);
 	if (w > 40)
 		w = 40;
-	fprintf(f, "\n%-*s %10s %-8s %6s %8s %6s %6s %7s\n", (int)w, "FUNCTION",
-		"SCOPES", "DEPTH", "DUP", "UNCLOSED", "ORPHAN", "WRONG", "OUTSIDE");
+	/* DEPTH is as wide as its widest entry ("1:1000,2:1000"). */
+	for (i = 0; i < r->nfuncs; i++) {
+		depths_text(r->funcs[i].st, depths, sizeof(depths));
+		if (strlen(depths) > dw)
+			dw = strlen(depths);
+	}
+	fprintf(f, "\n%-*s %10s %-*s %6s %8s %6s %6s %7s\n", (int)w, "FUNCTION",
+		"SCOPES", (int)dw, "DEPTH", "DUP", "UNCLOSED", "ORPHAN", "WRONG", "OUTSIDE");
 	for (i = 0; i < r->nfuncs; i++) {
 		const struct ot_func_stats *s = r->funcs[i].st;
+		const struct ot_func_check *fc = &r->check->fn[i];
+		char wrong[24] = "-";
 
+		/* Depth is judged only against an expected one (--expect N@D). */
+		if (fc->has_depth)
+			snprintf(wrong, sizeof(wrong), "%" PRIu64, fc->wrong_depth);
 		depths_text(s, depths, sizeof(depths));
-		fprintf(f, "%-*s %10" PRIu64 " %-8s %6" PRIu64 " %8" PRIu64
-			" %6" PRIu64 " %6" PRIu64 " %7" PRIu64 "\n",
-			(int)w, r->funcs[i].name, s->scopes, depths,
-			s->duplicates, s->unclosed, s->orphans,
-			ot_func_stats_wrong_depth(s), s->outside_parent);
+		fprintf(f, "%-*s %10" PRIu64 " %-*s %6" PRIu64 " %8" PRIu64
+			" %6" PRIu64 " %6s %7" PRIu64 "\n",
+			(int)w, r->funcs[i].name, s->scopes, (int)dw, depths,
+			s->duplicates, s->unclosed, s->orphans, wrong, s->outside_parent);
 	}
 	if (r->has_expect) {
 		fprintf(f, "\n%-*s %10s %10s %10s %8s\n", (int)w, "EXPECTED",
@@ -329,9 +381,12 @@ void ot_report_text(FILE *f, const struct ot_report *r)
 		durations_text(f, r, w, "COMPENSATED", 1);
 	}
 	if (r->ntree > 1) {
-		fprintf(f, "\n%-32s %10s %10s %10s %8s\n", "CALL TREE", "CALLS",
+		size_t lw = 32;
+
+		tree_text(NULL, r, 0, 0, 0, &lw);
+		fprintf(f, "\n%-*s %10s %10s %10s %8s\n", (int)lw, "CALL TREE", "CALLS",
 			"TOTAL", "SELF", "PARENT%");
-		tree_text(f, r, 0, 0);
+		tree_text(f, r, 0, 0, 0, &lw);
 		if (r->tree_dropped)
 			fprintf(f, "(%" PRIu64 " scopes on paths beyond the tree's %d-node limit)\n",
 				r->tree_dropped, OT_PAIR_TREE_MAX);
@@ -452,10 +507,14 @@ void ot_report_json(FILE *f, const struct ot_report *r)
 			fprintf(f, "\"expected\": null, \"missing\": null, \"loss_pct\": null, ");
 		fprintf(f, "\"spans_loss\": %" PRIu64 ", ", s->spans_loss);
 		fprintf(f, "\"duplicates\": %" PRIu64 ", \"unclosed\": %" PRIu64
-			", \"orphans\": %" PRIu64 ", \"wrong_depth\": %" PRIu64
-			", \"outside_parent\": %" PRIu64 ",\n     \"duration_ns\": ",
-			s->duplicates, s->unclosed, s->orphans,
-			ot_func_stats_wrong_depth(s), s->outside_parent);
+			", \"orphans\": %" PRIu64 ", ", s->duplicates, s->unclosed, s->orphans);
+		if (r->check->fn[i].has_depth)
+			fprintf(f, "\"expected_depth\": %u, \"wrong_depth\": %" PRIu64 ", ",
+				r->check->fn[i].depth, r->check->fn[i].wrong_depth);
+		else
+			fprintf(f, "\"expected_depth\": null, \"wrong_depth\": null, ");
+		fprintf(f, "\"outside_parent\": %" PRIu64 ",\n     \"duration_ns\": ",
+			s->outside_parent);
 		hist_json(f, h);
 		if (r->calib) {
 			fprintf(f, ", \"compensated_ns\": ");

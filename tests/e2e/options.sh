@@ -68,7 +68,7 @@ check 2 "orbit-trace: --user applies to a command started with --, not to -p
 $try" -- --user nobody -p 1 -f outer
 check 2 "orbit-trace: --max-loss needs --expect
 $try" -- --max-loss 2 -f outer -- "$STRESS"
-check 2 "orbit-trace: --expect 'outer=lots' is invalid: expected NAME=COUNT[,NAME=COUNT...]
+check 2 "orbit-trace: --expect 'outer=lots' is invalid: expected NAME=COUNT[@DEPTH][,NAME=COUNT...]
 $try" -- --expect outer=lots -f outer -- "$STRESS"
 
 # An IFUNC is not the code that runs; an old hidden version is left out.

@@ -21,6 +21,6 @@ json_check "$work/report.json" \
 	'fn["outer"]["scopes"] == 4000 and fn["outer"]["depths"] == {"0": 4000}' \
 	'fn["middle"]["scopes"] == 8000 and fn["middle"]["depths"] == {"1": 8000}' \
 	'fn["inner"]["scopes"] == 24000 and fn["inner"]["depths"] == {"2": 24000}' \
-	'all(f["wrong_depth"] == 0 and f["outside_parent"] == 0 and f["unclosed"] == 0 and f["orphans"] == 0 for f in j["functions"])' \
+	'all(f["wrong_depth"] is None and f["outside_parent"] == 0 and f["unclosed"] == 0 and f["orphans"] == 0 for f in j["functions"])' \
 	'j["capture"]["ended_by"] == "target exit"'
 pass_

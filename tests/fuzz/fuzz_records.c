@@ -46,7 +46,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct ot_pair *p = ot_pair_new(NFUNCS);
 	struct ot_drain *d = ot_drain_new(2, 0, lookup, NULL, feed, p);
 	struct ot_report_func fn[NFUNCS];
-	struct ot_expect exp[] = { { "a", 3 } };
+	struct ot_expect exp[] = { { "a", 3, -1 } };
 	struct ot_report r;
 	struct ot_check c;
 	struct ot_ring ring;

@@ -16,7 +16,7 @@ static void run(struct ot_check *c, struct ot_func_stats *s, uint64_t e0,
 		uint64_t e1, double max_loss, uint64_t lost)
 {
 	const struct ot_func_stats *st[] = { &s[0], &s[1] };
-	struct ot_expect exp[] = { { "outer", e0 }, { "middle", e1 } };
+	struct ot_expect exp[] = { { "outer", e0, -1 }, { "middle", e1, -1 } };
 
 	ot_check_run(c, 2, names, st, exp, 2, max_loss, lost);
 }
@@ -37,6 +37,40 @@ static void test_parse(void **state)
 	assert_int_equal(ot_expect_parse("=5", &e, &bad), -EINVAL);
 	free(bad);
 	assert_int_equal(ot_expect_parse("outer=-1", &e, &bad), -EINVAL);
+	free(bad);
+}
+
+static void test_expected_depth(void **state)
+{
+	struct ot_func_stats s[2] = { { .scopes = 3 }, { .scopes = 4 } };
+	const struct ot_func_stats *st[] = { &s[0], &s[1] };
+	struct ot_expect *e;
+	struct ot_check c;
+	char *bad;
+
+	(void)state;
+	s[0].depths[0] = 3;
+	s[1].depths[1] = 3;
+	s[1].depths[2] = 1;
+	assert_int_equal(ot_expect_parse("outer=3@0,middle=4@1", &e, &bad), 2);
+	assert_int_equal(e[0].depth, 0);
+	assert_int_equal(e[1].depth, 1);
+	ot_check_run(&c, 2, names, st, e, 2, 1, 0);
+	assert_int_equal(c.status, OT_STATUS_FAILED);
+	assert_int_equal(c.nreasons, 1);
+	assert_string_equal(c.reasons[0], "middle: 1 of 4 scopes at another depth than 1");
+	assert_true(c.fn[0].has_depth && c.fn[0].wrong_depth == 0);
+	assert_int_equal(c.fn[1].wrong_depth, 1);
+	ot_check_free(&c);
+	ot_expect_free(e, 2);
+	assert_int_equal(ot_expect_parse("outer=3", &e, &bad), 1);
+	assert_int_equal(e[0].depth, -1);
+	ot_expect_free(e, 1);
+	assert_int_equal(ot_expect_parse("outer=3@", &e, &bad), -EINVAL);
+	free(bad);
+	assert_int_equal(ot_expect_parse("outer=3@x", &e, &bad), -EINVAL);
+	free(bad);
+	assert_int_equal(ot_expect_parse("outer=3@63", &e, &bad), -EINVAL);
 	free(bad);
 }
 
@@ -133,6 +167,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse),
+		cmocka_unit_test(test_expected_depth),
 		cmocka_unit_test(test_exact_counts_ok),
 		cmocka_unit_test(test_loss_above_limit_fails),
 		cmocka_unit_test(test_extra_scopes_fail),

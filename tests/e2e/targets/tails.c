@@ -67,6 +67,7 @@ int main(int argc, char **argv)
 		sum += crc(i);
 		sum += pagesize(i) - page;
 		sum += dispatch_ptr(fn, i);
+		sum += square(i + 1);	/* square at two depths under dispatch_ptr */
 		sum += lockinc();
 	}
 	printf("sum=%ld counter=%ld\n", sum, counter);
