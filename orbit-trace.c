@@ -529,6 +529,57 @@ static int selected(const struct capture *c, const struct ot_binary *bin, uint64
 #define TAIL_MAX 64
 
 /*
+ * The function of bin a jump through the pointer slot lands in (slot in
+ * the code's file offset space, as lib/retsite gives it), or NULL.
+ */
+static const struct ot_sym *slot_target(const struct ot_binary *bin, uint64_t code_off,
+					uint64_t slot)
+{
+	const char *name;
+
+	return ot_elf_slot_target(bin->elf, slot + (uint64_t)ot_elf_text_delta(bin->elf, code_off),
+				  &name);
+}
+
+/* A jump to off, where no function is: a PLT stub's? Its target, or NULL. */
+static const struct ot_sym *plt_target(const struct ot_binary *bin, uint64_t off)
+{
+	const struct ot_sym *t = NULL;
+	struct ot_exits z;
+
+	/* A stub: [endbr64;] [bnd] jmp *slot(%rip), then padding or the
+	 * lazy binder's push/jmp. */
+	if (ot_exits_file(bin->path, off, 16, &z))
+		return NULL;
+	if (z.nslots && !z.nrets)
+		t = slot_target(bin, off, z.slots[0]);
+	ot_exits_free(&z);
+	return t;
+}
+
+/*
+ * Queue on x the functions that the pointer jumps of y (code at code_off)
+ * land in; count those that land elsewhere (another library, a pointer
+ * set at run time).
+ */
+static void queue_slots(const struct ot_binary *bin, uint64_t code_off, const struct ot_exits *y,
+			struct ot_exits *x, size_t *unfollowed)
+{
+	size_t k;
+
+	for (k = 0; k < y->nslots; k++) {
+		const struct ot_sym *t = slot_target(bin, code_off, y->slots[k]);
+
+		if (!t) {
+			(*unfollowed)++;
+			continue;
+		}
+		x->tails = ot_xreallocarray(x->tails, x->ntails + 1, sizeof(*x->tails));
+		x->tails[x->ntails++] = t->offset;
+	}
+}
+
+/*
  * --returns insn for function i: its return instructions, and those of
  * the functions it tail-calls (directly, in the same file, transitively),
  * which return on its behalf.  Exits that cannot be followed (an indirect
@@ -555,11 +606,15 @@ static int find_returns(struct capture *c, size_t i)
 		return -1;
 	}
 	own = x.nrets;
-	c->tail_calls[i] = x.ntails || x.indirect;
+	c->tail_calls[i] = x.ntails || x.indirect || x.nslots;
 	seen[nseen++] = fn->sym;
+	queue_slots(fn->bin, fn->sym->offset, &x, &x, &unfollowed);
 	/* x.tails grows as the chain is followed. */
 	for (q = 0; q < x.ntails; q++) {
 		const struct ot_sym *t = ot_elf_sym_at(fn->bin->elf, x.tails[q]);
+
+		if (!t)
+			t = plt_target(fn->bin, x.tails[q]);
 
 		for (k = 0; t && k < nseen && seen[k]->offset != t->offset; k++)
 			;
@@ -568,7 +623,7 @@ static int find_returns(struct capture *c, size_t i)
 		if (!t || nseen == TAIL_MAX) {
 			ot_verbose("%s: cannot follow its tail call to +0x%llx (%s)", c->pt[i].label,
 				   (unsigned long long)x.tails[q], t ? "chain too long" :
-				   "no function there: the PLT?");
+				   "no function of this file there: another library's?");
 			unfollowed++;
 			continue;
 		}
@@ -591,6 +646,7 @@ static int find_returns(struct capture *c, size_t i)
 			memcpy(x.tails + x.ntails, y.tails, y.ntails * sizeof(*y.tails));
 		x.ntails += y.ntails;
 		x.indirect += y.indirect;
+		queue_slots(fn->bin, t->offset, &y, &x, &unfollowed);
 		ot_exits_free(&y);
 	}
 	/* A non-NULL list, even empty, says "no uretprobe" to lib/uprobe. */
@@ -602,10 +658,12 @@ static int find_returns(struct capture *c, size_t i)
 	ot_verbose("%s: %zu return instruction%s%s", c->pt[i].label, own, own == 1 ? "" : "s",
 		   x.nrets > own ? ", and those of the functions it tail-calls" : "");
 	if (x.indirect || unfollowed) {
-		if (asprintf(&c->inexact[i], "%s: calls that leave it by %s tail call are not "
+		if (asprintf(&c->inexact[i], "%s: calls that leave it by %s are not "
 			     "seen returning (--returns insn); its counts may be short", c->names[i],
-			     x.indirect && unfollowed ? "an indirect or a PLT" :
-			     x.indirect ? "an indirect" : "a PLT") < 0)
+			     x.indirect && unfollowed ?
+			     "an indirect tail call, or one through a pointer or to another library" :
+			     x.indirect ? "an indirect tail call" :
+			     "a tail call through a pointer or to another library") < 0)
 			c->inexact[i] = NULL;
 		ot_verbose("%s: %zu indirect jump%s, %zu tail call%s not followed", c->pt[i].label,
 			   x.indirect, x.indirect == 1 ? "" : "s", unfollowed, unfollowed == 1 ? "" : "s");

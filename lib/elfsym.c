@@ -35,6 +35,10 @@ struct ot_elf {
 	const char *source;
 	int has_eh;
 	uint64_t entry;		/* e_entry: the kernel jumps there, nobody calls it */
+	struct seg *segs;	/* executable PT_LOADs */
+	size_t nsegs;
+	struct slot *slots;	/* GOT slots bound to functions, by relocation */
+	size_t nslots;
 };
 
 #if defined(__x86_64__)
@@ -45,6 +49,11 @@ struct ot_elf {
 
 struct seg {
 	uint64_t vaddr, memsz, offset;
+};
+
+struct slot {
+	uint64_t got;		/* r_offset: the slot's vaddr */
+	char *name;		/* the symbol it is bound to */
 };
 
 static int load_segments(Elf *elf, struct seg **out, size_t *n)
@@ -83,6 +92,51 @@ static int addr_to_offset(const struct seg *segs, size_t n, uint64_t addr,
 		}
 	}
 	return -1;
+}
+
+/*
+ * The JUMP_SLOT and GLOB_DAT relocations of the file (x86-64): which
+ * function each GOT slot will hold.  Missing or odd tables leave none.
+ */
+static void read_slots(struct ot_elf *e, Elf *elf)
+{
+#if defined(__x86_64__)
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		Elf_Scn *symscn;
+		GElf_Shdr symsh;
+		Elf_Data *data, *symdata;
+		size_t i, n;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_RELA || !sh.sh_entsize ||
+		    !(symscn = elf_getscn(elf, sh.sh_link)) || !gelf_getshdr(symscn, &symsh) ||
+		    !(data = elf_getdata(scn, NULL)) || !(symdata = elf_getdata(symscn, NULL)))
+			continue;
+		n = sh.sh_size / sh.sh_entsize;
+		for (i = 0; i < n; i++) {
+			GElf_Rela r;
+			GElf_Sym sym;
+			const char *name;
+			unsigned type;
+
+			if (!gelf_getrela(data, (int)i, &r))
+				break;
+			type = (unsigned)GELF_R_TYPE(r.r_info);
+			if ((type != R_X86_64_JUMP_SLOT && type != R_X86_64_GLOB_DAT) ||
+			    !gelf_getsym(symdata, (int)GELF_R_SYM(r.r_info), &sym) ||
+			    !(name = elf_strptr(elf, symsh.sh_link, sym.st_name)) || !*name)
+				continue;
+			e->slots = ot_xreallocarray(e->slots, e->nslots + 1, sizeof(*e->slots));
+			e->slots[e->nslots].got = r.r_offset;
+			e->slots[e->nslots++].name = ot_xstrdup(name);
+		}
+	}
+#else
+	(void)e;
+	(void)elf;
+#endif
 }
 
 static int has_section(Elf *elf, const char *want)
@@ -415,7 +469,9 @@ int ot_elf_open(const char *path, const char *display, struct ot_elf **out)
 		goto out_e;
 	}
 done:
-	free(segs);
+	read_slots(e, elf);
+	e->segs = segs;
+	e->nsegs = nsegs;
 	elf_end(elf);
 	close(fd);
 	*out = e;
@@ -439,6 +495,10 @@ void ot_elf_close(struct ot_elf *e)
 		free((char *)e->syms[i].demangled);
 		free((char *)e->syms[i].base);
 	}
+	for (i = 0; i < e->nslots; i++)
+		free(e->slots[i].name);
+	free(e->slots);
+	free(e->segs);
 	free(e->syms);
 	free(e->others);
 	free(e->strings);
@@ -463,6 +523,34 @@ const struct ot_sym *ot_elf_sym_at(const struct ot_elf *e, uint64_t off)
 	for (i = 0; i < e->nsyms; i++)
 		if (off >= e->syms[i].offset && off - e->syms[i].offset < e->syms[i].size)
 			return &e->syms[i];
+	return NULL;
+}
+
+int64_t ot_elf_text_delta(const struct ot_elf *e, uint64_t off)
+{
+	size_t i;
+
+	for (i = 0; i < e->nsegs; i++)
+		if (off >= e->segs[i].offset && off - e->segs[i].offset < e->segs[i].memsz)
+			return (int64_t)(e->segs[i].vaddr - e->segs[i].offset);
+	return 0;
+}
+
+const struct ot_sym *ot_elf_slot_target(const struct ot_elf *e, uint64_t got_vaddr,
+					const char **name)
+{
+	size_t i, k;
+
+	*name = NULL;
+	for (i = 0; i < e->nslots; i++) {
+		if (e->slots[i].got != got_vaddr)
+			continue;
+		*name = e->slots[i].name;
+		for (k = 0; k < e->nsyms; k++)
+			if (!strcmp(e->syms[k].name, e->slots[i].name))
+				return &e->syms[k];
+		return NULL;
+	}
 	return NULL;
 }
 

@@ -46,6 +46,19 @@ size_t ot_elf_nsyms(const struct ot_elf *e);
 const struct ot_sym *ot_elf_sym(const struct ot_elf *e, size_t i);
 /* The function whose bytes hold file offset off, or NULL. */
 const struct ot_sym *ot_elf_sym_at(const struct ot_elf *e, uint64_t off);
+
+/* vaddr - file offset of the executable segment holding off; 0 if none. */
+int64_t ot_elf_text_delta(const struct ot_elf *e, uint64_t off);
+
+/*
+ * The function of this file that the pointer slot at got_vaddr is bound
+ * to (a GOT slot with a JUMP_SLOT or GLOB_DAT relocation naming a
+ * function defined here: what a PLT stub or a -fno-plt call jumps to,
+ * unless another library interposes it), or NULL; *name is the
+ * relocation's symbol either way (NULL without a relocation).
+ */
+const struct ot_sym *ot_elf_slot_target(const struct ot_elf *e, uint64_t got_vaddr,
+					const char **name);
 /* "symtab" or "dynsym": where the symbols came from. */
 const char *ot_elf_source(const struct ot_elf *e);
 

@@ -70,6 +70,24 @@ static int indirect_exit(const cs_insn *insn, unsigned table_age)
 #endif
 }
 
+/* jmp *disp(%rip): the slot's address (the next instruction's + disp). */
+static int rip_slot(const cs_insn *insn, uint64_t *slot)
+{
+#if defined(__x86_64__)
+	const cs_x86 *x = &insn->detail->x86;
+
+	if (x->op_count == 1 && x->operands[0].type == X86_OP_MEM &&
+	    x->operands[0].mem.base == X86_REG_RIP && x->operands[0].mem.index == X86_REG_INVALID) {
+		*slot = insn->address + insn->size + (uint64_t)x->operands[0].mem.disp;
+		return 1;
+	}
+#else
+	(void)insn;
+	(void)slot;
+#endif
+	return 0;
+}
+
 /* Does insn read memory through a scaled index register (a table)? */
 static int table_load(const cs_insn *insn)
 {
@@ -127,6 +145,8 @@ int ot_exits_mem(const uint8_t *code, size_t size, uint64_t offset, struct ot_ex
 		else if (jump_target(insn, &target)) {
 			if (target < offset || target >= offset + size)
 				add(&x->tails, &x->ntails, target);
+		} else if (rip_slot(insn, &target)) {
+			add(&x->slots, &x->nslots, target);
 		} else if (indirect_exit(insn, table_age)) {
 			x->indirect++;
 		}
@@ -160,6 +180,7 @@ void ot_exits_free(struct ot_exits *x)
 {
 	free(x->rets);
 	free(x->tails);
+	free(x->slots);
 	memset(x, 0, sizeof(*x));
 }
 
@@ -170,8 +191,9 @@ static int only_rets(int ret, struct ot_exits *x, uint64_t **sites, int *tail_ca
 	if (ret)
 		return ret;
 	*sites = x->rets;
-	*tail_calls = x->ntails || x->indirect;
+	*tail_calls = x->ntails || x->indirect || x->nslots;
 	free(x->tails);
+	free(x->slots);
 	return (int)x->nrets;
 }
 

@@ -24,6 +24,13 @@ struct ot_exits {
 	uint64_t *tails;	/* direct jump targets outside the function */
 	size_t ntails;
 	size_t indirect;	/* indirect jumps that may leave it */
+	/*
+	 * Jumps through a RIP-relative pointer (jmp *slot(%rip): a GOT slot,
+	 * as in a PLT stub or -fno-plt code): the slot's address, in the file
+	 * offset space of the code (add the segment's vaddr - offset).
+	 */
+	uint64_t *slots;
+	size_t nslots;
 };
 
 /*

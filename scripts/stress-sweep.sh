@@ -28,7 +28,7 @@ $cfg
 EOT
 	o=$((n * k)); m=$((2 * n * k)); in=$((6 * n * k))
 	"$OT" -q --json -o "$dir/$i.json" ${OT_SWEEP_ARGS:-} \
-		--expect "outer=$o,middle=$m,inner=$in" -f outer,middle,inner -- \
+		--expect "outer=$o@0,middle=$m@1,inner=$in@2" -f outer,middle,inner -- \
 		"$STRESS" --stress-threads "$n" --stress-hz "$f" --stress-calls "$k" \
 		>"$dir/$i.stress" || true
 	echo "$cfg $dir/$i.json" >>"$dir/list"

@@ -42,7 +42,9 @@ def run(cmd, outputs, env):
     for p in outputs:
         if os.path.exists(p):
             os.unlink(p)
-    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+    # stdout and stderr are pipes in every run, as under bpftrace: CPython
+    # sets its streams up differently for a pipe and for /dev/null.
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
     return p.returncode, digest(outputs, p.stdout)
 
 
@@ -96,12 +98,8 @@ def main():
     open(prog, "w").write("d = {}\nfor i in range(20000):\n    d[str(i)] = hash((i, str(i)))\n"
                           "print(sum(d.values()) % 1000003, len(d))\n")
     case("python3", [py, prog],
-         # PyObject_Hash and PyLong_FromLong are left out for now: under
-         # bpftrace -c CPython makes one call more of the first and one
-         # fewer of the second than under orbit-trace, every run, with the
-         # same environment, argv, fds, limits and signal dispositions; not
-         # explained yet (docs/benchmarks.md would be the place).
-         [("PyDict_SetItem", py, "PyDict_SetItem"), ("PyDict_GetItem", py, "PyDict_GetItem")],
+         [("PyObject_Hash", py, "PyObject_Hash"), ("PyDict_SetItem", py, "PyDict_SetItem"),
+          ("PyLong_FromLong", py, "PyLong_FromLong"), ("PyDict_GetItem", py, "PyDict_GetItem")],
          env={"PYTHONHASHSEED": "0"})
     sq = LIBDIR + "/libsqlite3.so.0"
     sql = os.path.join(WORK, "s.sql")
