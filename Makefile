@@ -33,7 +33,7 @@ STRESS     := tests/stress/orbit-stress
 # Debian packages the build and the tests need.
 DEB_DEPS   := gcc g++ clang libclang-rt-14-dev make pkg-config libelf-dev libdw-dev libcap-dev libcapstone-dev libiberty-dev libcmocka-dev libbpf-dev \
               python3 groff-base strace debhelper dpkg-dev fakeroot lintian valgrind \
-              bpftrace xz-utils gzip sqlite3
+              bpftrace xz-utils gzip sqlite3 libc6-dbg
 
 .PHONY: all deps check unit e2e demo clean lint-man install uninstall deb targets fuzz valgrind bench
 

@@ -13,6 +13,17 @@ grep -qxF "# $T/libver.so.1: 9 functions in .symtab" "$work/list" || fail_ "-l: 
 new=$(nm "$T/libver.so.1" | awk '$3 == "vfn_new" { print $1 }' | sed 's/^0*//')
 grep -qx "0x$new  *[0-9]*  vfn" "$work/list" || fail_ "-l: not the default version: $(cat "$work/list")"
 
+# libc's debug .symtab (libc6-dbg) spells versioned functions NAME@@VER
+# (default) and NAME@VER (old): NAME is the default one.
+dpkg-query -W -f='${Status}' libc6-dbg 2>/dev/null | grep -q 'ok installed' ||
+	skip_ "libc6-dbg is not installed (make deps installs it)"
+"$OT" -l -f 'libc.so.6:pthread_mutex_lock,libc.so.6:fopen,libc.so.6:realpath,libc.so.6:clock_nanosleep' \
+	-- /bin/true >"$work/libc" 2>"$work/libc.err" || fail_ "libc names: exit status $?: $(cat "$work/libc.err")"
+grep -q "functions in .symtab of the separate debug info" "$work/libc" || fail_ "not the debug .symtab: $(cat "$work/libc")"
+real=$(readelf --dyn-syms -W /lib/x86_64-linux-gnu/libc.so.6 | awk '$8 == "realpath@@GLIBC_2.3" { print $2 }' | sed 's/^0*//')
+[ -n "$real" ] && grep -qx "0x$real  *[0-9]*  realpath" "$work/libc" || fail_ "realpath is not the default version 0x$real: $(cat "$work/libc")"
+[ "$(grep -vc '^#' "$work/libc")" = 4 ] || fail_ "libc names: $(cat "$work/libc")"
+
 require_uprobes
 "$OT" -q --json -o "$work/ver.json" -f 'libver.so.1:vfn' -- "$T/usever" 100 >"$work/ver.out" 2>"$work/ver.err" ||
 	fail_ "libver.so.1:vfn: exit status $?: $(cat "$work/ver.err")"

@@ -48,34 +48,36 @@ def run(cmd, outputs, env):
     return p.returncode, digest(outputs, p.stdout)
 
 
-def case(name, cmd, funcs, outputs=(), env=None):
-    """funcs: (orbit-trace -f term, file, symbol) per function."""
+def case(name, cmd, funcs, outputs=(), env=None, extra=()):
+    """funcs: (orbit-trace -f term, file, bpftrace function or glob) each;
+    counts are compared by function name, a function neither saw is 0."""
     # The same small environment for all three runs: CPython hashes every
     # variable's name at start-up, so one variable more is a call more.
     env = dict({"PATH": "/usr/bin:/bin", "LC_ALL": "C"}, **(env or {}))
     cmd = [shutil.which(cmd[0], path=env["PATH"])] + cmd[1:]
     status, want = run(cmd, outputs, env)
     rep = os.path.join(WORK, name + ".json")
-    st, got = run([OT, "-q", "--json", "-o", rep, "-f", ",".join(f[0] for f in funcs), "--"] + cmd,
-                  outputs, env)
+    st, got = run([OT, "-q", "--json", "-o", rep] + list(extra) +
+                  ["-f", ",".join(f[0] for f in funcs), "--"] + cmd, outputs, env)
     j = json.load(open(rep))
     if st != 0 or j["target"]["exit_status"] != status or got != want:
         failed.append("%s: traced run differs (orbit-trace exit %d, target exit %s vs %d, output %s)"
                       % (name, st, j["target"]["exit_status"], status, "same" if got == want else "changed"))
-    ot = {f["name"]: f for f in j["functions"]}
-    script = "".join("uprobe:%s:%s /pid == cpid/ { @[\"%s\"] = count(); }\n" % (f[1], f[2], f[0])
+    ot = {f["symbol"]: f["scopes"] for f in j["functions"]}
+    script = "".join("uprobe:%s:%s /pid == cpid/ { @[probe] = count(); }\n" % (f[1], f[2])
                      for f in funcs)
     p = subprocess.run(["bpftrace", "-e", script, "-c", " ".join(cmd)], stdout=subprocess.PIPE,
                        stderr=subprocess.PIPE, text=True, env=env)
-    bt = {m.group(1): int(m.group(2)) for m in re.finditer(r'@\[(.*?)\]: (\d+)', p.stdout)}
+    bt = {m.group(1).split(":")[-1]: int(m.group(2))
+          for m in re.finditer(r'@\[(uprobe:.*?)\]: (\d+)', p.stdout)}
+    if p.returncode != 0 or not bt:
+        failed.append("%s: bpftrace counted nothing (exit %d): %s" % (name, p.returncode, p.stderr.strip()))
     rows = []
-    for term, _, _ in funcs:
-        key = next((k for k in ot if k == term or k.endswith(":" + term.split(":")[-1])), None)
-        scopes = ot[key]["scopes"] if key else None
-        rows.append("%-32s orbit-trace %8s  bpftrace %8s" % (term, scopes, bt.get(term, 0)))
-        if scopes != bt.get(term, 0):
+    for fname in sorted(set(ot) | set(bt)):
+        rows.append("%-32s orbit-trace %8s  bpftrace %8s" % (fname, ot.get(fname), bt.get(fname, 0)))
+        if ot.get(fname, 0) != bt.get(fname, 0):
             failed.append("%s: %s: orbit-trace %s scopes, bpftrace %d calls"
-                          % (name, term, scopes, bt.get(term, 0)))
+                          % (name, fname, ot.get(fname), bt.get(fname, 0)))
     if j["status"] != "ok":
         failed.append("%s: status %s: %s" % (name, j["status"], j["reasons"]))
     print("%s (returns %s, status %s):\n  %s" % (name, j["arming"]["returns"], j["status"],
@@ -101,6 +103,16 @@ def main():
          [("PyObject_Hash", py, "PyObject_Hash"), ("PyDict_SetItem", py, "PyDict_SetItem"),
           ("PyLong_FromLong", py, "PyLong_FromLong"), ("PyDict_GetItem", py, "PyDict_GetItem")],
          env={"PYTHONHASHSEED": "0"})
+    # A glob, in CPython's own functions.
+    case("python3-glob", [py, prog], [("PyDict_*Item", py, "PyDict_*Item")],
+         env={"PYTHONHASHSEED": "0"})
+    # libz's crc32 tail-calls crc32_z through the PLT: closed by crc32_z's
+    # return instructions (--returns insn), as pigz's calls would be.
+    z = os.path.realpath(LIBDIR + "/libz.so.1")
+    zprog = os.path.join(WORK, "z.py")
+    open(zprog, "w").write("import zlib\nprint(sum(zlib.crc32(b'orbit' * i) for i in range(321)))\n")
+    case("python3-zlib", [py, zprog], [("libz.so.1:crc32", z, "crc32"), ("libz.so.1:adler32", z, "adler32")],
+         extra=["--returns", "insn"])
     sq = LIBDIR + "/libsqlite3.so.0"
     sql = os.path.join(WORK, "s.sql")
     open(sql, "w").write("create table t(a integer, b text);\n"
