@@ -11,6 +11,7 @@
 #include "lib/elfsym.h"
 #include "lib/error.h"
 #include "lib/export.h"
+#include "lib/options.h"
 #include "lib/ipi.h"
 #include "lib/pair.h"
 #include "lib/report.h"
@@ -46,9 +47,6 @@
 
 enum { EXIT_OK = 0, EXIT_RUNTIME = 1, EXIT_USAGE = 2, EXIT_CHECK = 3 };
 
-#define RING_KB_DEFAULT 4096
-#define RING_KB_MAX (1024 * 1024)
-#define DRAIN_MS_DEFAULT 50
 /*
  * How far behind "now" the merge stops: a sample is timestamped a moment
  * before it is committed to its ring, so one with an older time may still
@@ -57,36 +55,13 @@ enum { EXIT_OK = 0, EXIT_RUNTIME = 1, EXIT_USAGE = 2, EXIT_CHECK = 3 };
  */
 #define MERGE_SLACK_NS (20ull * 1000 * 1000)
 
-struct opts {
-	pid_t pid;
-	const char *functions;
-	double duration;	/* seconds, 0: until the target exits */
-	const char *output;
-	int json;
-	unsigned long ring_kb;
-	unsigned long drain_ms;
-	struct ot_expect *expect; /* --expect */
-	size_t nexpect;
-	double max_loss;	/* --max-loss, percent */
-	int hist;
-	const char *trace;	/* --trace FILE.json */
-	const char *folded;	/* --folded FILE */
-	int list;		/* -l: show the selection, arm nothing */
-	const char *user;	/* --user: who runs -- CMD */
-	int ret_insn;		/* --returns insn */
-	int ret_mode_set;	/* --returns given: no automatic choice */
-	int compensate;		/* --compensate */
-	enum ot_backend backend; /* --backend */
-	int freeze;		/* --freeze */
-	char **argv;		/* -- CMD ARGS */
-};
 
 /* SIGPIPE as orbit-trace was started with it (main ignores it). */
 static int sigpipe_ignored;
 
 /* Everything one capture owns, in the order it is acquired. */
 struct capture {
-	struct opts o;
+	struct ot_options o;
 	FILE *out;
 	struct ot_target target;
 	struct ot_user user;
@@ -127,287 +102,6 @@ struct capture {
 	int live;		/* live status line on stderr */
 	uint64_t live_next, live_scopes, live_time;
 };
-
-static const char usage_text[] =
-	"usage: orbit-trace [options] -f FUNCTIONS (-p PID | [--] CMD [ARGS...])\n"
-	"\n"
-	"Count and time user-space functions of a live process with uprobes.\n"
-	"\n"
-	"Target:\n"
-	"  -p, --pid PID          trace the running process PID (all its threads)\n"
-	"  -- CMD [ARGS...]       start CMD once the probes are armed, trace it\n"
-	"      --user USER        run CMD as USER (default: under sudo, the user who\n"
-	"                         ran sudo; otherwise as orbit-trace itself)\n"
-	"  -f, --functions LIST   functions to trace, comma-separated: names (raw,\n"
-	"                         C++/Rust demangled, or a unique last component),\n"
-	"                         globs, LIB:NAME for a library by soname or path,\n"
-	"                         '!GLOB' to exclude (e.g. -f 'b3*,!b3Mul*')\n"
-	"  -l, --list             print what -f selects (default: every function)\n"
-	"                         with file offsets and sizes; arm nothing\n"
-	"      --returns MODE     how returns are seen: 'uretprobe' (a return probe)\n"
-	"                         or 'insn' (a probe on each return instruction:\n"
-	"                         safe for C++ exceptions); default, per file: insn\n"
-	"                         for files with C++ exception tables, else uretprobe\n"
-	"\n"
-	"Capture:\n"
-	"  -d, --duration SECS    stop after SECS seconds (default: until the target\n"
-	"                         exits or SIGINT/SIGTERM)\n"
-	"      --ring-kb KB       ring size per CPU, a power of two >= 4 (default 4096;\n"
-	"                         env ORBIT_UPROBE_RING_KB)\n"
-	"      --drain-ms MS      longest wait between drains, 1..100; a ring a quarter\n"
-	"                         full is drained at once (default 50; env ORBIT_DRAIN_MS)\n"
-	"      --backend NAME     how probes are armed: 'multi' (uprobe_multi BPF\n"
-	"                         links: one per file, fast to arm and disarm),\n"
-	"                         'perf' (uprobe PMU perf events: 2 per function\n"
-	"                         and CPU, one more per extra return instruction\n"
-	"                         with --returns insn, ~0.1 s each to disarm) or\n"
-	"                         'auto'\n"
-	"                         (default: multi where the kernel has it)\n"
-	"      --freeze           stop the -p process (SIGSTOP) while its probes are\n"
-	"                         armed and disarmed: ~100x fewer IPIs, a short pause\n"
-	"\n"
-	"Checks (for CI):\n"
-	"      --expect NAME=N[@D],.. expected scope counts (and depth D: 0 for an\n"
-	"                         outermost traced call); adds missing and loss %,\n"
-	"                         and checks the pairing's consistency\n"
-	"      --max-loss PCT     fail (exit 3) above PCT % loss (default 1 with --expect)\n"
-	"\n"
-	"Output:\n"
-	"  -o, --output FILE      write the report to FILE instead of stdout\n"
-	"      --json             write the report as JSON\n"
-	"      --hist             draw log2 latency histograms in the text report\n"
-	"      --compensate       also report durations without the probes' own cost\n"
-	"                         (calibrated at start-up on this machine)\n"
-	"      --trace FILE       write every scope as Chrome trace-event JSON\n"
-	"                         (Perfetto, chrome://tracing)\n"
-	"      --folded FILE      write folded stacks weighted by self time\n"
-	"                         (flamegraph.pl, speedscope)\n"
-	"  -q, --quiet            no warnings or progress on stderr\n"
-	"  -v, --verbose          say what is resolved and armed\n"
-	"\n"
-	"Miscellaneous:\n"
-	"  -h, --help             show this help and exit\n"
-	"  -V, --version          show the version and exit\n"
-	"\n"
-	"Exit status: 0 done, 1 runtime failure (cannot arm, target gone),\n"
-	"2 usage error, 3 a check failed (--expect, --max-loss, pairing).\n"
-	"Needs CAP_SYS_ADMIN (run with sudo).  See orbit-trace(1).\n";
-
-static void usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
-static void usage_error(const char *fmt, ...)
-{
-	char *msg = NULL;
-	va_list ap;
-
-	va_start(ap, fmt);
-	if (vasprintf(&msg, fmt, ap) < 0)
-		msg = NULL;
-	va_end(ap);
-	ot_error("%s\nTry 'orbit-trace --help' for more information.",
-		 msg ? msg : fmt);
-	free(msg);
-	exit(EXIT_USAGE);
-}
-
-static unsigned long parse_ulong(const char *what, const char *s,
-				 unsigned long min, unsigned long max,
-				 int pow2)
-{
-	unsigned long v;
-	char *end;
-
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (!*s || *end || errno || *s == '-' || v < min || v > max ||
-	    (pow2 && (v & (v - 1))))
-		usage_error("%s '%s' is invalid: expected %s %lu..%lu", what, s,
-			    pow2 ? "a power of two in" : "an integer in", min, max);
-	return v;
-}
-
-static void parse_env(struct opts *o)
-{
-	const char *s;
-
-	s = getenv("ORBIT_UPROBE_RING_KB");
-	if (s)
-		o->ring_kb = parse_ulong("ORBIT_UPROBE_RING_KB", s, 4, RING_KB_MAX, 1);
-	s = getenv("ORBIT_DRAIN_MS");
-	if (s)
-		o->drain_ms = parse_ulong("ORBIT_DRAIN_MS", s, 1, 100, 0);
-}
-
-enum {
-	OPT_JSON = 0x100, OPT_RING_KB, OPT_DRAIN_MS, OPT_EXPECT, OPT_MAX_LOSS,
-	OPT_HIST, OPT_TRACE, OPT_FOLDED, OPT_USER, OPT_RETURNS, OPT_COMPENSATE, OPT_BACKEND,
-	OPT_FREEZE,
-};
-
-static void parse_args(struct opts *o, int argc, char **argv)
-{
-	static const char optstring[] = "+:p:f:ld:o:qvhV";
-	static const struct option longopts[] = {
-		{ "pid", required_argument, NULL, 'p' },
-		{ "functions", required_argument, NULL, 'f' },
-		{ "list", no_argument, NULL, 'l' },
-		{ "duration", required_argument, NULL, 'd' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "json", no_argument, NULL, OPT_JSON },
-		{ "ring-kb", required_argument, NULL, OPT_RING_KB },
-		{ "drain-ms", required_argument, NULL, OPT_DRAIN_MS },
-		{ "expect", required_argument, NULL, OPT_EXPECT },
-		{ "max-loss", required_argument, NULL, OPT_MAX_LOSS },
-		{ "hist", no_argument, NULL, OPT_HIST },
-		{ "trace", required_argument, NULL, OPT_TRACE },
-		{ "folded", required_argument, NULL, OPT_FOLDED },
-		{ "user", required_argument, NULL, OPT_USER },
-		{ "returns", required_argument, NULL, OPT_RETURNS },
-		{ "compensate", no_argument, NULL, OPT_COMPENSATE },
-		{ "backend", required_argument, NULL, OPT_BACKEND },
-		{ "freeze", no_argument, NULL, OPT_FREEZE },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int c, n, verbosity = 0;
-	char *end, *bad;
-
-	memset(o, 0, sizeof(*o));
-	o->max_loss = -1;
-	o->ring_kb = RING_KB_DEFAULT;
-	o->drain_ms = DRAIN_MS_DEFAULT;
-	parse_env(o);
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, optstring, longopts, NULL)) != -1) {
-		switch (c) {
-		case 'p':
-			o->pid = (pid_t)parse_ulong("--pid", optarg, 1, 4194304, 0);
-			break;
-		case 'f':
-			o->functions = optarg;
-			break;
-		case 'l':
-			o->list = 1;
-			break;
-		case 'd':
-			errno = 0;
-			o->duration = strtod(optarg, &end);
-			if (!*optarg || *end || errno || !isfinite(o->duration) ||
-			    o->duration <= 0)
-				usage_error("--duration '%s' is invalid: expected a number of seconds > 0",
-					    optarg);
-			break;
-		case 'o':
-			o->output = optarg;
-			break;
-		case OPT_JSON:
-			o->json = 1;
-			break;
-		case OPT_RING_KB:
-			o->ring_kb = parse_ulong("--ring-kb", optarg, 4, RING_KB_MAX, 1);
-			break;
-		case OPT_DRAIN_MS:
-			o->drain_ms = parse_ulong("--drain-ms", optarg, 1, 100, 0);
-			break;
-		case OPT_EXPECT:
-			ot_expect_free(o->expect, o->nexpect);
-			n = ot_expect_parse(optarg, &o->expect, &bad);
-			if (n < 0)
-				usage_error("--expect '%s' is invalid: expected NAME=COUNT[@DEPTH][,NAME=COUNT...]",
-					    bad);
-			o->nexpect = (size_t)n;
-			break;
-		case OPT_MAX_LOSS:
-			errno = 0;
-			o->max_loss = strtod(optarg, &end);
-			if (!*optarg || *end || errno || !isfinite(o->max_loss) ||
-			    o->max_loss < 0 || o->max_loss > 100)
-				usage_error("--max-loss '%s' is invalid: expected a percentage 0..100",
-					    optarg);
-			break;
-		case OPT_HIST:
-			o->hist = 1;
-			break;
-		case OPT_COMPENSATE:
-			o->compensate = 1;
-			break;
-		case OPT_TRACE:
-			o->trace = optarg;
-			break;
-		case OPT_FOLDED:
-			o->folded = optarg;
-			break;
-		case OPT_USER:
-			o->user = optarg;
-			break;
-		case OPT_FREEZE:
-			o->freeze = 1;
-			break;
-		case OPT_BACKEND:
-			if (!strcmp(optarg, "auto"))
-				o->backend = OT_BACKEND_AUTO;
-			else if (!strcmp(optarg, "perf"))
-				o->backend = OT_BACKEND_PERF;
-			else if (!strcmp(optarg, "multi"))
-				o->backend = OT_BACKEND_MULTI;
-			else
-				usage_error("--backend '%s' is invalid: expected 'auto', 'perf' or 'multi'",
-					    optarg);
-			break;
-		case OPT_RETURNS:
-			if (strcmp(optarg, "uretprobe") && strcmp(optarg, "insn"))
-				usage_error("--returns '%s' is invalid: expected 'uretprobe' or 'insn'",
-					    optarg);
-			o->ret_insn = !strcmp(optarg, "insn");
-			o->ret_mode_set = 1;
-			break;
-		case 'q':
-			verbosity = -1;
-			break;
-		case 'v':
-			verbosity = 1;
-			break;
-		case 'h':
-			fputs(usage_text, stdout);
-			exit(EXIT_OK);
-		case 'V':
-			printf("orbit-trace %s\n"
-			       "backends: multi (uprobe_multi BPF links, libbpf %s), "
-			       "perf (uprobe PMU perf events)\n"
-			       "demangler: libiberty (C++ Itanium ABI, Rust legacy and v0)\n"
-			       "built with: elfutils %s, libcap %s\n",
-			       OT_VERSION, OT_LIBBPF_VERSION, OT_ELFUTILS_VERSION, OT_LIBCAP_VERSION);
-			exit(EXIT_OK);
-		case ':':
-			usage_error("option '%s' needs an argument", argv[optind - 1]);
-		default:
-			if (optopt)
-				usage_error("unknown option '-%c'", optopt);
-			usage_error("unknown option '%s'", argv[optind - 1]);
-		}
-	}
-	ot_error_set_verbosity(verbosity);
-	if (optind < argc)
-		o->argv = &argv[optind];
-	if (!o->functions && o->list)
-		o->functions = "*";
-	if (!o->functions)
-		usage_error("no functions to trace: give -f FUNCTIONS");
-	if (o->pid && o->argv)
-		usage_error("-p PID and a command are mutually exclusive");
-	if (!o->pid && !o->argv)
-		usage_error("nothing to trace: give -p PID or -- CMD");
-	if (o->user && !o->argv)
-		usage_error("--user applies to a command started with --, not to -p");
-	if (o->freeze && !o->pid)
-		usage_error("--freeze applies to -p: a command started with -- is armed before it runs");
-	if (o->max_loss >= 0 && !o->expect)
-		usage_error("--max-loss needs --expect");
-	if (o->max_loss < 0)
-		o->max_loss = 1;
-}
 
 static uint64_t now_ns(void)
 {
@@ -1023,7 +717,7 @@ static void cleanup(struct capture *c)
 	for (i = 0; c->names && i < c->sel.n; i++)
 		free((char *)c->names[i]);
 	free(c->names);
-	ot_expect_free(c->o.expect, c->o.nexpect);
+	ot_options_free(&c->o);
 	for (i = 0; i < c->sel.n; i++) {
 		free(c->labels[i]);
 		if (c->ret_sites)
@@ -1232,10 +926,33 @@ static int capture(struct capture *c)
 int main(int argc, char **argv)
 {
 	struct capture c;
+	char *msg;
 	int ret;
 
 	memset(&c, 0, sizeof(c));
-	parse_args(&c.o, argc, argv);
+	switch (ot_options_parse(&c.o, argc, argv, &msg)) {
+	case OT_OPTIONS_HELP:
+		fputs(ot_usage_text, stdout);
+		ot_options_free(&c.o);
+		return EXIT_OK;
+	case OT_OPTIONS_VERSION:
+		printf("orbit-trace %s\n"
+		       "backends: multi (uprobe_multi BPF links, libbpf %s), "
+		       "perf (uprobe PMU perf events)\n"
+		       "demangler: libiberty (C++ Itanium ABI, Rust legacy and v0)\n"
+		       "built with: elfutils %s, libcap %s\n",
+		       OT_VERSION, OT_LIBBPF_VERSION, OT_ELFUTILS_VERSION, OT_LIBCAP_VERSION);
+		ot_options_free(&c.o);
+		return EXIT_OK;
+	case OT_OPTIONS_BAD:
+		ot_error("%s\nTry 'orbit-trace --help' for more information.", msg ? msg : "bad usage");
+		free(msg);
+		ot_options_free(&c.o);
+		return EXIT_USAGE;
+	case OT_OPTIONS_RUN:
+		break;
+	}
+	ot_error_set_verbosity(c.o.verbosity);
 	/* A write to a closed output is an error of ours, not a death; the
 	 * command gets the disposition we were given (lib/target). */
 	sigpipe_ignored = signal(SIGPIPE, SIG_IGN) == SIG_IGN;

@@ -1,0 +1,317 @@
+#include "options.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char ot_usage_text[] =
+	"usage: orbit-trace [options] -f FUNCTIONS (-p PID | [--] CMD [ARGS...])\n"
+	"\n"
+	"Count and time user-space functions of a live process with uprobes.\n"
+	"\n"
+	"Target:\n"
+	"  -p, --pid PID          trace the running process PID (all its threads)\n"
+	"  -- CMD [ARGS...]       start CMD once the probes are armed, trace it\n"
+	"      --user USER        run CMD as USER (default: under sudo, the user who\n"
+	"                         ran sudo; otherwise as orbit-trace itself)\n"
+	"  -f, --functions LIST   functions to trace, comma-separated: names (raw,\n"
+	"                         C++/Rust demangled, or a unique last component),\n"
+	"                         globs, LIB:NAME for a library by soname or path,\n"
+	"                         '!GLOB' to exclude (e.g. -f 'b3*,!b3Mul*')\n"
+	"  -l, --list             print what -f selects (default: every function)\n"
+	"                         with file offsets and sizes; arm nothing\n"
+	"      --returns MODE     how returns are seen: 'uretprobe' (a return probe)\n"
+	"                         or 'insn' (a probe on each return instruction:\n"
+	"                         safe for C++ exceptions); default, per file: insn\n"
+	"                         for files with C++ exception tables, else uretprobe\n"
+	"\n"
+	"Capture:\n"
+	"  -d, --duration SECS    stop after SECS seconds (default: until the target\n"
+	"                         exits or SIGINT/SIGTERM)\n"
+	"      --ring-kb KB       ring size per CPU, a power of two >= 4 (default 4096;\n"
+	"                         env ORBIT_UPROBE_RING_KB)\n"
+	"      --drain-ms MS      longest wait between drains, 1..100; a ring a quarter\n"
+	"                         full is drained at once (default 50; env ORBIT_DRAIN_MS)\n"
+	"      --backend NAME     how probes are armed: 'multi' (uprobe_multi BPF\n"
+	"                         links: one per file, fast to arm and disarm),\n"
+	"                         'perf' (uprobe PMU perf events: 2 per function\n"
+	"                         and CPU, one more per extra return instruction\n"
+	"                         with --returns insn, ~0.1 s each to disarm) or\n"
+	"                         'auto'\n"
+	"                         (default: multi where the kernel has it)\n"
+	"      --freeze           stop the -p process (SIGSTOP) while its probes are\n"
+	"                         armed and disarmed: ~100x fewer IPIs, a short pause\n"
+	"\n"
+	"Checks (for CI):\n"
+	"      --expect NAME=N[@D],.. expected scope counts (and depth D: 0 for an\n"
+	"                         outermost traced call); adds missing and loss %,\n"
+	"                         and checks the pairing's consistency\n"
+	"      --max-loss PCT     fail (exit 3) above PCT % loss (default 1 with --expect)\n"
+	"\n"
+	"Output:\n"
+	"  -o, --output FILE      write the report to FILE instead of stdout\n"
+	"      --json             write the report as JSON\n"
+	"      --hist             draw log2 latency histograms in the text report\n"
+	"      --compensate       also report durations without the probes' own cost\n"
+	"                         (calibrated at start-up on this machine)\n"
+	"      --trace FILE       write every scope as Chrome trace-event JSON\n"
+	"                         (Perfetto, chrome://tracing)\n"
+	"      --folded FILE      write folded stacks weighted by self time\n"
+	"                         (flamegraph.pl, speedscope)\n"
+	"  -q, --quiet            no warnings or progress on stderr\n"
+	"  -v, --verbose          say what is resolved and armed\n"
+	"\n"
+	"Miscellaneous:\n"
+	"  -h, --help             show this help and exit\n"
+	"  -V, --version          show the version and exit\n"
+	"\n"
+	"Exit status: 0 done, 1 runtime failure (cannot arm, target gone),\n"
+	"2 usage error, 3 a check failed (--expect, --max-loss, pairing).\n"
+	"Needs CAP_SYS_ADMIN (run with sudo).  See orbit-trace(1).\n";
+
+/* Set *msg to the formatted reason; returns OT_OPTIONS_BAD. */
+static enum ot_options_result bad(char **msg, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static enum ot_options_result bad(char **msg, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (vasprintf(msg, fmt, ap) < 0)
+		*msg = NULL;
+	va_end(ap);
+	return OT_OPTIONS_BAD;
+}
+
+/* s as an integer in min..max (a power of two with pow2), or a reason. */
+static int parse_ulong(const char *what, const char *s, unsigned long min, unsigned long max,
+		       int pow2, unsigned long *out, char **msg)
+{
+	unsigned long v;
+	char *end;
+
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (!*s || *end || errno || *s == '-' || v < min || v > max ||
+	    (pow2 && (v & (v - 1)))) {
+		bad(msg, "%s '%s' is invalid: expected %s %lu..%lu", what, s,
+		    pow2 ? "a power of two in" : "an integer in", min, max);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+/* s as a finite number in (lo, hi] (lo_open) or [lo, hi]. */
+static int parse_double(const char *s, double lo, int lo_open, double hi, double *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtod(s, &end);
+	return !*s || *end || errno || !isfinite(*out) || *out < lo || (lo_open && *out == lo) ||
+	       *out > hi ? -1 : 0;
+}
+
+enum {
+	OPT_JSON = 0x100, OPT_RING_KB, OPT_DRAIN_MS, OPT_EXPECT, OPT_MAX_LOSS,
+	OPT_HIST, OPT_TRACE, OPT_FOLDED, OPT_USER, OPT_RETURNS, OPT_COMPENSATE, OPT_BACKEND,
+	OPT_FREEZE,
+};
+
+static const struct option longopts[] = {
+	{ "pid", required_argument, NULL, 'p' },
+	{ "functions", required_argument, NULL, 'f' },
+	{ "list", no_argument, NULL, 'l' },
+	{ "duration", required_argument, NULL, 'd' },
+	{ "output", required_argument, NULL, 'o' },
+	{ "json", no_argument, NULL, OPT_JSON },
+	{ "ring-kb", required_argument, NULL, OPT_RING_KB },
+	{ "drain-ms", required_argument, NULL, OPT_DRAIN_MS },
+	{ "expect", required_argument, NULL, OPT_EXPECT },
+	{ "max-loss", required_argument, NULL, OPT_MAX_LOSS },
+	{ "hist", no_argument, NULL, OPT_HIST },
+	{ "trace", required_argument, NULL, OPT_TRACE },
+	{ "folded", required_argument, NULL, OPT_FOLDED },
+	{ "user", required_argument, NULL, OPT_USER },
+	{ "returns", required_argument, NULL, OPT_RETURNS },
+	{ "compensate", no_argument, NULL, OPT_COMPENSATE },
+	{ "backend", required_argument, NULL, OPT_BACKEND },
+	{ "freeze", no_argument, NULL, OPT_FREEZE },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* One option and its argument; OT_OPTIONS_RUN when it is fine. */
+static enum ot_options_result one(struct ot_options *o, int c, const char *arg,
+				  const char *word, char **msg)
+{
+	unsigned long v;
+	char *badterm;
+	int n;
+
+	switch (c) {
+	case 'p':
+		if (parse_ulong("--pid", arg, 1, 4194304, 0, &v, msg))
+			return OT_OPTIONS_BAD;
+		o->pid = (pid_t)v;
+		break;
+	case 'f':
+		o->functions = arg;
+		break;
+	case 'l':
+		o->list = 1;
+		break;
+	case 'd':
+		if (parse_double(arg, 0, 1, INFINITY, &o->duration))
+			return bad(msg, "--duration '%s' is invalid: expected a number of seconds > 0",
+				   arg);
+		break;
+	case 'o':
+		o->output = arg;
+		break;
+	case OPT_JSON:
+		o->json = 1;
+		break;
+	case OPT_RING_KB:
+		return parse_ulong("--ring-kb", arg, 4, OT_RING_KB_MAX, 1, &o->ring_kb, msg) ?
+		       OT_OPTIONS_BAD : OT_OPTIONS_RUN;
+	case OPT_DRAIN_MS:
+		return parse_ulong("--drain-ms", arg, 1, 100, 0, &o->drain_ms, msg) ?
+		       OT_OPTIONS_BAD : OT_OPTIONS_RUN;
+	case OPT_EXPECT:
+		ot_expect_free(o->expect, o->nexpect);
+		o->expect = NULL;
+		o->nexpect = 0;
+		n = ot_expect_parse(arg, &o->expect, &badterm);
+		if (n < 0) {
+			bad(msg, "--expect '%s' is invalid: expected NAME=COUNT[@DEPTH][,NAME=COUNT...]",
+			    badterm);
+			free(badterm);
+			return OT_OPTIONS_BAD;
+		}
+		o->nexpect = (size_t)n;
+		break;
+	case OPT_MAX_LOSS:
+		if (parse_double(arg, 0, 0, 100, &o->max_loss))
+			return bad(msg, "--max-loss '%s' is invalid: expected a percentage 0..100", arg);
+		break;
+	case OPT_HIST:
+		o->hist = 1;
+		break;
+	case OPT_COMPENSATE:
+		o->compensate = 1;
+		break;
+	case OPT_TRACE:
+		o->trace = arg;
+		break;
+	case OPT_FOLDED:
+		o->folded = arg;
+		break;
+	case OPT_USER:
+		o->user = arg;
+		break;
+	case OPT_FREEZE:
+		o->freeze = 1;
+		break;
+	case OPT_BACKEND:
+		if (!strcmp(arg, "auto"))
+			o->backend = OT_BACKEND_AUTO;
+		else if (!strcmp(arg, "perf"))
+			o->backend = OT_BACKEND_PERF;
+		else if (!strcmp(arg, "multi"))
+			o->backend = OT_BACKEND_MULTI;
+		else
+			return bad(msg, "--backend '%s' is invalid: expected 'auto', 'perf' or 'multi'",
+				   arg);
+		break;
+	case OPT_RETURNS:
+		if (strcmp(arg, "uretprobe") && strcmp(arg, "insn"))
+			return bad(msg, "--returns '%s' is invalid: expected 'uretprobe' or 'insn'", arg);
+		o->ret_insn = !strcmp(arg, "insn");
+		o->ret_mode_set = 1;
+		break;
+	case 'q':
+		o->verbosity = -1;
+		break;
+	case 'v':
+		o->verbosity = 1;
+		break;
+	case 'h':
+		return OT_OPTIONS_HELP;
+	case 'V':
+		return OT_OPTIONS_VERSION;
+	case ':':
+		return bad(msg, "option '%s' needs an argument", word);
+	default:
+		if (c > 0 && c < 0x100)
+			return bad(msg, "unknown option '-%c'", c);
+		return bad(msg, "unknown option '%s'", word);
+	}
+	return OT_OPTIONS_RUN;
+}
+
+enum ot_options_result ot_options_parse(struct ot_options *o, int argc, char **argv, char **msg)
+{
+	static const char optstring[] = "+:p:f:ld:o:qvhV";
+	const char *s;
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	*msg = NULL;
+	o->max_loss = -1;
+	o->ring_kb = OT_RING_KB_DEFAULT;
+	o->drain_ms = OT_DRAIN_MS_DEFAULT;
+	s = getenv("ORBIT_UPROBE_RING_KB");
+	if (s && parse_ulong("ORBIT_UPROBE_RING_KB", s, 4, OT_RING_KB_MAX, 1, &o->ring_kb, msg))
+		return OT_OPTIONS_BAD;
+	s = getenv("ORBIT_DRAIN_MS");
+	if (s && parse_ulong("ORBIT_DRAIN_MS", s, 1, 100, 0, &o->drain_ms, msg))
+		return OT_OPTIONS_BAD;
+	opterr = 0;
+	optind = 0;	/* a fresh scan (GNU getopt), for every call */
+	while ((c = getopt_long(argc, argv, optstring, longopts, NULL)) != -1) {
+		enum ot_options_result r;
+
+		if (c == '?' && optopt)
+			c = optopt;
+		else if (c == '?')
+			c = 0;
+		r = one(o, c, optarg, argv[optind - 1], msg);
+		if (r != OT_OPTIONS_RUN)
+			return r;
+	}
+	if (optind < argc)
+		o->argv = &argv[optind];
+	if (!o->functions && o->list)
+		o->functions = "*";
+	if (!o->functions)
+		return bad(msg, "no functions to trace: give -f FUNCTIONS");
+	if (o->pid && o->argv)
+		return bad(msg, "-p PID and a command are mutually exclusive");
+	if (!o->pid && !o->argv)
+		return bad(msg, "nothing to trace: give -p PID or -- CMD");
+	if (o->user && !o->argv)
+		return bad(msg, "--user applies to a command started with --, not to -p");
+	if (o->freeze && !o->pid)
+		return bad(msg, "--freeze applies to -p: a command started with -- is armed before it runs");
+	if (o->max_loss >= 0 && !o->expect)
+		return bad(msg, "--max-loss needs --expect");
+	if (o->max_loss < 0)
+		o->max_loss = 1;
+	return OT_OPTIONS_RUN;
+}
+
+void ot_options_free(struct ot_options *o)
+{
+	ot_expect_free(o->expect, o->nexpect);
+	o->expect = NULL;
+	o->nexpect = 0;
+}

@@ -1,0 +1,66 @@
+/*
+ * options.h - the command line: the option table, the environment
+ * variables, defaults, validation and the usage text.
+ *
+ * Parsing neither prints nor exits: a bad invocation comes back as one
+ * line naming the option and the reason, which main prints with the
+ * "Try --help" hint and exit status 2 (tests/unit/test_options.c pins
+ * every message).
+ */
+#ifndef OT_OPTIONS_H
+#define OT_OPTIONS_H
+
+#include "check.h"
+#include "uprobe.h"
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#define OT_RING_KB_DEFAULT 4096
+#define OT_RING_KB_MAX (1024 * 1024)
+#define OT_DRAIN_MS_DEFAULT 50
+
+struct ot_options {
+	pid_t pid;
+	const char *functions;
+	double duration;	/* seconds, 0: until the target exits */
+	const char *output;
+	int json;
+	unsigned long ring_kb;	/* --ring-kb, ORBIT_UPROBE_RING_KB */
+	unsigned long drain_ms;	/* --drain-ms, ORBIT_DRAIN_MS */
+	struct ot_expect *expect; /* --expect, owned */
+	size_t nexpect;
+	double max_loss;	/* --max-loss, percent (1 by default) */
+	int hist;
+	const char *trace;	/* --trace FILE.json */
+	const char *folded;	/* --folded FILE */
+	int list;		/* -l: show the selection, arm nothing */
+	const char *user;	/* --user: who runs -- CMD */
+	int ret_insn;		/* --returns insn */
+	int ret_mode_set;	/* --returns given: no automatic choice */
+	int compensate;		/* --compensate */
+	enum ot_backend backend; /* --backend */
+	int freeze;		/* --freeze */
+	int verbosity;		/* -q: -1, -v: 1, else 0 */
+	char **argv;		/* -- CMD ARGS, inside the argv parsed */
+};
+
+enum ot_options_result {
+	OT_OPTIONS_RUN,		/* *o describes a capture */
+	OT_OPTIONS_HELP,	/* -h: print ot_usage_text */
+	OT_OPTIONS_VERSION,	/* -V */
+	OT_OPTIONS_BAD,		/* *msg: why, one line, malloc'd */
+};
+
+/*
+ * Parse argv (getopt_long, restarted each call) and the environment.
+ * Strings in *o point into argv.  Free with ot_options_free, whatever the
+ * result.
+ */
+enum ot_options_result ot_options_parse(struct ot_options *o, int argc, char **argv,
+					char **msg);
+void ot_options_free(struct ot_options *o);
+
+extern const char ot_usage_text[];
+
+#endif

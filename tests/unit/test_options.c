@@ -1,0 +1,163 @@
+/*
+ * The command line: every option's bad values with the exact message
+ * main prints (after "orbit-trace: ", before the --help hint, exit 2),
+ * the defaults, the environment, and what a good line fills in.  Without
+ * root: nothing here opens a probe or a process.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/options.h"
+
+#define MAXARGS 32
+
+/* Parse the NULL-terminated words after "orbit-trace". */
+static enum ot_options_result parse(struct ot_options *o, char **msg, ...)
+{
+	static char *argv[MAXARGS + 1];
+	enum ot_options_result r;
+	va_list ap;
+	int argc = 0;
+
+	argv[argc++] = (char *)"orbit-trace";
+	va_start(ap, msg);
+	while (argc < MAXARGS && (argv[argc] = va_arg(ap, char *)))
+		argc++;
+	va_end(ap);
+	argv[argc] = NULL;
+	r = ot_options_parse(o, argc, argv, msg);
+	return r;
+}
+
+/* The words must be refused with exactly want. */
+#define BAD(want, ...) do { \
+		struct ot_options o_; \
+		char *m_; \
+		assert_int_equal(parse(&o_, &m_, __VA_ARGS__, (char *)NULL), OT_OPTIONS_BAD); \
+		assert_non_null(m_); \
+		assert_string_equal(m_, want); \
+		free(m_); \
+		ot_options_free(&o_); \
+	} while (0)
+
+static void test_bad_values(void **state)
+{
+	(void)state;
+	unsetenv("ORBIT_UPROBE_RING_KB");
+	unsetenv("ORBIT_DRAIN_MS");
+	BAD("--pid 'abc' is invalid: expected an integer in 1..4194304", "-p", "abc", "-f", "x");
+	BAD("--pid '0' is invalid: expected an integer in 1..4194304", "--pid", "0", "-f", "x");
+	BAD("--pid '-5' is invalid: expected an integer in 1..4194304", "--pid=-5", "-f", "x");
+	BAD("--pid '4194305' is invalid: expected an integer in 1..4194304", "-p", "4194305", "-f", "x");
+	BAD("--duration 'soon' is invalid: expected a number of seconds > 0", "-d", "soon", "-f", "x", "--", "t");
+	BAD("--duration '0' is invalid: expected a number of seconds > 0", "-d", "0", "-f", "x", "--", "t");
+	BAD("--duration '-1' is invalid: expected a number of seconds > 0", "-d", "-1", "-f", "x", "--", "t");
+	BAD("--duration 'inf' is invalid: expected a number of seconds > 0", "-d", "inf", "-f", "x", "--", "t");
+	BAD("--ring-kb '3000' is invalid: expected a power of two in 4..1048576", "--ring-kb", "3000", "-f", "x", "--", "t");
+	BAD("--ring-kb '2' is invalid: expected a power of two in 4..1048576", "--ring-kb", "2", "-f", "x", "--", "t");
+	BAD("--ring-kb '2097152' is invalid: expected a power of two in 4..1048576", "--ring-kb", "2097152", "-f", "x", "--", "t");
+	BAD("--drain-ms '0' is invalid: expected an integer in 1..100", "--drain-ms", "0", "-f", "x", "--", "t");
+	BAD("--drain-ms '101' is invalid: expected an integer in 1..100", "--drain-ms", "101", "-f", "x", "--", "t");
+	BAD("--drain-ms '5ms' is invalid: expected an integer in 1..100", "--drain-ms", "5ms", "-f", "x", "--", "t");
+	BAD("--expect 'outer=lots' is invalid: expected NAME=COUNT[@DEPTH][,NAME=COUNT...]", "--expect", "outer=lots", "-f", "x", "--", "t");
+	BAD("--expect 'outer=1@x' is invalid: expected NAME=COUNT[@DEPTH][,NAME=COUNT...]", "--expect", "outer=1@x", "-f", "x", "--", "t");
+	BAD("--expect '=3' is invalid: expected NAME=COUNT[@DEPTH][,NAME=COUNT...]", "--expect", "=3", "-f", "x", "--", "t");
+	BAD("--max-loss '101' is invalid: expected a percentage 0..100", "--expect", "x=1", "--max-loss", "101", "-f", "x", "--", "t");
+	BAD("--max-loss '-1' is invalid: expected a percentage 0..100", "--expect", "x=1", "--max-loss", "-1", "-f", "x", "--", "t");
+	BAD("--max-loss 'lots' is invalid: expected a percentage 0..100", "--expect", "x=1", "--max-loss", "lots", "-f", "x", "--", "t");
+	BAD("--backend 'bpf' is invalid: expected 'auto', 'perf' or 'multi'", "--backend", "bpf", "-f", "x", "--", "t");
+	BAD("--returns 'ret' is invalid: expected 'uretprobe' or 'insn'", "--returns", "ret", "-f", "x", "--", "t");
+	BAD("option '-f' needs an argument", "-p", "1", "-f");
+	BAD("option '--output' needs an argument", "-p", "1", "-f", "x", "--output");
+	BAD("unknown option '--bogus'", "--bogus", "-f", "x", "-p", "1");
+	BAD("unknown option '-Z'", "-Z", "-f", "x", "-p", "1");
+}
+
+static void test_bad_combinations(void **state)
+{
+	(void)state;
+	BAD("no functions to trace: give -f FUNCTIONS", "-p", "1");
+	BAD("-p PID and a command are mutually exclusive", "-p", "1", "-f", "x", "--", "t");
+	BAD("nothing to trace: give -p PID or -- CMD", "-f", "x");
+	BAD("--user applies to a command started with --, not to -p", "--user", "nobody", "-p", "1", "-f", "x");
+	BAD("--freeze applies to -p: a command started with -- is armed before it runs", "--freeze", "-f", "x", "--", "t");
+	BAD("--max-loss needs --expect", "--max-loss", "2", "-f", "x", "--", "t");
+}
+
+static void test_environment(void **state)
+{
+	struct ot_options o;
+	char *msg;
+
+	(void)state;
+	setenv("ORBIT_UPROBE_RING_KB", "2", 1);
+	BAD("ORBIT_UPROBE_RING_KB '2' is invalid: expected a power of two in 4..1048576", "-f", "x", "--", "t");
+	setenv("ORBIT_UPROBE_RING_KB", "64", 1);
+	setenv("ORBIT_DRAIN_MS", "5ms", 1);
+	BAD("ORBIT_DRAIN_MS '5ms' is invalid: expected an integer in 1..100", "-f", "x", "--", "t");
+	setenv("ORBIT_DRAIN_MS", "101", 1);
+	BAD("ORBIT_DRAIN_MS '101' is invalid: expected an integer in 1..100", "-f", "x", "--", "t");
+	setenv("ORBIT_DRAIN_MS", "7", 1);
+	assert_int_equal(parse(&o, &msg, "-f", "x", "--", "t", (char *)NULL), OT_OPTIONS_RUN);
+	assert_int_equal(o.ring_kb, 64);
+	assert_int_equal(o.drain_ms, 7);
+	ot_options_free(&o);
+	/* An option beats the environment. */
+	assert_int_equal(parse(&o, &msg, "--ring-kb", "128", "-f", "x", "--", "t", (char *)NULL),
+			 OT_OPTIONS_RUN);
+	assert_int_equal(o.ring_kb, 128);
+	ot_options_free(&o);
+	unsetenv("ORBIT_UPROBE_RING_KB");
+	unsetenv("ORBIT_DRAIN_MS");
+}
+
+static void test_good_line(void **state)
+{
+	struct ot_options o;
+	char *msg;
+
+	(void)state;
+	assert_int_equal(parse(&o, &msg, "-q", "--json", "-o", "r.json", "--expect", "a=1@0,b=2",
+			       "--returns", "insn", "--backend", "perf", "-d", "1.5", "-f", "a,b",
+			       "--", "prog", "-x", (char *)NULL), OT_OPTIONS_RUN);
+	assert_string_equal(o.functions, "a,b");
+	assert_string_equal(o.output, "r.json");
+	assert_true(o.json && o.ret_insn && o.ret_mode_set);
+	assert_int_equal(o.backend, OT_BACKEND_PERF);
+	assert_true(o.duration == 1.5);
+	assert_int_equal(o.nexpect, 2);
+	assert_int_equal(o.expect[0].depth, 0);
+	assert_true(o.max_loss == 1);	/* the default with --expect */
+	assert_int_equal(o.verbosity, -1);
+	assert_string_equal(o.argv[0], "prog");
+	assert_string_equal(o.argv[1], "-x");	/* the command's own options */
+	assert_int_equal(o.ring_kb, OT_RING_KB_DEFAULT);
+	assert_int_equal(o.drain_ms, OT_DRAIN_MS_DEFAULT);
+	ot_options_free(&o);
+	/* -l alone lists every function. */
+	assert_int_equal(parse(&o, &msg, "-l", "--", "prog", (char *)NULL), OT_OPTIONS_RUN);
+	assert_string_equal(o.functions, "*");
+	ot_options_free(&o);
+	assert_int_equal(parse(&o, &msg, "-h", (char *)NULL), OT_OPTIONS_HELP);
+	ot_options_free(&o);
+	assert_int_equal(parse(&o, &msg, "--version", (char *)NULL), OT_OPTIONS_VERSION);
+	ot_options_free(&o);
+	assert_non_null(strstr(ot_usage_text, "usage: orbit-trace"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_bad_values),
+		cmocka_unit_test(test_bad_combinations),
+		cmocka_unit_test(test_environment),
+		cmocka_unit_test(test_good_line),
+	};
+
+	return cmocka_run_group_tests_name("options", tests, NULL, NULL);
+}
