@@ -6,9 +6,11 @@
 
 static void *check(void *p)
 {
+	/* No caller can go on without the memory, and lib/ never exits:
+	 * stop here, loudly (the kernel releases every probe and ring). */
 	if (!p) {
 		fputs("orbit-trace: out of memory\n", stderr);
-		exit(1);
+		abort();
 	}
 	return p;
 }

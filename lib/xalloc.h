@@ -2,7 +2,8 @@
  * xalloc.h - allocation that cannot fail.
  *
  * Out of memory is the one error lib/ code does not return: these print
- * "orbit-trace: out of memory" and exit 1.  Everything else returns -errno.
+ * "orbit-trace: out of memory" and abort (lib/ never exits).  Everything
+ * else returns -errno.
  */
 #ifndef OT_XALLOC_H
 #define OT_XALLOC_H

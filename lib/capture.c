@@ -1,0 +1,776 @@
+#include "capture.h"
+#include "calib.h"
+#include "caps.h"
+#include "check.h"
+#include "drain.h"
+#include "elfsym.h"
+#include "error.h"
+#include "export.h"
+#include "ipi.h"
+#include "pair.h"
+#include "report.h"
+#include "retsite.h"
+#include "returns.h"
+#include "target.h"
+#include "uprobe.h"
+#include "xalloc.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/signalfd.h>
+#include <time.h>
+#include <unistd.h>
+
+
+/*
+ * How far behind "now" the merge stops: a sample is timestamped a moment
+ * before it is committed to its ring, so one with an older time may still
+ * be on its way.  Commit takes microseconds; 20 ms also covers a vCPU
+ * descheduled mid-write.  Anything later still is counted as "late".
+ */
+#define MERGE_SLACK_NS (20ull * 1000 * 1000)
+
+
+/* Everything one capture owns, in the order it is acquired. */
+struct ot_capture {
+	struct ot_options o;	/* a copy: the caller owns what it points to */
+	int sigpipe_ignored;	/* SIGPIPE as the command should start with it */
+	FILE *out;
+	struct ot_target target;
+	struct ot_user user;
+	struct ot_elf *elf;	/* the main executable */
+	struct ot_binset *bins;	/* it and the libraries -f names */
+	struct ot_selection sel;
+	struct ot_probe_target *pt;
+	struct ot_returns *ret;	/* per function, where --returns insn sees it */
+	char **labels;
+	struct ot_probes *probes;
+	struct ot_pair *pair;
+	struct ot_drain *drain;
+	int sigfd;
+	sigset_t oldmask;
+	uint64_t t_start, t_end;
+	const char *ended_by;
+	const char **names;	/* function index -> name shown, owned */
+	struct ot_timeline *timeline;
+	FILE *folded;
+	struct ot_check check;
+	struct ot_calib calib;
+	uint64_t arm_t0, arm_ns; /* arming's wall time, open to enable */
+	struct ot_ipi arm_before, arm_ipi; /* IPIs and shootdowns it caused */
+	/* --compensate: ot_calib_target probed as target npt - 1 of pt, its
+	 * scopes paired apart, called by calib_live during the capture. */
+	size_t npt;		/* probe targets: the selection, + 1 with --compensate */
+	struct ot_pair *calib_pair;
+	struct ot_calib_live *calib_live;
+	uint64_t calib_next;	/* when calib_update next looks */
+	struct ot_report rep;	/* filled once the capture is over */
+	struct ot_report_func *rep_fn;
+	/* Read by the slow-disarm timer's thread, which may outlive the
+	 * probes: a copy of what they were. */
+	size_t disarm_n;
+	const char *disarm_what;
+	int live;		/* live status line on stderr */
+	uint64_t live_next, live_scopes, live_time;
+};
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Records of the calibration's own function go to its own pairing. */
+static void feed_pair(void *ctx, const struct ot_event *ev)
+{
+	struct ot_capture *c = ctx;
+
+	if (c->calib_pair && ev->kind != OT_EV_LOST && ev->func == c->sel.n) {
+		struct ot_event e = *ev;
+
+		e.func = 0;
+		ot_pair_feed(c->calib_pair, &e);
+		return;
+	}
+	ot_pair_feed(c->pair, ev);
+}
+
+/*
+ * --compensate: once the calibration thread has made enough calls during
+ * the capture, compensate with what they cost now, not before it began.
+ */
+static void calib_update(struct ot_capture *c)
+{
+	const struct ot_func_stats *st;
+	uint64_t call_ns, now;
+	size_t bursts;
+
+	/* The bursts' median is a sort: a few times a second is plenty,
+	 * not at every ring wake-up. */
+	if (!c->calib_live || (now = now_ns()) < c->calib_next)
+		return;
+	c->calib_next = now + 200000000ull;
+	st = ot_pair_stats(c->calib_pair, 0);
+	call_ns = ot_calib_live_call_ns(c->calib_live, &bursts);
+	if (st->scopes < 4 * OT_CALIB_LIVE_CALLS || bursts < 4)
+		return;
+	c->calib.own_ns = ot_hist_quantile(&st->hist, 0.5);
+	c->calib.pair_ns = call_ns > c->calib.empty_ns ? call_ns - c->calib.empty_ns : 0;
+	c->calib.live_calls = st->scopes;
+	ot_pair_compensate(c->pair, c->calib.own_ns, c->calib.pair_ns);
+}
+
+static void on_scope(void *ctx, const struct ot_scope *s)
+{
+	struct ot_capture *c = ctx;
+
+	if (c->timeline)
+		ot_timeline_scope(c->timeline, s);
+}
+
+/*
+ * One line on a terminal, redrawn twice a second: people watching a long
+ * capture want to know it is alive and whether it is losing records.
+ */
+static void live_status(struct ot_capture *c, uint64_t now, int final)
+{
+	uint64_t scopes, hw = 0, size = 1;
+	unsigned i;
+
+	if (!c->live)
+		return;
+	if (final) {
+		if (c->live_next != c->t_start + 1000000000ull)
+			fputs("\r\033[K", stderr);
+		return;
+	}
+	if (now < c->live_next)
+		return;
+	for (i = 0; i < ot_probes_ncpus(c->probes); i++) {
+		struct ot_ring *r = ot_probes_ring(c->probes, i);
+
+		if (r->high_water * size > hw * r->size) {
+			hw = r->high_water;
+			size = r->size;
+		}
+	}
+	scopes = ot_pair_scopes(c->pair);
+	fprintf(stderr, "\r\033[Korbit-trace: %.1f s, %.0f scopes/s, %" PRIu64
+		" records lost, ring peak %.1f%%",
+		(double)(now - c->t_start) / 1e9,
+		(double)(scopes - c->live_scopes) * 1e9 /
+			(double)(now - (c->live_time ? c->live_time : c->t_start)),
+		ot_drain_stats(c->drain)->lost, 100.0 * (double)hw / (double)size);
+	c->live_scopes = scopes;
+	c->live_time = now;
+	c->live_next = now + 500000000ull;
+}
+
+static void drain_round(struct ot_capture *c, uint64_t horizon)
+{
+	unsigned i;
+
+	for (i = 0; i < ot_probes_ncpus(c->probes); i++)
+		ot_drain_ring(c->drain, i, ot_probes_ring(c->probes, i));
+	ot_drain_flush(c->drain, horizon);
+	calib_update(c);
+}
+
+/* Returns at return instructions for functions in files with C++
+ * exception tables, unless --returns says otherwise. */
+static int insn_returns(const struct ot_capture *c, size_t i)
+{
+	if (c->o.ret_mode_set)
+		return c->o.ret_insn;
+	/* A return probe kills a program whose threads switch stacks (the
+	 * kernel's return chain is per thread, not per stack). */
+	return ot_elf_stack_switch(c->elf) || ot_elf_has_eh(c->sel.fn[i].bin->elf);
+}
+
+/* symbols: the target's binary and the functions -f selects. */
+static int resolve(struct ot_capture *c)
+{
+	size_t i;
+	int ret;
+
+	ret = ot_elf_open(c->target.exe, c->target.display, &c->elf);
+	if (ret)
+		return OT_CAPTURE_FAILED;
+	c->bins = ot_binset_new(c->elf, c->target.exe, c->target.display,
+				ot_target_find_lib, &c->target);
+	ret = ot_binset_select(c->bins, c->o.functions, &c->sel);
+	if (ret)
+		return ret == -ENOENT ? OT_CAPTURE_BAD_INPUT : OT_CAPTURE_FAILED;
+	c->pt = ot_xcalloc(c->sel.n, sizeof(*c->pt));
+	c->ret = ot_xcalloc(c->sel.n, sizeof(*c->ret));
+	c->labels = ot_xcalloc(c->sel.n, sizeof(*c->labels));
+	c->names = ot_xcalloc(c->sel.n, sizeof(*c->names));
+	/* A library's functions are shown as "libname:function". */
+	for (i = 0; i < c->sel.n; i++) {
+		const struct ot_binary *b = c->sel.fn[i].bin;
+		char *name = NULL;
+
+		if (b->is_main || asprintf(&name, "%s:%s", b->display,
+					   ot_sym_display(c->sel.fn[i].sym)) < 0)
+			name = ot_xstrdup(ot_sym_display(c->sel.fn[i].sym));
+		c->names[i] = name;
+	}
+	for (i = 0; i < c->o.nexpect; i++) {
+		size_t k;
+
+		for (k = 0; k < c->sel.n; k++)
+			if (!strcmp(c->names[k], c->o.expect[i].name))
+				break;
+		if (k == c->sel.n) {
+			ot_error("--expect names '%s', which -f does not trace\n"
+				 "Try 'orbit-trace --help' for more information.",
+				 c->o.expect[i].name);
+			return OT_CAPTURE_BAD_INPUT;
+		}
+	}
+	for (i = 0; i < c->sel.n; i++) {
+		const struct ot_sym *s = c->sel.fn[i].sym;
+
+		if (asprintf(&c->labels[i], "%s:%s", c->sel.fn[i].bin->display,
+			     ot_sym_display(s)) < 0)
+			c->labels[i] = NULL;
+		c->pt[i].path = c->sel.fn[i].bin->path;
+		c->pt[i].label = c->labels[i] ? c->labels[i] : s->name;
+		c->pt[i].offset = s->offset;
+		ot_verbose("%s (+0x%llx, %llu bytes, from .%s)", c->pt[i].label,
+			   (unsigned long long)s->offset,
+			   (unsigned long long)s->size, ot_elf_source(c->sel.fn[i].bin->elf));
+		if (c->o.list)
+			continue;
+		{
+			const char *why;
+			uint64_t at;
+			int err = ot_entry_point(c->pt[i].path, s->offset, s->size, &at, &why);
+
+			if (err == -ENOTSUP) {
+				ot_error("%s cannot be traced: %s", c->pt[i].label, why);
+				return OT_CAPTURE_BAD_INPUT;
+			}
+			if (err) {
+				ot_error_errno(-err, "cannot read the code of %s", c->pt[i].label);
+				return OT_CAPTURE_FAILED;
+			}
+			if (why)
+				ot_verbose("%s: %s (+0x%llx)", c->pt[i].label, why,
+					   (unsigned long long)at);
+			c->pt[i].offset = at;
+		}
+		/*
+		 * A return probe aborts a C++ program whose exception unwinds
+		 * through the probed frame; probing return instructions cannot.
+		 * Which file has exception tables decides, per file.
+		 */
+		if (!i && ot_elf_stack_switch(c->elf) && !insn_returns(c, i))
+			ot_warn("%s switches stacks (%s): a return probe kills it when a call "
+				"returns on another stack than it was made on; --returns insn "
+				"avoids that", c->target.display, ot_elf_stack_switch(c->elf));
+		else if (!i && ot_elf_stack_switch(c->elf) && !c->o.ret_mode_set)
+			ot_verbose("%s switches stacks (%s): returns are seen at return "
+				   "instructions (--returns insn)", c->target.display,
+				   ot_elf_stack_switch(c->elf));
+		if (!c->o.ret_mode_set && ot_elf_has_eh(c->sel.fn[i].bin->elf) &&
+		    !ot_elf_stack_switch(c->elf) &&
+		    (!i || c->sel.fn[i - 1].bin != c->sel.fn[i].bin))
+			ot_verbose("%s has C++ exception tables: returns of its functions are "
+				   "seen at return instructions (--returns insn)",
+				   c->sel.fn[i].bin->display);
+		if (insn_returns(c, i)) {
+			struct ot_returns *r = &c->ret[i];
+
+			if (ot_returns_find(&c->sel, i, c->pt[i].label, c->names[i], r))
+				return OT_CAPTURE_FAILED;
+			c->pt[i].ret_sites = r->sites;
+			c->pt[i].nret_sites = r->nsites;
+			c->pt[i].ntail_sites = r->ntail;
+		}
+		if (!insn_returns(c, i) && ot_elf_has_eh(c->sel.fn[i].bin->elf) &&
+		    (!i || c->sel.fn[i - 1].bin != c->sel.fn[i].bin))
+			ot_warn("%s uses C++ exceptions: one thrown through a function with a "
+				"return probe aborts the program; --returns insn avoids that "
+				"(see BUGS in orbit-trace(1))", c->sel.fn[i].bin->display);
+	}
+	return OT_CAPTURE_OK;
+}
+
+/* -l: like perf probe -F, what a pattern selects, before anything is armed. */
+/* rings -> records -> scopes, until the target exits, time runs out or a signal comes. */
+static void run(struct ot_capture *c)
+{
+	uint64_t deadline = c->o.duration > 0 ?
+		c->t_start + (uint64_t)(c->o.duration * 1e9) : UINT64_MAX;
+	unsigned ncpus = ot_probes_ncpus(c->probes), i;
+	struct pollfd *pfd = ot_xcalloc(2 + ncpus, sizeof(*pfd));
+
+	/* Signals, the target's exit, and a ring a quarter full wake us; else
+	 * we sleep the drain interval. */
+	pfd[0].fd = c->sigfd;
+	pfd[1].fd = c->target.pidfd;
+	for (i = 0; i < ncpus; i++)
+		pfd[2 + i].fd = ot_probes_ring_fd(c->probes, i);
+	for (i = 0; i < 2 + ncpus; i++)
+		pfd[i].events = POLLIN;
+	for (;;) {
+		uint64_t now = now_ns();
+		int timeout = (int)c->o.drain_ms;
+
+		if (deadline != UINT64_MAX && deadline - now < (uint64_t)timeout * 1000000)
+			timeout = deadline > now ? (int)((deadline - now) / 1000000) : 0;
+		pfd[1].revents = 0;
+		if (poll(pfd, 2 + ncpus, timeout) > 0 && (pfd[0].revents & POLLIN)) {
+			struct signalfd_siginfo si;
+
+			if (read(c->sigfd, &si, sizeof(si)) == sizeof(si))
+				ot_verbose("signal %u: ending the capture", si.ssi_signo);
+			c->ended_by = "signal";
+			/*
+			 * A second SIGINT or SIGTERM ends orbit-trace at once,
+			 * even if it was started ignoring them (sh's "&").
+			 */
+			signal(SIGINT, SIG_DFL);
+			signal(SIGTERM, SIG_DFL);
+			sigprocmask(SIG_SETMASK, &c->oldmask, NULL);
+			break;
+		}
+		now = now_ns();
+		drain_round(c, now > MERGE_SLACK_NS ? now - MERGE_SLACK_NS : 0);
+		/* The poll already said whether the pidfd fired: no second syscall. */
+		if ((pfd[1].revents || c->target.pidfd < 0) &&
+		    ot_target_check_exit(&c->target)) {
+			c->ended_by = "target exit";
+			break;
+		}
+		if (now >= deadline) {
+			c->ended_by = "duration";
+			break;
+		}
+		live_status(c, now, 0);
+	}
+	free(pfd);
+}
+
+static void judge(struct ot_capture *c)
+{
+	const struct ot_func_stats **st = ot_xcalloc(c->sel.n, sizeof(*st));
+	size_t i;
+
+	for (i = 0; i < c->sel.n; i++)
+		st[i] = ot_pair_stats(c->pair, i);
+	ot_check_run(&c->check, c->sel.n, c->names, st, c->o.expect,
+		     c->o.nexpect, c->o.max_loss, ot_drain_stats(c->drain)->lost);
+	for (i = 0; i < c->sel.n; i++)
+		if (c->ret[i].inexact)
+			ot_check_add(&c->check, OT_STATUS_LOSSY, c->ret[i].inexact);
+	free(st);
+}
+
+/* Everything the report says, read while the probes and rings still exist. */
+static void fill_report(struct ot_capture *c)
+{
+	struct ot_report_func *fn = ot_xcalloc(c->sel.n, sizeof(*fn));
+	struct ot_report r;
+	unsigned i;
+
+	memset(&r, 0, sizeof(r));
+	for (i = 0; i < ot_probes_ncpus(c->probes); i++) {
+		uint64_t hw = ot_probes_ring(c->probes, i)->high_water;
+
+		if (hw > r.ring_high_water)
+			r.ring_high_water = hw;
+	}
+	for (i = 0; i < c->sel.n; i++) {
+		fn[i].name = c->names[i];
+		fn[i].symbol = c->sel.fn[i].sym->name;
+		fn[i].aliases = c->sel.fn[i].aliases;
+		fn[i].binary = c->sel.fn[i].bin->is_main ? c->target.display
+							 : c->sel.fn[i].bin->path;
+		fn[i].offset = c->sel.fn[i].sym->offset;
+		fn[i].st = ot_pair_stats(c->pair, i);
+	}
+	r.binary = c->target.display;
+	r.pid = (int)c->target.pid;
+	r.functions_requested = c->sel.requested;
+	r.functions_armed = c->sel.n;
+	r.uprobes = ot_probes_nuprobes(c->probes);
+	for (i = 0; i < c->sel.n; i++)
+		r.insn_returns += c->pt[i].ret_sites != NULL;
+	r.returns = r.insn_returns == c->sel.n ? "insn" : !r.insn_returns ? "uretprobe" : "mixed";
+	r.backend = ot_backend_name(ot_probes_backend(c->probes));
+	r.frozen = c->o.freeze;
+	r.events = ot_probes_nevents(c->probes);
+	r.cpus = ot_probes_ncpus(c->probes);
+	r.ring_kb = c->o.ring_kb;
+	r.drain_ms = (unsigned)c->o.drain_ms;
+	r.duration_ns = c->t_end - c->t_start;
+	r.ended_by = c->ended_by;
+	r.target_exited = c->target.exited;
+	r.target_status = c->target.is_child ? c->target.status : -1;
+	r.records = ot_drain_stats(c->drain);
+	r.threads = ot_pair_threads(c->pair);
+	r.nfuncs = c->sel.n;
+	r.funcs = fn;
+	r.check = &c->check;
+	r.has_expect = c->o.nexpect > 0;
+	r.max_loss_pct = c->o.max_loss;
+	r.tree = ot_pair_tree(c->pair, &r.ntree);
+	r.tree_dropped = ot_pair_tree_dropped(c->pair);
+	r.names = c->names;
+	r.draw_hist = c->o.hist;
+	r.calib = c->o.compensate ? &c->calib : NULL;
+	r.arm_ns = c->arm_ns;
+	r.arm_ipis = c->arm_ipi.cal;
+	r.arm_tlb = c->arm_ipi.tlb;
+	{
+		struct rusage ru;
+
+		/* RUSAGE_SELF: the tracer alone, not the command it reaped. */
+		if (!getrusage(RUSAGE_SELF, &ru)) {
+			r.tracer_cpu_ns = (uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) *
+					  1000000000ull +
+					  (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000ull;
+			r.tracer_max_rss_kb = (uint64_t)ru.ru_maxrss;
+		}
+	}
+	c->rep = r;
+	c->rep_fn = fn;
+}
+
+static void on_slow_disarm(union sigval v)
+{
+	const struct ot_capture *c = v.sival_ptr;
+
+	ot_warn("still disarming %zu %s (the kernel waits for grace periods on each)...",
+		c->disarm_n, c->disarm_what);
+}
+
+/*
+ * Release every probe, measuring what it costs like arming.  Slow with the
+ * perf backend (two grace periods per fd), so the user hears about it when
+ * it passes a second.
+ */
+static void disarm(struct ot_capture *c)
+{
+	struct sigevent sev = { .sigev_notify = SIGEV_THREAD };
+	struct itimerspec one_s = { .it_value = { .tv_sec = 1 } };
+	struct ot_ipi before, after;
+	timer_t timer;
+	int timed;
+	uint64_t t0;
+
+	if (!c->probes)
+		return;
+	c->disarm_n = ot_probes_nevents(c->probes);
+	c->disarm_what = ot_probes_backend(c->probes) == OT_BACKEND_PERF ?
+			 "uprobe perf events" : "uprobe_multi links";
+	sev.sigev_notify_function = on_slow_disarm;
+	sev.sigev_value.sival_ptr = c;
+	timed = !timer_create(CLOCK_MONOTONIC, &sev, &timer);
+	if (timed)
+		timer_settime(timer, 0, &one_s, NULL);
+	t0 = now_ns();
+	ot_ipi_read(&before);
+	/*
+	 * The perf backend takes ~0.3 s per function to disarm: a process is
+	 * not held stopped that long, so only its arming is frozen.  A failed
+	 * freeze was printed; disarming goes on regardless.
+	 */
+	if (c->o.freeze && ot_probes_backend(c->probes) == OT_BACKEND_MULTI &&
+	    !c->target.exited && !ot_target_check_exit(&c->target))
+		ot_target_freeze(&c->target);
+	c->rep.disarm_frozen = c->target.frozen;
+	ot_probes_close(c->probes);
+	c->probes = NULL;
+	ot_target_thaw(&c->target);
+	ot_ipi_read(&after);
+	c->rep.disarmed = 1;
+	c->rep.disarm_ns = now_ns() - t0;
+	c->rep.disarm_ipis = after.cal - before.cal;
+	c->rep.disarm_tlb = after.tlb - before.tlb;
+	if (timed)
+		timer_delete(timer);
+}
+
+/*
+ * Text: the report first, then disarm, then the line saying what disarming
+ * cost.  JSON is one object, so it waits for disarming to carry it too.
+ */
+static void print_report(struct ot_capture *c)
+{
+	if (!c->o.json) {
+		ot_report_text(c->out, &c->rep);
+		fflush(c->out);
+	}
+	disarm(c);
+	if (c->o.json)
+		ot_report_json(c->out, &c->rep);
+	else
+		ot_report_text_disarm(c->out, &c->rep);
+	fflush(c->out);
+}
+
+static void cleanup(struct ot_capture *c)
+{
+	size_t i;
+
+	ot_calib_live_stop(c->calib_live);
+	disarm(c);
+	ot_target_thaw(&c->target); /* never leave a -p process stopped */
+	ot_pair_free(c->calib_pair);
+	if (c->npt > c->sel.n)
+		free((uint64_t *)c->pt[c->sel.n].ret_sites);
+	free(c->rep_fn);
+	ot_timeline_close(c->timeline);
+	if (c->folded)
+		fclose(c->folded);
+	ot_check_free(&c->check);
+	ot_drain_free(c->drain);
+	ot_pair_free(c->pair);
+	for (i = 0; c->names && i < c->sel.n; i++)
+		free((char *)c->names[i]);
+	free(c->names);
+	for (i = 0; i < c->sel.n; i++) {
+		free(c->labels[i]);
+		if (c->ret)
+			ot_returns_free(&c->ret[i]);
+	}
+	free(c->ret);
+	free(c->labels);
+	free(c->pt);
+	ot_selection_free(&c->sel);
+	ot_binset_free(c->bins);
+	ot_elf_close(c->elf);
+	ot_target_stop(&c->target);
+	ot_target_fini(&c->target);
+	if (c->out && c->out != stdout)
+		fclose(c->out);
+	if (c->sigfd >= 0)
+		close(c->sigfd);
+}
+
+struct ot_capture *ot_capture_new(const struct ot_options *o, int sigpipe_ignored)
+{
+	struct ot_capture *c = ot_xcalloc(1, sizeof(*c));
+
+	c->o = *o;
+	c->sigpipe_ignored = sigpipe_ignored;
+	c->sigfd = -1;
+	c->target.pidfd = c->target.go_fd = c->target.err_fd = -1;
+	return c;
+}
+
+enum ot_capture_result ot_capture_open(struct ot_capture *c)
+{
+	sigset_t mask;
+	int ret;
+
+	c->out = stdout;
+	if (c->o.output) {
+		c->out = fopen(c->o.output, "we");
+		if (!c->out) {
+			ot_error_errno(errno, "cannot open %s", c->o.output);
+			c->out = NULL;
+			return OT_CAPTURE_FAILED;
+		}
+	}
+	/* SIGINT/SIGTERM end the capture through the poll loop; the report
+	 * is still printed.  The started command gets the old mask back. */
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigprocmask(SIG_BLOCK, &mask, &c->oldmask);
+	c->sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (c->sigfd < 0) {
+		ot_error_errno(errno, "cannot create a signalfd");
+		return OT_CAPTURE_FAILED;
+	}
+
+	if (c->o.argv)
+		ret = ot_target_find(&c->target, c->o.argv[0]);
+	else
+		ret = ot_target_attach(&c->target, c->o.pid);
+	if (ret)
+		return OT_CAPTURE_FAILED;
+	ret = resolve(c);
+	if (ret)
+		return ret;
+	if (c->o.list)
+		return ot_report_list(c->out, &c->sel) || fflush(c->out) ? OT_CAPTURE_FAILED :
+									    OT_CAPTURE_DONE;
+	return OT_CAPTURE_OK;
+}
+
+enum ot_capture_result ot_capture_arm(struct ot_capture *c)
+{
+	size_t i;
+
+	/* Output files are opened before arming: a typo must not cost a capture. */
+	if (c->o.folded) {
+		c->folded = fopen(c->o.folded, "we");
+		if (!c->folded) {
+			ot_error_errno(errno, "cannot open %s", c->o.folded);
+			return OT_CAPTURE_FAILED;
+		}
+	}
+
+	if (ot_caps_check())
+		return OT_CAPTURE_FAILED;
+	c->npt = c->sel.n;
+	if (c->o.compensate) {
+		if (ot_calibrate(c->o.ret_insn, c->o.backend, &c->calib))
+			return OT_CAPTURE_FAILED;
+		ot_verbose("calibrated: a traced call costs its caller %llu ns, %llu ns of it "
+			   "inside its own scope", (unsigned long long)c->calib.pair_ns,
+			   (unsigned long long)c->calib.own_ns);
+		/* And probed during the capture too, in this process. */
+		c->pt = ot_xreallocarray(c->pt, c->sel.n + 1, sizeof(*c->pt));
+		if (ot_calib_probe(c->o.ret_insn, &c->pt[c->sel.n]))
+			return OT_CAPTURE_FAILED;
+		c->pt[c->sel.n].pid = (int)getpid();
+		c->npt++;
+	}
+	/*
+	 * Forked now, exec'd only once armed: no call before arming is missed.
+	 * Under sudo the command runs as the user who typed it, not as root:
+	 * tracing a program must not change what it may do.
+	 */
+	c->target.sigpipe_ignored = c->sigpipe_ignored;
+	if (c->o.argv && (ot_user_resolve(c->o.user, &c->user) ||
+			  ot_target_spawn(&c->target, c->o.argv, &c->oldmask, &c->user)))
+		return OT_CAPTURE_FAILED;
+	if (c->o.trace && ot_timeline_open(c->o.trace, c->target.pid,
+					   basename(c->target.display), now_ns(),
+					   c->names, &c->timeline))
+		return OT_CAPTURE_FAILED;
+	/* What arming costs the machine, measured the way the seed measured
+	 * static keys: wall time and /proc/interrupts deltas. */
+	ot_ipi_read(&c->arm_before);
+	c->arm_t0 = now_ns();
+	if (c->o.freeze && ot_target_freeze(&c->target))
+		return OT_CAPTURE_FAILED;
+	{
+		struct ot_probes_opts po = {
+			.ring_kb = c->o.ring_kb,
+			.backend = c->o.backend,
+			.pid = (int)c->target.pid,
+		};
+
+		if (ot_probes_arm(c->pt, c->npt, &po, &c->probes))
+			return OT_CAPTURE_FAILED;
+	}
+	c->pair = ot_pair_new(c->sel.n);
+	ot_pair_on_scope(c->pair, on_scope, c);
+	if (c->o.compensate)
+		ot_pair_compensate(c->pair, c->calib.own_ns, c->calib.pair_ns);
+	for (i = 0; i < c->sel.n; i++)
+		if (c->ret[i].tail_calls)
+			ot_pair_set_tail_calls(c->pair, i);
+	c->drain = ot_drain_new(ot_probes_ncpus(c->probes), (uint32_t)c->target.pid,
+				ot_probes_lookup, c->probes, feed_pair, c);
+	if (c->o.compensate) {
+		c->calib_pair = ot_pair_new(1);
+		ot_drain_also_pid(c->drain, (uint32_t)getpid());
+	}
+	if (ot_probes_enable(c->probes))
+		return OT_CAPTURE_FAILED;
+	ot_target_thaw(&c->target);
+	if (c->calib_pair && ot_calib_live_start(&c->calib_live))
+		return OT_CAPTURE_FAILED;
+	{
+		struct ot_ipi after;
+
+		c->arm_ns = now_ns() - c->arm_t0;
+		ot_ipi_read(&after);
+		c->arm_ipi.cal = after.cal - c->arm_before.cal;
+		c->arm_ipi.tlb = after.tlb - c->arm_before.tlb;
+	}
+	/* Armed and mapped: nothing left needs privilege, so keep none. */
+	if (ot_caps_drop(c->user.set && c->user.uid != getuid())) {
+		ot_error("cannot drop capabilities after arming");
+		return OT_CAPTURE_FAILED;
+	}
+	ot_verbose("armed %zu functions (%zu %s) on %s", c->sel.n,
+		   ot_probes_nevents(c->probes),
+		   ot_probes_backend(c->probes) == OT_BACKEND_MULTI ? "uprobe_multi links" :
+								      "uprobe perf events",
+		   c->target.display);
+	c->t_start = now_ns();
+	c->live = isatty(STDERR_FILENO) && ot_error_verbosity() >= 0;
+	c->live_next = c->t_start + 1000000000ull;
+	if (c->target.is_child && ot_target_release(&c->target))
+		return OT_CAPTURE_FAILED;
+	if (!c->target.is_child && ot_target_check_exit(&c->target)) {
+		ot_error("process %d exited while its probes were armed", (int)c->target.pid);
+		return OT_CAPTURE_FAILED;
+	}
+	return OT_CAPTURE_OK;
+}
+
+enum ot_capture_result ot_capture_run(struct ot_capture *c)
+{
+	run(c);
+	return OT_CAPTURE_OK;
+}
+
+enum ot_capture_result ot_capture_report(struct ot_capture *c)
+{
+	size_t i;
+
+	/* Disable first, drain what is left, report; disarm last (slow). */
+	c->t_end = now_ns();
+	live_status(c, c->t_end, 1);
+	ot_calib_live_stop(c->calib_live);
+	c->calib_live = NULL;
+	ot_probes_disable(c->probes);
+	drain_round(c, UINT64_MAX);
+	ot_pair_finish(c->pair);
+	judge(c);
+	fill_report(c);
+	print_report(c);
+	if (c->folded) {
+		size_t n;
+		const struct ot_tree_node *tree = ot_pair_tree(c->pair, &n);
+
+		if (ot_folded_write(c->folded, tree, n, c->names) || fflush(c->folded)) {
+			ot_error_errno(EIO, "cannot write %s", c->o.folded);
+			return OT_CAPTURE_FAILED;
+		}
+	}
+	if (c->timeline) {
+		int err = ot_timeline_close(c->timeline);
+
+		c->timeline = NULL;
+		if (err)
+			return OT_CAPTURE_FAILED;
+	}
+	if (ferror(c->out)) {
+		ot_error("cannot write the report%s%s", c->o.output ? " to " : "",
+			 c->o.output ? c->o.output : "");
+		return OT_CAPTURE_FAILED;
+	}
+	if (c->check.status == OT_STATUS_FAILED) {
+		for (i = 0; i < c->check.nreasons; i++)
+			ot_error("check failed: %s", c->check.reasons[i]);
+		return OT_CAPTURE_CHECK_FAILED;
+	}
+	return OT_CAPTURE_OK;
+}
+
+void ot_capture_free(struct ot_capture *c)
+{
+	if (!c)
+		return;
+	cleanup(c);
+	free(c);
+}
