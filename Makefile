@@ -125,9 +125,10 @@ $(BUILD)/tests/fixture-nopie: tests/unit/fixture.c
 	@mkdir -p $(dir $@)
 	$(CC) -O1 -g -fno-pie -no-pie -o $@ $<
 
-$(BUILD)/tests/test_%: tests/unit/test_%.c $(LIB_OBJ) $(FIXTURES)
+$(BUILD)/tests/test_%: tests/unit/test_%.c $(LIB_OBJ) $(FIXTURES) $(wildcard tests/unit/expected/*)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -DOT_FIXTURE_DIR='"$(abspath $(BUILD))/tests"' \
+		-DOT_EXPECTED_DIR='"$(abspath tests/unit/expected)"' \
 		-o $@ $< $(LIB_OBJ) $(LDLIBS) -lcmocka
 
 # libFuzzer targets (clang): make fuzz FUZZ_SECONDS=60 runs each that long,

@@ -71,6 +71,7 @@ struct ot_capture {
 	struct ot_calib_live *calib_live;
 	uint64_t calib_next;	/* when calib_update next looks */
 	struct ot_report rep;	/* filled once the capture is over */
+	struct ot_report_calib rep_calib;
 	struct ot_report_func *rep_fn;
 	/* Read by the slow-disarm timer's thread, which may outlive the
 	 * probes: a copy of what they were. */
@@ -417,7 +418,16 @@ static void fill_report(struct ot_capture *c)
 	r.ended_by = c->ended_by;
 	r.target_exited = c->target.exited;
 	r.target_status = c->target.is_child ? c->target.status : -1;
-	r.records = ot_drain_stats(c->drain);
+	{
+		const struct ot_drain_stats *d = ot_drain_stats(c->drain);
+		struct ot_report_records rec = {
+			.samples = d->samples, .lost = d->lost, .malformed = d->malformed,
+			.foreign = d->foreign, .late = d->late, .no_sp = d->no_sp,
+			.unknown = d->unknown,
+		};
+
+		r.records = rec;
+	}
 	r.threads = ot_pair_threads(c->pair);
 	r.nfuncs = c->sel.n;
 	r.funcs = fn;
@@ -428,7 +438,11 @@ static void fill_report(struct ot_capture *c)
 	r.tree_dropped = ot_pair_tree_dropped(c->pair);
 	r.names = c->names;
 	r.draw_hist = c->o.hist;
-	r.calib = c->o.compensate ? &c->calib : NULL;
+	c->rep_calib.pair_ns = c->calib.pair_ns;
+	c->rep_calib.own_ns = c->calib.own_ns;
+	c->rep_calib.empty_ns = c->calib.empty_ns;
+	c->rep_calib.live_calls = c->calib.live_calls;
+	r.calib = c->o.compensate ? &c->rep_calib : NULL;
 	r.arm_ns = c->arm_ns;
 	r.arm_ipis = c->arm_ipi.cal;
 	r.arm_tlb = c->arm_ipi.tlb;
@@ -559,6 +573,57 @@ static void cleanup(struct ot_capture *c)
 		close(c->sigfd);
 }
 
+/*
+ * -l: like perf probe -F, what a pattern selects, before anything is
+ * armed.  DWARF, where there is some, tells which functions also have
+ * inlined copies: calls to those never reach a probe.
+ */
+static enum ot_capture_result list_selection(struct ot_capture *c)
+{
+	struct ot_list_fn *fn = ot_xcalloc(c->sel.n + 1, sizeof(*fn));
+	struct ot_list_skip *sk = ot_xcalloc(c->sel.nskipped + 1, sizeof(*sk));
+	uint64_t *part = ot_xcalloc(c->sel.n + 1, sizeof(*part));
+	const struct ot_binary *shown = NULL;
+	struct ot_list l = { fn, c->sel.n, sk, c->sel.nskipped };
+	int have_dwarf = 0, bad;
+	size_t i, k;
+
+	for (i = 0; i < c->sel.n; i++) {
+		const struct ot_selected *s = &c->sel.fn[i];
+
+		fn[i].file = s->bin->path;
+		fn[i].file_functions = ot_elf_nsyms(s->bin->elf);
+		fn[i].file_source = ot_elf_source(s->bin->elf);
+		fn[i].offset = s->sym->offset;
+		fn[i].size = s->sym->size;
+		fn[i].symbol = s->sym->name;
+		fn[i].demangled = s->sym->demangled;
+		fn[i].aliases = s->aliases;
+		if (s->bin == shown)
+			continue;
+		shown = s->bin;
+		/* Counted by name in this file's DWARF: keep its own functions'. */
+		if (!ot_elf_inlined(shown->path, &c->sel, part)) {
+			have_dwarf = 1;
+			for (k = 0; k < c->sel.n; k++)
+				if (c->sel.fn[k].bin == shown)
+					fn[k].inlined = part[k];
+		}
+	}
+	for (i = 0; i < c->sel.nskipped; i++) {
+		sk[i].file = c->sel.skipped[i].bin->display;
+		sk[i].name = ot_sym_display(c->sel.skipped[i].sym);
+		sk[i].why = c->sel.skipped[i].sym->not_called;
+	}
+	if (!have_dwarf)
+		ot_verbose("no DWARF: inlined copies of these functions cannot be listed");
+	bad = ot_report_list(c->out, &l) || fflush(c->out);
+	free(part);
+	free(sk);
+	free(fn);
+	return bad ? OT_CAPTURE_FAILED : OT_CAPTURE_DONE;
+}
+
 struct ot_capture *ot_capture_new(const struct ot_options *o, int sigpipe_ignored)
 {
 	struct ot_capture *c = ot_xcalloc(1, sizeof(*c));
@@ -606,8 +671,7 @@ enum ot_capture_result ot_capture_open(struct ot_capture *c)
 	if (ret)
 		return ret;
 	if (c->o.list)
-		return ot_report_list(c->out, &c->sel) || fflush(c->out) ? OT_CAPTURE_FAILED :
-									    OT_CAPTURE_DONE;
+		return list_selection(c);
 	return OT_CAPTURE_OK;
 }
 

@@ -1,6 +1,6 @@
 #include "export.h"
 #include "error.h"
-#include "report.h"
+#include "json.h"
 #include "xalloc.h"
 
 #include <errno.h>

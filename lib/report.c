@@ -1,6 +1,5 @@
 #include "report.h"
-#include "error.h"
-#include "xalloc.h"
+#include "json.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -67,6 +66,20 @@ static size_t children(const struct ot_report *r, uint32_t n, uint32_t **out)
  * recursion 64 deep stays readable.  With f NULL only the widest label is
  * measured into *lw, so that the columns line up.
  */
+/* Did a scope close on node n's path or below it?  (A call still open at
+ * the end made a node without one.) */
+static int tree_busy(const struct ot_report *r, uint32_t n)
+{
+	uint32_t c;
+
+	if (r->tree[n].calls)
+		return 1;
+	for (c = r->tree[n].first_child; c; c = r->tree[c].next_sibling)
+		if (tree_busy(r, c))
+			return 1;
+	return 0;
+}
+
 static void tree_text(FILE *f, const struct ot_report *r, uint32_t n,
 		      unsigned indent, unsigned level, size_t *lw)
 {
@@ -77,6 +90,8 @@ static void tree_text(FILE *f, const struct ot_report *r, uint32_t n,
 	uint32_t *kids, c;
 	size_t k, i;
 
+	if (n && !tree_busy(r, n))
+		return;
 	if (n) {
 		uint64_t parent_total = r->tree[node->parent].total_ns;
 
@@ -283,7 +298,7 @@ static void hist_json(FILE *f, const struct ot_hist *h)
 
 void ot_report_text(FILE *f, const struct ot_report *r)
 {
-	const struct ot_drain_stats *rec = r->records;
+	const struct ot_report_records *rec = &r->records;
 	int multi = r->backend && !strcmp(r->backend, "multi");
 	char a[32], depths[128], b[64];
 	size_t i, w = 8, dw = 8;
@@ -326,8 +341,9 @@ void ot_report_text(FILE *f, const struct ot_report *r)
 		for (i = 0; i < r->nfuncs; i++)
 			spans += r->funcs[i].st->spans_loss;
 		fprintf(f, "warning: the kernel lost %" PRIu64 " records: scope counts are low; "
-			"%" PRIu64 " scopes open across a loss are kept out of the durations "
-			"(try a larger --ring-kb or a shorter --drain-ms)\n", rec->lost, spans);
+			"%" PRIu64 " scope%s open across a loss %s kept out of the durations "
+			"(try a larger --ring-kb or a shorter --drain-ms)\n", rec->lost, spans,
+			spans == 1 ? "" : "s", spans == 1 ? "is" : "are");
 	}
 
 	for (i = 0; i < r->nfuncs; i++)
@@ -401,22 +417,6 @@ void ot_report_text(FILE *f, const struct ot_report *r)
 			"check failed" : "note", r->check->reasons[i]);
 }
 
-void ot_json_string(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; s && *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-
-		if (ch == '"' || ch == '\\')
-			fprintf(f, "\\%c", ch);
-		else if (ch < 0x20)
-			fprintf(f, "\\u%04x", ch);
-		else
-			fputc(ch, f);
-	}
-	fputc('"', f);
-}
-
 void ot_report_text_disarm(FILE *f, const struct ot_report *r)
 {
 	char a[32];
@@ -430,7 +430,7 @@ void ot_report_text_disarm(FILE *f, const struct ot_report *r)
 
 void ot_report_json(FILE *f, const struct ot_report *r)
 {
-	const struct ot_drain_stats *rec = r->records;
+	const struct ot_report_records *rec = &r->records;
 	size_t i;
 
 	fprintf(f, "{\n  \"version\": 1,\n  \"status\": \"%s\",\n  \"reasons\": [",
@@ -548,57 +548,31 @@ void ot_report_json(FILE *f, const struct ot_report *r)
 	fprintf(f, "\n  ],\n  \"call_tree_dropped\": %" PRIu64 "\n}\n", r->tree_dropped);
 }
 
-int ot_report_list(FILE *f, const struct ot_selection *sel)
+int ot_report_list(FILE *f, const struct ot_list *l)
 {
-	const struct ot_binary *shown = NULL;
+	const char *shown = NULL;
 	size_t i;
-	uint64_t *inlined = ot_xcalloc(sel->n, sizeof(*inlined));
-	uint64_t *part = ot_xcalloc(sel->n, sizeof(*part));
-	int have_dwarf = 0;
 
-	/* DWARF, where there is some, tells which functions also have
-	 * inlined copies: calls to those never reach a probe. */
-	for (i = 0; i < sel->n; i++) {
-		if (sel->fn[i].bin == shown)
-			continue;
-		shown = sel->fn[i].bin;
-		/* Counted by name in this file's DWARF: keep its own functions'. */
-		if (!ot_elf_inlined(shown->path, sel, part)) {
-			size_t k;
+	for (i = 0; i < l->n; i++) {
+		const struct ot_list_fn *fn = &l->fn[i];
 
-			have_dwarf = 1;
-			for (k = 0; k < sel->n; k++)
-				if (sel->fn[k].bin == shown)
-					inlined[k] = part[k];
-		}
-	}
-	shown = NULL;
-	for (i = 0; i < sel->n; i++) {
-		const struct ot_sym *s = sel->fn[i].sym;
-
-		if (sel->fn[i].bin != shown) {
-			shown = sel->fn[i].bin;
+		if (!shown || strcmp(fn->file, shown)) {
+			shown = fn->file;
 			fprintf(f, "# %s: %zu functions in .%s\n# %-12s %8s  %s\n",
-				shown->path, ot_elf_nsyms(shown->elf), ot_elf_source(shown->elf),
+				fn->file, fn->file_functions, fn->file_source,
 				"OFFSET", "SIZE", "SYMBOL  [DEMANGLED]  [= ALIASES]");
 		}
-
 		fprintf(f, "0x%-12llx %8llu  %s%s%s%s%s",
-			(unsigned long long)s->offset, (unsigned long long)s->size,
-			s->name, s->demangled ? "  " : "", s->demangled ? s->demangled : "",
-			sel->fn[i].aliases ? "  = " : "",
-			sel->fn[i].aliases ? sel->fn[i].aliases : "");
-		if (inlined[i])
+			(unsigned long long)fn->offset, (unsigned long long)fn->size,
+			fn->symbol, fn->demangled ? "  " : "", fn->demangled ? fn->demangled : "",
+			fn->aliases ? "  = " : "", fn->aliases ? fn->aliases : "");
+		if (fn->inlined)
 			fprintf(f, "  (also inlined at %llu call site%s: calls there are not counted)",
-				(unsigned long long)inlined[i], inlined[i] == 1 ? "" : "s");
+				(unsigned long long)fn->inlined, fn->inlined == 1 ? "" : "s");
 		fputc('\n', f);
 	}
-	for (i = 0; i < sel->nskipped; i++)
-		fprintf(f, "# skipped %s:%s: %s\n", sel->skipped[i].bin->display,
-			ot_sym_display(sel->skipped[i].sym), sel->skipped[i].sym->not_called);
-	if (!have_dwarf)
-		ot_verbose("no DWARF: inlined copies of these functions cannot be listed");
-	free(part);
-	free(inlined);
+	for (i = 0; i < l->nskipped; i++)
+		fprintf(f, "# skipped %s:%s: %s\n", l->skipped[i].file, l->skipped[i].name,
+			l->skipped[i].why);
 	return ferror(f) ? -EIO : 0;
 }

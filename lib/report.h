@@ -1,17 +1,17 @@
 /*
  * report.h - the scope/loss report, as text for people and JSON for scripts.
  *
- * Reads what the other modules counted; computes nothing that the pairing
- * or drain could lie about.  The JSON keys are documented field by field
- * in orbit-trace(1), OUTPUT FIELDS: change both together.
+ * A printer: takes a filled struct ot_report and writes it, calling
+ * nothing in symbols, probes, rings or calibration; computes nothing that
+ * the pairing or drain could lie about.  The JSON keys are documented
+ * field by field in orbit-trace(1), OUTPUT FIELDS: change both together.
+ * tests/unit/test_report.c pins the output byte for byte
+ * (tests/unit/expected/).
  */
 #ifndef OT_REPORT_H
 #define OT_REPORT_H
 
-#include "calib.h"
 #include "check.h"
-#include "drain.h"
-#include "elfsym.h"
 #include "pair.h"
 
 #include <stddef.h>
@@ -25,6 +25,19 @@ struct ot_report_func {
 	const char *binary;
 	uint64_t offset;
 	const struct ot_func_stats *st;
+};
+
+/* What the drain counted (lib/drain's ot_drain_stats, copied). */
+struct ot_report_records {
+	uint64_t samples, lost, malformed, foreign, late, no_sp, unknown;
+};
+
+/* --compensate's figures (lib/calib's, copied). */
+struct ot_report_calib {
+	uint64_t pair_ns;	/* a traced call's cost to its caller */
+	uint64_t own_ns;	/* of which inside its own scope */
+	uint64_t empty_ns;	/* the empty function untraced */
+	uint64_t live_calls;	/* calibration scopes during the capture; 0: before only */
 };
 
 struct ot_report {
@@ -47,7 +60,7 @@ struct ot_report {
 	const char *ended_by;	/* "target exit", "duration", "signal" */
 	int target_exited;
 	int target_status;	/* wait status when target_exited and ours, else -1 */
-	const struct ot_drain_stats *records;
+	struct ot_report_records records;
 	uint64_t ring_high_water; /* most bytes pending in one ring at a drain */
 	size_t threads;
 	size_t nfuncs;
@@ -60,7 +73,7 @@ struct ot_report {
 	uint64_t tree_dropped;
 	const char *const *names;	/* function index -> name */
 	int draw_hist;			/* --hist: log2 histograms in the text */
-	const struct ot_calib *calib;	/* --compensate, else NULL */
+	const struct ot_report_calib *calib; /* --compensate, else NULL */
 	uint64_t tracer_cpu_ns;		/* orbit-trace's own user+sys so far */
 	uint64_t tracer_max_rss_kb;
 };
@@ -70,15 +83,34 @@ void ot_report_text(FILE *f, const struct ot_report *r);
 void ot_report_text_disarm(FILE *f, const struct ot_report *r);
 void ot_report_json(FILE *f, const struct ot_report *r);
 
+/* -l: one selected function. */
+struct ot_list_fn {
+	const char *file;	/* rows of one file are consecutive */
+	size_t file_functions;	/* functions in its symbol table */
+	const char *file_source; /* "symtab", "dynsym", ... */
+	uint64_t offset, size;
+	const char *symbol, *demangled, *aliases; /* demangled, aliases: or NULL */
+	uint64_t inlined;	/* inlined copies DWARF records (never probed) */
+};
+
+/* -l: a symbol a glob matched but that cannot be traced, and why. */
+struct ot_list_skip {
+	const char *file, *name, *why;
+};
+
+struct ot_list {
+	const struct ot_list_fn *fn;
+	size_t n;
+	const struct ot_list_skip *skipped;
+	size_t nskipped;
+};
+
 /*
  * -l: the selected functions, grouped by file, with offsets, sizes,
- * demangled names, aliases and (from DWARF) how many inlined copies never
- * reach a probe.  Returns 0, or -EIO if f could not be written.
+ * demangled names, aliases, inlined copies, and what was skipped.
+ * Returns 0, or -EIO if f could not be written.
  */
-int ot_report_list(FILE *f, const struct ot_selection *sel);
-
-/* s as a JSON string literal, quotes included (also for lib/export). */
-void ot_json_string(FILE *f, const char *s);
+int ot_report_list(FILE *f, const struct ot_list *l);
 
 /* "1.23 us"-style duration with three significant digits, into buf. */
 const char *ot_report_duration(uint64_t ns, char *buf, size_t len);

@@ -1,0 +1,13 @@
+/*
+ * json.h - the little JSON writing report and export share: strings
+ * escaped per RFC 8259 (quotes, backslashes, control characters).
+ */
+#ifndef OT_JSON_H
+#define OT_JSON_H
+
+#include <stdio.h>
+
+/* s as a JSON string literal, quotes included; NULL as "". */
+void ot_json_string(FILE *f, const char *s);
+
+#endif

@@ -1,0 +1,316 @@
+/*
+ * The reports people and scripts read, pinned byte for byte: fixed
+ * captures (synthetic event streams through the real pairing and check)
+ * rendered as text and JSON and compared with tests/unit/expected/.  A
+ * change to the output shows up here as a diff; after a deliberate one,
+ * OT_GOLDEN_UPDATE=1 rewrites the files (review them, then commit).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "lib/check.h"
+#include "lib/pair.h"
+#include "lib/report.h"
+
+enum { OUTER, MIDDLE, INNER, NFUNCS };
+static const char *const names[NFUNCS] = { "outer", "middle", "inner" };
+
+static uint64_t clock_ns;
+
+static void ev(struct ot_pair *p, uint32_t tid, uint8_t kind, uint32_t f, uint64_t sp,
+	       uint64_t dt)
+{
+	struct ot_event e = { .time = clock_ns += dt, .sp = sp, .tid = tid, .func = f,
+			      .kind = kind };
+
+	ot_pair_feed(p, &e);
+}
+
+/* outer -> 2 x middle -> 3 x inner, with durations that vary by call. */
+static void tree(struct ot_pair *p, uint32_t tid, unsigned k)
+{
+	int m, i;
+
+	ev(p, tid, OT_EV_ENTRY, OUTER, 0x7000, 1000);
+	for (m = 0; m < 2; m++) {
+		ev(p, tid, OT_EV_ENTRY, MIDDLE, 0x6f00, 500);
+		for (i = 0; i < 3; i++) {
+			ev(p, tid, OT_EV_ENTRY, INNER, 0x6e00, 300);
+			ev(p, tid, OT_EV_RETURN, INNER, 0x6e00, 1200 + 37 * ((k + (unsigned)i) % 11));
+		}
+		ev(p, tid, OT_EV_RETURN, MIDDLE, 0x6f00, 400 + 13 * (k % 7));
+	}
+	ev(p, tid, OT_EV_RETURN, OUTER, 0x7000, 900);
+}
+
+struct fixture {
+	struct ot_pair *p;
+	struct ot_check check;
+	struct ot_report_func fn[NFUNCS];
+	struct ot_report r;
+	size_t nfuncs;
+};
+
+static void fill(struct fixture *x, const char *expect, size_t nfuncs)
+{
+	const struct ot_func_stats *st[NFUNCS];
+	struct ot_expect *e = NULL;
+	char *bad;
+	int ne = 0;
+	size_t i;
+
+	ot_pair_finish(x->p);
+	for (i = 0; i < nfuncs; i++)
+		st[i] = ot_pair_stats(x->p, i);
+	if (expect)
+		ne = ot_expect_parse(expect, &e, &bad);
+	assert_true(ne >= 0);
+	ot_check_run(&x->check, nfuncs, names, st, e, (size_t)ne, 1, ot_pair_lost(x->p));
+	ot_expect_free(e, (size_t)ne);
+	memset(x->fn, 0, sizeof(x->fn));
+	for (i = 0; i < nfuncs; i++) {
+		x->fn[i].name = names[i];
+		x->fn[i].symbol = names[i];
+		x->fn[i].binary = "/opt/app/bin/app";
+		x->fn[i].offset = 0x1100 + 0x40 * i;
+		x->fn[i].st = st[i];
+	}
+	memset(&x->r, 0, sizeof(x->r));
+	x->r.binary = "/opt/app/bin/app";
+	x->r.pid = 4242;
+	x->r.functions_requested = x->r.functions_armed = nfuncs;
+	x->r.uprobes = 2 * nfuncs;
+	x->r.events = 2;
+	x->r.returns = "uretprobe";
+	x->r.backend = "multi";
+	x->r.arm_ns = 11500000;
+	x->r.arm_ipis = 3;
+	x->r.disarmed = 1;
+	x->r.disarm_ns = 62000000;
+	x->r.disarm_ipis = 6;
+	x->r.disarm_tlb = 1;
+	x->r.cpus = 2;
+	x->r.ring_kb = 4096;
+	x->r.drain_ms = 50;
+	x->r.duration_ns = 1050000000;
+	x->r.ended_by = "target exit";
+	x->r.target_exited = 1;
+	x->r.target_status = 0;	/* a wait status: exit 0 */
+	x->r.records.samples = 2 * ot_pair_scopes(x->p);
+	x->r.records.lost = ot_pair_lost(x->p);
+	x->r.threads = ot_pair_threads(x->p);
+	x->r.nfuncs = nfuncs;
+	x->r.funcs = x->fn;
+	x->r.check = &x->check;
+	x->r.has_expect = ne > 0;
+	x->r.max_loss_pct = 1;
+	x->r.tree = ot_pair_tree(x->p, &x->r.ntree);
+	x->r.tree_dropped = ot_pair_tree_dropped(x->p);
+	x->r.names = names;
+	x->r.tracer_cpu_ns = 12000000;
+	x->r.tracer_max_rss_kb = 15000;
+	x->nfuncs = nfuncs;
+}
+
+static void done(struct fixture *x)
+{
+	ot_check_free(&x->check);
+	ot_pair_free(x->p);
+}
+
+/* What was written must equal expected/NAME (or becomes it, updating). */
+static void golden(const char *name, char *got, size_t len)
+{
+	char path[4096], *want;
+	FILE *f;
+	long n;
+
+	snprintf(path, sizeof(path), "%s/%s", OT_EXPECTED_DIR, name);
+	if (getenv("OT_GOLDEN_UPDATE")) {
+		f = fopen(path, "w");
+		assert_non_null(f);
+		assert_int_equal(fwrite(got, 1, len, f), len);
+		fclose(f);
+	}
+	f = fopen(path, "r");
+	if (!f)
+		fail_msg("%s is missing (OT_GOLDEN_UPDATE=1 writes it)", path);
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	rewind(f);
+	want = malloc((size_t)n + 1);
+	assert_int_equal(fread(want, 1, (size_t)n, f), (size_t)n);
+	want[n] = 0;
+	fclose(f);
+	if ((size_t)n != len || memcmp(want, got, len))
+		fail_msg("%s differs from what was written:\n%s", path, got);
+	free(want);
+}
+
+static void render(struct fixture *x, const char *name, int json)
+{
+	char *buf = NULL, file[256];
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	if (json) {
+		ot_report_json(f, &x->r);
+	} else {
+		ot_report_text(f, &x->r);
+		ot_report_text_disarm(f, &x->r);
+	}
+	fclose(f);
+	snprintf(file, sizeof(file), "%s.%s", name, json ? "json" : "txt");
+	golden(file, buf, len);
+	free(buf);
+}
+
+static void test_clean(void **state)
+{
+	struct fixture x;
+	unsigned k;
+
+	(void)state;
+	clock_ns = 0;
+	x.p = ot_pair_new(NFUNCS);
+	for (k = 0; k < 40; k++)
+		tree(x.p, 100 + k % 2, k);
+	fill(&x, "outer=40@0,middle=80@1,inner=240@2", NFUNCS);
+	render(&x, "clean", 0);
+	render(&x, "clean", 1);
+	done(&x);
+}
+
+static void test_lossy(void **state)
+{
+	struct fixture x;
+	struct ot_event lost = { .kind = OT_EV_LOST, .lost = 17 };
+	unsigned k;
+
+	(void)state;
+	clock_ns = 0;
+	x.p = ot_pair_new(NFUNCS);
+	for (k = 0; k < 10; k++)
+		tree(x.p, 100, k);
+	ev(x.p, 100, OT_EV_ENTRY, OUTER, 0x7000, 1000);
+	lost.time = clock_ns += 10;
+	ot_pair_feed(x.p, &lost);	/* outer open across the loss */
+	ev(x.p, 100, OT_EV_RETURN, OUTER, 0x7000, 5000);
+	ev(x.p, 100, OT_EV_ENTRY, MIDDLE, 0x6f00, 100);	/* never returns */
+	fill(&x, NULL, NFUNCS);
+	render(&x, "lossy", 0);
+	render(&x, "lossy", 1);
+	done(&x);
+}
+
+static void test_failed_expect_and_hist(void **state)
+{
+	struct fixture x;
+	unsigned k;
+
+	(void)state;
+	clock_ns = 0;
+	x.p = ot_pair_new(NFUNCS);
+	for (k = 0; k < 30; k++)
+		tree(x.p, 100, k);
+	/* inner straight from outer once: depth 1 */
+	ev(x.p, 100, OT_EV_ENTRY, OUTER, 0x7000, 1000);
+	ev(x.p, 100, OT_EV_ENTRY, INNER, 0x6f00, 100);
+	ev(x.p, 100, OT_EV_RETURN, INNER, 0x6f00, 2000);
+	ev(x.p, 100, OT_EV_RETURN, OUTER, 0x7000, 100);
+	fill(&x, "outer=40,inner=181@2", NFUNCS);
+	x.r.draw_hist = 1;
+	render(&x, "expect-hist", 0);
+	render(&x, "expect-hist", 1);
+	done(&x);
+}
+
+static void test_compensate(void **state)
+{
+	struct ot_report_calib calib = { .pair_ns = 900, .own_ns = 450, .empty_ns = 2,
+					  .live_calls = 2000 };
+	struct fixture x;
+	unsigned k;
+
+	(void)state;
+	clock_ns = 0;
+	x.p = ot_pair_new(NFUNCS);
+	ot_pair_compensate(x.p, calib.own_ns, calib.pair_ns);
+	for (k = 0; k < 20; k++)
+		tree(x.p, 100, k);
+	fill(&x, NULL, NFUNCS);
+	x.r.calib = &calib;
+	x.r.returns = "mixed";
+	x.r.insn_returns = 1;
+	render(&x, "compensate", 0);
+	render(&x, "compensate", 1);
+	done(&x);
+}
+
+static void test_recursion(void **state)
+{
+	struct fixture x;
+	unsigned k, d;
+
+	(void)state;
+	clock_ns = 0;
+	x.p = ot_pair_new(2);
+	for (k = 0; k < 3; k++) {
+		ev(x.p, 7, OT_EV_ENTRY, OUTER, 0x8000, 100);	/* "outer" as main */
+		for (d = 0; d < 12; d++)
+			ev(x.p, 7, OT_EV_ENTRY, MIDDLE, 0x7f00 - 0x40 * d, 100);
+		for (d = 12; d-- > 0;)
+			ev(x.p, 7, OT_EV_RETURN, MIDDLE, 0x7f00 - 0x40 * d, 150);
+		ev(x.p, 7, OT_EV_RETURN, OUTER, 0x8000, 100);
+	}
+	fill(&x, NULL, 2);
+	render(&x, "recursion", 0);
+	done(&x);
+}
+
+static void test_list(void **state)
+{
+	static const struct ot_list_fn fn[] = {
+		{ "/opt/app/bin/app", 812, "symtab", 0x1100, 92, "_ZN3app5parseEi",
+		  "app::parse(int)", NULL, 3 },
+		{ "/opt/app/bin/app", 812, "symtab", 0x1180, 40, "main", NULL, "app_main", 0 },
+		{ "/usr/lib/x86_64-linux-gnu/libz.so.1.2.13", 146, "dynsym", 0x47c0, 18, "crc32",
+		  NULL, NULL, 1 },
+	};
+	static const struct ot_list_skip sk[] = {
+		{ "/opt/app/bin/app", "app::parse(int) [clone .cold]",
+		  "a .cold part split off its function by the compiler, entered by a jump" },
+	};
+	struct ot_list l = { fn, 3, sk, 1 };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	(void)state;
+	assert_int_equal(ot_report_list(f, &l), 0);
+	fclose(f);
+	golden("list.txt", buf, len);
+	free(buf);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_clean),
+		cmocka_unit_test(test_lossy),
+		cmocka_unit_test(test_failed_expect_and_hist),
+		cmocka_unit_test(test_compensate),
+		cmocka_unit_test(test_recursion),
+		cmocka_unit_test(test_list),
+	};
+
+	return cmocka_run_group_tests_name("report", tests, NULL, NULL);
+}
