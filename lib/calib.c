@@ -1,10 +1,7 @@
 #include "calib.h"
-#include "drain.h"
 #include "elfsym.h"
 #include "error.h"
-#include "pair.h"
 #include "retsite.h"
-#include "uprobe.h"
 #include "xalloc.h"
 
 #include <errno.h>
@@ -13,10 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+/* The untraced timing: batches of calls, their median. */
 #define BATCHES 7
 #define CALLS 3000
 
@@ -47,41 +44,20 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* In the child: on each go byte, time BATCHES x CALLS calls, send the ns. */
-static void child(int go, int res)
+uint64_t ot_calib_empty_ns(void)
 {
 	uint64_t t[BATCHES];
-	char c;
 	int b, i;
 
-	while (read(go, &c, 1) == 1) {
-		for (b = 0; b < BATCHES; b++) {
-			uint64_t t0 = now_ns();
+	for (b = 0; b < BATCHES; b++) {
+		uint64_t t0 = now_ns();
 
-			for (i = 0; i < CALLS; i++)
-				ot_calib_target();
-			t[b] = now_ns() - t0;
-		}
-		if (write(res, t, sizeof(t)) != sizeof(t))
-			_exit(1);
+		for (i = 0; i < CALLS; i++)
+			ot_calib_target();
+		t[b] = now_ns() - t0;
 	}
-	_exit(0);
-}
-
-/* Median ns per call of one round of batches, or 0 on failure. */
-static uint64_t round_ns(int go, int res)
-{
-	uint64_t t[BATCHES];
-
-	if (write(go, "g", 1) != 1 || read(res, t, sizeof(t)) != sizeof(t))
-		return 0;
 	qsort(t, BATCHES, sizeof(*t), cmp_u64);
 	return t[BATCHES / 2] / CALLS;
-}
-
-static void feed(void *ctx, const struct ot_event *ev)
-{
-	ot_pair_feed(ctx, ev);
 }
 
 int ot_calib_probe(int ret_insn, struct ot_probe_target *pt)
@@ -115,78 +91,6 @@ int ot_calib_probe(int ret_insn, struct ot_probe_target *pt)
 	}
 	ot_selection_free(&sel);
 	ot_elf_close(elf);
-	return ret;
-}
-
-int ot_calibrate(int ret_insn, enum ot_backend backend, struct ot_calib *out)
-{
-	struct ot_probes_opts po = { .ring_kb = 4096, .backend = backend };
-	struct ot_probe_target pt;
-	struct ot_probes *probes = NULL;
-	struct ot_drain *drain = NULL;
-	struct ot_pair *pair = NULL;
-	uint64_t traced;
-	int go[2], res[2], ret = -EIO;
-	pid_t pid;
-	unsigned i;
-
-	memset(out, 0, sizeof(*out));
-	if (ot_calib_probe(ret_insn, &pt))
-		return -ENOENT;
-	if (pipe(go) || pipe(res)) {
-		ot_error_errno(errno, "cannot calibrate");
-		goto out_elf;
-	}
-	pid = fork();
-	if (pid < 0) {
-		ot_error_errno(errno, "cannot calibrate: fork");
-		goto out_pipes;
-	}
-	if (!pid) {
-		close(go[1]);
-		close(res[0]);
-		child(go[0], res[1]);
-	}
-	out->empty_ns = round_ns(go[1], res[0]);
-	po.pid = (int)pid;
-	if (ot_probes_arm(&pt, 1, &po, &probes))
-		goto out_child;
-	pair = ot_pair_new(1);
-	drain = ot_drain_new(ot_probes_ncpus(probes), (uint32_t)pid, ot_probes_lookup,
-			     probes, feed, pair);
-	if (ot_probes_enable(probes))
-		goto out_child;
-	traced = round_ns(go[1], res[0]);
-	ot_probes_disable(probes);
-	for (i = 0; i < ot_probes_ncpus(probes); i++)
-		ot_drain_ring(drain, i, ot_probes_ring(probes, i));
-	ot_drain_flush(drain, UINT64_MAX);
-	ot_pair_finish(pair);
-	if (!traced || ot_pair_stats(pair, 0)->scopes < BATCHES * CALLS / 2 ||
-	    ot_drain_stats(drain)->lost) {
-		ot_error("cannot calibrate: %llu of %d calls seen, %llu records lost",
-			 (unsigned long long)ot_pair_stats(pair, 0)->scopes, BATCHES * CALLS,
-			 (unsigned long long)ot_drain_stats(drain)->lost);
-		goto out_child;
-	}
-	out->pair_ns = traced > out->empty_ns ? traced - out->empty_ns : 0;
-	out->own_ns = ot_hist_quantile(&ot_pair_stats(pair, 0)->hist, 0.5);
-	ret = 0;
-out_child:
-	close(go[1]);
-	go[1] = -1;
-	waitpid(pid, NULL, 0);
-out_pipes:
-	if (go[1] >= 0)
-		close(go[1]);
-	close(go[0]);
-	close(res[0]);
-	close(res[1]);
-out_elf:
-	ot_drain_free(drain);
-	ot_pair_free(pair);
-	ot_probes_close(probes);
-	free((uint64_t *)pt.ret_sites);
 	return ret;
 }
 

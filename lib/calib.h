@@ -1,21 +1,23 @@
 /*
- * calib.h - what a probe hit costs on this machine, measured at start-up
- * and during the capture, to take the observer effect out of durations
- * (--compensate).
+ * calib.h - what a probe hit costs on this machine, measured during the
+ * capture, to take the observer effect out of durations (--compensate).
  *
- * A forked copy of orbit-trace calls an empty function, ot_calib_target,
- * in batches, untraced and then traced with the same kind of probes as the
- * capture.  pair_ns is what one traced call costs its caller (its entry
- * and return probes together): every traced call nested in a scope adds
- * that much to the scope.  own_ns is how much of a call's own probes falls
- * between its entry and return timestamps: the measured duration of the
- * empty function.
+ * orbit-trace's own empty function, ot_calib_target, is a second probe
+ * target of the capture (lib/capture routes its records to a pairing of
+ * their own).  A thread calls it in bursts while the capture runs; the
+ * timed bursts, less the same calls untraced, give pair_ns, what one
+ * traced call costs its caller (its entry and return probes together):
+ * every traced call nested in a scope adds that much to the scope.  own_ns
+ * is how much of a call's own probes falls between its entry and return
+ * timestamps: the median duration of the empty function's scopes.  This
+ * file keeps the statistics and the thread; the capture is lib/capture's.
  */
 #ifndef OT_CALIB_H
 #define OT_CALIB_H
 
 #include "uprobe.h"
 
+#include <stddef.h>
 #include <stdint.h>
 
 struct ot_calib {
@@ -28,12 +30,8 @@ struct ot_calib {
 /* The function calibration probes; exported so a stripped binary has it. */
 void ot_calib_target(void);
 
-/*
- * Measure.  ret_insn: calibrate probes on return instructions rather than
- * return probes; backend: the one the capture will use.  Returns 0, or
- * -errno after printing why.
- */
-int ot_calibrate(int ret_insn, enum ot_backend backend, struct ot_calib *out);
+/* ns per call of ot_calib_target untraced (the median of 7 batches). */
+uint64_t ot_calib_empty_ns(void);
 
 /*
  * The probe target for ot_calib_target in this process (path, offset, and

@@ -64,9 +64,14 @@ struct ot_capture {
 	struct ot_calib calib;
 	uint64_t arm_t0, arm_ns; /* arming's wall time, open to enable */
 	struct ot_ipi arm_before, arm_ipi; /* IPIs and shootdowns it caused */
-	/* --compensate: ot_calib_target probed as target npt - 1 of pt, its
-	 * scopes paired apart, called by calib_live during the capture. */
+	/*
+	 * Two sinks share the rings: the selection's scopes (pair, probe
+	 * targets 0..sel.n-1) and, with --compensate, the calibration's
+	 * (calib_pair, probe target calib_target: orbit-trace's own
+	 * ot_calib_target, called by calib_live).
+	 */
 	size_t npt;		/* probe targets: the selection, + 1 with --compensate */
+	uint32_t calib_target;
 	struct ot_pair *calib_pair;
 	struct ot_calib_live *calib_live;
 	uint64_t calib_next;	/* when calib_update next looks */
@@ -89,12 +94,12 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/* Records of the calibration's own function go to its own pairing. */
+/* Each record to its sink: the calibration's function to its own pairing. */
 static void feed_pair(void *ctx, const struct ot_event *ev)
 {
 	struct ot_capture *c = ctx;
 
-	if (c->calib_pair && ev->kind != OT_EV_LOST && ev->func == c->sel.n) {
+	if (c->calib_pair && ev->kind != OT_EV_LOST && ev->func == c->calib_target) {
 		struct ot_event e = *ev;
 
 		e.func = 0;
@@ -675,6 +680,32 @@ enum ot_capture_result ot_capture_open(struct ot_capture *c)
 	return OT_CAPTURE_OK;
 }
 
+/*
+ * --compensate: the calibration thread runs through the same probes,
+ * rings and drain as the capture; before the command is released (or the
+ * -p capture counted) it has made enough calls for a first figure, which
+ * calib_update then follows as the trap cost drifts.
+ */
+static int calibrate(struct ot_capture *c)
+{
+	struct timespec tick = { 0, 10 * 1000000L };
+	uint64_t give_up = now_ns() + 5000000000ull;
+
+	while (!c->calib.live_calls) {
+		if (now_ns() > give_up) {
+			ot_error("cannot calibrate: %llu calls of ot_calib_target seen in 5 s",
+				 (unsigned long long)ot_pair_stats(c->calib_pair, 0)->scopes);
+			return -1;
+		}
+		nanosleep(&tick, NULL);
+		drain_round(c, now_ns() - MERGE_SLACK_NS);
+	}
+	ot_verbose("calibrated: a traced call costs its caller %llu ns, %llu ns of it "
+		   "inside its own scope", (unsigned long long)c->calib.pair_ns,
+		   (unsigned long long)c->calib.own_ns);
+	return 0;
+}
+
 enum ot_capture_result ot_capture_arm(struct ot_capture *c)
 {
 	size_t i;
@@ -692,16 +723,17 @@ enum ot_capture_result ot_capture_arm(struct ot_capture *c)
 		return OT_CAPTURE_FAILED;
 	c->npt = c->sel.n;
 	if (c->o.compensate) {
-		if (ot_calibrate(c->o.ret_insn, c->o.backend, &c->calib))
-			return OT_CAPTURE_FAILED;
-		ot_verbose("calibrated: a traced call costs its caller %llu ns, %llu ns of it "
-			   "inside its own scope", (unsigned long long)c->calib.pair_ns,
-			   (unsigned long long)c->calib.own_ns);
-		/* And probed during the capture too, in this process. */
+		size_t insn = 0;
+
+		/* Calibrate the kind of return probe most functions get. */
+		for (i = 0; i < c->sel.n; i++)
+			insn += c->pt[i].ret_sites != NULL;
+		c->calib.empty_ns = ot_calib_empty_ns();
+		c->calib_target = (uint32_t)c->sel.n;
 		c->pt = ot_xreallocarray(c->pt, c->sel.n + 1, sizeof(*c->pt));
-		if (ot_calib_probe(c->o.ret_insn, &c->pt[c->sel.n]))
+		if (ot_calib_probe(2 * insn > c->sel.n, &c->pt[c->calib_target]))
 			return OT_CAPTURE_FAILED;
-		c->pt[c->sel.n].pid = (int)getpid();
+		c->pt[c->calib_target].pid = (int)getpid();
 		c->npt++;
 	}
 	/*
@@ -735,8 +767,6 @@ enum ot_capture_result ot_capture_arm(struct ot_capture *c)
 	}
 	c->pair = ot_pair_new(c->sel.n);
 	ot_pair_on_scope(c->pair, on_scope, c);
-	if (c->o.compensate)
-		ot_pair_compensate(c->pair, c->calib.own_ns, c->calib.pair_ns);
 	for (i = 0; i < c->sel.n; i++)
 		if (c->ret[i].tail_calls)
 			ot_pair_set_tail_calls(c->pair, i);
@@ -769,6 +799,8 @@ enum ot_capture_result ot_capture_arm(struct ot_capture *c)
 		   ot_probes_backend(c->probes) == OT_BACKEND_MULTI ? "uprobe_multi links" :
 								      "uprobe perf events",
 		   c->target.display);
+	if (c->calib_live && calibrate(c))
+		return OT_CAPTURE_FAILED;
 	c->t_start = now_ns();
 	c->live = isatty(STDERR_FILENO) && ot_error_verbosity() >= 0;
 	c->live_next = c->t_start + 1000000000ull;

@@ -57,7 +57,7 @@ const char ot_usage_text[] =
 	"      --json             write the report as JSON\n"
 	"      --hist             draw log2 latency histograms in the text report\n"
 	"      --compensate       also report durations without the probes' own cost\n"
-	"                         (calibrated at start-up on this machine)\n"
+	"                         (calibrated on this machine during the capture)\n"
 	"      --trace FILE       write every scope as Chrome trace-event JSON\n"
 	"                         (Perfetto, chrome://tracing)\n"
 	"      --folded FILE      write folded stacks weighted by self time\n"
