@@ -15,7 +15,7 @@
 #ifndef OT_CALIB_H
 #define OT_CALIB_H
 
-#include "uprobe.h"
+#include "probes.h"
 
 #include <stddef.h>
 #include <stdint.h>

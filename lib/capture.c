@@ -12,7 +12,7 @@
 #include "retsite.h"
 #include "returns.h"
 #include "target.h"
-#include "uprobe.h"
+#include "probes.h"
 #include "xalloc.h"
 
 #include <errno.h>
@@ -414,6 +414,7 @@ static void fill_report(struct ot_capture *c)
 		r.insn_returns += c->pt[i].ret_sites != NULL;
 	r.returns = r.insn_returns == c->sel.n ? "insn" : !r.insn_returns ? "uretprobe" : "mixed";
 	r.backend = ot_backend_name(ot_probes_backend(c->probes));
+	r.objects = ot_probes_objects(c->probes);
 	r.frozen = c->o.freeze;
 	r.events = ot_probes_nevents(c->probes);
 	r.cpus = ot_probes_ncpus(c->probes);
@@ -491,8 +492,7 @@ static void disarm(struct ot_capture *c)
 	if (!c->probes)
 		return;
 	c->disarm_n = ot_probes_nevents(c->probes);
-	c->disarm_what = ot_probes_backend(c->probes) == OT_BACKEND_PERF ?
-			 "uprobe perf events" : "uprobe_multi links";
+	c->disarm_what = ot_probes_objects(c->probes);
 	sev.sigev_notify_function = on_slow_disarm;
 	sev.sigev_value.sival_ptr = c;
 	timed = !timer_create(CLOCK_MONOTONIC, &sev, &timer);
@@ -505,7 +505,7 @@ static void disarm(struct ot_capture *c)
 	 * not held stopped that long, so only its arming is frozen.  A failed
 	 * freeze was printed; disarming goes on regardless.
 	 */
-	if (c->o.freeze && ot_probes_backend(c->probes) == OT_BACKEND_MULTI &&
+	if (c->o.freeze && ot_probes_quick_close(c->probes) &&
 	    !c->target.exited && !ot_target_check_exit(&c->target))
 		ot_target_freeze(&c->target);
 	c->rep.disarm_frozen = c->target.frozen;
@@ -795,9 +795,7 @@ enum ot_capture_result ot_capture_arm(struct ot_capture *c)
 		return OT_CAPTURE_FAILED;
 	}
 	ot_verbose("armed %zu functions (%zu %s) on %s", c->sel.n,
-		   ot_probes_nevents(c->probes),
-		   ot_probes_backend(c->probes) == OT_BACKEND_MULTI ? "uprobe_multi links" :
-								      "uprobe perf events",
+		   ot_probes_nevents(c->probes), ot_probes_objects(c->probes),
 		   c->target.display);
 	if (c->calib_live && calibrate(c))
 		return OT_CAPTURE_FAILED;

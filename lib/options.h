@@ -11,7 +11,7 @@
 #define OT_OPTIONS_H
 
 #include "check.h"
-#include "uprobe.h"
+#include "probes.h"
 
 #include <stddef.h>
 #include <sys/types.h>

@@ -299,7 +299,6 @@ static void hist_json(FILE *f, const struct ot_hist *h)
 void ot_report_text(FILE *f, const struct ot_report *r)
 {
 	const struct ot_report_records *rec = &r->records;
-	int multi = r->backend && !strcmp(r->backend, "multi");
 	char a[32], depths[128], b[64];
 	size_t i, w = 8, dw = 8;
 
@@ -311,12 +310,11 @@ void ot_report_text(FILE *f, const struct ot_report *r)
 		snprintf(b, sizeof(b), "%s", r->returns && !strcmp(r->returns, "insn") ?
 			 " (returns seen at return instructions)" : "");
 	fprintf(f, "armed %zu of %zu functions in %s (%" PRIu64 " IPIs, %" PRIu64 " TLB shootdowns%s): "
-		"%zu uprobes%s, %zu %s on %u CPUs, %zu KB ring per CPU\n",
+		"%zu uprobes%s, %zu %s (backend %s) on %u CPUs, %zu KB ring per CPU\n",
 		r->functions_armed, r->functions_requested,
 		ot_report_duration(r->arm_ns, a, sizeof(a)), r->arm_ipis, r->arm_tlb,
 		r->frozen ? "; target stopped meanwhile" : "", r->uprobes, b,
-		r->events, multi ? "uprobe_multi links (backend multi)" :
-				   "perf events (backend perf)",
+		r->events, r->objects, r->backend,
 		r->cpus, r->ring_kb);
 	fprintf(f, "capture: %s, ended by %s", ot_report_duration(r->duration_ns, a, sizeof(a)),
 		r->ended_by);

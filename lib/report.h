@@ -47,6 +47,7 @@ struct ot_report {
 	const char *returns;	/* "uretprobe", "insn" or "mixed" (per file) */
 	size_t insn_returns;	/* functions whose returns are seen at return insns */
 	const char *backend;	/* "perf" or "multi" (--backend) */
+	const char *objects;	/* what holds the probes: "uprobe_multi links" */
 	int frozen;		/* --freeze: the target was stopped meanwhile */
 	uint64_t arm_ns;	/* opening, mapping and enabling the probes */
 	uint64_t arm_ipis, arm_tlb; /* CAL and TLB deltas of /proc/interrupts */

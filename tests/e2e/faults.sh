@@ -142,7 +142,7 @@ sleep 1
 kill -INT "$otpid"
 wait_for "$work/twice.txt" '^status:'
 # Past a second of disarming, stderr says what is going on.
-wait_for "$work/twice.err" 'still disarming [0-9]* uprobe perf events'
+wait_for "$work/twice.err" 'still disarming [0-9]* perf events'
 kill -INT "$otpid"
 set +e
 wait "$otpid"

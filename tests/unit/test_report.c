@@ -90,6 +90,7 @@ static void fill(struct fixture *x, const char *expect, size_t nfuncs)
 	x->r.events = 2;
 	x->r.returns = "uretprobe";
 	x->r.backend = "multi";
+	x->r.objects = "uprobe_multi links";
 	x->r.arm_ns = 11500000;
 	x->r.arm_ipis = 3;
 	x->r.disarmed = 1;

@@ -1,4 +1,20 @@
-#include "uprobe_multi.h"
+/*
+ * The multi backend: uprobe_multi BPF links.
+ *
+ * One link attaches a BPF program to many offsets of one file in one
+ * system call, and releasing it unregisters them together: the kernel's
+ * batched answer to the perf backend's grace periods per fd (see
+ * docs/benchmarks.md, "Arming cost").  One link per file, process and kind
+ * of probe, filtered by pid in the kernel (new threads included,
+ * bystanders untouched).  The program (uprobe_multi.bpf.c) writes each hit
+ * into a BPF output event's ring per CPU; the probe id is the link's
+ * cookie for the offset.  Enabling and disabling flip a word of the
+ * program's .bss: no system call, no IPI.
+ *
+ * Needs a kernel with BPF_TRACE_UPROBE_MULTI (Linux 6.6) and CAP_BPF +
+ * CAP_PERFMON (or CAP_SYS_ADMIN).
+ */
+#include "backend.h"
 #include "error.h"
 #include "xalloc.h"
 
@@ -11,6 +27,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 /* The program, compiled by clang -target bpf (lib/uprobe_multi_obj.S). */
@@ -47,6 +64,7 @@ struct ot_umulti {
 	size_t enabled_len;
 	int *links;
 	size_t nlinks;
+	uint64_t last_cookie;	/* probe ids are cookies 1, 2, ... */
 };
 
 /* libbpf explains refusals (the verifier log, missing kernel features) on
@@ -63,6 +81,12 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt,
 	ot_verbose("%s", buf); /* libbpf's messages name it already */
 	return 0;
 }
+
+enum ot_umulti_kind {
+	OT_UMULTI_ENTRY,	/* uprobes at function entries */
+	OT_UMULTI_RET_INSN,	/* uprobes on return instructions */
+	OT_UMULTI_URETPROBE,	/* uretprobes */
+};
 
 static int link_create(const struct ot_umulti *m, const char *path,
 		       enum ot_umulti_kind kind, const uint64_t *offsets,
@@ -101,7 +125,7 @@ static int probe_link(const struct ot_umulti *m)
 	return errno == EINVAL || errno == EOPNOTSUPP ? -errno : 0;
 }
 
-int ot_umulti_load(struct ot_umulti **out, char *why, size_t whylen)
+static int ot_umulti_load(struct ot_umulti **out, char *why, size_t whylen)
 {
 	int ncpu_ids = libbpf_num_possible_cpus();
 	struct ot_umulti *m = ot_xcalloc(1, sizeof(*m));
@@ -173,12 +197,12 @@ fail:
 	return ret;
 }
 
-int ot_umulti_set_ring(struct ot_umulti *m, int cpu, int fd)
+static int ot_umulti_set_ring(struct ot_umulti *m, int cpu, int fd)
 {
 	return bpf_map_update_elem(m->rings_fd, &cpu, &fd, BPF_ANY) ? -errno : 0;
 }
 
-int ot_umulti_attach(struct ot_umulti *m, const char *path,
+static int ot_umulti_attach(struct ot_umulti *m, const char *path,
 		     enum ot_umulti_kind kind, const uint64_t *offsets,
 		     const uint64_t *cookies, size_t n, pid_t pid)
 {
@@ -194,18 +218,18 @@ int ot_umulti_attach(struct ot_umulti *m, const char *path,
 	return 0;
 }
 
-void ot_umulti_enable(struct ot_umulti *m, int entries, int returns)
+static void ot_umulti_enable(struct ot_umulti *m, int entries, int returns)
 {
 	__atomic_store_n(m->enabled, (entries ? 1u : 0u) | (returns ? 2u : 0u),
 			 __ATOMIC_SEQ_CST);
 }
 
-size_t ot_umulti_nlinks(const struct ot_umulti *m)
+static size_t ot_umulti_nlinks(const struct ot_umulti *m)
 {
 	return m->nlinks;
 }
 
-void ot_umulti_close(struct ot_umulti *m)
+static void ot_umulti_close(struct ot_umulti *m)
 {
 	size_t i;
 
@@ -226,3 +250,169 @@ void ot_umulti_close(struct ot_umulti *m)
 	free(m->links);
 	free(m);
 }
+
+/* One probe for a link: its offset, and a fresh cookie as its id. */
+static void link_probe(struct ot_probes *p, uint64_t *off, uint64_t *cookie,
+		       size_t *m, uint64_t offset, size_t target, int kind)
+{
+	struct ot_umulti *um = p->priv;
+
+	off[*m] = offset;
+	cookie[*m] = ++um->last_cookie;
+	ot_probes_id_insert(p, cookie[*m], (uint32_t)target, kind);
+	(*m)++;
+}
+
+/* The probes of targets idx[0..nidx), which share one file: a link per kind. */
+static int attach_file(struct ot_probes *p, const struct ot_probe_target *t,
+		       const size_t *idx, size_t nidx, int pid)
+{
+	/* Returns first, as they are enabled first. */
+	static const struct {
+		enum ot_umulti_kind link;
+		const char *what;
+	} kinds[] = {
+		{ OT_UMULTI_URETPROBE, "uretprobes" },
+		{ OT_UMULTI_RET_INSN, "return-instruction uprobes" },
+		{ OT_UMULTI_ENTRY, "entry uprobes" },
+	};
+	size_t cap = 0, k, x, m, r;
+	uint64_t *off, *cookie;
+	int ret = 0;
+
+	for (x = 0; x < nidx; x++)
+		cap += ot_probes_target_nprobes(&t[idx[x]]);
+	off = ot_xcalloc(cap + 1, sizeof(*off));
+	cookie = ot_xcalloc(cap + 1, sizeof(*cookie));
+	for (k = 0; k < sizeof(kinds) / sizeof(kinds[0]) && !ret; k++) {
+		for (m = 0, x = 0; x < nidx; x++) {
+			const struct ot_probe_target *ti = &t[idx[x]];
+
+			for (r = 0; r < ot_probes_target_nprobes(ti); r++) {
+				uint64_t o;
+				int kind;
+
+				ot_probes_target_probe(ti, r, &kind, &o);
+				if ((kinds[k].link == OT_UMULTI_ENTRY) == (kind == OT_PROBE_ENTRY) &&
+				    (kinds[k].link == OT_UMULTI_URETPROBE) == (kind == OT_PROBE_URETPROBE))
+					link_probe(p, off, cookie, &m, o, idx[x], kind);
+			}
+		}
+		ret = ot_umulti_attach(p->priv, t[idx[0]].path, kinds[k].link, off, cookie, m, pid);
+		if (ret)
+			ot_error_errno(-ret, "cannot attach %zu %s to %s (first %s)%s", m,
+				       kinds[k].what, t[idx[0]].path, t[idx[0]].label,
+				       ret == -EINVAL ? " (the kernel refused an offset; --backend perf "
+						       "names the function)" : ot_probes_arm_hint(-ret));
+	}
+	free(off);
+	free(cookie);
+	return ret;
+}
+
+static int multi_arm(struct ot_probes *p, const struct ot_probe_target *t, size_t n, int pid)
+{
+	size_t *idx = ot_xcalloc(n + 1, sizeof(*idx)), i, j, m;
+	char *done = ot_xcalloc(n + 1, 1);
+	int ret = 0;
+
+	/* One link per file, process and kind: group the targets by both. */
+	for (i = 0; i < n && !ret; i++) {
+		if (done[i])
+			continue;
+		for (m = 0, j = i; j < n; j++)
+			if (!done[j] && !strcmp(t[j].path, t[i].path) && t[j].pid == t[i].pid) {
+				done[j] = 1;
+				idx[m++] = j;
+			}
+		ret = attach_file(p, t, idx, m, t[i].pid > 0 ? t[i].pid : pid);
+	}
+	free(idx);
+	free(done);
+	return ret;
+}
+
+static int multi_load(struct ot_probes *p, char *why, size_t whylen)
+{
+	struct ot_umulti *m;
+	int ret = ot_umulti_load(&m, why, whylen);
+
+	if (!ret)
+		p->priv = m;
+	return ret;
+}
+
+/* A BPF output event: the ring the program writes into. */
+static int multi_open_ring(struct ot_probes *p, unsigned c, size_t data)
+{
+	struct perf_event_attr a;
+	int fd, err;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = PERF_COUNT_SW_BPF_OUTPUT;
+	a.use_clockid = 1;
+	a.clockid = CLOCK_MONOTONIC;
+	a.sample_id_all = 1;
+	a.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_RAW;
+	a.sample_period = 1;
+	ot_probes_ring_wakeup(&a, data);
+	fd = ot_probes_perf_open(&a, p->cpus[c].cpu, -1);
+	if (fd < 0) {
+		err = errno;
+		ot_error_errno(err, "cannot open a perf event on CPU %d%s", p->cpus[c].cpu,
+			       ot_probes_arm_hint(err));
+		return -err;
+	}
+	return fd;
+}
+
+static int multi_ring_mapped(struct ot_probes *p, unsigned c)
+{
+	int err = ot_umulti_set_ring(p->priv, p->cpus[c].cpu, p->cpus[c].fd);
+
+	if (err)
+		ot_error_errno(-err, "cannot give the BPF program the ring of CPU %d",
+			       p->cpus[c].cpu);
+	return err;
+}
+
+static int multi_enable(struct ot_probes *p)
+{
+	ot_umulti_enable(p->priv, 0, 1);
+	ot_umulti_enable(p->priv, 1, 1);
+	return 0;
+}
+
+static void multi_disable(struct ot_probes *p)
+{
+	ot_umulti_enable(p->priv, 0, 1);
+	ot_umulti_enable(p->priv, 0, 0);
+}
+
+static void multi_close(struct ot_probes *p)
+{
+	ot_umulti_close(p->priv);
+	p->priv = NULL;
+}
+
+static size_t multi_nevents(const struct ot_probes *p)
+{
+	return p->priv ? ot_umulti_nlinks(p->priv) : 0;
+}
+
+const struct ot_backend_ops ot_backend_multi = {
+	.name = "multi",
+	.objects = "uprobe_multi links",
+	.bpf_layout = 1,
+	.quick_close = 1,
+	.load = multi_load,
+	.open_ring = multi_open_ring,
+	.ring_mapped = multi_ring_mapped,
+	.arm = multi_arm,
+	.enable = multi_enable,
+	.disable = multi_disable,
+	.close = multi_close,
+	.nevents = multi_nevents,
+};

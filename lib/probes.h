@@ -1,37 +1,27 @@
 /*
- * uprobe.h - arming entry and return uprobes through perf_event_open.
+ * probes.h - arming entry and return uprobes, through one of the probe
+ * backends, with one ring per online CPU that lib/drain reads.
  *
- * Owns every perf event fd and ring mapping of a capture.  The uprobe PMU's
- * type and retprobe bit are read from sysfs, never hard-coded.  Per CPU:
- * two disabled dummy group leaders (one for return probes, one for entry
- * probes), every uprobe a member of one of them, and one ring that all of
- * the CPU's events write into (PERF_EVENT_IOC_SET_OUTPUT).  Enabling is
- * then one ioctl per leader instead of one IPI per event, and return
- * probes can be switched on before entry probes.
+ * What every backend shares lives in lib/probes.c: the online CPUs, the
+ * rings (mapped here, decoded by lib/ring), the table from a sample's probe
+ * id to its target and kind, and the order of the life cycle (arm
+ * disabled; enable returns before entries; disable entries before
+ * returns; close).  Each backend is one file behind the table of
+ * operations in lib/backend.h:
  *
- * Events are per CPU and system-wide (pid -1), chosen by measuring both
- * (docs/benchmarks.md, "pid-bound or system-wide"):
- * - a pid-bound event follows one thread: bound to a process whose two
- *   workers start after arming, it counted 0 of their 12,000 inner calls,
- *   where a system-wide event counted 12,000; the kernel's way to follow
- *   new threads (inherit=1) breaks the target's pthread_create (EFAULT)
- *   when the event belongs to another process;
- * - a system-wide event also fires for every other process running the
- *   same file: such a process paid ~4.8 us per hit (1.73 s instead of
- *   4.8 ms for 180,000 calls) and lib/drain dropped its records by pid
- *   (counted as "foreign").
- * Missing threads is a wrong answer; slowing a bystander is a cost the
- * report shows.
+ *   multi  (lib/backend_multi.c) every probe of a file in one uprobe_multi
+ *          BPF link, filtered by pid in the kernel (new threads included,
+ *          bystanders untouched); a small BPF program writes each hit
+ *          into a BPF output event's ring.  Arming and disarming are a few
+ *          system calls (docs/benchmarks.md, "Arming cost").
+ *   perf   (lib/backend_perf.c) one uprobe PMU perf event per probe and
+ *          CPU, system-wide and filtered by pid in lib/drain; the
+ *          fallback where the kernel has no uprobe_multi.
  *
- * That is the perf backend.  The multi backend (lib/uprobe_multi) attaches
- * every probe of a file with one uprobe_multi BPF link, filtered by pid in
- * the kernel (new threads included, bystanders untouched), and writes into
- * one BPF output event's ring per CPU.  Arming and disarming are then a few
- * system calls instead of four fds per function and CPU, each closed after
- * two grace periods (docs/benchmarks.md, "Arming cost").
+ * --backend auto takes multi where it loads, else perf.
  */
-#ifndef OT_UPROBE_H
-#define OT_UPROBE_H
+#ifndef OT_PROBES_H
+#define OT_PROBES_H
 
 #include "ring.h"
 
@@ -122,7 +112,11 @@ int ot_probes_lookup(void *probes, uint64_t id, uint32_t *target, int *kind);
 /* uprobes armed (per CPU with perf): entries + uretprobes + return insns. */
 size_t ot_probes_nuprobes(const struct ot_probes *p);
 
-/* Read the uprobe PMU from sysfs: returns 0, or -errno if it is missing. */
-int ot_uprobe_pmu(int *type, unsigned *retprobe_bit);
+/* What holds the probes, for people: "uprobe_multi links", "perf events". */
+const char *ot_probes_objects(const struct ot_probes *p);
+
+/* Whether releasing takes a few system calls (multi), not seconds (perf):
+ * worth stopping a -p target for (--freeze). */
+int ot_probes_quick_close(const struct ot_probes *p);
 
 #endif

@@ -1,0 +1,90 @@
+/*
+ * backend.h - the probe backends' interface, for lib/probes.c and the
+ * backend files only (lib/backend_*.c).
+ *
+ * lib/probes.c owns the CPUs, the rings and the probe-id table, and calls
+ * a backend through struct ot_backend_ops in this order: load (may refuse,
+ * saying why: auto then tries the next backend), open_ring for each CPU
+ * (the event that owns the ring; probes.c maps it), ring_mapped, arm,
+ * enable/disable any number of times, close.  A backend registers every
+ * probe it arms with ot_probes_id_insert.  A new backend is one new file
+ * and one entry in lib/probes.c's table.
+ */
+#ifndef OT_BACKEND_H
+#define OT_BACKEND_H
+
+#include "probes.h"
+#include "ring.h"
+
+#include <linux/perf_event.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct ot_cpu_ring {
+	int cpu;
+	int fd;		/* the event that owns the ring, -1 when none */
+	void *map;
+	size_t map_len;
+	struct ot_ring ring;
+};
+
+struct ot_backend_ops {
+	const char *name;	/* --backend NAME */
+	const char *objects;	/* what holds the probes, for people */
+	int bpf_layout;		/* ring samples are the BPF program's layout */
+	int quick_close;	/* releasing takes a few system calls */
+	/* Prepare (load programs, read sysfs): 0, or -errno with why. */
+	int (*load)(struct ot_probes *p, char *why, size_t whylen);
+	/* Open the ring owner for CPU c with data bytes of ring: an fd, or
+	 * -errno after printing. */
+	int (*open_ring)(struct ot_probes *p, unsigned c, size_t data);
+	/* The ring of CPU c is mapped: 0 or -errno after printing. */
+	int (*ring_mapped)(struct ot_probes *p, unsigned c);
+	/* Arm n targets, disabled; pid: the traced process.  0 or -errno
+	 * after printing which probe failed and why. */
+	int (*arm)(struct ot_probes *p, const struct ot_probe_target *t, size_t n, int pid);
+	int (*enable)(struct ot_probes *p);	/* returns, then entries */
+	void (*disable)(struct ot_probes *p);	/* entries, then returns */
+	void (*close)(struct ot_probes *p);	/* release probes, not rings */
+	size_t (*nevents)(const struct ot_probes *p);
+};
+
+struct ot_probes {
+	const struct ot_backend_ops *ops;
+	void *priv;			/* the backend's own state */
+	struct ot_cpu_ring *cpus;
+	unsigned ncpus;
+	size_t nuprobes;		/* entries + uretprobes + return insns */
+	struct ot_probe_id *ids;	/* open addressing on the id */
+	size_t idcap;
+	struct ot_probe_id *last;	/* the last id looked up */
+};
+
+struct ot_probe_id {
+	uint64_t id;	/* 0: empty (the kernel's ids start at 1) */
+	uint32_t target;
+	uint32_t kind;	/* enum ot_probe_kind */
+};
+
+/* A sample with this id is probe kind of target. */
+void ot_probes_id_insert(struct ot_probes *p, uint64_t id, uint32_t target, int kind);
+
+/* The probes of target t, in the order a backend arms them: return
+ * probes (the uretprobe, or each return instruction), then the entry. */
+size_t ot_probes_target_nprobes(const struct ot_probe_target *t);
+void ot_probes_target_probe(const struct ot_probe_target *t, size_t k, int *kind,
+			    uint64_t *offset);
+
+/* " (needs CAP_SYS_ADMIN)" and the like, for an errno from arming. */
+const char *ot_probes_arm_hint(int err);
+
+/* A perf_event_open attribute with what every ring's events share. */
+void ot_probes_base_attr(struct perf_event_attr *a);
+/* The ring owner wakes a poller once a quarter of data is pending. */
+void ot_probes_ring_wakeup(struct perf_event_attr *a, size_t data);
+int ot_probes_perf_open(struct perf_event_attr *attr, int cpu, int group);
+
+extern const struct ot_backend_ops ot_backend_multi;
+extern const struct ot_backend_ops ot_backend_perf;
+
+#endif

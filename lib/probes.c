@@ -1,0 +1,357 @@
+#include "probes.h"
+#include "backend.h"
+#include "caps.h"
+#include "error.h"
+#include "xalloc.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+/* --backend auto tries these in order. */
+static const struct ot_backend_ops *const backends[] = {
+	&ot_backend_multi,
+	&ot_backend_perf,
+};
+
+static int read_file(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "re");
+	size_t n;
+
+	if (!f)
+		return -errno;
+	n = fread(buf, 1, len - 1, f);
+	buf[n] = 0;
+	fclose(f);
+	return 0;
+}
+
+/* Parse a cpulist such as "0-3,6" into an array of CPU numbers. */
+static int online_cpus(int **out, unsigned *n)
+{
+	char buf[4096], *p, *end;
+	int ret;
+
+	ret = read_file("/sys/devices/system/cpu/online", buf, sizeof(buf));
+	if (ret)
+		return ret;
+	*out = NULL;
+	*n = 0;
+	for (p = buf; *p && *p != '\n';) {
+		long a = strtol(p, &end, 10), b = a, c;
+
+		if (end == p)
+			return -EINVAL;
+		p = end;
+		if (*p == '-') {
+			b = strtol(p + 1, &end, 10);
+			p = end;
+		}
+		for (c = a; c <= b; c++) {
+			*out = ot_xreallocarray(*out, *n + 1, sizeof(**out));
+			(*out)[(*n)++] = (int)c;
+		}
+		if (*p == ',')
+			p++;
+	}
+	return *n ? 0 : -EINVAL;
+}
+
+int ot_probes_perf_open(struct perf_event_attr *attr, int cpu, int group)
+{
+	return (int)syscall(SYS_perf_event_open, attr, -1, cpu, group,
+			    PERF_FLAG_FD_CLOEXEC);
+}
+
+/* Events sharing a ring must share a clock; CLOCK_MONOTONIC lets the drain
+ * compare sample times with clock_gettime to know what can still arrive. */
+void ot_probes_base_attr(struct perf_event_attr *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->size = sizeof(*a);
+	a->use_clockid = 1;
+	a->clockid = CLOCK_MONOTONIC;
+	a->sample_id_all = 1;
+	a->sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID |
+			 PERF_SAMPLE_TIME;
+}
+
+/*
+ * The ring's owner wakes a poller once a quarter of the ring is pending, so
+ * the drain can sleep for --drain-ms and still never let a ring fill while
+ * it has the CPU (docs/benchmarks.md, "Drain wake-ups").
+ */
+void ot_probes_ring_wakeup(struct perf_event_attr *a, size_t data)
+{
+	a->watermark = 1;
+	a->wakeup_watermark = (uint32_t)(data / 4);
+}
+
+void ot_probes_id_insert(struct ot_probes *p, uint64_t id, uint32_t target, int kind)
+{
+	size_t s = (size_t)(id * 0x9E3779B97F4A7C15ull) & (p->idcap - 1);
+
+	while (p->ids[s].id)
+		s = (s + 1) & (p->idcap - 1);
+	p->ids[s].id = id;
+	p->ids[s].target = target;
+	p->ids[s].kind = (uint32_t)kind;
+}
+
+int ot_probes_lookup(void *probes, uint64_t id, uint32_t *target, int *kind)
+{
+	struct ot_probes *p = probes;
+	size_t s;
+
+	/* Records come in runs of one probe (a loop calling one function). */
+	if (p->last && id == p->last->id) {
+		*target = p->last->target;
+		*kind = (int)p->last->kind;
+		return 0;
+	}
+	s = (size_t)(id * 0x9E3779B97F4A7C15ull) & (p->idcap - 1);
+
+	while (p->ids[s].id) {
+		if (p->ids[s].id == id) {
+			p->last = &p->ids[s];
+			*target = p->ids[s].target;
+			*kind = (int)p->ids[s].kind;
+			return 0;
+		}
+		s = (s + 1) & (p->idcap - 1);
+	}
+	return -ENOENT;
+}
+
+size_t ot_probes_target_nprobes(const struct ot_probe_target *t)
+{
+	return 1 + (t->ret_sites ? t->nret_sites : 1);
+}
+
+void ot_probes_target_probe(const struct ot_probe_target *t, size_t k, int *kind,
+			    uint64_t *offset)
+{
+	size_t nret = ot_probes_target_nprobes(t) - 1;
+
+	if (k == nret) {
+		*kind = OT_PROBE_ENTRY;
+		*offset = t->offset;
+	} else if (!t->ret_sites) {
+		*kind = OT_PROBE_URETPROBE;
+		*offset = t->offset;
+	} else {
+		*kind = k < nret - t->ntail_sites ? OT_PROBE_RET_INSN : OT_PROBE_TAIL_RET;
+		*offset = t->ret_sites[k];
+	}
+}
+
+const char *ot_probes_arm_hint(int err)
+{
+	if (err == EACCES || err == EPERM)
+		return ot_caps_have_sys_admin() ? "" : " (needs CAP_SYS_ADMIN)";
+	if (err == EINVAL)
+		return " (the kernel refused this offset or attribute)";
+	return "";
+}
+
+const char *ot_backend_name(enum ot_backend b)
+{
+	return b == OT_BACKEND_PERF ? "perf" : b == OT_BACKEND_MULTI ? "multi" : "auto";
+}
+
+/* Per CPU: the event that owns the ring, mapped. */
+static int open_rings(struct ot_probes *p, size_t page, size_t ring_kb)
+{
+	size_t data = ring_kb * 1024;
+	unsigned c;
+
+	for (c = 0; c < p->ncpus; c++) {
+		struct ot_cpu_ring *s = &p->cpus[c];
+		int ret;
+
+		s->fd = p->ops->open_ring(p, c, data);
+		if (s->fd < 0) {
+			ret = s->fd;
+			s->fd = -1;
+			return ret;
+		}
+		s->map_len = page + data;
+		s->map = mmap(NULL, s->map_len, PROT_READ | PROT_WRITE, MAP_SHARED, s->fd, 0);
+		if (s->map == MAP_FAILED) {
+			int err = errno;
+
+			s->map = NULL;
+			ot_error_errno(err, "cannot map a %zu KB ring on CPU %d%s",
+				       ring_kb, s->cpu,
+				       err == EPERM ? " (perf_event_mlock_kb; needs CAP_IPC_LOCK)" : "");
+			return -err;
+		}
+		ot_ring_init(&s->ring, s->map, page, data);
+		s->ring.bpf = p->ops->bpf_layout;
+		ret = p->ops->ring_mapped(p, c);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* The backend --backend names, loaded; for auto the first that loads. */
+static int pick(struct ot_probes *p, enum ot_backend want)
+{
+	char why[256];
+	size_t i;
+	int ret = -ENOENT;
+
+	for (i = 0; i < sizeof(backends) / sizeof(*backends); i++) {
+		const struct ot_backend_ops *ops = backends[i];
+
+		if (want != OT_BACKEND_AUTO && strcmp(ops->name, ot_backend_name(want)))
+			continue;
+		p->ops = ops;
+		why[0] = 0;
+		ret = ops->load(p, why, sizeof(why));
+		if (!ret)
+			return 0;
+		if (want != OT_BACKEND_AUTO) {
+			ot_error("cannot use the %s backend: %s", ops->name, why);
+			return ret;
+		}
+		ot_verbose("%s backend unavailable (%s): using %s", ops->name, why,
+			   i + 1 < sizeof(backends) / sizeof(*backends) ? backends[i + 1]->name :
+									 "none");
+	}
+	p->ops = NULL;
+	ot_error("no probe backend can be used here (-v says why)");
+	return ret;
+}
+
+int ot_probes_arm(const struct ot_probe_target *t, size_t n,
+		  const struct ot_probes_opts *o, struct ot_probes **out)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), data = o->ring_kb * 1024, i;
+	struct ot_probes *p;
+	int *cpus = NULL, ret;
+	unsigned ncpus, c;
+
+	*out = NULL;
+	if (data < page || (data & (data - 1))) {
+		ot_error("ring size %zu KB is not a power-of-two multiple of the %zu-byte page",
+			 o->ring_kb, page);
+		return -EINVAL;
+	}
+	ret = online_cpus(&cpus, &ncpus);
+	if (ret) {
+		ot_error_errno(-ret, "cannot read /sys/devices/system/cpu/online");
+		free(cpus);
+		return ret;
+	}
+	p = ot_xcalloc(1, sizeof(*p));
+	p->ncpus = ncpus;
+	p->cpus = ot_xcalloc(ncpus, sizeof(*p->cpus));
+	for (c = 0; c < ncpus; c++) {
+		p->cpus[c].cpu = cpus[c];
+		p->cpus[c].fd = -1;
+	}
+	free(cpus);
+	for (i = 0; i < n; i++)
+		p->nuprobes += ot_probes_target_nprobes(&t[i]);
+	/* Room for one id per probe and CPU (the perf backend's events). */
+	for (p->idcap = 16; p->idcap < 2 * p->nuprobes * ncpus; p->idcap *= 2)
+		;
+	p->ids = ot_xcalloc(p->idcap, sizeof(*p->ids));
+	ret = pick(p, o->backend);
+	if (!ret)
+		ret = open_rings(p, page, o->ring_kb);
+	if (!ret)
+		ret = p->ops->arm(p, t, n, o->pid);
+	if (ret) {
+		ot_probes_close(p);
+		return ret;
+	}
+	*out = p;
+	return 0;
+}
+
+enum ot_backend ot_probes_backend(const struct ot_probes *p)
+{
+	return !strcmp(p->ops->name, "multi") ? OT_BACKEND_MULTI : OT_BACKEND_PERF;
+}
+
+const char *ot_probes_objects(const struct ot_probes *p)
+{
+	return p->ops->objects;
+}
+
+int ot_probes_quick_close(const struct ot_probes *p)
+{
+	return p->ops->quick_close;
+}
+
+int ot_probes_enable(struct ot_probes *p)
+{
+	int ret = p->ops->enable(p);
+
+	if (ret)
+		ot_error_errno(-ret, "cannot enable the probes");
+	return ret;
+}
+
+void ot_probes_disable(struct ot_probes *p)
+{
+	p->ops->disable(p);
+}
+
+void ot_probes_close(struct ot_probes *p)
+{
+	unsigned c;
+
+	if (!p)
+		return;
+	/* Probes before rings: no hit may look for a ring being closed. */
+	if (p->ops)
+		p->ops->close(p);
+	for (c = 0; c < p->ncpus; c++) {
+		struct ot_cpu_ring *s = &p->cpus[c];
+
+		if (s->map) {
+			ot_ring_fini(&s->ring);
+			munmap(s->map, s->map_len);
+		}
+		if (s->fd >= 0)
+			close(s->fd);
+	}
+	free(p->cpus);
+	free(p->ids);
+	free(p);
+}
+
+unsigned ot_probes_ncpus(const struct ot_probes *p)
+{
+	return p->ncpus;
+}
+
+struct ot_ring *ot_probes_ring(struct ot_probes *p, unsigned i)
+{
+	return &p->cpus[i].ring;
+}
+
+int ot_probes_ring_fd(const struct ot_probes *p, unsigned i)
+{
+	return p->cpus[i].fd;
+}
+
+size_t ot_probes_nevents(const struct ot_probes *p)
+{
+	return p->ops->nevents(p);
+}
+
+size_t ot_probes_nuprobes(const struct ot_probes *p)
+{
+	return p->nuprobes;
+}
