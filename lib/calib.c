@@ -1,5 +1,6 @@
 #include "calib.h"
 #include "elfsym.h"
+#include "select.h"
 #include "error.h"
 #include "retsite.h"
 #include "xalloc.h"

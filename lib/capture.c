@@ -3,7 +3,9 @@
 #include "caps.h"
 #include "check.h"
 #include "drain.h"
+#include "debuginfo.h"
 #include "elfsym.h"
+#include "select.h"
 #include "error.h"
 #include "export.h"
 #include "ipi.h"
@@ -49,7 +51,6 @@ struct ot_capture {
 	struct ot_selection sel;
 	struct ot_probe_target *pt;
 	struct ot_returns *ret;	/* per function, where --returns insn sees it */
-	char **labels;
 	struct ot_probes *probes;
 	struct ot_pair *pair;
 	struct ot_drain *drain;
@@ -57,7 +58,7 @@ struct ot_capture {
 	sigset_t oldmask;
 	uint64_t t_start, t_end;
 	const char *ended_by;
-	const char **names;	/* function index -> name shown, owned */
+	const char **names;	/* function index -> sel.fn[i].name */
 	struct ot_timeline *timeline;
 	FILE *folded;
 	struct ot_check check;
@@ -217,18 +218,10 @@ static int resolve(struct ot_capture *c)
 		return ret == -ENOENT ? OT_CAPTURE_BAD_INPUT : OT_CAPTURE_FAILED;
 	c->pt = ot_xcalloc(c->sel.n, sizeof(*c->pt));
 	c->ret = ot_xcalloc(c->sel.n, sizeof(*c->ret));
-	c->labels = ot_xcalloc(c->sel.n, sizeof(*c->labels));
+	/* The pairing, the report and the exports index names by function. */
 	c->names = ot_xcalloc(c->sel.n, sizeof(*c->names));
-	/* A library's functions are shown as "libname:function". */
-	for (i = 0; i < c->sel.n; i++) {
-		const struct ot_binary *b = c->sel.fn[i].bin;
-		char *name = NULL;
-
-		if (b->is_main || asprintf(&name, "%s:%s", b->display,
-					   ot_sym_display(c->sel.fn[i].sym)) < 0)
-			name = ot_xstrdup(ot_sym_display(c->sel.fn[i].sym));
-		c->names[i] = name;
-	}
+	for (i = 0; i < c->sel.n; i++)
+		c->names[i] = c->sel.fn[i].name;
 	for (i = 0; i < c->o.nexpect; i++) {
 		size_t k;
 
@@ -245,11 +238,8 @@ static int resolve(struct ot_capture *c)
 	for (i = 0; i < c->sel.n; i++) {
 		const struct ot_sym *s = c->sel.fn[i].sym;
 
-		if (asprintf(&c->labels[i], "%s:%s", c->sel.fn[i].bin->display,
-			     ot_sym_display(s)) < 0)
-			c->labels[i] = NULL;
 		c->pt[i].path = c->sel.fn[i].bin->path;
-		c->pt[i].label = c->labels[i] ? c->labels[i] : s->name;
+		c->pt[i].label = c->sel.fn[i].label;
 		c->pt[i].offset = s->offset;
 		ot_verbose("%s (+0x%llx, %llu bytes, from .%s)", c->pt[i].label,
 			   (unsigned long long)s->offset,
@@ -556,16 +546,10 @@ static void cleanup(struct ot_capture *c)
 	ot_check_free(&c->check);
 	ot_drain_free(c->drain);
 	ot_pair_free(c->pair);
-	for (i = 0; c->names && i < c->sel.n; i++)
-		free((char *)c->names[i]);
 	free(c->names);
-	for (i = 0; i < c->sel.n; i++) {
-		free(c->labels[i]);
-		if (c->ret)
-			ot_returns_free(&c->ret[i]);
-	}
+	for (i = 0; c->ret && i < c->sel.n; i++)
+		ot_returns_free(&c->ret[i]);
 	free(c->ret);
-	free(c->labels);
 	free(c->pt);
 	ot_selection_free(&c->sel);
 	ot_binset_free(c->bins);
@@ -588,11 +572,14 @@ static enum ot_capture_result list_selection(struct ot_capture *c)
 	struct ot_list_fn *fn = ot_xcalloc(c->sel.n + 1, sizeof(*fn));
 	struct ot_list_skip *sk = ot_xcalloc(c->sel.nskipped + 1, sizeof(*sk));
 	uint64_t *part = ot_xcalloc(c->sel.n + 1, sizeof(*part));
+	const char **raw = ot_xcalloc(c->sel.n + 1, sizeof(*raw));
 	const struct ot_binary *shown = NULL;
 	struct ot_list l = { fn, c->sel.n, sk, c->sel.nskipped };
 	int have_dwarf = 0, bad;
 	size_t i, k;
 
+	for (i = 0; i < c->sel.n; i++)
+		raw[i] = c->sel.fn[i].sym->name;
 	for (i = 0; i < c->sel.n; i++) {
 		const struct ot_selected *s = &c->sel.fn[i];
 
@@ -608,7 +595,7 @@ static enum ot_capture_result list_selection(struct ot_capture *c)
 			continue;
 		shown = s->bin;
 		/* Counted by name in this file's DWARF: keep its own functions'. */
-		if (!ot_elf_inlined(shown->path, &c->sel, part)) {
+		if (!ot_debuginfo_inlined(shown->path, raw, c->sel.n, part)) {
 			have_dwarf = 1;
 			for (k = 0; k < c->sel.n; k++)
 				if (c->sel.fn[k].bin == shown)
@@ -624,6 +611,7 @@ static enum ot_capture_result list_selection(struct ot_capture *c)
 		ot_verbose("no DWARF: inlined copies of these functions cannot be listed");
 	bad = ot_report_list(c->out, &l) || fflush(c->out);
 	free(part);
+	free(raw);
 	free(sk);
 	free(fn);
 	return bad ? OT_CAPTURE_FAILED : OT_CAPTURE_DONE;

@@ -1,4 +1,5 @@
 #include "elfsym.h"
+#include "debuginfo.h"
 #include "error.h"
 #include "xalloc.h"
 
@@ -6,9 +7,6 @@
 #include <fcntl.h>
 #include <fnmatch.h>
 #include <gelf.h>
-#include <dwarf.h>
-#include <elfutils/libdw.h>
-#include <elfutils/libdwfl.h>
 #include <libiberty/demangle.h>
 #include <libelf.h>
 #include <stdio.h>
@@ -323,57 +321,22 @@ static int read_symbols(struct ot_elf *e, Elf *elf, Elf_Scn *scn,
 	return 0;
 }
 
-#define DEBUG_DIR "/usr/lib/debug"
-
 /*
- * Separate debug info for a stripped file, found the standard ways
- * (.gnu_debuglink, build-id) by libdwfl; its .symtab is read with the
- * stripped file's own segments.  Returns 0 if symbols were read.
+ * Separate debug info for a stripped file (lib/debuginfo): its .symtab,
+ * read with the stripped file's own segments.  Returns 0 if symbols were
+ * read.
  */
-/*
- * path as a libdwfl offline module, with the standard debug-info search
- * (.gnu_debuglink beside it, .debug/, DEBUG_DIR, build-id).  Free the
- * returned session with dwfl_end; *mod may be NULL.
- */
-static Dwfl *offline_module(const char *path, Dwfl_Module **mod)
-{
-	static char *debuginfo_path = (char *)"+:.debug:" DEBUG_DIR;
-	static const Dwfl_Callbacks cb = {
-		.find_elf = dwfl_build_id_find_elf,
-		.find_debuginfo = dwfl_standard_find_debuginfo,
-		.debuginfo_path = &debuginfo_path,
-	};
-	Dwfl *dwfl = dwfl_begin(&cb);
-
-	*mod = NULL;
-	if (!dwfl)
-		return NULL;
-	*mod = dwfl_report_offline(dwfl, "", path, -1);
-	dwfl_report_end(dwfl, NULL, NULL);
-	return dwfl;
-}
-
 static int debug_symbols(struct ot_elf *e, const char *path,
 			 const struct seg *segs, size_t nsegs)
 {
-	const char *debugfile = NULL;
-	Dwfl_Module *mod;
-	Dwfl *dwfl;
+	char *debugfile;
 	GElf_Shdr sh;
 	Elf_Scn *scn;
 	Elf *elf;
 	int fd, ret = -1;
 
-	dwfl = offline_module(path, &mod);
-	if (!dwfl)
+	if (ot_debuginfo_file(path, &debugfile))
 		return -1;
-	/* Looking for the symbol table makes libdwfl look for the debug file. */
-	if (mod && dwfl_module_getsymtab(mod) > 0)
-		dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, NULL, &debugfile);
-	if (!debugfile) {
-		dwfl_end(dwfl);
-		return -1;
-	}
 	fd = open(debugfile, O_RDONLY | O_CLOEXEC);
 	elf = fd >= 0 ? elf_begin(fd, ELF_C_READ, NULL) : NULL;
 	scn = elf ? find_symtab(elf, SHT_SYMTAB, &sh) : NULL;
@@ -386,7 +349,7 @@ static int debug_symbols(struct ot_elf *e, const char *path,
 		elf_end(elf);
 	if (fd >= 0)
 		close(fd);
-	dwfl_end(dwfl);
+	free(debugfile);
 	return ret;
 }
 
@@ -460,7 +423,7 @@ int ot_elf_open(const char *path, const char *display, struct ot_elf **out)
 	if (!scn) {
 		ot_error("%s has no symbol table: no .symtab or .dynsym, and no separate "
 			 "debug info (.gnu_debuglink beside it, in .debug/ or %s, or by "
-			 "build-id in %s/.build-id)", display, DEBUG_DIR, DEBUG_DIR);
+			 "build-id in %s/.build-id)", display, OT_DEBUG_DIR, OT_DEBUG_DIR);
 		ret = -ENODATA;
 		goto out_e;
 	}
@@ -554,6 +517,11 @@ const struct ot_sym *ot_elf_slot_target(const struct ot_elf *e, uint64_t got_vad
 	return NULL;
 }
 
+const char *ot_elf_display(const struct ot_elf *e)
+{
+	return e->display;
+}
+
 const char *ot_elf_source(const struct ot_elf *e)
 {
 	return e->source;
@@ -585,615 +553,22 @@ int ot_elf_has_eh(const struct ot_elf *e)
 	return e->has_eh;
 }
 
-size_t ot_edit_distance(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b), i, j, *row, prev, d;
-
-	row = ot_xcalloc(lb + 1, sizeof(*row));
-	for (j = 0; j <= lb; j++)
-		row[j] = j;
-	for (i = 1; i <= la; i++) {
-		prev = row[0];
-		row[0] = i;
-		for (j = 1; j <= lb; j++) {
-			size_t cur = row[j];
-
-			d = prev + (a[i - 1] != b[j - 1]);
-			if (row[j] + 1 < d)
-				d = row[j] + 1;
-			if (row[j - 1] + 1 < d)
-				d = row[j - 1] + 1;
-			row[j] = d;
-			prev = cur;
-		}
-	}
-	d = row[lb];
-	free(row);
-	return d;
-}
-
-static int is_glob(const char *s)
-{
-	return strpbrk(s, "*?[") != NULL;
-}
-
 const char *ot_sym_display(const struct ot_sym *s)
 {
 	return s->demangled ? s->demangled : s->name;
 }
 
-/* forward */
-static const char *last_component(const char *base);
-
-/*
- * term names base by its last components: "middle" or
- * "orbit_stress::middle" for "crate::orbit_stress::middle", "twice" for
- * "app::twice<int>".
- */
-static int bare_match(const char *base, const char *term)
+enum ot_other ot_elf_other(const struct ot_elf *e, const char *name)
 {
-	const char *c = last_component(base), *lt = strchr(c, '<');
-	size_t n = strlen(term), bl = strlen(base);
+	size_t j, tl = strlen(name);
+	enum ot_other found = OT_OTHER_NONE;
 
-	if (!strcmp(c, term) || (lt && (size_t)(lt - c) == n && !strncmp(c, term, n)))
-		return 1;
-	return strstr(term, "::") && bl > n + 2 && !strcmp(base + bl - n, term) &&
-	       !strncmp(base + bl - n - 2, "::", 2);
+	/* .symtab spells imports with their version: printf@GLIBC_2.2.5 */
+	for (j = 0; j < e->nothers; j++)
+		if (!strncmp(e->others[j].name, name, tl) &&
+		    (!e->others[j].name[tl] || e->others[j].name[tl] == '@'))
+			found = e->others[j].kind == OTHER_IFUNC ? OT_OTHER_IFUNC :
+				e->others[j].kind == OTHER_IMPORTED ? OT_OTHER_IMPORTED : OT_OTHER_DATA;
+	return found;
 }
 
-/* term against every spelling of s: raw, demangled, without parameters. */
-static int matches(const struct ot_sym *s, const char *term, int glob)
-{
-	if (glob)
-		return !fnmatch(term, s->name, 0) ||
-		       (s->demangled && !fnmatch(term, s->demangled, 0)) ||
-		       (s->base && !fnmatch(term, s->base, 0));
-	return !strcmp(term, s->name) ||
-	       (s->demangled && !strcmp(term, s->demangled)) ||
-	       (s->base && !strcmp(term, s->base));
-}
-
-/* The last "::" component of a demangled base, outside template brackets. */
-static const char *last_component(const char *base)
-{
-	const char *p, *last = base;
-	int depth = 0;
-
-	for (p = base; *p; p++) {
-		if (*p == '<' || *p == '(')
-			depth++;
-		else if ((*p == '>' || *p == ')') && depth)
-			depth--;
-		else if (!depth && p[0] == ':' && p[1] == ':')
-			last = p + 2;
-	}
-	return last;
-}
-
-/* "did you mean: a, b?" built from the closest names, or "" if none is close. */
-static void suggest(const struct ot_elf *e, const char *name, char *buf,
-		    size_t len)
-{
-	size_t best[3] = { SIZE_MAX, SIZE_MAX, SIZE_MAX };
-	size_t dist[3] = { SIZE_MAX, SIZE_MAX, SIZE_MAX };
-	size_t limit = strlen(name) / 3 + 1, i, k, used = 0;
-
-	if (limit > 3)
-		limit = 3;
-	for (i = 0; i < e->nsyms; i++) {
-		const struct ot_sym *s = &e->syms[i];
-		size_t d = ot_edit_distance(name, s->base ? s->base : s->name);
-
-		if (s->base) {
-			size_t d2 = ot_edit_distance(name, last_component(s->base));
-
-			if (d2 < d)
-				d = d2;
-		}
-
-		if (d > limit)
-			continue;
-		for (k = 0; k < 3; k++) {
-			if (d < dist[k]) {
-				memmove(&dist[k + 1], &dist[k], (2 - k) * sizeof(*dist));
-				memmove(&best[k + 1], &best[k], (2 - k) * sizeof(*best));
-				dist[k] = d;
-				best[k] = i;
-				break;
-			}
-		}
-	}
-	buf[0] = 0;
-	for (k = 0; k < 3 && best[k] != SIZE_MAX; k++) {
-		const struct ot_sym *s = &e->syms[best[k]];
-		int w = snprintf(buf + used, len - used, "%s%s",
-				 k ? ", " : " (did you mean: ",
-				 s->base ? s->base : s->name);
-		if (w < 0 || (size_t)w >= len - used)
-			break;
-		used += (size_t)w;
-	}
-	if (used && used + 3 < len)
-		strcat(buf, "?)");
-}
-
-static char *next_term(char **cursor)
-{
-	char *t = *cursor, *comma;
-
-	if (!t)
-		return NULL;
-	comma = strchr(t, ',');
-	if (comma) {
-		*comma = 0;
-		*cursor = comma + 1;
-	} else {
-		*cursor = NULL;
-	}
-	while (*t == ' ')
-		t++;
-	return t;
-}
-
-int ot_elf_select(const struct ot_elf *e, const char *spec,
-		  struct ot_selection *out)
-{
-	char *copy = ot_xstrdup(spec), *cursor = copy, *term;
-	uint32_t *chosen = ot_xcalloc(e->nsyms ? e->nsyms : 1, sizeof(*chosen));
-	char *skipped = ot_xcalloc(e->nsyms ? e->nsyms : 1, 1);
-	size_t *order, norder = 0, i, j, k;
-	uint32_t nterm = 0;
-	int ret = 0, any_include = 0;
-
-	memset(out, 0, sizeof(*out));
-	while ((term = next_term(&cursor))) {
-		const struct ot_sym *refused = NULL;
-		size_t hits = 0;
-
-		if (!*term || *term == '!')
-			continue;
-		any_include = 1;
-		nterm++;
-		for (i = 0; i < e->nsyms; i++) {
-			if (!matches(&e->syms[i], term, is_glob(term)))
-				continue;
-			if (e->syms[i].not_called && is_glob(term)) {
-				skipped[i] = 1;
-				refused = &e->syms[i];
-				continue;
-			}
-			if (e->syms[i].not_called) {
-				ot_error("'%s' in %s cannot be traced: %s", term, e->display,
-					 e->syms[i].not_called);
-				ret = -ENOENT;
-				hits = SIZE_MAX;
-				break;
-			}
-			if (!chosen[i])
-				chosen[i] = nterm;
-			hits++;
-		}
-		if (hits == SIZE_MAX)
-			continue;
-		/* "middle" for "orbit_stress::middle": only if one name fits. */
-		for (i = 0; !hits && !is_glob(term) && i < e->nsyms; i++) {
-			const struct ot_sym *s = &e->syms[i];
-			size_t m;
-
-			if (!s->base || !bare_match(s->base, term))
-				continue;
-			for (m = 0; m < e->nsyms; m++) {
-				const struct ot_sym *o = &e->syms[m];
-
-				if (o->base && strcmp(o->base, s->base) &&
-				    bare_match(o->base, term))
-					break;
-			}
-			if (m < e->nsyms) {
-				char list[1024];
-				size_t used = 0;
-
-				for (m = 0; m < e->nsyms && used + 2 < sizeof(list); m++) {
-					const struct ot_sym *o = &e->syms[m];
-					int w;
-
-					if (!o->base || !bare_match(o->base, term))
-						continue;
-					w = snprintf(list + used, sizeof(list) - used, "%s%s",
-						     used ? ", " : "", o->demangled);
-					if (w > 0)
-						used += (size_t)w;
-				}
-				ot_error("'%s' is ambiguous in %s: %s; name one", term,
-					 e->display, list);
-				ret = -ENOENT;
-				hits = SIZE_MAX;
-				break;
-			}
-			for (m = 0; m < e->nsyms; m++) {
-				if (e->syms[m].base && !strcmp(e->syms[m].base, s->base) &&
-				    !e->syms[m].not_called) {
-					if (!chosen[m])
-						chosen[m] = nterm;
-					hits++;
-				}
-			}
-		}
-		if (hits == SIZE_MAX)
-			continue;
-		if (!hits) {
-			char hint[512];
-
-			const struct other *o = NULL;
-
-			/* .symtab spells imports with their version: printf@GLIBC_2.2.5 */
-			for (j = 0; !is_glob(term) && j < e->nothers; j++) {
-				size_t tl = strlen(term);
-
-				if (!strncmp(e->others[j].name, term, tl) &&
-				    (!e->others[j].name[tl] || e->others[j].name[tl] == '@'))
-					o = &e->others[j];
-			}
-			if (is_glob(term) && refused) {
-				ot_error("no function that can be traced matches '%s' in %s: "
-					 "%s is %s", term, e->display, ot_sym_display(refused),
-					 refused->not_called);
-			} else if (is_glob(term)) {
-				ot_error("no function matches '%s' in %s", term,
-					 e->display);
-			} else if (o && o->kind == OTHER_IFUNC) {
-				/* Probing the resolver would count one call at load. */
-				ot_error("'%s' in %s is an IFUNC: the loader picks one of its "
-					 "implementations when the program starts; trace that one by "
-					 "name (internal names need the library's .symtab)",
-					 term, e->display);
-			} else if (o && o->kind == OTHER_IMPORTED) {
-				ot_error("'%s' is not defined in %s: it is imported from a "
-					 "shared library; name the library's function instead",
-					 term, e->display);
-			} else if (o) {
-				ot_error("'%s' in %s is a data object, not a function",
-					 term, e->display);
-			} else {
-				suggest(e, term, hint, sizeof(hint));
-				ot_error("no function '%s' in %s%s", term,
-					 e->display, hint);
-			}
-			ret = -ENOENT;
-		}
-	}
-	free(copy);
-	if (!any_include && !ret) {
-		ot_error("no function named in '%s'", spec);
-		ret = -ENOENT;
-	}
-	if (ret)
-		goto out;
-	copy = ot_xstrdup(spec);
-	cursor = copy;
-	while ((term = next_term(&cursor))) {
-		if (*term != '!')
-			continue;
-		for (i = 0; i < e->nsyms; i++)
-			if (matches(&e->syms[i], term + 1, 1))
-				chosen[i] = 0;
-	}
-	free(copy);
-
-	/* Report in the order the user named them, names within a glob sorted. */
-	order = ot_xcalloc(e->nsyms ? e->nsyms : 1, sizeof(*order));
-	for (k = 1; k <= nterm; k++)
-		for (i = 0; i < e->nsyms; i++)
-			if (chosen[i] == k)
-				order[norder++] = i;
-
-	/* Merge names at one offset: the kernel would count one hit twice. */
-	out->fn = ot_xcalloc(e->nsyms ? e->nsyms : 1, sizeof(*out->fn));
-	for (k = 0; k < norder; k++) {
-		i = order[k];
-		out->requested++;
-		for (j = 0; j < out->n; j++)
-			if (out->fn[j].sym->offset == e->syms[i].offset)
-				break;
-		if (j < out->n) {
-			struct ot_selected *s = &out->fn[j];
-			char *a = NULL;
-
-			if (asprintf(&a, "%s%s%s", s->aliases ? s->aliases : "",
-				     s->aliases ? "," : "", ot_sym_display(&e->syms[i])) < 0)
-				a = NULL;
-			free(s->aliases);
-			s->aliases = a;
-			continue;
-		}
-		out->fn[out->n++].sym = &e->syms[i];
-	}
-	free(order);
-	out->skipped = ot_xcalloc(e->nsyms ? e->nsyms : 1, sizeof(*out->skipped));
-	for (i = 0; i < e->nsyms; i++) {
-		if (!skipped[i])
-			continue;
-		out->skipped[out->nskipped++].sym = &e->syms[i];
-		ot_verbose("%s: skipping %s: %s", e->display, ot_sym_display(&e->syms[i]),
-			   e->syms[i].not_called);
-	}
-	if (!out->n) {
-		ot_error("every function selected by '%s' is excluded", spec);
-		ret = -ENOENT;
-		ot_selection_free(out);
-	}
-out:
-	free(skipped);
-	free(chosen);
-	return ret;
-}
-
-void ot_selection_free(struct ot_selection *s)
-{
-	size_t i;
-
-	for (i = 0; i < s->n; i++)
-		free(s->fn[i].aliases);
-	free(s->fn);
-	free(s->skipped);
-	memset(s, 0, sizeof(*s));
-}
-
-struct ot_binset {
-	struct ot_binary *bin;	/* bin[0] is the main executable */
-	size_t n;
-	ot_lib_resolve_fn resolve;
-	void *ctx;
-};
-
-struct ot_binset *ot_binset_new(struct ot_elf *main_elf, const char *path,
-				const char *display, ot_lib_resolve_fn resolve,
-				void *ctx)
-{
-	struct ot_binset *b = ot_xcalloc(1, sizeof(*b));
-
-	b->bin = ot_xcalloc(1, sizeof(*b->bin));
-	b->bin[0].path = ot_xstrdup(path);
-	b->bin[0].display = ot_xstrdup(display);
-	b->bin[0].elf = main_elf;
-	b->bin[0].is_main = 1;
-	b->n = 1;
-	b->resolve = resolve;
-	b->ctx = ctx;
-	return b;
-}
-
-void ot_binset_free(struct ot_binset *b)
-{
-	size_t i;
-
-	if (!b)
-		return;
-	for (i = 0; i < b->n; i++) {
-		if (!b->bin[i].is_main)
-			ot_elf_close(b->bin[i].elf);
-		free(b->bin[i].path);
-		free(b->bin[i].display);
-	}
-	free(b->bin);
-	free(b);
-}
-
-/* Length of term's library prefix, or 0: "libc.so.6:malloc" -> 9. */
-static size_t lib_prefix(const char *term)
-{
-	const char *p;
-
-	for (p = term; (p = strchr(p, ':')); p += 2) {
-		if (p[1] == ':')
-			continue;
-		if (p > term && p[-1] == ':')
-			continue;
-		if (memchr(term, '/', (size_t)(p - term)) ||
-		    memmem(term, (size_t)(p - term), ".so", 3))
-			return (size_t)(p - term);
-		return 0;
-	}
-	return 0;
-}
-
-/* The binary for library name, opened on first use; NULL after printing. */
-static struct ot_binary *library(struct ot_binset *b, const char *name)
-{
-	struct ot_binary *lib;
-	const char *slash;
-	char *path = NULL;
-	size_t i;
-
-	if (b->resolve(b->ctx, name, &path))
-		return NULL;
-	for (i = 1; i < b->n; i++) {
-		if (!strcmp(b->bin[i].path, path)) {
-			free(path);
-			return &b->bin[i];
-		}
-	}
-	b->bin = ot_xreallocarray(b->bin, b->n + 1, sizeof(*b->bin));
-	lib = &b->bin[b->n];
-	memset(lib, 0, sizeof(*lib));
-	lib->path = path;
-	/* Shown by its file name: "libwork.so:work_add". */
-	slash = strrchr(name, '/');
-	lib->display = ot_xstrdup(slash ? slash + 1 : name);
-	if (ot_elf_open(path, path, &lib->elf)) {
-		free(lib->path);
-		free(lib->display);
-		return NULL;
-	}
-	b->n++;
-	return lib;
-}
-
-static void append(char **s, const char *term, size_t len)
-{
-	size_t old = *s ? strlen(*s) : 0;
-
-	*s = ot_xreallocarray(*s, old + len + 2, 1);
-	if (old)
-		(*s)[old++] = ',';
-	memcpy(*s + old, term, len);
-	(*s)[old + len] = 0;
-}
-
-int ot_binset_select(struct ot_binset *b, const char *spec,
-		     struct ot_selection *out)
-{
-	char *copy = ot_xstrdup(spec), *cursor = copy, *term;
-	char **groups = NULL, *global_excl = NULL;
-	const char **keys = NULL;
-	size_t ngroups = 0, g, i, *idx = NULL, *skidx = NULL;
-	int ret = 0;
-
-	memset(out, 0, sizeof(*out));
-	/* Group the terms by binary, keeping the order they came in. */
-	while ((term = next_term(&cursor))) {
-		int neg = *term == '!';
-		size_t pre = lib_prefix(term + neg);
-		char *key = pre ? ot_xstrdup(term + neg) : NULL;
-		char *name = term + neg + (pre ? pre + 1 : 0);
-		char buf[4096];
-
-		if (key)
-			key[pre] = 0;
-		if (!*name) {
-			free(key);
-			continue;
-		}
-		if (neg && !key) {
-			append(&global_excl, term, strlen(term));
-			continue;
-		}
-		for (g = 0; g < ngroups; g++)
-			if ((!key && !keys[g]) || (key && keys[g] && !strcmp(key, keys[g])))
-				break;
-		if (g == ngroups) {
-			groups = ot_xreallocarray(groups, ngroups + 1, sizeof(*groups));
-			keys = ot_xreallocarray(keys, ngroups + 1, sizeof(*keys));
-			groups[ngroups] = NULL;
-			keys[ngroups++] = key;
-		} else {
-			free(key);
-		}
-		snprintf(buf, sizeof(buf), "%s%s", neg ? "!" : "", name);
-		append(&groups[g], buf, strlen(buf));
-	}
-	for (g = 0; g < ngroups && !ret; g++) {
-		struct ot_binary *bin = keys[g] ? library(b, keys[g]) : &b->bin[0];
-		struct ot_selection part;
-
-		if (!bin) {
-			ret = -ENOEXEC;
-			break;
-		}
-		if (global_excl)
-			append(&groups[g], global_excl, strlen(global_excl));
-		if (ot_elf_select(bin->elf, groups[g], &part)) {
-			ret = -ENOENT;
-			break;
-		}
-		out->fn = ot_xreallocarray(out->fn, out->n + part.n, sizeof(*out->fn));
-		idx = ot_xreallocarray(idx, out->n + part.n, sizeof(*idx));
-		for (i = 0; i < part.n; i++) {
-			out->fn[out->n + i] = part.fn[i];
-			idx[out->n + i] = (size_t)(bin - b->bin);
-		}
-		out->n += part.n;
-		out->requested += part.requested;
-		out->skipped = ot_xreallocarray(out->skipped, out->nskipped + part.nskipped + 1,
-						sizeof(*out->skipped));
-		skidx = ot_xreallocarray(skidx, out->nskipped + part.nskipped + 1, sizeof(*skidx));
-		for (i = 0; i < part.nskipped; i++) {
-			out->skipped[out->nskipped + i] = part.skipped[i];
-			skidx[out->nskipped + i] = (size_t)(bin - b->bin);
-		}
-		out->nskipped += part.nskipped;
-		free(part.skipped);
-		free(part.fn);
-	}
-	/* bin[] moves as libraries are added: point into it once all are open. */
-	for (i = 0; !ret && i < out->n; i++)
-		out->fn[i].bin = &b->bin[idx[i]];
-	for (i = 0; !ret && i < out->nskipped; i++)
-		out->skipped[i].bin = &b->bin[skidx[i]];
-	free(idx);
-	free(skidx);
-	for (g = 0; g < ngroups; g++) {
-		free(groups[g]);
-		free((char *)keys[g]);
-	}
-	free(groups);
-	free(keys);
-	free(global_excl);
-	free(copy);
-	if (ret)
-		ot_selection_free(out);
-	return ret;
-}
-
-struct inline_walk {
-	const struct ot_selection *sel;
-	uint64_t *counts;
-};
-
-static void count_inlined(Dwarf_Die *die, struct inline_walk *w)
-{
-	Dwarf_Die child, origin;
-	Dwarf_Attribute attr;
-
-	if (dwarf_tag(die) == DW_TAG_inlined_subroutine &&
-	    dwarf_attr_integrate(die, DW_AT_abstract_origin, &attr) &&
-	    dwarf_formref_die(&attr, &origin)) {
-		Dwarf_Attribute la;
-		const char *name = NULL;
-		size_t i;
-
-		if (dwarf_attr_integrate(&origin, DW_AT_linkage_name, &la))
-			name = dwarf_formstring(&la);
-		if (!name)
-			name = dwarf_diename(&origin);
-		for (i = 0; name && i < w->sel->n; i++)
-			if (!strcmp(w->sel->fn[i].sym->name, name))
-				w->counts[i]++;
-	}
-	if (dwarf_child(die, &child) == 0) {
-		do
-			count_inlined(&child, w);
-		while (dwarf_siblingof(&child, &child) == 0);
-	}
-}
-
-int ot_elf_inlined(const char *path, const struct ot_selection *sel,
-		   uint64_t *counts)
-{
-	struct inline_walk w = { sel, counts };
-	Dwarf_Off off = 0, next;
-	Dwfl_Module *mod;
-	Dwarf_Addr bias;
-	Dwarf *dw;
-	Dwfl *dwfl;
-	size_t hsize;
-
-	memset(counts, 0, sel->n * sizeof(*counts));
-	dwfl = offline_module(path, &mod);
-	if (!dwfl)
-		return -ENODATA;
-	dw = mod ? dwfl_module_getdwarf(mod, &bias) : NULL;
-	if (!dw) {
-		dwfl_end(dwfl);
-		return -ENODATA;
-	}
-	while (dwarf_nextcu(dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
-		Dwarf_Die cu;
-
-		if (dwarf_offdie(dw, off + hsize, &cu))
-			count_inlined(&cu, &w);
-		off = next;
-	}
-	dwfl_end(dwfl);
-	return 0;
-}

@@ -59,6 +59,8 @@ int64_t ot_elf_text_delta(const struct ot_elf *e, uint64_t off);
  */
 const struct ot_sym *ot_elf_slot_target(const struct ot_elf *e, uint64_t got_vaddr,
 					const char **name);
+/* The file's name for people (as given to ot_elf_open). */
+const char *ot_elf_display(const struct ot_elf *e);
 /* "symtab" or "dynsym": where the symbols came from. */
 const char *ot_elf_source(const struct ot_elf *e);
 
@@ -72,87 +74,16 @@ int ot_elf_has_eh(const struct ot_elf *e);
  */
 const char *ot_elf_stack_switch(const struct ot_elf *e);
 
-/* One function to arm: several names may share it (aliases). */
-struct ot_binary;
-
-struct ot_selected {
-	const struct ot_sym *sym;  /* the first name that selected it */
-	char *aliases;		   /* other names at the same offset, or NULL */
-	const struct ot_binary *bin; /* with ot_binset_select; else NULL */
+/* What a name is in a file when it is no function defined there. */
+enum ot_other {
+	OT_OTHER_NONE,		/* nothing by that name */
+	OT_OTHER_DATA,		/* a data object */
+	OT_OTHER_IMPORTED,	/* a function another library defines */
+	OT_OTHER_IFUNC,		/* an IFUNC resolver's symbol */
 };
-
-struct ot_selection {
-	struct ot_selected *fn;
-	size_t n;
-	size_t requested;	   /* names selected, before merging aliases */
-	/* Matched by a glob but not call targets (sym->not_called says why). */
-	struct ot_selected *skipped;
-	size_t nskipped;
-};
-
-/*
- * Select functions by a -f list: comma-separated names or globs (fnmatch
- * syntax), then exclusions "!GLOB" applied after every inclusion.  A term
- * matches a symbol's raw name, its demangled form, or that form without
- * parameters and Rust hash (C++ and Rust names, demangled by libiberty);
- * failing all, a bare last component ("middle") matches "ns::middle" when
- * only one function has that name.  A versioned name from a .symtab
- * ("fopen@@GLIBC_2.2.5") is matched without its version.  A name that is
- * not a glob must exist;
- * the error offers close matches, or lists the candidates of an ambiguous
- * bare name.  Symbols that are not call targets (ot_sym.not_called) are
- * never selected: a glob skips them into out->skipped, an exact name is
- * refused with the reason.  Returns 0, or -ENOENT after printing.
- */
-int ot_elf_select(const struct ot_elf *e, const char *spec,
-		  struct ot_selection *out);
-void ot_selection_free(struct ot_selection *s);
-
-/*
- * Several ELF files at once: the main executable and the libraries that
- * -f names with a FILE: or SONAME: prefix ("libc.so.6:malloc",
- * "/opt/app/lib/libfoo.so:init").  A prefix is the text before a single
- * ':' (not C++'s "::") that holds a '/' or ".so".
- */
-struct ot_binary {
-	char *path;		/* read by libelf and resolved by the kernel */
-	char *display;		/* for people */
-	struct ot_elf *elf;
-	int is_main;
-};
-
-/* Map a library's name (soname or path) to a file to read: 0 or -errno. */
-typedef int (*ot_lib_resolve_fn)(void *ctx, const char *name, char **path);
-
-struct ot_binset;
-
-struct ot_binset *ot_binset_new(struct ot_elf *main_elf, const char *path,
-				const char *display, ot_lib_resolve_fn resolve,
-				void *ctx);
-/* Frees every library opened; main_elf is the caller's. */
-void ot_binset_free(struct ot_binset *b);
-
-/*
- * Select across binaries: terms without a prefix (and exclusions without
- * one) go to the main executable, the others to their library, each
- * through ot_elf_select.  Entries carry their binary.  Returns 0, or
- * -ENOENT (a name) / -ENOEXEC (a library) after printing.
- */
-int ot_binset_select(struct ot_binset *b, const char *spec,
-		     struct ot_selection *out);
-
-/*
- * How many inlined copies of each selected function DWARF records in path
- * (or its separate debug info): counts[i] for sel->fn[i].  Calls to those
- * copies never reach the probe.  Returns 0, or -ENODATA without DWARF.
- */
-int ot_elf_inlined(const char *path, const struct ot_selection *sel,
-		   uint64_t *counts);
+enum ot_other ot_elf_other(const struct ot_elf *e, const char *name);
 
 /* The name to show for s: demangled with parameters, else raw. */
 const char *ot_sym_display(const struct ot_sym *s);
-
-/* Edit distance, exposed for the unit tests of suggestions. */
-size_t ot_edit_distance(const char *a, const char *b);
 
 #endif

@@ -15,6 +15,7 @@
 #define OT_RETURNS_H
 
 #include "elfsym.h"
+#include "select.h"
 
 #include <stddef.h>
 #include <stdint.h>

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "lib/elfsym.h"
+#include "lib/select.h"
 #include "lib/error.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

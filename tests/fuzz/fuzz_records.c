@@ -79,7 +79,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	ot_check_run(&c, NFUNCS, names, st, exp, 1, 1, ot_drain_stats(d)->lost);
 	r.binary = "fuzz";
 	r.ended_by = "fuzz";
-	r.records = ot_drain_stats(d);
+	r.records.samples = ot_drain_stats(d)->samples;
+	r.records.lost = ot_drain_stats(d)->lost;
+	r.records.malformed = ot_drain_stats(d)->malformed;
+	r.records.late = ot_drain_stats(d)->late;
 	r.nfuncs = NFUNCS;
 	r.funcs = fn;
 	r.check = &c;

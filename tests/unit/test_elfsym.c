@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "lib/elfsym.h"
+#include "lib/select.h"
 
 static const char *const fixtures[] = {
 	OT_FIXTURE_DIR "/fixture-pie",

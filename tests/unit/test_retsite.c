@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "lib/elfsym.h"
+#include "lib/select.h"
 #include "lib/error.h"
 #include "lib/retsite.h"
 
