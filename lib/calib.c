@@ -1,6 +1,7 @@
 #include "calib.h"
 #include "elfsym.h"
 #include "select.h"
+#include "clock.h"
 #include "error.h"
 #include "retsite.h"
 #include "xalloc.h"
@@ -30,13 +31,6 @@ __attribute__((noinline, used)) void ot_calib_target(void)
 	calib_sink++;
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 static int cmp_u64(const void *a, const void *b)
 {
@@ -51,11 +45,11 @@ uint64_t ot_calib_empty_ns(void)
 	int b, i;
 
 	for (b = 0; b < BATCHES; b++) {
-		uint64_t t0 = now_ns();
+		uint64_t t0 = ot_now_ns();
 
 		for (i = 0; i < CALLS; i++)
 			ot_calib_target();
-		t[b] = now_ns() - t0;
+		t[b] = ot_now_ns() - t0;
 	}
 	qsort(t, BATCHES, sizeof(*t), cmp_u64);
 	return t[BATCHES / 2] / CALLS;
@@ -126,10 +120,10 @@ static void *live_main(void *arg)
 		for (i = 0; i < OT_CALIB_LIVE_WARM; i++)
 			ot_calib_target();
 		getrusage(RUSAGE_THREAD, &r0);
-		t0 = now_ns();
+		t0 = ot_now_ns();
 		for (i = 0; i < OT_CALIB_LIVE_CALLS; i++)
 			ot_calib_target();
-		t0 = (now_ns() - t0) / OT_CALIB_LIVE_CALLS;
+		t0 = (ot_now_ns() - t0) / OT_CALIB_LIVE_CALLS;
 		getrusage(RUSAGE_THREAD, &r1);
 		/*
 		 * A burst the scheduler cut into timed someone else's work too:

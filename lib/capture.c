@@ -6,6 +6,7 @@
 #include "debuginfo.h"
 #include "elfsym.h"
 #include "select.h"
+#include "clock.h"
 #include "error.h"
 #include "export.h"
 #include "ipi.h"
@@ -87,13 +88,6 @@ struct ot_capture {
 	uint64_t live_next, live_scopes, live_time;
 };
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 /* Each record to its sink: the calibration's function to its own pairing. */
 static void feed_pair(void *ctx, const struct ot_event *ev)
@@ -122,7 +116,7 @@ static void calib_update(struct ot_capture *c)
 
 	/* The bursts' median is a sort: a few times a second is plenty,
 	 * not at every ring wake-up. */
-	if (!c->calib_live || (now = now_ns()) < c->calib_next)
+	if (!c->calib_live || (now = ot_now_ns()) < c->calib_next)
 		return;
 	c->calib_next = now + 200000000ull;
 	st = ot_pair_stats(c->calib_pair, 0);
@@ -319,7 +313,7 @@ static void run(struct ot_capture *c)
 	for (i = 0; i < 2 + ncpus; i++)
 		pfd[i].events = POLLIN;
 	for (;;) {
-		uint64_t now = now_ns();
+		uint64_t now = ot_now_ns();
 		int timeout = (int)c->o.drain_ms;
 
 		if (deadline != UINT64_MAX && deadline - now < (uint64_t)timeout * 1000000)
@@ -340,7 +334,7 @@ static void run(struct ot_capture *c)
 			sigprocmask(SIG_SETMASK, &c->oldmask, NULL);
 			break;
 		}
-		now = now_ns();
+		now = ot_now_ns();
 		drain_round(c, now > MERGE_SLACK_NS ? now - MERGE_SLACK_NS : 0);
 		/* The poll already said whether the pidfd fired: no second syscall. */
 		if ((pfd[1].revents || c->target.pidfd < 0) &&
@@ -488,7 +482,7 @@ static void disarm(struct ot_capture *c)
 	timed = !timer_create(CLOCK_MONOTONIC, &sev, &timer);
 	if (timed)
 		timer_settime(timer, 0, &one_s, NULL);
-	t0 = now_ns();
+	t0 = ot_now_ns();
 	ot_ipi_read(&before);
 	/*
 	 * The perf backend takes ~0.3 s per function to disarm: a process is
@@ -504,7 +498,7 @@ static void disarm(struct ot_capture *c)
 	ot_target_thaw(&c->target);
 	ot_ipi_read(&after);
 	c->rep.disarmed = 1;
-	c->rep.disarm_ns = now_ns() - t0;
+	c->rep.disarm_ns = ot_now_ns() - t0;
 	c->rep.disarm_ipis = after.cal - before.cal;
 	c->rep.disarm_tlb = after.tlb - before.tlb;
 	if (timed)
@@ -677,16 +671,16 @@ enum ot_capture_result ot_capture_open(struct ot_capture *c)
 static int calibrate(struct ot_capture *c)
 {
 	struct timespec tick = { 0, 10 * 1000000L };
-	uint64_t give_up = now_ns() + 5000000000ull;
+	uint64_t give_up = ot_now_ns() + 5000000000ull;
 
 	while (!c->calib.live_calls) {
-		if (now_ns() > give_up) {
+		if (ot_now_ns() > give_up) {
 			ot_error("cannot calibrate: %llu calls of ot_calib_target seen in 5 s",
 				 (unsigned long long)ot_pair_stats(c->calib_pair, 0)->scopes);
 			return -1;
 		}
 		nanosleep(&tick, NULL);
-		drain_round(c, now_ns() - MERGE_SLACK_NS);
+		drain_round(c, ot_now_ns() - MERGE_SLACK_NS);
 	}
 	ot_verbose("calibrated: a traced call costs its caller %llu ns, %llu ns of it "
 		   "inside its own scope", (unsigned long long)c->calib.pair_ns,
@@ -734,13 +728,13 @@ enum ot_capture_result ot_capture_arm(struct ot_capture *c)
 			  ot_target_spawn(&c->target, c->o.argv, &c->oldmask, &c->user)))
 		return OT_CAPTURE_FAILED;
 	if (c->o.trace && ot_timeline_open(c->o.trace, c->target.pid,
-					   basename(c->target.display), now_ns(),
+					   basename(c->target.display), ot_now_ns(),
 					   c->names, &c->timeline))
 		return OT_CAPTURE_FAILED;
 	/* What arming costs the machine, measured the way the seed measured
 	 * static keys: wall time and /proc/interrupts deltas. */
 	ot_ipi_read(&c->arm_before);
-	c->arm_t0 = now_ns();
+	c->arm_t0 = ot_now_ns();
 	if (c->o.freeze && ot_target_freeze(&c->target))
 		return OT_CAPTURE_FAILED;
 	{
@@ -772,7 +766,7 @@ enum ot_capture_result ot_capture_arm(struct ot_capture *c)
 	{
 		struct ot_ipi after;
 
-		c->arm_ns = now_ns() - c->arm_t0;
+		c->arm_ns = ot_now_ns() - c->arm_t0;
 		ot_ipi_read(&after);
 		c->arm_ipi.cal = after.cal - c->arm_before.cal;
 		c->arm_ipi.tlb = after.tlb - c->arm_before.tlb;
@@ -787,7 +781,7 @@ enum ot_capture_result ot_capture_arm(struct ot_capture *c)
 		   c->target.display);
 	if (c->calib_live && calibrate(c))
 		return OT_CAPTURE_FAILED;
-	c->t_start = now_ns();
+	c->t_start = ot_now_ns();
 	c->live = isatty(STDERR_FILENO) && ot_error_verbosity() >= 0;
 	c->live_next = c->t_start + 1000000000ull;
 	if (c->target.is_child && ot_target_release(&c->target))
@@ -810,7 +804,7 @@ enum ot_capture_result ot_capture_report(struct ot_capture *c)
 	size_t i;
 
 	/* Disable first, drain what is left, report; disarm last (slow). */
-	c->t_end = now_ns();
+	c->t_end = ot_now_ns();
 	live_status(c, c->t_end, 1);
 	ot_calib_live_stop(c->calib_live);
 	c->calib_live = NULL;

@@ -3,7 +3,7 @@
  *
  * Every message goes to stderr as one write, prefixed "orbit-trace: ", so
  * lines stay whole when the traced command shares the terminal.  lib/ code
- * may print with these but never exits; only orbit-trace.c decides to die.
+ * may print with these but never exits; only main (orbit-trace.c) decides the exit status.
  */
 #ifndef OT_ERROR_H
 #define OT_ERROR_H

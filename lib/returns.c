@@ -132,7 +132,7 @@ int ot_returns_find(const struct ot_selection *sel, size_t i, const char *label,
 		queue_slots(fn->bin, t->offset, &y, &x, &unfollowed);
 		ot_exits_free(&y);
 	}
-	/* A non-NULL list, even empty, says "no uretprobe" to lib/uprobe. */
+	/* A non-NULL list, even empty, says "no uretprobe" to lib/probes. */
 	out->sites = x.rets ? x.rets : ot_xcalloc(1, sizeof(*x.rets));
 	x.rets = NULL;
 	out->nsites = x.nrets;

@@ -89,7 +89,7 @@ static int take(const unsigned char **p, const unsigned char *end,
 	return 0;
 }
 
-/* The sample lib/uprobe asks for, when the SP is there: the common case. */
+/* The sample the perf backend (lib/backend_perf) asks for, when the SP is there: the common case. */
 struct sample_sp {
 	struct perf_event_header h;
 	uint64_t id;

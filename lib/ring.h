@@ -1,9 +1,9 @@
 /*
  * ring.h - reading a perf mmap ring and decoding its records.
  *
- * Pure code over memory: it does not open or map anything (lib/uprobe does),
+ * Pure code over memory: it does not open or map anything (lib/probes does),
  * so the unit tests drive it with rings laid out in ordinary memory.  The
- * sample layouts decoded here are the two lib/uprobe requests:
+ * sample layouts decoded here are the two the backends request:
  * - perf backend (uprobe PMU events): PERF_SAMPLE_IDENTIFIER | TID | TIME |
  *   REGS_USER (the stack pointer only);
  * - multi backend (BPF output events): PERF_SAMPLE_TID | TIME | RAW, the raw
