@@ -397,7 +397,7 @@ static void fill_report(struct ot_capture *c)
 	for (i = 0; i < c->sel.n; i++)
 		r.insn_returns += c->pt[i].ret_sites != NULL;
 	r.returns = r.insn_returns == c->sel.n ? "insn" : !r.insn_returns ? "uretprobe" : "mixed";
-	r.backend = ot_backend_name(ot_probes_backend(c->probes));
+	r.backend = ot_probes_backend(c->probes);
 	r.objects = ot_probes_objects(c->probes);
 	r.frozen = c->o.freeze;
 	r.events = ot_probes_nevents(c->probes);

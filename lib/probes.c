@@ -278,9 +278,9 @@ int ot_probes_arm(const struct ot_probe_target *t, size_t n,
 	return 0;
 }
 
-enum ot_backend ot_probes_backend(const struct ot_probes *p)
+const char *ot_probes_backend(const struct ot_probes *p)
 {
-	return !strcmp(p->ops->name, "multi") ? OT_BACKEND_MULTI : OT_BACKEND_PERF;
+	return p->ops->name;
 }
 
 const char *ot_probes_objects(const struct ot_probes *p)

@@ -83,8 +83,8 @@ struct ot_probes_opts {
 int ot_probes_arm(const struct ot_probe_target *t, size_t n,
 		  const struct ot_probes_opts *o, struct ot_probes **out);
 
-/* The backend that armed the probes (never OT_BACKEND_AUTO). */
-enum ot_backend ot_probes_backend(const struct ot_probes *p);
+/* The backend that armed the probes, by name ("multi", "perf"). */
+const char *ot_probes_backend(const struct ot_probes *p);
 
 /* Return probes first, then entry probes.  Returns 0 or -errno. */
 int ot_probes_enable(struct ot_probes *p);
