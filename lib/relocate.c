@@ -1,0 +1,210 @@
+#include "relocate.h"
+
+#include <capstone/capstone.h>
+#include <errno.h>
+#include <string.h>
+
+#if defined(__x86_64__)
+
+/* Does v fit a signed 32-bit displacement? */
+static int fits32(int64_t v)
+{
+	return v >= INT32_MIN && v <= INT32_MAX;
+}
+
+static void put32(uint8_t *p, int32_t v)
+{
+	memcpy(p, &v, sizeof(v));
+}
+
+static int in_group(const cs_insn *insn, int group)
+{
+	uint8_t i;
+
+	for (i = 0; i < insn->detail->groups_count; i++)
+		if (insn->detail->groups[i] == group)
+			return 1;
+	return 0;
+}
+
+/* The direct target of a relative jump or call, if insn is one. */
+static int rel_target(const cs_insn *insn, uint64_t *target)
+{
+	const cs_x86 *x = &insn->detail->x86;
+
+	if (x->op_count == 1 && x->operands[0].type == X86_OP_IMM &&
+	    (in_group(insn, CS_GRP_JUMP) || in_group(insn, CS_GRP_CALL))) {
+		*target = (uint64_t)x->operands[0].imm;
+		return 1;
+	}
+	return 0;
+}
+
+#endif
+
+int ot_relocate(const uint8_t *code, size_t size, uint64_t addr, uint64_t tramp_addr,
+		struct ot_reloc *out, const char **why)
+{
+#if defined(__x86_64__)
+	const uint8_t *p;
+	size_t left;
+	uint64_t a, tail;
+	cs_insn *insn;
+	csh cs;
+	int ret = 0;
+
+	memset(out, 0, sizeof(*out));
+	*why = NULL;
+	if (cs_open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK)
+		return -ENOTSUP;
+	cs_option(cs, CS_OPT_DETAIL, CS_OPT_ON);
+	insn = cs_malloc(cs);
+	/* endbr64 stays where it is: indirect calls land on it. */
+	if (size >= 4 && !memcmp(code, "\xf3\x0f\x1e\xfa", 4))
+		out->patch_at = 4;
+	if (size < out->patch_at + OT_PATCH_LEN) {
+		*why = "the function is shorter than the 5-byte patch";
+		ret = -EINVAL;
+		goto out;
+	}
+	/* Move whole instructions until the patch's bytes are covered. */
+	p = code + out->patch_at;
+	left = size - out->patch_at;
+	a = addr + out->patch_at;
+	while (out->covered < OT_PATCH_LEN) {
+		uint64_t new_addr = tramp_addr + out->len, target;
+		const cs_x86 *x;
+
+		if (!left || !cs_disasm_iter(cs, &p, &left, &a, insn)) {
+			*why = "an instruction in the patched bytes cannot be decoded";
+			ret = -EINVAL;
+			goto out;
+		}
+		x = &insn->detail->x86;
+		out->covered += insn->size;
+		out->moved++;
+		if (out->len + insn->size + 6 + OT_PATCH_LEN > OT_RELOC_MAX) {
+			*why = "the moved instructions do not fit the trampoline";
+			ret = -EINVAL;
+			goto out;
+		}
+		if (insn->id == X86_INS_LOOP || insn->id == X86_INS_LOOPE ||
+		    insn->id == X86_INS_LOOPNE || insn->id == X86_INS_JRCXZ ||
+		    insn->id == X86_INS_JECXZ) {
+			*why = "a loop or jrcxz instruction (rel8 only) is in the patched bytes";
+			ret = -EINVAL;
+			goto out;
+		}
+		if (rel_target(insn, &target)) {
+			int64_t d;
+
+			if (insn->id == X86_INS_CALL) {
+				d = (int64_t)(target - (new_addr + 5));
+				out->code[out->len] = 0xe8;
+			} else if (insn->id == X86_INS_JMP) {
+				d = (int64_t)(target - (new_addr + 5));
+				out->code[out->len] = 0xe9;
+			} else {
+				/* jcc: 0x7X rel8 or 0x0f 0x8X rel32 -> 0x0f 0x8X rel32 */
+				uint8_t cc = insn->bytes[0] == 0x0f ? insn->bytes[1] & 0x0f
+								     : insn->bytes[0] & 0x0f;
+
+				if (insn->bytes[0] != 0x0f && (insn->bytes[0] & 0xf0) != 0x70) {
+					*why = "a relative branch of a form that cannot be moved";
+					ret = -EINVAL;
+					goto out;
+				}
+				d = (int64_t)(target - (new_addr + 6));
+				out->code[out->len++] = 0x0f;
+				out->code[out->len] = (uint8_t)(0x80 | cc);
+			}
+			if (!fits32(d)) {
+				*why = "a branch target is out of rel32 reach of the trampoline";
+				ret = -EINVAL;
+				goto out;
+			}
+			out->len++;
+			put32(out->code + out->len, (int32_t)d);
+			out->len += 4;
+			continue;
+		}
+		memcpy(out->code + out->len, insn->bytes, insn->size);
+		if (x->encoding.disp_offset && x->encoding.disp_size == 4) {
+			uint8_t k;
+
+			for (k = 0; k < x->op_count; k++) {
+				int64_t disp;
+
+				if (x->operands[k].type != X86_OP_MEM ||
+				    x->operands[k].mem.base != X86_REG_RIP)
+					continue;
+				/* The same absolute address from the new place. */
+				disp = x->operands[k].mem.disp + (int64_t)(insn->address - new_addr);
+				if (!fits32(disp)) {
+					*why = "a RIP-relative operand is out of rel32 reach of the trampoline";
+					ret = -EINVAL;
+					goto out;
+				}
+				put32(out->code + out->len + x->encoding.disp_offset, (int32_t)disp);
+			}
+		} else if (x->encoding.disp_offset) {
+			uint8_t k;
+
+			for (k = 0; k < x->op_count; k++)
+				if (x->operands[k].type == X86_OP_MEM &&
+				    x->operands[k].mem.base == X86_REG_RIP) {
+					*why = "a RIP-relative operand with a short displacement";
+					ret = -EINVAL;
+					goto out;
+				}
+		}
+		out->len += insn->size;
+	}
+	/* The jump back, to the first instruction not moved. */
+	tail = addr + out->patch_at + out->covered;
+	{
+		int64_t d = (int64_t)(tail - (tramp_addr + out->len + 5));
+
+		if (!fits32(d)) {
+			*why = "the function is out of rel32 reach of the trampoline";
+			ret = -EINVAL;
+			goto out;
+		}
+		out->code[out->len++] = 0xe9;
+		put32(out->code + out->len, (int32_t)d);
+		out->len += 4;
+	}
+	/*
+	 * No branch of the function, moved or not, may land inside the
+	 * patched bytes: it would land inside the jmp.  One to the entry runs
+	 * the patch again, as a uprobe there would fire again: a new call.
+	 */
+	p = code;
+	left = size;
+	a = addr;
+	cs_option(cs, CS_OPT_SKIPDATA, CS_OPT_ON);
+	while (left && cs_disasm_iter(cs, &p, &left, &a, insn)) {
+		uint64_t target;
+
+		if (!insn->detail || !insn->id || !rel_target(insn, &target))
+			continue;
+		if (target > addr + out->patch_at && target < tail) {
+			*why = "a branch of the function lands inside the patched bytes";
+			ret = -EINVAL;
+			goto out;
+		}
+	}
+out:
+	cs_free(insn, 1);
+	cs_close(&cs);
+	return ret;
+#else
+	(void)code;
+	(void)size;
+	(void)addr;
+	(void)tramp_addr;
+	memset(out, 0, sizeof(*out));
+	*why = "in-process instrumentation is for x86-64";
+	return -ENOTSUP;
+#endif
+}

@@ -1,0 +1,44 @@
+/*
+ * relocate.h - moving a function's first instructions elsewhere so that
+ * they still do the same thing: the part of in-process instrumentation
+ * (--backend inject, to come) that patches a function's entry with a
+ * 5-byte jmp rel32 to a trampoline, which runs the overwritten
+ * instructions and jumps back.  x86-64 only, decoded with capstone.
+ *
+ * The patch goes after an endbr64 (indirect calls must still land on it).
+ * Whole instructions are moved until 5 bytes are covered.  Moved:
+ * RIP-relative operands get a displacement for their new address; short
+ * and near jumps, conditional jumps and calls become their rel32 forms
+ * aimed at the same target.  Refused, with the reason: a function shorter
+ * than the patch, an instruction that cannot move (loop, jrcxz, a target
+ * or operand out of rel32 reach from the trampoline), and a branch
+ * anywhere in the function, moved or not, into the middle of the patched
+ * bytes (it would land inside the jmp).  A branch to the entry itself runs
+ * the patch again, as a uprobe there would fire again.
+ */
+#ifndef OT_RELOCATE_H
+#define OT_RELOCATE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define OT_PATCH_LEN 5		/* jmp rel32 */
+#define OT_RELOC_MAX 96		/* moved code and the jump back */
+
+struct ot_reloc {
+	size_t patch_at;	/* offset in the function where the patch goes */
+	size_t covered;		/* bytes the patch replaces: whole instructions */
+	uint8_t code[OT_RELOC_MAX]; /* for tramp_addr: the moved code, then jmp back */
+	size_t len;
+	size_t moved;		/* instructions moved */
+};
+
+/*
+ * The function's size bytes at code (loaded at addr); the trampoline will
+ * be at tramp_addr.  Returns 0 with *out, or -EINVAL with *why saying
+ * which instruction or branch makes it impossible (-ENOTSUP: not x86-64).
+ */
+int ot_relocate(const uint8_t *code, size_t size, uint64_t addr, uint64_t tramp_addr,
+		struct ot_reloc *out, const char **why);
+
+#endif

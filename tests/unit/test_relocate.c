@@ -1,0 +1,195 @@
+/*
+ * The relocator (lib/relocate) on synthetic prologues and on real ones
+ * read from libc and the unit fixture: what moved must compute the same
+ * addresses from the trampoline - every branch target and RIP-relative
+ * operand - and the jump back must land on the first instruction left.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <capstone/capstone.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lib/elfsym.h"
+#include "lib/relocate.h"
+#include "lib/select.h"
+
+#if defined(__x86_64__)
+#define FAR 0x7f0000000000ull	/* a trampoline out of reach of low code */
+
+/* The absolute address insn refers to: a branch target or a RIP operand. */
+static int refers_to(const cs_insn *insn, uint64_t *where)
+{
+	const cs_x86 *x = &insn->detail->x86;
+	uint8_t k;
+
+	for (k = 0; k < x->op_count; k++) {
+		if (x->operands[k].type == X86_OP_IMM && x->op_count == 1 &&
+		    (insn->id == X86_INS_CALL || insn->id == X86_INS_JMP ||
+		     (insn->id >= X86_INS_JAE && insn->id <= X86_INS_JS))) {
+			*where = (uint64_t)x->operands[k].imm;
+			return 1;
+		}
+		if (x->operands[k].type == X86_OP_MEM && x->operands[k].mem.base == X86_REG_RIP) {
+			*where = insn->address + insn->size + (uint64_t)x->operands[k].mem.disp;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* The moved code means what the original meant; returns instructions checked. */
+static size_t same_meaning(const uint8_t *code, uint64_t addr, const struct ot_reloc *r,
+			   uint64_t tramp)
+{
+	cs_insn *a, *b;
+	size_t na, nb, i;
+	csh cs;
+
+	assert_int_equal(cs_open(CS_ARCH_X86, CS_MODE_64, &cs), CS_ERR_OK);
+	cs_option(cs, CS_OPT_DETAIL, CS_OPT_ON);
+	na = cs_disasm(cs, code + r->patch_at, r->covered, addr + r->patch_at, 0, &a);
+	nb = cs_disasm(cs, r->code, r->len, tramp, 0, &b);
+	assert_int_equal(na, r->moved);
+	assert_int_equal(nb, na + 1);	/* and the jump back */
+	for (i = 0; i < na; i++) {
+		uint64_t wa, wb;
+		int ra = refers_to(&a[i], &wa), rb = refers_to(&b[i], &wb);
+
+		assert_int_equal(a[i].id, b[i].id);
+		assert_int_equal(ra, rb);
+		if (ra)
+			assert_int_equal(wa, wb);
+	}
+	assert_int_equal(b[na].id, X86_INS_JMP);
+	assert_int_equal((uint64_t)b[na].detail->x86.operands[0].imm,
+			 addr + r->patch_at + r->covered);
+	cs_free(a, na);
+	cs_free(b, nb);
+	cs_close(&cs);
+	return na;
+}
+
+static void test_synthetic(void **state)
+{
+	/* endbr64; push %rbp; mov %rsp,%rbp; sub $0x10,%rsp; ret */
+	static const uint8_t frame[] = { 0xf3, 0x0f, 0x1e, 0xfa, 0x55, 0x48, 0x89, 0xe5,
+					 0x48, 0x83, 0xec, 0x10, 0xc9, 0xc3 };
+	/* mov 0x100(%rip),%rax; ret */
+	static const uint8_t riprel[] = { 0x48, 0x8b, 0x05, 0x00, 0x01, 0x00, 0x00, 0xc3 };
+	/* test %edi,%edi; je +0x20 (short, out of the patch); xor %eax,%eax; ret */
+	static const uint8_t jcc[] = { 0x85, 0xff, 0x74, 0x20, 0x31, 0xc0, 0xc3 };
+	/* jmp +0x40 (short); then padding */
+	static const uint8_t jmp8[] = { 0xeb, 0x40, 0x90, 0x90, 0x90, 0x90, 0x90 };
+	/* call +0x1000; ret */
+	static const uint8_t call[] = { 0xe8, 0x00, 0x10, 0x00, 0x00, 0xc3 };
+	const uint64_t addr = 0x401000;
+	struct ot_reloc r;
+	const char *why;
+
+	(void)state;
+	assert_int_equal(ot_relocate(frame, sizeof(frame), addr, addr + 0x100000, &r, &why), 0);
+	assert_int_equal(r.patch_at, 4);	/* after endbr64 */
+	assert_int_equal(r.covered, 8);		/* push, mov, sub: whole instructions */
+	assert_int_equal(same_meaning(frame, addr, &r, addr + 0x100000), 3);
+	assert_int_equal(ot_relocate(riprel, sizeof(riprel), addr, addr - 0x200000, &r, &why), 0);
+	same_meaning(riprel, addr, &r, addr - 0x200000);
+	assert_int_equal(ot_relocate(jcc, sizeof(jcc), addr, addr + 0x300000, &r, &why), 0);
+	assert_int_equal(r.code[2], 0x0f);	/* je rel8 became je rel32 */
+	same_meaning(jcc, addr, &r, addr + 0x300000);
+	assert_int_equal(ot_relocate(jmp8, sizeof(jmp8), addr, addr + 0x300000, &r, &why), 0);
+	assert_int_equal(r.code[0], 0xe9);
+	same_meaning(jmp8, addr, &r, addr + 0x300000);
+	assert_int_equal(ot_relocate(call, sizeof(call), addr, addr + 0x300000, &r, &why), 0);
+	same_meaning(call, addr, &r, addr + 0x300000);
+}
+
+static void test_refusals(void **state)
+{
+	/* xor %eax,%eax; ret: 3 bytes */
+	static const uint8_t tiny[] = { 0x31, 0xc0, 0xc3 };
+	/* nop; nop; nop; nop; nop; nop; jmp -5 (into the patched bytes) */
+	static const uint8_t into[] = { 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0xeb, 0xf9 };
+	/* loop -2 */
+	static const uint8_t loop[] = { 0xe2, 0xfe, 0x90, 0x90, 0x90, 0x90, 0xc3 };
+	/* mov 0x100(%rip),%rax with the trampoline too far */
+	static const uint8_t riprel[] = { 0x48, 0x8b, 0x05, 0x00, 0x01, 0x00, 0x00, 0xc3 };
+	struct ot_reloc r;
+	const char *why;
+
+	(void)state;
+	assert_int_equal(ot_relocate(tiny, sizeof(tiny), 0x401000, 0x402000, &r, &why), -EINVAL);
+	assert_string_equal(why, "the function is shorter than the 5-byte patch");
+	assert_int_equal(ot_relocate(into, sizeof(into), 0x401000, 0x402000, &r, &why), -EINVAL);
+	assert_string_equal(why, "a branch of the function lands inside the patched bytes");
+	assert_int_equal(ot_relocate(loop, sizeof(loop), 0x401000, 0x402000, &r, &why), -EINVAL);
+	assert_string_equal(why, "a loop or jrcxz instruction (rel8 only) is in the patched bytes");
+	assert_int_equal(ot_relocate(riprel, sizeof(riprel), 0x401000, FAR, &r, &why), -EINVAL);
+	assert_string_equal(why, "a RIP-relative operand is out of rel32 reach of the trampoline");
+}
+
+/* Real prologues: libc's and the fixture's functions, to a trampoline
+ * 1 GiB away; those refused must say why, the rest mean the same. */
+static void test_real_prologues(void **state)
+{
+	static const char *const files[] = { "/lib/x86_64-linux-gnu/libc.so.6",
+					      OT_FIXTURE_DIR "/fixture-pie" };
+	size_t f, i, moved = 0, refused = 0;
+
+	(void)state;
+	for (f = 0; f < sizeof(files) / sizeof(*files); f++) {
+		struct ot_elf *e;
+		int fd;
+
+		assert_int_equal(ot_elf_open(files[f], files[f], &e), 0);
+		fd = open(files[f], O_RDONLY);
+		assert_true(fd >= 0);
+		for (i = 0; i < ot_elf_nsyms(e) && i < 3000; i++) {
+			const struct ot_sym *s = ot_elf_sym(e, i);
+			uint8_t buf[256];
+			struct ot_reloc r;
+			const char *why;
+			size_t n = s->size < sizeof(buf) ? s->size : sizeof(buf);
+
+			if (!n || pread(fd, buf, n, (off_t)s->offset) != (ssize_t)n)
+				continue;
+			/* Whole functions only, so branches are all seen. */
+			if (n < s->size)
+				continue;
+			if (ot_relocate(buf, n, s->offset, s->offset + (1ull << 30), &r, &why)) {
+				assert_non_null(why);
+				refused++;
+				continue;
+			}
+			same_meaning(buf, s->offset, &r, s->offset + (1ull << 30));
+			moved++;
+		}
+		close(fd);
+		ot_elf_close(e);
+	}
+	if (getenv("OT_RELOC_STATS"))
+		print_message("moved %zu, refused %zu\n", moved, refused);
+	/* Nearly every real function moves; the few refused say why. */
+	assert_true(moved > 100);
+	assert_true(refused < moved / 4);
+}
+#endif
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+#if defined(__x86_64__)
+		cmocka_unit_test(test_synthetic),
+		cmocka_unit_test(test_refusals),
+		cmocka_unit_test(test_real_prologues),
+#endif
+	};
+
+	return cmocka_run_group_tests_name("relocate", tests, NULL, NULL);
+}
