@@ -1,0 +1,244 @@
+#include "tracee.h"
+#include "xalloc.h"
+
+#include <dirent.h>
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/user.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static int known(const struct ot_tracee *t, pid_t tid)
+{
+	size_t i;
+
+	for (i = 0; i < t->n; i++)
+		if (t->tids[i] == tid)
+			return 1;
+	return 0;
+}
+
+/* Seize and stop tid; 0, 1 if it is gone already, or -errno. */
+static int stop_one(pid_t tid)
+{
+	int status;
+
+	if (ptrace(PTRACE_SEIZE, tid, NULL, NULL))
+		return errno == ESRCH ? 1 : -errno;
+	if (ptrace(PTRACE_INTERRUPT, tid, NULL, NULL))
+		return errno == ESRCH ? 1 : -errno;
+	/* __WALL: it is a thread of another process, not our child. */
+	for (;;) {
+		if (waitpid(tid, &status, __WALL) < 0)
+			return errno == ECHILD ? 1 : -errno;
+		if (WIFEXITED(status) || WIFSIGNALED(status))
+			return 1;
+		if (WIFSTOPPED(status) && (status >> 16) == PTRACE_EVENT_STOP)
+			return 0;
+		/* A signal arrived first: it stays pending, delivered on detach. */
+		if (WIFSTOPPED(status) &&
+		    ptrace(PTRACE_CONT, tid, NULL, (void *)(long)WSTOPSIG(status)))
+			return errno == ESRCH ? 1 : -errno;
+	}
+}
+
+int ot_tracee_attach(pid_t pid, struct ot_tracee *t, const char **why)
+{
+	char path[64];
+	int added;
+
+	memset(t, 0, sizeof(*t));
+	t->pid = pid;
+	*why = NULL;
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	do {
+		struct dirent *d;
+		DIR *dir = opendir(path);
+
+		if (!dir) {
+			int err = errno;
+
+			*why = err == ENOENT ? "no such process" : "cannot read its threads";
+			ot_tracee_detach(t);
+			return -err;
+		}
+		added = 0;
+		while ((d = readdir(dir))) {
+			pid_t tid = (pid_t)atoi(d->d_name);
+			int ret;
+
+			if (tid <= 0 || known(t, tid))
+				continue;
+			ret = stop_one(tid);
+			if (ret < 0) {
+				closedir(dir);
+				*why = ret == -EPERM ? "the kernel refuses ptrace (another tracer holds "
+						       "it - gdb, strace - or Yama's ptrace_scope)" :
+						       "cannot stop it with ptrace";
+				ot_tracee_detach(t);
+				return ret;
+			}
+			if (ret)
+				continue;	/* exited meanwhile */
+			t->tids = ot_xreallocarray(t->tids, t->n + 1, sizeof(*t->tids));
+			t->tids[t->n++] = tid;
+			added = 1;
+		}
+		closedir(dir);
+	} while (added);	/* until a pass finds no new thread */
+	if (!t->n) {
+		*why = "it has exited";
+		return -ESRCH;
+	}
+	return 0;
+}
+
+static int regs_get(pid_t tid, struct user_regs_struct *r)
+{
+	struct iovec io = { r, sizeof(*r) };
+
+	return ptrace(PTRACE_GETREGSET, tid, (void *)NT_PRSTATUS, &io) ? -errno : 0;
+}
+
+static int regs_set(pid_t tid, struct user_regs_struct *r)
+{
+	struct iovec io = { r, sizeof(*r) };
+
+	return ptrace(PTRACE_SETREGSET, tid, (void *)NT_PRSTATUS, &io) ? -errno : 0;
+}
+
+/* Read or write len bytes of the tracee at addr through /proc/PID/mem. */
+static int mem_io(pid_t pid, uint64_t addr, void *buf, size_t len, int write)
+{
+	char path[64];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/mem", (int)pid);
+	fd = open(path, (write ? O_WRONLY : O_RDONLY) | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = write ? pwrite(fd, buf, len, (off_t)addr) : pread(fd, buf, len, (off_t)addr);
+	close(fd);
+	return n == (ssize_t)len ? 0 : -EIO;
+}
+
+long ot_tracee_syscall(struct ot_tracee *t, long nr, const long args[6])
+{
+#if defined(__x86_64__)
+	static const uint8_t insn[2] = { 0x0f, 0x05 };	/* syscall */
+	struct user_regs_struct saved, r;
+	pid_t tid = t->tids[0];
+	uint8_t orig[2];
+	long ret;
+	int status, err;
+
+	err = regs_get(tid, &saved);
+	if (err)
+		return err;
+	/* The stopped thread's own instruction becomes `syscall` for one step. */
+	err = mem_io(t->pid, saved.rip, orig, sizeof(orig), 0);
+	if (!err)
+		err = mem_io(t->pid, saved.rip, (void *)insn, sizeof(insn), 1);
+	if (err)
+		return err;
+	r = saved;
+	r.rax = (unsigned long long)nr;
+	r.rdi = (unsigned long long)args[0];
+	r.rsi = (unsigned long long)args[1];
+	r.rdx = (unsigned long long)args[2];
+	r.r10 = (unsigned long long)args[3];
+	r.r8 = (unsigned long long)args[4];
+	r.r9 = (unsigned long long)args[5];
+	/* Not inside a system call to restart: ours runs as it is. */
+	r.orig_rax = (unsigned long long)-1;
+	err = regs_set(tid, &r);
+	if (!err && ptrace(PTRACE_SINGLESTEP, tid, NULL, NULL))
+		err = -errno;
+	while (!err) {
+		if (waitpid(tid, &status, __WALL) < 0) {
+			err = -errno;
+			break;
+		}
+		if (WIFSTOPPED(status) && WSTOPSIG(status) == SIGTRAP)
+			break;
+		if (!WIFSTOPPED(status)) {
+			err = -ESRCH;
+			break;
+		}
+		/* Another signal stopped it first: step again, keep it pending. */
+		if (ptrace(PTRACE_SINGLESTEP, tid, NULL, NULL))
+			err = -errno;
+	}
+	ret = err;
+	if (!err && !regs_get(tid, &r))
+		ret = (long)r.rax;
+	/* As it was: code, then registers (an interrupted call restarts). */
+	mem_io(t->pid, saved.rip, orig, sizeof(orig), 1);
+	regs_set(tid, &saved);
+	return ret;
+#else
+	(void)t;
+	(void)nr;
+	(void)args;
+	return -ENOTSUP;
+#endif
+}
+
+uint64_t ot_tracee_mmap_near(struct ot_tracee *t, uint64_t near, size_t size, int prot,
+			     const char **why)
+{
+	const uint64_t reach = 1ull << 31, step = 1ull << 24;
+	uint64_t hint;
+
+	*why = NULL;
+	/* Ask for free places below and above near until one is given in reach. */
+	for (hint = step; hint < reach - size; hint += step) {
+		int dir;
+
+		for (dir = -1; dir <= 1; dir += 2) {
+			uint64_t want = dir < 0 ? near - hint : near + hint;
+			long args[6] = { (long)(want & ~0xfffull), (long)size, prot,
+					 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0 };
+			long got;
+
+			if (dir < 0 && hint > near)
+				continue;
+			got = ot_tracee_syscall(t, SYS_mmap, args);
+			if (got == -EEXIST || got == -ENOMEM)
+				continue;	/* taken: try further away */
+			if (got < 0 && got > -4096) {
+				*why = "mmap in the target failed";
+				return 0;
+			}
+			if ((uint64_t)got - near + reach < 2 * reach - size)
+				return (uint64_t)got;
+			/* Given elsewhere (an old kernel ignoring the flag): give it back. */
+			args[0] = got;
+			args[1] = (long)size;
+			ot_tracee_syscall(t, SYS_munmap, args);
+		}
+	}
+	*why = "no free address within 2 GiB of the code";
+	return 0;
+}
+
+void ot_tracee_detach(struct ot_tracee *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->n; i++)
+		ptrace(PTRACE_DETACH, t->tids[i], NULL, NULL);
+	free(t->tids);
+	t->tids = NULL;
+	t->n = 0;
+}
