@@ -84,6 +84,9 @@ struct ot_capture {
 	 * probes: a copy of what they were. */
 	size_t disarm_n;
 	const char *disarm_what;
+	/* -I: each function's scopes since the last interval report. */
+	struct ot_hist *ivl;
+	uint64_t ivl_seq, ivl_start, ivl_next, ivl_lost;
 	int live;		/* live status line on stderr */
 	uint64_t live_next, live_scopes, live_time;
 };
@@ -135,7 +138,10 @@ static void on_scope(void *ctx, const struct ot_scope *s)
 
 	if (c->timeline)
 		ot_timeline_scope(c->timeline, s);
+	if (c->ivl)
+		ot_hist_add(&c->ivl[s->func], s->end >= s->start ? s->end - s->start : 0);
 }
+
 
 /*
  * One line on a terminal, redrawn twice a second: people watching a long
@@ -173,6 +179,34 @@ static void live_status(struct ot_capture *c, uint64_t now, int final)
 	c->live_scopes = scopes;
 	c->live_time = now;
 	c->live_next = now + 500000000ull;
+}
+
+/* -I: report the interval ending at now, and start the next. */
+static void interval_report(struct ot_capture *c, uint64_t now)
+{
+	uint64_t lost = ot_drain_stats(c->drain)->lost;
+	struct ot_report_interval iv = {
+		.seq = ++c->ivl_seq,
+		.start_ns = c->ivl_start - c->t_start,
+		.end_ns = now - c->t_start,
+		.lost = lost - c->ivl_lost,
+		.nfuncs = c->sel.n,
+		.names = c->names,
+		.hist = c->ivl,
+	};
+	size_t i;
+
+	live_status(c, now, 1);
+	if (c->o.json)
+		ot_report_interval_json(c->out, &iv);
+	else
+		ot_report_interval_text(c->out, &iv);
+	fflush(c->out);
+	for (i = 0; i < c->sel.n; i++)
+		ot_hist_init(&c->ivl[i]);
+	c->ivl_lost = lost;
+	c->ivl_start = now;
+	c->ivl_next = now + (uint64_t)(c->o.interval * 1e9);
 }
 
 static void drain_round(struct ot_capture *c, uint64_t horizon)
@@ -318,6 +352,8 @@ static void run(struct ot_capture *c)
 
 		if (deadline != UINT64_MAX && deadline - now < (uint64_t)timeout * 1000000)
 			timeout = deadline > now ? (int)((deadline - now) / 1000000) : 0;
+		if (c->ivl && c->ivl_next - now < (uint64_t)timeout * 1000000)
+			timeout = c->ivl_next > now ? (int)((c->ivl_next - now) / 1000000) : 0;
 		pfd[1].revents = 0;
 		if (poll(pfd, 2 + ncpus, timeout) > 0 && (pfd[0].revents & POLLIN)) {
 			struct signalfd_siginfo si;
@@ -346,6 +382,8 @@ static void run(struct ot_capture *c)
 			c->ended_by = "duration";
 			break;
 		}
+		if (c->ivl && now >= c->ivl_next)
+			interval_report(c, now);
 		live_status(c, now, 0);
 	}
 	free(pfd);
@@ -516,7 +554,9 @@ static void print_report(struct ot_capture *c)
 		fflush(c->out);
 	}
 	disarm(c);
-	if (c->o.json)
+	if (c->o.json && c->ivl)
+		ot_report_json_line(c->out, &c->rep);	/* NDJSON, after the intervals */
+	else if (c->o.json)
 		ot_report_json(c->out, &c->rep);
 	else
 		ot_report_text_disarm(c->out, &c->rep);
@@ -534,6 +574,7 @@ static void cleanup(struct ot_capture *c)
 	if (c->npt > c->sel.n)
 		free((uint64_t *)c->pt[c->sel.n].ret_sites);
 	free(c->rep_fn);
+	free(c->ivl);
 	ot_timeline_close(c->timeline);
 	if (c->folded)
 		fclose(c->folded);
@@ -782,6 +823,13 @@ enum ot_capture_result ot_capture_arm(struct ot_capture *c)
 	if (c->calib_live && calibrate(c))
 		return OT_CAPTURE_FAILED;
 	c->t_start = ot_now_ns();
+	if (c->o.interval > 0) {
+		c->ivl = ot_xcalloc(c->sel.n + 1, sizeof(*c->ivl));
+		for (i = 0; i < c->sel.n; i++)
+			ot_hist_init(&c->ivl[i]);
+		c->ivl_start = c->t_start;
+		c->ivl_next = c->t_start + (uint64_t)(c->o.interval * 1e9);
+	}
 	c->live = isatty(STDERR_FILENO) && ot_error_verbosity() >= 0;
 	c->live_next = c->t_start + 1000000000ull;
 	if (c->target.is_child && ot_target_release(&c->target))
@@ -810,6 +858,9 @@ enum ot_capture_result ot_capture_report(struct ot_capture *c)
 	c->calib_live = NULL;
 	ot_probes_disable(c->probes);
 	drain_round(c, UINT64_MAX);
+	/* The last, shorter interval: the intervals add up to the capture. */
+	if (c->ivl)
+		interval_report(c, ot_now_ns());
 	ot_pair_finish(c->pair);
 	judge(c);
 	fill_report(c);

@@ -32,6 +32,9 @@ const char ot_usage_text[] =
 	"Capture:\n"
 	"  -d, --duration SECS    stop after SECS seconds (default: until the target\n"
 	"                         exits or SIGINT/SIGTERM)\n"
+	"  -I, --interval SECS    every SECS seconds, report each function's scopes,\n"
+	"                         p50, p99 and max since the last one (with --json:\n"
+	"                         one JSON object per line, the full report last)\n"
 	"      --ring-kb KB       ring size per CPU, a power of two >= 4 (default 4096;\n"
 	"                         env ORBIT_UPROBE_RING_KB)\n"
 	"      --drain-ms MS      longest wait between drains, 1..100; a ring a quarter\n"
@@ -128,6 +131,7 @@ static const struct option longopts[] = {
 	{ "functions", required_argument, NULL, 'f' },
 	{ "list", no_argument, NULL, 'l' },
 	{ "duration", required_argument, NULL, 'd' },
+	{ "interval", required_argument, NULL, 'I' },
 	{ "output", required_argument, NULL, 'o' },
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "ring-kb", required_argument, NULL, OPT_RING_KB },
@@ -173,6 +177,11 @@ static enum ot_options_result one(struct ot_options *o, int c, const char *arg,
 		if (parse_double(arg, 0, 1, INFINITY, &o->duration))
 			return bad(msg, "--duration '%s' is invalid: expected a number of seconds > 0",
 				   arg);
+		break;
+	case 'I':
+		if (parse_double(arg, 0.01, 0, 86400, &o->interval))
+			return bad(msg, "--interval '%s' is invalid: expected a number of seconds "
+				   "0.01..86400", arg);
 		break;
 	case 'o':
 		o->output = arg;
@@ -260,7 +269,7 @@ static enum ot_options_result one(struct ot_options *o, int c, const char *arg,
 
 enum ot_options_result ot_options_parse(struct ot_options *o, int argc, char **argv, char **msg)
 {
-	static const char optstring[] = "+:p:f:ld:o:qvhV";
+	static const char optstring[] = "+:p:f:ld:I:o:qvhV";
 	const char *s;
 	int c;
 
@@ -304,6 +313,8 @@ enum ot_options_result ot_options_parse(struct ot_options *o, int argc, char **a
 		return bad(msg, "--freeze applies to -p: a command started with -- is armed before it runs");
 	if (o->max_loss >= 0 && !o->expect)
 		return bad(msg, "--max-loss needs --expect");
+	if (o->interval > 0 && o->list)
+		return bad(msg, "--interval applies to a capture, not to -l");
 	if (o->max_loss < 0)
 		o->max_loss = 1;
 	return OT_OPTIONS_RUN;

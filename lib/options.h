@@ -24,6 +24,7 @@ struct ot_options {
 	pid_t pid;
 	const char *functions;
 	double duration;	/* seconds, 0: until the target exits */
+	double interval;	/* -I: seconds between interval reports, 0: none */
 	const char *output;
 	int json;
 	unsigned long ring_kb;	/* --ring-kb, ORBIT_UPROBE_RING_KB */

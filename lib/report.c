@@ -574,3 +574,72 @@ int ot_report_list(FILE *f, const struct ot_list *l)
 			l->skipped[i].why);
 	return ferror(f) ? -EIO : 0;
 }
+
+void ot_report_interval_text(FILE *f, const struct ot_report_interval *iv)
+{
+	char a[32], b[32], c[32], d[32];
+	size_t i, w = 8;
+
+	for (i = 0; i < iv->nfuncs; i++)
+		if (strlen(iv->names[i]) > w)
+			w = strlen(iv->names[i]);
+	if (w > 40)
+		w = 40;
+	fprintf(f, "interval %" PRIu64 ": %s to %s", iv->seq,
+		ot_report_duration(iv->start_ns, a, sizeof(a)),
+		ot_report_duration(iv->end_ns, b, sizeof(b)));
+	if (iv->lost)
+		fprintf(f, ", %" PRIu64 " records lost by the kernel", iv->lost);
+	fprintf(f, "\n%-*s %10s %9s %9s %9s\n", (int)w, "FUNCTION", "SCOPES", "P50", "P99", "MAX");
+	for (i = 0; i < iv->nfuncs; i++) {
+		const struct ot_hist *h = &iv->hist[i];
+
+		if (!h->count) {
+			fprintf(f, "%-*s %10d %9s %9s %9s\n", (int)w, iv->names[i], 0, "-", "-", "-");
+			continue;
+		}
+		fprintf(f, "%-*s %10" PRIu64 " %9s %9s %9s\n", (int)w, iv->names[i], h->count,
+			ot_report_duration(ot_hist_quantile(h, 0.50), b, sizeof(b)),
+			ot_report_duration(ot_hist_quantile(h, 0.99), c, sizeof(c)),
+			ot_report_duration(h->max, d, sizeof(d)));
+	}
+	fputc('\n', f);
+}
+
+void ot_report_interval_json(FILE *f, const struct ot_report_interval *iv)
+{
+	size_t i;
+
+	fprintf(f, "{\"type\": \"interval\", \"seq\": %" PRIu64 ", \"start_ns\": %" PRIu64
+		", \"end_ns\": %" PRIu64 ", \"lost\": %" PRIu64 ", \"functions\": [",
+		iv->seq, iv->start_ns, iv->end_ns, iv->lost);
+	for (i = 0; i < iv->nfuncs; i++) {
+		fprintf(f, "%s{\"name\": ", i ? ", " : "");
+		ot_json_string(f, iv->names[i]);
+		fprintf(f, ", \"scopes\": %" PRIu64 ", \"duration_ns\": ", iv->hist[i].count);
+		hist_json(f, &iv->hist[i]);
+		fputc('}', f);
+	}
+	fprintf(f, "]}\n");
+}
+
+void ot_report_json_line(FILE *f, const struct ot_report *r)
+{
+	char *buf = NULL, *p;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+
+	if (!m)
+		return;
+	ot_report_json(m, r);
+	fclose(m);
+	/* Strings are escaped: every newline is layout.  The object gains a
+	 * "type" first, like the interval lines. */
+	for (p = buf; *p; p++)
+		if (*p == '\n')
+			*p = ' ';
+	p = strchr(buf, '{');
+	if (p)
+		fprintf(f, "{\"type\": \"report\", %s\n", p + 1);
+	free(buf);
+}

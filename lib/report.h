@@ -79,10 +79,29 @@ struct ot_report {
 	uint64_t tracer_max_rss_kb;
 };
 
+/*
+ * -I: what one interval of the capture saw, since the previous one: per
+ * function the scopes that closed in it and their durations.
+ */
+struct ot_report_interval {
+	uint64_t seq;			/* 1, 2, ... */
+	uint64_t start_ns, end_ns;	/* since the capture began */
+	uint64_t lost;			/* records the kernel lost in it */
+	size_t nfuncs;
+	const char *const *names;
+	const struct ot_hist *hist;	/* per function */
+};
+
+/* One block of text, or one line of JSON (NDJSON, "type": "interval"). */
+void ot_report_interval_text(FILE *f, const struct ot_report_interval *iv);
+void ot_report_interval_json(FILE *f, const struct ot_report_interval *iv);
+
 void ot_report_text(FILE *f, const struct ot_report *r);
 /* The text report's last line, printed once disarming is done. */
 void ot_report_text_disarm(FILE *f, const struct ot_report *r);
 void ot_report_json(FILE *f, const struct ot_report *r);
+/* The same report on one line, "type": "report" (NDJSON, after -I's). */
+void ot_report_json_line(FILE *f, const struct ot_report *r);
 
 /* -l: one selected function. */
 struct ot_list_fn {

@@ -2,9 +2,11 @@
 # Soak: a long capture of the stress program at a steady high rate.  Every
 # second the tracer's RSS and open fds are sampled; the run fails if either
 # grows after the first 10 s (RSS by more than 1 MiB: page-granular noise
-# aside) or if the kernel lost any record or a count is off.
+# aside) or if the kernel lost any record or a count is off.  With
+# SOAK_INTERVAL=SECS the capture also reports every SECS (-I, NDJSON), and
+# the intervals' scopes must add up to the final report's.
 #
-#   sudo scripts/soak.sh [SECONDS=600] [THREADS=2] [HZ=2000]
+#   sudo [SOAK_INTERVAL=1] scripts/soak.sh [SECONDS=600] [THREADS=2] [HZ=2000]
 set -eu
 secs=${1:-600} threads=${2:-2} hz=${3:-2000}
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -15,7 +17,7 @@ dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 calls=$((hz * secs))
 n=$((threads * calls))
-"$OT" -q --json -o "$dir/report.json" --expect "outer=$n,middle=$((2 * n)),inner=$((6 * n))" \
+"$OT" -q --json -o "$dir/report.json" ${SOAK_INTERVAL:+-I "$SOAK_INTERVAL"} --expect "outer=$n,middle=$((2 * n)),inner=$((6 * n))" \
 	-f outer,middle,inner -- "$STRESS" --stress-threads "$threads" --stress-hz "$hz" \
 	--stress-calls "$calls" >"$dir/stress.out" &
 ot=$!
@@ -29,10 +31,14 @@ while kill -0 "$ot" 2>/dev/null; do
 	sleep 1
 done
 wait "$ot" || true
-python3 - "$dir/samples" "$dir/report.json" <<'PY'
+python3 - "$dir/samples" "$dir/report.json" "${SOAK_INTERVAL:-}" <<'PY'
 import json, sys
 rows = [tuple(map(int, l.split())) for l in open(sys.argv[1]) if l.strip()]
-j = json.load(open(sys.argv[2]))
+if sys.argv[3]:  # NDJSON: the intervals, then the report
+    lines = [json.loads(l) for l in open(sys.argv[2]) if l.strip()]
+    j, ivl = lines[-1], [l for l in lines[:-1] if l["type"] == "interval"]
+else:
+    j, ivl = json.load(open(sys.argv[2])), []
 base = [r for r in rows if r[0] >= 10]
 ok = True
 if base:
@@ -47,6 +53,10 @@ else:
 print("status %s, records %d, lost %d, scopes %s, %s" % (j["status"], j["records"]["samples"],
       j["records"]["lost"], [f["scopes"] for f in j["functions"]], "; ".join(j["reasons"])))
 if j["status"] != "ok" or j["records"]["lost"]: print("FAIL: loss or a failed check"); ok = False
+if ivl:
+    sums = [sum(i["functions"][k]["scopes"] for i in ivl) for k in range(len(j["functions"]))]
+    print("%d intervals, their scopes %s" % (len(ivl), sums))
+    if sums != [f["scopes"] for f in j["functions"]]: print("FAIL: intervals do not add up"); ok = False
 print("soak:", "PASS" if ok else "FAIL")
 sys.exit(0 if ok else 1)
 PY

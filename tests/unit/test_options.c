@@ -70,6 +70,8 @@ static void test_bad_values(void **state)
 	BAD("--max-loss '101' is invalid: expected a percentage 0..100", "--expect", "x=1", "--max-loss", "101", "-f", "x", "--", "t");
 	BAD("--max-loss '-1' is invalid: expected a percentage 0..100", "--expect", "x=1", "--max-loss", "-1", "-f", "x", "--", "t");
 	BAD("--max-loss 'lots' is invalid: expected a percentage 0..100", "--expect", "x=1", "--max-loss", "lots", "-f", "x", "--", "t");
+	BAD("--interval '0' is invalid: expected a number of seconds 0.01..86400", "-I", "0", "-f", "x", "--", "t");
+	BAD("--interval 'often' is invalid: expected a number of seconds 0.01..86400", "--interval", "often", "-f", "x", "--", "t");
 	BAD("--backend 'bpf' is invalid: expected 'auto', 'perf' or 'multi'", "--backend", "bpf", "-f", "x", "--", "t");
 	BAD("--returns 'ret' is invalid: expected 'uretprobe' or 'insn'", "--returns", "ret", "-f", "x", "--", "t");
 	BAD("option '-f' needs an argument", "-p", "1", "-f");
@@ -87,6 +89,7 @@ static void test_bad_combinations(void **state)
 	BAD("--user applies to a command started with --, not to -p", "--user", "nobody", "-p", "1", "-f", "x");
 	BAD("--freeze applies to -p: a command started with -- is armed before it runs", "--freeze", "-f", "x", "--", "t");
 	BAD("--max-loss needs --expect", "--max-loss", "2", "-f", "x", "--", "t");
+	BAD("--interval applies to a capture, not to -l", "-l", "-I", "1", "--", "t");
 }
 
 static void test_environment(void **state)

@@ -302,6 +302,31 @@ static void test_list(void **state)
 	free(buf);
 }
 
+static void test_interval(void **state)
+{
+	struct ot_hist h[NFUNCS];
+	struct ot_report_interval iv = { .seq = 3, .start_ns = 2000000000, .end_ns = 3000000000,
+					 .lost = 5, .nfuncs = NFUNCS, .names = names, .hist = h };
+	char *buf = NULL;
+	size_t len = 0, i;
+	FILE *f;
+
+	(void)state;
+	for (i = 0; i < NFUNCS; i++)
+		ot_hist_init(&h[i]);
+	for (i = 0; i < 100; i++) {
+		ot_hist_add(&h[OUTER], 12000 + 17 * i);
+		ot_hist_add(&h[MIDDLE], 5000 + 7 * i);
+	}
+	/* inner: no scope closed in this interval */
+	f = open_memstream(&buf, &len);
+	ot_report_interval_text(f, &iv);
+	ot_report_interval_json(f, &iv);
+	fclose(f);
+	golden("interval.txt", buf, len);
+	free(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -311,6 +336,7 @@ int main(void)
 		cmocka_unit_test(test_compensate),
 		cmocka_unit_test(test_recursion),
 		cmocka_unit_test(test_list),
+		cmocka_unit_test(test_interval),
 	};
 
 	return cmocka_run_group_tests_name("report", tests, NULL, NULL);

@@ -1,0 +1,32 @@
+# -I: interval reports during a capture.  What is deterministic is
+# checked: the intervals follow each other without a gap, every scope of
+# the final report is in exactly one interval, and with --json every line
+# is one JSON object (NDJSON) with the full report last.  How many
+# intervals there are depends on the machine's speed, and is not.
+. "$(dirname "$0")/lib.sh"
+require_uprobes
+
+"$OT" -q --json -I 0.2 -o "$work/r.ndjson" --expect outer=1000@0,middle=2000@1,inner=6000@2 \
+	-f outer,middle,inner -- "$STRESS" --stress-hz 1000 --stress-calls 1000 >/dev/null 2>"$work/err" ||
+	fail_ "exit status $?: $(cat "$work/err")"
+python3 - "$work/r.ndjson" <<'PY' || fail_ "NDJSON: $(head -c 2000 "$work/r.ndjson")"
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1])]
+ivl, rep = lines[:-1], lines[-1]
+assert rep["type"] == "report" and rep["status"] == "ok", rep
+assert ivl and all(i["type"] == "interval" for i in ivl)
+assert [i["seq"] for i in ivl] == list(range(1, len(ivl) + 1))
+assert ivl[0]["start_ns"] == 0
+assert all(a["end_ns"] == b["start_ns"] for a, b in zip(ivl, ivl[1:]))
+names = [f["name"] for f in rep["functions"]]
+for k, f in enumerate(rep["functions"]):
+    assert [i["functions"][k]["name"] for i in ivl] == [f["name"]] * len(ivl)
+    assert sum(i["functions"][k]["scopes"] for i in ivl) == f["scopes"], (f["name"], f["scopes"])
+PY
+
+"$OT" -I 0.2 -o "$work/r.txt" -f outer,middle,inner -- "$STRESS" --stress-hz 1000 --stress-calls 600 \
+	>/dev/null 2>&1 || fail_ "text: exit status $?"
+grep -q '^interval 1: 0 ns to ' "$work/r.txt" || fail_ "no first interval: $(cat "$work/r.txt")"
+grep -q '^orbit-trace report: ' "$work/r.txt" && grep -q '^status: ok$' "$work/r.txt" ||
+	fail_ "no final report: $(cat "$work/r.txt")"
+pass_
