@@ -84,6 +84,8 @@ struct ot_capture {
 	 * probes: a copy of what they were. */
 	size_t disarm_n;
 	const char *disarm_what;
+	/* Per function its --slowest longest scopes, longest first. */
+	struct slow_keep { struct ot_report_slow *v; size_t n; } *slow;
 	/* -I: each function's scopes since the last interval report. */
 	struct ot_hist *ivl;
 	uint64_t ivl_seq, ivl_start, ivl_next, ivl_lost;
@@ -132,14 +134,80 @@ static void calib_update(struct ot_capture *c)
 	ot_pair_compensate(c->pair, c->calib.own_ns, c->calib.pair_ns);
 }
 
+static void live_status(struct ot_capture *c, uint64_t now, int final);
+
+/* "outer > middle > inner": the scope's chain of traced callers, malloc'd. */
+static char *scope_path(const struct ot_capture *c, const struct ot_scope *s)
+{
+	const struct ot_tree_node *tree;
+	uint32_t chain[OT_PAIR_DEPTHS], k = 0, n;
+	size_t ntree, len = 1;
+	char *path;
+
+	tree = ot_pair_tree(c->pair, &ntree);
+	/* Past the tree's node limit the path is unknown: the name alone. */
+	for (n = s->node; n && n < ntree && k < OT_PAIR_DEPTHS; n = tree[n].parent)
+		chain[k++] = tree[n].func;
+	if (!k)
+		chain[k++] = s->func;
+	for (n = 0; n < k; n++)
+		len += strlen(c->names[chain[n]]) + 3;
+	path = ot_xmalloc(len);
+	path[0] = 0;
+	while (k--) {
+		strcat(path, c->names[chain[k]]);
+		if (k)
+			strcat(path, " > ");
+	}
+	return path;
+}
+
+/* Keep sl among the function's --slowest longest scopes (takes its path). */
+static void keep_slow(struct slow_keep *k, size_t cap, struct ot_report_slow *sl)
+{
+	size_t i;
+
+	if (k->n == cap && sl->duration_ns <= k->v[k->n - 1].duration_ns) {
+		free((char *)sl->path);
+		return;
+	}
+	if (k->n == cap)
+		free((char *)k->v[--k->n].path);
+	for (i = k->n; i > 0 && k->v[i - 1].duration_ns < sl->duration_ns; i--)
+		k->v[i] = k->v[i - 1];
+	k->v[i] = *sl;
+	k->n++;
+}
+
 static void on_scope(void *ctx, const struct ot_scope *s)
 {
 	struct ot_capture *c = ctx;
+	uint64_t dur = s->end >= s->start ? s->end - s->start : 0;
+	struct ot_report_slow sl;
+	int slow = c->o.slower_than && dur >= c->o.slower_than;
 
 	if (c->timeline)
 		ot_timeline_scope(c->timeline, s);
 	if (c->ivl)
-		ot_hist_add(&c->ivl[s->func], s->end >= s->start ? s->end - s->start : 0);
+		ot_hist_add(&c->ivl[s->func], dur);
+	if (!slow && (!c->slow || (c->slow[s->func].n == c->o.slowest &&
+				   dur <= c->slow[s->func].v[c->o.slowest - 1].duration_ns)))
+		return;
+	sl.at_ns = s->start > c->t_start ? s->start - c->t_start : 0;
+	sl.duration_ns = dur;
+	sl.tid = s->tid;
+	sl.path = scope_path(c, s);
+	if (slow) {
+		live_status(c, 0, 1);
+		if (c->o.json)
+			ot_report_slow_json(c->out, (int)c->target.pid, c->names[s->func], &sl);
+		else
+			ot_report_slow_text(c->out, (int)c->target.pid, c->names[s->func], &sl);
+	}
+	if (c->slow)
+		keep_slow(&c->slow[s->func], c->o.slowest, &sl);
+	else
+		free((char *)sl.path);
 }
 
 
@@ -426,6 +494,10 @@ static void fill_report(struct ot_capture *c)
 							 : c->sel.fn[i].bin->path;
 		fn[i].offset = c->sel.fn[i].sym->offset;
 		fn[i].st = ot_pair_stats(c->pair, i);
+		if (c->slow) {
+			fn[i].slowest = c->slow[i].v;
+			fn[i].nslowest = c->slow[i].n;
+		}
 	}
 	r.binary = c->target.display;
 	r.pid = (int)c->target.pid;
@@ -554,8 +626,8 @@ static void print_report(struct ot_capture *c)
 		fflush(c->out);
 	}
 	disarm(c);
-	if (c->o.json && c->ivl)
-		ot_report_json_line(c->out, &c->rep);	/* NDJSON, after the intervals */
+	if (c->o.json && (c->ivl || c->o.slower_than))
+		ot_report_json_line(c->out, &c->rep);	/* NDJSON, after the streamed lines */
 	else if (c->o.json)
 		ot_report_json(c->out, &c->rep);
 	else
@@ -575,6 +647,14 @@ static void cleanup(struct ot_capture *c)
 		free((uint64_t *)c->pt[c->sel.n].ret_sites);
 	free(c->rep_fn);
 	free(c->ivl);
+	for (i = 0; c->slow && i < c->sel.n; i++) {
+		size_t k;
+
+		for (k = 0; k < c->slow[i].n; k++)
+			free((char *)c->slow[i].v[k].path);
+		free(c->slow[i].v);
+	}
+	free(c->slow);
 	ot_timeline_close(c->timeline);
 	if (c->folded)
 		fclose(c->folded);
@@ -790,6 +870,11 @@ enum ot_capture_result ot_capture_arm(struct ot_capture *c)
 	}
 	c->pair = ot_pair_new(c->sel.n);
 	ot_pair_on_scope(c->pair, on_scope, c);
+	if (c->o.slowest) {
+		c->slow = ot_xcalloc(c->sel.n, sizeof(*c->slow));
+		for (i = 0; i < c->sel.n; i++)
+			c->slow[i].v = ot_xcalloc(c->o.slowest, sizeof(*c->slow[i].v));
+	}
 	for (i = 0; i < c->sel.n; i++)
 		if (c->ret[i].tail_calls)
 			ot_pair_set_tail_calls(c->pair, i);

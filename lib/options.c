@@ -59,6 +59,10 @@ const char ot_usage_text[] =
 	"  -o, --output FILE      write the report to FILE instead of stdout\n"
 	"      --json             write the report as JSON\n"
 	"      --hist             draw log2 latency histograms in the text report\n"
+	"      --slower-than TIME print each scope longer than TIME (e.g. 500us, 2ms)\n"
+	"                         as it closes: when, thread, its traced callers\n"
+	"      --slowest N        keep each function's N longest scopes for the\n"
+	"                         report (default 5; the text shows the longest)\n"
 	"      --compensate       also report durations without the probes' own cost\n"
 	"                         (calibrated on this machine during the capture)\n"
 	"      --trace FILE       write every scope as Chrome trace-event JSON\n"
@@ -109,6 +113,28 @@ static int parse_ulong(const char *what, const char *s, unsigned long min, unsig
 	return 0;
 }
 
+/* "500us", "2ms", "1.5s", "800ns": a positive duration in ns, or -1. */
+static int parse_time(const char *s, uint64_t *ns)
+{
+	static const struct { const char *unit; double ns; } units[] = {
+		{ "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 },
+	};
+	char *end;
+	double v;
+	size_t i;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (end == s || errno || !isfinite(v) || v <= 0)
+		return -1;
+	for (i = 0; i < sizeof(units) / sizeof(*units); i++)
+		if (!strcmp(end, units[i].unit) && v * units[i].ns >= 1 && v * units[i].ns < 1e18) {
+			*ns = (uint64_t)(v * units[i].ns);
+			return 0;
+		}
+	return -1;
+}
+
 /* s as a finite number in (lo, hi] (lo_open) or [lo, hi]. */
 static int parse_double(const char *s, double lo, int lo_open, double hi, double *out)
 {
@@ -123,7 +149,7 @@ static int parse_double(const char *s, double lo, int lo_open, double hi, double
 enum {
 	OPT_JSON = 0x100, OPT_RING_KB, OPT_DRAIN_MS, OPT_EXPECT, OPT_MAX_LOSS,
 	OPT_HIST, OPT_TRACE, OPT_FOLDED, OPT_USER, OPT_RETURNS, OPT_COMPENSATE, OPT_BACKEND,
-	OPT_FREEZE,
+	OPT_FREEZE, OPT_SLOWER_THAN, OPT_SLOWEST,
 };
 
 static const struct option longopts[] = {
@@ -146,6 +172,8 @@ static const struct option longopts[] = {
 	{ "compensate", no_argument, NULL, OPT_COMPENSATE },
 	{ "backend", required_argument, NULL, OPT_BACKEND },
 	{ "freeze", no_argument, NULL, OPT_FREEZE },
+	{ "slower-than", required_argument, NULL, OPT_SLOWER_THAN },
+	{ "slowest", required_argument, NULL, OPT_SLOWEST },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
@@ -230,6 +258,16 @@ static enum ot_options_result one(struct ot_options *o, int c, const char *arg,
 	case OPT_FREEZE:
 		o->freeze = 1;
 		break;
+	case OPT_SLOWER_THAN:
+		if (parse_time(arg, &o->slower_than))
+			return bad(msg, "--slower-than '%s' is invalid: expected a duration with "
+				   "its unit, e.g. 500us, 2ms, 1s", arg);
+		break;
+	case OPT_SLOWEST:
+		if (parse_ulong("--slowest", arg, 0, OT_SLOWEST_MAX, 0, &v, msg))
+			return OT_OPTIONS_BAD;
+		o->slowest = (size_t)v;
+		break;
 	case OPT_BACKEND:
 		if (!strcmp(arg, "auto"))
 			o->backend = OT_BACKEND_AUTO;
@@ -278,6 +316,7 @@ enum ot_options_result ot_options_parse(struct ot_options *o, int argc, char **a
 	o->max_loss = -1;
 	o->ring_kb = OT_RING_KB_DEFAULT;
 	o->drain_ms = OT_DRAIN_MS_DEFAULT;
+	o->slowest = OT_SLOWEST_DEFAULT;
 	s = getenv("ORBIT_UPROBE_RING_KB");
 	if (s && parse_ulong("ORBIT_UPROBE_RING_KB", s, 4, OT_RING_KB_MAX, 1, &o->ring_kb, msg))
 		return OT_OPTIONS_BAD;

@@ -14,17 +14,22 @@
 #include "probes.h"
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #define OT_RING_KB_DEFAULT 4096
 #define OT_RING_KB_MAX (1024 * 1024)
 #define OT_DRAIN_MS_DEFAULT 50
+#define OT_SLOWEST_DEFAULT 5
+#define OT_SLOWEST_MAX 1000
 
 struct ot_options {
 	pid_t pid;
 	const char *functions;
 	double duration;	/* seconds, 0: until the target exits */
 	double interval;	/* -I: seconds between interval reports, 0: none */
+	uint64_t slower_than;	/* --slower-than: ns, 0: none */
+	size_t slowest;		/* --slowest: scopes kept per function */
 	const char *output;
 	int json;
 	unsigned long ring_kb;	/* --ring-kb, ORBIT_UPROBE_RING_KB */

@@ -296,6 +296,29 @@ static void hist_json(FILE *f, const struct ot_hist *h)
 			ot_hist_quantile(h, 0.99), ot_hist_quantile(h, 0.999), h->max);
 }
 
+/* When and on which thread each function's longest scope ran, and under what. */
+static void slowest_text(FILE *f, const struct ot_report *r, size_t w)
+{
+	char a[32], b[32];
+	size_t i;
+
+	for (i = 0; i < r->nfuncs && !r->funcs[i].nslowest; i++)
+		;
+	if (i == r->nfuncs)
+		return;
+	fprintf(f, "\n%-*s %9s %10s %8s  %s\n", (int)w, "LONGEST", "DURATION", "AT",
+		"THREAD", "PATH");
+	for (i = 0; i < r->nfuncs; i++) {
+		const struct ot_report_slow *s = r->funcs[i].slowest;
+
+		if (!r->funcs[i].nslowest)
+			continue;
+		fprintf(f, "%-*s %9s %10s %8u  %s\n", (int)w, r->funcs[i].name,
+			ot_report_duration(s->duration_ns, a, sizeof(a)),
+			ot_report_duration(s->at_ns, b, sizeof(b)), s->tid, s->path);
+	}
+}
+
 void ot_report_text(FILE *f, const struct ot_report *r)
 {
 	const struct ot_report_records *rec = &r->records;
@@ -385,6 +408,7 @@ void ot_report_text(FILE *f, const struct ot_report *r)
 		}
 	}
 	durations_text(f, r, w, "DURATION", 0);
+	slowest_text(f, r, w);
 	if (r->calib) {
 		char e[32];
 
@@ -429,7 +453,7 @@ void ot_report_text_disarm(FILE *f, const struct ot_report *r)
 void ot_report_json(FILE *f, const struct ot_report *r)
 {
 	const struct ot_report_records *rec = &r->records;
-	size_t i;
+	size_t i, sk;
 
 	fprintf(f, "{\n  \"version\": 1,\n  \"status\": \"%s\",\n  \"reasons\": [",
 		status_of(r));
@@ -518,7 +542,17 @@ void ot_report_json(FILE *f, const struct ot_report *r)
 			fprintf(f, ", \"compensated_ns\": ");
 			hist_json(f, s->comp);
 		}
-		fprintf(f, "}");
+		fprintf(f, ",\n     \"slowest\": [");
+		for (sk = 0; sk < r->funcs[i].nslowest; sk++) {
+			const struct ot_report_slow *sl = &r->funcs[i].slowest[sk];
+
+			fprintf(f, "%s{\"at_ns\": %" PRIu64 ", \"duration_ns\": %" PRIu64
+				", \"tid\": %u, \"path\": ", sk ? ", " : "", sl->at_ns,
+				sl->duration_ns, sl->tid);
+			ot_json_string(f, sl->path);
+			fputc('}', f);
+		}
+		fprintf(f, "]}");
 	}
 	fprintf(f, "\n  ],\n");
 	if (r->calib)
@@ -642,4 +676,23 @@ void ot_report_json_line(FILE *f, const struct ot_report *r)
 	if (p)
 		fprintf(f, "{\"type\": \"report\", %s\n", p + 1);
 	free(buf);
+}
+
+void ot_report_slow_text(FILE *f, int pid, const char *name, const struct ot_report_slow *s)
+{
+	char a[32], b[32];
+
+	fprintf(f, "slow: %s at %s, pid %d tid %u: %s (%s)\n", name,
+		ot_report_duration(s->at_ns, a, sizeof(a)), pid, s->tid,
+		ot_report_duration(s->duration_ns, b, sizeof(b)), s->path);
+}
+
+void ot_report_slow_json(FILE *f, int pid, const char *name, const struct ot_report_slow *s)
+{
+	fprintf(f, "{\"type\": \"slow\", \"name\": ");
+	ot_json_string(f, name);
+	fprintf(f, ", \"at_ns\": %" PRIu64 ", \"duration_ns\": %" PRIu64 ", \"pid\": %d"
+		", \"tid\": %u, \"path\": ", s->at_ns, s->duration_ns, pid, s->tid);
+	ot_json_string(f, s->path);
+	fprintf(f, "}\n");
 }

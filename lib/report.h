@@ -18,6 +18,14 @@
 #include <stdint.h>
 #include <stdio.h>
 
+/* One slow scope: when (since the capture began), where, how long. */
+struct ot_report_slow {
+	uint64_t at_ns;
+	uint64_t duration_ns;
+	uint32_t tid;
+	const char *path;	/* its chain of traced callers: "outer > middle > inner" */
+};
+
 struct ot_report_func {
 	const char *name;	/* demangled when mangled */
 	const char *symbol;	/* the raw symbol */
@@ -25,6 +33,8 @@ struct ot_report_func {
 	const char *binary;
 	uint64_t offset;
 	const struct ot_func_stats *st;
+	const struct ot_report_slow *slowest;	/* longest first */
+	size_t nslowest;
 };
 
 /* What the drain counted (lib/drain's ot_drain_stats, copied). */
@@ -91,6 +101,11 @@ struct ot_report_interval {
 	const char *const *names;
 	const struct ot_hist *hist;	/* per function */
 };
+
+/* --slower-than: one line as a slow scope closes, or one JSON object
+ * ("type": "slow"); pid is the traced process. */
+void ot_report_slow_text(FILE *f, int pid, const char *name, const struct ot_report_slow *s);
+void ot_report_slow_json(FILE *f, int pid, const char *name, const struct ot_report_slow *s);
 
 /* One block of text, or one line of JSON (NDJSON, "type": "interval"). */
 void ot_report_interval_text(FILE *f, const struct ot_report_interval *iv);

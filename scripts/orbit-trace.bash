@@ -23,8 +23,8 @@ _orbit_trace_binary_args()
 _orbit_trace()
 {
 	local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD - 1]} i
-	local opts="-p --pid -f --functions -l --list -d --duration -o --output --json
-		--hist --trace --folded --expect --max-loss --ring-kb --drain-ms
+	local opts="-p --pid -f --functions -l --list -d --duration -I --interval -o --output --json
+		--hist --slower-than --slowest --trace --folded --expect --max-loss --ring-kb --drain-ms
 		--backend --freeze --returns --user --compensate
 		-q --quiet -v --verbose -h --help -V --version --"
 
@@ -71,7 +71,7 @@ _orbit_trace()
 		COMPREPLY=($(compgen -u -- "$cur"))
 		return
 		;;
-	-d | --duration | --ring-kb | --drain-ms | --expect | --max-loss)
+	-d | --duration | -I | --interval | --slower-than | --slowest | --ring-kb | --drain-ms | --expect | --max-loss)
 		return
 		;;
 	esac

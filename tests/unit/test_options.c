@@ -72,6 +72,10 @@ static void test_bad_values(void **state)
 	BAD("--max-loss 'lots' is invalid: expected a percentage 0..100", "--expect", "x=1", "--max-loss", "lots", "-f", "x", "--", "t");
 	BAD("--interval '0' is invalid: expected a number of seconds 0.01..86400", "-I", "0", "-f", "x", "--", "t");
 	BAD("--interval 'often' is invalid: expected a number of seconds 0.01..86400", "--interval", "often", "-f", "x", "--", "t");
+	BAD("--slower-than '5' is invalid: expected a duration with its unit, e.g. 500us, 2ms, 1s", "--slower-than", "5", "-f", "x", "--", "t");
+	BAD("--slower-than '-2ms' is invalid: expected a duration with its unit, e.g. 500us, 2ms, 1s", "--slower-than", "-2ms", "-f", "x", "--", "t");
+	BAD("--slower-than '2 ms' is invalid: expected a duration with its unit, e.g. 500us, 2ms, 1s", "--slower-than", "2 ms", "-f", "x", "--", "t");
+	BAD("--slowest '1001' is invalid: expected an integer in 0..1000", "--slowest", "1001", "-f", "x", "--", "t");
 	BAD("--backend 'bpf' is invalid: expected 'auto', 'perf' or 'multi'", "--backend", "bpf", "-f", "x", "--", "t");
 	BAD("--returns 'ret' is invalid: expected 'uretprobe' or 'insn'", "--returns", "ret", "-f", "x", "--", "t");
 	BAD("option '-f' needs an argument", "-p", "1", "-f");
@@ -137,6 +141,7 @@ static void test_good_line(void **state)
 	assert_int_equal(o.expect[0].depth, 0);
 	assert_true(o.max_loss == 1);	/* the default with --expect */
 	assert_int_equal(o.verbosity, -1);
+	assert_int_equal(o.slowest, OT_SLOWEST_DEFAULT);
 	assert_string_equal(o.argv[0], "prog");
 	assert_string_equal(o.argv[1], "-x");	/* the command's own options */
 	assert_int_equal(o.ring_kb, OT_RING_KB_DEFAULT);

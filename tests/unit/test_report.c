@@ -229,6 +229,19 @@ static void test_failed_expect_and_hist(void **state)
 	ev(x.p, 100, OT_EV_RETURN, OUTER, 0x7000, 100);
 	fill(&x, "outer=40,inner=181@2", NFUNCS);
 	x.r.draw_hist = 1;
+	{
+		static const struct ot_report_slow outer_slow[] = {
+			{ 912000000, 13800, 101, "outer" }, { 15000, 13500, 100, "outer" },
+		};
+		static const struct ot_report_slow inner_slow[] = {
+			{ 400000, 2000, 100, "outer > inner" },
+		};
+
+		x.fn[OUTER].slowest = outer_slow;
+		x.fn[OUTER].nslowest = 2;
+		x.fn[INNER].slowest = inner_slow;
+		x.fn[INNER].nslowest = 1;
+	}
 	render(&x, "expect-hist", 0);
 	render(&x, "expect-hist", 1);
 	done(&x);
@@ -322,8 +335,15 @@ static void test_interval(void **state)
 	f = open_memstream(&buf, &len);
 	ot_report_interval_text(f, &iv);
 	ot_report_interval_json(f, &iv);
+	{
+		const struct ot_report_slow sl = { 2500000000ull, 3100000, 4243,
+						   "outer > middle \"q\"" };
+
+		ot_report_slow_text(f, 4242, "middle", &sl);
+		ot_report_slow_json(f, 4242, "middle", &sl);
+	}
 	fclose(f);
-	golden("interval.txt", buf, len);
+	golden("streams.txt", buf, len);
 	free(buf);
 }
 
