@@ -317,8 +317,9 @@ static void resume_near(struct thread *t, uint64_t sp)
 	if (t->depth) {
 		const struct frame *top = &t->stack[t->depth - 1];
 
+		/* Below the innermost call, or among the calls, or just above. */
 		if ((sp < top->sp && top->sp - sp <= STACK_WINDOW) ||
-		    (sp >= top->sp && sp - t->stack[0].sp <= STACK_WINDOW))
+		    (sp >= top->sp && sp <= t->stack[0].sp + STACK_WINDOW))
 			return;
 	}
 	for (k = 0; k < t->nsusp; k++) {

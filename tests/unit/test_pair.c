@@ -566,15 +566,59 @@ static void test_fibers_pair_per_stack(void **state)
 	assert_int_equal(S(p, MIDDLE)->scopes, 200);
 	assert_int_equal(S(p, INNER)->scopes, 200);
 	assert_int_equal(S(p, INNER)->depths[1], 200);
+	/* Fiber B set aside with a call open; on A a return was lost: an
+	 * entry among A's open calls heals A's stack, it does not bring B's
+	 * back (B's call returns later, on B). */
+	ent(p, 1, MIDDLE, b);
+	ent(p, 1, OUTER, a);
+	ent(p, 1, MIDDLE, a - 0x100);
+	ent(p, 1, INNER, a - 0x80);		/* middle's return was lost */
+	ret(p, 1, INNER, a - 0x80);
+	ret(p, 1, OUTER, a);
+	ret(p, 1, MIDDLE, b);
+	assert_int_equal(S(p, INNER)->depths[1], 201);
+	assert_int_equal(S(p, MIDDLE)->scopes, 201);
+	assert_int_equal(S(p, OUTER)->scopes, 1);
 	/* A longjmp out of inner on fiber A: inner's frame never returns. */
 	ent(p, 1, MIDDLE, a);
 	ent(p, 1, INNER, a - 0x40);
 	ent(p, 1, MIDDLE, a);			/* back at middle's level: unwound */
 	ret(p, 1, MIDDLE, a);
 	ot_pair_finish(p);
-	assert_int_equal(S(p, MIDDLE)->scopes, 201);
-	assert_int_equal(S(p, MIDDLE)->unclosed + S(p, INNER)->unclosed, 2);
+	assert_int_equal(S(p, MIDDLE)->scopes, 202);
+	assert_int_equal(S(p, MIDDLE)->unclosed + S(p, INNER)->unclosed, 3);
 	assert_int_equal(S(p, MIDDLE)->orphans + S(p, INNER)->orphans, 0);
+	ot_pair_free(p);
+}
+
+/*
+ * Frames set aside on the same stack (a longjmp left them) are not a
+ * fiber: an entry among the thread's open calls heals them, and nests
+ * under the open caller, not under the stale frames.
+ */
+static void test_stale_frames_stay_aside(void **state)
+{
+	struct ot_pair *p = ot_pair_new(NFUNCS);
+	const struct ot_tree_node *tree;
+	size_t n, i, under_outer = 0;
+
+	(void)state;
+	ent(p, 1, OUTER, 0x7000);
+	ent(p, 1, INNER, 0x6fc0);
+	ent(p, 1, MIDDLE, 0x6fe0);	/* inner left by longjmp: set aside */
+	ret(p, 1, MIDDLE, 0x6fe0);
+	ent(p, 1, MIDDLE, 0x6f00);
+	ent(p, 1, INNER, 0x6f80);	/* middle's return lost: among outer's calls */
+	ret(p, 1, INNER, 0x6f80);
+	ret(p, 1, OUTER, 0x7000);
+	tree = ot_pair_tree(p, &n);
+	for (i = 1; i < n; i++)
+		if (tree[i].func == INNER && tree[i].calls &&
+		    tree[tree[i].parent].func == OUTER && tree[i].parent)
+			under_outer++;
+	assert_int_equal(under_outer, 1);
+	ot_pair_finish(p);
+	assert_int_equal(S(p, OUTER)->scopes, 1);
 	ot_pair_free(p);
 }
 
@@ -603,6 +647,7 @@ int main(void)
 		cmocka_unit_test(test_tail_caller_survives_unwind),
 		cmocka_unit_test(test_tail_callee_return),
 		cmocka_unit_test(test_fibers_pair_per_stack),
+		cmocka_unit_test(test_stale_frames_stay_aside),
 	};
 
 	return cmocka_run_group_tests_name("pair", tests, NULL, NULL);
