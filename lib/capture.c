@@ -79,6 +79,11 @@ struct ot_capture {
 	uint64_t calib_next;	/* when calib_update next looks */
 	struct ot_report rep;	/* filled once the capture is over */
 	struct ot_report_calib rep_calib;
+	uint32_t own_pid;	/* -a: records of this process are dropped */
+	uint64_t own_records;
+	/* -a: per process and function, what closed (PROCESSES table). */
+	struct ot_report_proc *procs;
+	size_t nprocs, procs_cap;
 	struct ot_report_func *rep_fn;
 	/* Read by the slow-disarm timer's thread, which may outlive the
 	 * probes: a copy of what they were. */
@@ -99,6 +104,12 @@ static void feed_pair(void *ctx, const struct ot_event *ev)
 {
 	struct ot_capture *c = ctx;
 
+	/* -a: orbit-trace's own calls of a traced library are not the report's. */
+	if (c->own_pid && ev->kind != OT_EV_LOST && ev->pid == c->own_pid &&
+	    !(c->calib_pair && ev->func == c->calib_target)) {
+		c->own_records++;
+		return;
+	}
 	if (c->calib_pair && ev->kind != OT_EV_LOST && ev->func == c->calib_target) {
 		struct ot_event e = *ev;
 
@@ -135,6 +146,63 @@ static void calib_update(struct ot_capture *c)
 }
 
 static void live_status(struct ot_capture *c, uint64_t now, int final);
+
+/* -a: the process's row for this function (open addressing on pid and
+ * function; the table doubles at half full). */
+static void count_process(struct ot_capture *c, const struct ot_scope *s, uint64_t dur)
+{
+	struct ot_report_proc *p;
+	size_t h;
+
+	if (2 * (c->nprocs + 1) > c->procs_cap) {
+		struct ot_report_proc *old = c->procs;
+		size_t oldcap = c->procs_cap, i;
+
+		c->procs_cap = oldcap ? 2 * oldcap : 64;
+		c->procs = ot_xcalloc(c->procs_cap, sizeof(*c->procs));
+		for (i = 0; i < oldcap; i++) {
+			if (!old[i].pid)
+				continue;
+			h = ((size_t)old[i].pid * 2654435761u + old[i].func) & (c->procs_cap - 1);
+			while (c->procs[h].pid)
+				h = (h + 1) & (c->procs_cap - 1);
+			c->procs[h] = old[i];
+		}
+		free(old);
+	}
+	h = ((size_t)s->pid * 2654435761u + s->func) & (c->procs_cap - 1);
+	while (c->procs[h].pid && (c->procs[h].pid != s->pid || c->procs[h].func != s->func))
+		h = (h + 1) & (c->procs_cap - 1);
+	p = &c->procs[h];
+	if (!p->pid) {
+		char path[64];
+		FILE *f;
+
+		p->pid = s->pid;
+		p->func = s->func;
+		snprintf(path, sizeof(path), "/proc/%u/comm", s->pid);
+		f = fopen(path, "re");
+		if (!f || !fgets(p->comm, sizeof(p->comm), f))
+			snprintf(p->comm, sizeof(p->comm), "?");
+		p->comm[strcspn(p->comm, "\n")] = 0;
+		if (f)
+			fclose(f);
+		c->nprocs++;
+	}
+	p->scopes++;
+	p->total_ns += dur;
+	if (dur > p->max_ns)
+		p->max_ns = dur;
+}
+
+static int cmp_proc(const void *a, const void *b)
+{
+	const struct ot_report_proc *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return x->func < y->func ? -1 : x->func > y->func;
+}
 
 /* "outer > middle > inner": the scope's chain of traced callers, malloc'd. */
 static char *scope_path(const struct ot_capture *c, const struct ot_scope *s)
@@ -190,6 +258,8 @@ static void on_scope(void *ctx, const struct ot_scope *s)
 		ot_timeline_scope(c->timeline, s);
 	if (c->ivl)
 		ot_hist_add(&c->ivl[s->func], dur);
+	if (c->o.all)
+		count_process(c, s, dur);
 	if (!slow && (!c->slow || (c->slow[s->func].n == c->o.slowest &&
 				   dur <= c->slow[s->func].v[c->o.slowest - 1].duration_ns)))
 		return;
@@ -289,13 +359,20 @@ static void drain_round(struct ot_capture *c, uint64_t horizon)
 
 /* Returns at return instructions for functions in files with C++
  * exception tables, unless --returns says otherwise. */
+/* The stack-switching call the program makes, or NULL; with -a (no
+ * program of its own) the function's own file is asked. */
+static const char *stack_switch(const struct ot_capture *c, size_t i)
+{
+	return ot_elf_stack_switch(c->elf ? c->elf : c->sel.fn[i].bin->elf);
+}
+
 static int insn_returns(const struct ot_capture *c, size_t i)
 {
 	if (c->o.ret_mode_set)
 		return c->o.ret_insn;
 	/* A return probe kills a program whose threads switch stacks (the
 	 * kernel's return chain is per thread, not per stack). */
-	return ot_elf_stack_switch(c->elf) || ot_elf_has_eh(c->sel.fn[i].bin->elf);
+	return stack_switch(c, i) || ot_elf_has_eh(c->sel.fn[i].bin->elf);
 }
 
 /* symbols: the target's binary and the functions -f selects. */
@@ -304,10 +381,11 @@ static int resolve(struct ot_capture *c)
 	size_t i;
 	int ret;
 
-	ret = ot_elf_open(c->target.exe, c->target.display, &c->elf);
+	/* -a: no program of its own; every term names its file. */
+	ret = c->o.all ? 0 : ot_elf_open(c->target.exe, c->target.display, &c->elf);
 	if (ret)
 		return OT_CAPTURE_FAILED;
-	c->bins = ot_binset_new(c->elf, c->target.exe, c->target.display,
+	c->bins = ot_binset_new(c->elf, c->o.all ? "" : c->target.exe, c->target.display,
 				ot_target_find_lib, &c->target);
 	ret = ot_binset_select(c->bins, c->o.functions, &c->sel);
 	if (ret)
@@ -365,16 +443,16 @@ static int resolve(struct ot_capture *c)
 		 * through the probed frame; probing return instructions cannot.
 		 * Which file has exception tables decides, per file.
 		 */
-		if (!i && ot_elf_stack_switch(c->elf) && !insn_returns(c, i))
+		if (!i && stack_switch(c, i) && !insn_returns(c, i))
 			ot_warn("%s switches stacks (%s): a return probe kills it when a call "
 				"returns on another stack than it was made on; --returns insn "
-				"avoids that", c->target.display, ot_elf_stack_switch(c->elf));
-		else if (!i && ot_elf_stack_switch(c->elf) && !c->o.ret_mode_set)
+				"avoids that", c->target.display, stack_switch(c, i));
+		else if (!i && stack_switch(c, i) && !c->o.ret_mode_set)
 			ot_verbose("%s switches stacks (%s): returns are seen at return "
 				   "instructions (--returns insn)", c->target.display,
-				   ot_elf_stack_switch(c->elf));
+				   stack_switch(c, i));
 		if (!c->o.ret_mode_set && ot_elf_has_eh(c->sel.fn[i].bin->elf) &&
-		    !ot_elf_stack_switch(c->elf) &&
+		    !stack_switch(c, i) &&
 		    (!i || c->sel.fn[i - 1].bin != c->sel.fn[i].bin))
 			ot_verbose("%s has C++ exception tables: returns of its functions are "
 				   "seen at return instructions (--returns insn)",
@@ -441,7 +519,7 @@ static void run(struct ot_capture *c)
 		now = ot_now_ns();
 		drain_round(c, now > MERGE_SLACK_NS ? now - MERGE_SLACK_NS : 0);
 		/* The poll already said whether the pidfd fired: no second syscall. */
-		if ((pfd[1].revents || c->target.pidfd < 0) &&
+		if (!c->o.all && (pfd[1].revents || c->target.pidfd < 0) &&
 		    ot_target_check_exit(&c->target)) {
 			c->ended_by = "target exit";
 			break;
@@ -543,6 +621,18 @@ static void fill_report(struct ot_capture *c)
 	c->rep_calib.empty_ns = c->calib.empty_ns;
 	c->rep_calib.live_calls = c->calib.live_calls;
 	r.calib = c->o.compensate ? &c->rep_calib : NULL;
+	if (c->nprocs) {
+		/* The table's used slots, in pid and function order. */
+		size_t k, n = 0;
+
+		for (k = 0; k < c->procs_cap; k++)
+			if (c->procs[k].pid)
+				c->procs[n++] = c->procs[k];
+		qsort(c->procs, n, sizeof(*c->procs), cmp_proc);
+		c->procs_cap = 0;	/* no longer a hash table */
+		r.procs = c->procs;
+		r.nprocs = n;
+	}
 	r.arm_ns = c->arm_ns;
 	r.arm_ipis = c->arm_ipi.cal;
 	r.arm_tlb = c->arm_ipi.tlb;
@@ -599,7 +689,7 @@ static void disarm(struct ot_capture *c)
 	 * not held stopped that long, so only its arming is frozen.  A failed
 	 * freeze was printed; disarming goes on regardless.
 	 */
-	if (c->o.freeze && ot_probes_quick_close(c->probes) &&
+	if (c->o.freeze && !c->o.all && ot_probes_quick_close(c->probes) &&
 	    !c->target.exited && !ot_target_check_exit(&c->target))
 		ot_target_freeze(&c->target);
 	c->rep.disarm_frozen = c->target.frozen;
@@ -647,6 +737,7 @@ static void cleanup(struct ot_capture *c)
 		free((uint64_t *)c->pt[c->sel.n].ret_sites);
 	free(c->rep_fn);
 	free(c->ivl);
+	free(c->procs);
 	for (i = 0; c->slow && i < c->sel.n; i++) {
 		size_t k;
 
@@ -769,10 +860,14 @@ enum ot_capture_result ot_capture_open(struct ot_capture *c)
 		return OT_CAPTURE_FAILED;
 	}
 
-	if (c->o.argv)
+	if (c->o.all) {
+		c->target.display = ot_xstrdup("every process");
+		ret = 0;
+	} else if (c->o.argv) {
 		ret = ot_target_find(&c->target, c->o.argv[0]);
-	else
+	} else {
 		ret = ot_target_attach(&c->target, c->o.pid);
+	}
 	if (ret)
 		return OT_CAPTURE_FAILED;
 	ret = resolve(c);
@@ -878,6 +973,8 @@ enum ot_capture_result ot_capture_arm(struct ot_capture *c)
 	for (i = 0; i < c->sel.n; i++)
 		if (c->ret[i].tail_calls)
 			ot_pair_set_tail_calls(c->pair, i);
+	if (c->o.all)
+		c->own_pid = (uint32_t)getpid();
 	c->drain = ot_drain_new(ot_probes_ncpus(c->probes), (uint32_t)c->target.pid,
 				ot_probes_lookup, c->probes, feed_pair, c);
 	if (c->o.compensate) {
@@ -919,7 +1016,7 @@ enum ot_capture_result ot_capture_arm(struct ot_capture *c)
 	c->live_next = c->t_start + 1000000000ull;
 	if (c->target.is_child && ot_target_release(&c->target))
 		return OT_CAPTURE_FAILED;
-	if (!c->target.is_child && ot_target_check_exit(&c->target)) {
+	if (!c->o.all && !c->target.is_child && ot_target_check_exit(&c->target)) {
 		ot_error("process %d exited while its probes were armed", (int)c->target.pid);
 		return OT_CAPTURE_FAILED;
 	}

@@ -117,6 +117,7 @@ void ot_drain_record(struct ot_drain *d, unsigned cpu,
 		d->stats.samples++;
 		ev.kind = kind ? OT_EV_RETURN : OT_EV_ENTRY;
 		ev.tid = rec->tid;
+		ev.pid = rec->pid;
 		/*
 		 * Returns carry the SP their call's entry saw: a uretprobe
 		 * fires after `ret` popped the return address; a probe on the

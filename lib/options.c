@@ -9,12 +9,15 @@
 #include <string.h>
 
 const char ot_usage_text[] =
-	"usage: orbit-trace [options] -f FUNCTIONS (-p PID | [--] CMD [ARGS...])\n"
+	"usage: orbit-trace [options] -f FUNCTIONS (-p PID | -a | [--] CMD [ARGS...])\n"
 	"\n"
 	"Count and time user-space functions of a live process with uprobes.\n"
 	"\n"
 	"Target:\n"
 	"  -p, --pid PID          trace the running process PID (all its threads)\n"
+	"  -a, --all              trace every process that runs the functions (each\n"
+	"                         -f term names its file: FILE:NAME or SONAME:NAME),\n"
+	"                         until -d or SIGINT; the report has per-process rows\n"
 	"  -- CMD [ARGS...]       start CMD once the probes are armed, trace it\n"
 	"      --user USER        run CMD as USER (default: under sudo, the user who\n"
 	"                         ran sudo; otherwise as orbit-trace itself)\n"
@@ -154,6 +157,7 @@ enum {
 
 static const struct option longopts[] = {
 	{ "pid", required_argument, NULL, 'p' },
+	{ "all", no_argument, NULL, 'a' },
 	{ "functions", required_argument, NULL, 'f' },
 	{ "list", no_argument, NULL, 'l' },
 	{ "duration", required_argument, NULL, 'd' },
@@ -194,6 +198,9 @@ static enum ot_options_result one(struct ot_options *o, int c, const char *arg,
 		if (parse_ulong("--pid", arg, 1, 4194304, 0, &v, msg))
 			return OT_OPTIONS_BAD;
 		o->pid = (pid_t)v;
+		break;
+	case 'a':
+		o->all = 1;
 		break;
 	case 'f':
 		o->functions = arg;
@@ -307,7 +314,7 @@ static enum ot_options_result one(struct ot_options *o, int c, const char *arg,
 
 enum ot_options_result ot_options_parse(struct ot_options *o, int argc, char **argv, char **msg)
 {
-	static const char optstring[] = "+:p:f:ld:I:o:qvhV";
+	static const char optstring[] = "+:p:af:ld:I:o:qvhV";
 	const char *s;
 	int c;
 
@@ -344,8 +351,12 @@ enum ot_options_result ot_options_parse(struct ot_options *o, int argc, char **a
 		return bad(msg, "no functions to trace: give -f FUNCTIONS");
 	if (o->pid && o->argv)
 		return bad(msg, "-p PID and a command are mutually exclusive");
-	if (!o->pid && !o->argv)
-		return bad(msg, "nothing to trace: give -p PID or -- CMD");
+	if (o->all && (o->pid || o->argv))
+		return bad(msg, "-a traces every process: not with -p PID or a command");
+	if (!o->pid && !o->argv && !o->all)
+		return bad(msg, "nothing to trace: give -p PID, -a or -- CMD");
+	if (o->all && (o->freeze || o->list))
+		return bad(msg, "-a does not go with %s", o->freeze ? "--freeze" : "-l");
 	if (o->user && !o->argv)
 		return bad(msg, "--user applies to a command started with --, not to -p");
 	if (o->freeze && !o->pid)

@@ -38,6 +38,7 @@ struct segment {
 
 struct thread {
 	uint32_t tid;	/* 0: free slot (tid 0 is the idle task, never traced) */
+	uint32_t pid;	/* its process, from its latest event */
 	uint32_t depth, cap;
 	struct frame *stack;
 	struct segment susp[SUSPENDED_MAX]; /* oldest first */
@@ -238,7 +239,7 @@ static void close_top(struct ot_pair *p, struct thread *t, uint64_t end)
 		p->tree_dropped++;
 	}
 	if (p->on_scope) {
-		struct ot_scope sc = { .tid = t->tid, .func = f->func,
+		struct ot_scope sc = { .pid = t->pid, .tid = t->tid, .func = f->func,
 				       .depth = depth, .node = f->node,
 				       .start = f->start, .end = end };
 
@@ -339,6 +340,7 @@ static void on_entry(struct ot_pair *p, const struct ot_event *ev)
 	struct thread *t = thread_get(p, ev->tid);
 	uint32_t d;
 
+	t->pid = ev->pid;
 	/*
 	 * The stack grows down, so a callee's entry SP is below its caller's.
 	 * An entry at or above an open frame's SP means that frame has
@@ -386,6 +388,7 @@ static void on_return(struct ot_pair *p, const struct ot_event *ev)
 	uint64_t entry_sp = ev->sp;
 	uint32_t i, k;
 
+	t->pid = ev->pid;
 	if (ev->flags & OT_EV_RET_TAIL) {
 		/* Deeper frames may be open (their returns lost): look past them
 		 * without touching them; only the innermost call at this SP

@@ -59,6 +59,7 @@ struct ot_event {
 	uint16_t cpu;
 	uint8_t kind;	/* enum ot_event_kind */
 	uint8_t flags;	/* OT_EV_RET_INSN, OT_EV_RET_TAIL */
+	uint32_t pid;	/* the thread's process */
 	uint64_t lost;	/* OT_EV_LOST only */
 };
 
@@ -95,6 +96,7 @@ struct ot_tree_node {
 
 /* Called for every closed scope, in the order scopes close. */
 struct ot_scope {
+	uint32_t pid;
 	uint32_t tid;
 	uint32_t func;
 	uint32_t depth;

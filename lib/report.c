@@ -296,6 +296,25 @@ static void hist_json(FILE *f, const struct ot_hist *h)
 			ot_hist_quantile(h, 0.99), ot_hist_quantile(h, 0.999), h->max);
 }
 
+/* -a: each process's share of each function. */
+static void procs_text(FILE *f, const struct ot_report *r, size_t w)
+{
+	char a[32], b[32];
+	size_t i;
+
+	if (!r->nprocs)
+		return;
+	fprintf(f, "\n%8s %-16s %-*s %10s %10s %9s\n", "PID", "PROCESS", (int)w, "FUNCTION",
+		"SCOPES", "TOTAL", "MAX");
+	for (i = 0; i < r->nprocs; i++) {
+		const struct ot_report_proc *p = &r->procs[i];
+
+		fprintf(f, "%8u %-16s %-*s %10" PRIu64 " %10s %9s\n", p->pid, p->comm, (int)w,
+			r->names[p->func], p->scopes, ot_report_duration(p->total_ns, a, sizeof(a)),
+			ot_report_duration(p->max_ns, b, sizeof(b)));
+	}
+}
+
 /* When and on which thread each function's longest scope ran, and under what. */
 static void slowest_text(FILE *f, const struct ot_report *r, size_t w)
 {
@@ -325,7 +344,10 @@ void ot_report_text(FILE *f, const struct ot_report *r)
 	char a[32], depths[128], b[64];
 	size_t i, w = 8, dw = 8;
 
-	fprintf(f, "orbit-trace report: %s (pid %d)\n", r->binary, r->pid);
+	if (r->pid > 0)
+		fprintf(f, "orbit-trace report: %s (pid %d)\n", r->binary, r->pid);
+	else
+		fprintf(f, "orbit-trace report: %s\n", r->binary);
 	if (r->returns && !strcmp(r->returns, "mixed"))
 		snprintf(b, sizeof(b), " (returns of %zu seen at return instructions)",
 			 r->insn_returns);
@@ -409,6 +431,7 @@ void ot_report_text(FILE *f, const struct ot_report *r)
 	}
 	durations_text(f, r, w, "DURATION", 0);
 	slowest_text(f, r, w);
+	procs_text(f, r, w);
 	if (r->calib) {
 		char e[32];
 
@@ -555,6 +578,20 @@ void ot_report_json(FILE *f, const struct ot_report *r)
 		fprintf(f, "]}");
 	}
 	fprintf(f, "\n  ],\n");
+	if (r->nprocs) {
+		fprintf(f, "  \"processes\": [");
+		for (i = 0; i < r->nprocs; i++) {
+			const struct ot_report_proc *p = &r->procs[i];
+
+			fprintf(f, "%s\n    {\"pid\": %u, \"comm\": ", i ? "," : "", p->pid);
+			ot_json_string(f, p->comm);
+			fprintf(f, ", \"function\": ");
+			ot_json_string(f, r->names[p->func]);
+			fprintf(f, ", \"scopes\": %" PRIu64 ", \"total_ns\": %" PRIu64
+				", \"max_ns\": %" PRIu64 "}", p->scopes, p->total_ns, p->max_ns);
+		}
+		fprintf(f, "\n  ],\n");
+	}
 	if (r->calib)
 		fprintf(f, "  \"calibration\": {\"pair_ns\": %" PRIu64 ", \"own_ns\": %" PRIu64
 			", \"empty_ns\": %" PRIu64 ", \"live_calls\": %" PRIu64 "},\n", r->calib->pair_ns,

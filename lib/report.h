@@ -37,6 +37,14 @@ struct ot_report_func {
 	size_t nslowest;
 };
 
+/* -a: one process's scopes of one function. */
+struct ot_report_proc {
+	uint32_t pid;
+	char comm[16];		/* its name when first seen, "?" if gone */
+	uint32_t func;
+	uint64_t scopes, total_ns, max_ns;
+};
+
 /* What the drain counted (lib/drain's ot_drain_stats, copied). */
 struct ot_report_records {
 	uint64_t samples, lost, malformed, foreign, late, no_sp, unknown;
@@ -85,6 +93,8 @@ struct ot_report {
 	const char *const *names;	/* function index -> name */
 	int draw_hist;			/* --hist: log2 histograms in the text */
 	const struct ot_report_calib *calib; /* --compensate, else NULL */
+	const struct ot_report_proc *procs;	/* -a: by pid, then function */
+	size_t nprocs;
 	uint64_t tracer_cpu_ns;		/* orbit-trace's own user+sys so far */
 	uint64_t tracer_max_rss_kb;
 };

@@ -572,6 +572,12 @@ int ot_binset_select(struct ot_binset *b, const char *spec,
 			ret = -ENOEXEC;
 			break;
 		}
+		if (!bin->elf) {
+			/* No program of its own (-a): every term names its file. */
+			ot_error("'%s' names no file: give it as FILE:NAME or SONAME:NAME", groups[g]);
+			ret = -ENOENT;
+			break;
+		}
 		if (global_excl)
 			append(&groups[g], global_excl, strlen(global_excl));
 		if (ot_elf_select(bin->elf, groups[g], &part)) {

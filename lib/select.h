@@ -78,7 +78,8 @@ struct ot_binset;
 struct ot_binset *ot_binset_new(struct ot_elf *main_elf, const char *path,
 				const char *display, ot_lib_resolve_fn resolve,
 				void *ctx);
-/* Frees every library opened; main_elf is the caller's. */
+/* main_elf may be NULL (no program: every term must name its file).
+ * Frees every library opened; main_elf is the caller's. */
 void ot_binset_free(struct ot_binset *b);
 
 /*

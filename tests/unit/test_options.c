@@ -89,7 +89,10 @@ static void test_bad_combinations(void **state)
 	(void)state;
 	BAD("no functions to trace: give -f FUNCTIONS", "-p", "1");
 	BAD("-p PID and a command are mutually exclusive", "-p", "1", "-f", "x", "--", "t");
-	BAD("nothing to trace: give -p PID or -- CMD", "-f", "x");
+	BAD("nothing to trace: give -p PID, -a or -- CMD", "-f", "x");
+	BAD("-a traces every process: not with -p PID or a command", "-a", "-p", "1", "-f", "x");
+	BAD("-a traces every process: not with -p PID or a command", "-a", "-f", "x", "--", "t");
+	BAD("-a does not go with --freeze", "-a", "--freeze", "-f", "x");
 	BAD("--user applies to a command started with --, not to -p", "--user", "nobody", "-p", "1", "-f", "x");
 	BAD("--freeze applies to -p: a command started with -- is armed before it runs", "--freeze", "-f", "x", "--", "t");
 	BAD("--max-loss needs --expect", "--max-loss", "2", "-f", "x", "--", "t");

@@ -1,0 +1,33 @@
+# -a: every process running the traced file.  Two processes of the stress
+# program, started and waiting before orbit-trace arms, each do their own
+# number of calls; the report counts both, with a row per process, and
+# orbit-trace's own activity is not in it.  Ended by SIGINT once both
+# have exited, so the counts are exact.
+. "$(dirname "$0")/lib.sh"
+require_uprobes
+
+"$STRESS" --stress-threads 1 --stress-hz 1000 --stress-calls 300 --wait-go >"$work/s1.out" &
+p1=$!
+"$STRESS" --stress-threads 2 --stress-hz 1000 --stress-calls 100 --wait-go >"$work/s2.out" &
+p2=$!
+cleanup_pids="$p1 $p2"
+wait_for "$work/s1.out" '^ready '
+wait_for "$work/s2.out" '^ready '
+"$OT" -v -a --json -o "$work/r.json" -f "$STRESS:outer,$STRESS:middle,libc.so.6:getpid" 2>"$work/err" &
+ot=$!
+cleanup_pids="$p1 $p2 $ot"
+wait_for "$work/err" 'armed 3 functions'
+kill -USR1 "$p1" "$p2"
+wait "$p1" "$p2" || fail_ "a stress program failed"
+kill -INT "$ot"
+wait "$ot" || fail_ "exit status $?: $(cat "$work/err")"
+json_check "$work/r.json" 'j["status"] == "ok"' 'j["capture"]["ended_by"] == "signal"' \
+	'[(f["name"], f["scopes"]) for f in j["functions"]] == [("orbit-stress:outer", 500), ("orbit-stress:middle", 1000), ("libc.so.6:getpid", fn["libc.so.6:getpid"]["scopes"])]' \
+	"sorted((p['pid'], p['function'], p['scopes']) for p in j['processes'] if p['function'] != 'libc.so.6:getpid') == sorted([($p1, 'orbit-stress:outer', 300), ($p1, 'orbit-stress:middle', 600), ($p2, 'orbit-stress:outer', 200), ($p2, 'orbit-stress:middle', 400)])" \
+	"all(p['pid'] != $ot for p in j['processes'])" \
+	'all(p["comm"] == "orbit-stress" for p in j["processes"] if p["function"] != "libc.so.6:getpid")'
+# A term without its file has nothing to resolve against.
+expect_rc 2 /dev/null "$work/bad.err" "$OT" -a -f outer -d 1
+grep -qxF "orbit-trace: 'outer' names no file: give it as FILE:NAME or SONAME:NAME" "$work/bad.err" ||
+	fail_ "-a -f outer: $(cat "$work/bad.err")"
+pass_
