@@ -270,9 +270,9 @@ static void on_scope(void *ctx, const struct ot_scope *s)
 	if (slow) {
 		live_status(c, 0, 1);
 		if (c->o.json)
-			ot_report_slow_json(c->out, (int)c->target.pid, c->names[s->func], &sl);
+			ot_report_slow_json(c->out, (int)s->pid, c->names[s->func], &sl);
 		else
-			ot_report_slow_text(c->out, (int)c->target.pid, c->names[s->func], &sl);
+			ot_report_slow_text(c->out, (int)s->pid, c->names[s->func], &sl);
 	}
 	if (c->slow)
 		keep_slow(&c->slow[s->func], c->o.slowest, &sl);

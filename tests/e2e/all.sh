@@ -1,7 +1,8 @@
 # -a: every process running the traced file.  Two processes of the stress
 # program, started and waiting before orbit-trace arms, each do their own
 # number of calls; the report counts both, with a row per process, and
-# orbit-trace's own activity is not in it.  Ended by SIGINT once both
+# orbit-trace's own activity is not in it; --slower-than names each slow
+# scope's own process.  Ended by SIGINT once both
 # have exited, so the counts are exact.
 . "$(dirname "$0")/lib.sh"
 require_uprobes
@@ -13,7 +14,8 @@ p2=$!
 cleanup_pids="$p1 $p2"
 wait_for "$work/s1.out" '^ready '
 wait_for "$work/s2.out" '^ready '
-"$OT" -v -a --json -o "$work/r.json" -f "$STRESS:outer,$STRESS:middle,libc.so.6:getpid" 2>"$work/err" &
+"$OT" -v -a --json --slower-than 1ns -o "$work/r.ndjson" \
+	-f "$STRESS:outer,$STRESS:middle,libc.so.6:getpid" 2>"$work/err" &
 ot=$!
 cleanup_pids="$p1 $p2 $ot"
 wait_for "$work/err" 'armed 3 functions'
@@ -21,6 +23,16 @@ kill -USR1 "$p1" "$p2"
 wait "$p1" "$p2" || fail_ "a stress program failed"
 kill -INT "$ot"
 wait "$ot" || fail_ "exit status $?: $(cat "$work/err")"
+# NDJSON: a line per slow scope (all of them: 1ns) with its own process,
+# then the report.
+tail -n 1 "$work/r.ndjson" >"$work/r.json"
+python3 - "$work/r.ndjson" "$p1" "$p2" <<'PY' || fail_ "slow lines: $(head -3 "$work/r.ndjson")"
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1])]
+pids = {int(sys.argv[2]), int(sys.argv[3])}
+stress = [l for l in lines[:-1] if l["name"].startswith("orbit-stress:")]
+assert len(stress) == 1500 and {l["pid"] for l in stress} == pids
+PY
 json_check "$work/r.json" 'j["status"] == "ok"' 'j["capture"]["ended_by"] == "signal"' \
 	'[(f["name"], f["scopes"]) for f in j["functions"]] == [("orbit-stress:outer", 500), ("orbit-stress:middle", 1000), ("libc.so.6:getpid", fn["libc.so.6:getpid"]["scopes"])]' \
 	"sorted((p['pid'], p['function'], p['scopes']) for p in j['processes'] if p['function'] != 'libc.so.6:getpid') == sorted([($p1, 'orbit-stress:outer', 300), ($p1, 'orbit-stress:middle', 600), ($p2, 'orbit-stress:outer', 200), ($p2, 'orbit-stress:middle', 400)])" \
