@@ -53,19 +53,6 @@ struct perf_state {
 	size_t nfds;
 };
 
-static int read_file(const char *path, char *buf, size_t len)
-{
-	FILE *f = fopen(path, "re");
-	size_t n;
-
-	if (!f)
-		return -errno;
-	n = fread(buf, 1, len - 1, f);
-	buf[n] = 0;
-	fclose(f);
-	return 0;
-}
-
 static int perf_load(struct ot_probes *p, char *why, size_t whylen)
 {
 	struct perf_state *s;
@@ -73,14 +60,14 @@ static int perf_load(struct ot_probes *p, char *why, size_t whylen)
 	unsigned c;
 	int ret;
 
-	ret = read_file(OT_PMU_DIR "/type", buf, sizeof(buf));
+	ret = ot_probes_read_file(OT_PMU_DIR "/type", buf, sizeof(buf));
 	if (ret) {
 		snprintf(why, whylen, "no uprobe PMU (%s): %s", OT_PMU_DIR, strerror(-ret));
 		return ret;
 	}
 	s = ot_xcalloc(1, sizeof(*s));
 	s->type = atoi(buf);
-	ret = read_file(OT_PMU_DIR "/format/retprobe", buf, sizeof(buf));
+	ret = ot_probes_read_file(OT_PMU_DIR "/format/retprobe", buf, sizeof(buf));
 	if (!ret && (sscanf(buf, "config:%u", &s->retbit) != 1 || s->retbit > 63))
 		ret = -EINVAL;
 	if (ret) {

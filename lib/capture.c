@@ -733,8 +733,8 @@ static void cleanup(struct ot_capture *c)
 	disarm(c);
 	ot_target_thaw(&c->target); /* never leave a -p process stopped */
 	ot_pair_free(c->calib_pair);
-	if (c->npt > c->sel.n)
-		free((uint64_t *)c->pt[c->sel.n].ret_sites);
+	if (c->npt > c->sel.n)	/* the calibration's target is the last */
+		free((uint64_t *)c->pt[c->calib_target].ret_sites);
 	free(c->rep_fn);
 	free(c->ivl);
 	free(c->procs);

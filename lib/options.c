@@ -119,23 +119,25 @@ static int parse_ulong(const char *what, const char *s, unsigned long min, unsig
 /* "500us", "2ms", "1.5s", "800ns": a positive duration in ns, or -1. */
 static int parse_time(const char *s, uint64_t *ns)
 {
-	static const struct { const char *unit; double ns; } units[] = {
-		{ "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 },
-	};
+	/* The unit is "s" or a prefix of it: nano, micro, milli. */
+	static const char prefix[] = "num";
+	static const double scale[] = { 1, 1e3, 1e6 };
+	const char *p;
 	char *end;
-	double v;
-	size_t i;
+	double v, unit = 0;
 
 	errno = 0;
 	v = strtod(s, &end);
 	if (end == s || errno || !isfinite(v) || v <= 0)
 		return -1;
-	for (i = 0; i < sizeof(units) / sizeof(*units); i++)
-		if (!strcmp(end, units[i].unit) && v * units[i].ns >= 1 && v * units[i].ns < 1e18) {
-			*ns = (uint64_t)(v * units[i].ns);
-			return 0;
-		}
-	return -1;
+	if (end[0] == 's' && !end[1])
+		unit = 1e9;
+	else if (end[0] && (p = strchr(prefix, end[0])) && end[1] == 's' && !end[2])
+		unit = scale[p - prefix];
+	if (!unit || v * unit < 1 || v * unit >= 1e18)
+		return -1;
+	*ns = (uint64_t)(v * unit);
+	return 0;
 }
 
 /* s as a finite number in (lo, hi] (lo_open) or [lo, hi]. */

@@ -382,45 +382,17 @@ static void on_entry(struct ot_pair *p, const struct ot_event *ev)
 	push(p, t, ev->func, ev->sp, ev->time);
 }
 
-static void on_return(struct ot_pair *p, const struct ot_event *ev)
+/* Close ev's call if the thread's stack holds it: 1 if it did. */
+static int close_call(struct ot_pair *p, struct thread *t, const struct ot_event *ev)
 {
-	struct thread *t = thread_get(p, ev->tid);
-	uint64_t entry_sp = ev->sp;
-	uint32_t i, k;
+	uint32_t i;
 
-	t->pid = ev->pid;
-	if (ev->flags & OT_EV_RET_TAIL) {
-		/* Deeper frames may be open (their returns lost): look past them
-		 * without touching them; only the innermost call at this SP
-		 * may end here.  A traced tail callee above it ends both with
-		 * its own return. */
-		for (i = t->depth; i > 0 && t->stack[i - 1].sp < entry_sp; i--)
-			;
-		if (!i || t->stack[i - 1].sp != entry_sp || t->stack[i - 1].func != ev->func)
-			return;
-	}
-	/* Not on this stack but on one set aside: that stack is back. */
-	for (i = t->depth; i > 0 && !(t->stack[i - 1].sp == entry_sp &&
-				       t->stack[i - 1].func == ev->func); i--)
-		;
-	for (k = t->nsusp; !i && k > 0; k--) {
-		const struct segment *g = &t->susp[k - 1];
-		uint32_t x;
-
-		for (x = 0; x < g->n; x++)
-			if (g->f[x].sp == entry_sp && g->f[x].func == ev->func)
-				break;
-		if (x < g->n) {
-			resume(t, k - 1);
-			break;
-		}
-	}
 	for (i = t->depth; i > 0; i--) {
 		struct frame *f = &t->stack[i - 1];
 
-		if (f->sp > entry_sp)
-			break;	/* frames below belong to callers */
-		if (f->sp == entry_sp && f->func == ev->func) {
+		if (f->sp > ev->sp)
+			return 0;	/* frames below belong to callers */
+		if (f->sp == ev->sp && f->func == ev->func) {
 			drop_above(p, t, i);
 			close_top(p, t, ev->time);
 			/*
@@ -429,15 +401,55 @@ static void on_return(struct ot_pair *p, const struct ot_event *ev)
 			 * (a uretprobe reports each, and they pair one by one).
 			 */
 			while ((ev->flags & OT_EV_RET_INSN) && t->depth &&
-			       t->stack[t->depth - 1].sp == entry_sp)
+			       t->stack[t->depth - 1].sp == ev->sp)
 				close_top(p, t, ev->time);
 			t->last_ret_time = ev->time;
 			t->last_ret_sp = ev->sp;
 			t->last_ret_func = ev->func;
 			t->has_last_ret = 1;
-			return;
+			return 1;
 		}
 	}
+	return 0;
+}
+
+/* Bring back the set-aside stack holding ev's call: 1 if one did. */
+static int resume_holding(struct thread *t, const struct ot_event *ev)
+{
+	uint32_t k, x;
+
+	for (k = t->nsusp; k > 0; k--) {
+		const struct segment *g = &t->susp[k - 1];
+
+		for (x = 0; x < g->n; x++) {
+			if (g->f[x].sp == ev->sp && g->f[x].func == ev->func) {
+				resume(t, k - 1);
+				return 1;
+			}
+		}
+	}
+	return 0;
+}
+
+static void on_return(struct ot_pair *p, const struct ot_event *ev)
+{
+	struct thread *t = thread_get(p, ev->tid);
+	uint32_t i;
+
+	t->pid = ev->pid;
+	if (ev->flags & OT_EV_RET_TAIL) {
+		/* Deeper frames may be open (their returns lost): look past them
+		 * without touching them; only the innermost call at this SP
+		 * may end here.  A traced tail callee above it ends both with
+		 * its own return. */
+		for (i = t->depth; i > 0 && t->stack[i - 1].sp < ev->sp; i--)
+			;
+		if (!i || t->stack[i - 1].sp != ev->sp || t->stack[i - 1].func != ev->func)
+			return;
+	}
+	/* On this stack, or on one set aside (a fiber is back). */
+	if (close_call(p, t, ev) || (t->nsusp && resume_holding(t, ev) && close_call(p, t, ev)))
+		return;
 	if (t->has_last_ret && t->last_ret_func == ev->func &&
 	    t->last_ret_sp == ev->sp && t->last_ret_time == ev->time) {
 		p->stats[ev->func].duplicates++;
@@ -446,7 +458,7 @@ static void on_return(struct ot_pair *p, const struct ot_event *ev)
 	p->stats[ev->func].orphans++;
 	/* Frames deeper than the returning one have ended too, unless they
 	 * are another stack's. */
-	for (i = t->depth; i > 0 && t->stack[i - 1].sp < entry_sp; i--)
+	for (i = t->depth; i > 0 && t->stack[i - 1].sp < ev->sp; i--)
 		;
 	suspend(p, t, i);
 }

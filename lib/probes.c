@@ -19,7 +19,7 @@ static const struct ot_backend_ops *const backends[] = {
 	&ot_backend_perf,
 };
 
-static int read_file(const char *path, char *buf, size_t len)
+int ot_probes_read_file(const char *path, char *buf, size_t len)
 {
 	FILE *f = fopen(path, "re");
 	size_t n;
@@ -38,7 +38,7 @@ static int online_cpus(int **out, unsigned *n)
 	char buf[4096], *p, *end;
 	int ret;
 
-	ret = read_file("/sys/devices/system/cpu/online", buf, sizeof(buf));
+	ret = ot_probes_read_file("/sys/devices/system/cpu/online", buf, sizeof(buf));
 	if (ret)
 		return ret;
 	*out = NULL;

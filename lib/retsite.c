@@ -156,22 +156,37 @@ int ot_exits_mem(const uint8_t *code, size_t size, uint64_t offset, struct ot_ex
 	return 0;
 }
 
-int ot_exits_file(const char *path, uint64_t offset, uint64_t size, struct ot_exits *x)
+/* The size bytes at file offset offset of path, malloc'd: 0 or -errno. */
+static int read_code(const char *path, uint64_t offset, uint64_t size, uint8_t **code)
 {
-	uint8_t *code;
 	ssize_t got;
-	int fd, ret;
+	int fd;
 
-	memset(x, 0, sizeof(*x));
+	*code = NULL;
 	if (!size || size > (64u << 20))
 		return -EIO;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	code = ot_xmalloc(size);
-	got = pread(fd, code, size, (off_t)offset);
+	*code = ot_xmalloc(size);
+	got = pread(fd, *code, size, (off_t)offset);
 	close(fd);
-	ret = got == (ssize_t)size ? ot_exits_mem(code, size, offset, x) : -EIO;
+	if (got == (ssize_t)size)
+		return 0;
+	free(*code);
+	*code = NULL;
+	return -EIO;
+}
+
+int ot_exits_file(const char *path, uint64_t offset, uint64_t size, struct ot_exits *x)
+{
+	uint8_t *code;
+	int ret;
+
+	memset(x, 0, sizeof(*x));
+	ret = read_code(path, offset, size, &code);
+	if (!ret)
+		ret = ot_exits_mem(code, size, offset, x);
 	free(code);
 	return ret;
 }
@@ -220,8 +235,7 @@ int ot_entry_point(const char *path, uint64_t offset, uint64_t size,
 	const uint8_t *p;
 	uint64_t addr = offset, next = 0;
 	size_t left;
-	ssize_t got;
-	int fd, ret = 0, first = 1, lock = 0;
+	int ret, first = 1, lock = 0;
 	cs_insn *insn;
 	csh cs;
 
@@ -229,18 +243,9 @@ int ot_entry_point(const char *path, uint64_t offset, uint64_t size,
 	*why = NULL;
 	if (!size)
 		return 0;
-	if (size > (64u << 20))
-		return -EIO;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	code = ot_xmalloc(size);
-	got = pread(fd, code, size, (off_t)offset);
-	close(fd);
-	if (got != (ssize_t)size) {
-		free(code);
-		return -EIO;
-	}
+	ret = read_code(path, offset, size, &code);
+	if (ret)
+		return ret;
 	if (cs_open(OT_CS_ARCH, OT_CS_MODE, &cs) != CS_ERR_OK) {
 		free(code);
 		return -ENOTSUP;

@@ -150,6 +150,20 @@ static void test_good_line(void **state)
 	assert_int_equal(o.ring_kb, OT_RING_KB_DEFAULT);
 	assert_int_equal(o.drain_ms, OT_DRAIN_MS_DEFAULT);
 	ot_options_free(&o);
+	/* Durations carry their unit. */
+	{
+		static const struct { const char *arg; uint64_t ns; } t[] = {
+			{ "800ns", 800 }, { "500us", 500000 }, { "1.5ms", 1500000 }, { "2s", 2000000000 },
+		};
+		size_t k;
+
+		for (k = 0; k < sizeof(t) / sizeof(*t); k++) {
+			assert_int_equal(parse(&o, &msg, "--slower-than", t[k].arg, "-f", "x", "--", "p",
+					       (char *)NULL), OT_OPTIONS_RUN);
+			assert_int_equal(o.slower_than, t[k].ns);
+			ot_options_free(&o);
+		}
+	}
 	/* -l alone lists every function. */
 	assert_int_equal(parse(&o, &msg, "-l", "--", "prog", (char *)NULL), OT_OPTIONS_RUN);
 	assert_string_equal(o.functions, "*");
