@@ -141,6 +141,14 @@ static void calib_update(struct ot_capture *c)
 		return;
 	c->calib.own_ns = ot_hist_quantile(&st->hist, 0.5);
 	c->calib.pair_ns = call_ns > c->calib.empty_ns ? call_ns - c->calib.empty_ns : 0;
+	/*
+	 * Both figures measure one call's probes, own_ns only the part inside
+	 * its scope, so it cannot be the larger; two medians taken apart can
+	 * say otherwise where the two are close (the trap dominating both, as
+	 * on VMs with a 5 us trap): the scope then carries the whole pair.
+	 */
+	if (c->calib.own_ns > c->calib.pair_ns)
+		c->calib.own_ns = c->calib.pair_ns;
 	c->calib.live_calls = st->scopes;
 	ot_pair_compensate(c->pair, c->calib.own_ns, c->calib.pair_ns);
 }
