@@ -24,7 +24,7 @@ ALL_CFLAGS := -std=gnu11 $(WARN) $(CPPFLAGS) $(CFLAGS) $(SANFLAGS) $(PKG_CFLAGS)
 LDLIBS     := $(PKG_LIBS) -liberty -lm
 
 LIB_SRC    := $(filter-out %.bpf.c,$(wildcard lib/*.c))
-LIB_OBJ    := $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/lib/uprobe_multi_obj.o
+LIB_OBJ    := $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/lib/uprobe_multi_obj.o $(BUILD)/lib/inject_rt.o
 UNIT_SRC   := $(wildcard tests/unit/test_*.c)
 UNIT_BIN   := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 FIXTURES   := $(BUILD)/tests/fixture-pie $(BUILD)/tests/fixture-nopie
@@ -47,6 +47,11 @@ all: orbit-trace $(STRESS)
 $(BUILD)/%.o: %.c $(wildcard lib/*.h) Makefile
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+# The runtime --backend inject copies into a traced process (x86-64).
+$(BUILD)/lib/inject_rt.o: lib/inject_rt.S lib/inject_layout.h Makefile
+	@mkdir -p $(dir $@)
+	$(CC) -I. -Ilib -c -o $@ $<
 
 $(BUILD)/orbit-trace.o: ALL_CFLAGS += \
 	-DOT_ELFUTILS_VERSION='"$(shell pkg-config --modversion libelf 2>/dev/null)"' \
@@ -139,9 +144,9 @@ $(BUILD)/tests/test_tracee: $(STRESS)
 FUZZ_SECONDS ?= 60
 FUZZ_CFLAGS := -std=gnu11 -g -O1 -D_GNU_SOURCE -I. $(PKG_CFLAGS) \
                -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
-build-fuzz/%: tests/fuzz/%.c $(LIB_SRC) $(wildcard lib/*.h) build/lib/uprobe_multi_obj.o
+build-fuzz/%: tests/fuzz/%.c $(LIB_SRC) $(wildcard lib/*.h) build/lib/uprobe_multi_obj.o build/lib/inject_rt.o
 	@mkdir -p build-fuzz
-	clang $(FUZZ_CFLAGS) -o $@ $< $(LIB_SRC) build/lib/uprobe_multi_obj.o $(LDLIBS)
+	clang $(FUZZ_CFLAGS) -o $@ $< $(LIB_SRC) build/lib/uprobe_multi_obj.o build/lib/inject_rt.o $(LDLIBS)
 
 fuzz: build-fuzz/fuzz_elfsym build-fuzz/fuzz_records
 	@set -e; for t in elfsym:corpus-elf records:corpus-records; do \

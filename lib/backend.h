@@ -6,7 +6,8 @@
  * a backend through struct ot_backend_ops in this order: load (may refuse,
  * saying why: auto then tries the next backend), open_ring for each CPU
  * (the event that owns the ring; probes.c maps it), ring_mapped, arm,
- * enable/disable any number of times, close.  A backend registers every
+ * enable/disable any number of times, close.  A backend without per-CPU
+ * rings (open_ring NULL: inject) drains its own.  A backend registers every
  * probe it arms with ot_probes_id_insert.  A new backend is one new file
  * and one entry in lib/probes.c's table.
  */
@@ -47,11 +48,29 @@ struct ot_backend_ops {
 	void (*disable)(struct ot_probes *p);	/* entries, then returns */
 	void (*close)(struct ot_probes *p);	/* release probes, not rings */
 	size_t (*nevents)(const struct ot_probes *p);
+	/*
+	 * Optional, for a backend with rings of its own (open_ring NULL):
+	 * read them into the drain, say how many queues it needs, how soon
+	 * to poll, its fullest ring, why a target was refused, and what it
+	 * did to the process.
+	 */
+	size_t (*drain)(struct ot_probes *p, struct ot_drain *d);
+	unsigned (*nqueues)(const struct ot_probes *p);
+	int (*poll_ms)(const struct ot_probes *p, int drain_ms);
+	void (*ring_peak)(const struct ot_probes *p, uint64_t *pending, uint64_t *size,
+			  uint64_t *high_water);
+	const char *(*refused)(const struct ot_probes *p, size_t i);
+	const struct ot_probes_inproc *(*inproc)(struct ot_probes *p);
 };
 
 struct ot_probes {
 	const struct ot_backend_ops *ops;
 	void *priv;			/* the backend's own state */
+	struct ot_probes_opts opts;	/* as ot_probes_arm was given them */
+	/* An in-process backend's last word, set by its close (removal's
+	 * pauses and what it left): ot_probes_close_inproc copies it out. */
+	struct ot_probes_inproc last_inproc;
+	int have_inproc;
 	struct ot_cpu_ring *cpus;
 	unsigned ncpus;
 	size_t nuprobes;		/* entries + uretprobes + return insns */
@@ -89,5 +108,6 @@ int ot_probes_perf_open(struct perf_event_attr *attr, int cpu, int group);
 
 extern const struct ot_backend_ops ot_backend_multi;
 extern const struct ot_backend_ops ot_backend_perf;
+extern const struct ot_backend_ops ot_backend_inject;
 
 #endif

@@ -38,18 +38,32 @@ int ot_caps_check(void)
 	return -EPERM;
 }
 
-int ot_caps_drop(int keep_kill)
+/* Keep cap in the effective and permitted sets of caps, if the process has it. */
+static int keep(cap_t caps, cap_value_t cap)
 {
-	cap_value_t kill_cap = CAP_KILL;
+	cap_t now = cap_get_proc();
+	cap_flag_value_t v = CAP_CLEAR;
+	int ret = 0;
+
+	if (now && !cap_get_flag(now, cap, CAP_PERMITTED, &v) && v == CAP_SET &&
+	    (cap_set_flag(caps, CAP_EFFECTIVE, 1, &cap, CAP_SET) ||
+	     cap_set_flag(caps, CAP_PERMITTED, 1, &cap, CAP_SET)))
+		ret = -errno;
+	cap_free(now);
+	return ret;
+}
+
+int ot_caps_drop(int keep_kill, int keep_ptrace)
+{
 	cap_t caps = cap_init(); /* all sets empty */
 	int ret = 0;
 
 	if (!caps)
 		return -errno;
-	if (keep_kill &&
-	    (cap_set_flag(caps, CAP_EFFECTIVE, 1, &kill_cap, CAP_SET) ||
-	     cap_set_flag(caps, CAP_PERMITTED, 1, &kill_cap, CAP_SET)))
-		ret = -errno;
+	if (keep_kill)
+		ret = keep(caps, CAP_KILL);
+	if (!ret && keep_ptrace)
+		ret = keep(caps, CAP_SYS_PTRACE);
 	if (!ret && cap_set_proc(caps))
 		ret = -errno;
 	cap_free(caps);

@@ -22,8 +22,10 @@ int ot_caps_check(void);
  * Once every probe is armed and every ring mapped, the capture needs no
  * privilege: its fds and mappings stay usable.  Clear the effective,
  * permitted and inheritable sets (keeping only CAP_KILL when keep_kill, to
- * stop a command started as another user).  Returns 0 or -errno.
+ * stop a command started as another user, and CAP_SYS_PTRACE when
+ * keep_ptrace, for --backend inject to stop the process again and restore
+ * its code; each only if the process has it).  Returns 0 or -errno.
  */
-int ot_caps_drop(int keep_kill);
+int ot_caps_drop(int keep_kill, int keep_ptrace);
 
 #endif

@@ -96,6 +96,10 @@ struct ot_capture {
 	uint64_t ivl_seq, ivl_start, ivl_next, ivl_lost;
 	int live;		/* live status line on stderr */
 	uint64_t live_next, live_scopes, live_time;
+	int inject;		/* --backend inject */
+	struct ot_report_inject rep_inject;
+	struct ot_report_refused *refused;
+	struct ot_probes_inproc inproc;	/* inject's word, copied before disarming */
 };
 
 
@@ -296,7 +300,6 @@ static void on_scope(void *ctx, const struct ot_scope *s)
 static void live_status(struct ot_capture *c, uint64_t now, int final)
 {
 	uint64_t scopes, hw = 0, size = 1;
-	unsigned i;
 
 	if (!c->live)
 		return;
@@ -307,14 +310,7 @@ static void live_status(struct ot_capture *c, uint64_t now, int final)
 	}
 	if (now < c->live_next)
 		return;
-	for (i = 0; i < ot_probes_ncpus(c->probes); i++) {
-		struct ot_ring *r = ot_probes_ring(c->probes, i);
-
-		if (r->high_water * size > hw * r->size) {
-			hw = r->high_water;
-			size = r->size;
-		}
-	}
+	ot_probes_ring_peak(c->probes, &hw, &size);
 	scopes = ot_pair_scopes(c->pair);
 	fprintf(stderr, "\r\033[Korbit-trace: %.1f s, %.0f scopes/s, %" PRIu64
 		" records lost, ring peak %.1f%%",
@@ -357,10 +353,7 @@ static void interval_report(struct ot_capture *c, uint64_t now)
 
 static void drain_round(struct ot_capture *c, uint64_t horizon)
 {
-	unsigned i;
-
-	for (i = 0; i < ot_probes_ncpus(c->probes); i++)
-		ot_drain_ring(c->drain, i, ot_probes_ring(c->probes, i));
+	ot_probes_drain(c->probes, c->drain);
 	ot_drain_flush(c->drain, horizon);
 	calib_update(c);
 }
@@ -376,6 +369,8 @@ static const char *stack_switch(const struct ot_capture *c, size_t i)
 
 static int insn_returns(const struct ot_capture *c, size_t i)
 {
+	if (c->inject)
+		return 0;	/* every return comes to its trampoline */
 	if (c->o.ret_mode_set)
 		return c->o.ret_insn;
 	/* A return probe kills a program whose threads switch stacks (the
@@ -423,11 +418,24 @@ static int resolve(struct ot_capture *c)
 		c->pt[i].path = c->sel.fn[i].bin->path;
 		c->pt[i].label = c->sel.fn[i].label;
 		c->pt[i].offset = s->offset;
+		c->pt[i].sym_offset = s->offset;
+		c->pt[i].sym_size = s->size;
 		ot_verbose("%s (+0x%llx, %llu bytes, from .%s)", c->pt[i].label,
 			   (unsigned long long)s->offset,
 			   (unsigned long long)s->size, ot_elf_source(c->sel.fn[i].bin->elf));
 		if (c->o.list)
 			continue;
+		if (c->inject) {
+			/* Its trampoline follows one stack per thread. */
+			if (!i && stack_switch(c, i)) {
+				ot_error("%s switches stacks (%s): --backend inject follows one "
+					 "stack per thread; use --backend multi, which sees its "
+					 "returns at return instructions", c->target.display,
+					 stack_switch(c, i));
+				return OT_CAPTURE_FAILED;
+			}
+			continue;
+		}
 		{
 			const char *why;
 			uint64_t at;
@@ -502,7 +510,7 @@ static void run(struct ot_capture *c)
 		pfd[i].events = POLLIN;
 	for (;;) {
 		uint64_t now = ot_now_ns();
-		int timeout = (int)c->o.drain_ms;
+		int timeout = ot_probes_poll_ms(c->probes, (int)c->o.drain_ms);
 
 		if (deadline != UINT64_MAX && deadline - now < (uint64_t)timeout * 1000000)
 			timeout = deadline > now ? (int)((deadline - now) / 1000000) : 0;
@@ -551,10 +559,18 @@ static void judge(struct ot_capture *c)
 	for (i = 0; i < c->sel.n; i++)
 		st[i] = ot_pair_stats(c->pair, i);
 	ot_check_run(&c->check, c->sel.n, c->names, st, c->o.expect,
-		     c->o.nexpect, c->o.max_loss, ot_drain_stats(c->drain)->lost);
+		     c->o.nexpect, c->o.max_loss, ot_drain_stats(c->drain)->lost,
+		     c->inject ? "the process's rings" : NULL);
 	for (i = 0; i < c->sel.n; i++)
 		if (c->ret[i].inexact)
 			ot_check_add(&c->check, OT_STATUS_LOSSY, c->ret[i].inexact);
+	if (c->rep_inject.nrefused) {
+		char why[192];
+
+		snprintf(why, sizeof(why), "%zu of %zu functions were not armed: inject could not "
+			 "patch them (arming.refused says why)", c->rep_inject.nrefused, c->sel.n);
+		ot_check_add(&c->check, OT_STATUS_LOSSY, why);
+	}
 	free(st);
 }
 
@@ -566,12 +582,7 @@ static void fill_report(struct ot_capture *c)
 	unsigned i;
 
 	memset(&r, 0, sizeof(r));
-	for (i = 0; i < ot_probes_ncpus(c->probes); i++) {
-		uint64_t hw = ot_probes_ring(c->probes, i)->high_water;
-
-		if (hw > r.ring_high_water)
-			r.ring_high_water = hw;
-	}
+	r.ring_high_water = ot_probes_high_water(c->probes);
 	for (i = 0; i < c->sel.n; i++) {
 		fn[i].name = c->names[i];
 		fn[i].symbol = c->sel.fn[i].sym->name;
@@ -589,10 +600,15 @@ static void fill_report(struct ot_capture *c)
 	r.pid = (int)c->target.pid;
 	r.functions_requested = c->sel.requested;
 	r.functions_armed = c->sel.n;
-	r.uprobes = ot_probes_nuprobes(c->probes);
+	r.uprobes = c->inject ? 0 : ot_probes_nuprobes(c->probes);
 	for (i = 0; i < c->sel.n; i++)
 		r.insn_returns += c->pt[i].ret_sites != NULL;
 	r.returns = r.insn_returns == c->sel.n ? "insn" : !r.insn_returns ? "uretprobe" : "mixed";
+	if (c->inject) {
+		r.returns = "trampoline";
+		r.functions_armed = c->sel.n - c->rep_inject.nrefused;
+		r.inject = &c->rep_inject;
+	}
 	r.backend = ot_probes_backend(c->probes);
 	r.objects = ot_probes_objects(c->probes);
 	r.frozen = c->o.freeze;
@@ -701,7 +717,13 @@ static void disarm(struct ot_capture *c)
 	    !c->target.exited && !ot_target_check_exit(&c->target))
 		ot_target_freeze(&c->target);
 	c->rep.disarm_frozen = c->target.frozen;
-	ot_probes_close(c->probes);
+	if (ot_probes_close_inproc(c->probes, &c->inproc)) {
+		c->rep_inject.disarm_pause_ns = c->inproc.disarm_pause_ns;
+		c->rep_inject.returns_restored = c->inproc.returns_restored;
+		c->rep_inject.left_bytes = c->inproc.left_bytes;
+		c->rep_inject.left_why = c->inproc.left_why;
+		c->rep_inject.noret = c->inproc.noret;
+	}
 	c->probes = NULL;
 	ot_target_thaw(&c->target);
 	ot_ipi_read(&after);
@@ -744,6 +766,9 @@ static void cleanup(struct ot_capture *c)
 	if (c->npt > c->sel.n)	/* the calibration's target is the last */
 		free((uint64_t *)c->pt[c->calib_target].ret_sites);
 	free(c->rep_fn);
+	for (i = 0; c->refused && i < c->rep_inject.nrefused; i++)
+		free((char *)c->refused[i].why);
+	free(c->refused);
 	free(c->ivl);
 	free(c->procs);
 	for (i = 0; c->slow && i < c->sel.n; i++) {
@@ -836,6 +861,7 @@ struct ot_capture *ot_capture_new(const struct ot_options *o, int sigpipe_ignore
 	struct ot_capture *c = ot_xcalloc(1, sizeof(*c));
 
 	c->o = *o;
+	c->inject = o->backend == OT_BACKEND_INJECT;
 	c->sigpipe_ignored = sigpipe_ignored;
 	c->sigfd = -1;
 	c->target.pidfd = c->target.go_fd = c->target.err_fd = -1;
@@ -912,6 +938,39 @@ static int calibrate(struct ot_capture *c)
 	return 0;
 }
 
+/* inject: what it did, for the report; the functions it refused. */
+static void inject_armed(struct ot_capture *c)
+{
+	const struct ot_probes_inproc *ip = ot_probes_inproc(c->probes);
+	struct ot_report_inject *r = &c->rep_inject;
+	size_t i;
+
+	c->refused = ot_xcalloc(c->sel.n + 1, sizeof(*c->refused));
+	for (i = 0; i < c->sel.n; i++) {
+		const char *why = ot_probes_refused(c->probes, i);
+
+		if (why) {
+			/* The backend's copy goes when it is disarmed, before JSON. */
+			c->refused[r->nrefused].name = c->names[i];
+			c->refused[r->nrefused++].why = ot_xstrdup(why);
+		}
+	}
+	r->refused = c->refused;
+	if (!ip)
+		return;
+	r->clock = ip->clock;
+	r->regions = ip->regions;
+	r->code_bytes = ip->code_bytes;
+	r->private_bytes = ip->private_bytes;
+	r->shared_bytes = ip->shared_bytes;
+	r->unwinder = ip->unwinder;
+	ot_verbose("inject: clock %s (%s); %zu code regions, %llu KB of code, %llu MB private "
+		   "and %llu MB shared mapped in process %d", ip->clock, ip->clock_why,
+		   ip->regions, (unsigned long long)ip->code_bytes >> 10,
+		   (unsigned long long)ip->private_bytes >> 20,
+		   (unsigned long long)ip->shared_bytes >> 20, (int)c->target.pid);
+}
+
 enum ot_capture_result ot_capture_arm(struct ot_capture *c)
 {
 	size_t i;
@@ -925,7 +984,8 @@ enum ot_capture_result ot_capture_arm(struct ot_capture *c)
 		}
 	}
 
-	if (ot_caps_check())
+	/* inject arms no uprobe: ptrace's own permission check decides. */
+	if (!c->inject && ot_caps_check())
 		return OT_CAPTURE_FAILED;
 	c->npt = c->sel.n;
 	if (c->o.compensate) {
@@ -951,6 +1011,10 @@ enum ot_capture_result ot_capture_arm(struct ot_capture *c)
 	if (c->o.argv && (ot_user_resolve(c->o.user, &c->user) ||
 			  ot_target_spawn(&c->target, c->o.argv, &c->oldmask, &c->user)))
 		return OT_CAPTURE_FAILED;
+	/* inject patches code that is there: the program exec'd, its libraries
+	 * loaded, held at its entry point. */
+	if (c->inject && c->o.argv && ot_target_exec_stopped(&c->target))
+		return OT_CAPTURE_FAILED;
 	if (c->o.trace && ot_timeline_open(c->o.trace, c->target.pid,
 					   basename(c->target.display), ot_now_ns(),
 					   c->names, &c->timeline))
@@ -966,13 +1030,20 @@ enum ot_capture_result ot_capture_arm(struct ot_capture *c)
 			.ring_kb = c->o.ring_kb,
 			.backend = c->o.backend,
 			.pid = (int)c->target.pid,
+			.pidfd = c->target.pidfd,
+			.held = c->inject && c->o.argv,
+			.clock = c->o.inject_clock,
 		};
 
 		if (ot_probes_arm(c->pt, c->npt, &po, &c->probes))
 			return OT_CAPTURE_FAILED;
 	}
+	if (c->inject)
+		inject_armed(c);
 	c->pair = ot_pair_new(c->sel.n);
 	ot_pair_on_scope(c->pair, on_scope, c);
+	if (c->inject)
+		ot_pair_set_exact(c->pair);
 	if (c->o.slowest) {
 		c->slow = ot_xcalloc(c->sel.n, sizeof(*c->slow));
 		for (i = 0; i < c->sel.n; i++)
@@ -983,7 +1054,7 @@ enum ot_capture_result ot_capture_arm(struct ot_capture *c)
 			ot_pair_set_tail_calls(c->pair, i);
 	if (c->o.all)
 		c->own_pid = (uint32_t)getpid();
-	c->drain = ot_drain_new(ot_probes_ncpus(c->probes), (uint32_t)c->target.pid,
+	c->drain = ot_drain_new(ot_probes_nqueues(c->probes), (uint32_t)c->target.pid,
 				ot_probes_lookup, c->probes, feed_pair, c);
 	if (c->o.compensate) {
 		c->calib_pair = ot_pair_new(1);
@@ -991,6 +1062,8 @@ enum ot_capture_result ot_capture_arm(struct ot_capture *c)
 	}
 	if (ot_probes_enable(c->probes))
 		return OT_CAPTURE_FAILED;
+	if (c->inject && ot_probes_inproc(c->probes))
+		c->rep_inject.arm_pause_ns = ot_probes_inproc(c->probes)->arm_pause_ns;
 	ot_target_thaw(&c->target);
 	if (c->calib_pair && ot_calib_live_start(&c->calib_live))
 		return OT_CAPTURE_FAILED;
@@ -1003,7 +1076,7 @@ enum ot_capture_result ot_capture_arm(struct ot_capture *c)
 		c->arm_ipi.tlb = after.tlb - c->arm_before.tlb;
 	}
 	/* Armed and mapped: nothing left needs privilege, so keep none. */
-	if (ot_caps_drop(c->user.set && c->user.uid != getuid())) {
+	if (ot_caps_drop(c->user.set && c->user.uid != getuid(), c->inject)) {
 		ot_error("cannot drop capabilities after arming");
 		return OT_CAPTURE_FAILED;
 	}

@@ -81,14 +81,15 @@ static void reason(struct ot_check *c, enum ot_status s, const char *fmt, ...)
 void ot_check_run(struct ot_check *c, size_t nfuncs, const char *const *names,
 		  const struct ot_func_stats *const *st,
 		  const struct ot_expect *exp, size_t nexp,
-		  double max_loss_pct, uint64_t lost)
+		  double max_loss_pct, uint64_t lost, const char *lost_by)
 {
 	size_t i, k;
 
 	memset(c, 0, sizeof(*c));
 	c->fn = ot_xcalloc(nfuncs, sizeof(*c->fn));
 	if (lost)
-		reason(c, OT_STATUS_LOSSY, "the kernel lost %" PRIu64 " records", lost);
+		reason(c, OT_STATUS_LOSSY, "%s lost %" PRIu64 " records",
+		       lost_by ? lost_by : "the kernel", lost);
 	for (i = 0; i < nfuncs; i++) {
 		const struct ot_func_stats *s = st[i];
 		struct ot_func_check *f = &c->fn[i];

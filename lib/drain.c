@@ -1,4 +1,5 @@
 #include "drain.h"
+#include "probes.h"
 #include "xalloc.h"
 
 #include <stdlib.h>
@@ -20,6 +21,7 @@ struct ot_drain {
 	struct queue *q;
 	uint64_t last_emitted;
 	struct ot_drain_stats stats;
+	unsigned nactive; /* queues 0..nactive-1 have had records */
 	unsigned cur_cpu; /* the ring being read, for the callback */
 	int cur_bpf;	  /* that ring holds the multi backend's layout */
 };
@@ -29,7 +31,6 @@ struct ot_drain *ot_drain_new(unsigned ncpus, uint32_t pid,
 			      ot_drain_emit_fn emit, void *emit_ctx)
 {
 	struct ot_drain *d = ot_xcalloc(1, sizeof(*d));
-	unsigned i;
 
 	d->ncpus = ncpus;
 	d->pid = pid;
@@ -37,11 +38,11 @@ struct ot_drain *ot_drain_new(unsigned ncpus, uint32_t pid,
 	d->lookup_ctx = lookup_ctx;
 	d->emit = emit;
 	d->emit_ctx = emit_ctx;
-	d->q = ot_xcalloc(ncpus, sizeof(*d->q));
-	for (i = 0; i < ncpus; i++) {
-		d->q[i].cap = 1024;
-		d->q[i].ev = ot_xcalloc(d->q[i].cap, sizeof(struct ot_event));
-	}
+	/* Queues get memory with their first event: inject has one per
+	 * thread it may ever see. */
+	d->q = ot_xcalloc(ncpus ? ncpus : 1, sizeof(*d->q));
+	if (!ncpus)
+		d->ncpus = 1;
 	return d;
 }
 
@@ -72,14 +73,15 @@ static void q_push(struct queue *q, const struct ot_event *ev)
 	size_t i;
 
 	if (q->len == q->cap) {
-		struct ot_event *n = ot_xcalloc(2 * q->cap, sizeof(*n));
+		size_t cap = q->cap ? 2 * q->cap : 1024;
+		struct ot_event *n = ot_xcalloc(cap, sizeof(*n));
 
 		for (i = 0; i < q->len; i++)
 			n[i] = *q_at(q, i);
 		free(q->ev);
 		q->ev = n;
 		q->head = 0;
-		q->cap *= 2;
+		q->cap = cap;
 	}
 	/*
 	 * A ring is written in time order almost always; insertion from the
@@ -115,17 +117,19 @@ void ot_drain_record(struct ot_drain *d, unsigned cpu,
 			return;
 		}
 		d->stats.samples++;
-		ev.kind = kind ? OT_EV_RETURN : OT_EV_ENTRY;
+		ev.kind = kind == OT_PROBE_ENTRY || kind == OT_PROBE_TAIL_ENTRY ? OT_EV_ENTRY :
+									   OT_EV_RETURN;
 		ev.tid = rec->tid;
 		ev.pid = rec->pid;
 		/*
 		 * Returns carry the SP their call's entry saw: a uretprobe
 		 * fires after `ret` popped the return address; a probe on the
-		 * return instruction fires before.
+		 * return instruction fires before; inject's records say it.
 		 */
-		ev.sp = kind == 1 ? rec->sp - OT_RET_SP_DELTA : rec->sp;
-		ev.flags = kind == 2 ? OT_EV_RET_INSN :
-			   kind == 3 ? OT_EV_RET_INSN | OT_EV_RET_TAIL : 0;
+		ev.sp = kind == OT_PROBE_URETPROBE ? rec->sp - OT_RET_SP_DELTA : rec->sp;
+		ev.flags = kind == OT_PROBE_RET_INSN ? OT_EV_RET_INSN :
+			   kind == OT_PROBE_TAIL_RET ? OT_EV_RET_INSN | OT_EV_RET_TAIL :
+			   kind == OT_PROBE_TAIL_ENTRY ? OT_EV_TAIL_ENTRY : 0;
 		break;
 	case OT_REC_LOST:
 		d->stats.lost += rec->lost;
@@ -137,6 +141,10 @@ void ot_drain_record(struct ot_drain *d, unsigned cpu,
 	}
 	if (ev.time < d->last_emitted)
 		d->stats.late++;
+	if (cpu >= d->ncpus)
+		cpu = d->ncpus - 1;
+	if (cpu >= d->nactive)
+		d->nactive = cpu + 1;
 	q_push(&d->q[cpu], &ev);
 }
 
@@ -171,7 +179,7 @@ void ot_drain_flush(struct ot_drain *d, uint64_t horizon)
 		uint64_t best_t = UINT64_MAX, next_t = horizon;
 		struct queue *q;
 
-		for (c = 0; c < d->ncpus; c++) {
+		for (c = 0; c < d->nactive; c++) {
 			uint64_t t;
 
 			if (!d->q[c].len)
@@ -215,4 +223,9 @@ size_t ot_drain_pending(const struct ot_drain *d)
 const struct ot_drain_stats *ot_drain_stats(const struct ot_drain *d)
 {
 	return &d->stats;
+}
+
+size_t ot_drain_queue_pending(const struct ot_drain *d, unsigned q)
+{
+	return q < d->ncpus ? d->q[q].len : 0;
 }

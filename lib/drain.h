@@ -18,9 +18,8 @@
 #include <stdint.h>
 
 /*
- * Map a perf event id to (function index, kind): kind 0 an entry probe,
- * 1 a return probe (uretprobe), 2 a probe on a return instruction.
- * Returns 0 if known, else -ENOENT.
+ * Map a probe id to (function index, kind): enum ot_probe_kind (an entry,
+ * a uretprobe, a return instruction...).  Returns 0 if known, else -ENOENT.
  */
 typedef int (*ot_drain_lookup_fn)(void *ctx, uint64_t id, uint32_t *func,
 				  int *kind);
@@ -64,8 +63,9 @@ void ot_drain_record(struct ot_drain *d, unsigned cpu,
  */
 void ot_drain_flush(struct ot_drain *d, uint64_t horizon);
 
-/* Events queued and not yet emitted. */
+/* Events queued and not yet emitted: all, or queue q's. */
 size_t ot_drain_pending(const struct ot_drain *d);
+size_t ot_drain_queue_pending(const struct ot_drain *d, unsigned q);
 
 const struct ot_drain_stats *ot_drain_stats(const struct ot_drain *d);
 

@@ -572,3 +572,68 @@ enum ot_other ot_elf_other(const struct ot_elf *e, const char *name)
 	return found;
 }
 
+
+/* The file offset of vaddr through any PT_LOAD's file-backed part. */
+static int file_offset(Elf *elf, uint64_t vaddr, uint64_t *off)
+{
+	size_t phnum, i;
+
+	if (elf_getphdrnum(elf, &phnum))
+		return -1;
+	for (i = 0; i < phnum; i++) {
+		GElf_Phdr ph;
+
+		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD &&
+		    vaddr >= ph.p_vaddr && vaddr - ph.p_vaddr < ph.p_filesz) {
+			*off = vaddr - ph.p_vaddr + ph.p_offset;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+int ot_elf_lookup(const char *path, const char *name, uint64_t *offset, uint64_t *size,
+		  void *buf, size_t len)
+{
+	static const Elf64_Word types[] = { SHT_DYNSYM, SHT_SYMTAB };
+	int fd, ret = -ENOENT;
+	size_t t;
+	Elf *elf;
+
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return -ENOEXEC;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF)
+		ret = -ENOEXEC;
+	for (t = 0; elf && ret == -ENOENT && t < 2; t++) {
+		GElf_Shdr sh;
+		Elf_Scn *scn = find_symtab(elf, types[t], &sh);
+		Elf_Data *data = scn ? elf_getdata(scn, NULL) : NULL;
+		size_t i, n = data && sh.sh_entsize ? sh.sh_size / sh.sh_entsize : 0;
+
+		for (i = 0; i < n; i++) {
+			const char *s;
+			GElf_Sym sym;
+			uint64_t off;
+
+			if (!gelf_getsym(data, (int)i, &sym) || sym.st_shndx == SHN_UNDEF)
+				continue;
+			s = elf_strptr(elf, sh.sh_link, sym.st_name);
+			if (!s || strcmp(s, name) || file_offset(elf, sym.st_value, &off))
+				continue;
+			*offset = off;
+			*size = sym.st_size;
+			ret = 0;
+			if (buf && pread(fd, buf, len, (off_t)off) != (ssize_t)len)
+				ret = -EIO;
+			break;
+		}
+	}
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	return ret;
+}

@@ -83,6 +83,15 @@ enum ot_other {
 };
 enum ot_other ot_elf_other(const struct ot_elf *e, const char *name);
 
+/*
+ * The defined symbol name of path (.dynsym first, then .symtab), read
+ * quietly, without the rest of the file's symbols: its file offset and
+ * size, and with buf its first len bytes.  Returns 0, -ENOENT (no such
+ * symbol), -ENOEXEC (not ELF), -EIO or -errno.
+ */
+int ot_elf_lookup(const char *path, const char *name, uint64_t *offset, uint64_t *size,
+		  void *buf, size_t len);
+
 /* The name to show for s: demangled with parameters, else raw. */
 const char *ot_sym_display(const struct ot_sym *s);
 

@@ -38,17 +38,19 @@ const char ot_usage_text[] =
 	"  -I, --interval SECS    every SECS seconds, report each function's scopes,\n"
 	"                         p50, p99 and max since the last one (with --json:\n"
 	"                         one JSON object per line, the full report last)\n"
-	"      --ring-kb KB       ring size per CPU, a power of two >= 4 (default 4096;\n"
-	"                         env ORBIT_UPROBE_RING_KB)\n"
+	"      --ring-kb KB       ring size per CPU (per thread with inject), a power\n"
+	"                         of two >= 4 (default 4096; env ORBIT_UPROBE_RING_KB)\n"
 	"      --drain-ms MS      longest wait between drains, 1..100; a ring a quarter\n"
 	"                         full is drained at once (default 50; env ORBIT_DRAIN_MS)\n"
 	"      --backend NAME     how probes are armed: 'multi' (uprobe_multi BPF\n"
 	"                         links: one per file, fast to arm and disarm),\n"
 	"                         'perf' (uprobe PMU perf events: 2 per function\n"
 	"                         and CPU, one more per extra return instruction\n"
-	"                         with --returns insn, ~0.1 s each to disarm) or\n"
-	"                         'auto'\n"
-	"                         (default: multi where the kernel has it)\n"
+	"                         with --returns insn, ~0.1 s each to disarm),\n"
+	"                         'inject' (no uprobe: the process's code is patched\n"
+	"                         to jump to trampolines in its own memory, tens of\n"
+	"                         ns per call; x86-64, ptrace; rings per thread) or\n"
+	"                         'auto' (default: multi where the kernel has it)\n"
 	"      --freeze           stop the -p process (SIGSTOP) while its probes are\n"
 	"                         armed and disarmed: ~100x fewer IPIs, a short pause\n"
 	"\n"
@@ -81,7 +83,7 @@ const char ot_usage_text[] =
 	"\n"
 	"Exit status: 0 done, 1 runtime failure (cannot arm, target gone),\n"
 	"2 usage error, 3 a check failed (--expect, --max-loss, pairing).\n"
-	"Needs CAP_SYS_ADMIN (run with sudo).  See orbit-trace(1).\n";
+	"Needs CAP_SYS_ADMIN (run with sudo); inject needs only ptrace.  See orbit-trace(1).\n";
 
 /* Set *msg to the formatted reason; returns OT_OPTIONS_BAD. */
 static enum ot_options_result bad(char **msg, const char *fmt, ...)
@@ -284,9 +286,11 @@ static enum ot_options_result one(struct ot_options *o, int c, const char *arg,
 			o->backend = OT_BACKEND_PERF;
 		else if (!strcmp(arg, "multi"))
 			o->backend = OT_BACKEND_MULTI;
+		else if (!strcmp(arg, "inject"))
+			o->backend = OT_BACKEND_INJECT;
 		else
-			return bad(msg, "--backend '%s' is invalid: expected 'auto', 'perf' or 'multi'",
-				   arg);
+			return bad(msg, "--backend '%s' is invalid: expected 'auto', 'perf', 'multi' "
+				   "or 'inject'", arg);
 		break;
 	case OPT_RETURNS:
 		if (strcmp(arg, "uretprobe") && strcmp(arg, "insn"))
@@ -332,6 +336,13 @@ enum ot_options_result ot_options_parse(struct ot_options *o, int argc, char **a
 	s = getenv("ORBIT_DRAIN_MS");
 	if (s && parse_ulong("ORBIT_DRAIN_MS", s, 1, 100, 0, &o->drain_ms, msg))
 		return OT_OPTIONS_BAD;
+	o->inject_clock = -1;
+	s = getenv("ORBIT_INJECT_CLOCK");
+	if (s && *s) {
+		if (strcmp(s, "tsc") && strcmp(s, "vdso"))
+			return bad(msg, "ORBIT_INJECT_CLOCK '%s' is invalid: expected 'tsc' or 'vdso'", s);
+		o->inject_clock = !strcmp(s, "vdso");
+	}
 	opterr = 0;
 	optind = 0;	/* a fresh scan (GNU getopt), for every call */
 	while ((c = getopt_long(argc, argv, optstring, longopts, NULL)) != -1) {
@@ -363,6 +374,19 @@ enum ot_options_result ot_options_parse(struct ot_options *o, int argc, char **a
 		return bad(msg, "--user applies to a command started with --, not to -p");
 	if (o->freeze && !o->pid)
 		return bad(msg, "--freeze applies to -p: a command started with -- is armed before it runs");
+	if (o->backend == OT_BACKEND_INJECT) {
+		if (o->all)
+			return bad(msg, "--backend inject patches one process: not with -a");
+		if (o->freeze)
+			return bad(msg, "--freeze is for the uprobe backends: inject stops the "
+				   "process with ptrace while it patches it");
+		if (o->compensate)
+			return bad(msg, "--compensate takes the uprobes' cost out: inject's is tens "
+				   "of ns (OVERHEAD in orbit-trace(1))");
+		if (o->ret_mode_set)
+			return bad(msg, "--returns is for the uprobe backends: inject sees every "
+				   "return at its trampoline");
+	}
 	if (o->max_loss >= 0 && !o->expect)
 		return bad(msg, "--max-loss needs --expect");
 	if (o->interval > 0 && o->list)

@@ -47,6 +47,7 @@ struct ot_options {
 	int ret_mode_set;	/* --returns given: no automatic choice */
 	int compensate;		/* --compensate */
 	enum ot_backend backend; /* --backend */
+	int inject_clock;	/* ORBIT_INJECT_CLOCK: -1 inject's choice, 0 tsc, 1 vdso */
 	int freeze;		/* --freeze */
 	int verbosity;		/* -q: -1, -v: 1, else 0 */
 	char **argv;		/* -- CMD ARGS, inside the argv parsed */

@@ -62,6 +62,7 @@ struct ot_pair {
 	size_t ntree, treecap;
 	uint64_t tree_dropped;
 	int compensate;
+	int exact;		/* entries are never reported twice */
 	uint64_t own_ns, pair_ns;
 	ot_scope_fn on_scope;
 	void *on_scope_ctx;
@@ -369,6 +370,13 @@ static void on_entry(struct ot_pair *p, const struct ot_event *ev)
 
 		if (ev->sp < top->sp)
 			break;
+		if (ev->sp == top->sp && p->exact) {
+			/* A tail call returns with the frame it replaced; any
+			 * other call here means that frame is gone. */
+			if (ev->flags & OT_EV_TAIL_ENTRY)
+				break;
+			continue;
+		}
 		if (ev->sp == top->sp) {
 			if (top->func == ev->func && d == t->depth) {
 				p->stats[ev->func].duplicates++;
@@ -519,6 +527,11 @@ void ot_pair_compensate(struct ot_pair *p, uint64_t own_ns, uint64_t pair_ns)
 			ot_hist_init(p->stats[i].comp);
 		}
 	}
+}
+
+void ot_pair_set_exact(struct ot_pair *p)
+{
+	p->exact = 1;
 }
 
 void ot_pair_set_tail_calls(struct ot_pair *p, size_t f)

@@ -50,6 +50,9 @@ enum ot_event_kind {
  * it is dropped without a trace.
  */
 #define OT_EV_RET_TAIL 2
+/* An entry by a jump from a traced function open at the same SP (inject
+ * sees that): it returns with that call, not after it. */
+#define OT_EV_TAIL_ENTRY 4
 
 struct ot_event {
 	uint64_t time;
@@ -127,6 +130,13 @@ const struct ot_func_stats *ot_pair_stats(const struct ot_pair *p, size_t f);
  * callee's return ends it too.
  */
 void ot_pair_set_tail_calls(struct ot_pair *p, size_t f);
+
+/*
+ * The stream reports every entry once (inject's records): an entry at the
+ * SP of an open call is a new call whose slot that call left (longjmp,
+ * exception) unless it says it is a tail call, never a duplicate.
+ */
+void ot_pair_set_exact(struct ot_pair *p);
 
 /*
  * Also keep durations with the observer effect taken out: a scope's own

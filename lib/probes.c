@@ -1,6 +1,7 @@
 #include "probes.h"
 #include "backend.h"
 #include "caps.h"
+#include "drain.h"
 #include "error.h"
 #include "xalloc.h"
 
@@ -13,11 +14,13 @@
 #include <time.h>
 #include <unistd.h>
 
-/* --backend auto tries these in order. */
+/* --backend auto tries these in order; inject only when named. */
 static const struct ot_backend_ops *const backends[] = {
 	&ot_backend_multi,
 	&ot_backend_perf,
+	&ot_backend_inject,
 };
+#define NAUTO 2
 
 int ot_probes_read_file(const char *path, char *buf, size_t len)
 {
@@ -162,7 +165,8 @@ const char *ot_probes_arm_hint(int err)
 
 const char *ot_backend_name(enum ot_backend b)
 {
-	return b == OT_BACKEND_PERF ? "perf" : b == OT_BACKEND_MULTI ? "multi" : "auto";
+	return b == OT_BACKEND_PERF ? "perf" : b == OT_BACKEND_MULTI ? "multi" :
+	       b == OT_BACKEND_INJECT ? "inject" : "auto";
 }
 
 /* Per CPU: the event that owns the ring, mapped. */
@@ -213,6 +217,8 @@ static int pick(struct ot_probes *p, enum ot_backend want)
 
 		if (want != OT_BACKEND_AUTO && strcmp(ops->name, ot_backend_name(want)))
 			continue;
+		if (want == OT_BACKEND_AUTO && i >= NAUTO)
+			break;
 		p->ops = ops;
 		why[0] = 0;
 		ret = ops->load(p, why, sizeof(why));
@@ -223,8 +229,7 @@ static int pick(struct ot_probes *p, enum ot_backend want)
 			return ret;
 		}
 		ot_verbose("%s backend unavailable (%s): using %s", ops->name, why,
-			   i + 1 < sizeof(backends) / sizeof(*backends) ? backends[i + 1]->name :
-									 "none");
+			   i + 1 < NAUTO ? backends[i + 1]->name : "none");
 	}
 	p->ops = NULL;
 	ot_error("no probe backend can be used here (-v says why)");
@@ -252,6 +257,7 @@ int ot_probes_arm(const struct ot_probe_target *t, size_t n,
 		return ret;
 	}
 	p = ot_xcalloc(1, sizeof(*p));
+	p->opts = *o;
 	p->ncpus = ncpus;
 	p->cpus = ot_xcalloc(ncpus, sizeof(*p->cpus));
 	for (c = 0; c < ncpus; c++) {
@@ -266,7 +272,7 @@ int ot_probes_arm(const struct ot_probe_target *t, size_t n,
 		;
 	p->ids = ot_xcalloc(p->idcap, sizeof(*p->ids));
 	ret = pick(p, o->backend);
-	if (!ret)
+	if (!ret && p->ops->open_ring)
 		ret = open_rings(p, page, o->ring_kb);
 	if (!ret)
 		ret = p->ops->arm(p, t, n, o->pid);
@@ -354,4 +360,95 @@ size_t ot_probes_nevents(const struct ot_probes *p)
 size_t ot_probes_nuprobes(const struct ot_probes *p)
 {
 	return p->nuprobes;
+}
+
+size_t ot_probes_drain(struct ot_probes *p, struct ot_drain *d)
+{
+	size_t n = 0;
+	unsigned i;
+
+	if (p->ops->drain)
+		return p->ops->drain(p, d);
+	for (i = 0; i < p->ncpus; i++)
+		n += ot_drain_ring(d, i, &p->cpus[i].ring);
+	return n;
+}
+
+unsigned ot_probes_nqueues(const struct ot_probes *p)
+{
+	return p->ops->nqueues ? p->ops->nqueues(p) : p->ncpus;
+}
+
+int ot_probes_poll_ms(const struct ot_probes *p, int drain_ms)
+{
+	return p->ops->poll_ms ? p->ops->poll_ms(p, drain_ms) : drain_ms;
+}
+
+static void cpu_peak(const struct ot_probes *p, uint64_t *pending, uint64_t *size,
+		     uint64_t *high_water)
+{
+	unsigned i;
+
+	*pending = *high_water = 0;
+	*size = 1;
+	for (i = 0; i < p->ncpus && p->cpus[i].map; i++) {
+		const struct ot_ring *r = &p->cpus[i].ring;
+
+		/* The ring whose high water is the largest share of it. */
+		if (r->high_water * *size > *pending * r->size) {
+			*pending = r->high_water;
+			*size = r->size;
+		}
+		if (r->high_water > *high_water)
+			*high_water = r->high_water;
+	}
+}
+
+void ot_probes_ring_peak(const struct ot_probes *p, uint64_t *pending, uint64_t *size)
+{
+	uint64_t hw;
+
+	if (p->ops->ring_peak)
+		p->ops->ring_peak(p, pending, size, &hw);
+	else
+		cpu_peak(p, pending, size, &hw);
+}
+
+uint64_t ot_probes_high_water(const struct ot_probes *p)
+{
+	uint64_t pending, size, hw;
+
+	if (p->ops->ring_peak)
+		p->ops->ring_peak(p, &pending, &size, &hw);
+	else
+		cpu_peak(p, &pending, &size, &hw);
+	return hw;
+}
+
+const char *ot_probes_refused(const struct ot_probes *p, size_t i)
+{
+	return p->ops->refused ? p->ops->refused(p, i) : NULL;
+}
+
+const struct ot_probes_inproc *ot_probes_inproc(const struct ot_probes *p)
+{
+	return p->ops->inproc ? p->ops->inproc((struct ot_probes *)p) : NULL;
+}
+
+int ot_probes_close_inproc(struct ot_probes *p, struct ot_probes_inproc *out)
+{
+	int have;
+
+	if (!p)
+		return 0;
+	/* The backend first, as ot_probes_close would, to read its last word. */
+	if (p->ops) {
+		p->ops->close(p);
+		p->ops = NULL;
+	}
+	have = p->have_inproc;
+	if (have)
+		*out = p->last_inproc;
+	ot_probes_close(p);
+	return have;
 }

@@ -17,6 +17,10 @@
  *   perf   (lib/backend_perf.c) one uprobe PMU perf event per probe and
  *          CPU, system-wide and filtered by pid in lib/drain; the
  *          fallback where the kernel has no uprobe_multi.
+ *   inject (lib/backend_inject.c) no uprobe: the process's own code is
+ *          patched to jump to trampolines in its memory (lib/inject), and
+ *          each of its threads writes a ring in memory shared with us.
+ *          Only by name (--backend inject), never by auto.
  *
  * --backend auto takes multi where it loads, else perf.
  */
@@ -48,6 +52,9 @@ struct ot_probe_target {
 	/* > 0: probe this process rather than the capture's (the multi
 	 * backend filters on it; the perf backend's drain must accept it). */
 	int pid;
+	/* The function's symbol: where it starts and how long it is (inject
+	 * patches its first bytes; offset may be past them, a uprobe's). */
+	uint64_t sym_offset, sym_size;
 };
 
 /* What a sample's probe is: ot_probes_lookup's *kind. */
@@ -56,6 +63,8 @@ enum ot_probe_kind {
 	OT_PROBE_URETPROBE = 1,
 	OT_PROBE_RET_INSN = 2,
 	OT_PROBE_TAIL_RET = 3,	/* a return instruction of a tail callee */
+	OT_PROBE_EXACT_RET = 4,	/* a return carrying its call's entry SP (inject) */
+	OT_PROBE_TAIL_ENTRY = 5, /* an entry by a jump from a traced function (inject) */
 };
 
 struct ot_probes;
@@ -64,14 +73,19 @@ enum ot_backend {
 	OT_BACKEND_AUTO,	/* multi where the kernel has it, else perf */
 	OT_BACKEND_PERF,
 	OT_BACKEND_MULTI,
+	OT_BACKEND_INJECT,
 };
 
 const char *ot_backend_name(enum ot_backend b);
 
 struct ot_probes_opts {
-	size_t ring_kb;		/* per CPU, a power-of-two number of pages */
+	size_t ring_kb;		/* per CPU (per thread with inject), a power-of-two
+				 * number of pages */
 	enum ot_backend backend;
 	int pid;		/* the traced process (multi filters on it) */
+	int pidfd;		/* its pidfd, or -1 (inject) */
+	int held;		/* inject: pid is stopped under our ptrace (-- CMD) */
+	int clock;		/* inject: OT_INJ_CLOCK_*, or -1 for its choice */
 };
 
 /*
@@ -118,5 +132,46 @@ const char *ot_probes_objects(const struct ot_probes *p);
 /* Whether releasing takes a few system calls (multi), not seconds (perf):
  * worth stopping a -p target for (--freeze). */
 int ot_probes_quick_close(const struct ot_probes *p);
+
+struct ot_drain;
+
+/* Read every ring into d (per CPU, or per thread).  Returns records read. */
+size_t ot_probes_drain(struct ot_probes *p, struct ot_drain *d);
+
+/* The drain's queues: one per CPU, or per thread for inject. */
+unsigned ot_probes_nqueues(const struct ot_probes *p);
+
+/* How long the drain may sleep, given --drain-ms: inject's rings wake
+ * nobody, so it polls sooner while they fill. */
+int ot_probes_poll_ms(const struct ot_probes *p, int drain_ms);
+
+/* The fullest ring at the latest drain: bytes pending and ring size. */
+void ot_probes_ring_peak(const struct ot_probes *p, uint64_t *pending, uint64_t *size);
+/* The most bytes pending in one ring at any drain. */
+uint64_t ot_probes_high_water(const struct ot_probes *p);
+
+/* Why target i was not armed (inject refuses functions one by one), or NULL. */
+const char *ot_probes_refused(const struct ot_probes *p, size_t i);
+
+/* What an in-process backend (inject) did to the process; NULL for the
+ * kernel's backends. */
+struct ot_probes_inproc {
+	const char *clock;		/* "tsc", "vdso" */
+	const char *clock_why;
+	size_t regions;
+	uint64_t code_bytes, private_bytes, shared_bytes;
+	int unwinder;			/* an unwinder's _Unwind_Find_FDE hooked */
+	uint64_t arm_pause_ns, disarm_pause_ns;
+	size_t returns_restored;
+	uint64_t left_bytes;		/* left mapped in the process */
+	const char *left_why;
+	uint64_t noret;			/* calls whose return could not be hijacked */
+	uint64_t unrecorded;		/* calls not recorded at all (full rings aside) */
+};
+const struct ot_probes_inproc *ot_probes_inproc(const struct ot_probes *p);
+
+/* ot_probes_close, keeping what an in-process backend said last in *out
+ * (its removal's pause, what it left mapped); 1 if it said anything. */
+int ot_probes_close_inproc(struct ot_probes *p, struct ot_probes_inproc *out);
 
 #endif

@@ -49,6 +49,7 @@ int ot_relocate(const uint8_t *code, size_t size, uint64_t addr, uint64_t tramp_
 	const uint8_t *p;
 	size_t left;
 	uint64_t a, tail;
+	int call_before_last = 0;
 	cs_insn *insn;
 	csh cs;
 	int ret = 0;
@@ -81,6 +82,12 @@ int ot_relocate(const uint8_t *code, size_t size, uint64_t addr, uint64_t tramp_
 			goto out;
 		}
 		x = &insn->detail->x86;
+		/* A call moved before the last instruction: a thread inside
+		 * its callee now would return into the middle of the jmp. */
+		if (call_before_last == 1)
+			call_before_last = 2;
+		if (!call_before_last && in_group(insn, CS_GRP_CALL))
+			call_before_last = 1;
 		out->covered += insn->size;
 		out->moved++;
 		if (out->len + insn->size + 6 + OT_PATCH_LEN > OT_RELOC_MAX) {
@@ -159,6 +166,12 @@ int ot_relocate(const uint8_t *code, size_t size, uint64_t addr, uint64_t tramp_
 				}
 		}
 		out->len += insn->size;
+	}
+	if (call_before_last == 2) {
+		*why = "a call in the patched bytes is not their last instruction (a thread in "
+		       "its callee would return into the patch)";
+		ret = -EINVAL;
+		goto out;
 	}
 	/* The jump back, to the first instruction not moved. */
 	tail = addr + out->patch_at + out->covered;

@@ -1,7 +1,7 @@
 /*
  * relocate.h - moving a function's first instructions elsewhere so that
  * they still do the same thing: the part of in-process instrumentation
- * (--backend inject, to come) that patches a function's entry with a
+ * (--backend inject) that patches a function's entry with a
  * 5-byte jmp rel32 to a trampoline, which runs the overwritten
  * instructions and jumps back.  x86-64 only, decoded with capstone.
  *
@@ -11,7 +11,9 @@
  * and near jumps, conditional jumps and calls become their rel32 forms
  * aimed at the same target.  Refused, with the reason: a function shorter
  * than the patch, an instruction that cannot move (loop, jrcxz, a target
- * or operand out of rel32 reach from the trampoline), and a branch
+ * or operand out of rel32 reach from the trampoline), a call followed by
+ * another moved instruction (a thread inside its callee when the patch is
+ * written would return into the middle of the jmp), and a branch
  * anywhere in the function, moved or not, into the middle of the patched
  * bytes (it would land inside the jmp).  A branch to the entry itself runs
  * the patch again, as a uprobe there would fire again.

@@ -354,13 +354,29 @@ void ot_report_text(FILE *f, const struct ot_report *r)
 	else
 		snprintf(b, sizeof(b), "%s", r->returns && !strcmp(r->returns, "insn") ?
 			 " (returns seen at return instructions)" : "");
-	fprintf(f, "armed %zu of %zu functions in %s (%" PRIu64 " IPIs, %" PRIu64 " TLB shootdowns%s): "
-		"%zu uprobes%s, %zu %s (backend %s) on %u CPUs, %zu KB ring per CPU\n",
-		r->functions_armed, r->functions_requested,
-		ot_report_duration(r->arm_ns, a, sizeof(a)), r->arm_ipis, r->arm_tlb,
-		r->frozen ? "; target stopped meanwhile" : "", r->uprobes, b,
-		r->events, r->objects, r->backend,
-		r->cpus, r->ring_kb);
+	if (r->inject) {
+		char p[32];
+
+		fprintf(f, "armed %zu of %zu functions in %s, the target paused %s: %zu %s in %zu "
+			"code region%s (backend inject), clock %s, %zu KB ring per thread\n",
+			r->functions_armed, r->functions_requested,
+			ot_report_duration(r->arm_ns, a, sizeof(a)),
+			ot_report_duration(r->inject->arm_pause_ns, p, sizeof(p)), r->events,
+			r->objects, r->inject->regions, r->inject->regions == 1 ? "" : "s",
+			r->inject->clock, r->ring_kb);
+		for (i = 0; i < r->inject->nrefused; i++)
+			fprintf(f, "not armed: %s: %s\n", r->inject->refused[i].name,
+				r->inject->refused[i].why);
+	} else {
+		fprintf(f, "armed %zu of %zu functions in %s (%" PRIu64 " IPIs, %" PRIu64
+			" TLB shootdowns%s): %zu uprobes%s, %zu %s (backend %s) on %u CPUs, "
+			"%zu KB ring per CPU\n",
+			r->functions_armed, r->functions_requested,
+			ot_report_duration(r->arm_ns, a, sizeof(a)), r->arm_ipis, r->arm_tlb,
+			r->frozen ? "; target stopped meanwhile" : "", r->uprobes, b,
+			r->events, r->objects, r->backend,
+			r->cpus, r->ring_kb);
+	}
 	fprintf(f, "capture: %s, ended by %s", ot_report_duration(r->duration_ns, a, sizeof(a)),
 		r->ended_by);
 	if (r->target_exited && r->target_status >= 0) {
@@ -466,11 +482,46 @@ void ot_report_text_disarm(FILE *f, const struct ot_report *r)
 {
 	char a[32];
 
-	if (r->disarmed)
+	if (r->disarmed && r->inject) {
+		char p[32], m[32];
+
+		fprintf(f, "disarmed %zu functions in %s, the target paused %s (%zu return "
+			"address%s put back; ", r->functions_armed,
+			ot_report_duration(r->disarm_ns, a, sizeof(a)),
+			ot_report_duration(r->inject->disarm_pause_ns, p, sizeof(p)),
+			r->inject->returns_restored, r->inject->returns_restored == 1 ? "" : "es");
+		if (r->inject->left_bytes) {
+			snprintf(m, sizeof(m), "%.1f MB", (double)r->inject->left_bytes / 1048576.0);
+			fprintf(f, "%s left mapped: %s)\n", m, r->inject->left_why);
+		} else {
+			fprintf(f, "nothing left mapped)\n");
+		}
+	} else if (r->disarmed) {
 		fprintf(f, "disarmed %zu functions in %s (%" PRIu64 " IPIs, %" PRIu64
 			" TLB shootdowns%s)\n", r->functions_armed,
 			ot_report_duration(r->disarm_ns, a, sizeof(a)), r->disarm_ipis,
 			r->disarm_tlb, r->disarm_frozen ? "; target stopped meanwhile" : "");
+	}
+}
+
+/* "inject": what --backend inject put in the process, and what it refused. */
+static void inject_json(FILE *f, const struct ot_report_inject *in)
+{
+	size_t i;
+
+	fprintf(f, "  \"inject\": {\"clock\": \"%s\", \"code_regions\": %zu, \"code_bytes\": %" PRIu64
+		", \"private_bytes\": %" PRIu64 ", \"shared_bytes\": %" PRIu64
+		", \"unwinder_hooked\": %s, \"pause_ns\": %" PRIu64 ", \"refused\": [",
+		in->clock ? in->clock : "tsc", in->regions, in->code_bytes, in->private_bytes,
+		in->shared_bytes, in->unwinder ? "true" : "false", in->arm_pause_ns);
+	for (i = 0; i < in->nrefused; i++) {
+		fprintf(f, "%s{\"function\": ", i ? ", " : "");
+		ot_json_string(f, in->refused[i].name);
+		fputs(", \"reason\": ", f);
+		ot_json_string(f, in->refused[i].why);
+		fputs("}", f);
+	}
+	fputs("]},\n", f);
 }
 
 void ot_report_json(FILE *f, const struct ot_report *r)
@@ -500,10 +551,23 @@ void ot_report_json(FILE *f, const struct ot_report *r)
 		r->functions_requested, r->functions_armed, r->backend ? r->backend : "perf",
 		r->frozen ? "true" : "false", r->uprobes, r->events, r->cpus, r->returns ? r->returns : "uretprobe",
 		r->arm_ns, r->arm_ipis, r->arm_tlb);
+	if (r->inject)
+		inject_json(f, r->inject);
 	if (r->disarmed)
 		fprintf(f, "  \"disarming\": {\"frozen\": %s, \"wall_ns\": %" PRIu64 ", \"ipis\": %" PRIu64
 			", \"tlb_shootdowns\": %" PRIu64 "},\n", r->disarm_frozen ? "true" : "false",
 			r->disarm_ns, r->disarm_ipis, r->disarm_tlb);
+	if (r->inject && r->disarmed) {
+		fprintf(f, "  \"inject_removal\": {\"pause_ns\": %" PRIu64 ", \"returns_restored\": %zu, "
+			"\"calls_without_return\": %" PRIu64 ", \"left_mapped_bytes\": %" PRIu64
+			", \"left_why\": ", r->inject->disarm_pause_ns, r->inject->returns_restored,
+			r->inject->noret, r->inject->left_bytes);
+		if (r->inject->left_why)
+			ot_json_string(f, r->inject->left_why);
+		else
+			fputs("null", f);
+		fputs("},\n", f);
+	}
 	fprintf(f, "  \"capture\": {\"duration_ns\": %" PRIu64 ", \"ring_kb\": %zu, "
 		"\"drain_ms\": %u, \"ended_by\": ", r->duration_ns, r->ring_kb,
 		r->drain_ms);

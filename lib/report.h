@@ -58,11 +58,34 @@ struct ot_report_calib {
 	uint64_t live_calls;	/* calibration scopes during the capture; 0: before only */
 };
 
+/* --backend inject: a function it did not patch, and why. */
+struct ot_report_refused {
+	const char *name;
+	const char *why;
+};
+
+/* --backend inject: what it did to the process (lib/inject's figures). */
+struct ot_report_inject {
+	const char *clock;		/* "tsc", "vdso" */
+	size_t regions;			/* code regions mapped */
+	uint64_t code_bytes, private_bytes, shared_bytes;
+	int unwinder;			/* an _Unwind_Find_FDE hooked */
+	uint64_t arm_pause_ns;		/* its threads stopped, at arming */
+	const struct ot_report_refused *refused;
+	size_t nrefused;
+	/* Known once disarmed: */
+	uint64_t noret;			/* calls whose return could not be seen */
+	uint64_t disarm_pause_ns;
+	size_t returns_restored;	/* hijacked return addresses put back */
+	uint64_t left_bytes;		/* left mapped in the process */
+	const char *left_why;
+};
+
 struct ot_report {
 	const char *binary;
 	int pid;
 	size_t functions_requested, functions_armed, uprobes, events;
-	const char *returns;	/* "uretprobe", "insn" or "mixed" (per file) */
+	const char *returns;	/* "uretprobe", "insn", "mixed" (per file), "trampoline" */
 	size_t insn_returns;	/* functions whose returns are seen at return insns */
 	const char *backend;	/* "perf" or "multi" (--backend) */
 	const char *objects;	/* what holds the probes: "uprobe_multi links" */
@@ -97,6 +120,7 @@ struct ot_report {
 	size_t nprocs;
 	uint64_t tracer_cpu_ns;		/* orbit-trace's own user+sys so far */
 	uint64_t tracer_max_rss_kb;
+	const struct ot_report_inject *inject;	/* --backend inject, else NULL */
 };
 
 /*

@@ -14,11 +14,30 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <elf.h>
+#include <stdint.h>
 #include <sys/pidfd.h>
+#include <sys/ptrace.h>
+#include <sys/uio.h>
+#include <sys/user.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+static int regs_get(pid_t pid, struct user_regs_struct *r)
+{
+	struct iovec io = { r, sizeof(*r) };
+
+	return ptrace(PTRACE_GETREGSET, pid, (void *)NT_PRSTATUS, &io) ? -errno : 0;
+}
+
+static int regs_set(pid_t pid, struct user_regs_struct *r)
+{
+	struct iovec io = { r, sizeof(*r) };
+
+	return ptrace(PTRACE_SETREGSET, pid, (void *)NT_PRSTATUS, &io) ? -errno : 0;
+}
 
 static void init(struct ot_target *t)
 {
@@ -351,6 +370,95 @@ int ot_target_release(struct ot_target *t)
 		return -e;
 	}
 	return 0;
+}
+
+/* Wait for a stop of our traced child, passing signals on to it; 0 with
+ * *status, or -errno; *status says when it exited instead. */
+static int traced_wait(struct ot_target *t, int *status)
+{
+	for (;;) {
+		if (waitpid(t->pid, status, __WALL) < 0)
+			return -errno;
+		if (!WIFSTOPPED(*status))
+			return 0;
+		if (WSTOPSIG(*status) == SIGTRAP)
+			return 0;
+		/* A group stop (a SIGSTOP sent to it) ends with a continue; a
+		 * signal is delivered as it would have been. */
+		if (ptrace(PTRACE_CONT, t->pid, NULL,
+			   (void *)(long)((*status >> 16) == PTRACE_EVENT_STOP ? 0 : WSTOPSIG(*status))))
+			return -errno;
+	}
+}
+
+int ot_target_exec_stopped(struct ot_target *t)
+{
+#if defined(__x86_64__)
+	char path[64];
+	uint64_t av[2], entry = 0;
+	uint8_t orig, trap = 0xcc;
+	struct user_regs_struct r;
+	int status, fd, ret;
+
+	if (ptrace(PTRACE_SEIZE, t->pid, NULL, (void *)(long)PTRACE_O_TRACEEXEC)) {
+		ret = -errno;
+		ot_error_errno(-ret, "cannot trace %s (pid %d) for --backend inject", t->display,
+			       (int)t->pid);
+		return ret;
+	}
+	ret = ot_target_release(t);
+	if (ret)
+		return ret;
+	ret = traced_wait(t, &status);
+	if (!ret && (status >> 8) != (SIGTRAP | (PTRACE_EVENT_EXEC << 8)))
+		ret = WIFSTOPPED(status) ? -EPROTO : -ESRCH;
+	if (ret) {
+		ot_error("%s did not start (%s)", t->display,
+			 ret == -ESRCH ? "it exited at once" : strerror(-ret));
+		return ret;
+	}
+	/* Its entry point: the loader has mapped and initialised its libraries. */
+	snprintf(path, sizeof(path), "/proc/%d/auxv", (int)t->pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	while (fd >= 0 && read(fd, av, sizeof(av)) == sizeof(av) && av[0] != AT_NULL)
+		if (av[0] == AT_ENTRY)
+			entry = av[1];
+	if (fd >= 0)
+		close(fd);
+	snprintf(path, sizeof(path), "/proc/%d/mem", (int)t->pid);
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	if (!entry || fd < 0 || pread(fd, &orig, 1, (off_t)entry) != 1 ||
+	    pwrite(fd, &trap, 1, (off_t)entry) != 1) {
+		ret = errno ? -errno : -EIO;
+		if (fd >= 0)
+			close(fd);
+		ot_error("cannot stop %s at its entry point: its auxv or memory cannot be read",
+			 t->display);
+		return ret;
+	}
+	ret = ptrace(PTRACE_CONT, t->pid, NULL, NULL) ? -errno : traced_wait(t, &status);
+	if (!ret && WIFSTOPPED(status) && !regs_get(t->pid, &r) && r.rip == entry + 1) {
+		r.rip = entry;
+		if (pwrite(fd, &orig, 1, (off_t)entry) != 1 || regs_set(t->pid, &r))
+			ret = -EIO;
+	} else if (!ret) {
+		ret = WIFSTOPPED(status) ? -EPROTO : -ESRCH;
+	}
+	close(fd);
+	if (ret == -ESRCH) {
+		t->exited = 1;
+		t->status = status;
+		ot_error("%s exited before its entry point (its libraries' initialisers)",
+			 t->display);
+	} else if (ret) {
+		ot_error_errno(-ret, "cannot stop %s at its entry point", t->display);
+	}
+	return ret;
+#else
+	ot_error("--backend inject is for x86-64");
+	(void)t;
+	return -ENOTSUP;
+#endif
 }
 
 int ot_target_check_exit(struct ot_target *t)

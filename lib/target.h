@@ -78,6 +78,14 @@ int ot_target_find_lib(void *t, const char *name, char **path);
 /* Let a held child exec.  Returns 0, or -errno (printed) if exec failed. */
 int ot_target_release(struct ot_target *t);
 
+/*
+ * --backend inject: let a held child exec under ptrace and stop it at its
+ * entry point (AT_ENTRY), the loader having mapped its libraries and run
+ * their initialisers; it stays stopped there, seized by us, for the
+ * backend to patch and let go.  Returns 0, or -errno after printing.
+ */
+int ot_target_exec_stopped(struct ot_target *t);
+
 /* Non-blocking: 1 if the process has exited (and is reaped if ours), else 0. */
 int ot_target_check_exit(struct ot_target *t);
 

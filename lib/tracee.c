@@ -51,15 +51,13 @@ static int stop_one(pid_t tid)
 	}
 }
 
-int ot_tracee_attach(pid_t pid, struct ot_tracee *t, const char **why)
+/* Stop every thread of t->pid not in t yet, until a pass finds none new. */
+static int stop_all(struct ot_tracee *t, const char **why)
 {
 	char path[64];
 	int added;
 
-	memset(t, 0, sizeof(*t));
-	t->pid = pid;
-	*why = NULL;
-	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)t->pid);
 	do {
 		struct dirent *d;
 		DIR *dir = opendir(path);
@@ -68,7 +66,6 @@ int ot_tracee_attach(pid_t pid, struct ot_tracee *t, const char **why)
 			int err = errno;
 
 			*why = err == ENOENT ? "no such process" : "cannot read its threads";
-			ot_tracee_detach(t);
 			return -err;
 		}
 		added = 0;
@@ -84,7 +81,6 @@ int ot_tracee_attach(pid_t pid, struct ot_tracee *t, const char **why)
 				*why = ret == -EPERM ? "the kernel refuses ptrace (another tracer holds "
 						       "it - gdb, strace - or Yama's ptrace_scope)" :
 						       "cannot stop it with ptrace";
-				ot_tracee_detach(t);
 				return ret;
 			}
 			if (ret)
@@ -102,6 +98,40 @@ int ot_tracee_attach(pid_t pid, struct ot_tracee *t, const char **why)
 	return 0;
 }
 
+static void init(struct ot_tracee *t, pid_t pid)
+{
+	memset(t, 0, sizeof(*t));
+	t->pid = pid;
+	t->mem_fd = -1;
+}
+
+int ot_tracee_attach(pid_t pid, struct ot_tracee *t, const char **why)
+{
+	int ret;
+
+	init(t, pid);
+	*why = NULL;
+	ret = stop_all(t, why);
+	if (ret)
+		ot_tracee_detach(t);
+	return ret;
+}
+
+int ot_tracee_adopt(pid_t pid, struct ot_tracee *t, const char **why)
+{
+	int ret;
+
+	init(t, pid);
+	*why = NULL;
+	t->tids = ot_xreallocarray(NULL, 1, sizeof(*t->tids));
+	t->tids[t->n++] = pid;
+	t->adopted = 1;
+	ret = stop_all(t, why);
+	if (ret)
+		ot_tracee_detach(t);
+	return ret;
+}
+
 static int regs_get(pid_t tid, struct user_regs_struct *r)
 {
 	struct iovec io = { r, sizeof(*r) };
@@ -116,26 +146,53 @@ static int regs_set(pid_t tid, struct user_regs_struct *r)
 	return ptrace(PTRACE_SETREGSET, tid, (void *)NT_PRSTATUS, &io) ? -errno : 0;
 }
 
-/* Read or write len bytes of the tracee at addr through /proc/PID/mem. */
-static int mem_io(pid_t pid, uint64_t addr, void *buf, size_t len, int write)
+/* len bytes of the tracee at addr, through /proc/PID/mem (kept open). */
+static int mem_io(struct ot_tracee *t, uint64_t addr, void *buf, size_t len, int write)
 {
-	char path[64];
-	ssize_t n;
-	int fd;
+	size_t done = 0;
 
-	snprintf(path, sizeof(path), "/proc/%d/mem", (int)pid);
-	fd = open(path, (write ? O_WRONLY : O_RDONLY) | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = write ? pwrite(fd, buf, len, (off_t)addr) : pread(fd, buf, len, (off_t)addr);
-	close(fd);
-	return n == (ssize_t)len ? 0 : -EIO;
+	if (t->mem_fd < 0) {
+		char path[64];
+
+		snprintf(path, sizeof(path), "/proc/%d/mem", (int)t->pid);
+		t->mem_fd = open(path, O_RDWR | O_CLOEXEC);
+		if (t->mem_fd < 0)
+			return -errno;
+	}
+	while (done < len) {
+		ssize_t n = write ? pwrite(t->mem_fd, (char *)buf + done, len - done,
+					   (off_t)(addr + done)) :
+				    pread(t->mem_fd, (char *)buf + done, len - done,
+					  (off_t)(addr + done));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 && errno != EIO ? -errno : -EIO;
+		done += (size_t)n;
+	}
+	return 0;
+}
+
+int ot_tracee_read(struct ot_tracee *t, uint64_t addr, void *buf, size_t len)
+{
+	return mem_io(t, addr, buf, len, 0);
+}
+
+int ot_tracee_write(struct ot_tracee *t, uint64_t addr, const void *buf, size_t len)
+{
+	return mem_io(t, addr, (void *)buf, len, 1);
+}
+
+int ot_tracee_regs(const struct ot_tracee *t, size_t i, struct user_regs_struct *r)
+{
+	return i < t->n ? regs_get(t->tids[i], r) : -EINVAL;
 }
 
 long ot_tracee_syscall(struct ot_tracee *t, long nr, const long args[6])
 {
 #if defined(__x86_64__)
-	static const uint8_t insn[2] = { 0x0f, 0x05 };	/* syscall */
+	uint8_t insn[2] = { 0x0f, 0x05 };	/* syscall */
 	struct user_regs_struct saved, r;
 	pid_t tid = t->tids[0];
 	uint8_t orig[2];
@@ -145,13 +202,17 @@ long ot_tracee_syscall(struct ot_tracee *t, long nr, const long args[6])
 	err = regs_get(tid, &saved);
 	if (err)
 		return err;
-	/* The stopped thread's own instruction becomes `syscall` for one step. */
-	err = mem_io(t->pid, saved.rip, orig, sizeof(orig), 0);
-	if (!err)
-		err = mem_io(t->pid, saved.rip, (void *)insn, sizeof(insn), 1);
-	if (err)
-		return err;
 	r = saved;
+	if (t->gadget) {
+		r.rip = t->gadget;
+	} else {
+		/* The stopped thread's own instruction becomes `syscall` for one step. */
+		err = mem_io(t, saved.rip, orig, sizeof(orig), 0);
+		if (!err)
+			err = mem_io(t, saved.rip, insn, sizeof(insn), 1);
+		if (err)
+			return err;
+	}
 	r.rax = (unsigned long long)nr;
 	r.rdi = (unsigned long long)args[0];
 	r.rsi = (unsigned long long)args[1];
@@ -183,7 +244,8 @@ long ot_tracee_syscall(struct ot_tracee *t, long nr, const long args[6])
 	if (!err && !regs_get(tid, &r))
 		ret = (long)r.rax;
 	/* As it was: code, then registers (an interrupted call restarts). */
-	mem_io(t->pid, saved.rip, orig, sizeof(orig), 1);
+	if (!t->gadget)
+		mem_io(t, saved.rip, orig, sizeof(orig), 1);
 	regs_set(tid, &saved);
 	return ret;
 #else
@@ -232,6 +294,44 @@ uint64_t ot_tracee_mmap_near(struct ot_tracee *t, uint64_t near, size_t size, in
 	return 0;
 }
 
+int ot_tracee_step_out(struct ot_tracee *t, size_t i, const uint64_t *lo, const uint64_t *hi,
+		       size_t nranges, unsigned max_steps)
+{
+	pid_t tid = t->tids[i];
+	unsigned step;
+
+	for (step = 0;; step++) {
+		struct user_regs_struct r;
+		int status, sig = 0, err = regs_get(tid, &r);
+		size_t k;
+
+		if (err)
+			return err;
+		for (k = 0; k < nranges; k++)
+			if (r.rip >= lo[k] && r.rip < hi[k])
+				break;
+		if (k == nranges)
+			return 0;
+		/* In a system call (one the code made, in a trampoline): a step
+		 * would run it to its end, however long that is. */
+		if ((long long)r.orig_rax >= 0 || step == max_steps)
+			return 1;
+		for (;;) {
+			if (ptrace(PTRACE_SINGLESTEP, tid, NULL, (void *)(long)sig))
+				return errno == ESRCH ? -ESRCH : -errno;
+			if (waitpid(tid, &status, __WALL) < 0)
+				return -errno;
+			if (!WIFSTOPPED(status))
+				return -ESRCH;
+			if (WSTOPSIG(status) == SIGTRAP)
+				break;
+			/* A signal came first: deliver it with the step (its
+			 * handler's code is out of the range). */
+			sig = WSTOPSIG(status);
+		}
+	}
+}
+
 void ot_tracee_detach(struct ot_tracee *t)
 {
 	size_t i;
@@ -241,4 +341,8 @@ void ot_tracee_detach(struct ot_tracee *t)
 	free(t->tids);
 	t->tids = NULL;
 	t->n = 0;
+	t->adopted = 0;
+	if (t->mem_fd >= 0)
+		close(t->mem_fd);
+	t->mem_fd = -1;
 }

@@ -18,7 +18,7 @@ static void run(struct ot_check *c, struct ot_func_stats *s, uint64_t e0,
 	const struct ot_func_stats *st[] = { &s[0], &s[1] };
 	struct ot_expect exp[] = { { "outer", e0, -1 }, { "middle", e1, -1 } };
 
-	ot_check_run(c, 2, names, st, exp, 2, max_loss, lost);
+	ot_check_run(c, 2, names, st, exp, 2, max_loss, lost, NULL);
 }
 
 static void test_parse(void **state)
@@ -55,7 +55,7 @@ static void test_expected_depth(void **state)
 	assert_int_equal(ot_expect_parse("outer=3@0,middle=4@1", &e, &bad), 2);
 	assert_int_equal(e[0].depth, 0);
 	assert_int_equal(e[1].depth, 1);
-	ot_check_run(&c, 2, names, st, e, 2, 1, 0);
+	ot_check_run(&c, 2, names, st, e, 2, 1, 0, NULL);
 	assert_int_equal(c.status, OT_STATUS_FAILED);
 	assert_int_equal(c.nreasons, 1);
 	assert_string_equal(c.reasons[0], "middle: 1 of 4 scopes at another depth than 1");
@@ -153,11 +153,11 @@ static void test_no_expectations_only_loss(void **state)
 	struct ot_check c;
 
 	(void)state;
-	ot_check_run(&c, 2, names, st, NULL, 0, 1, 0);
+	ot_check_run(&c, 2, names, st, NULL, 0, 1, 0, NULL);
 	assert_int_equal(c.status, OT_STATUS_OK);
 	assert_false(c.fn[0].has_expected);
 	ot_check_free(&c);
-	ot_check_run(&c, 2, names, st, NULL, 0, 1, 3);
+	ot_check_run(&c, 2, names, st, NULL, 0, 1, 3, NULL);
 	assert_int_equal(c.status, OT_STATUS_LOSSY);
 	assert_string_equal(ot_status_name(c.status), "lossy");
 	ot_check_free(&c);

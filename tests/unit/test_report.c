@@ -72,7 +72,7 @@ static void fill(struct fixture *x, const char *expect, size_t nfuncs)
 	if (expect)
 		ne = ot_expect_parse(expect, &e, &bad);
 	assert_true(ne >= 0);
-	ot_check_run(&x->check, nfuncs, names, st, e, (size_t)ne, 1, ot_pair_lost(x->p));
+	ot_check_run(&x->check, nfuncs, names, st, e, (size_t)ne, 1, ot_pair_lost(x->p), NULL);
 	ot_expect_free(e, (size_t)ne);
 	memset(x->fn, 0, sizeof(x->fn));
 	for (i = 0; i < nfuncs; i++) {

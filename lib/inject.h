@@ -1,0 +1,109 @@
+/*
+ * inject.h - instrumenting a live x86-64 process in its own memory
+ * (--backend inject): every thread stopped with ptrace, code regions
+ * mapped within 2 GiB of the patched files, a private region for the
+ * threads' tables of return addresses and a shared one (a memfd this
+ * process maps too) for their rings, the runtime and trampolines written,
+ * function entries patched with a jmp rel32, the threads let go.  And the
+ * reverse: stopped again, every byte restored, hijacked return addresses
+ * put back, what is no longer needed unmapped.  The layout is
+ * lib/inject_layout.h; the code run there, lib/inject_rt.S.
+ *
+ * Refusals are per function, with the reason (ot_inject_fn.refused): not
+ * mapped, too short, a branch into the patch, an instruction that cannot
+ * move, a thread stopped inside it, code in memory unlike the file's.
+ * What makes the whole process impossible is an error with one line
+ * saying why: not x86-64, already traced, seccomp, CET shadow stacks, not
+ * glibc's threads, C++ exceptions with an unwinder that cannot be hooked.
+ * Errors are printed here; nothing exits.
+ */
+#ifndef OT_INJECT_H
+#define OT_INJECT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct ot_inject_fn {
+	const char *label;	/* "FILE:FUNCTION", for messages */
+	const char *path;	/* its file */
+	uint64_t offset, size;	/* the symbol's file offset and size */
+	const char *refused;	/* after install: why it is not patched, or NULL */
+	char refused_buf[192];	/* what refused may point to */
+};
+
+struct ot_inject_opts {
+	size_t ring_kb;		/* per thread: a power of two, at least 4 */
+	unsigned nareas;	/* ring areas: threads traced at once */
+	int clock;		/* OT_INJ_CLOCK_*, or -1: the TSC where the kernel's
+				 * clocksource is the TSC, else the vDSO's clock */
+	int adopt;		/* pid is stopped under our ptrace already */
+	int pidfd;		/* the process's pidfd, or -1 */
+};
+
+struct ot_inject_info {
+	int clock;			/* OT_INJ_CLOCK_* */
+	const char *clock_why;		/* why that clock */
+	size_t regions;			/* code regions */
+	uint64_t code_bytes, private_bytes, shared_bytes;
+	size_t patched;			/* functions */
+	int unwinder;			/* an _Unwind_Find_FDE hooked */
+	uint64_t arm_pause_ns;		/* threads stopped at arming (to resume) */
+	uint64_t disarm_pause_ns;	/* and at removal */
+	size_t returns_restored;	/* hijacked return addresses put back */
+	uint64_t left_bytes;		/* left mapped in the process */
+	const char *left_why;		/* why, when left_bytes */
+};
+
+struct ot_inject;
+
+/*
+ * Stop every thread of pid and check that it can be instrumented.
+ * Returns 0 and *out (threads stopped), or -errno after printing.
+ */
+int ot_inject_attach(pid_t pid, const struct ot_inject_opts *o, struct ot_inject **out);
+
+/*
+ * With the threads stopped: map the regions, write the runtime and the
+ * trampolines, patch every function that can be (fn[i].refused says why
+ * not; the others are numbered i in their records).  Entries are not
+ * recorded until ot_inject_enable.  Returns the number patched (0 is not
+ * an error here), or -errno after printing (then nothing is patched).
+ */
+int ot_inject_install(struct ot_inject *in, struct ot_inject_fn *fn, size_t n);
+
+/* The shared region as mapped here (lib/inject_layout.h), and its size. */
+void *ot_inject_shared(const struct ot_inject *in, size_t *len);
+/* Its memfd, for releasing ring memory (fallocate). */
+int ot_inject_memfd(const struct ot_inject *in);
+
+/* Record entries from now on (1), or not (0); returns are always recorded. */
+void ot_inject_enable(struct ot_inject *in, int on);
+
+/* Let the threads run (the end of the arming pause).  Safe to repeat. */
+void ot_inject_resume(struct ot_inject *in);
+
+/*
+ * Stop the threads again, restore every patched byte and every hijacked
+ * return address, unmap what no thread can still need, let them go.
+ * Returns 0, or -errno after printing (the patches then stay, harmless:
+ * the runtime keeps working without orbit-trace).
+ */
+int ot_inject_remove(struct ot_inject *in);
+
+/* Release what is ours (after ot_inject_remove, or instead of it). */
+void ot_inject_free(struct ot_inject *in);
+
+const struct ot_inject_info *ot_inject_info(const struct ot_inject *in);
+
+/*
+ * The unwind entry (a CIE and an FDE, DWARF CFI) that describes the
+ * return trampoline at [lo, lo + len) for a thread whose table of return
+ * addresses is at table: the frame's CFA is its SP and its return address
+ * the table's entry for the slot below it.  Written at out; returns the
+ * offset of the FDE in out (what _Unwind_Find_FDE returns), or 0 if it
+ * does not fit in size bytes.
+ */
+size_t ot_inject_fde(uint8_t *out, size_t size, uint64_t table, uint64_t lo, uint64_t len);
+
+#endif

@@ -1,0 +1,597 @@
+/*
+ * inject_rt.S - the runtime --backend inject copies into a traced process
+ * (x86-64).  Position-independent: lib/inject.c copies the bytes between
+ * ot_inj_rt_start and ot_inj_rt_end into the target's first code region
+ * and fills the constants at the start; the layout of what the code
+ * touches is lib/inject_layout.h.
+ *
+ * Why assembly: the runtime runs between a function's entry and its first
+ * instruction, and between its return and its caller, so it must keep
+ * every register the caller or callee may rely on (all but the flags at a
+ * return; compilers may keep values in call-clobbered registers across a
+ * call whose callee they know), touch no vector state, make no system
+ * call on its way (a thread's first hit asks for its pid, once) and take
+ * no lock.  Compiled C promises none of that.
+ *
+ * Signals: a handler that interrupts the runtime and calls a traced
+ * function finds its thread's slot busy and is not recorded (counted);
+ * every other step is one instruction or guarded by that flag.
+ */
+#include "inject_layout.h"
+
+#if defined(__x86_64__)
+
+	.section .rodata.ot_inj_rt, "a"
+	.balign 64
+	.globl	ot_inj_rt_start
+	.hidden	ot_inj_rt_start
+ot_inj_rt_start:
+/* Constants, filled by lib/inject.c in its copy (read RIP-relative). */
+	.globl	ot_inj_rt_priv, ot_inj_rt_shared, ot_inj_rt_areas, ot_inj_rt_vdso
+	.globl	ot_inj_rt_ring_mask, ot_inj_rt_area_bytes, ot_inj_rt_tid_off
+	.globl	ot_inj_rt_nareas, ot_inj_rt_clock, ot_inj_rt_fsbase
+	.hidden	ot_inj_rt_priv, ot_inj_rt_shared, ot_inj_rt_areas, ot_inj_rt_vdso
+	.hidden	ot_inj_rt_ring_mask, ot_inj_rt_area_bytes, ot_inj_rt_tid_off
+	.hidden	ot_inj_rt_nareas, ot_inj_rt_clock, ot_inj_rt_fsbase
+ot_inj_rt_priv:		.quad 0	/* the private region */
+ot_inj_rt_shared:	.quad 0	/* the shared region's header */
+ot_inj_rt_areas:	.quad 0	/* its first ring area */
+ot_inj_rt_vdso:		.quad 0	/* __vdso_clock_gettime, for OT_INJ_CLOCK_VDSO */
+ot_inj_rt_ring_mask:	.quad 0	/* records per ring - 1 */
+ot_inj_rt_area_bytes:	.quad 0	/* bytes per ring area */
+ot_inj_rt_tid_off:	.long 0	/* glibc's struct pthread: offset of tid */
+ot_inj_rt_nareas:	.long 0
+ot_inj_rt_clock:	.long 0	/* OT_INJ_CLOCK_* */
+ot_inj_rt_fsbase:	.long 0	/* 1: rdfsbase works (HWCAP2_FSGSBASE) */
+
+	.balign 16
+/* For system calls the tracer makes in the process: no code of its own
+ * needs changing for them. */
+	.globl	ot_inj_rt_syscall
+	.hidden	ot_inj_rt_syscall
+ot_inj_rt_syscall:
+	syscall
+	int3
+
+/* rax = now: TSC ticks, or CLOCK_MONOTONIC ns from the vDSO.  Keeps every
+ * other register (the vDSO's code clobbers the call-clobbered ones). */
+rt_now:
+	cmpl	$0, ot_inj_rt_clock(%rip)
+	jne	1f
+	push	%rdx
+	rdtsc
+	shl	$32, %rdx
+	or	%rdx, %rax
+	pop	%rdx
+	ret
+1:	push	%rcx
+	push	%rdx
+	push	%rsi
+	push	%rdi
+	push	%r8
+	push	%r9
+	push	%r10
+	push	%r11
+	push	%rbx
+	mov	%rsp, %rbx
+	and	$-16, %rsp
+	sub	$16, %rsp
+	mov	$1, %edi			/* CLOCK_MONOTONIC */
+	mov	%rsp, %rsi
+	call	*ot_inj_rt_vdso(%rip)
+	imul	$1000000000, (%rsp), %rax
+	add	8(%rsp), %rax
+	mov	%rbx, %rsp
+	pop	%rbx
+	pop	%r11
+	pop	%r10
+	pop	%r9
+	pop	%r8
+	pop	%rdi
+	pop	%rsi
+	pop	%rdx
+	pop	%rcx
+	ret
+
+/* r11 = this thread's slot, claimed on its first hit, or 0 (no thread
+ * pointer, or every slot taken).  Clobbers rax, rcx, rdx, rdi. */
+rt_slot:
+	cmpl	$0, ot_inj_rt_fsbase(%rip)
+	je	1f
+	rdfsbase %rax
+	jmp	2f
+1:	mov	%fs:0, %rax			/* the TCB's pointer to itself */
+2:	test	%rax, %rax
+	jz	.Lslot_none
+	mov	%rax, %rdi
+	movabs	$0x9e3779b97f4a7c15, %rcx
+	imul	%rcx, %rdi
+	shr	$(64 - OT_INJ_SLOT_BITS), %rdi	/* its home slot */
+	mov	$OT_INJ_NSLOTS, %edx		/* slots left to try */
+.Lslot_probe:
+	mov	%rdi, %r11
+	shl	$6, %r11
+	add	ot_inj_rt_priv(%rip), %r11
+	cmp	OT_INJ_PS_KEY(%r11), %rax
+	je	.Lslot_found
+	cmpq	$0, OT_INJ_PS_KEY(%r11)
+	je	.Lslot_claim
+.Lslot_next:
+	inc	%rdi
+	and	$(OT_INJ_NSLOTS - 1), %rdi
+	dec	%edx
+	jnz	.Lslot_probe
+.Lslot_none:
+	xor	%r11d, %r11d
+.Lslot_found:
+	ret
+.Lslot_claim:
+	mov	%rax, %rcx
+	xor	%eax, %eax
+	lock cmpxchg %rcx, OT_INJ_PS_KEY(%r11)
+	je	1f
+	cmp	%rcx, %rax			/* a signal handler of ours took it for us */
+	je	1f
+	mov	%rcx, %rax			/* another thread's: probe on */
+	jmp	.Lslot_next
+1:	mov	%rcx, %rax
+	ret
+
+/* rdi = the ring area of this thread (by its id), claimed on first use, or
+ * 0.  In: r11 slot, r8 shared header.  Clobbers rax, rcx, rdx, r10. */
+rt_area:
+	mov	ot_inj_rt_tid_off(%rip), %ecx
+	mov	%fs:(%rcx), %eax		/* glibc keeps the id in its TCB */
+	mov	OT_INJ_PS_AREA(%r11), %rdi
+	cmp	OT_INJ_PS_TID(%r11), %eax
+	jne	.Larea_claim			/* a new thread here, or a forked child */
+	test	%rdi, %rdi
+	jz	.Larea_claim
+	cmp	$1, %rdi
+	je	.Larea_none
+	ret
+.Larea_claim:
+	mov	%eax, %r10d
+	mov	%eax, OT_INJ_PS_TID(%r11)
+	imul	$0x9e3779b1, %eax, %eax
+	mov	ot_inj_rt_nareas(%rip), %ecx
+	mul	%ecx				/* edx: the first area to try */
+	push	%rsi
+	mov	ot_inj_rt_nareas(%rip), %ecx
+.Larea_try:
+	mov	%rdx, %rdi
+	imul	ot_inj_rt_area_bytes(%rip), %rdi
+	add	ot_inj_rt_areas(%rip), %rdi
+	cmpl	$0, OT_INJ_A_STATE(%rdi)
+	jne	.Larea_next
+	xor	%eax, %eax
+	mov	$1, %esi
+	lock cmpxchg %esi, OT_INJ_A_STATE(%rdi)
+	je	.Larea_got
+.Larea_next:
+	inc	%edx
+	cmp	ot_inj_rt_nareas(%rip), %edx
+	jb	1f
+	xor	%edx, %edx
+1:	dec	%ecx
+	jnz	.Larea_try
+	pop	%rsi
+	movq	$1, OT_INJ_PS_AREA(%r11)
+.Larea_none:
+	lock incq OT_INJ_H_NO_AREA(%r8)
+	xor	%edi, %edi
+	ret
+.Larea_got:
+	pop	%rsi
+	/* Once per thread: which process it is (a forked child writes to
+	 * these rings too), so the tracer can tell. */
+	push	%rcx
+	push	%r11
+	mov	$39, %eax			/* SYS_getpid */
+	syscall
+	pop	%r11
+	pop	%rcx
+	mov	%eax, OT_INJ_A_PID(%rdi)
+	mov	%r10d, OT_INJ_A_TID(%rdi)	/* last: the tracer reads the area once it has one */
+	mov	%rdi, OT_INJ_PS_AREA(%r11)
+	ret
+
+/* Append the record {r9 time, r10 word} to ring area rdi; a full ring
+ * drops it and counts, and the next record that fits is preceded by a
+ * marker saying how many were dropped there.  Clobbers rax, rcx, rdx. */
+rt_emit:
+	cmpq	$0, OT_INJ_A_PENDING(%rdi)
+	jne	.Lemit_marker
+.Lemit_one:
+	mov	OT_INJ_A_HEAD(%rdi), %rcx
+	mov	%rcx, %rax
+	sub	OT_INJ_A_TAIL(%rdi), %rax
+	cmp	ot_inj_rt_ring_mask(%rip), %rax
+	ja	.Lemit_full
+	mov	ot_inj_rt_ring_mask(%rip), %rdx
+	and	%rcx, %rdx
+	shl	$4, %rdx
+	mov	%r9, OT_INJ_A_RING(%rdi,%rdx)
+	mov	%r10, OT_INJ_A_RING+8(%rdi,%rdx)
+	inc	%rcx
+	mov	%rcx, OT_INJ_A_HEAD(%rdi)	/* x86 keeps stores in order: a release */
+	ret
+.Lemit_full:
+	incq	OT_INJ_A_PENDING(%rdi)
+	incq	OT_INJ_A_LOST(%rdi)
+	ret
+.Lemit_marker:
+	mov	OT_INJ_A_HEAD(%rdi), %rcx
+	mov	%rcx, %rax
+	sub	OT_INJ_A_TAIL(%rdi), %rax
+	inc	%rax				/* room for the marker and the record */
+	cmp	ot_inj_rt_ring_mask(%rip), %rax
+	ja	.Lemit_full
+	mov	ot_inj_rt_ring_mask(%rip), %rdx
+	and	%rcx, %rdx
+	shl	$4, %rdx
+	mov	%r9, OT_INJ_A_RING(%rdi,%rdx)
+	mov	OT_INJ_A_PENDING(%rdi), %rax
+	shl	$16, %rax
+	or	$(OT_INJ_K_LOST << 14), %rax
+	mov	%rax, OT_INJ_A_RING+8(%rdi,%rdx)
+	inc	%rcx
+	mov	%rcx, OT_INJ_A_HEAD(%rdi)
+	movq	$0, OT_INJ_A_PENDING(%rdi)
+	jmp	.Lemit_one
+
+/* rax = the table entry of return slot rsi, or 0.  In: r11 slot.
+ * Clobbers rcx, rdx. */
+rt_lookup:
+	mov	OT_INJ_PS_TABLE(%r11), %rdx
+	mov	%rsi, %rcx
+	shr	$3, %rcx
+	and	$OT_INJ_TABLE_MASK, %rcx
+1:	mov	%rcx, %rax
+	shl	$5, %rax
+	add	%rdx, %rax
+	cmp	OT_INJ_E_KEY(%rax), %rsi
+	je	2f
+	cmpq	$0, OT_INJ_E_KEY(%rax)
+	je	3f
+	inc	%rcx
+	and	$OT_INJ_TABLE_MASK, %rcx
+	jmp	1b
+2:	ret
+3:	xor	%eax, %eax
+	ret
+
+/* Record that return slot rsi held r10 for function r9: rax = the entry,
+ * or 0 when the table is full.  An entry already there is a frame that
+ * ended without returning (longjmp, exception): a call just wrote the slot.
+ * In: r11 slot.  Clobbers rcx, rdx. */
+rt_insert:
+	mov	OT_INJ_PS_TABLE(%r11), %rdx
+	mov	%rsi, %rcx
+	shr	$3, %rcx
+	and	$OT_INJ_TABLE_MASK, %rcx
+1:	mov	%rcx, %rax
+	shl	$5, %rax
+	add	%rdx, %rax
+	cmp	OT_INJ_E_KEY(%rax), %rsi
+	je	3f
+	cmpq	$0, OT_INJ_E_KEY(%rax)
+	je	2f
+	inc	%rcx
+	and	$OT_INJ_TABLE_MASK, %rcx
+	jmp	1b
+2:	cmpq	$OT_INJ_TABLE_MAX, OT_INJ_PS_COUNT(%r11)
+	jae	4f
+	incq	OT_INJ_PS_COUNT(%r11)
+3:	mov	%r10, OT_INJ_E_RET(%rax)
+	mov	%r9d, OT_INJ_E_FUNC(%rax)
+	movl	$0, OT_INJ_E_TAIL0(%rax)
+	movq	$0, OT_INJ_E_TAIL1(%rax)
+	mov	%rsi, OT_INJ_E_KEY(%rax)	/* last: an unwinder sees it whole */
+	ret
+4:	xor	%eax, %eax
+	ret
+
+/* Remove entry rax from slot r11's table (linear probing: later entries
+ * of its run move back into the hole).  Clobbers rax, rcx, rdx, rdi, r10. */
+rt_delete:
+	push	%r8
+	mov	OT_INJ_PS_TABLE(%r11), %rdx
+	sub	%rdx, %rax
+	shr	$5, %rax			/* i: the hole */
+	mov	%rax, %rcx			/* j */
+.Ldel_next:
+	inc	%rcx
+	and	$OT_INJ_TABLE_MASK, %rcx
+	mov	%rcx, %rdi
+	shl	$5, %rdi
+	add	%rdx, %rdi			/* &e[j] */
+	mov	OT_INJ_E_KEY(%rdi), %r10
+	test	%r10, %r10
+	jz	.Ldel_end
+	shr	$3, %r10
+	and	$OT_INJ_TABLE_MASK, %r10	/* k: e[j]'s home */
+	cmp	%rax, %rcx
+	jb	.Ldel_wrapped
+	cmp	%rax, %r10			/* i < j: e[j] stays if i < k <= j */
+	jbe	.Ldel_move
+	cmp	%rcx, %r10
+	jbe	.Ldel_next
+	jmp	.Ldel_move
+.Ldel_wrapped:
+	cmp	%rax, %r10			/* j < i: it stays if k > i or k <= j */
+	ja	.Ldel_next
+	cmp	%rcx, %r10
+	jbe	.Ldel_next
+.Ldel_move:
+	mov	%rax, %r10
+	shl	$5, %r10
+	add	%rdx, %r10			/* &e[i] */
+	mov	8(%rdi), %r8
+	mov	%r8, 8(%r10)
+	mov	16(%rdi), %r8
+	mov	%r8, 16(%r10)
+	mov	24(%rdi), %r8
+	mov	%r8, 24(%r10)
+	mov	0(%rdi), %r8
+	mov	%r8, 0(%r10)
+	mov	%rcx, %rax			/* the hole moves to j */
+	jmp	.Ldel_next
+.Ldel_end:
+	shl	$5, %rax
+	movq	$0, OT_INJ_E_KEY(%rdx,%rax)
+	decq	OT_INJ_PS_COUNT(%r11)
+	pop	%r8
+	ret
+
+/*
+ * A traced function's entry.  Its trampoline pushed rax, put the
+ * function's number in eax and called here: [rsp+16] is the return
+ * address the function was called with, at the stack slot S = rsp+16.
+ * Unless a handler of ours is running on this thread, the entry is
+ * recorded and, unless S already returns to us (a traced function jumped
+ * here: a tail call), S is made to return to ot_inj_rt_ret.
+ */
+	.balign 16
+	.globl	ot_inj_rt_entry
+	.hidden	ot_inj_rt_entry
+ot_inj_rt_entry:
+	endbr64
+	pushfq
+	push	%rcx
+	push	%rdx
+	push	%rsi
+	push	%rdi
+	push	%r8
+	push	%r9
+	push	%r10
+	push	%r11
+	lea	88(%rsp), %rsi			/* S */
+	mov	%eax, %r9d			/* the function */
+	mov	ot_inj_rt_shared(%rip), %r8
+	cmpl	$0, OT_INJ_H_ENABLED(%r8)
+	je	.Lent_out
+	call	rt_slot
+	test	%r11, %r11
+	jz	.Lent_noslot
+	cmpl	$0, OT_INJ_PS_BUSY(%r11)
+	jne	.Lent_busy
+	movl	$1, OT_INJ_PS_BUSY(%r11)
+	mov	(%rsi), %r10			/* the return address */
+	lea	ot_inj_rt_ret(%rip), %rax
+	cmp	%rax, %r10
+	je	.Lent_tail
+	call	rt_insert
+	test	%rax, %rax
+	jz	.Lent_full
+	lea	ot_inj_rt_ret(%rip), %rcx
+	mov	%rcx, (%rsi)			/* after the entry is in the table */
+.Lent_record:
+	xor	%r10d, %r10d			/* kind OT_INJ_K_ENTRY */
+.Lent_kind:
+	push	%r10
+	call	rt_area
+	pop	%r10
+	test	%rdi, %rdi
+	jz	.Lent_done
+.Lent_emit:
+	mov	%rsi, %rax
+	shl	$16, %rax
+	or	%r9, %rax
+	or	%rax, %r10
+	call	rt_now
+	mov	%rax, %r9
+	call	rt_emit
+.Lent_done:
+	movl	$0, OT_INJ_PS_BUSY(%r11)
+.Lent_out:
+	pop	%r11
+	pop	%r10
+	pop	%r9
+	pop	%r8
+	pop	%rdi
+	pop	%rsi
+	pop	%rdx
+	pop	%rcx
+	popfq
+	ret
+.Lent_tail:
+	/* Entered by a jump from a traced function, whose return already
+	 * comes here: this one returns with it. */
+	call	rt_lookup
+	mov	$(OT_INJ_K_TAIL << 14), %r10d
+	test	%rax, %rax
+	jz	.Lent_noret
+	lea	1(%r9), %ecx
+	cmpl	$0, OT_INJ_E_TAIL0(%rax)
+	jne	1f
+	mov	%ecx, OT_INJ_E_TAIL0(%rax)
+	jmp	.Lent_kind
+1:	cmpl	$0, OT_INJ_E_TAIL1(%rax)
+	jne	2f
+	mov	%ecx, OT_INJ_E_TAIL1(%rax)
+	jmp	.Lent_kind
+2:	cmpl	$0, OT_INJ_E_TAIL2(%rax)
+	jne	.Lent_noret
+	mov	%ecx, OT_INJ_E_TAIL2(%rax)
+	jmp	.Lent_kind
+.Lent_noret:
+	/* The call is recorded; its return will not be (table full, or a
+	 * fourth tail call in one frame): counted, and unclosed in the report.
+	 * r10: its kind (entry or tail entry). */
+	push	%r10
+	call	rt_area
+	pop	%r10
+	test	%rdi, %rdi
+	jz	.Lent_done
+	incq	OT_INJ_A_NORET(%rdi)
+	jmp	.Lent_emit
+.Lent_full:
+	xor	%r10d, %r10d			/* kind OT_INJ_K_ENTRY */
+	jmp	.Lent_noret
+.Lent_busy:
+	/* Counted in the thread's ring area, if it has one already. */
+	mov	OT_INJ_PS_AREA(%r11), %rax
+	cmp	$1, %rax
+	jbe	.Lent_out
+	incq	OT_INJ_A_REENTERED(%rax)
+	jmp	.Lent_out
+.Lent_noslot:
+	lock incq OT_INJ_H_NO_SLOT(%r8)
+	jmp	.Lent_out
+
+/*
+ * Where hijacked frames return.  rsp is S + 8: the slot is reused for the
+ * real return address, found in the thread's table, and `ret` goes there.
+ * The returns recorded are the tail callees' (innermost first), then the
+ * function's own.  An unwinder asks for the byte before a return address,
+ * so ot_inj_rt_ret_lo starts the range lib/inject.c's FDE covers.
+ */
+	.balign 16
+	.globl	ot_inj_rt_ret_lo, ot_inj_rt_ret, ot_inj_rt_ret_end
+	.hidden	ot_inj_rt_ret_lo, ot_inj_rt_ret, ot_inj_rt_ret_end
+ot_inj_rt_ret_lo:
+	int3
+ot_inj_rt_ret:
+	sub	$8, %rsp
+	push	%rax
+	push	%rcx
+	push	%rdx
+	push	%rsi
+	push	%rdi
+	push	%r8
+	push	%r9
+	push	%r10
+	push	%r11
+	lea	72(%rsp), %rsi			/* S */
+	call	rt_now
+	mov	%rax, %r9			/* the return's time, before the work */
+	mov	ot_inj_rt_shared(%rip), %r8
+	call	rt_slot
+	test	%r11, %r11
+	jz	.Lret_lost
+	mov	OT_INJ_PS_BUSY(%r11), %eax
+	push	%rax
+	movl	$1, OT_INJ_PS_BUSY(%r11)
+	call	rt_lookup
+	test	%rax, %rax
+	jz	.Lret_lost
+	mov	OT_INJ_E_RET(%rax), %rcx
+	mov	%rcx, (%rsi)
+	push	OT_INJ_E_FUNC(%rax)		/* func | tail0 << 32 */
+	push	OT_INJ_E_TAIL1(%rax)		/* tail1 | tail2 << 32 */
+	call	rt_delete
+	call	rt_area
+	test	%rdi, %rdi
+	jz	.Lret_done
+	mov	4(%rsp), %eax			/* tail2 */
+	call	rt_ret_rec
+	mov	0(%rsp), %eax			/* tail1 */
+	call	rt_ret_rec
+	mov	12(%rsp), %eax			/* tail0 */
+	call	rt_ret_rec
+	mov	8(%rsp), %eax			/* the function */
+	inc	%eax
+	call	rt_ret_rec
+.Lret_done:
+	add	$16, %rsp
+	pop	%rax
+	mov	%eax, OT_INJ_PS_BUSY(%r11)
+	pop	%r11
+	pop	%r10
+	pop	%r9
+	pop	%r8
+	pop	%rdi
+	pop	%rsi
+	pop	%rdx
+	pop	%rcx
+	pop	%rax
+	ret
+.Lret_lost:
+	/* No entry for a frame that returns here: nothing to return to.  The
+	 * runtime never gets here (a forked child has its copy of the table). */
+	ud2
+ot_inj_rt_ret_end:
+
+/* A return record for function eax - 1 at slot rsi (eax 0: none).
+ * In: rdi area, r9 time.  Clobbers rax, rcx, rdx, r10. */
+rt_ret_rec:
+	test	%eax, %eax
+	jz	1f
+	dec	%eax
+	mov	%rsi, %r10
+	shl	$16, %r10
+	or	$(OT_INJ_K_RETURN << 14), %r10
+	or	%rax, %r10
+	jmp	rt_emit
+1:	ret
+
+/*
+ * libgcc's _Unwind_Find_FDE(pc, bases), entered from its patched entry:
+ * the hook's trampoline pushed rax and put in it where the original goes
+ * on.  For the byte before ot_inj_rt_ret the answer is this thread's FDE,
+ * which finds the real return address in its table; so exceptions,
+ * pthread_exit and backtrace() unwind through hijacked frames.
+ */
+	.globl	ot_inj_rt_find_fde
+	.hidden	ot_inj_rt_find_fde
+ot_inj_rt_find_fde:
+	push	%rcx
+	lea	ot_inj_rt_ret_lo(%rip), %rcx
+	cmp	%rcx, %rdi
+	jb	.Lfde_theirs
+	lea	ot_inj_rt_ret_end(%rip), %rcx
+	cmp	%rcx, %rdi
+	jae	.Lfde_theirs
+	pop	%rcx
+	add	$8, %rsp			/* the trampoline's rax: the result is ours */
+	push	%rcx
+	push	%rdx
+	push	%rdi
+	push	%r11
+	call	rt_slot
+	xor	%eax, %eax
+	test	%r11, %r11
+	jz	1f
+	mov	OT_INJ_PS_FDE(%r11), %rax
+	movq	$0, (%rsi)			/* tbase */
+	movq	$0, 8(%rsi)			/* dbase */
+	lea	ot_inj_rt_ret_lo(%rip), %rcx
+	mov	%rcx, 16(%rsi)			/* func */
+1:	pop	%r11
+	pop	%rdi
+	pop	%rdx
+	pop	%rcx
+	ret
+.Lfde_theirs:
+	pop	%rcx
+	xchg	%rax, (%rsp)			/* rax back, the original's address on top */
+	ret
+
+	.balign 16
+	.globl	ot_inj_rt_end
+	.hidden	ot_inj_rt_end
+ot_inj_rt_end:
+
+#endif
+	.section .note.GNU-stack, "", @progbits

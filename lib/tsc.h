@@ -1,0 +1,41 @@
+/*
+ * tsc.h - from TSC ticks to CLOCK_MONOTONIC nanoseconds, for the records
+ * --backend inject's runtime stamps with rdtsc (29 cycles, where the vDSO's
+ * clock costs tens of ns).
+ *
+ * The map is fitted to (ticks, ns) samples taken here, on the same
+ * machine's TSC: piecewise linear and continuous, each piece starting
+ * where the last one was at that sample, its slope the average since the
+ * first sample corrected to meet the clock again within a second.  So a
+ * tick count never converts to less than an earlier one (no negative
+ * duration) and the map stays within microseconds of the kernel's clock
+ * over hours.  Pure code over the samples; ot_tsc_sample reads the clocks.
+ */
+#ifndef OT_TSC_H
+#define OT_TSC_H
+
+#include <stdint.h>
+
+struct ot_tsc {
+	int n;			/* samples taken */
+	uint64_t t0, n0;	/* the first */
+	uint64_t tb, nb;	/* this piece: ns = nb + (ticks - tb) * k */
+	double k;
+	uint64_t tp, np;	/* the previous piece */
+	double kp;
+};
+
+void ot_tsc_init(struct ot_tsc *c);
+
+/* One sample: the TSC read at the same moment as CLOCK_MONOTONIC. */
+void ot_tsc_add(struct ot_tsc *c, uint64_t ticks, uint64_t ns);
+
+/* 1 once two samples give a slope. */
+int ot_tsc_ready(const struct ot_tsc *c);
+
+uint64_t ot_tsc_ns(const struct ot_tsc *c, uint64_t ticks);
+
+/* Read both clocks, rereading while the thread was preempted between. */
+void ot_tsc_sample(uint64_t *ticks, uint64_t *ns);
+
+#endif
