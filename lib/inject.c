@@ -488,7 +488,7 @@ static void branch(uint8_t *expr, size_t at, size_t target)
 
 /*
  * The return address of the pseudo-frame at ot_inj_rt_ret: in the table,
- * the entry whose key is the slot just below the CFA (the caller's SP).
+ * the entry whose key is the slot just below the caller's SP (CFA - 8).
  * The same open addressing as rt_lookup, as a DWARF expression (a loop:
  * DW_OP_bra and DW_OP_skip); 0 if absent, which ends the unwinding.
  */
@@ -496,8 +496,11 @@ static size_t ra_expression(uint8_t *e, uint64_t table)
 {
 	size_t n = 0, loop, bra_check, skip_end, check, bra_found, skip_loop, found;
 
-	e[n++] = 0x38;		/* lit8 */
-	e[n++] = 0x1c;		/* minus: key = CFA - 8 */
+	/* The CFA stays at the bottom: libgcc's DW_OP_pick cannot reach the
+	 * deepest element (it asserts offset < depth - 1). */
+	e[n++] = 0x12;		/* dup */
+	e[n++] = 0x40;		/* lit16 */
+	e[n++] = 0x1c;		/* minus: [cfa, key = CFA - 16] */
 	e[n++] = 0x12;		/* dup */
 	e[n++] = 0x33;		/* lit3 */
 	e[n++] = 0x25;		/* shr */
@@ -518,7 +521,8 @@ static size_t ra_expression(uint8_t *e, uint64_t table)
 	bra_check = n;
 	e[n++] = 0x28;		/* bra check (ekey != 0) */
 	n += 2;
-	e[n++] = 0x13;		/* drop x4: not found */
+	e[n++] = 0x13;		/* drop x5: not found */
+	e[n++] = 0x13;
 	e[n++] = 0x13;
 	e[n++] = 0x13;
 	e[n++] = 0x13;
@@ -527,7 +531,7 @@ static size_t ra_expression(uint8_t *e, uint64_t table)
 	e[n++] = 0x2f;		/* skip end */
 	n += 2;
 	check = n;
-	e[n++] = 0x15;		/* pick 3: key */
+	e[n++] = 0x15;		/* pick 3: key, of [cfa, key, h, &e, ekey] */
 	e[n++] = 3;
 	e[n++] = 0x29;		/* eq */
 	bra_found = n;
@@ -545,8 +549,10 @@ static size_t ra_expression(uint8_t *e, uint64_t table)
 	found = n;
 	e[n++] = 0x23;		/* plus_uconst 8: &e.ret */
 	e[n++] = 8;
-	e[n++] = 0x06;		/* deref */
-	e[n++] = 0x16;		/* swap, drop, swap, drop: [ret] */
+	e[n++] = 0x06;		/* deref: [cfa, key, h, ret] */
+	e[n++] = 0x16;		/* (swap, drop) x3: [ret] */
+	e[n++] = 0x13;
+	e[n++] = 0x16;
 	e[n++] = 0x13;
 	e[n++] = 0x16;
 	e[n++] = 0x13;
@@ -576,9 +582,18 @@ size_t ot_inject_fde(uint8_t *out, size_t size, uint64_t table, uint64_t lo, uin
 	buf[n++] = 16;			/* return address column */
 	buf[n++] = 1;			/* augmentation data: */
 	buf[n++] = 0x00;		/* DW_EH_PE_absptr */
-	buf[n++] = 0x0c;		/* def_cfa rsp + 0: the CFA is the SP at the trampoline */
+	/*
+	 * The CFA is the SP at the trampoline + 8, and the caller's SP that
+	 * SP (val_offset rsp, CFA - 8): unwinders tell frames apart by CFA,
+	 * and libgcc's phase 2 would take this frame, whose CFA would
+	 * otherwise be its caller's identity, for the handler's.
+	 */
+	buf[n++] = 0x0c;		/* def_cfa rsp + 8 */
 	buf[n++] = 7;
-	buf[n++] = 0;
+	buf[n++] = 8;
+	buf[n++] = 0x14;		/* val_offset rsp: CFA + 1 * -8 */
+	buf[n++] = 7;
+	buf[n++] = 1;
 	buf[n++] = 0x16;		/* val_expression r16 (the return address) */
 	buf[n++] = 16;
 	n += uleb(buf + n, elen);

@@ -99,8 +99,8 @@ const struct ot_inject_info *ot_inject_info(const struct ot_inject *in);
 /*
  * The unwind entry (a CIE and an FDE, DWARF CFI) that describes the
  * return trampoline at [lo, lo + len) for a thread whose table of return
- * addresses is at table: the frame's CFA is its SP and its return address
- * the table's entry for the slot below it.  Written at out; returns the
+ * addresses is at table: the frame's caller's SP is its own and its return
+ * address the table's entry for the slot below it.  Written at out; returns the
  * offset of the FDE in out (what _Unwind_Find_FDE returns), or 0 if it
  * does not fit in size bytes.
  */

@@ -40,6 +40,72 @@ static int rel_target(const cs_insn *insn, uint64_t *target)
 	return 0;
 }
 
+/* What the push of a call's return address takes: lea -8(%rsp),%rsp;
+ * movl $lo,(%rsp); movl $hi,4(%rsp) (no flags touched). */
+#define CALL_PUSH 20
+
+/* A moved call at new_addr, as a push of back and a jump: 0, or -1 with *why. */
+static int call_home(const cs_insn *insn, uint64_t back, uint64_t new_addr, struct ot_reloc *out,
+		     const char **why)
+{
+	const cs_x86 *x = &insn->detail->x86;
+	uint8_t *p = out->code + out->len;
+	uint32_t lo = (uint32_t)back, hi = (uint32_t)(back >> 32);
+	uint64_t target, at = new_addr + CALL_PUSH;
+	uint8_t k;
+
+	for (k = 0; k < x->op_count; k++) {
+		const cs_x86_op *op = &x->operands[k];
+
+		/* The push moves the stack under an operand that uses it. */
+		if ((op->type == X86_OP_REG && op->reg == X86_REG_RSP) ||
+		    (op->type == X86_OP_MEM && (op->mem.base == X86_REG_RSP ||
+						op->mem.index == X86_REG_RSP))) {
+			*why = "a call through the stack pointer is in the patched bytes";
+			return -1;
+		}
+	}
+	memcpy(p, "\x48\x8d\x64\x24\xf8", 5);		/* lea -0x8(%rsp),%rsp */
+	memcpy(p + 5, "\xc7\x04\x24", 3);			/* movl $lo,(%rsp) */
+	put32(p + 8, (int32_t)lo);
+	memcpy(p + 12, "\xc7\x44\x24\x04", 4);		/* movl $hi,0x4(%rsp) */
+	put32(p + 16, (int32_t)hi);
+	if (insn->id == X86_INS_CALL && insn->bytes[0] == 0xe8 && rel_target(insn, &target)) {
+		int64_t d = (int64_t)(target - (at + 5));
+
+		if (!fits32(d)) {
+			*why = "a branch target is out of rel32 reach of the trampoline";
+			return -1;
+		}
+		p[CALL_PUSH] = 0xe9;				/* jmp rel32 */
+		put32(p + CALL_PUSH + 1, (int32_t)d);
+		out->len += CALL_PUSH + 5;
+		return 0;
+	}
+	/* call *X (0xff /2) becomes jmp *X (0xff /4), the same operand. */
+	if (!x->encoding.modrm_offset || insn->bytes[x->encoding.modrm_offset - 1] != 0xff ||
+	    ((insn->bytes[x->encoding.modrm_offset] >> 3) & 7) != 2) {
+		*why = "a call of a form that cannot be moved is in the patched bytes";
+		return -1;
+	}
+	memcpy(p + CALL_PUSH, insn->bytes, insn->size);
+	p[CALL_PUSH + x->encoding.modrm_offset] =
+		(uint8_t)((insn->bytes[x->encoding.modrm_offset] & ~0x38) | (4 << 3));
+	for (k = 0; k < x->op_count; k++) {
+		if (x->operands[k].type == X86_OP_MEM && x->operands[k].mem.base == X86_REG_RIP) {
+			int64_t disp = x->operands[k].mem.disp + (int64_t)(insn->address - at);
+
+			if (x->encoding.disp_size != 4 || !fits32(disp)) {
+				*why = "a RIP-relative operand is out of rel32 reach of the trampoline";
+				return -1;
+			}
+			put32(p + CALL_PUSH + x->encoding.disp_offset, (int32_t)disp);
+		}
+	}
+	out->len += CALL_PUSH + insn->size;
+	return 0;
+}
+
 #endif
 
 int ot_relocate(const uint8_t *code, size_t size, uint64_t addr, uint64_t tramp_addr,
@@ -90,7 +156,7 @@ int ot_relocate(const uint8_t *code, size_t size, uint64_t addr, uint64_t tramp_
 			call_before_last = 1;
 		out->covered += insn->size;
 		out->moved++;
-		if (out->len + insn->size + 6 + OT_PATCH_LEN > OT_RELOC_MAX) {
+		if (out->len + insn->size + 6 + CALL_PUSH + OT_PATCH_LEN > OT_RELOC_MAX) {
 			*why = "the moved instructions do not fit the trampoline";
 			ret = -EINVAL;
 			goto out;
@@ -102,13 +168,26 @@ int ot_relocate(const uint8_t *code, size_t size, uint64_t addr, uint64_t tramp_
 			ret = -EINVAL;
 			goto out;
 		}
+		/*
+		 * A call pushes the address after it in the function, not in
+		 * the trampoline, and jumps: the callee returns into the
+		 * function's own code (it is the last moved instruction), and
+		 * unwinders and __builtin_return_address see what they would
+		 * untraced.
+		 */
+		if (in_group(insn, CS_GRP_CALL)) {
+			uint64_t back = insn->address + insn->size;
+
+			if (call_home(insn, back, new_addr, out, why)) {
+				ret = -EINVAL;
+				goto out;
+			}
+			continue;
+		}
 		if (rel_target(insn, &target)) {
 			int64_t d;
 
-			if (insn->id == X86_INS_CALL) {
-				d = (int64_t)(target - (new_addr + 5));
-				out->code[out->len] = 0xe8;
-			} else if (insn->id == X86_INS_JMP) {
+			if (insn->id == X86_INS_JMP) {
 				d = (int64_t)(target - (new_addr + 5));
 				out->code[out->len] = 0xe9;
 			} else {

@@ -8,8 +8,11 @@
  * The patch goes after an endbr64 (indirect calls must still land on it).
  * Whole instructions are moved until 5 bytes are covered.  Moved:
  * RIP-relative operands get a displacement for their new address; short
- * and near jumps, conditional jumps and calls become their rel32 forms
- * aimed at the same target.  Refused, with the reason: a function shorter
+ * and near jumps and conditional jumps become their rel32 forms aimed at
+ * the same target; a call becomes a push of the address after it in the
+ * function and a jump, so that its callee returns into the function's own
+ * code (unwinders, exceptions and __builtin_return_address see nothing
+ * moved).  Refused, with the reason: a function shorter
  * than the patch, an instruction that cannot move (loop, jrcxz, a target
  * or operand out of rel32 reach from the trampoline), a call followed by
  * another moved instruction (a thread inside its callee when the patch is
@@ -25,7 +28,7 @@
 #include <stdint.h>
 
 #define OT_PATCH_LEN 5		/* jmp rel32 */
-#define OT_RELOC_MAX 96		/* moved code and the jump back */
+#define OT_RELOC_MAX 112	/* moved code and the jump back */
 
 struct ot_reloc {
 	size_t patch_at;	/* offset in the function where the patch goes */
