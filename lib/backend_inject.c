@@ -27,7 +27,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#define DEFAULT_AREAS	256	/* at least; 4 per thread at attach */
+#define DEFAULT_AREAS	1024	/* at least; 4 per thread at attach */
 #define MAX_AREAS	4096
 #define LIVENESS_NS	(200ull * 1000 * 1000)	/* how often exited threads are looked for */
 #define REFIT_NS	(100ull * 1000 * 1000)	/* how often the TSC map is refitted */
@@ -53,6 +53,7 @@ struct inj {
 	unsigned *qfree, *retiring;	/* drain queues free, and freed once empty */
 	size_t nqfree, nretiring;
 	unsigned qnext;
+	unsigned used;			/* areas taken at the latest drain */
 	struct ot_tsc tsc;
 	int clock;			/* OT_INJ_CLOCK_* */
 	uint64_t next_fit, next_live;
@@ -362,9 +363,12 @@ static size_t inject_drain(struct ot_probes *p, struct ot_drain *d)
 			k++;
 		}
 	}
-	live = now >= j->next_live;
+	/* Exited threads give their areas back: every 200 ms, or at every
+	 * drain while more than half are taken (threads come and go fast). */
+	live = now >= j->next_live || 2 * j->used > j->nareas;
 	if (live)
 		j->next_live = now + LIVENESS_NS;
+	j->used = 0;
 	j->peak = 0;
 	for (a = 0; a < j->nareas; a++) {
 		uint8_t *ar = area(j, a);
@@ -380,6 +384,8 @@ static size_t inject_drain(struct ot_probes *p, struct ot_drain *d)
 		n += drain_area(j, d, a);
 		if (live && kill((pid_t)tid, 0) && errno == ESRCH)
 			give_back(j, d, a);
+		else
+			j->used++;
 	}
 	if (j->peak > j->high_water)
 		j->high_water = j->peak;

@@ -27,7 +27,7 @@
 #define OT_INJ_PS_KEY		0	/* u64 thread pointer (%fs base); 0: free */
 #define OT_INJ_PS_TID		8	/* u32 the thread id its ring area is for */
 #define OT_INJ_PS_BUSY		12	/* u32 in the runtime (a signal handler's hits skip) */
-#define OT_INJ_PS_AREA		16	/* u64 its ring area; 0 none yet, 1 none to be had */
+#define OT_INJ_PS_AREA		16	/* u64 its ring area; 0 none (yet) */
 #define OT_INJ_PS_TABLE		24	/* u64 its return table (set by the tracer) */
 #define OT_INJ_PS_COUNT		32	/* u64 entries in the table */
 #define OT_INJ_PS_FDE		40	/* u64 its unwind entry (set by the tracer) */

@@ -146,9 +146,7 @@ rt_area:
 	cmp	OT_INJ_PS_TID(%r11), %eax
 	jne	.Larea_claim			/* a new thread here, or a forked child */
 	test	%rdi, %rdi
-	jz	.Larea_claim
-	cmp	$1, %rdi
-	je	.Larea_none
+	jz	.Larea_claim			/* none yet: the tracer may have freed one */
 	ret
 .Larea_claim:
 	mov	%eax, %r10d
@@ -176,8 +174,7 @@ rt_area:
 1:	dec	%ecx
 	jnz	.Larea_try
 	pop	%rsi
-	movq	$1, OT_INJ_PS_AREA(%r11)
-.Larea_none:
+	movq	$0, OT_INJ_PS_AREA(%r11)
 	lock incq OT_INJ_H_NO_AREA(%r8)
 	xor	%edi, %edi
 	ret
