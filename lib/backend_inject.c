@@ -210,6 +210,7 @@ static void fill_inproc(struct inj *j)
 	j->inproc.returns_restored = in->returns_restored;
 	j->inproc.left_bytes = in->left_bytes;
 	j->inproc.left_why = in->left_why;
+	j->inproc.gone = in->gone;
 	j->inproc.noret = j->noret;
 	for (a = 0; j->shm && a < j->nareas; a++)
 		if (j->av[a].tid)
@@ -226,6 +227,8 @@ static void inject_close(struct ot_probes *p)
 	if (!j)
 		return;
 	if (j->in) {
+		/* Arming failed with the command held: it does not run. */
+		ot_inject_kill(j->in);
 		fill_inproc(j);
 		ot_inject_remove(j->in);
 		fill_inproc(j);

@@ -722,6 +722,7 @@ static void disarm(struct ot_capture *c)
 		c->rep_inject.returns_restored = c->inproc.returns_restored;
 		c->rep_inject.left_bytes = c->inproc.left_bytes;
 		c->rep_inject.left_why = c->inproc.left_why;
+		c->rep_inject.gone = c->inproc.gone;
 		c->rep_inject.noret = c->inproc.noret;
 	}
 	c->probes = NULL;

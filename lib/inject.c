@@ -1196,6 +1196,24 @@ void ot_inject_resume(struct ot_inject *in)
 
 /* ---- removal ---- */
 
+/* 1 when pid has exited (a zombie has no memory left to restore). */
+static int gone(pid_t pid)
+{
+	char path[64], buf[256], *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = 0;
+	p = strrchr(buf, ')');
+	return !p || p[1] != ' ' || p[2] == 'Z' || p[2] == 'X';
+}
+
 /* Put back every return address a thread's table still holds on its stack. */
 static void restore_returns(struct ot_inject *in)
 {
@@ -1262,13 +1280,17 @@ int ot_inject_remove(struct ot_inject *in)
 	ot_inject_resume(in);
 	if (!in->npatches && !in->nreg && !in->priv)
 		goto out;
-	if (kill(in->pid, 0) && errno == ESRCH)
-		goto out;		/* gone: nothing of it left to restore */
+	if (gone(in->pid)) {
+		in->info.gone = 1;	/* nothing of it left to restore */
+		goto out;
+	}
 	t0 = ot_now_ns();
 	ret = ot_tracee_attach(in->pid, &in->t, &why);
 	if (ret) {
-		if (ret == -ESRCH)
+		if (ret == -ESRCH) {
+			in->info.gone = 1;
 			ret = 0;
+		}
 		else
 			ot_warn("cannot stop process %d to restore its code (%s): %zu functions stay "
 				"patched, costing it a few tens of ns per call", (int)in->pid, why,
@@ -1317,6 +1339,12 @@ out:
 	free(lo);
 	free(hi);
 	return ret;
+}
+
+void ot_inject_kill(struct ot_inject *in)
+{
+	if (in->stopped && in->o.adopt)
+		kill(in->pid, SIGKILL);
 }
 
 void ot_inject_free(struct ot_inject *in)

@@ -53,6 +53,7 @@ struct ot_inject_info {
 	size_t returns_restored;	/* hijacked return addresses put back */
 	uint64_t left_bytes;		/* left mapped in the process */
 	const char *left_why;		/* why, when left_bytes */
+	int gone;			/* it had exited by removal */
 };
 
 struct ot_inject;
@@ -90,6 +91,10 @@ void ot_inject_resume(struct ot_inject *in);
  * the runtime keeps working without orbit-trace).
  */
 int ot_inject_remove(struct ot_inject *in);
+
+/* A started command held at its entry that was never let go: kill it
+ * (SIGKILL, while it is still stopped) rather than run it untraced. */
+void ot_inject_kill(struct ot_inject *in);
 
 /* Release what is ours (after ot_inject_remove, or instead of it). */
 void ot_inject_free(struct ot_inject *in);

@@ -165,6 +165,7 @@ struct ot_probes_inproc {
 	size_t returns_restored;
 	uint64_t left_bytes;		/* left mapped in the process */
 	const char *left_why;
+	int gone;			/* the process had exited by disarming */
 	uint64_t noret;			/* calls whose return could not be hijacked */
 	uint64_t unrecorded;		/* calls not recorded at all (full rings aside) */
 };

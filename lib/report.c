@@ -482,7 +482,10 @@ void ot_report_text_disarm(FILE *f, const struct ot_report *r)
 {
 	char a[32];
 
-	if (r->disarmed && r->inject) {
+	if (r->disarmed && r->inject && r->inject->gone) {
+		fprintf(f, "disarmed %zu functions in %s (the target had exited: nothing to "
+			"restore)\n", r->functions_armed, ot_report_duration(r->disarm_ns, a, sizeof(a)));
+	} else if (r->disarmed && r->inject) {
 		char p[32], m[32];
 
 		fprintf(f, "disarmed %zu functions in %s, the target paused %s (%zu return "
@@ -558,10 +561,11 @@ void ot_report_json(FILE *f, const struct ot_report *r)
 			", \"tlb_shootdowns\": %" PRIu64 "},\n", r->disarm_frozen ? "true" : "false",
 			r->disarm_ns, r->disarm_ipis, r->disarm_tlb);
 	if (r->inject && r->disarmed) {
-		fprintf(f, "  \"inject_removal\": {\"pause_ns\": %" PRIu64 ", \"returns_restored\": %zu, "
-			"\"calls_without_return\": %" PRIu64 ", \"left_mapped_bytes\": %" PRIu64
-			", \"left_why\": ", r->inject->disarm_pause_ns, r->inject->returns_restored,
-			r->inject->noret, r->inject->left_bytes);
+		fprintf(f, "  \"inject_removal\": {\"target_exited\": %s, \"pause_ns\": %" PRIu64
+			", \"returns_restored\": %zu, \"calls_without_return\": %" PRIu64
+			", \"left_mapped_bytes\": %" PRIu64 ", \"left_why\": ",
+			r->inject->gone ? "true" : "false", r->inject->disarm_pause_ns,
+			r->inject->returns_restored, r->inject->noret, r->inject->left_bytes);
 		if (r->inject->left_why)
 			ot_json_string(f, r->inject->left_why);
 		else

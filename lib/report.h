@@ -79,6 +79,7 @@ struct ot_report_inject {
 	size_t returns_restored;	/* hijacked return addresses put back */
 	uint64_t left_bytes;		/* left mapped in the process */
 	const char *left_why;
+	int gone;			/* the process had exited: nothing to remove */
 };
 
 struct ot_report {

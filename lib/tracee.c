@@ -202,6 +202,14 @@ long ot_tracee_syscall(struct ot_tracee *t, long nr, const long args[6])
 	err = regs_get(tid, &saved);
 	if (err)
 		return err;
+	/*
+	 * A thread single-stepped by us shows the trap flag the kernel set
+	 * for the step; written back as it reads, the kernel would take it
+	 * for the program's own and the thread would trap (SIGTRAP) once let
+	 * go.  Left clear, the kernel's own step flag is kept or dropped as
+	 * it should be.
+	 */
+	saved.eflags &= ~0x100ull;	/* X86_EFLAGS_TF */
 	r = saved;
 	if (t->gadget) {
 		r.rip = t->gadget;
