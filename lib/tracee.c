@@ -202,14 +202,6 @@ long ot_tracee_syscall(struct ot_tracee *t, long nr, const long args[6])
 	err = regs_get(tid, &saved);
 	if (err)
 		return err;
-	/*
-	 * A thread single-stepped by us shows the trap flag the kernel set
-	 * for the step; written back as it reads, the kernel would take it
-	 * for the program's own and the thread would trap (SIGTRAP) once let
-	 * go.  Left clear, the kernel's own step flag is kept or dropped as
-	 * it should be.
-	 */
-	saved.eflags &= ~0x100ull;	/* X86_EFLAGS_TF */
 	r = saved;
 	if (t->gadget) {
 		r.rip = t->gadget;
@@ -302,6 +294,23 @@ uint64_t ot_tracee_mmap_near(struct ot_tracee *t, uint64_t near, size_t size, in
 	return 0;
 }
 
+/*
+ * A step through popf (code that saves and restores the flags, as the
+ * inject runtime does) pushes the kernel's trap flag and pops it back as
+ * the program's own: the kernel then no longer clears it, and the thread
+ * would trap (SIGTRAP) once let go.  Clear it after stepping.
+ */
+static int steps_done(pid_t tid, int ret)
+{
+	struct user_regs_struct r;
+
+	if (!regs_get(tid, &r) && (r.eflags & 0x100)) {	/* X86_EFLAGS_TF */
+		r.eflags &= ~0x100ull;
+		regs_set(tid, &r);
+	}
+	return ret;
+}
+
 int ot_tracee_step_out(struct ot_tracee *t, size_t i, const uint64_t *lo, const uint64_t *hi,
 		       size_t nranges, unsigned max_steps)
 {
@@ -319,11 +328,11 @@ int ot_tracee_step_out(struct ot_tracee *t, size_t i, const uint64_t *lo, const 
 			if (r.rip >= lo[k] && r.rip < hi[k])
 				break;
 		if (k == nranges)
-			return 0;
+			return step ? steps_done(tid, 0) : 0;
 		/* In a system call (one the code made, in a trampoline): a step
 		 * would run it to its end, however long that is. */
 		if ((long long)r.orig_rax >= 0 || step == max_steps)
-			return 1;
+			return step ? steps_done(tid, 1) : 1;
 		for (;;) {
 			if (ptrace(PTRACE_SINGLESTEP, tid, NULL, (void *)(long)sig))
 				return errno == ESRCH ? -ESRCH : -errno;

@@ -3,8 +3,8 @@
 
 #include <string.h>
 
-/* How soon a piece's slope makes up for the error found at its start. */
-#define CATCH_UP_NS 1e9
+/* The window the rate is measured over. */
+#define WINDOW_NS 1000000000ull
 
 void ot_tsc_init(struct ot_tsc *c)
 {
@@ -33,27 +33,44 @@ uint64_t ot_tsc_ns(const struct ot_tsc *c, uint64_t ticks)
 
 void ot_tsc_add(struct ot_tsc *c, uint64_t ticks, uint64_t ns)
 {
+	uint64_t at, t_old = c->t0, n_old = c->n0, last;
 	double avg, err, k;
-	uint64_t at;
+	int i;
 
 	if (!c->n) {
 		c->t0 = c->tb = c->tp = ticks;
 		c->n0 = c->nb = c->np = ns;
+		c->st[0] = ticks;
+		c->sn[0] = ns;
 		c->n = 1;
 		return;
 	}
-	if (ticks <= c->tb || ns <= c->n0)
+	last = c->sn[(c->n - 1) % OT_TSC_KEEP];
+	if (ticks <= c->tb || ns <= last)
 		return;
-	avg = (double)(ns - c->n0) / (double)(ticks - c->t0);
+	/* The rate: from the newest sample at least a window old (else the
+	 * oldest kept) to this one. */
+	for (i = 1; i <= OT_TSC_KEEP && i <= c->n; i++) {
+		int s = (c->n - i) % OT_TSC_KEEP;
+
+		t_old = c->st[s];
+		n_old = c->sn[s];
+		if (ns - n_old >= WINDOW_NS)
+			break;
+	}
+	c->st[c->n % OT_TSC_KEEP] = ticks;
+	c->sn[c->n % OT_TSC_KEEP] = ns;
+	avg = (double)(ns - n_old) / (double)(ticks - t_old);
 	if (c->n == 1) {
 		c->k = c->kp = avg;
 		c->n = 2;
 		return;
 	}
-	/* Continuous: the new piece starts where the map is now. */
+	/* Continuous: the new piece starts where the map is now, and makes
+	 * up for its error within two sample intervals. */
 	at = ot_tsc_ns(c, ticks);
 	err = (double)ns - (double)at;
-	k = avg * (1.0 + err / CATCH_UP_NS);
+	k = avg * (1.0 + err / (2.0 * (double)(ns - last)));
 	if (k < avg / 2)
 		k = avg / 2;
 	if (k > avg * 2)

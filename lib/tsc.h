@@ -5,16 +5,18 @@
  *
  * The map is fitted to (ticks, ns) samples taken here, on the same
  * machine's TSC: piecewise linear and continuous, each piece starting
- * where the last one was at that sample, its slope the average since the
- * first sample corrected to meet the clock again within a second.  So a
- * tick count never converts to less than an earlier one (no negative
- * duration) and the map stays within microseconds of the kernel's clock
- * over hours.  Pure code over the samples; ot_tsc_sample reads the clocks.
+ * where the last one was at that sample, its slope the clock's rate over
+ * the last second or so, corrected to meet the clock again within two of
+ * the intervals between samples.  So a tick count never converts to less
+ * than an earlier one (no negative duration), and the map follows the
+ * kernel's clock, NTP's slewing included, within microseconds.  Pure code over the samples; ot_tsc_sample reads the clocks.
  */
 #ifndef OT_TSC_H
 #define OT_TSC_H
 
 #include <stdint.h>
+
+#define OT_TSC_KEEP 32		/* recent samples, for the slope */
 
 struct ot_tsc {
 	int n;			/* samples taken */
@@ -23,6 +25,7 @@ struct ot_tsc {
 	double k;
 	uint64_t tp, np;	/* the previous piece */
 	double kp;
+	uint64_t st[OT_TSC_KEEP], sn[OT_TSC_KEEP]; /* the latest samples, a ring */
 };
 
 void ot_tsc_init(struct ot_tsc *c);

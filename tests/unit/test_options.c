@@ -76,7 +76,7 @@ static void test_bad_values(void **state)
 	BAD("--slower-than '-2ms' is invalid: expected a duration with its unit, e.g. 500us, 2ms, 1s", "--slower-than", "-2ms", "-f", "x", "--", "t");
 	BAD("--slower-than '2 ms' is invalid: expected a duration with its unit, e.g. 500us, 2ms, 1s", "--slower-than", "2 ms", "-f", "x", "--", "t");
 	BAD("--slowest '1001' is invalid: expected an integer in 0..1000", "--slowest", "1001", "-f", "x", "--", "t");
-	BAD("--backend 'bpf' is invalid: expected 'auto', 'perf' or 'multi'", "--backend", "bpf", "-f", "x", "--", "t");
+	BAD("--backend 'bpf' is invalid: expected 'auto', 'perf', 'multi' or 'inject'", "--backend", "bpf", "-f", "x", "--", "t");
 	BAD("--returns 'ret' is invalid: expected 'uretprobe' or 'insn'", "--returns", "ret", "-f", "x", "--", "t");
 	BAD("option '-f' needs an argument", "-p", "1", "-f");
 	BAD("option '--output' needs an argument", "-p", "1", "-f", "x", "--output");
@@ -97,6 +97,13 @@ static void test_bad_combinations(void **state)
 	BAD("--freeze applies to -p: a command started with -- is armed before it runs", "--freeze", "-f", "x", "--", "t");
 	BAD("--max-loss needs --expect", "--max-loss", "2", "-f", "x", "--", "t");
 	BAD("--interval applies to a capture, not to -l", "-l", "-I", "1", "--", "t");
+	BAD("--backend inject patches one process: not with -a", "--backend", "inject", "-a", "-f", "x");
+	BAD("--freeze is for the uprobe backends: inject stops the process with ptrace while it patches it",
+	    "--backend", "inject", "--freeze", "-p", "1", "-f", "x");
+	BAD("--compensate takes the uprobes' cost out: inject's is tens of ns (OVERHEAD in orbit-trace(1))",
+	    "--compensate", "--backend", "inject", "-f", "x", "--", "t");
+	BAD("--returns is for the uprobe backends: inject sees every return at its trampoline",
+	    "--backend", "inject", "--returns", "insn", "-f", "x", "--", "t");
 }
 
 static void test_environment(void **state)
@@ -124,6 +131,20 @@ static void test_environment(void **state)
 	ot_options_free(&o);
 	unsetenv("ORBIT_UPROBE_RING_KB");
 	unsetenv("ORBIT_DRAIN_MS");
+	/* inject's clock: its own choice unless forced. */
+	assert_int_equal(parse(&o, &msg, "--backend", "inject", "-f", "x", "--", "t", (char *)NULL),
+			 OT_OPTIONS_RUN);
+	assert_int_equal(o.backend, OT_BACKEND_INJECT);
+	assert_int_equal(o.inject_clock, -1);
+	ot_options_free(&o);
+	setenv("ORBIT_INJECT_CLOCK", "vdso", 1);
+	assert_int_equal(parse(&o, &msg, "--backend", "inject", "-f", "x", "--", "t", (char *)NULL),
+			 OT_OPTIONS_RUN);
+	assert_int_equal(o.inject_clock, 1);
+	ot_options_free(&o);
+	setenv("ORBIT_INJECT_CLOCK", "hpet", 1);
+	BAD("ORBIT_INJECT_CLOCK 'hpet' is invalid: expected 'tsc' or 'vdso'", "-f", "x", "--", "t");
+	unsetenv("ORBIT_INJECT_CLOCK");
 }
 
 static void test_good_line(void **state)

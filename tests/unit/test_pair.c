@@ -622,6 +622,46 @@ static void test_stale_frames_stay_aside(void **state)
 	ot_pair_free(p);
 }
 
+/*
+ * Exact streams (inject): a call at the SP of an open one means that one is
+ * gone (longjmp'd over, or unwound by an exception), never a duplicate;
+ * an entry flagged a tail call nests under the frame it replaced.
+ */
+static void test_exact_stream(void **state)
+{
+	struct ot_pair *p = ot_pair_new(NFUNCS);
+	struct ot_event tail = { .sp = 0x6fc0, .tid = 1, .func = INNER, .kind = OT_EV_ENTRY,
+				 .flags = OT_EV_TAIL_ENTRY };
+
+	(void)state;
+	ot_pair_set_exact(p);
+	/* outer -> middle, middle leaves by longjmp; outer calls middle again
+	 * from the same place: the first middle is unclosed, not a duplicate,
+	 * and the second is at depth 1. */
+	ent(p, 1, OUTER, 0x7000);
+	ent(p, 1, MIDDLE, 0x6fc0);
+	ent(p, 1, MIDDLE, 0x6fc0);
+	ret(p, 1, MIDDLE, 0x6fc0);
+	/* middle tail-calls inner: both end with one return slot. */
+	ent(p, 1, MIDDLE, 0x6fc0);
+	tail.time = clock_ns += 10;
+	ot_pair_feed(p, &tail);
+	ret(p, 1, INNER, 0x6fc0);
+	ret(p, 1, MIDDLE, 0x6fc0);
+	ret(p, 1, OUTER, 0x7000);
+	ot_pair_finish(p);
+	assert_int_equal(S(p, MIDDLE)->scopes, 2);
+	assert_int_equal(S(p, MIDDLE)->duplicates, 0);
+	assert_int_equal(S(p, MIDDLE)->unclosed, 1);
+	assert_int_equal(S(p, MIDDLE)->depths[1], 2);
+	assert_int_equal(S(p, INNER)->scopes, 1);
+	assert_int_equal(S(p, INNER)->depths[2], 1);
+	assert_int_equal(S(p, OUTER)->scopes, 1);
+	assert_int_equal(S(p, OUTER)->unclosed + S(p, INNER)->unclosed + S(p, OUTER)->orphans +
+			 S(p, MIDDLE)->orphans + S(p, INNER)->orphans, 0);
+	ot_pair_free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -648,6 +688,7 @@ int main(void)
 		cmocka_unit_test(test_tail_callee_return),
 		cmocka_unit_test(test_fibers_pair_per_stack),
 		cmocka_unit_test(test_stale_frames_stay_aside),
+		cmocka_unit_test(test_exact_stream),
 	};
 
 	return cmocka_run_group_tests_name("pair", tests, NULL, NULL);

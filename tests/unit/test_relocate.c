@@ -2,7 +2,9 @@
  * The relocator (lib/relocate) on synthetic prologues and on real ones
  * read from libc and the unit fixture: what moved must compute the same
  * addresses from the trampoline - every branch target and RIP-relative
- * operand - and the jump back must land on the first instruction left.
+ * operand - a moved call must push the address after it in the function
+ * and jump to the same target, and the jump back must land on the first
+ * instruction left.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -44,12 +46,36 @@ static int refers_to(const cs_insn *insn, uint64_t *where)
 	return 0;
 }
 
+/* A moved call: the address after it pushed (lea, two movl), then a jump
+ * to the same target; j indexes the moved code. */
+static void same_call(const cs_insn *a, const cs_insn *b, size_t nb, size_t j)
+{
+	uint64_t wa, wb, ret;
+
+	assert_true(j + 3 < nb);
+	assert_int_equal(b[j].id, X86_INS_LEA);
+	assert_int_equal(b[j + 1].id, X86_INS_MOV);
+	assert_int_equal(b[j + 2].id, X86_INS_MOV);
+	assert_int_equal(b[j + 3].id, X86_INS_JMP);
+	ret = (uint32_t)b[j + 1].detail->x86.operands[1].imm |
+	      (uint64_t)(uint32_t)b[j + 2].detail->x86.operands[1].imm << 32;
+	assert_int_equal(ret, a->address + a->size);
+	if (refers_to(a, &wa)) {
+		assert_true(refers_to(&b[j + 3], &wb));
+		assert_int_equal(wa, wb);
+	} else {
+		assert_int_equal(b[j + 3].detail->x86.op_count, a->detail->x86.op_count);
+		assert_int_equal(b[j + 3].detail->x86.operands[0].type, a->detail->x86.operands[0].type);
+		assert_int_equal(b[j + 3].detail->x86.operands[0].reg, a->detail->x86.operands[0].reg);
+	}
+}
+
 /* The moved code means what the original meant; returns instructions checked. */
 static size_t same_meaning(const uint8_t *code, uint64_t addr, const struct ot_reloc *r,
 			   uint64_t tramp)
 {
 	cs_insn *a, *b;
-	size_t na, nb, i;
+	size_t na, nb, i, j = 0;
 	csh cs;
 
 	assert_int_equal(cs_open(CS_ARCH_X86, CS_MODE_64, &cs), CS_ERR_OK);
@@ -57,18 +83,27 @@ static size_t same_meaning(const uint8_t *code, uint64_t addr, const struct ot_r
 	na = cs_disasm(cs, code + r->patch_at, r->covered, addr + r->patch_at, 0, &a);
 	nb = cs_disasm(cs, r->code, r->len, tramp, 0, &b);
 	assert_int_equal(na, r->moved);
-	assert_int_equal(nb, na + 1);	/* and the jump back */
 	for (i = 0; i < na; i++) {
 		uint64_t wa, wb;
-		int ra = refers_to(&a[i], &wa), rb = refers_to(&b[i], &wb);
+		int ra, rb;
 
-		assert_int_equal(a[i].id, b[i].id);
+		if (a[i].id == X86_INS_CALL) {
+			assert_int_equal(i, na - 1);	/* a call is the last moved */
+			same_call(&a[i], b, nb, j);
+			j += 4;
+			continue;
+		}
+		ra = refers_to(&a[i], &wa);
+		rb = refers_to(&b[j], &wb);
+		assert_int_equal(a[i].id, b[j].id);
 		assert_int_equal(ra, rb);
 		if (ra)
 			assert_int_equal(wa, wb);
+		j++;
 	}
-	assert_int_equal(b[na].id, X86_INS_JMP);
-	assert_int_equal((uint64_t)b[na].detail->x86.operands[0].imm,
+	assert_int_equal(nb, j + 1);	/* and the jump back */
+	assert_int_equal(b[j].id, X86_INS_JMP);
+	assert_int_equal((uint64_t)b[j].detail->x86.operands[0].imm,
 			 addr + r->patch_at + r->covered);
 	cs_free(a, na);
 	cs_free(b, nb);
@@ -89,6 +124,13 @@ static void test_synthetic(void **state)
 	static const uint8_t jmp8[] = { 0xeb, 0x40, 0x90, 0x90, 0x90, 0x90, 0x90 };
 	/* call +0x1000; ret */
 	static const uint8_t call[] = { 0xe8, 0x00, 0x10, 0x00, 0x00, 0xc3 };
+	/* sub $8,%rsp; call +0x200; add $8,%rsp; ret */
+	static const uint8_t wrap[] = { 0x48, 0x83, 0xec, 0x08, 0xe8, 0x00, 0x02, 0x00, 0x00,
+					0x48, 0x83, 0xc4, 0x08, 0xc3 };
+	/* call *0x2000(%rip); ret */
+	static const uint8_t callrip[] = { 0xff, 0x15, 0x00, 0x20, 0x00, 0x00, 0xc3 };
+	/* push %rbx; mov %rdi,%rbx; call *%rax; pop %rbx; ret */
+	static const uint8_t callreg[] = { 0x53, 0x48, 0x89, 0xfb, 0xff, 0xd0, 0x5b, 0xc3 };
 	const uint64_t addr = 0x401000;
 	struct ot_reloc r;
 	const char *why;
@@ -108,6 +150,14 @@ static void test_synthetic(void **state)
 	same_meaning(jmp8, addr, &r, addr + 0x300000);
 	assert_int_equal(ot_relocate(call, sizeof(call), addr, addr + 0x300000, &r, &why), 0);
 	same_meaning(call, addr, &r, addr + 0x300000);
+	/* A wrapper: the call ends the patch, its callee returns home. */
+	assert_int_equal(ot_relocate(wrap, sizeof(wrap), addr, addr + 0x300000, &r, &why), 0);
+	assert_int_equal(r.covered, 9);
+	assert_int_equal(same_meaning(wrap, addr, &r, addr + 0x300000), 2);
+	assert_int_equal(ot_relocate(callrip, sizeof(callrip), addr, addr - 0x300000, &r, &why), 0);
+	same_meaning(callrip, addr, &r, addr - 0x300000);
+	assert_int_equal(ot_relocate(callreg, sizeof(callreg), addr, addr + 0x300000, &r, &why), 0);
+	same_meaning(callreg, addr, &r, addr + 0x300000);
 }
 
 static void test_refusals(void **state)
@@ -120,6 +170,10 @@ static void test_refusals(void **state)
 	static const uint8_t loop[] = { 0xe2, 0xfe, 0x90, 0x90, 0x90, 0x90, 0xc3 };
 	/* mov 0x100(%rip),%rax with the trampoline too far */
 	static const uint8_t riprel[] = { 0x48, 0x8b, 0x05, 0x00, 0x01, 0x00, 0x00, 0xc3 };
+	/* call *%rax; mov %eax,%ebx; ...: the call returns inside the patch */
+	static const uint8_t callmid[] = { 0xff, 0xd0, 0x89, 0xc3, 0x90, 0x90, 0xc3 };
+	/* call *0x8(%rsp); ret */
+	static const uint8_t callsp[] = { 0xff, 0x54, 0x24, 0x08, 0x90, 0xc3 };
 	struct ot_reloc r;
 	const char *why;
 
@@ -132,6 +186,11 @@ static void test_refusals(void **state)
 	assert_string_equal(why, "a loop or jrcxz instruction (rel8 only) is in the patched bytes");
 	assert_int_equal(ot_relocate(riprel, sizeof(riprel), 0x401000, FAR, &r, &why), -EINVAL);
 	assert_string_equal(why, "a RIP-relative operand is out of rel32 reach of the trampoline");
+	assert_int_equal(ot_relocate(callmid, sizeof(callmid), 0x401000, 0x402000, &r, &why), -EINVAL);
+	assert_string_equal(why, "a call in the patched bytes is not their last instruction (a thread "
+			    "in its callee would return into the patch)");
+	assert_int_equal(ot_relocate(callsp, sizeof(callsp), 0x401000, 0x402000, &r, &why), -EINVAL);
+	assert_string_equal(why, "a call through the stack pointer is in the patched bytes");
 }
 
 /* Real prologues: libc's and the fixture's functions, to a trampoline

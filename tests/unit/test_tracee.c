@@ -141,6 +141,54 @@ static void test_stop_map_detach(void **state)
 	assert_non_null(strstr(line, "\"expected\": {\"outer\": 600, \"middle\": 1200, \"inner\": 3600}"));
 }
 
+#if defined(__x86_64__)
+/* The child's work: a loop that saves and restores its flags. */
+extern const char ot_test_flags_loop[], ot_test_flags_loop_end[];
+__asm__(".text\n"
+	"ot_test_flags_loop:\n"
+	"	pushfq\n"
+	"	popfq\n"
+	"	jmp ot_test_flags_loop\n"
+	"ot_test_flags_loop_end:\n");
+
+/*
+ * A thread stepped through popf (as in the inject runtime) and let go
+ * runs on: the trap flag of the steps, pushed and popped back, would have
+ * become its own and killed it with SIGTRAP.
+ */
+static void test_step_through_popf(void **state)
+{
+	uint64_t lo = (uint64_t)ot_test_flags_loop, hi = (uint64_t)ot_test_flags_loop_end;
+	struct user_regs_struct r;
+	struct ot_tracee t;
+	const char *why;
+	int status;
+	pid_t pid;
+
+	(void)state;
+	pid = fork();
+	assert_true(pid >= 0);
+	if (!pid) {
+		((void (*)(void))(uintptr_t)lo)();
+		_exit(0);
+	}
+	usleep(20000);
+	assert_int_equal(ot_tracee_attach(pid, &t, &why), 0);
+	assert_int_equal(ot_tracee_regs(&t, 0, &r), 0);
+	assert_true(r.rip >= lo && r.rip < hi);
+	/* It never leaves the loop: 50 steps, popf among them. */
+	assert_int_equal(ot_tracee_step_out(&t, 0, &lo, &hi, 1, 50), 1);
+	assert_int_equal(ot_tracee_regs(&t, 0, &r), 0);
+	assert_false(r.eflags & 0x100);
+	ot_tracee_detach(&t);
+	usleep(100000);
+	assert_int_equal(waitpid(pid, &status, WNOHANG), 0);	/* still looping */
+	kill(pid, SIGKILL);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+}
+#endif
+
 static void test_already_traced(void **state)
 {
 	struct ot_tracee t, other;
@@ -174,6 +222,9 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_stop_map_detach),
+#if defined(__x86_64__)
+		cmocka_unit_test(test_step_through_popf),
+#endif
 		cmocka_unit_test(test_already_traced),
 	};
 
