@@ -386,10 +386,10 @@ void ot_report_text(FILE *f, const struct ot_report *r)
 			fprintf(f, " (killed by signal %d)", WTERMSIG(r->target_status));
 	}
 	fprintf(f, "; drained at least every %u ms\n", r->drain_ms);
-	fprintf(f, "records: %" PRIu64 " samples, %" PRIu64 " lost by the kernel, %" PRIu64
+	fprintf(f, "records: %" PRIu64 " samples, %" PRIu64 " lost %s, %" PRIu64
 		" malformed, %" PRIu64 " of other processes; %zu thread%s\n",
-		rec->samples, rec->lost, rec->malformed, rec->foreign, r->threads,
-		r->threads == 1 ? "" : "s");
+		rec->samples, rec->lost, r->inject ? "in the process's rings" : "by the kernel",
+		rec->malformed, rec->foreign, r->threads, r->threads == 1 ? "" : "s");
 	if (rec->late || rec->no_sp || rec->unknown)
 		fprintf(f, "warning: %" PRIu64 " records arrived out of order, %" PRIu64
 			" had no stack pointer, %" PRIu64 " had an unknown id\n",

@@ -315,6 +315,58 @@ static void test_list(void **state)
 	free(buf);
 }
 
+/* --backend inject: its header, a refused function, what disarming did. */
+static void test_inject(void **state)
+{
+	static const struct ot_report_refused refused[] = {
+		{ "inner", "a branch of the function lands inside the patched bytes" },
+	};
+	struct ot_report_inject in = {
+		.clock = "tsc", .regions = 2, .code_bytes = 8192, .private_bytes = 268894208,
+		.shared_bytes = 1074794496, .unwinder = 1, .arm_pause_ns = 1350000,
+		.refused = refused, .nrefused = 1, .noret = 0, .disarm_pause_ns = 910000,
+		.returns_restored = 1,
+	};
+	struct fixture x;
+	char *buf = NULL;
+	size_t len = 0;
+	unsigned k;
+	FILE *f;
+
+	(void)state;
+	clock_ns = 0;
+	x.p = ot_pair_new(NFUNCS);
+	ot_pair_set_exact(x.p);
+	for (k = 0; k < 10; k++)
+		tree(x.p, 100, k);
+	fill(&x, NULL, NFUNCS);
+	ot_check_add(&x.check, OT_STATUS_LOSSY, "1 of 3 functions were not armed: inject could not "
+		     "patch them (arming.refused says why)");
+	x.r.inject = &in;
+	x.r.backend = "inject";
+	x.r.objects = "trampolines";
+	x.r.returns = "trampoline";
+	x.r.uprobes = 0;
+	x.r.events = 2;
+	x.r.functions_armed = 2;
+	x.r.arm_ns = 2100000;
+	x.r.disarm_ns = 1200000;
+	x.r.disarm_ipis = x.r.disarm_tlb = x.r.arm_ipis = 0;
+	render(&x, "inject", 0);
+	render(&x, "inject", 1);
+	/* What disarming says when memory stays, and when the process is gone. */
+	f = open_memstream(&buf, &len);
+	in.left_bytes = 1343496192;
+	in.left_why = "a thread was in a system call inside a trampoline";
+	ot_report_text_disarm(f, &x.r);
+	in.gone = 1;
+	ot_report_text_disarm(f, &x.r);
+	fclose(f);
+	golden("inject-disarm.txt", buf, len);
+	free(buf);
+	done(&x);
+}
+
 static void test_interval(void **state)
 {
 	struct ot_hist h[NFUNCS];
@@ -357,6 +409,7 @@ int main(void)
 		cmocka_unit_test(test_recursion),
 		cmocka_unit_test(test_list),
 		cmocka_unit_test(test_interval),
+		cmocka_unit_test(test_inject),
 	};
 
 	return cmocka_run_group_tests_name("report", tests, NULL, NULL);
