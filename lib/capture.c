@@ -1020,6 +1020,23 @@ enum ot_capture_result ot_capture_arm(struct ot_capture *c)
 					   basename(c->target.display), ot_now_ns(),
 					   c->names, &c->timeline))
 		return OT_CAPTURE_FAILED;
+	/*
+	 * The pairing first: its histograms (30 KB per function, written at
+	 * once) must not lengthen arming, which with inject is a pause of the
+	 * target's threads.
+	 */
+	c->pair = ot_pair_new(c->sel.n);
+	ot_pair_on_scope(c->pair, on_scope, c);
+	if (c->inject)
+		ot_pair_set_exact(c->pair);
+	if (c->o.slowest) {
+		c->slow = ot_xcalloc(c->sel.n, sizeof(*c->slow));
+		for (i = 0; i < c->sel.n; i++)
+			c->slow[i].v = ot_xcalloc(c->o.slowest, sizeof(*c->slow[i].v));
+	}
+	for (i = 0; i < c->sel.n; i++)
+		if (c->ret[i].tail_calls)
+			ot_pair_set_tail_calls(c->pair, i);
 	/* What arming costs the machine, measured the way the seed measured
 	 * static keys: wall time and /proc/interrupts deltas. */
 	ot_ipi_read(&c->arm_before);
@@ -1041,18 +1058,6 @@ enum ot_capture_result ot_capture_arm(struct ot_capture *c)
 	}
 	if (c->inject)
 		inject_armed(c);
-	c->pair = ot_pair_new(c->sel.n);
-	ot_pair_on_scope(c->pair, on_scope, c);
-	if (c->inject)
-		ot_pair_set_exact(c->pair);
-	if (c->o.slowest) {
-		c->slow = ot_xcalloc(c->sel.n, sizeof(*c->slow));
-		for (i = 0; i < c->sel.n; i++)
-			c->slow[i].v = ot_xcalloc(c->o.slowest, sizeof(*c->slow[i].v));
-	}
-	for (i = 0; i < c->sel.n; i++)
-		if (c->ret[i].tail_calls)
-			ot_pair_set_tail_calls(c->pair, i);
 	if (c->o.all)
 		c->own_pid = (uint32_t)getpid();
 	c->drain = ot_drain_new(ot_probes_nqueues(c->probes), (uint32_t)c->target.pid,

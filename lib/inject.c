@@ -92,6 +92,11 @@ struct ot_inject {
 	size_t npatches;
 	uint32_t tid_off;
 	int fsbase;
+	struct user_regs_struct *regs;	/* each stopped thread's, read once */
+	/* The file last read, for the functions of one file in a row. */
+	char *file_path;
+	int file_fd;
+	struct stat file_st;
 	uint64_t vdso_fn;
 	char why[256];
 	struct ot_inject_info info;
@@ -308,6 +313,7 @@ int ot_inject_attach(pid_t pid, const struct ot_inject_opts *o, struct ot_inject
 	in->pid = pid;
 	in->o = *o;
 	in->memfd = -1;
+	in->file_fd = -1;
 	in->t.mem_fd = -1;
 #if !defined(__x86_64__)
 	ot_error("cannot inject into process %d: inject is for x86-64", (int)pid);
@@ -825,11 +831,15 @@ static int thread_inside(struct ot_inject *in, uint64_t lo, uint64_t hi, pid_t *
 {
 	size_t i;
 
+	if (!in->regs) {
+		in->regs = ot_xcalloc(in->t.n + 1, sizeof(*in->regs));
+		for (i = 0; i < in->t.n; i++)
+			if (ot_tracee_regs(&in->t, i, &in->regs[i]))
+				in->regs[i].rip = 0;
+	}
 	for (i = 0; i < in->t.n; i++) {
-		struct user_regs_struct r;
+		const struct user_regs_struct r = in->regs[i];
 
-		if (ot_tracee_regs(&in->t, i, &r))
-			continue;
 		/* In a system call, the kernel may restart it: 2 bytes back. */
 		if ((r.rip > lo && r.rip < hi) ||
 		    ((long long)r.orig_rax >= 0 && r.rip - 2 > lo && r.rip - 2 < hi)) {
@@ -848,18 +858,34 @@ struct plan {
 	size_t len;
 };
 
+/* path, open in in->file_fd and stat'ed in in->file_st: 0 or -1 (errno). */
+static int open_file(struct ot_inject *in, const char *path)
+{
+	if (in->file_path && !strcmp(in->file_path, path))
+		return in->file_fd >= 0 ? 0 : -1;
+	if (in->file_fd >= 0)
+		close(in->file_fd);
+	free(in->file_path);
+	in->file_path = ot_xstrdup(path);
+	in->file_fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (in->file_fd >= 0 && fstat(in->file_fd, &in->file_st)) {
+		close(in->file_fd);
+		in->file_fd = -1;
+	}
+	return in->file_fd >= 0 ? 0 : -1;
+}
+
 /* Where fn is in the process, and its code; refuse it with why otherwise. */
 static int locate(struct ot_inject *in, struct ot_inject_fn *fn, struct plan *pl, char *why,
 		  size_t whylen)
 {
-	struct stat st;
 	size_t len;
 
-	if (stat(fn->path, &st)) {
+	if (open_file(in, fn->path)) {
 		snprintf(why, whylen, "cannot read %s: %s", fn->path, strerror(errno));
 		return -1;
 	}
-	pl->text = text_map(in, &st, fn->offset);
+	pl->text = text_map(in, &in->file_st, fn->offset);
 	if (!pl->text) {
 		snprintf(why, whylen, "%s is not mapped in the process (yet): inject patches "
 			 "only code already loaded", fn->path);
@@ -896,7 +922,6 @@ static int trampoline(struct ot_inject *in, const char *file, uint64_t file_off,
 	const char *rwhy;
 	int64_t d;
 	pid_t tid;
-	int fd;
 
 	if (r->used + TRAMP_MAX > r->size) {
 		snprintf(why, whylen, "internal error: its trampoline does not fit");
@@ -912,17 +937,14 @@ static int trampoline(struct ot_inject *in, const char *file, uint64_t file_off,
 	}
 	/* What runs must be the file's code: not a breakpoint (a debugger's,
 	 * a uprobe's) or another tool's patch. */
-	fd = open(file, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || pread(fd, filecode, rel.patch_at + rel.covered, (off_t)file_off) !=
-			      (ssize_t)(rel.patch_at + rel.covered) ||
+	if (open_file(in, file) ||
+	    pread(in->file_fd, filecode, rel.patch_at + rel.covered, (off_t)file_off) !=
+		    (ssize_t)(rel.patch_at + rel.covered) ||
 	    memcmp(filecode, pl->code, rel.patch_at + rel.covered)) {
-		if (fd >= 0)
-			close(fd);
 		snprintf(why, whylen, "its first bytes in the process differ from %s (a breakpoint "
 			 "or another tool's patch is there)", file);
 		return -1;
 	}
-	close(fd);
 	if (thread_inside(in, pl->addr + rel.patch_at, pl->addr + rel.patch_at + rel.covered, &tid)) {
 		snprintf(why, whylen, "thread %d is stopped inside its first %zu bytes", (int)tid,
 			 rel.patch_at + rel.covered);
@@ -1362,6 +1384,10 @@ void ot_inject_free(struct ot_inject *in)
 		free(in->reg[i].buf);
 	free(in->reg);
 	free(in->patches);
+	free(in->regs);
+	free(in->file_path);
+	if (in->file_fd >= 0)
+		close(in->file_fd);
 	free_maps(in);
 	free(in);
 }

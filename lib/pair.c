@@ -60,6 +60,8 @@ struct ot_pair {
 	uint64_t scopes;
 	struct ot_tree_node *tree;
 	size_t ntree, treecap;
+	uint32_t *thash;	/* tree nodes by (parent, func); 0 empty */
+	size_t thcap;
 	uint64_t tree_dropped;
 	int compensate;
 	int exact;		/* entries are never reported twice */
@@ -86,15 +88,49 @@ struct ot_pair *ot_pair_new(size_t nfuncs)
 	return p;
 }
 
-/* The child of node parent for func, created on first use; 0 when full. */
+static size_t tree_slot(uint32_t parent, uint32_t func, size_t cap)
+{
+	return (size_t)(((uint64_t)parent << 32 | func) * 0x9E3779B97F4A7C15ull >> 32) & (cap - 1);
+}
+
+/* Index node c by (parent, func), the table doubled at half full. */
+static void tree_index(struct ot_pair *p, uint32_t c)
+{
+	size_t s;
+
+	if (2 * (p->ntree + 1) > p->thcap) {
+		size_t i;
+
+		p->thcap = p->thcap ? 2 * p->thcap : 256;
+		free(p->thash);
+		p->thash = ot_xcalloc(p->thcap, sizeof(*p->thash));
+		for (i = 1; i < p->ntree; i++)
+			if (i != c)
+				tree_index(p, (uint32_t)i);
+	}
+	s = tree_slot(p->tree[c].parent, p->tree[c].func, p->thcap);
+	while (p->thash[s])
+		s = (s + 1) & (p->thcap - 1);
+	p->thash[s] = c;
+}
+
+/*
+ * The child of node parent for func, created on first use; 0 when full.
+ * Found by hash, not by walking the siblings: a root may have thousands
+ * of children (-f 'f*' over a flat program).
+ */
 static uint32_t tree_child(struct ot_pair *p, uint32_t parent, uint32_t func)
 {
 	struct ot_tree_node *n;
 	uint32_t c;
+	size_t s;
 
-	for (c = p->tree[parent].first_child; c; c = p->tree[c].next_sibling)
-		if (p->tree[c].func == func)
-			return c;
+	if (p->thcap) {
+		for (s = tree_slot(parent, func, p->thcap); (c = p->thash[s]);
+		     s = (s + 1) & (p->thcap - 1))
+			if (p->tree[c].func == func && p->tree[c].parent == parent)
+				return c;
+	}
 	if (p->ntree >= OT_PAIR_TREE_MAX)
 		return 0;
 	if (p->ntree == p->treecap) {
@@ -108,6 +144,7 @@ static uint32_t tree_child(struct ot_pair *p, uint32_t parent, uint32_t func)
 	n->parent = parent;
 	n->next_sibling = p->tree[parent].first_child;
 	p->tree[parent].first_child = c;
+	tree_index(p, c);
 	return c;
 }
 
@@ -130,6 +167,7 @@ void ot_pair_free(struct ot_pair *p)
 	free(p->stats);
 	free(p->tail_calls);
 	free(p->tree);
+	free(p->thash);
 	free(p);
 }
 

@@ -399,9 +399,10 @@ void ot_report_text(FILE *f, const struct ot_report *r)
 
 		for (i = 0; i < r->nfuncs; i++)
 			spans += r->funcs[i].st->spans_loss;
-		fprintf(f, "warning: the kernel lost %" PRIu64 " records: scope counts are low; "
+		fprintf(f, "warning: %s lost %" PRIu64 " records: scope counts are low; "
 			"%" PRIu64 " scope%s open across a loss %s kept out of the durations "
-			"(try a larger --ring-kb or a shorter --drain-ms)\n", rec->lost, spans,
+			"(try a larger --ring-kb or a shorter --drain-ms)\n",
+			r->inject ? "the process's rings" : "the kernel", rec->lost, spans,
 			spans == 1 ? "" : "s", spans == 1 ? "is" : "are");
 	}
 
