@@ -2,9 +2,12 @@
 """orbit-trace against perf and bpftrace on the stress program, side by side.
 
 For each THREADSxHZxCALLS config and each tool (untraced, orbit-trace,
-perf probe + perf record + perf script + pairing, bpftrace with in-kernel
-counts and hist()), RUNS runs; prints the medians as one table and the
-ratios orbit-trace/perf and orbit-trace/bpftrace.  Not a test: a
+orbit-trace --backend inject, perf probe + perf record + perf script +
+pairing, bpftrace with in-kernel counts and hist(), and the floor: the
+same uprobes running an empty BPF program), RUNS runs; prints the medians
+as one table and the ratios orbit-trace/perf, orbit-trace/bpftrace and
+inject/orbit-trace; then --compensate's accuracy and inject's own figures
+(BENCH_COMPENSATE=0, BENCH_INJECT=0 skip them).  Not a test: a
 measurement, printed with the machine and kernel it ran on.
 
 Columns:
@@ -24,7 +27,7 @@ OT = os.environ.get("OT", os.path.join(TOP, "orbit-trace"))
 STRESS = os.environ.get("STRESS", os.path.join(TOP, "tests/stress/orbit-stress"))
 RUNS = int(os.environ.get("BENCH_RUNS", "3"))
 CONFIGS = os.environ.get("BENCH_CONFIGS",
-                         "1x5000x5000 2x5000x5000 2x10000x10000 2x20000x20000 2x0x20000").split()
+                         "1x0x20000 1x5000x5000 2x5000x5000 2x10000x10000 2x20000x20000 2x0x20000").split()
 FUNCS = ("outer", "middle", "inner")
 TMP = tempfile.mkdtemp(prefix="orbit-bench-")
 
@@ -60,10 +63,9 @@ def untraced(cfg):
     return {"work_ns": st["work_ns"]}
 
 
-def orbit(cfg):
-    out = os.path.join(TMP, "ot.json")
+def orbit(cfg, backend=()):
     st, t_exit, t_rep, ru, lines, err = run_timed(
-        [OT, "-q", "--json", "-f", ",".join(FUNCS), "--"] + stress_args(cfg),
+        [OT, "-q", "--json"] + list(backend) + ["-f", ",".join(FUNCS), "--"] + stress_args(cfg),
         lambda l: l.rstrip() == "}")
     j = json.loads("".join(lines[lines.index(next(l for l in lines if l.rstrip() == "{")):]))
     obs = sum(f["scopes"] for f in j["functions"])
@@ -71,6 +73,10 @@ def orbit(cfg):
             "lost": j["records"]["lost"], "records": j["records"]["samples"],
             "cpu_ns": j["tracer"]["cpu_ns"], "report_ms": (t_rep - t_exit) * 1e3,
             "rss_kb": j["tracer"]["max_rss_kb"]}
+
+
+def inject(cfg):
+    return orbit(cfg, ("--backend", "inject"))
 
 
 def perf(cfg):
@@ -130,6 +136,23 @@ END {{ print(@n_outer); print(@n_middle); print(@n_inner); print(@d_inner); prin
 """
 
 
+# The floor of every uprobe tool: the same six probes running an empty BPF
+# program (the trap and the BPF dispatch, nothing recorded).
+FLOOR = "".join("uprobe:{b}:%s {{ }}\nuretprobe:{b}:%s {{ }}\n" % (f, f) for f in FUNCS) + \
+    "END {{ printf(\"done\\n\"); }}\n"
+
+
+def floor(cfg):
+    script = os.path.join(TMP, "floor.bt")
+    open(script, "w").write(FLOOR.format(b=STRESS))
+    st, t_exit, t_rep, ru, lines, err = run_timed(
+        ["bpftrace", "-c", " ".join(stress_args(cfg)), script], lambda l: l.strip() == "done")
+    exp = sum(st["expected"].values())
+    return {"work_ns": st["work_ns"], "expected": exp, "observed": 0, "lost": 0,
+            "records": 0, "cpu_ns": cpu_ns(ru) - st.get("cpu_ns", 0),
+            "report_ms": (t_rep - t_exit) * 1e3, "rss_kb": ru.ru_maxrss}
+
+
 def bpftrace(cfg):
     script = os.path.join(TMP, "bench.bt")
     open(script, "w").write(BT.format(b=STRESS))
@@ -171,6 +194,115 @@ def compensation():
     sys.stdout.flush()
 
 
+CALLS_C = r"""
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+__attribute__((noinline)) void empty(void) { __asm__ volatile("nop; nop; nop; nop; nop; nop"); }
+int main(int argc, char **argv)
+{
+	long n = atol(argv[1]), i;
+	struct timespec a, b;
+
+	for (i = 0; i < n / 10; i++)
+		empty();
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	for (i = 0; i < n; i++)
+		empty();
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	printf("%.2f\n", ((b.tv_sec - a.tv_sec) * 1e9 + (b.tv_nsec - a.tv_nsec)) / (double)n);
+	return 0;
+}
+"""
+
+
+def inject_section(have_perf, have_bt):
+    """--backend inject against the uprobe tools (issue 14's goals): the
+    cost of a hit on an empty function, inner's p50 without compensation,
+    the pause of a busy target's threads at 1,000 functions, and the
+    tracer's ceiling.  Figures, medians of RUNS runs; not a verdict."""
+    prog = os.path.join(TMP, "calls")
+    open(prog + ".c", "w").write(CALLS_C)
+    subprocess.run(["cc", "-O2", "-o", prog, prog + ".c"], check=True)
+    # 100,000 calls: 200,000 records, within one ring (nothing dropped,
+    # which would make a hit cheaper).
+    n = "100000"
+    tools = [("untraced", [prog, n]),
+             ("inject", [OT, "-q", "--backend", "inject", "-o", os.devnull, "-f", "empty", "--", prog, n]),
+             ("multi", [OT, "-q", "--backend", "multi", "-o", os.devnull, "-f", "empty", "--", prog, n]),
+             ("perf", [OT, "-q", "--backend", "perf", "-o", os.devnull, "-f", "empty", "--", prog, n])]
+    if have_bt:
+        tools += [("bpftrace", ["bpftrace", "-e", "uprobe:%s:empty { @n = count(); } "
+                                "uretprobe:%s:empty { @r = count(); }" % (prog, prog), "-c", prog + " " + n]),
+                  ("empty-bpf", ["bpftrace", "-e", "uprobe:%s:empty { } uretprobe:%s:empty { }"
+                                 % (prog, prog), "-c", prog + " " + n])]
+    print("# inject: an empty function called %s times (1 thread), ns per call in the target, %d runs"
+          % (n, RUNS))
+    print("%-12s %12s %12s %12s" % ("tool", "ns/call", "ns/hit ovh", "x inject"))
+    res = {}
+    for name, cmd in tools:
+        vals = []
+        for _ in range(RUNS):
+            out = subprocess.run(cmd, capture_output=True, text=True).stdout.split()
+            nums = [float(x) for x in out if re.match(r"^\d+\.\d\d$", x)]
+            if nums:
+                vals.append(nums[0])
+        res[name] = statistics.median(vals) if vals else float("nan")
+    base = res["untraced"]
+    inj = (res["inject"] - base) / 2
+    for name, _ in tools:
+        ovh = (res[name] - base) / 2
+        print("%-12s %12.1f %12.1f %12s" % (name, res[name], ovh if name != "untraced" else 0,
+                                             "%.1f" % (ovh / inj) if name not in ("untraced",) else ""))
+    sys.stdout.flush()
+
+    # inner's p50 against its untraced copy, no --compensate.
+    rows = []
+    for _ in range(RUNS):
+        out = os.path.join(TMP, "inj.json")
+        p = subprocess.run([OT, "-q", "--backend", "inject", "--json", "-o", out, "-f", ",".join(FUNCS),
+                            "--"] + stress_args((1, 1000, 1000)), capture_output=True, text=True)
+        st = json.loads(next(l for l in p.stdout.splitlines() if l.startswith('{"threads"')))
+        inner = next(f for f in json.load(open(out))["functions"] if f["name"] == "inner")
+        rows.append({"untraced": st["inner_ns"], "p50": inner["duration_ns"]["p50"],
+                     "err": 100.0 * (inner["duration_ns"]["p50"] - st["inner_ns"]) / st["inner_ns"]})
+    print("# inject: inner p50 vs its untraced copy, 1x1000x1000, no --compensate, %d runs" % RUNS)
+    print("%10s %10s %8s" % ("untraced", "p50", "error %"))
+    print("%10.0f %10.0f %8.1f" % (median(rows, "untraced"), median(rows, "p50"), median(rows, "err")))
+    sys.stdout.flush()
+
+    # A busy -p target (gen-funcs.py spin: a thread per CPU calling 2,000
+    # functions): arming and disarming 1,000 of them, and how long its
+    # threads were stopped; and what the tracer drains meanwhile.
+    many = os.path.join(TMP, "many")
+    subprocess.run([sys.executable, os.path.join(TOP, "tests/e2e/targets/gen-funcs.py"), "2000",
+                    many + ".c"], check=True)
+    subprocess.run(["cc", "-O1", "-pthread", "-o", many, many + ".c"], check=True)
+    rows = []
+    for _ in range(RUNS):
+        t = subprocess.Popen([many, "spin"])
+        time.sleep(0.3)
+        out = os.path.join(TMP, "many.json")
+        subprocess.run([OT, "-q", "--backend", "inject", "--json", "-o", out, "-f", "f0*", "-p",
+                        str(t.pid), "-d", "1"], check=True)
+        t.kill()
+        t.wait()
+        j = json.load(open(out))
+        d = j["capture"]["duration_ns"] / 1e9
+        rows.append({"arm": j["arming"]["wall_ns"] / 1e6, "arm_pause": j["inject"]["pause_ns"] / 1e6,
+                     "disarm": j["disarming"]["wall_ns"] / 1e6,
+                     "disarm_pause": j["inject_removal"]["pause_ns"] / 1e6,
+                     "drained": j["records"]["samples"] / d, "lost": j["records"]["lost"] / d,
+                     "cpu": j["tracer"]["cpu_ns"] / 1e9 / d})
+    print("# inject: -p on a busy target, 1,000 functions, 1 s, %d runs" % RUNS)
+    print("%10s %12s %10s %14s %14s %12s %8s" % ("arm ms", "arm pause ms", "disarm ms", "disarm pause ms",
+                                                "drained rec/s", "lost rec/s", "cpu"))
+    print("%10.1f %12.1f %10.1f %14.1f %14.0f %12.0f %8.2f" % (
+        median(rows, "arm"), median(rows, "arm_pause"), median(rows, "disarm"),
+        median(rows, "disarm_pause"), median(rows, "drained"), median(rows, "lost"), median(rows, "cpu")))
+    sys.stdout.flush()
+
+
 def median(rows, key):
     vals = [r[key] for r in rows if r.get(key) is not None]
     return statistics.median(vals) if vals else None
@@ -185,9 +317,9 @@ def main():
         for f in FUNCS:
             args += ["-a", f, "-a", f + "%return"]
         subprocess.run(args, check=True)
-    tools = [("untraced", untraced), ("orbit-trace", orbit)]
+    tools = [("untraced", untraced), ("orbit-trace", orbit), ("inject", inject)]
     tools += [("perf", perf)] if have_perf else []
-    tools += [("bpftrace", bpftrace)] if have_bt else []
+    tools += [("bpftrace", bpftrace), ("empty-bpf", floor)] if have_bt else []
     uname = os.uname()
     print("# orbit-trace benchmark: %s %s, %d CPUs, medians of %d runs, %s"
           % (uname.sysname, uname.release, os.cpu_count(), RUNS, time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())))
@@ -208,22 +340,34 @@ def main():
                 r["ovh"] = (r["work_ns"] - base) / hits
                 r["cpu_rec"] = r["cpu_ns"] / max(r["records"], 1)
                 r["loss"] = 100.0 * (r["expected"] - r["observed"]) / r["expected"]
+                if name == "empty-bpf":	# counts nothing: only its cost is a figure
+                    print("%-15s %-12s %17s %8s %8s %10.0f %10s %11.0f %7.1f" % (
+                        c, name, "-", "-", "-", r["ovh"], "-", r["report_ms"], r["rss_kb"] / 1024))
+                    continue
                 print("%-15s %-12s %8d/%-8d %8.3f %8d %10.0f %10.0f %11.0f %7.1f" % (
                     c, name, r["observed"], r["expected"], r["loss"], r["lost"], r["ovh"],
                     r["cpu_rec"], r["report_ms"], r["rss_kb"] / 1024))
             o = res["orbit-trace"]
+            ratio = lambda a, b: (a / b) if b else float("nan")
             for peer in ("perf", "bpftrace"):
                 if peer not in res:
                     continue
                 p = res[peer]
-                ratio = lambda a, b: (a / b) if b else float("nan")
                 print("%-15s %-12s %17s %8s %8s %10.2f %10.2f %11.3f %7.2f" % (
                     c, "ot/" + peer, "", "", "", ratio(o["ovh"], p["ovh"]),
                     ratio(o["cpu_rec"], p["cpu_rec"]), ratio(o["report_ms"], p["report_ms"]),
                     ratio(o["rss_kb"], p["rss_kb"])))
+            # inject's hit against multi's (issue 14: at most 1/20).
+            print("%-15s %-12s %17s %8s %8s %10.3f %10.2f %11.3f %7.2f" % (
+                c, "inject/ot", "", "", "", ratio(res["inject"]["ovh"], o["ovh"]),
+                ratio(res["inject"]["cpu_rec"], o["cpu_rec"]),
+                ratio(res["inject"]["report_ms"], o["report_ms"]),
+                ratio(res["inject"]["rss_kb"], o["rss_kb"])))
             sys.stdout.flush()
         if os.environ.get("BENCH_COMPENSATE", "1") != "0":
             compensation()
+        if os.environ.get("BENCH_INJECT", "1") != "0":
+            inject_section(have_perf, have_bt)
     finally:
         if have_perf:
             subprocess.run(["perf", "probe", "-q", "-d", "probe_orbit:*"], stderr=subprocess.DEVNULL)
