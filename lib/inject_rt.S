@@ -354,17 +354,22 @@ rt_delete:
 	.hidden	ot_inj_rt_entry
 ot_inj_rt_entry:
 	endbr64
-	pushfq
+	/* The arithmetic flags, cheaper than pushf/popf: SF ZF AF PF CF by
+	 * lahf, OF by seto (the trampoline saved rax; the function number
+	 * moves to r9 first).  The runtime touches no other flag. */
+	push	%r9
+	mov	%eax, %r9d
+	lahf
+	seto	%al
+	push	%rax
 	push	%rcx
 	push	%rdx
 	push	%rsi
 	push	%rdi
 	push	%r8
-	push	%r9
 	push	%r10
 	push	%r11
-	lea	88(%rsp), %rsi			/* S */
-	mov	%eax, %r9d			/* the function */
+	lea	88(%rsp), %rsi			/* S: 9 pushes, the trampoline's return and its rax */
 	mov	ot_inj_rt_shared(%rip), %r8
 	cmpl	$0, OT_INJ_H_ENABLED(%r8)
 	je	.Lent_out
@@ -404,13 +409,15 @@ ot_inj_rt_entry:
 .Lent_out:
 	pop	%r11
 	pop	%r10
-	pop	%r9
 	pop	%r8
 	pop	%rdi
 	pop	%rsi
 	pop	%rdx
 	pop	%rcx
-	popfq
+	pop	%rax
+	add	$0x7f, %al			/* OF back: set iff seto saw it */
+	sahf					/* the others */
+	pop	%r9
 	ret
 .Lent_tail:
 	/* Entered by a jump from a traced function, whose return already
@@ -501,13 +508,17 @@ ot_inj_rt_ret:
 	call	rt_area
 	test	%rdi, %rdi
 	jz	.Lret_done
-	mov	4(%rsp), %eax			/* tail2 */
+	cmpq	$0, 0(%rsp)
+	jne	1f
+	cmpl	$0, 12(%rsp)
+	je	2f
+1:	mov	4(%rsp), %eax			/* tail2 */
 	call	rt_ret_rec
 	mov	0(%rsp), %eax			/* tail1 */
 	call	rt_ret_rec
 	mov	12(%rsp), %eax			/* tail0 */
 	call	rt_ret_rec
-	mov	8(%rsp), %eax			/* the function */
+2:	mov	8(%rsp), %eax			/* the function */
 	inc	%eax
 	call	rt_ret_rec
 .Lret_done:
@@ -523,7 +534,14 @@ ot_inj_rt_ret:
 	pop	%rdx
 	pop	%rcx
 	pop	%rax
-	ret
+	/*
+	 * Not `ret`: the return stack predictor would pair it with a call
+	 * long gone and mispredict every return after it.  The signal frame
+	 * of a handler arriving between the two skips the 128 bytes below
+	 * rsp, so the slot survives.
+	 */
+	lea	8(%rsp), %rsp
+	jmp	*-8(%rsp)
 .Lret_lost:
 	/* No entry for a frame that returns here: nothing to return to.  The
 	 * runtime never gets here (a forked child has its copy of the table). */

@@ -3,7 +3,7 @@
  * static functions (the compiler may keep values in call-clobbered
  * registers across calls it can see into), floating point arguments and
  * results, arguments on the stack, a struct returned through memory,
- * recursion and a varargs call.  The same arguments always print the
+ * recursion, a varargs call and flags read at a function's entry.  The same arguments always print the
  * same line.  With a second argument it first prints "ready PID" and
  * waits for SIGUSR1.
  */
@@ -24,6 +24,28 @@ double scale(double x, int k, float y);
 struct big make_big(long s);
 int rec(int n);
 long vsum(int n, ...);
+
+/*
+ * cf_in and of_in read the carry and overflow flags at their entry, a
+ * convention no compiler uses but hand-written code may: a tracer must
+ * keep the caller's flags.  cf_via and of_via set them from their
+ * argument and call in.
+ */
+int cf_in(void);
+int of_in(void);
+int cf_via(int set);
+int of_via(int set);
+__asm__(".text\n"
+	".globl cf_in\n.type cf_in, @function\ncf_in:\n"
+	"	setc %al\n	movzbl %al, %eax\n	ret\n.size cf_in, .-cf_in\n"
+	".globl of_in\n.type of_in, @function\nof_in:\n"
+	"	seto %al\n	movzbl %al, %eax\n	ret\n.size of_in, .-of_in\n"
+	".globl cf_via\n.type cf_via, @function\ncf_via:\n"
+	"	sub $8, %rsp\n	cmp $1, %edi\n	cmc\n	call cf_in\n	add $8, %rsp\n	ret\n"
+	".size cf_via, .-cf_via\n"
+	".globl of_via\n.type of_via, @function\nof_via:\n"
+	"	sub $8, %rsp\n	mov $0x7fffffff, %eax\n	add %edi, %eax\n	call of_in\n"
+	"	add $8, %rsp\n	ret\n.size of_via, .-of_via\n");
 
 static volatile sig_atomic_t go;
 
@@ -99,6 +121,8 @@ int main(int argc, char **argv)
 		h = mix(h, (uint64_t)(b.v[0] + b.v[5]));
 		if (!(i & 63))
 			h = mix(h, (uint64_t)rec((int)(i & 31)) + (uint64_t)vsum(4, i, i * 2, i * 3, 7L));
+		if (!(i & 15))
+			h = mix(h, (uint64_t)(cf_via((int)(i >> 4) & 1) * 2 + of_via((int)(i >> 5) & 1)));
 	}
 	printf("{\"calls\": %ld, \"hash\": \"%016llx\", \"acc\": %.6f}\n", n,
 	       (unsigned long long)h, acc);
