@@ -1,7 +1,8 @@
 # Programs nobody here wrote (xz with liblzma, gzip with libc, CPython,
 # sqlite3 with libsqlite3): the traced program's output and exit status
 # equal the untraced run's, and every count equals bpftrace's on the same
-# uprobes in an identical run (tests/real/diff.py).
+# uprobes in an identical run (tests/real/diff.py); with the uprobe
+# backends and with --backend inject.
 . "$(dirname "$0")/lib.sh"
 require_uprobes
 for c in bpftrace xz gzip sqlite3; do
@@ -9,4 +10,10 @@ for c in bpftrace xz gzip sqlite3; do
 done
 python3 "$top/tests/real/diff.py" "$OT" "$work" >"$work/out" 2>"$work/err" ||
 	fail_ "$(cat "$work/err")"
+# The same programs traced in their own memory (--backend inject): the
+# same counts as bpftrace's, the same output as untraced.
+if [ "$(uname -m)" = x86_64 ]; then
+	python3 "$top/tests/real/diff.py" "$OT" "$work" --backend inject >"$work/inject.out" \
+		2>"$work/inject.err" || fail_ "--backend inject: $(cat "$work/inject.err")"
+fi
 pass_

@@ -8,11 +8,14 @@ must equal the untraced run's, and every function's scope count must
 equal bpftrace's entry count.  A verdict on exact, deterministic facts
 only: no duration, rate or accuracy.
 
-Usage: diff.py OT WORKDIR   (root; bpftrace in PATH)
+Usage: diff.py OT WORKDIR [OPTION...]   (root; bpftrace in PATH)
+
+OPTIONs are given to every orbit-trace run in place of a case's own
+(e.g. --backend inject: the same programs traced in their own memory).
 """
 import hashlib, json, os, random, re, shutil, subprocess, sys
 
-OT, WORK = sys.argv[1], sys.argv[2]
+OT, WORK, OPTS = sys.argv[1], sys.argv[2], sys.argv[3:]
 LIBDIR = "/lib/x86_64-linux-gnu"
 failed = []
 
@@ -57,7 +60,7 @@ def case(name, cmd, funcs, outputs=(), env=None, extra=()):
     cmd = [shutil.which(cmd[0], path=env["PATH"])] + cmd[1:]
     status, want = run(cmd, outputs, env)
     rep = os.path.join(WORK, name + ".json")
-    st, got = run([OT, "-q", "--json", "-o", rep] + list(extra) +
+    st, got = run([OT, "-q", "--json", "-o", rep] + list(OPTS or extra) +
                   ["-f", ",".join(f[0] for f in funcs), "--"] + cmd, outputs, env)
     j = json.load(open(rep))
     if st != 0 or j["target"]["exit_status"] != status or got != want:
@@ -80,8 +83,8 @@ def case(name, cmd, funcs, outputs=(), env=None, extra=()):
                           % (name, fname, ot.get(fname), bt.get(fname, 0)))
     if j["status"] != "ok":
         failed.append("%s: status %s: %s" % (name, j["status"], j["reasons"]))
-    print("%s (returns %s, status %s):\n  %s" % (name, j["arming"]["returns"], j["status"],
-                                                "\n  ".join(rows)))
+    print("%s (backend %s, returns %s, status %s):\n  %s" % (name, j["arming"]["backend"],
+          j["arming"]["returns"], j["status"], "\n  ".join(rows)))
 
 
 def main():
