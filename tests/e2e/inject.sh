@@ -205,6 +205,31 @@ wait "$otpid" 2>/dev/null || true
 wait "$spid" || fail_ "the target exited with $? after its tracer was killed"
 [ "$(tail -n 1 "$work/k.out")" = "$want" ] || fail_ "after SIGKILL: '$(tail -n 1 "$work/k.out")', untraced '$want'"
 
+# No privilege needed: an unprivileged user traces a command of its own.
+if command -v setpriv >/dev/null; then
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$OT" --backend inject --json \
+		-f outer,middle,inner -- "$STRESS" --stress-threads 2 --stress-hz 2000 --stress-calls 500 \
+		>"$work/nobody.out" 2>"$work/nobody.err" || fail_ "as nobody: exit status $?: $(cat "$work/nobody.err")"
+	sed -n '/^{$/,$p' "$work/nobody.out" >"$work/nobody.json"
+	json_check "$work/nobody.json" 'j["status"] == "ok"' \
+		'[f["scopes"] for f in j["functions"]] == [1000, 2000, 6000]'
+fi
+# Under sudo the command runs as the user; once armed the tracer keeps only
+# CAP_KILL (to stop it) and CAP_SYS_PTRACE (to restore it at the end).
+SUDO_UID=65534 SUDO_GID=65534 "$OT" -v --backend inject -o "$work/sudo.txt" -f outer -- "$STRESS" \
+	--stress-calls 100 --wait-go >"$work/sudo.out" 2>"$work/sudo.err" &
+otpid=$!
+cleanup_pids=$otpid
+wait_for "$work/sudo.out" '^ready '
+wait_for "$work/sudo.err" 'armed 1 functions'
+spid=$(sed -n 's/^ready //p' "$work/sudo.out")
+[ "$(awk '/^Uid:/ { print $2 }' "/proc/$spid/status")" = 65534 ] || fail_ "the command does not run as the sudo user"
+[ "$(awk '/^CapEff:/ { print $2 }' "/proc/$otpid/status")" = 0000000000080020 ] ||
+	fail_ "armed tracer has CapEff $(awk '/^CapEff:/ { print $2 }' "/proc/$otpid/status"), expected CAP_KILL and CAP_SYS_PTRACE"
+kill -USR1 "$spid"
+wait "$otpid" || fail_ "sudo: exit status $?"
+grep -Eq '^outer +100 ' "$work/sudo.txt" || fail_ "no scopes from the command run as nobody"
+
 # Refused with one line and exit 1: a process another tracer holds, one
 # under a seccomp filter, a program that switches stacks.
 "$STRESS" --stress-hz 1000 --stress-calls 100000 >/dev/null &
