@@ -136,8 +136,9 @@ $(BUILD)/tests/test_%: tests/unit/test_%.c $(LIB_OBJ) $(FIXTURES) $(wildcard tes
 		-DOT_EXPECTED_DIR='"$(abspath tests/unit/expected)"' \
 		-o $@ $< $(LIB_OBJ) $(LDLIBS) -lcmocka
 
-# The ptrace test holds a real process: the stress program.
-$(BUILD)/tests/test_tracee: $(STRESS)
+# The ptrace test holds a real process: the stress program; the relocator
+# is run over its functions too.
+$(BUILD)/tests/test_tracee $(BUILD)/tests/test_relocate: $(STRESS)
 
 # libFuzzer targets (clang): make fuzz FUZZ_SECONDS=60 runs each that long,
 # from the committed seeds in tests/fuzz/corpus-*, growing build-fuzz/.

@@ -161,6 +161,14 @@ int ot_relocate(const uint8_t *code, size_t size, uint64_t addr, uint64_t tramp_
 			ret = -EINVAL;
 			goto out;
 		}
+		/* Single-stepped out of the trampoline, a pushf would save the
+		 * step's trap flag for the function to pop as its own. */
+		if (insn->id == X86_INS_PUSHF || insn->id == X86_INS_PUSHFQ ||
+		    insn->id == X86_INS_PUSHFD) {
+			*why = "a pushf is in the patched bytes";
+			ret = -EINVAL;
+			goto out;
+		}
 		if (insn->id == X86_INS_LOOP || insn->id == X86_INS_LOOPE ||
 		    insn->id == X86_INS_LOOPNE || insn->id == X86_INS_JRCXZ ||
 		    insn->id == X86_INS_JECXZ) {

@@ -14,7 +14,9 @@
  * code (unwinders, exceptions and __builtin_return_address see nothing
  * moved).  Refused, with the reason: a function shorter
  * than the patch, an instruction that cannot move (loop, jrcxz, a target
- * or operand out of rel32 reach from the trampoline), a call followed by
+ * or operand out of rel32 reach from the trampoline; pushf, which a thread
+ * single-stepped out of the trampoline would run with the trap flag set),
+ * a call followed by
  * another moved instruction (a thread inside its callee when the patch is
  * written would return into the middle of the jmp), and a branch
  * anywhere in the function, moved or not, into the middle of the patched

@@ -174,6 +174,8 @@ static void test_refusals(void **state)
 	static const uint8_t callmid[] = { 0xff, 0xd0, 0x89, 0xc3, 0x90, 0x90, 0xc3 };
 	/* call *0x8(%rsp); ret */
 	static const uint8_t callsp[] = { 0xff, 0x54, 0x24, 0x08, 0x90, 0xc3 };
+	/* push %rbx; pushfq; cli...: flags saved in the patched bytes */
+	static const uint8_t pushf[] = { 0x53, 0x9c, 0x48, 0x89, 0xfb, 0x9d, 0x5b, 0xc3 };
 	struct ot_reloc r;
 	const char *why;
 
@@ -191,14 +193,18 @@ static void test_refusals(void **state)
 			    "in its callee would return into the patch)");
 	assert_int_equal(ot_relocate(callsp, sizeof(callsp), 0x401000, 0x402000, &r, &why), -EINVAL);
 	assert_string_equal(why, "a call through the stack pointer is in the patched bytes");
+	assert_int_equal(ot_relocate(pushf, sizeof(pushf), 0x401000, 0x402000, &r, &why), -EINVAL);
+	assert_string_equal(why, "a pushf is in the patched bytes");
 }
 
-/* Real prologues: libc's and the fixture's functions, to a trampoline
- * 1 GiB away; those refused must say why, the rest mean the same. */
+/* Real prologues: libc's, the fixture's and the stress program's
+ * functions, to a trampoline 1 GiB away; those refused must say why, the
+ * rest mean the same. */
 static void test_real_prologues(void **state)
 {
 	static const char *const files[] = { "/lib/x86_64-linux-gnu/libc.so.6",
-					      OT_FIXTURE_DIR "/fixture-pie" };
+					      OT_FIXTURE_DIR "/fixture-pie",
+					      OT_EXPECTED_DIR "/../../stress/orbit-stress" };
 	size_t f, i, moved = 0, refused = 0;
 
 	(void)state;
