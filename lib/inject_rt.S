@@ -237,9 +237,9 @@ rt_emit:
 	movq	$0, OT_INJ_A_PENDING(%rdi)
 	jmp	.Lemit_one
 
-/* rax = the table entry of return slot rsi, or 0.  In: r11 slot.
- * Clobbers rcx, rdx. */
-rt_lookup:
+/* rax = the entry of return slot rsi in slot r11's table, or the empty
+ * one where it would go (linear probing from slot >> 3).  Clobbers rcx, rdx. */
+rt_probe:
 	mov	OT_INJ_PS_TABLE(%r11), %rdx
 	mov	%rsi, %rcx
 	shr	$3, %rcx
@@ -250,43 +250,39 @@ rt_lookup:
 	cmp	OT_INJ_E_KEY(%rax), %rsi
 	je	2f
 	cmpq	$0, OT_INJ_E_KEY(%rax)
-	je	3f
+	je	2f
 	inc	%rcx
 	and	$OT_INJ_TABLE_MASK, %rcx
 	jmp	1b
 2:	ret
-3:	xor	%eax, %eax
-	ret
+
+/* rax = the table entry of return slot rsi, or 0.  In: r11 slot.
+ * Clobbers rcx, rdx. */
+rt_lookup:
+	call	rt_probe
+	cmp	OT_INJ_E_KEY(%rax), %rsi
+	je	1f
+	xor	%eax, %eax
+1:	ret
 
 /* Record that return slot rsi held r10 for function r9: rax = the entry,
  * or 0 when the table is full.  An entry already there is a frame that
  * ended without returning (longjmp, exception): a call just wrote the slot.
  * In: r11 slot.  Clobbers rcx, rdx. */
 rt_insert:
-	mov	OT_INJ_PS_TABLE(%r11), %rdx
-	mov	%rsi, %rcx
-	shr	$3, %rcx
-	and	$OT_INJ_TABLE_MASK, %rcx
-1:	mov	%rcx, %rax
-	shl	$5, %rax
-	add	%rdx, %rax
+	call	rt_probe
 	cmp	OT_INJ_E_KEY(%rax), %rsi
-	je	3f
-	cmpq	$0, OT_INJ_E_KEY(%rax)
-	je	2f
-	inc	%rcx
-	and	$OT_INJ_TABLE_MASK, %rcx
-	jmp	1b
-2:	cmpq	$OT_INJ_TABLE_MAX, OT_INJ_PS_COUNT(%r11)
-	jae	4f
+	je	1f
+	cmpq	$OT_INJ_TABLE_MAX, OT_INJ_PS_COUNT(%r11)
+	jae	2f
 	incq	OT_INJ_PS_COUNT(%r11)
-3:	mov	%r10, OT_INJ_E_RET(%rax)
+1:	mov	%r10, OT_INJ_E_RET(%rax)
 	mov	%r9d, OT_INJ_E_FUNC(%rax)
 	movl	$0, OT_INJ_E_TAIL0(%rax)
 	movq	$0, OT_INJ_E_TAIL1(%rax)
 	mov	%rsi, OT_INJ_E_KEY(%rax)	/* last: an unwinder sees it whole */
 	ret
-4:	xor	%eax, %eax
+2:	xor	%eax, %eax
 	ret
 
 /* Remove entry rax from slot r11's table (linear probing: later entries

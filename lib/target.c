@@ -1,5 +1,6 @@
 #include "target.h"
 #include "error.h"
+#include "tracee.h"
 #include "xalloc.h"
 
 #include <dirent.h>
@@ -18,26 +19,11 @@
 #include <stdint.h>
 #include <sys/pidfd.h>
 #include <sys/ptrace.h>
-#include <sys/uio.h>
 #include <sys/user.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-static int regs_get(pid_t pid, struct user_regs_struct *r)
-{
-	struct iovec io = { r, sizeof(*r) };
-
-	return ptrace(PTRACE_GETREGSET, pid, (void *)NT_PRSTATUS, &io) ? -errno : 0;
-}
-
-static int regs_set(pid_t pid, struct user_regs_struct *r)
-{
-	struct iovec io = { r, sizeof(*r) };
-
-	return ptrace(PTRACE_SETREGSET, pid, (void *)NT_PRSTATUS, &io) ? -errno : 0;
-}
 
 static void init(struct ot_target *t)
 {
@@ -437,9 +423,9 @@ int ot_target_exec_stopped(struct ot_target *t)
 		return ret;
 	}
 	ret = ptrace(PTRACE_CONT, t->pid, NULL, NULL) ? -errno : traced_wait(t, &status);
-	if (!ret && WIFSTOPPED(status) && !regs_get(t->pid, &r) && r.rip == entry + 1) {
+	if (!ret && WIFSTOPPED(status) && !ot_ptrace_regs(t->pid, &r) && r.rip == entry + 1) {
 		r.rip = entry;
-		if (pwrite(fd, &orig, 1, (off_t)entry) != 1 || regs_set(t->pid, &r))
+		if (pwrite(fd, &orig, 1, (off_t)entry) != 1 || ot_ptrace_set_regs(t->pid, &r))
 			ret = -EIO;
 	} else if (!ret) {
 		ret = WIFSTOPPED(status) ? -EPROTO : -ESRCH;

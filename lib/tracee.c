@@ -132,19 +132,20 @@ int ot_tracee_adopt(pid_t pid, struct ot_tracee *t, const char **why)
 	return ret;
 }
 
-static int regs_get(pid_t tid, struct user_regs_struct *r)
+int ot_ptrace_regs(pid_t tid, struct user_regs_struct *r)
 {
 	struct iovec io = { r, sizeof(*r) };
 
 	return ptrace(PTRACE_GETREGSET, tid, (void *)NT_PRSTATUS, &io) ? -errno : 0;
 }
 
-static int regs_set(pid_t tid, struct user_regs_struct *r)
+int ot_ptrace_set_regs(pid_t tid, struct user_regs_struct *r)
 {
 	struct iovec io = { r, sizeof(*r) };
 
 	return ptrace(PTRACE_SETREGSET, tid, (void *)NT_PRSTATUS, &io) ? -errno : 0;
 }
+
 
 /* len bytes of the tracee at addr, through /proc/PID/mem (kept open). */
 static int mem_io(struct ot_tracee *t, uint64_t addr, void *buf, size_t len, int write)
@@ -186,7 +187,7 @@ int ot_tracee_write(struct ot_tracee *t, uint64_t addr, const void *buf, size_t 
 
 int ot_tracee_regs(const struct ot_tracee *t, size_t i, struct user_regs_struct *r)
 {
-	return i < t->n ? regs_get(t->tids[i], r) : -EINVAL;
+	return i < t->n ? ot_ptrace_regs(t->tids[i], r) : -EINVAL;
 }
 
 long ot_tracee_syscall(struct ot_tracee *t, long nr, const long args[6])
@@ -199,7 +200,7 @@ long ot_tracee_syscall(struct ot_tracee *t, long nr, const long args[6])
 	long ret;
 	int status, err;
 
-	err = regs_get(tid, &saved);
+	err = ot_ptrace_regs(tid, &saved);
 	if (err)
 		return err;
 	r = saved;
@@ -222,7 +223,7 @@ long ot_tracee_syscall(struct ot_tracee *t, long nr, const long args[6])
 	r.r9 = (unsigned long long)args[5];
 	/* Not inside a system call to restart: ours runs as it is. */
 	r.orig_rax = (unsigned long long)-1;
-	err = regs_set(tid, &r);
+	err = ot_ptrace_set_regs(tid, &r);
 	if (!err && ptrace(PTRACE_SINGLESTEP, tid, NULL, NULL))
 		err = -errno;
 	while (!err) {
@@ -241,12 +242,12 @@ long ot_tracee_syscall(struct ot_tracee *t, long nr, const long args[6])
 			err = -errno;
 	}
 	ret = err;
-	if (!err && !regs_get(tid, &r))
+	if (!err && !ot_ptrace_regs(tid, &r))
 		ret = (long)r.rax;
 	/* As it was: code, then registers (an interrupted call restarts). */
 	if (!t->gadget)
 		mem_io(t, saved.rip, orig, sizeof(orig), 1);
-	regs_set(tid, &saved);
+	ot_ptrace_set_regs(tid, &saved);
 	return ret;
 #else
 	(void)t;
@@ -304,9 +305,9 @@ static int steps_done(pid_t tid, int ret)
 {
 	struct user_regs_struct r;
 
-	if (!regs_get(tid, &r) && (r.eflags & 0x100)) {	/* X86_EFLAGS_TF */
+	if (!ot_ptrace_regs(tid, &r) && (r.eflags & 0x100)) {	/* X86_EFLAGS_TF */
 		r.eflags &= ~0x100ull;
-		regs_set(tid, &r);
+		ot_ptrace_set_regs(tid, &r);
 	}
 	return ret;
 }
@@ -319,7 +320,7 @@ int ot_tracee_step_out(struct ot_tracee *t, size_t i, const uint64_t *lo, const 
 
 	for (step = 0;; step++) {
 		struct user_regs_struct r;
-		int status, sig = 0, err = regs_get(tid, &r);
+		int status, sig = 0, err = ot_ptrace_regs(tid, &r);
 		size_t k;
 
 		if (err)

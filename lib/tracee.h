@@ -67,6 +67,10 @@ int ot_tracee_write(struct ot_tracee *t, uint64_t addr, const void *buf, size_t 
 /* Thread i's registers: 0 or -errno. */
 int ot_tracee_regs(const struct ot_tracee *t, size_t i, struct user_regs_struct *r);
 
+/* The registers of any thread stopped under our ptrace: 0 or -errno. */
+int ot_ptrace_regs(pid_t tid, struct user_regs_struct *r);
+int ot_ptrace_set_regs(pid_t tid, struct user_regs_struct *r);
+
 /*
  * Single-step thread i until its instruction pointer is outside every
  * range [lo[k], hi[k]), at most max_steps.  Returns 0 once out, 1 if it is
