@@ -74,6 +74,7 @@ struct ot_probes {
 	struct ot_cpu_ring *cpus;
 	unsigned ncpus;
 	size_t nuprobes;		/* entries + uretprobes + return insns */
+	int values;			/* some probe records an argument or return value */
 	struct ot_probe_id *ids;	/* open addressing on the id */
 	size_t idcap;
 	struct ot_probe_id *last;	/* the last id looked up */
@@ -82,11 +83,12 @@ struct ot_probes {
 struct ot_probe_id {
 	uint64_t id;	/* 0: empty (the kernel's ids start at 1) */
 	uint32_t target;
-	uint32_t kind;	/* enum ot_probe_kind */
+	uint32_t kind;	/* enum ot_probe_kind | its OT_VALUE_* << 8 */
 };
 
-/* A sample with this id is probe kind of target. */
-void ot_probes_id_insert(struct ot_probes *p, uint64_t id, uint32_t target, int kind);
+/* A sample with this id is probe kind of target, recording value
+ * (OT_VALUE_*, 0 none). */
+void ot_probes_id_insert(struct ot_probes *p, uint64_t id, uint32_t target, int kind, int value);
 
 /* The probes of target t, in the order a backend arms them: return
  * probes (the uretprobe, or each return instruction), then the entry. */

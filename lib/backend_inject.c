@@ -157,9 +157,12 @@ static int inject_arm(struct ot_probes *p, const struct ot_probe_target *t, size
 			continue;
 		}
 		armed++;
-		ot_probes_id_insert(p, 4 * i + 1, (uint32_t)i, OT_PROBE_ENTRY);
-		ot_probes_id_insert(p, 4 * i + 2, (uint32_t)i, OT_PROBE_EXACT_RET);
-		ot_probes_id_insert(p, 4 * i + 3, (uint32_t)i, OT_PROBE_TAIL_ENTRY);
+		ot_probes_id_insert(p, 4 * i + 1, (uint32_t)i, OT_PROBE_ENTRY,
+				    ot_probes_target_value(&t[i], OT_PROBE_ENTRY));
+		ot_probes_id_insert(p, 4 * i + 2, (uint32_t)i, OT_PROBE_EXACT_RET,
+				    ot_probes_target_value(&t[i], OT_PROBE_EXACT_RET));
+		ot_probes_id_insert(p, 4 * i + 3, (uint32_t)i, OT_PROBE_TAIL_ENTRY,
+				    ot_probes_target_value(&t[i], OT_PROBE_ENTRY));
 	}
 	if (!armed) {
 		ot_error("cannot inject into process %d: none of the %zu functions can be patched",

@@ -251,15 +251,20 @@ static void ot_umulti_close(struct ot_umulti *m)
 	free(m);
 }
 
-/* One probe for a link: its offset, and a fresh cookie as its id. */
+/*
+ * One probe for a link: its offset, and a fresh cookie as its id, whose top
+ * byte tells the BPF program which register to record (OT_VALUE_*).
+ */
 static void link_probe(struct ot_probes *p, uint64_t *off, uint64_t *cookie,
-		       size_t *m, uint64_t offset, size_t target, int kind)
+		       size_t *m, uint64_t offset, const struct ot_probe_target *t,
+		       size_t target, int kind)
 {
 	struct ot_umulti *um = p->priv;
+	int value = ot_probes_target_value(t, kind);
 
 	off[*m] = offset;
-	cookie[*m] = ++um->last_cookie;
-	ot_probes_id_insert(p, cookie[*m], (uint32_t)target, kind);
+	cookie[*m] = ++um->last_cookie | (uint64_t)value << 56;
+	ot_probes_id_insert(p, cookie[*m], (uint32_t)target, kind, value);
 	(*m)++;
 }
 
@@ -295,7 +300,7 @@ static int attach_file(struct ot_probes *p, const struct ot_probe_target *t,
 				ot_probes_target_probe(ti, r, &kind, &o);
 				if ((kinds[k].link == OT_UMULTI_ENTRY) == (kind == OT_PROBE_ENTRY) &&
 				    (kinds[k].link == OT_UMULTI_URETPROBE) == (kind == OT_PROBE_URETPROBE))
-					link_probe(p, off, cookie, &m, o, idx[x], kind);
+					link_probe(p, off, cookie, &m, o, ti, idx[x], kind);
 			}
 		}
 		ret = ot_umulti_attach(p->priv, t[idx[0]].path, kinds[k].link, off, cookie, m, pid);

@@ -177,7 +177,11 @@ static int perf_arm(struct ot_probes *p, const struct ot_probe_target *t, size_t
 				a.config2 = off;
 				a.sample_period = 1;
 				a.sample_type |= PERF_SAMPLE_REGS_USER;
-				a.sample_regs_user = 1ull << OT_REG_SP;
+				/* One layout for every sample of the ring: the
+				 * registers values are in, for all, if any
+				 * function records one (lib/ring decodes it). */
+				a.sample_regs_user = p->values ? ot_ring_value_regs() :
+								  1ull << OT_REG_SP;
 				fd = ot_probes_perf_open(&a, cpu, kind == OT_PROBE_ENTRY ?
 							 s->ent_leader[c] : p->cpus[c].fd);
 				if (fd < 0) {
@@ -206,7 +210,8 @@ static int perf_arm(struct ot_probes *p, const struct ot_probe_target *t, size_t
 					ot_error_errno(err, "cannot set up %s on CPU %d", t[i].label, cpu);
 					return -err;
 				}
-				ot_probes_id_insert(p, id, (uint32_t)i, kind);
+				ot_probes_id_insert(p, id, (uint32_t)i, kind,
+						    ot_probes_target_value(&t[i], kind));
 			}
 		}
 	}

@@ -16,6 +16,7 @@
 #include "returns.h"
 #include "target.h"
 #include "probes.h"
+#include "values.h"
 #include "xalloc.h"
 
 #include <errno.h>
@@ -100,6 +101,8 @@ struct ot_capture {
 	struct ot_report_inject rep_inject;
 	struct ot_report_refused *refused;
 	struct ot_probes_inproc inproc;	/* inject's word, copied before disarming */
+	/* Per function, the distributions of the values -f asks for. */
+	struct value_keep { struct ot_values *arg, *ret; char arg_name[16]; } *vals;
 };
 
 
@@ -259,6 +262,19 @@ static void keep_slow(struct slow_keep *k, size_t cap, struct ot_report_slow *sl
 	k->n++;
 }
 
+/* A scope's recorded values into its function's distributions. */
+static void keep_values(struct ot_capture *c, const struct ot_scope *s)
+{
+	const struct ot_selected *f = &c->sel.fn[s->func];
+	struct value_keep *k = &c->vals[s->func];
+
+	/* ":32": the low half, signed (an int's register). */
+	if (k->arg && s->has_arg)
+		ot_values_add(k->arg, f->arg & OT_SEL_32 ? (int64_t)(int32_t)s->arg : (int64_t)s->arg);
+	if (k->ret && s->has_ret)
+		ot_values_add(k->ret, f->ret & OT_SEL_32 ? (int64_t)(int32_t)s->ret : (int64_t)s->ret);
+}
+
 static void on_scope(void *ctx, const struct ot_scope *s)
 {
 	struct ot_capture *c = ctx;
@@ -268,6 +284,8 @@ static void on_scope(void *ctx, const struct ot_scope *s)
 
 	if (c->timeline)
 		ot_timeline_scope(c->timeline, s);
+	if (c->vals)
+		keep_values(c, s);
 	if (c->ivl)
 		ot_hist_add(&c->ivl[s->func], dur);
 	if (c->o.all)
@@ -420,6 +438,8 @@ static int resolve(struct ot_capture *c)
 		c->pt[i].offset = s->offset;
 		c->pt[i].sym_offset = s->offset;
 		c->pt[i].sym_size = s->size;
+		c->pt[i].arg = OT_SEL_ARG(c->sel.fn[i].arg);
+		c->pt[i].ret_value = c->sel.fn[i].ret != 0;
 		ot_verbose("%s (+0x%llx, %llu bytes, from .%s)", c->pt[i].label,
 			   (unsigned long long)s->offset,
 			   (unsigned long long)s->size, ot_elf_source(c->sel.fn[i].bin->elf));
@@ -591,6 +611,12 @@ static void fill_report(struct ot_capture *c)
 							 : c->sel.fn[i].bin->path;
 		fn[i].offset = c->sel.fn[i].sym->offset;
 		fn[i].st = ot_pair_stats(c->pair, i);
+		if (c->vals) {
+			fn[i].arg = c->vals[i].arg;
+			fn[i].arg_name = c->vals[i].arg_name;
+			fn[i].ret = c->vals[i].ret;
+			fn[i].ret_name = c->sel.fn[i].ret & OT_SEL_32 ? "ret:32" : "ret";
+		}
 		if (c->slow) {
 			fn[i].slowest = c->slow[i].v;
 			fn[i].nslowest = c->slow[i].n;
@@ -767,6 +793,11 @@ static void cleanup(struct ot_capture *c)
 	if (c->npt > c->sel.n)	/* the calibration's target is the last */
 		free((uint64_t *)c->pt[c->calib_target].ret_sites);
 	free(c->rep_fn);
+	for (i = 0; c->vals && i < c->sel.n; i++) {
+		free(c->vals[i].arg);
+		free(c->vals[i].ret);
+	}
+	free(c->vals);
 	for (i = 0; c->refused && i < c->rep_inject.nrefused; i++)
 		free((char *)c->refused[i].why);
 	free(c->refused);
@@ -1025,6 +1056,24 @@ enum ot_capture_result ot_capture_arm(struct ot_capture *c)
 	 * once) must not lengthen arming, which with inject is a pause of the
 	 * target's threads.
 	 */
+	for (i = 0; i < c->sel.n; i++) {
+		const struct ot_selected *f = &c->sel.fn[i];
+
+		if (!f->arg && !f->ret)
+			continue;
+		if (!c->vals)
+			c->vals = ot_xcalloc(c->sel.n, sizeof(*c->vals));
+		if (f->arg) {
+			c->vals[i].arg = ot_xmalloc(sizeof(*c->vals[i].arg));
+			ot_values_init(c->vals[i].arg);
+			snprintf(c->vals[i].arg_name, sizeof(c->vals[i].arg_name), "arg%d%s",
+				 OT_SEL_ARG(f->arg), f->arg & OT_SEL_32 ? ":32" : "");
+		}
+		if (f->ret) {
+			c->vals[i].ret = ot_xmalloc(sizeof(*c->vals[i].ret));
+			ot_values_init(c->vals[i].ret);
+		}
+	}
 	c->pair = ot_pair_new(c->sel.n);
 	ot_pair_on_scope(c->pair, on_scope, c);
 	if (c->inject)

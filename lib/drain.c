@@ -24,6 +24,7 @@ struct ot_drain {
 	unsigned nactive; /* queues 0..nactive-1 have had records */
 	unsigned cur_cpu; /* the ring being read, for the callback */
 	int cur_bpf;	  /* that ring holds the multi backend's layout */
+	uint64_t cur_regs; /* and its samples' user registers */
 };
 
 struct ot_drain *ot_drain_new(unsigned ncpus, uint32_t pid,
@@ -112,6 +113,10 @@ void ot_drain_record(struct ot_drain *d, unsigned cpu,
 			d->stats.unknown++;
 			return;
 		}
+		/* The value the probe records, if it records one. */
+		if (kind >> 8 && !ot_record_value(rec, kind >> 8, &ev.value))
+			ev.has_value = 1;
+		kind &= 0xff;
 		if (!rec->has_sp) {
 			d->stats.no_sp++;
 			return;
@@ -153,7 +158,8 @@ static void on_ring_record(void *ctx, const struct perf_event_header *hdr)
 	struct ot_drain *d = ctx;
 	struct ot_record rec;
 
-	if ((d->cur_bpf ? ot_record_parse_bpf(hdr, &rec) : ot_record_parse(hdr, &rec))) {
+	if ((d->cur_bpf ? ot_record_parse_bpf(hdr, &rec) :
+			  ot_record_parse_regs(hdr, &rec, d->cur_regs))) {
 		d->stats.malformed++;
 		return;
 	}
@@ -167,6 +173,7 @@ size_t ot_drain_ring(struct ot_drain *d, unsigned cpu, struct ot_ring *ring)
 
 	d->cur_cpu = cpu;
 	d->cur_bpf = ring->bpf;
+	d->cur_regs = ring->regs_mask;
 	n = ot_ring_drain(ring, on_ring_record, d);
 	d->stats.malformed += ring->malformed - before;
 	return n;

@@ -1,4 +1,5 @@
 #include "options.h"
+#include "select.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -24,7 +25,9 @@ const char ot_usage_text[] =
 	"  -f, --functions LIST   functions to trace, comma-separated: names (raw,\n"
 	"                         C++/Rust demangled, or a unique last component),\n"
 	"                         globs, LIB:NAME for a library by soname or path,\n"
-	"                         '!GLOB' to exclude (e.g. -f 'b3*,!b3Mul*')\n"
+	"                         '!GLOB' to exclude (e.g. -f 'b3*,!b3Mul*');\n"
+	"                         NAME(argN) and NAME%ret also record an integer\n"
+	"                         argument, the return value (e.g. 'read(arg3)%ret')\n"
 	"  -l, --list             print what -f selects (default: every function)\n"
 	"                         with file offsets and sizes; arm nothing\n"
 	"      --returns MODE     how returns are seen: 'uretprobe' (a return probe)\n"
@@ -386,6 +389,9 @@ enum ot_options_result ot_options_parse(struct ot_options *o, int argc, char **a
 		if (o->ret_mode_set)
 			return bad(msg, "--returns is for the uprobe backends: inject sees every "
 				   "return at its trampoline");
+		if (!o->list && ot_select_asks_values(o->functions))
+			return bad(msg, "values (NAME(argN), NAME%%ret) are recorded by the uprobe "
+				   "backends: not with --backend inject");
 	}
 	if (o->max_loss >= 0 && !o->expect)
 		return bad(msg, "--max-loss needs --expect");

@@ -13,6 +13,8 @@ struct frame {
 	uint32_t node;	     /* call tree node */
 	uint32_t epoch;	     /* loss epoch at entry */
 	uint64_t nested;     /* traced calls closed inside, at any depth */
+	uint64_t arg;	     /* the value its entry recorded, when has_arg */
+	uint8_t has_arg;
 };
 
 /*
@@ -212,9 +214,10 @@ static struct thread *thread_get(struct ot_pair *p, uint32_t tid)
 	return &p->threads[s];
 }
 
-static void push(struct ot_pair *p, struct thread *t, uint32_t func,
-		 uint64_t sp, uint64_t time)
+static void push(struct ot_pair *p, struct thread *t, const struct ot_event *ev)
 {
+	uint32_t func = ev->func;
+	uint64_t sp = ev->sp, time = ev->time;
 	uint32_t parent_node = t->depth ? t->stack[t->depth - 1].node : 0;
 	struct frame *f;
 
@@ -230,6 +233,8 @@ static void push(struct ot_pair *p, struct thread *t, uint32_t func,
 	f->child_func = func;
 	f->epoch = p->loss_epoch;
 	f->nested = 0;
+	f->arg = ev->value;
+	f->has_arg = ev->has_value;
 	/* Below a path that did not fit, nothing fits: keep it untracked. */
 	f->node = (t->depth > 1 && !parent_node) ? 0 : tree_child(p, parent_node, func);
 }
@@ -241,7 +246,9 @@ static void drop_above(struct ot_pair *p, struct thread *t, uint32_t keep)
 		p->stats[t->stack[--t->depth].func].unclosed++;
 }
 
-static void close_top(struct ot_pair *p, struct thread *t, uint64_t end)
+/* Close the innermost call at time end; ret: the return's event, for its value. */
+static void close_top(struct ot_pair *p, struct thread *t, uint64_t end,
+		      const struct ot_event *ret)
 {
 	struct frame *f = &t->stack[--t->depth];
 	struct ot_func_stats *s = &p->stats[f->func];
@@ -280,7 +287,10 @@ static void close_top(struct ot_pair *p, struct thread *t, uint64_t end)
 	if (p->on_scope) {
 		struct ot_scope sc = { .pid = t->pid, .tid = t->tid, .func = f->func,
 				       .depth = depth, .node = f->node,
-				       .start = f->start, .end = end };
+				       .start = f->start, .end = end,
+				       .arg = f->arg, .has_arg = f->has_arg,
+				       .ret = ret ? ret->value : 0,
+				       .has_ret = ret && ret->has_value };
 
 		p->on_scope(p->on_scope_ctx, &sc);
 	}
@@ -425,7 +435,7 @@ static void on_entry(struct ot_pair *p, const struct ot_event *ev)
 		}
 	}
 	suspend(p, t, d);
-	push(p, t, ev->func, ev->sp, ev->time);
+	push(p, t, ev);
 }
 
 /* Close ev's call if the thread's stack holds it: 1 if it did. */
@@ -440,7 +450,7 @@ static int close_call(struct ot_pair *p, struct thread *t, const struct ot_event
 			return 0;	/* frames below belong to callers */
 		if (f->sp == ev->sp && f->func == ev->func) {
 			drop_above(p, t, i);
-			close_top(p, t, ev->time);
+			close_top(p, t, ev->time, ev);
 			/*
 			 * A return instruction ends the tail callers below at
 			 * the same SP too: only one `ret` runs for all of them
@@ -448,7 +458,7 @@ static int close_call(struct ot_pair *p, struct thread *t, const struct ot_event
 			 */
 			while ((ev->flags & OT_EV_RET_INSN) && t->depth &&
 			       t->stack[t->depth - 1].sp == ev->sp)
-				close_top(p, t, ev->time);
+				close_top(p, t, ev->time, ev);
 			t->last_ret_time = ev->time;
 			t->last_ret_sp = ev->sp;
 			t->last_ret_func = ev->func;

@@ -64,6 +64,8 @@ struct ot_event {
 	uint8_t flags;	/* OT_EV_RET_INSN, OT_EV_RET_TAIL */
 	uint32_t pid;	/* the thread's process */
 	uint64_t lost;	/* OT_EV_LOST only */
+	uint64_t value;	/* an entry's argument or a return's value, when has_value */
+	uint8_t has_value;
 };
 
 struct ot_func_stats {
@@ -105,6 +107,11 @@ struct ot_scope {
 	uint32_t depth;
 	uint32_t node;	/* call tree node, 0 if the tree was full */
 	uint64_t start, end;
+	/* The values its probes recorded: the argument at entry, the return
+	 * value (as the registers held them: signed or not is the caller's
+	 * to say). */
+	uint64_t arg, ret;
+	uint8_t has_arg, has_ret;
 };
 typedef void (*ot_scope_fn)(void *ctx, const struct ot_scope *s);
 

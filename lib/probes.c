@@ -96,7 +96,14 @@ void ot_probes_ring_wakeup(struct perf_event_attr *a, size_t data)
 	a->wakeup_watermark = (uint32_t)(data / 4);
 }
 
-void ot_probes_id_insert(struct ot_probes *p, uint64_t id, uint32_t target, int kind)
+int ot_probes_target_value(const struct ot_probe_target *t, int kind)
+{
+	if (kind == OT_PROBE_ENTRY)
+		return t->arg ? OT_VALUE_ARG1 + t->arg - 1 : 0;
+	return t->ret_value ? OT_VALUE_RET : 0;
+}
+
+void ot_probes_id_insert(struct ot_probes *p, uint64_t id, uint32_t target, int kind, int value)
 {
 	size_t s = (size_t)(id * 0x9E3779B97F4A7C15ull) & (p->idcap - 1);
 
@@ -104,7 +111,7 @@ void ot_probes_id_insert(struct ot_probes *p, uint64_t id, uint32_t target, int 
 		s = (s + 1) & (p->idcap - 1);
 	p->ids[s].id = id;
 	p->ids[s].target = target;
-	p->ids[s].kind = (uint32_t)kind;
+	p->ids[s].kind = (uint32_t)kind | (uint32_t)value << 8;
 }
 
 int ot_probes_lookup(void *probes, uint64_t id, uint32_t *target, int *kind)
@@ -198,6 +205,8 @@ static int open_rings(struct ot_probes *p, size_t page, size_t ring_kb)
 		}
 		ot_ring_init(&s->ring, s->map, page, data);
 		s->ring.bpf = p->ops->bpf_layout;
+		/* The perf backend samples the registers values may be in. */
+		s->ring.regs_mask = p->values ? ot_ring_value_regs() : 0;
 		ret = p->ops->ring_mapped(p, c);
 		if (ret)
 			return ret;
@@ -265,8 +274,10 @@ int ot_probes_arm(const struct ot_probe_target *t, size_t n,
 		p->cpus[c].fd = -1;
 	}
 	free(cpus);
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		p->nuprobes += ot_probes_target_nprobes(&t[i]);
+		p->values |= t[i].arg || t[i].ret_value;
+	}
 	/* Room for one id per probe and CPU (the perf backend's events). */
 	for (p->idcap = 16; p->idcap < 2 * p->nuprobes * ncpus; p->idcap *= 2)
 		;

@@ -55,7 +55,16 @@ struct ot_probe_target {
 	/* The function's symbol: where it starts and how long it is (inject
 	 * patches its first bytes; offset may be past them, a uprobe's). */
 	uint64_t sym_offset, sym_size;
+	/* Values recorded with each call: the integer argument arg (1-based,
+	 * 0 none) at entry, the return value when ret_value. */
+	uint8_t arg, ret_value;
 };
+
+/* Which value a probe records: 0 none, OT_VALUE_ARG1 + n - 1 for
+ * argument n, OT_VALUE_RET the return value. */
+#define OT_VALUE_ARG1 1
+#define OT_VALUE_RET 15
+int ot_probes_target_value(const struct ot_probe_target *t, int kind);
 
 /* What a sample's probe is: ot_probes_lookup's *kind. */
 enum ot_probe_kind {
@@ -120,7 +129,8 @@ int ot_probes_ring_fd(const struct ot_probes *p, unsigned i);
 /* Kernel objects holding the probes: perf event fds, or BPF links. */
 size_t ot_probes_nevents(const struct ot_probes *p);
 
-/* Map an event id from a sample to its target index and probe kind. */
+/* Map an event id from a sample to its target index and probe kind, the
+ * value it records (OT_VALUE_*) in bits 8-15 of *kind. */
 int ot_probes_lookup(void *probes, uint64_t id, uint32_t *target, int *kind);
 
 /* uprobes armed (per CPU with perf): entries + uretprobes + return insns. */

@@ -257,6 +257,113 @@ static void depths_text(const struct ot_func_stats *s, char *buf, size_t len)
 	}
 }
 
+/* A value's log2 bucket for people: "0", "[1, 2)", "(-8, -4]"; exact
+ * bounds from lib/values. */
+static void value_label(unsigned b, char *buf, size_t len)
+{
+	int64_t lo, hi;
+
+	ot_values_log2_range(b, &lo, &hi);
+	if (lo == hi)
+		snprintf(buf, len, "%" PRId64, lo);
+	else
+		snprintf(buf, len, "[%" PRId64 ", %" PRId64 "]", lo, hi);
+}
+
+/* The VALUES table: per function and value, count, min, p50, max; with
+ * --hist, their log2 buckets drawn like the durations'. */
+static void values_text(FILE *f, const struct ot_report *r, size_t w)
+{
+	size_t i, k, vw = w + 8;
+	int any = 0;
+
+	for (i = 0; i < r->nfuncs; i++)
+		any |= r->funcs[i].arg || r->funcs[i].ret;
+	if (!any)
+		return;
+	fprintf(f, "\n%-*s %10s %20s %20s %20s\n", (int)vw, "VALUE", "COUNT", "MIN", "P50", "MAX");
+	for (i = 0; i < r->nfuncs; i++) {
+		for (k = 0; k < 2; k++) {
+			const struct ot_values *v = k ? r->funcs[i].ret : r->funcs[i].arg;
+			char name[256];
+
+			if (!v)
+				continue;
+			snprintf(name, sizeof(name), "%s %s", r->funcs[i].name,
+				 k ? r->funcs[i].ret_name : r->funcs[i].arg_name);
+			if (!v->count) {
+				fprintf(f, "%-*s %10d %20s %20s %20s\n", (int)vw, name, 0, "-", "-", "-");
+				continue;
+			}
+			fprintf(f, "%-*s %10" PRIu64 " %20" PRId64 " %20" PRId64 " %20" PRId64 "\n",
+				(int)vw, name, v->count, v->min, ot_values_quantile(v, 0.5), v->max);
+		}
+	}
+	if (!r->draw_hist)
+		return;
+	for (i = 0; i < r->nfuncs; i++) {
+		for (k = 0; k < 2; k++) {
+			const struct ot_values *v = k ? r->funcs[i].ret : r->funcs[i].arg;
+			uint64_t top = 0;
+			unsigned b, first = OT_VALUES_LOG2, last = 0;
+
+			if (!v || !v->count)
+				continue;
+			for (b = 0; b < OT_VALUES_LOG2; b++) {
+				if (!v->log2[b])
+					continue;
+				if (first == OT_VALUES_LOG2)
+					first = b;
+				last = b;
+				if (v->log2[b] > top)
+					top = v->log2[b];
+			}
+			fprintf(f, "\n@%s %s:\n", r->funcs[i].name,
+				k ? r->funcs[i].ret_name : r->funcs[i].arg_name);
+			for (b = first; b <= last; b++) {
+				char label[80];
+				unsigned bar = (unsigned)(v->log2[b] * 40 / top);
+
+				value_label(b, label, sizeof(label));
+				fprintf(f, "%-24s %10" PRIu64 " |%-40.*s|\n", label, v->log2[b], (int)bar,
+					"@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@");
+			}
+		}
+	}
+}
+
+/* A recorded value in JSON: null, or its summary and non-empty log2 buckets. */
+static void values_json(FILE *f, const char *what, const struct ot_values *v)
+{
+	unsigned b;
+	int first = 1;
+
+	if (!v) {
+		fputs("null", f);
+		return;
+	}
+	fputs("{\"what\": ", f);
+	ot_json_string(f, what);
+	fprintf(f, ", \"count\": %" PRIu64, v->count);
+	if (v->count)
+		fprintf(f, ", \"min\": %" PRId64 ", \"p50\": %" PRId64 ", \"max\": %" PRId64,
+			v->min, ot_values_quantile(v, 0.5), v->max);
+	else
+		fputs(", \"min\": null, \"p50\": null, \"max\": null", f);
+	fputs(", \"log2\": [", f);
+	for (b = 0; b < OT_VALUES_LOG2; b++) {
+		int64_t lo, hi;
+
+		if (!v->log2[b])
+			continue;
+		ot_values_log2_range(b, &lo, &hi);
+		fprintf(f, "%s{\"min\": %" PRId64 ", \"max\": %" PRId64 ", \"count\": %" PRIu64 "}",
+			first ? "" : ", ", lo, hi, v->log2[b]);
+		first = 0;
+	}
+	fputs("]}", f);
+}
+
 /* One row per function: min, percentiles, max of raw or compensated durations. */
 static void durations_text(FILE *f, const struct ot_report *r, size_t w,
 			   const char *title, int compensated)
@@ -447,6 +554,7 @@ void ot_report_text(FILE *f, const struct ot_report *r)
 		}
 	}
 	durations_text(f, r, w, "DURATION", 0);
+	values_text(f, r, w);
 	slowest_text(f, r, w);
 	procs_text(f, r, w);
 	if (r->calib) {
@@ -633,6 +741,12 @@ void ot_report_json(FILE *f, const struct ot_report *r)
 		if (r->calib) {
 			fprintf(f, ", \"compensated_ns\": ");
 			hist_json(f, s->comp);
+		}
+		if (r->funcs[i].arg || r->funcs[i].ret) {
+			fprintf(f, ",\n     \"arg\": ");
+			values_json(f, r->funcs[i].arg_name, r->funcs[i].arg);
+			fprintf(f, ", \"ret\": ");
+			values_json(f, r->funcs[i].ret_name, r->funcs[i].ret);
 		}
 		fprintf(f, ",\n     \"slowest\": [");
 		for (sk = 0; sk < r->funcs[i].nslowest; sk++) {

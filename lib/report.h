@@ -13,6 +13,7 @@
 
 #include "check.h"
 #include "pair.h"
+#include "values.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -35,6 +36,9 @@ struct ot_report_func {
 	const struct ot_func_stats *st;
 	const struct ot_report_slow *slowest;	/* longest first */
 	size_t nslowest;
+	/* -f 'NAME(argN)', 'NAME%ret': what was recorded, or NULL. */
+	const struct ot_values *arg, *ret;
+	const char *arg_name, *ret_name;	/* "arg3", "arg1:32"; "ret", "ret:32" */
 };
 
 /* -a: one process's scopes of one function. */

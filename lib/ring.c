@@ -108,9 +108,69 @@ static void sample_out(struct ot_record *out, uint64_t id, uint32_t pid,
 	out->sp = sp;
 	out->has_sp = 1;
 	out->lost = 0;
+	out->has_value = out->has_regs = 0;
+}
+
+#if defined(__x86_64__)
+#include <asm/perf_regs.h>
+/* In a sample, in bit order: ax, cx, dx, si, di, sp, r8, r9. */
+#define VALUE_REGS (1ull << PERF_REG_X86_AX | 1ull << PERF_REG_X86_CX | 1ull << PERF_REG_X86_DX | \
+		    1ull << PERF_REG_X86_SI | 1ull << PERF_REG_X86_DI | 1ull << PERF_REG_X86_SP | \
+		    1ull << PERF_REG_X86_R8 | 1ull << PERF_REG_X86_R9)
+#define NVALUE_REGS 8
+
+static void value_regs(struct ot_record *out, const uint64_t *r)
+{
+	out->rc = r[0];
+	out->args[0] = r[4];	/* rdi */
+	out->args[1] = r[3];	/* rsi */
+	out->args[2] = r[2];	/* rdx */
+	out->args[3] = r[1];	/* rcx */
+	out->args[4] = r[6];	/* r8 */
+	out->args[5] = r[7];	/* r9 */
+	out->sp = r[5];
+}
+#elif defined(__aarch64__)
+#include <asm/perf_regs.h>
+/* x0..x7, then sp. */
+#define VALUE_REGS (0xffull | 1ull << PERF_REG_ARM64_SP)
+#define NVALUE_REGS 9
+
+static void value_regs(struct ot_record *out, const uint64_t *r)
+{
+	int i;
+
+	for (i = 0; i < 8; i++)
+		out->args[i] = r[i];
+	out->rc = r[0];
+	out->sp = r[8];
+}
+#endif
+
+uint64_t ot_ring_value_regs(void)
+{
+	return VALUE_REGS;
+}
+
+int ot_record_value(const struct ot_record *r, int sel, uint64_t *v)
+{
+	if (r->has_value) {
+		*v = r->value;
+		return 0;
+	}
+	if (!r->has_regs || sel < 1 || (sel > 8 && sel != 15))
+		return -ENOENT;
+	*v = sel == 15 ? r->rc : r->args[sel - 1];
+	return 0;
 }
 
 int ot_record_parse(const struct perf_event_header *rec, struct ot_record *out)
+{
+	return ot_record_parse_regs(rec, out, 0);
+}
+
+int ot_record_parse_regs(const struct perf_event_header *rec, struct ot_record *out,
+			 uint64_t regs_mask)
 {
 	const unsigned char *p = (const void *)(rec + 1);
 	const unsigned char *end = (const unsigned char *)rec + rec->size;
@@ -138,7 +198,16 @@ int ot_record_parse(const struct perf_event_header *rec, struct ot_record *out)
 		if (take(&p, end, &out->time) || take(&p, end, &v))
 			return -EBADMSG;
 		/* abi NONE: the sample hit a kernel thread and has no regs. */
-		if (v != PERF_SAMPLE_REGS_ABI_NONE) {
+		if (v != PERF_SAMPLE_REGS_ABI_NONE && regs_mask == VALUE_REGS) {
+			uint64_t r[NVALUE_REGS];
+			int i;
+
+			for (i = 0; i < NVALUE_REGS; i++)
+				if (take(&p, end, &r[i]))
+					return -EBADMSG;
+			value_regs(out, r);
+			out->has_sp = out->has_regs = 1;
+		} else if (v != PERF_SAMPLE_REGS_ABI_NONE) {
 			if (take(&p, end, &out->sp))
 				return -EBADMSG;
 			out->has_sp = 1;
@@ -162,14 +231,15 @@ int ot_record_parse(const struct perf_event_header *rec, struct ot_record *out)
 	}
 }
 
-/* A BPF output sample: the raw part is 20 bytes, {u64 id, u64 sp} and the
- * 4 bytes of padding the kernel adds to keep records 8-byte aligned. */
+/* A BPF output sample: the raw part is {u64 id, u64 sp, u64 value} and
+ * the 4 bytes of padding the kernel adds to keep records 8-byte aligned
+ * (an older program's 16 bytes, without the value, decode too). */
 struct sample_bpf {
 	struct perf_event_header h;
 	uint32_t pid, tid;
 	uint64_t time;
 	uint32_t raw_size;
-	uint64_t id, sp;
+	uint64_t id, sp, value;
 } __attribute__((packed));
 
 int ot_record_parse_bpf(const struct perf_event_header *rec,
@@ -180,12 +250,17 @@ int ot_record_parse_bpf(const struct perf_event_header *rec,
 	if (rec->type != PERF_RECORD_SAMPLE)
 		return ot_record_parse(rec, out);
 	memset(out, 0, sizeof(*out));
-	if (rec->size < sizeof(s))
+	memset(&s, 0, sizeof(s));
+	if (rec->size < offsetof(struct sample_bpf, value))
 		return -EBADMSG;
-	memcpy(&s, rec, sizeof(s));
+	memcpy(&s, rec, rec->size < sizeof(s) ? rec->size : sizeof(s));
 	if (s.raw_size < 2 * sizeof(uint64_t) ||
 	    s.raw_size > rec->size - offsetof(struct sample_bpf, id))
 		return -EBADMSG;
 	sample_out(out, s.id, s.pid, s.tid, s.time, s.sp);
+	if (s.raw_size >= 3 * sizeof(uint64_t)) {
+		out->value = s.value;
+		out->has_value = 1;
+	}
 	return 0;
 }

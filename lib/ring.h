@@ -25,6 +25,9 @@ struct ot_ring {
 	uint64_t malformed;		   /* records skipped as corrupt */
 	uint64_t high_water;		   /* most bytes pending at one drain */
 	int bpf;			   /* the multi backend's sample layout */
+	uint64_t regs_mask;		   /* the perf samples' user registers: the
+					    * stack pointer's alone, or
+					    * ot_ring_value_regs() */
 };
 
 /* Called once per record, in ring order; rec is valid only during the call. */
@@ -63,13 +66,32 @@ struct ot_record {
 	uint64_t sp;	/* user stack pointer; valid when has_sp */
 	int has_sp;
 	uint64_t lost;	/* OT_REC_LOST: number of records the kernel dropped */
+	/* A value the probe recorded (the multi backend: the register its
+	 * cookie names; inject), when has_value; or the registers it may be
+	 * in (the perf backend, with ot_ring_value_regs), when has_regs. */
+	uint64_t value;
+	int has_value, has_regs;
+	uint64_t args[8], rc;
 };
+
+/* The user registers (perf_event_attr.sample_regs_user) that carry the
+ * stack pointer, the integer arguments and the return value. */
+uint64_t ot_ring_value_regs(void);
+
+/* The value selector's register of a sample (OT_VALUE_* of lib/probes.h:
+ * argument n, or the return value) into *v: 0, or -ENOENT if the record
+ * has none. */
+int ot_record_value(const struct ot_record *r, int sel, uint64_t *v);
 
 /*
  * Decode one record of the layout above.  Returns 0, or -EBADMSG when the
  * record is shorter than its type requires (a truncated record).
  */
 int ot_record_parse(const struct perf_event_header *rec, struct ot_record *out);
+
+/* The same, the samples' user registers being regs_mask (ot_ring.regs_mask). */
+int ot_record_parse_regs(const struct perf_event_header *rec, struct ot_record *out,
+			 uint64_t regs_mask);
 
 /* The same for the multi backend's layout (id and SP from the raw part). */
 int ot_record_parse_bpf(const struct perf_event_header *rec,

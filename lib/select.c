@@ -160,7 +160,63 @@ struct pick {
 	size_t n;		/* symbols */
 	uint32_t *chosen;	/* per symbol: the 1-based term that chose it, or 0 */
 	char *skipped;		/* per symbol: a glob matched it, but no call lands there */
+	uint8_t *arg, *ret;	/* per term (0-based): the values it asks for */
 };
+
+/*
+ * A term's value suffix, cut off: "(argN)" (N 1..OT_SEL_MAX_ARG) records
+ * that argument at entry, "%ret" the return value; "read(arg3)%ret" both.
+ * ":32" after either takes the register's low 32 bits (an int: the ABI
+ * leaves the upper half unspecified).  Returns 0, or -EINVAL (printed if
+ * print).
+ */
+static int value_suffix(char *term, uint8_t *arg, uint8_t *ret, int print)
+{
+	size_t len = strlen(term);
+	char *open;
+
+	*arg = *ret = 0;
+	if (len > 7 && !strcmp(term + len - 7, "%ret:32")) {
+		*ret = OT_SEL_RET | OT_SEL_32;
+		term[len -= 7] = 0;
+	} else if (len > 4 && !strcmp(term + len - 4, "%ret")) {
+		*ret = OT_SEL_RET;
+		term[len -= 4] = 0;
+	}
+	open = strrchr(term, '(');
+	if (len && term[len - 1] == ')' && open && !strncmp(open, "(arg", 4)) {
+		char *end;
+		long n = strtol(open + 4, &end, 10);
+		int w32 = !strcmp(end, ":32)");
+
+		if (end == open + 4 || (strcmp(end, ")") && !w32))
+			return 0;	/* a C++ parameter list, not a value */
+		if (n < 1 || n > OT_SEL_MAX_ARG) {
+			if (print)
+				ot_error("'%s': the arguments are arg1 to arg%d (the registers "
+					 "that pass integers: %s)", term, OT_SEL_MAX_ARG,
+					 OT_SEL_ARG_REGS);
+			return -EINVAL;
+		}
+		*arg = (uint8_t)(n | (w32 ? OT_SEL_32 : 0));
+		*open = 0;
+	}
+	return 0;
+}
+
+int ot_select_asks_values(const char *spec)
+{
+	char *copy = ot_xstrdup(spec), *cursor = copy, *term;
+	int asks = 0;
+
+	while (!asks && (term = next_term(&cursor))) {
+		uint8_t arg = 0, retv = 0;
+
+		asks = value_suffix(term, &arg, &retv, 0) || arg || retv;
+	}
+	free(copy);
+	return asks;
+}
 
 #define SYM(k, i) ot_elf_sym((k)->e, (i))
 
@@ -289,11 +345,20 @@ static int include_terms(struct pick *k, const char *spec, uint32_t *nterm)
 	*nterm = 0;
 	while ((term = next_term(&cursor))) {
 		const struct ot_sym *refused = NULL;
+		uint8_t arg, retv;
 		size_t hits;
 
 		if (!*term || *term == '!')
 			continue;
+		if (value_suffix(term, &arg, &retv, 1)) {
+			ret = -ENOENT;
+			continue;
+		}
 		(*nterm)++;
+		k->arg = ot_xreallocarray(k->arg, *nterm, 1);
+		k->ret = ot_xreallocarray(k->ret, *nterm, 1);
+		k->arg[*nterm - 1] = arg;
+		k->ret[*nterm - 1] = retv;
 		hits = by_spelling(k, term, *nterm, &refused);
 		if (!hits && !is_glob(term))
 			hits = by_last_component(k, term, *nterm);
@@ -317,7 +382,9 @@ static void exclude_terms(struct pick *k, const char *spec)
 	size_t i;
 
 	while ((term = next_term(&cursor))) {
-		if (*term != '!')
+		uint8_t arg, retv;
+
+		if (*term != '!' || value_suffix(term, &arg, &retv, 1))
 			continue;
 		for (i = 0; i < k->n; i++)
 			if (matches(SYM(k, i), term + 1, 1))
@@ -349,6 +416,12 @@ static void collect(const struct pick *k, uint32_t nterm, struct ot_selection *o
 				struct ot_selected *f = &out->fn[j];
 				char *a = NULL;
 
+				/* Aliases: what each name asks for, together. */
+				if (!f->arg)
+					f->arg = k->arg[t - 1];
+				if (!f->ret)
+					f->ret = k->ret[t - 1];
+
 				if (asprintf(&a, "%s%s%s", f->aliases ? f->aliases : "",
 					     f->aliases ? "," : "", ot_sym_display(s)) < 0)
 					a = NULL;
@@ -356,6 +429,8 @@ static void collect(const struct pick *k, uint32_t nterm, struct ot_selection *o
 				f->aliases = a;
 				continue;
 			}
+			out->fn[out->n].arg = k->arg[t - 1];
+			out->fn[out->n].ret = k->ret[t - 1];
 			out->fn[out->n++].sym = s;
 		}
 	}
@@ -392,6 +467,8 @@ int ot_elf_select(const struct ot_elf *e, const char *spec,
 	}
 	free(k.skipped);
 	free(k.chosen);
+	free(k.arg);
+	free(k.ret);
 	return ret;
 }
 

@@ -4,7 +4,8 @@
  *
  * Terms are comma-separated: names or globs (fnmatch syntax), then
  * exclusions "!GLOB" applied after every inclusion, each optionally
- * prefixed with a library ("libc.so.6:malloc").  A term matches a
+ * prefixed with a library ("libc.so.6:malloc") and followed by the values
+ * to record with each call ("malloc(arg1)", "read(arg3)%ret").  A term matches a
  * symbol's raw name, its demangled form, or that form without parameters
  * and Rust hash; failing all, a bare last component.  Errors name the term
  * and the reason, with close matches.
@@ -15,12 +16,30 @@
 #include "elfsym.h"
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* One function to arm: several names may share it (aliases). */
 struct ot_binary;
 
+/* Values a term may ask to record: "NAME(argN)" and "NAME%ret". */
+#if defined(__x86_64__)
+#define OT_SEL_MAX_ARG 6
+#define OT_SEL_ARG_REGS "rdi, rsi, rdx, rcx, r8, r9"
+#else
+#define OT_SEL_MAX_ARG 6
+#define OT_SEL_ARG_REGS "x0 to x5"
+#endif
+
+#define OT_SEL_RET 1
+#define OT_SEL_32 0x80
+#define OT_SEL_ARG(v) ((v) & 0x7f)
+
 struct ot_selected {
 	const struct ot_sym *sym;  /* the first name that selected it */
+	/* Values to record: the argument (1-based, | OT_SEL_32 for its low
+	 * 32 bits) at entry, or 0; the return value (OT_SEL_RET, | OT_SEL_32),
+	 * or 0. */
+	uint8_t arg, ret;
 	char *aliases;		   /* other names at the same offset, or NULL */
 	const struct ot_binary *bin; /* with ot_binset_select; else NULL */
 	/* With ot_binset_select: the name reports show ("libc.so.6:malloc"
@@ -56,6 +75,13 @@ struct ot_selection {
 int ot_elf_select(const struct ot_elf *e, const char *spec,
 		  struct ot_selection *out);
 void ot_selection_free(struct ot_selection *s);
+
+/*
+ * Whether a -f list asks for a value ("NAME(argN)", "NAME%ret") in any
+ * term, for options that refuse values (--backend inject records none).
+ * Prints nothing; a malformed suffix counts as asking.
+ */
+int ot_select_asks_values(const char *spec);
 
 /*
  * Several ELF files at once: the main executable and the libraries that

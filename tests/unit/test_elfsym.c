@@ -106,6 +106,36 @@ static void test_select_globs_and_exclusions(void **state)
 	ot_elf_close(e);
 }
 
+/* 'NAME(argN)' and 'NAME%ret' cut off the name and say what to record. */
+static void test_select_values(void **state)
+{
+	struct ot_selection s;
+	struct ot_elf *e;
+
+	(void)state;
+	assert_int_equal(ot_elf_open(fixtures[0], "fixture", &e), 0);
+	assert_int_equal(ot_elf_select(e, "fixture_beta(arg2)%ret:32,fixture_alpha%ret", &s), 0);
+	assert_int_equal(s.n, 2);
+	assert_string_equal(s.fn[0].sym->name, "fixture_beta");
+	assert_int_equal(s.fn[0].arg, 2);
+	assert_int_equal(s.fn[0].ret, OT_SEL_RET | OT_SEL_32);
+	assert_string_equal(s.fn[1].sym->name, "fixture_alpha");
+	assert_int_equal(s.fn[1].arg, 0);
+	assert_int_equal(s.fn[1].ret, OT_SEL_RET);
+	ot_selection_free(&s);
+	assert_int_equal(ot_elf_select(e, "fixture_alpha(arg6:32)", &s), 0);
+	assert_int_equal(s.fn[0].arg, 6 | OT_SEL_32);
+	assert_int_equal(s.fn[0].ret, 0);
+	ot_selection_free(&s);
+	assert_int_equal(ot_elf_select(e, "fixture_alpha(arg7)", &s), -ENOENT);
+	ot_elf_close(e);
+	assert_true(ot_select_asks_values("a,b(arg1)"));
+	assert_true(ot_select_asks_values("a%ret"));
+	assert_true(ot_select_asks_values("f(arg9)"));
+	assert_false(ot_select_asks_values("a,ns::f(int),g(argv_t)"));
+	assert_false(ot_select_asks_values("b3*,!b3Mul*"));
+}
+
 static void test_misspelt_name(void **state)
 {
 	struct ot_selection s;
@@ -144,6 +174,7 @@ int main(void)
 		cmocka_unit_test(test_offsets_match_loader),
 		cmocka_unit_test(test_select_names_and_aliases),
 		cmocka_unit_test(test_select_globs_and_exclusions),
+		cmocka_unit_test(test_select_values),
 		cmocka_unit_test(test_misspelt_name),
 		cmocka_unit_test(test_not_an_elf),
 	};

@@ -104,6 +104,8 @@ static void test_bad_combinations(void **state)
 	    "--compensate", "--backend", "inject", "-f", "x", "--", "t");
 	BAD("--returns is for the uprobe backends: inject sees every return at its trampoline",
 	    "--backend", "inject", "--returns", "insn", "-f", "x", "--", "t");
+	BAD("values (NAME(argN), NAME%ret) are recorded by the uprobe backends: not with --backend inject",
+	    "--backend", "inject", "-f", "x,read(arg3)%ret", "--", "t");
 }
 
 static void test_environment(void **state)

@@ -18,6 +18,7 @@
 #include "lib/check.h"
 #include "lib/pair.h"
 #include "lib/report.h"
+#include "lib/values.h"
 
 enum { OUTER, MIDDLE, INNER, NFUNCS };
 static const char *const names[NFUNCS] = { "outer", "middle", "inner" };
@@ -367,6 +368,42 @@ static void test_inject(void **state)
 	done(&x);
 }
 
+/*
+ * -f 'middle(arg2)%ret,inner(arg1:32)': a VALUE row per recorded value,
+ * log2 bars with --hist, "arg"/"ret" objects in JSON; a read()-like return
+ * (-1 and sizes up to 64 KiB), an argument spanning zero, one never seen.
+ */
+static void test_values(void **state)
+{
+	struct ot_values arg, ret, none;
+	struct fixture x;
+	unsigned k;
+
+	(void)state;
+	clock_ns = 0;
+	x.p = ot_pair_new(NFUNCS);
+	for (k = 0; k < 20; k++)
+		tree(x.p, 100, k);
+	fill(&x, NULL, NFUNCS);
+	ot_values_init(&arg);
+	ot_values_init(&ret);
+	ot_values_init(&none);
+	for (k = 0; k < 40; k++) {
+		ot_values_add(&arg, (int64_t)k * 3 - 20);
+		ot_values_add(&ret, k % 8 == 0 ? -1 : (int64_t)(1u << (k % 17)));
+	}
+	x.fn[MIDDLE].arg = &arg;
+	x.fn[MIDDLE].arg_name = "arg2";
+	x.fn[MIDDLE].ret = &ret;
+	x.fn[MIDDLE].ret_name = "ret";
+	x.fn[INNER].arg = &none;
+	x.fn[INNER].arg_name = "arg1:32";
+	x.r.draw_hist = 1;
+	render(&x, "values", 0);
+	render(&x, "values", 1);
+	done(&x);
+}
+
 static void test_interval(void **state)
 {
 	struct ot_hist h[NFUNCS];
@@ -410,6 +447,7 @@ int main(void)
 		cmocka_unit_test(test_list),
 		cmocka_unit_test(test_interval),
 		cmocka_unit_test(test_inject),
+		cmocka_unit_test(test_values),
 	};
 
 	return cmocka_run_group_tests_name("report", tests, NULL, NULL);

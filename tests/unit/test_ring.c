@@ -222,6 +222,71 @@ static void test_bpf_sample_layout(void **state)
 	assert_int_equal(r.tid, 101);
 }
 
+/*
+ * Values: the multi backend's 24-byte raw part carries the register the
+ * cookie named; a perf sample with ot_ring_value_regs() carries them all,
+ * in the kernel's bit order.
+ */
+static void test_value_records(void **state)
+{
+	unsigned char rec[56];
+	struct perf_event_header h = { .type = PERF_RECORD_SAMPLE, .size = 56 };
+	uint32_t pid = 100, tid = 101, raw = 24;
+	uint64_t t = 5, id = 9, sp = 0x7ff0, value = (uint64_t)-1, v = 0;
+	struct {
+		struct perf_event_header h;
+		uint64_t id;
+		uint32_t pid, tid;
+		uint64_t time, abi, regs[8];
+	} perf = {
+		.h = { .type = PERF_RECORD_SAMPLE, .size = sizeof(perf) },
+		.id = 3, .pid = 100, .tid = 101, .time = 7, .abi = PERF_SAMPLE_REGS_ABI_64,
+	};
+	struct ot_record r;
+	int i;
+
+	(void)state;
+	memset(rec, 0, sizeof(rec));
+	memcpy(rec, &h, 8);
+	memcpy(rec + 8, &pid, 4);
+	memcpy(rec + 12, &tid, 4);
+	memcpy(rec + 16, &t, 8);
+	memcpy(rec + 24, &raw, 4);
+	memcpy(rec + 28, &id, 8);
+	memcpy(rec + 36, &sp, 8);
+	memcpy(rec + 44, &value, 8);
+	assert_int_equal(ot_record_parse_bpf((void *)rec, &r), 0);
+	assert_true(r.has_value);
+	assert_int_equal(ot_record_value(&r, 3, &v), 0); /* whichever was asked */
+	assert_int_equal(v, (uint64_t)-1);
+
+	for (i = 0; i < 8; i++)
+		perf.regs[i] = 0x100 + (uint64_t)i;
+	assert_int_equal(ot_record_parse_regs(&perf.h, &r, ot_ring_value_regs()), 0);
+	assert_true(r.has_regs);
+	assert_false(r.has_value);
+#if defined(__x86_64__)
+	/* ax, cx, dx, si, di, sp, r8, r9 */
+	assert_int_equal(r.sp, 0x105);
+	assert_int_equal(ot_record_value(&r, 1, &v), 0);
+	assert_int_equal(v, 0x104);	/* rdi */
+	assert_int_equal(ot_record_value(&r, 2, &v), 0);
+	assert_int_equal(v, 0x103);	/* rsi */
+	assert_int_equal(ot_record_value(&r, 4, &v), 0);
+	assert_int_equal(v, 0x101);	/* rcx */
+	assert_int_equal(ot_record_value(&r, 6, &v), 0);
+	assert_int_equal(v, 0x107);	/* r9 */
+	assert_int_equal(ot_record_value(&r, 15, &v), 0);
+	assert_int_equal(v, 0x100);	/* rax */
+#endif
+	/* Without the registers (a plain SP sample) there is no value. */
+	assert_int_equal(ot_record_parse_regs(&perf.h, &r, 0), 0);
+	assert_int_equal(ot_record_value(&r, 1, &v), -ENOENT);
+	/* Registers cut short are a malformed record. */
+	perf.h.size -= 8;
+	assert_int_equal(ot_record_parse_regs(&perf.h, &r, ot_ring_value_regs()), -EBADMSG);
+}
+
 static void test_truncated_record_rejected(void **state)
 {
 	struct sample48 s = {
@@ -278,6 +343,7 @@ int main(void)
 		cmocka_unit_test(test_record_wraps_around_end),
 		cmocka_unit_test(test_lost_record),
 		cmocka_unit_test(test_bpf_sample_layout),
+		cmocka_unit_test(test_value_records),
 		cmocka_unit_test(test_truncated_record_rejected),
 		cmocka_unit_test(test_corrupt_header_skips_rest),
 		cmocka_unit_test(test_other_record_types_ignored),

@@ -1,0 +1,120 @@
+# -f 'NAME(argN)' and 'NAME%ret' record an integer argument at entry and
+# the return value at return, per function: count, min, p50, max and log2
+# buckets in the report.  Checked on facts that do not depend on timing:
+# a target whose arguments and returns are known (every backend and
+# return mode: the counts, extremes and buckets exactly), and a program
+# nobody here wrote (gzip -d reading and writing through libc) against
+# bpftrace's per-value counts of the same uprobes in an identical run.
+. "$(dirname "$0")/lib.sh"
+require_uprobes
+V="$top/build/targets/values"
+N=3000
+
+want="$("$V" $N)"
+for mode in "multi insn" "multi uretprobe" "perf insn" "perf uretprobe"; do
+	set -- $mode
+	got="$("$OT" -q --json -o "$work/$1-$2.json" --backend "$1" --returns "$2" \
+		-f 'take(arg1)%ret,neg(arg1:32)%ret:32' -- "$V" $N 2>"$work/err")" ||
+		fail_ "$mode: exit status $?: $(cat "$work/err")"
+	[ "$got" = "$want" ] || fail_ "$mode: the target printed '$got', untraced '$want'"
+	python3 - "$work/$1-$2.json" $N <<'PY' || fail_ "$mode: $(head -c 3000 "$work/$1-$2.json")"
+import json, math, sys
+rep, n = json.load(open(sys.argv[1])), int(sys.argv[2])
+assert rep["status"] == "ok", rep["status"]
+
+def log2(xs):
+    b = {}
+    for x in xs:
+        k = 0 if x == 0 else (1 if x > 0 else -1) * abs(x).bit_length()
+        b[k] = b.get(k, 0) + 1
+    out = []
+    for k in sorted(b):
+        if k == 0: lo = hi = 0
+        elif k > 0: lo, hi = 1 << (k - 1), (1 << k) - 1
+        else: lo, hi = -((1 << -k) - 1), -(1 << (-k - 1))
+        out.append({"min": lo, "max": hi, "count": b[k]})
+    return out
+
+def check(v, what, xs):
+    xs = sorted(xs)
+    assert v["what"] == what, (v["what"], what)
+    assert v["count"] == len(xs) and v["min"] == xs[0] and v["max"] == xs[-1], (what, v)
+    p50 = xs[math.ceil(0.5 * len(xs)) - 1]
+    assert abs(v["p50"] - p50) <= abs(p50) // 100, (what, v["p50"], p50)
+    assert v["log2"] == log2(xs), (what, v["log2"], log2(xs))
+
+f = {x["name"]: x for x in rep["functions"]}
+assert f["take"]["scopes"] == n and f["neg"]["scopes"] == n
+check(f["take"]["arg"], "arg1", [i % 100 for i in range(n)])
+check(f["take"]["ret"], "ret", [3 * (i % 100) - 50 for i in range(n)])
+check(f["neg"]["arg"], "arg1:32", [-(i % 10) for i in range(n)])
+check(f["neg"]["ret"], "ret:32", [-(i % 10) - 1 for i in range(n)])
+PY
+done
+
+# The text report: a VALUE row per value, and its log2 bars with --hist.
+"$OT" -q --hist -o "$work/r.txt" -f 'take(arg1)' -- "$V" 200 >/dev/null 2>"$work/err" ||
+	fail_ "text: exit status $?: $(cat "$work/err")"
+grep -Eq '^take arg1 +200 +0 +49 +99$' "$work/r.txt" || fail_ "no VALUE row: $(cat "$work/r.txt")"
+grep -Eq '^\[64, 127\] +72 \|@+ *\|$' "$work/r.txt" || fail_ "no log2 bars: $(cat "$work/r.txt")"
+
+# Bad value syntax and the backend that records none: one line, status 2.
+expect_rc 2 "$work/stdout" "$work/stderr" "$OT" -f 'take(arg7)' -- "$V" 1
+grep -qx "orbit-trace: 'take(arg7)': the arguments are arg1 to arg6 (the registers that pass integers: rdi, rsi, rdx, rcx, r8, r9)" \
+	"$work/stderr" || fail_ "arg7: $(cat "$work/stderr")"
+if [ "$(uname -m)" = x86_64 ]; then
+	expect_rc 2 "$work/stdout" "$work/stderr" "$OT" --backend inject -f 'take%ret' -- "$V" 1
+	grep -q "^orbit-trace: values (NAME(argN), NAME%ret) are recorded by the uprobe backends: not with --backend inject$" \
+		"$work/stderr" || fail_ "inject: $(cat "$work/stderr")"
+fi
+
+# gzip -d through libc: read(fd, buf, n) and write(fd, buf, n), their
+# sizes and returns equal to bpftrace's counts of each value.
+command -v bpftrace >/dev/null || skip_ "bpftrace is not installed (make deps installs it)"
+command -v gzip >/dev/null || skip_ "gzip is not installed"
+libc="$(ldd "$(command -v gzip)" | awk '/libc\.so\.6/ { print $3 }')"
+python3 -c "
+import random
+r = random.Random(7)
+with open('$work/in.txt', 'w') as f:
+    for i in range(60000): f.write(' '.join(r.choice(['orbit', 'value', 'read', '%d' % i]) for _ in range(9)) + '\n')
+"
+gzip -k "$work/in.txt" && mv "$work/in.txt" "$work/orig.txt"
+gzip -dkf "$work/in.txt.gz" || fail_ "gzip -d untraced: $?"
+cmp -s "$work/in.txt" "$work/orig.txt" || fail_ "gzip -d untraced: output differs"
+rm -f "$work/in.txt"
+"$OT" -q --json -o "$work/gzip.json" -f "libc.so.6:read(arg3)%ret,libc.so.6:write(arg3)%ret" \
+	-- gzip -dkf "$work/in.txt.gz" 2>"$work/err" || fail_ "gzip traced: exit status $?: $(cat "$work/err")"
+cmp -s "$work/in.txt" "$work/orig.txt" || fail_ "gzip -d traced: output differs from untraced"
+rm -f "$work/in.txt"
+bpftrace -q -o "$work/bt.txt" -e "
+uprobe:$libc:read /pid == cpid/ { @read_arg[(int64)arg2] = count(); }
+uretprobe:$libc:read /pid == cpid/ { @read_ret[(int64)retval] = count(); }
+uprobe:$libc:write /pid == cpid/ { @write_arg[(int64)arg2] = count(); }
+uretprobe:$libc:write /pid == cpid/ { @write_ret[(int64)retval] = count(); }" \
+	-c "$(command -v gzip) -dkf $work/in.txt.gz" >/dev/null 2>"$work/bt.err" ||
+	fail_ "bpftrace: $(cat "$work/bt.err")"
+cmp -s "$work/in.txt" "$work/orig.txt" || fail_ "gzip -d under bpftrace: output differs"
+python3 - "$work/gzip.json" "$work/bt.txt" <<'PY' || fail_ "gzip against bpftrace: $(cat "$work/bt.txt")"
+import json, re, sys
+rep = json.load(open(sys.argv[1]))
+bt = {}
+for m in re.finditer(r"^@(\w+)\[(-?\d+)\]: (\d+)$", open(sys.argv[2]).read(), re.M):
+    bt.setdefault(m.group(1), {})[int(m.group(2))] = int(m.group(3))
+assert rep["status"] == "ok", rep["status"]
+f = {x["name"]: x for x in rep["functions"]}
+for fn in ("read", "write"):
+    for part in ("arg", "ret"):
+        want = bt[fn + "_" + part]
+        v = f["libc.so.6:" + fn][part]
+        got = (v["count"], v["min"], v["max"])
+        exp = (sum(want.values()), min(want), max(want))
+        assert got == exp, (fn, part, got, exp)
+        buckets = {}
+        for x, c in want.items():
+            k = 0 if x == 0 else (1 if x > 0 else -1) * abs(x).bit_length()
+            buckets[k] = buckets.get(k, 0) + c
+        assert [b["count"] for b in v["log2"]] == [buckets[k] for k in sorted(buckets)], \
+            (fn, part, v["log2"], buckets)
+PY
+pass_
