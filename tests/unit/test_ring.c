@@ -169,12 +169,35 @@ static void test_lost_record(void **state)
 /* The multi backend's sample as the kernel writes it for the BPF output
  * event: TID, TIME, then RAW = u32 size + the program's 16 bytes + 4 of
  * padding; and its PERF_RECORD_LOST, whose sample_id has no identifier. */
+/*
+ * A BPF output sample as the kernel writes it: header, {pid, tid}, time,
+ * the raw part's size, then the raw part {id, sp[, value]} (raw 16 or 24),
+ * the rest of the size bytes 0xee.
+ */
+static void bpf_sample(unsigned char *rec, uint16_t size, uint32_t raw, uint64_t id,
+		       uint64_t sp, uint64_t value)
+{
+	struct perf_event_header h = { .type = PERF_RECORD_SAMPLE, .size = size };
+	uint32_t pid = 100, tid = 101;
+	uint64_t t = 123456789;
+
+	memset(rec, 0xee, size);
+	memcpy(rec, &h, 8);
+	memcpy(rec + 8, &pid, 4);
+	memcpy(rec + 12, &tid, 4);
+	memcpy(rec + 16, &t, 8);
+	memcpy(rec + 24, &raw, 4);
+	memcpy(rec + 28, &id, 8);
+	memcpy(rec + 36, &sp, 8);
+	if (raw >= 24)
+		memcpy(rec + 44, &value, 8);
+}
+
 static void test_bpf_sample_layout(void **state)
 {
 	unsigned char rec[48];
 	struct perf_event_header h = { .type = PERF_RECORD_SAMPLE, .size = 48 };
-	uint32_t pid = 100, tid = 101, raw = 20;
-	uint64_t t = 123456789, id = 77, sp = 0x7ffc0000fff8ull;
+	uint32_t raw;
 	struct {
 		struct perf_event_header h;
 		uint64_t id, lost;
@@ -187,15 +210,9 @@ static void test_bpf_sample_layout(void **state)
 	struct ot_record r;
 
 	(void)state;
-	memset(rec, 0xee, sizeof(rec));
-	memcpy(rec, &h, 8);
-	memcpy(rec + 8, &pid, 4);
-	memcpy(rec + 12, &tid, 4);
-	memcpy(rec + 16, &t, 8);
-	memcpy(rec + 24, &raw, 4);
-	memcpy(rec + 28, &id, 8);
-	memcpy(rec + 36, &sp, 8);
+	bpf_sample(rec, sizeof(rec), 20, 77, 0x7ffc0000fff8ull, 0);
 	assert_int_equal(ot_record_parse_bpf((void *)rec, &r), 0);
+	assert_false(r.has_value);	/* an older program's {id, sp} */
 	assert_int_equal(r.type, OT_REC_SAMPLE);
 	assert_int_equal(r.pid, 100);
 	assert_int_equal(r.tid, 101);
@@ -230,9 +247,7 @@ static void test_bpf_sample_layout(void **state)
 static void test_value_records(void **state)
 {
 	unsigned char rec[56];
-	struct perf_event_header h = { .type = PERF_RECORD_SAMPLE, .size = 56 };
-	uint32_t pid = 100, tid = 101, raw = 24;
-	uint64_t t = 5, id = 9, sp = 0x7ff0, value = (uint64_t)-1, v = 0;
+	uint64_t v = 0;
 	struct {
 		struct perf_event_header h;
 		uint64_t id;
@@ -246,15 +261,7 @@ static void test_value_records(void **state)
 	int i;
 
 	(void)state;
-	memset(rec, 0, sizeof(rec));
-	memcpy(rec, &h, 8);
-	memcpy(rec + 8, &pid, 4);
-	memcpy(rec + 12, &tid, 4);
-	memcpy(rec + 16, &t, 8);
-	memcpy(rec + 24, &raw, 4);
-	memcpy(rec + 28, &id, 8);
-	memcpy(rec + 36, &sp, 8);
-	memcpy(rec + 44, &value, 8);
+	bpf_sample(rec, sizeof(rec), 24, 9, 0x7ff0, (uint64_t)-1);
 	assert_int_equal(ot_record_parse_bpf((void *)rec, &r), 0);
 	assert_true(r.has_value);
 	assert_int_equal(ot_record_value(&r, 3, &v), 0); /* whichever was asked */
