@@ -499,11 +499,51 @@ static int all_stopped(pid_t pid)
 	return all;
 }
 
+/*
+ * 1 when someone else has stopped pid or is stopping it: a thread stopped,
+ * or a stop signal pending for the process (kill(1) returns before the
+ * group stop is done; continuing it then would undo theirs).
+ */
+static int stopped_by_others(pid_t pid)
+{
+	const unsigned long long stops = 1ull << (SIGSTOP - 1) | 1ull << (SIGTSTP - 1) |
+					 1ull << (SIGTTIN - 1) | 1ull << (SIGTTOU - 1);
+	char path[64], line[128];
+	unsigned long long pend = 0;
+	struct dirent *e;
+	FILE *f;
+	DIR *d;
+	int any = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "re");
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, "ShdPnd:", 7))
+			pend = strtoull(line + 7, NULL, 16);
+	if (f)
+		fclose(f);
+	if (pend & stops)
+		return 1;
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	d = opendir(path);
+	while (d && !any && (e = readdir(d))) {
+		char task[320];
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(task, sizeof(task), "/proc/%d/task/%s/stat", (int)pid, e->d_name);
+		any = stat_state(task) == 'T';
+	}
+	if (d)
+		closedir(d);
+	return any;
+}
+
 int ot_target_freeze(struct ot_target *t)
 {
 	int i;
 
-	if (proc_state(t->pid) == 'T')
+	if (stopped_by_others(t->pid))
 		return 0; /* someone else's stop: theirs to end */
 	if (kill(t->pid, SIGSTOP)) {
 		ot_error_errno(errno, "cannot stop process %d for --freeze", (int)t->pid);
