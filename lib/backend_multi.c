@@ -20,6 +20,7 @@
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include <dirent.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -65,7 +66,21 @@ struct ot_umulti {
 	int *links;
 	size_t nlinks;
 	uint64_t last_cookie;	/* probe ids are cookies 1, 2, ... */
+	/* --follow: the fork, exec and exit hooks, ot_followed, its drops. */
+	int follow;
+	struct bpf_link *hooks[3];
+	int followed_fd, stats_fd;
 };
+
+/* uprobe_multi.bpf.c's struct ot_followed_proc and its states. */
+struct followed_proc {
+	uint32_t state, ppid;
+	char comm[16];
+};
+
+#define FOLLOW_LIVE 1
+#define FOLLOW_EXITED 2
+static const char *const follow_hooks[] = { "ot_fork", "ot_exec", "ot_exit" };
 
 /* libbpf explains refusals (the verifier log, missing kernel features) on
  * this callback; keep them for -v instead of the user's terminal. */
@@ -125,7 +140,7 @@ static int probe_link(const struct ot_umulti *m)
 	return errno == EINVAL || errno == EOPNOTSUPP ? -errno : 0;
 }
 
-static int ot_umulti_load(struct ot_umulti **out, char *why, size_t whylen)
+static int ot_umulti_load(struct ot_umulti **out, int follow, char *why, size_t whylen)
 {
 	int ncpu_ids = libbpf_num_possible_cpus();
 	struct ot_umulti *m = ot_xcalloc(1, sizeof(*m));
@@ -134,7 +149,8 @@ static int ot_umulti_load(struct ot_umulti **out, char *why, size_t whylen)
 	int ret;
 
 	*out = NULL;
-	m->entry_fd = m->return_fd = m->rings_fd = -1;
+	m->entry_fd = m->return_fd = m->rings_fd = m->followed_fd = m->stats_fd = -1;
+	m->follow = follow;
 	libbpf_set_print(libbpf_print);
 	m->obj = bpf_object__open_mem(ot_umulti_obj,
 				      (size_t)(ot_umulti_obj_end - ot_umulti_obj), NULL);
@@ -145,10 +161,19 @@ static int ot_umulti_load(struct ot_umulti **out, char *why, size_t whylen)
 		free(m);
 		return ret;
 	}
-	/* "kprobe" programs; the attach type makes them uprobe_multi ones. */
-	bpf_object__for_each_program(prog, m->obj)
-		bpf_program__set_expected_attach_type(prog,
-			(enum bpf_attach_type)OT_BPF_TRACE_UPROBE_MULTI);
+	/*
+	 * The probes' "kprobe" programs: the attach type makes them
+	 * uprobe_multi ones.  --follow's hooks are loaded only for it (their
+	 * CO-RE reads need the kernel's BTF).
+	 */
+	bpf_object__for_each_program(prog, m->obj) {
+		if (!strncmp(bpf_program__name(prog), "ot_entry", 9) ||
+		    !strncmp(bpf_program__name(prog), "ot_return", 10))
+			bpf_program__set_expected_attach_type(prog,
+				(enum bpf_attach_type)OT_BPF_TRACE_UPROBE_MULTI);
+		else
+			bpf_program__set_autoload(prog, follow);
+	}
 	map = bpf_object__find_map_by_name(m->obj, "ot_rings");
 	if (!map || ncpu_ids <= 0 || bpf_map__set_max_entries(map, (uint32_t)ncpu_ids)) {
 		snprintf(why, whylen, "the embedded program has no ring map");
@@ -163,6 +188,10 @@ static int ot_umulti_load(struct ot_umulti **out, char *why, size_t whylen)
 		goto fail;
 	}
 	m->rings_fd = bpf_map__fd(map);
+	if (follow) {
+		m->followed_fd = bpf_map__fd(bpf_object__find_map_by_name(m->obj, "ot_followed"));
+		m->stats_fd = bpf_map__fd(bpf_object__find_map_by_name(m->obj, "ot_follow_stats"));
+	}
 	m->entry_fd = bpf_program__fd(bpf_object__find_program_by_name(m->obj, "ot_entry"));
 	m->return_fd = bpf_program__fd(bpf_object__find_program_by_name(m->obj, "ot_return"));
 	/*
@@ -220,8 +249,8 @@ static int ot_umulti_attach(struct ot_umulti *m, const char *path,
 
 static void ot_umulti_enable(struct ot_umulti *m, int entries, int returns)
 {
-	__atomic_store_n(m->enabled, (entries ? 1u : 0u) | (returns ? 2u : 0u),
-			 __ATOMIC_SEQ_CST);
+	__atomic_store_n(m->enabled, (entries ? 1u : 0u) | (returns ? 2u : 0u) |
+			 (m->follow ? 4u : 0u), __ATOMIC_SEQ_CST);
 }
 
 static size_t ot_umulti_nlinks(const struct ot_umulti *m)
@@ -244,11 +273,154 @@ static void ot_umulti_close(struct ot_umulti *m)
 	 */
 	for (i = 0; i < m->nlinks; i++)
 		close(m->links[i]);
+	for (i = 0; i < sizeof(m->hooks) / sizeof(*m->hooks); i++)
+		bpf_link__destroy(m->hooks[i]);
 	if (m->enabled)
 		munmap((void *)m->enabled, m->enabled_len);
 	bpf_object__close(m->obj);
 	free(m->links);
 	free(m);
+}
+
+/* A process into ot_followed, live, named as /proc names it now. */
+static int follow_add(struct ot_umulti *m, uint32_t pid, uint32_t ppid)
+{
+	struct followed_proc v = { .state = FOLLOW_LIVE, .ppid = ppid };
+	char path[64];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%u/comm", pid);
+	f = fopen(path, "re");
+	if (f) {
+		if (fgets(v.comm, sizeof(v.comm), f))
+			v.comm[strcspn(v.comm, "\n")] = 0;
+		fclose(f);
+	}
+	return bpf_map_update_elem(m->followed_fd, &pid, &v, BPF_ANY) ? -errno : 0;
+}
+
+/* The parent of pid, from /proc/pid/stat (after the comm's last ')'). */
+static uint32_t parent_of(uint32_t pid)
+{
+	char path[64], buf[512], *p;
+	unsigned ppid = 0;
+	size_t n = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%u/stat", pid);
+	f = fopen(path, "re");
+	if (f) {
+		n = fread(buf, 1, sizeof(buf) - 1, f);
+		fclose(f);
+	}
+	buf[n] = 0;
+	p = strrchr(buf, ')');
+	if (!p || sscanf(p + 1, " %*c %u", &ppid) != 1)
+		return 0;
+	return ppid;
+}
+
+/*
+ * --follow from pid: the hooks first, then pid, then the descendants it
+ * already has (a fork between the hooks and pid's entry is among them:
+ * /proc lists a child before its parent's fork returns).
+ */
+static int follow_start(struct ot_umulti *m, uint32_t pid)
+{
+	struct followed_proc v;
+	size_t i, n = 0, cap = 0;
+	uint32_t *pids = NULL;
+	struct dirent *e;
+	int ret, more;
+	DIR *d;
+
+	for (i = 0; i < sizeof(follow_hooks) / sizeof(*follow_hooks); i++) {
+		struct bpf_program *prog = bpf_object__find_program_by_name(m->obj,
+									    follow_hooks[i]);
+
+		m->hooks[i] = prog ? bpf_program__attach(prog) : NULL;
+		if (!m->hooks[i]) {
+			ret = -errno;
+			ot_error_errno(-ret, "--follow: cannot attach %s to the scheduler's "
+				       "tracepoint", follow_hooks[i]);
+			return ret;
+		}
+	}
+	ret = follow_add(m, pid, 0);
+	if (ret) {
+		ot_error_errno(-ret, "--follow: cannot follow process %u", pid);
+		return ret;
+	}
+	d = opendir("/proc");
+	while (d && (e = readdir(d))) {
+		char *end;
+		unsigned long q = strtoul(e->d_name, &end, 10);
+
+		if (*end || !q || q == pid)
+			continue;
+		if (n == cap)
+			pids = ot_xreallocarray(pids, cap = cap ? 2 * cap : 256, sizeof(*pids));
+		pids[n++] = (uint32_t)q;
+	}
+	if (d)
+		closedir(d);
+	/* Children, grandchildren...: until a pass adds nobody. */
+	do {
+		more = 0;
+		for (i = 0; i < n; i++) {
+			uint32_t pp;
+
+			if (!pids[i] || !bpf_map_lookup_elem(m->followed_fd, &pids[i], &v))
+				continue;
+			pp = parent_of(pids[i]);
+			if (pp && !bpf_map_lookup_elem(m->followed_fd, &pp, &v) &&
+			    !follow_add(m, pids[i], pp)) {
+				pids[i] = 0;
+				more = 1;
+			}
+		}
+	} while (more);
+	free(pids);
+	return 0;
+}
+
+static int multi_follow_poll(struct ot_probes *p,
+			     void (*fn)(void *ctx, const struct ot_follow_proc *proc),
+			     void *ctx, uint64_t *dropped)
+{
+	struct ot_umulti *m = p->priv;
+	uint32_t key, next, *keys = NULL, zero = 0;
+	size_t n = 0, cap = 0, i;
+	int alive = 0, more;
+
+	if (bpf_map_lookup_elem(m->stats_fd, &zero, dropped))
+		*dropped = 0;
+	/* Keys first: deleting while walking a hash restarts the walk. */
+	for (more = !bpf_map_get_next_key(m->followed_fd, NULL, &next); more;
+	     more = !bpf_map_get_next_key(m->followed_fd, &key, &next)) {
+		if (n == cap)
+			keys = ot_xreallocarray(keys, cap = cap ? 2 * cap : 64, sizeof(*keys));
+		keys[n++] = key = next;
+	}
+	for (i = 0; i < n; i++) {
+		struct followed_proc v;
+		struct ot_follow_proc out = { .pid = keys[i] };
+
+		if (bpf_map_lookup_elem(m->followed_fd, &keys[i], &v))
+			continue;
+		out.ppid = v.ppid;
+		memcpy(out.comm, v.comm, sizeof(out.comm));
+		out.comm[sizeof(out.comm) - 1] = 0;
+		out.exited = v.state != FOLLOW_LIVE;
+		if (fn)
+			fn(ctx, &out);
+		if (out.exited)
+			bpf_map_delete_elem(m->followed_fd, &keys[i]);
+		else
+			alive++;
+	}
+	free(keys);
+	return alive;
 }
 
 /*
@@ -321,6 +493,11 @@ static int multi_arm(struct ot_probes *p, const struct ot_probe_target *t, size_
 	char *done = ot_xcalloc(n + 1, 1);
 	int ret = 0;
 
+	/* --follow: links for every process, the program keeps the tree's. */
+	if (p->opts.follow) {
+		ret = follow_start(p->priv, (uint32_t)pid);
+		pid = 0;
+	}
 	/* One link per file, process and kind: group the targets by both. */
 	for (i = 0; i < n && !ret; i++) {
 		if (done[i])
@@ -340,7 +517,7 @@ static int multi_arm(struct ot_probes *p, const struct ot_probe_target *t, size_
 static int multi_load(struct ot_probes *p, char *why, size_t whylen)
 {
 	struct ot_umulti *m;
-	int ret = ot_umulti_load(&m, why, whylen);
+	int ret = ot_umulti_load(&m, p->opts.follow, why, whylen);
 
 	if (!ret)
 		p->priv = m;
@@ -420,4 +597,5 @@ const struct ot_backend_ops ot_backend_multi = {
 	.disable = multi_disable,
 	.close = multi_close,
 	.nevents = multi_nevents,
+	.follow_poll = multi_follow_poll,
 };

@@ -101,6 +101,11 @@ struct ot_capture {
 	struct ot_report_inject rep_inject;
 	struct ot_report_refused *refused;
 	struct ot_probes_inproc inproc;	/* inject's word, copied before disarming */
+	/* --follow: the processes followed, by pid (open addressing). */
+	struct ot_follow_proc *fol;
+	size_t nfol, folcap;
+	uint64_t fol_dropped;
+	struct ot_report_follow rep_follow;
 	/* Per function, the distributions of the values -f asks for. */
 	struct value_keep { struct ot_values *arg, *ret; char arg_name[16]; } *vals;
 };
@@ -262,6 +267,49 @@ static void keep_slow(struct slow_keep *k, size_t cap, struct ot_report_slow *sl
 	k->n++;
 }
 
+/* --follow: a process the kernel followed, kept or updated by pid. */
+static void on_follow(void *ctx, const struct ot_follow_proc *fp)
+{
+	struct ot_capture *c = ctx;
+	size_t h, i;
+
+	if (2 * (c->nfol + 1) > c->folcap) {
+		struct ot_follow_proc *old = c->fol;
+		size_t oldcap = c->folcap;
+
+		c->folcap = oldcap ? 2 * oldcap : 64;
+		c->fol = ot_xcalloc(c->folcap, sizeof(*c->fol));
+		for (i = 0; i < oldcap; i++) {
+			if (!old[i].pid)
+				continue;
+			for (h = old[i].pid * 2654435761u & (c->folcap - 1); c->fol[h].pid;
+			     h = (h + 1) & (c->folcap - 1))
+				;
+			c->fol[h] = old[i];
+		}
+		free(old);
+	}
+	for (h = fp->pid * 2654435761u & (c->folcap - 1); c->fol[h].pid && c->fol[h].pid != fp->pid;
+	     h = (h + 1) & (c->folcap - 1))
+		;
+	if (!c->fol[h].pid)
+		c->nfol++;
+	c->fol[h] = *fp;
+}
+
+static const struct ot_follow_proc *followed(const struct ot_capture *c, uint32_t pid)
+{
+	size_t h;
+
+	if (!c->folcap)
+		return NULL;
+	for (h = pid * 2654435761u & (c->folcap - 1); c->fol[h].pid;
+	     h = (h + 1) & (c->folcap - 1))
+		if (c->fol[h].pid == pid)
+			return &c->fol[h];
+	return NULL;
+}
+
 /* A scope's recorded values into its function's distributions. */
 static void keep_values(struct ot_capture *c, const struct ot_scope *s)
 {
@@ -288,7 +336,7 @@ static void on_scope(void *ctx, const struct ot_scope *s)
 		keep_values(c, s);
 	if (c->ivl)
 		ot_hist_add(&c->ivl[s->func], dur);
-	if (c->o.all)
+	if (c->o.all || c->o.follow)
 		count_process(c, s, dur);
 	if (!slow && (!c->slow || (c->slow[s->func].n == c->o.slowest &&
 				   dur <= c->slow[s->func].v[c->o.slowest - 1].duration_ns)))
@@ -555,8 +603,18 @@ static void run(struct ot_capture *c)
 		now = ot_now_ns();
 		drain_round(c, now > MERGE_SLACK_NS ? now - MERGE_SLACK_NS : 0);
 		/* The poll already said whether the pidfd fired: no second syscall. */
-		if (!c->o.all && (pfd[1].revents || c->target.pidfd < 0) &&
-		    ot_target_check_exit(&c->target)) {
+		if (c->o.follow) {
+			/* The target reaped (then off the poll), the tree's
+			 * changes kept; the end is when no process is left. */
+			if ((pfd[1].revents || c->target.pidfd < 0) && !c->target.exited &&
+			    ot_target_check_exit(&c->target))
+				pfd[1].fd = -1;
+			if (!ot_probes_follow_poll(c->probes, on_follow, c, &c->fol_dropped)) {
+				c->ended_by = "target exit";
+				break;
+			}
+		} else if (!c->o.all && (pfd[1].revents || c->target.pidfd < 0) &&
+			   ot_target_check_exit(&c->target)) {
 			c->ended_by = "target exit";
 			break;
 		}
@@ -568,6 +626,9 @@ static void run(struct ot_capture *c)
 			interval_report(c, now);
 		live_status(c, now, 0);
 	}
+	/* --follow: the names of those still running, for the report. */
+	if (c->o.follow)
+		(void)ot_probes_follow_poll(c->probes, on_follow, c, &c->fol_dropped);
 	free(pfd);
 }
 
@@ -584,6 +645,15 @@ static void judge(struct ot_capture *c)
 	for (i = 0; i < c->sel.n; i++)
 		if (c->ret[i].inexact)
 			ot_check_add(&c->check, OT_STATUS_LOSSY, c->ret[i].inexact);
+	if (c->fol_dropped) {
+		char why[192];
+
+		snprintf(why, sizeof(why), "%llu process%s forked by followed ones %s not "
+			 "followed: the kernel's table of them was full",
+			 (unsigned long long)c->fol_dropped, c->fol_dropped == 1 ? "" : "es",
+			 c->fol_dropped == 1 ? "was" : "were");
+		ot_check_add(&c->check, OT_STATUS_LOSSY, why);
+	}
 	if (c->rep_inject.nrefused) {
 		char why[192];
 
@@ -671,6 +741,11 @@ static void fill_report(struct ot_capture *c)
 	c->rep_calib.empty_ns = c->calib.empty_ns;
 	c->rep_calib.live_calls = c->calib.live_calls;
 	r.calib = c->o.compensate ? &c->rep_calib : NULL;
+	if (c->o.follow) {
+		c->rep_follow.processes = c->nfol;
+		c->rep_follow.dropped = c->fol_dropped;
+		r.follow = &c->rep_follow;
+	}
 	if (c->nprocs) {
 		/* The table's used slots, in pid and function order. */
 		size_t k, n = 0;
@@ -678,6 +753,16 @@ static void fill_report(struct ot_capture *c)
 		for (k = 0; k < c->procs_cap; k++)
 			if (c->procs[k].pid)
 				c->procs[n++] = c->procs[k];
+		/* --follow: named as the kernel last saw them (after exec,
+		 * and whether or not they are still there to ask). */
+		for (k = 0; k < n; k++) {
+			const struct ot_follow_proc *fp = followed(c, c->procs[k].pid);
+
+			if (fp) {
+				memcpy(c->procs[k].comm, fp->comm, sizeof(c->procs[k].comm));
+				c->procs[k].ppid = fp->ppid;
+			}
+		}
 		qsort(c->procs, n, sizeof(*c->procs), cmp_proc);
 		c->procs_cap = 0;	/* no longer a hash table */
 		r.procs = c->procs;
@@ -798,6 +883,7 @@ static void cleanup(struct ot_capture *c)
 		free(c->vals[i].ret);
 	}
 	free(c->vals);
+	free(c->fol);
 	for (i = 0; c->refused && i < c->rep_inject.nrefused; i++)
 		free((char *)c->refused[i].why);
 	free(c->refused);
@@ -1100,6 +1186,7 @@ enum ot_capture_result ot_capture_arm(struct ot_capture *c)
 			.pidfd = c->target.pidfd,
 			.held = c->inject && c->o.argv,
 			.clock = c->o.inject_clock,
+			.follow = c->o.follow,
 		};
 
 		if (ot_probes_arm(c->pt, c->npt, &po, &c->probes))
@@ -1109,7 +1196,9 @@ enum ot_capture_result ot_capture_arm(struct ot_capture *c)
 		inject_armed(c);
 	if (c->o.all)
 		c->own_pid = (uint32_t)getpid();
-	c->drain = ot_drain_new(ot_probes_nqueues(c->probes), (uint32_t)c->target.pid,
+	/* --follow: the kernel keeps the tree's records only, of every pid. */
+	c->drain = ot_drain_new(ot_probes_nqueues(c->probes),
+				c->o.follow ? 0 : (uint32_t)c->target.pid,
 				ot_probes_lookup, c->probes, feed_pair, c);
 	if (c->o.compensate) {
 		c->calib_pair = ot_pair_new(1);

@@ -20,6 +20,9 @@ const char ot_usage_text[] =
 	"                         -f term names its file: FILE:NAME or SONAME:NAME),\n"
 	"                         until -d or SIGINT; the report has per-process rows\n"
 	"  -- CMD [ARGS...]       start CMD once the probes are armed, trace it\n"
+	"      --follow           also the processes the target forks, from their\n"
+	"                         first call, and the programs they exec (for the\n"
+	"                         -f files they map); per-process rows\n"
 	"      --user USER        run CMD as USER (default: under sudo, the user who\n"
 	"                         ran sudo; otherwise as orbit-trace itself)\n"
 	"  -f, --functions LIST   functions to trace, comma-separated: names (raw,\n"
@@ -159,7 +162,7 @@ static int parse_double(const char *s, double lo, int lo_open, double hi, double
 enum {
 	OPT_JSON = 0x100, OPT_RING_KB, OPT_DRAIN_MS, OPT_EXPECT, OPT_MAX_LOSS,
 	OPT_HIST, OPT_TRACE, OPT_FOLDED, OPT_USER, OPT_RETURNS, OPT_COMPENSATE, OPT_BACKEND,
-	OPT_FREEZE, OPT_SLOWER_THAN, OPT_SLOWEST,
+	OPT_FREEZE, OPT_SLOWER_THAN, OPT_SLOWEST, OPT_FOLLOW,
 };
 
 static const struct option longopts[] = {
@@ -183,6 +186,7 @@ static const struct option longopts[] = {
 	{ "compensate", no_argument, NULL, OPT_COMPENSATE },
 	{ "backend", required_argument, NULL, OPT_BACKEND },
 	{ "freeze", no_argument, NULL, OPT_FREEZE },
+	{ "follow", no_argument, NULL, OPT_FOLLOW },
 	{ "slower-than", required_argument, NULL, OPT_SLOWER_THAN },
 	{ "slowest", required_argument, NULL, OPT_SLOWEST },
 	{ "quiet", no_argument, NULL, 'q' },
@@ -271,6 +275,9 @@ static enum ot_options_result one(struct ot_options *o, int c, const char *arg,
 		break;
 	case OPT_FREEZE:
 		o->freeze = 1;
+		break;
+	case OPT_FOLLOW:
+		o->follow = 1;
 		break;
 	case OPT_SLOWER_THAN:
 		if (parse_time(arg, &o->slower_than))
@@ -377,6 +384,13 @@ enum ot_options_result ot_options_parse(struct ot_options *o, int argc, char **a
 		return bad(msg, "--user applies to a command started with --, not to -p");
 	if (o->freeze && !o->pid)
 		return bad(msg, "--freeze applies to -p: a command started with -- is armed before it runs");
+	if (o->follow && o->all)
+		return bad(msg, "--follow follows -p PID or a command: -a traces every process already");
+	if (o->follow && (o->backend == OT_BACKEND_PERF || o->backend == OT_BACKEND_INJECT))
+		return bad(msg, "--follow needs the multi backend (its BPF program follows forks in "
+			   "the kernel): not with --backend %s", ot_backend_name(o->backend));
+	if (o->follow && o->compensate)
+		return bad(msg, "--compensate does not go with --follow");
 	if (o->backend == OT_BACKEND_INJECT) {
 		if (o->all)
 			return bad(msg, "--backend inject patches one process: not with -a");

@@ -26,6 +26,7 @@
 struct ot_options {
 	pid_t pid;
 	int all;		/* -a: every process running the files -f names */
+	int follow;		/* --follow: and the processes the target forks */
 	const char *functions;
 	double duration;	/* seconds, 0: until the target exits */
 	double interval;	/* -I: seconds between interval reports, 0: none */

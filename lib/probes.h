@@ -95,6 +95,8 @@ struct ot_probes_opts {
 	int pidfd;		/* its pidfd, or -1 (inject) */
 	int held;		/* inject: pid is stopped under our ptrace (-- CMD) */
 	int clock;		/* inject: OT_INJ_CLOCK_*, or -1 for its choice */
+	int follow;		/* --follow: pid and the processes it forks, from
+				 * their first instruction (multi only) */
 };
 
 /*
@@ -180,6 +182,23 @@ struct ot_probes_inproc {
 	uint64_t unrecorded;		/* calls not recorded at all (full rings aside) */
 };
 const struct ot_probes_inproc *ot_probes_inproc(const struct ot_probes *p);
+
+/* --follow: one process of the tree, as the kernel last saw it. */
+struct ot_follow_proc {
+	uint32_t pid, ppid;	/* ppid 0: the target itself */
+	char comm[16];		/* its name after its last exec */
+	int exited;
+};
+
+/*
+ * --follow: calls fn for every process followed since the last call
+ * (alive, or exited since, which are then forgotten) and returns how many
+ * are alive, *dropped the children the kernel could not follow (its table
+ * full); -ENOTSUP when not following.
+ */
+int ot_probes_follow_poll(struct ot_probes *p,
+			  void (*fn)(void *ctx, const struct ot_follow_proc *proc),
+			  void *ctx, uint64_t *dropped);
 
 /* ot_probes_close, keeping what an in-process backend said last in *out
  * (its removal's pause, what it left mapped); 1 if it said anything. */

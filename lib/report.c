@@ -497,6 +497,10 @@ void ot_report_text(FILE *f, const struct ot_report *r)
 		" malformed, %" PRIu64 " of other processes; %zu thread%s\n",
 		rec->samples, rec->lost, r->inject ? "in the process's rings" : "by the kernel",
 		rec->malformed, rec->foreign, r->threads, r->threads == 1 ? "" : "s");
+	if (r->follow)
+		fprintf(f, "followed: %" PRIu64 " process%s (pid %d and its descendants), %" PRIu64
+			" not followed\n", r->follow->processes, r->follow->processes == 1 ? "" : "es",
+			r->pid, r->follow->dropped);
 	if (rec->late || rec->no_sp || rec->unknown)
 		fprintf(f, "warning: %" PRIu64 " records arrived out of order, %" PRIu64
 			" had no stack pointer, %" PRIu64 " had an unknown id\n",
@@ -655,6 +659,9 @@ void ot_report_json(FILE *f, const struct ot_report *r)
 		fprintf(f, ", \"exit_status\": %d", WEXITSTATUS(r->target_status));
 	else if (r->target_exited && r->target_status >= 0 && WIFSIGNALED(r->target_status))
 		fprintf(f, ", \"signal\": %d", WTERMSIG(r->target_status));
+	if (r->follow)
+		fprintf(f, ", \"follow\": {\"processes\": %" PRIu64 ", \"not_followed\": %" PRIu64 "}",
+			r->follow->processes, r->follow->dropped);
 	fprintf(f, "},\n");
 	fprintf(f, "  \"arming\": {\"functions_requested\": %zu, \"functions_armed\": %zu, "
 		"\"backend\": \"%s\", \"frozen\": %s, \"uprobes\": %zu, \"events\": %zu, "
@@ -766,7 +773,10 @@ void ot_report_json(FILE *f, const struct ot_report *r)
 		for (i = 0; i < r->nprocs; i++) {
 			const struct ot_report_proc *p = &r->procs[i];
 
-			fprintf(f, "%s\n    {\"pid\": %u, \"comm\": ", i ? "," : "", p->pid);
+			fprintf(f, "%s\n    {\"pid\": %u, ", i ? "," : "", p->pid);
+			if (r->follow)
+				fprintf(f, "\"ppid\": %u, ", p->ppid);
+			fprintf(f, "\"comm\": ");
 			ot_json_string(f, p->comm);
 			fprintf(f, ", \"function\": ");
 			ot_json_string(f, r->names[p->func]);

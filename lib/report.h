@@ -44,6 +44,7 @@ struct ot_report_func {
 /* -a: one process's scopes of one function. */
 struct ot_report_proc {
 	uint32_t pid;
+	uint32_t ppid;		/* --follow: its parent, 0 for the target */
 	char comm[16];		/* its name when first seen, "?" if gone */
 	uint32_t func;
 	uint64_t scopes, total_ns, max_ns;
@@ -126,6 +127,9 @@ struct ot_report {
 	uint64_t tracer_cpu_ns;		/* orbit-trace's own user+sys so far */
 	uint64_t tracer_max_rss_kb;
 	const struct ot_report_inject *inject;	/* --backend inject, else NULL */
+	/* --follow: the processes followed (the target among them) and the
+	 * children the kernel could not follow; else NULL. */
+	const struct ot_report_follow { uint64_t processes, dropped; } *follow;
 };
 
 /*

@@ -15,6 +15,7 @@
 #include <linux/ptrace.h>
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
@@ -24,10 +25,53 @@ struct {
 
 /*
  * Written by user space through libbpf's mmap of .bss: bit 0 lets entry
- * probes record, bit 1 return probes.  Switching returns on before entries
- * and entries off before returns costs no IPI, unlike a perf ioctl per CPU.
+ * probes record, bit 1 return probes, bit 2 (--follow) only the processes
+ * in ot_followed.  Switching returns on before entries and entries off
+ * before returns costs no IPI, unlike a perf ioctl per CPU.
  */
 volatile __u32 ot_enabled;
+
+/*
+ * --follow: the processes traced, by tgid.  User space puts the target in;
+ * ot_fork adds each process a followed one forks, before it runs (the
+ * tracepoint fires in the parent, ahead of the child's first wake-up), so
+ * a child's first call is seen; ot_exec renames it, ot_exit marks it
+ * exited once its last thread has gone.  User space reads and deletes the
+ * exited.  Its size is set before loading.
+ */
+struct ot_followed_proc {
+	__u32 state;		/* OT_FOLLOW_* */
+	__u32 ppid;
+	char comm[16];
+};
+
+#define OT_FOLLOW_LIVE 1
+#define OT_FOLLOW_EXITED 2
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__type(key, __u32);
+	__type(value, struct ot_followed_proc);
+} ot_followed SEC(".maps");
+
+/* [0]: the children that could not be followed (ot_followed was full). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} ot_follow_stats SEC(".maps");
+
+/* The fields read, relocated by libbpf against the kernel's BTF (CO-RE). */
+struct signal_struct___ot {
+	struct { int counter; } live;
+} __attribute__((preserve_access_index));
+
+struct task_struct___ot {
+	int pid, tgid;
+	struct signal_struct___ot *signal;
+} __attribute__((preserve_access_index));
 
 /* Debian 12's libbpf (1.1) stops at PT_REGS_PARM5. */
 #ifndef PT_REGS_PARM6
@@ -50,6 +94,13 @@ static __always_inline int emit(struct pt_regs *ctx, __u32 bit)
 
 	if (!(ot_enabled & bit))
 		return 0;
+	if (ot_enabled & 4) {
+		__u32 tgid = (__u32)(bpf_get_current_pid_tgid() >> 32);
+		struct ot_followed_proc *f = bpf_map_lookup_elem(&ot_followed, &tgid);
+
+		if (!f || f->state != OT_FOLLOW_LIVE)
+			return 0;
+	}
 	s.id = bpf_get_attach_cookie(ctx);
 	s.sp = PT_REGS_SP(ctx);
 	/*
@@ -90,6 +141,61 @@ SEC("kprobe")
 int ot_return(struct pt_regs *ctx)
 {
 	return emit(ctx, 2);
+}
+
+/* sched_process_fork(parent, child), in the parent. */
+SEC("raw_tp/sched_process_fork")
+int ot_fork(struct bpf_raw_tracepoint_args *ctx)
+{
+	struct task_struct___ot *child = (void *)ctx->args[1];
+	__u32 ptgid = (__u32)(bpf_get_current_pid_tgid() >> 32), ctgid, zero = 0;
+	struct ot_followed_proc *parent, c = { .state = OT_FOLLOW_LIVE };
+	__u64 *dropped;
+
+	parent = bpf_map_lookup_elem(&ot_followed, &ptgid);
+	if (!parent || parent->state != OT_FOLLOW_LIVE)
+		return 0;
+	ctgid = (__u32)BPF_CORE_READ(child, tgid);
+	if (ctgid == ptgid || (__u32)BPF_CORE_READ(child, pid) != ctgid)
+		return 0;	/* a thread: followed with its process */
+	c.ppid = ptgid;
+	__builtin_memcpy(c.comm, parent->comm, sizeof(c.comm));
+	if (bpf_map_update_elem(&ot_followed, &ctgid, &c, BPF_ANY)) {
+		dropped = bpf_map_lookup_elem(&ot_follow_stats, &zero);
+		if (dropped)
+			__sync_fetch_and_add(dropped, 1);
+	}
+	return 0;
+}
+
+/* sched_process_exec(p, old_pid, bprm), in the process, its comm new. */
+SEC("raw_tp/sched_process_exec")
+int ot_exec(struct bpf_raw_tracepoint_args *ctx)
+{
+	__u32 tgid = (__u32)(bpf_get_current_pid_tgid() >> 32);
+	struct ot_followed_proc *f = bpf_map_lookup_elem(&ot_followed, &tgid);
+
+	(void)ctx;
+	if (f)
+		bpf_get_current_comm(f->comm, sizeof(f->comm));
+	return 0;
+}
+
+/*
+ * sched_process_exit(p[, group_dead]), in each exiting thread: the process
+ * is gone when signal->live, decremented before the tracepoint, is 0.
+ */
+SEC("raw_tp/sched_process_exit")
+int ot_exit(struct bpf_raw_tracepoint_args *ctx)
+{
+	struct task_struct___ot *t = (void *)bpf_get_current_task();
+	__u32 tgid = (__u32)(bpf_get_current_pid_tgid() >> 32);
+	struct ot_followed_proc *f = bpf_map_lookup_elem(&ot_followed, &tgid);
+
+	(void)ctx;
+	if (f && BPF_CORE_READ(t, signal, live.counter) == 0)
+		f->state = OT_FOLLOW_EXITED;
+	return 0;
 }
 
 char LICENSE[] SEC("license") = "GPL";

@@ -104,6 +104,11 @@ static void test_bad_combinations(void **state)
 	    "--compensate", "--backend", "inject", "-f", "x", "--", "t");
 	BAD("--returns is for the uprobe backends: inject sees every return at its trampoline",
 	    "--backend", "inject", "--returns", "insn", "-f", "x", "--", "t");
+	BAD("--follow follows -p PID or a command: -a traces every process already",
+	    "--follow", "-a", "-f", "x:y");
+	BAD("--follow needs the multi backend (its BPF program follows forks in the kernel): "
+	    "not with --backend inject", "--follow", "--backend", "inject", "-f", "x", "--", "t");
+	BAD("--compensate does not go with --follow", "--follow", "--compensate", "-f", "x", "--", "t");
 	BAD("values (NAME(argN), NAME%ret) are recorded by the uprobe backends: not with --backend inject",
 	    "--backend", "inject", "-f", "x,read(arg3)%ret", "--", "t");
 }

@@ -404,6 +404,37 @@ static void test_values(void **state)
 	done(&x);
 }
 
+/* --follow: the header's followed line, per-process rows with parents. */
+static void test_follow(void **state)
+{
+	static const struct ot_report_proc procs[] = {
+		{ .pid = 4242, .ppid = 0, .comm = "make", .func = OUTER, .scopes = 10,
+		  .total_ns = 120000, .max_ns = 14000 },
+		{ .pid = 4250, .ppid = 4242, .comm = "cc1", .func = MIDDLE, .scopes = 20,
+		  .total_ns = 100000, .max_ns = 6000 },
+		{ .pid = 4251, .ppid = 4242, .comm = "cc1", .func = INNER, .scopes = 60,
+		  .total_ns = 80000, .max_ns = 1600 },
+	};
+	static const struct ot_report_follow fol = { .processes = 5, .dropped = 1 };
+	struct fixture x;
+	unsigned k;
+
+	(void)state;
+	clock_ns = 0;
+	x.p = ot_pair_new(NFUNCS);
+	for (k = 0; k < 10; k++)
+		tree(x.p, 100, k);
+	fill(&x, NULL, NFUNCS);
+	ot_check_add(&x.check, OT_STATUS_LOSSY, "1 process forked by followed ones was not "
+		     "followed: the kernel's table of them was full");
+	x.r.follow = &fol;
+	x.r.procs = procs;
+	x.r.nprocs = 3;
+	render(&x, "follow", 0);
+	render(&x, "follow", 1);
+	done(&x);
+}
+
 static void test_interval(void **state)
 {
 	struct ot_hist h[NFUNCS];
@@ -448,6 +479,7 @@ int main(void)
 		cmocka_unit_test(test_interval),
 		cmocka_unit_test(test_inject),
 		cmocka_unit_test(test_values),
+		cmocka_unit_test(test_follow),
 	};
 
 	return cmocka_run_group_tests_name("report", tests, NULL, NULL);
