@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -332,8 +333,19 @@ static int follow_start(struct ot_umulti *m, uint32_t pid)
 	uint32_t *pids = NULL;
 	struct dirent *e;
 	int ret, more;
+	struct stat st;
 	DIR *d;
 
+	/*
+	 * The hooks see pids of the initial namespace: ours must be those.
+	 * Its inode is fixed (PROC_PID_INIT_INO, include/linux/proc_ns.h),
+	 * and /proc/self/ns says it whichever /proc is mounted.
+	 */
+	if (!stat("/proc/self/ns/pid", &st) && st.st_ino != 0xEFFFFFFCu) {
+		ot_error("--follow: orbit-trace runs in a nested PID namespace (a container), "
+			 "whose pids the kernel's hooks do not see");
+		return -EOPNOTSUPP;
+	}
 	for (i = 0; i < sizeof(follow_hooks) / sizeof(*follow_hooks); i++) {
 		struct bpf_program *prog = bpf_object__find_program_by_name(m->obj,
 									    follow_hooks[i]);

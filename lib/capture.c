@@ -106,6 +106,7 @@ struct ot_capture {
 	size_t nfol, folcap;
 	uint64_t fol_dropped;
 	struct ot_report_follow rep_follow;
+	uint64_t fol_next;	/* when to read the kernel's table next */
 	/* Per function, the distributions of the values -f asks for. */
 	struct value_keep { struct ot_values *arg, *ret; char arg_name[16]; } *vals;
 };
@@ -609,9 +610,14 @@ static void run(struct ot_capture *c)
 			if ((pfd[1].revents || c->target.pidfd < 0) && !c->target.exited &&
 			    ot_target_check_exit(&c->target))
 				pfd[1].fd = -1;
-			if (!ot_probes_follow_poll(c->probes, on_follow, c, &c->fol_dropped)) {
-				c->ended_by = "target exit";
-				break;
+			/* A map walk costs two system calls per process: once
+			 * per drain interval, however often the rings wake us. */
+			if (now >= c->fol_next) {
+				c->fol_next = now + c->o.drain_ms * 1000000ull;
+				if (!ot_probes_follow_poll(c->probes, on_follow, c, &c->fol_dropped)) {
+					c->ended_by = "target exit";
+					break;
+				}
 			}
 		} else if (!c->o.all && (pfd[1].revents || c->target.pidfd < 0) &&
 			   ot_target_check_exit(&c->target)) {
