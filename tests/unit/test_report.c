@@ -51,6 +51,18 @@ static void tree(struct ot_pair *p, uint32_t tid, unsigned k)
 	ev(p, tid, OT_EV_RETURN, OUTER, 0x7000, 900);
 }
 
+/* A fresh pairing fed n stress trees on thread 100. */
+static struct ot_pair *trees(unsigned n)
+{
+	struct ot_pair *p = ot_pair_new(NFUNCS);
+	unsigned k;
+
+	clock_ns = 0;
+	for (k = 0; k < n; k++)
+		tree(p, 100, k);
+	return p;
+}
+
 struct fixture {
 	struct ot_pair *p;
 	struct ot_check check;
@@ -195,13 +207,9 @@ static void test_lossy(void **state)
 {
 	struct fixture x;
 	struct ot_event lost = { .kind = OT_EV_LOST, .lost = 17 };
-	unsigned k;
 
 	(void)state;
-	clock_ns = 0;
-	x.p = ot_pair_new(NFUNCS);
-	for (k = 0; k < 10; k++)
-		tree(x.p, 100, k);
+	x.p = trees(10);
 	ev(x.p, 100, OT_EV_ENTRY, OUTER, 0x7000, 1000);
 	lost.time = clock_ns += 10;
 	ot_pair_feed(x.p, &lost);	/* outer open across the loss */
@@ -216,13 +224,9 @@ static void test_lossy(void **state)
 static void test_failed_expect_and_hist(void **state)
 {
 	struct fixture x;
-	unsigned k;
 
 	(void)state;
-	clock_ns = 0;
-	x.p = ot_pair_new(NFUNCS);
-	for (k = 0; k < 30; k++)
-		tree(x.p, 100, k);
+	x.p = trees(30);
 	/* inner straight from outer once: depth 1 */
 	ev(x.p, 100, OT_EV_ENTRY, OUTER, 0x7000, 1000);
 	ev(x.p, 100, OT_EV_ENTRY, INNER, 0x6f00, 100);
@@ -380,10 +384,7 @@ static void test_values(void **state)
 	unsigned k;
 
 	(void)state;
-	clock_ns = 0;
-	x.p = ot_pair_new(NFUNCS);
-	for (k = 0; k < 20; k++)
-		tree(x.p, 100, k);
+	x.p = trees(20);
 	fill(&x, NULL, NFUNCS);
 	ot_values_init(&arg);
 	ot_values_init(&ret);
@@ -417,13 +418,9 @@ static void test_follow(void **state)
 	};
 	static const struct ot_report_follow fol = { .processes = 5, .dropped = 1 };
 	struct fixture x;
-	unsigned k;
 
 	(void)state;
-	clock_ns = 0;
-	x.p = ot_pair_new(NFUNCS);
-	for (k = 0; k < 10; k++)
-		tree(x.p, 100, k);
+	x.p = trees(10);
 	fill(&x, NULL, NFUNCS);
 	ot_check_add(&x.check, OT_STATUS_LOSSY, "1 process forked by followed ones was not "
 		     "followed: the kernel's table of them was full");
