@@ -181,6 +181,9 @@ static int ot_umulti_load(struct ot_umulti **out, int follow, char *why, size_t 
 		ret = -EINVAL;
 		goto fail;
 	}
+	/* Without --follow its table is never used: one entry, not 65,536. */
+	if (!follow)
+		bpf_map__set_max_entries(bpf_object__find_map_by_name(m->obj, "ot_followed"), 1);
 	ret = bpf_object__load(m->obj);
 	if (ret) {
 		snprintf(why, whylen, "the kernel refused the BPF program: %s%s",

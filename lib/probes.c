@@ -282,7 +282,8 @@ int ot_probes_arm(const struct ot_probe_target *t, size_t n,
 	for (p->idcap = 16; p->idcap < 2 * p->nuprobes * ncpus; p->idcap *= 2)
 		;
 	p->ids = ot_xcalloc(p->idcap, sizeof(*p->ids));
-	ret = pick(p, o->backend);
+	/* --follow needs the BPF program's filter: multi or nothing. */
+	ret = pick(p, o->follow && o->backend == OT_BACKEND_AUTO ? OT_BACKEND_MULTI : o->backend);
 	if (!ret && p->ops->open_ring)
 		ret = open_rings(p, page, o->ring_kb);
 	if (!ret)
