@@ -62,7 +62,7 @@ struct ot_backend_ops {
 	const char *(*refused)(const struct ot_probes *p, size_t i);
 	const struct ot_probes_inproc *(*inproc)(struct ot_probes *p);
 	/* Optional: --follow's processes (ot_probes_follow_poll). */
-	int (*follow_poll)(struct ot_probes *p,
+	int (*follow_poll)(struct ot_probes *p, int alive,
 			   void (*fn)(void *ctx, const struct ot_follow_proc *proc),
 			   void *ctx, uint64_t *dropped);
 };

@@ -218,9 +218,6 @@ static void fill_inproc(struct inj *j)
 	for (a = 0; j->shm && a < j->nareas; a++)
 		if (j->av[a].tid)
 			j->inproc.noret += load64(area(j, a) + OT_INJ_A_NORET);
-	j->inproc.unrecorded = j->no_slot + j->no_area + j->reentered;
-	for (a = 0; j->shm && a < j->nareas; a++)
-		j->inproc.unrecorded += j->av[a].reentered;
 }
 
 static void inject_close(struct ot_probes *p)

@@ -16,6 +16,7 @@
  */
 #include "backend.h"
 #include "error.h"
+#include "procfs.h"
 #include "xalloc.h"
 
 #include <bpf/bpf.h>
@@ -290,38 +291,9 @@ static void ot_umulti_close(struct ot_umulti *m)
 static int follow_add(struct ot_umulti *m, uint32_t pid, uint32_t ppid)
 {
 	struct followed_proc v = { .state = FOLLOW_LIVE, .ppid = ppid };
-	char path[64];
-	FILE *f;
 
-	snprintf(path, sizeof(path), "/proc/%u/comm", pid);
-	f = fopen(path, "re");
-	if (f) {
-		if (fgets(v.comm, sizeof(v.comm), f))
-			v.comm[strcspn(v.comm, "\n")] = 0;
-		fclose(f);
-	}
+	(void)ot_proc_comm((pid_t)pid, v.comm, sizeof(v.comm));
 	return bpf_map_update_elem(m->followed_fd, &pid, &v, BPF_ANY) ? -errno : 0;
-}
-
-/* The parent of pid, from /proc/pid/stat (after the comm's last ')'). */
-static uint32_t parent_of(uint32_t pid)
-{
-	char path[64], buf[512], *p;
-	unsigned ppid = 0;
-	size_t n = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%u/stat", pid);
-	f = fopen(path, "re");
-	if (f) {
-		n = fread(buf, 1, sizeof(buf) - 1, f);
-		fclose(f);
-	}
-	buf[n] = 0;
-	p = strrchr(buf, ')');
-	if (!p || sscanf(p + 1, " %*c %u", &ppid) != 1)
-		return 0;
-	return ppid;
 }
 
 /*
@@ -333,7 +305,7 @@ static int follow_start(struct ot_umulti *m, uint32_t pid)
 {
 	struct followed_proc v;
 	size_t i, n = 0, cap = 0;
-	uint32_t *pids = NULL;
+	uint32_t *pids = NULL;	/* pid, parent, pid, parent... */
 	struct dirent *e;
 	int ret, more;
 	struct stat st;
@@ -366,40 +338,44 @@ static int follow_start(struct ot_umulti *m, uint32_t pid)
 		ot_error_errno(-ret, "--follow: cannot follow process %u", pid);
 		return ret;
 	}
+	/* Every process and its parent, read once. */
 	d = opendir("/proc");
 	while (d && (e = readdir(d))) {
-		char *end;
+		char *end, path[300], state;
 		unsigned long q = strtoul(e->d_name, &end, 10);
+		uint32_t pp;
 
-		if (*end || !q || q == pid)
+		snprintf(path, sizeof(path), "/proc/%s/stat", e->d_name);
+		if (*end || !q || q == pid || ot_proc_stat(path, &state, &pp) || !pp)
 			continue;
 		if (n == cap)
-			pids = ot_xreallocarray(pids, cap = cap ? 2 * cap : 256, sizeof(*pids));
-		pids[n++] = (uint32_t)q;
+			pids = ot_xreallocarray(pids, cap = cap ? 2 * cap : 256, 2 * sizeof(*pids));
+		pids[2 * n] = (uint32_t)q;
+		pids[2 * n++ + 1] = pp;
 	}
 	if (d)
 		closedir(d);
-	/* Children, grandchildren...: until a pass adds nobody. */
+	/*
+	 * Children, grandchildren...: until a pass adds nobody.  One the fork
+	 * hook has added already is left as the kernel has it (it may have
+	 * exited meanwhile).
+	 */
 	do {
 		more = 0;
 		for (i = 0; i < n; i++) {
-			uint32_t pp;
-
-			if (!pids[i] || !bpf_map_lookup_elem(m->followed_fd, &pids[i], &v))
+			if (!pids[2 * i] || !bpf_map_lookup_elem(m->followed_fd, &pids[2 * i], &v) ||
+			    bpf_map_lookup_elem(m->followed_fd, &pids[2 * i + 1], &v))
 				continue;
-			pp = parent_of(pids[i]);
-			if (pp && !bpf_map_lookup_elem(m->followed_fd, &pp, &v) &&
-			    !follow_add(m, pids[i], pp)) {
-				pids[i] = 0;
+			if (!follow_add(m, pids[2 * i], pids[2 * i + 1]))
 				more = 1;
-			}
+			pids[2 * i] = 0;
 		}
 	} while (more);
 	free(pids);
 	return 0;
 }
 
-static int multi_follow_poll(struct ot_probes *p,
+static int multi_follow_poll(struct ot_probes *p, int all,
 			     void (*fn)(void *ctx, const struct ot_follow_proc *proc),
 			     void *ctx, uint64_t *dropped)
 {
@@ -427,7 +403,7 @@ static int multi_follow_poll(struct ot_probes *p,
 		memcpy(out.comm, v.comm, sizeof(out.comm));
 		out.comm[sizeof(out.comm) - 1] = 0;
 		out.exited = v.state != FOLLOW_LIVE;
-		if (fn)
+		if (out.exited || all)
 			fn(ctx, &out);
 		if (out.exited)
 			bpf_map_delete_elem(m->followed_fd, &keys[i]);

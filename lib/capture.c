@@ -16,6 +16,7 @@
 #include "returns.h"
 #include "target.h"
 #include "probes.h"
+#include "procfs.h"
 #include "values.h"
 #include "xalloc.h"
 
@@ -101,7 +102,7 @@ struct ot_capture {
 	struct ot_report_inject rep_inject;
 	struct ot_report_refused *refused;
 	struct ot_probes_inproc inproc;	/* inject's word, copied before disarming */
-	/* --follow: the processes followed, by pid (open addressing). */
+	/* --follow: each process followed, once it exited or the capture ended. */
 	struct ot_follow_proc *fol;
 	size_t nfol, folcap;
 	uint64_t fol_dropped;
@@ -196,18 +197,10 @@ static void count_process(struct ot_capture *c, const struct ot_scope *s, uint64
 		h = (h + 1) & (c->procs_cap - 1);
 	p = &c->procs[h];
 	if (!p->pid) {
-		char path[64];
-		FILE *f;
-
 		p->pid = s->pid;
 		p->func = s->func;
-		snprintf(path, sizeof(path), "/proc/%u/comm", s->pid);
-		f = fopen(path, "re");
-		if (!f || !fgets(p->comm, sizeof(p->comm), f))
+		if (ot_proc_comm((pid_t)s->pid, p->comm, sizeof(p->comm)))
 			snprintf(p->comm, sizeof(p->comm), "?");
-		p->comm[strcspn(p->comm, "\n")] = 0;
-		if (f)
-			fclose(f);
 		c->nprocs++;
 	}
 	p->scopes++;
@@ -268,47 +261,22 @@ static void keep_slow(struct slow_keep *k, size_t cap, struct ot_report_slow *sl
 	k->n++;
 }
 
-/* --follow: a process the kernel followed, kept or updated by pid. */
+/* --follow: a process the kernel followed, as it last saw it. */
 static void on_follow(void *ctx, const struct ot_follow_proc *fp)
 {
 	struct ot_capture *c = ctx;
-	size_t h, i;
 
-	if (2 * (c->nfol + 1) > c->folcap) {
-		struct ot_follow_proc *old = c->fol;
-		size_t oldcap = c->folcap;
-
-		c->folcap = oldcap ? 2 * oldcap : 64;
-		c->fol = ot_xcalloc(c->folcap, sizeof(*c->fol));
-		for (i = 0; i < oldcap; i++) {
-			if (!old[i].pid)
-				continue;
-			for (h = old[i].pid * 2654435761u & (c->folcap - 1); c->fol[h].pid;
-			     h = (h + 1) & (c->folcap - 1))
-				;
-			c->fol[h] = old[i];
-		}
-		free(old);
-	}
-	for (h = fp->pid * 2654435761u & (c->folcap - 1); c->fol[h].pid && c->fol[h].pid != fp->pid;
-	     h = (h + 1) & (c->folcap - 1))
-		;
-	if (!c->fol[h].pid)
-		c->nfol++;
-	c->fol[h] = *fp;
+	if (c->nfol == c->folcap)
+		c->fol = ot_xreallocarray(c->fol, c->folcap = c->folcap ? 2 * c->folcap : 64,
+					  sizeof(*c->fol));
+	c->fol[c->nfol++] = *fp;
 }
 
-static const struct ot_follow_proc *followed(const struct ot_capture *c, uint32_t pid)
+static int cmp_fol(const void *a, const void *b)
 {
-	size_t h;
+	const struct ot_follow_proc *x = a, *y = b;
 
-	if (!c->folcap)
-		return NULL;
-	for (h = pid * 2654435761u & (c->folcap - 1); c->fol[h].pid;
-	     h = (h + 1) & (c->folcap - 1))
-		if (c->fol[h].pid == pid)
-			return &c->fol[h];
-	return NULL;
+	return x->pid < y->pid ? -1 : x->pid > y->pid;
 }
 
 /* A scope's recorded values into its function's distributions. */
@@ -614,7 +582,8 @@ static void run(struct ot_capture *c)
 			 * per drain interval, however often the rings wake us. */
 			if (now >= c->fol_next) {
 				c->fol_next = now + c->o.drain_ms * 1000000ull;
-				if (!ot_probes_follow_poll(c->probes, on_follow, c, &c->fol_dropped)) {
+				if (!ot_probes_follow_poll(c->probes, 0, on_follow, c,
+							   &c->fol_dropped)) {
 					c->ended_by = "target exit";
 					break;
 				}
@@ -632,9 +601,9 @@ static void run(struct ot_capture *c)
 			interval_report(c, now);
 		live_status(c, now, 0);
 	}
-	/* --follow: the names of those still running, for the report. */
+	/* --follow: those still running too, for the report. */
 	if (c->o.follow)
-		(void)ot_probes_follow_poll(c->probes, on_follow, c, &c->fol_dropped);
+		(void)ot_probes_follow_poll(c->probes, 1, on_follow, c, &c->fol_dropped);
 	free(pfd);
 }
 
@@ -761,8 +730,12 @@ static void fill_report(struct ot_capture *c)
 				c->procs[n++] = c->procs[k];
 		/* --follow: named as the kernel last saw them (after exec,
 		 * and whether or not they are still there to ask). */
-		for (k = 0; k < n; k++) {
-			const struct ot_follow_proc *fp = followed(c, c->procs[k].pid);
+		if (c->nfol)
+			qsort(c->fol, c->nfol, sizeof(*c->fol), cmp_fol);
+		for (k = 0; k < n && c->nfol; k++) {
+			struct ot_follow_proc key = { .pid = c->procs[k].pid };
+			const struct ot_follow_proc *fp = bsearch(&key, c->fol, c->nfol,
+								  sizeof(*c->fol), cmp_fol);
 
 			if (fp) {
 				memcpy(c->procs[k].comm, fp->comm, sizeof(c->procs[k].comm));

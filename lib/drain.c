@@ -146,8 +146,6 @@ void ot_drain_record(struct ot_drain *d, unsigned cpu,
 	}
 	if (ev.time < d->last_emitted)
 		d->stats.late++;
-	if (cpu >= d->ncpus)
-		cpu = d->ncpus - 1;
 	if (cpu >= d->nactive)
 		d->nactive = cpu + 1;
 	q_push(&d->q[cpu], &ev);

@@ -54,7 +54,7 @@ void ot_drain_also_pid(struct ot_drain *d, uint32_t pid);
 /* Read every pending record of cpu's ring into its queue. Returns records read. */
 size_t ot_drain_ring(struct ot_drain *d, unsigned cpu, struct ot_ring *ring);
 
-/* Queue one decoded record as if read from cpu's ring. */
+/* Queue one decoded record as if read from cpu's ring (cpu < ncpus). */
 void ot_drain_record(struct ot_drain *d, unsigned cpu,
 		     const struct ot_record *rec);
 

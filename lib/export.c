@@ -1,6 +1,7 @@
 #include "export.h"
 #include "error.h"
 #include "json.h"
+#include "procfs.h"
 #include "xalloc.h"
 
 #include <errno.h>
@@ -83,18 +84,11 @@ static int first_sight(struct ot_timeline *t, uint32_t tid)
 
 static void name_thread(struct ot_timeline *t, uint32_t tid)
 {
-	char path[96], comm[64] = "";
-	FILE *c;
+	char comm[64];
 
-	/* Read while the capture runs: the thread may be gone at the end. */
-	snprintf(path, sizeof(path), "/proc/%d/task/%u/comm", (int)t->pid, tid);
-	c = fopen(path, "re");
-	if (c) {
-		if (fgets(comm, sizeof(comm), c))
-			comm[strcspn(comm, "\n")] = 0;
-		fclose(c);
-	}
-	if (!comm[0])
+	/* Read while the capture runs: the thread may be gone at the end.
+	 * /proc/TID names a thread as /proc/PID/task/TID does. */
+	if (ot_proc_comm((pid_t)tid, comm, sizeof(comm)) || !comm[0])
 		snprintf(comm, sizeof(comm), "thread %u", tid);
 	fprintf(t->f, ",\n{\"ph\": \"M\", \"name\": \"thread_name\", \"pid\": %d, \"tid\": %u, "
 		"\"args\": {\"name\": ", (int)t->pid, tid);

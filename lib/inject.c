@@ -3,6 +3,7 @@
 #include "elfsym.h"
 #include "error.h"
 #include "inject_layout.h"
+#include "procfs.h"
 #include "relocate.h"
 #include "tracee.h"
 #include "xalloc.h"
@@ -194,45 +195,6 @@ static const struct map *mapped_lib(const struct ot_inject *in, const char *pref
 	return NULL;
 }
 
-static int read_auxv(pid_t pid, unsigned long type, uint64_t *val)
-{
-	char path[64];
-	uint64_t av[2];
-	int fd, ret = -ENOENT;
-
-	snprintf(path, sizeof(path), "/proc/%d/auxv", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	while (read(fd, av, sizeof(av)) == sizeof(av) && av[0] != AT_NULL) {
-		if (av[0] == type) {
-			*val = av[1];
-			ret = 0;
-			break;
-		}
-	}
-	close(fd);
-	return ret;
-}
-
-/* A line of /proc/PID/task/TID/status starting with key, or "". */
-static void status_field(const char *path, const char *key, char *out, size_t len)
-{
-	char line[512];
-	FILE *f = fopen(path, "re");
-
-	out[0] = 0;
-	while (f && fgets(line, sizeof(line), f)) {
-		if (!strncmp(line, key, strlen(key))) {
-			snprintf(out, len, "%s", line + strlen(key));
-			out[strcspn(out, "\n")] = 0;
-			break;
-		}
-	}
-	if (f)
-		fclose(f);
-}
-
 /* What in the process makes it impossible to instrument, or NULL. */
 static const char *refuse_process(struct ot_inject *in)
 {
@@ -260,7 +222,7 @@ static const char *refuse_process(struct ot_inject *in)
 		if (tid <= 0)
 			continue;
 		snprintf(path, sizeof(path), "/proc/%d/task/%d/status", (int)in->pid, tid);
-		status_field(path, "Seccomp:", val, sizeof(val));
+		ot_proc_status_field(path, "Seccomp:", val, sizeof(val));
 		if (atoi(val) == 1) {
 			snprintf(in->why, sizeof(in->why), "thread %d runs in seccomp strict mode "
 				 "(the system calls inject makes there would kill it)", tid);
@@ -274,24 +236,19 @@ static const char *refuse_process(struct ot_inject *in)
 			closedir(dir);
 			return in->why;
 		}
-		status_field(path, "x86_Thread_features:", val, sizeof(val));
+		ot_proc_status_field(path, "x86_Thread_features:", val, sizeof(val));
 		if (strstr(val, "shstk")) {
 			snprintf(in->why, sizeof(in->why), "thread %d runs with a CET shadow stack "
 				 "(a moved return address would kill it)", tid);
 			closedir(dir);
 			return in->why;
 		}
-		status_field(path, "TracerPid:", val, sizeof(val));
+		ot_proc_status_field(path, "TracerPid:", val, sizeof(val));
 		if (atoi(val) && atoi(val) != (int)getpid()) {
-			char comm[64] = "?";
-			FILE *f;
+			char comm[64];
 
-			snprintf(path, sizeof(path), "/proc/%d/comm", atoi(val));
-			f = fopen(path, "re");
-			if (f && fgets(comm, sizeof(comm), f))
-				comm[strcspn(comm, "\n")] = 0;
-			if (f)
-				fclose(f);
+			if (ot_proc_comm(atoi(val), comm, sizeof(comm)))
+				snprintf(comm, sizeof(comm), "?");
 			snprintf(in->why, sizeof(in->why), "it is already traced by process %d (%s)",
 				 atoi(val), comm);
 			closedir(dir);
@@ -375,7 +332,7 @@ static int find_tid_off(struct ot_inject *in, const char **why)
 			return -ENOTSUP;
 		}
 	}
-	if (!read_auxv(in->pid, AT_HWCAP2, &hwcap2))
+	if (!ot_proc_auxv(in->pid, AT_HWCAP2, &hwcap2))
 		in->fsbase = (hwcap2 & 2) != 0;		/* HWCAP2_FSGSBASE */
 	return 0;
 }
@@ -1221,19 +1178,9 @@ void ot_inject_resume(struct ot_inject *in)
 /* 1 when pid has exited (a zombie has no memory left to restore). */
 static int gone(pid_t pid)
 {
-	char path[64], buf[256], *p;
-	ssize_t n;
-	int fd;
+	char st = ot_proc_state(pid);
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	buf[n > 0 ? n : 0] = 0;
-	p = strrchr(buf, ')');
-	return !p || p[1] != ' ' || p[2] == 'Z' || p[2] == 'X';
+	return !st || st == 'Z' || st == 'X';
 }
 
 /* Put back every return address a thread's table still holds on its stack. */

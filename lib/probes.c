@@ -296,14 +296,14 @@ int ot_probes_arm(const struct ot_probe_target *t, size_t n,
 	return 0;
 }
 
-int ot_probes_follow_poll(struct ot_probes *p,
+int ot_probes_follow_poll(struct ot_probes *p, int alive,
 			  void (*fn)(void *ctx, const struct ot_follow_proc *proc),
 			  void *ctx, uint64_t *dropped)
 {
 	*dropped = 0;
 	if (!p || !p->opts.follow || !p->ops->follow_poll)
 		return -ENOTSUP;
-	return p->ops->follow_poll(p, fn, ctx, dropped);
+	return p->ops->follow_poll(p, alive, fn, ctx, dropped);
 }
 
 const char *ot_probes_backend(const struct ot_probes *p)

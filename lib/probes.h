@@ -179,7 +179,6 @@ struct ot_probes_inproc {
 	const char *left_why;
 	int gone;			/* the process had exited by disarming */
 	uint64_t noret;			/* calls whose return could not be hijacked */
-	uint64_t unrecorded;		/* calls not recorded at all (full rings aside) */
 };
 const struct ot_probes_inproc *ot_probes_inproc(const struct ot_probes *p);
 
@@ -191,12 +190,12 @@ struct ot_follow_proc {
 };
 
 /*
- * --follow: calls fn for every process followed since the last call
- * (alive, or exited since, which are then forgotten) and returns how many
- * are alive, *dropped the children the kernel could not follow (its table
- * full); -ENOTSUP when not following.
+ * --follow: calls fn once for each process that exited since the last
+ * call (then forgotten), and with alive for those still running too;
+ * returns how many are alive, *dropped the children the kernel could not
+ * follow (its table full); -ENOTSUP when not following.
  */
-int ot_probes_follow_poll(struct ot_probes *p,
+int ot_probes_follow_poll(struct ot_probes *p, int alive,
 			  void (*fn)(void *ctx, const struct ot_follow_proc *proc),
 			  void *ctx, uint64_t *dropped);
 

@@ -177,11 +177,39 @@ static void pow2_label(unsigned row, char *buf, size_t len)
 	snprintf(buf, len, "[%s, %s)", l, h);
 }
 
-/* Log2 rows drawn like bpftrace's hist(), 80 columns wide. */
+/*
+ * Rows first to last non-empty, drawn like bpftrace's hist(): a label of
+ * lw columns, the count, a bar of up to bw '@' (at most 46).
+ */
+static void draw_rows(FILE *f, const uint64_t *rows, unsigned n,
+		      void (*label)(unsigned row, char *buf, size_t len), int lw, unsigned bw)
+{
+	unsigned row, first = n, last = 0;
+	uint64_t top = 0;
+
+	for (row = 0; row < n; row++) {
+		if (!rows[row])
+			continue;
+		if (first == n)
+			first = row;
+		last = row;
+		if (rows[row] > top)
+			top = rows[row];
+	}
+	for (row = first; top && row <= last; row++) {
+		char buf[80];
+
+		label(row, buf, sizeof(buf));
+		fprintf(f, "%-*s %10" PRIu64 " |%-*.*s|\n", lw, buf, rows[row], (int)bw,
+			(int)(rows[row] * bw / top), "@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@");
+	}
+}
+
+/* Log2 rows of a duration histogram, 80 columns wide. */
 static void hist_text(FILE *f, const char *name, const struct ot_hist *h)
 {
-	uint64_t rows[65] = { 0 }, top = 0;
-	unsigned b, row, first = 65, last = 0;
+	uint64_t rows[65] = { 0 };
+	unsigned b;
 
 	for (b = 0; b < OT_HIST_NBUCKETS; b++) {
 		uint64_t lo, width;
@@ -189,27 +217,10 @@ static void hist_text(FILE *f, const char *name, const struct ot_hist *h)
 		if (!h->buckets[b])
 			continue;
 		ot_hist_bucket_range(b, &lo, &width);
-		row = lo ? 64 - (unsigned)__builtin_clzll(lo) : 0;
-		rows[row] += h->buckets[b];
-	}
-	for (row = 0; row < 65; row++) {
-		if (!rows[row])
-			continue;
-		if (first == 65)
-			first = row;
-		last = row;
-		if (rows[row] > top)
-			top = rows[row];
+		rows[lo ? 64 - (unsigned)__builtin_clzll(lo) : 0] += h->buckets[b];
 	}
 	fprintf(f, "\n@%s (ns):\n", name);
-	for (row = first; top && row <= last; row++) {
-		char label[80];
-		unsigned bar = (unsigned)(rows[row] * 46 / top);
-
-		pow2_label(row, label, sizeof(label));
-		fprintf(f, "%-18s %10" PRIu64 " |%-46.*s|\n", label, rows[row], (int)bar,
-			"@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@");
-	}
+	draw_rows(f, rows, 65, pow2_label, 18, 46);
 }
 
 /*
@@ -304,30 +315,12 @@ static void values_text(FILE *f, const struct ot_report *r, size_t w)
 	for (i = 0; i < r->nfuncs; i++) {
 		for (k = 0; k < 2; k++) {
 			const struct ot_values *v = k ? r->funcs[i].ret : r->funcs[i].arg;
-			uint64_t top = 0;
-			unsigned b, first = OT_VALUES_LOG2, last = 0;
 
 			if (!v || !v->count)
 				continue;
-			for (b = 0; b < OT_VALUES_LOG2; b++) {
-				if (!v->log2[b])
-					continue;
-				if (first == OT_VALUES_LOG2)
-					first = b;
-				last = b;
-				if (v->log2[b] > top)
-					top = v->log2[b];
-			}
 			fprintf(f, "\n@%s %s:\n", r->funcs[i].name,
 				k ? r->funcs[i].ret_name : r->funcs[i].arg_name);
-			for (b = first; b <= last; b++) {
-				char label[80];
-				unsigned bar = (unsigned)(v->log2[b] * 40 / top);
-
-				value_label(b, label, sizeof(label));
-				fprintf(f, "%-24s %10" PRIu64 " |%-40.*s|\n", label, v->log2[b], (int)bar,
-					"@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@");
-			}
+			draw_rows(f, v->log2, OT_VALUES_LOG2, value_label, 24, 40);
 		}
 	}
 }

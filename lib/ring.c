@@ -1,4 +1,5 @@
 #include "ring.h"
+#include "probes.h"
 #include "xalloc.h"
 
 #include <errno.h>
@@ -132,18 +133,18 @@ static void value_regs(struct ot_record *out, const uint64_t *r)
 }
 #elif defined(__aarch64__)
 #include <asm/perf_regs.h>
-/* x0..x7, then sp. */
-#define VALUE_REGS (0xffull | 1ull << PERF_REG_ARM64_SP)
-#define NVALUE_REGS 9
+/* x0..x5, then sp. */
+#define VALUE_REGS (0x3full | 1ull << PERF_REG_ARM64_SP)
+#define NVALUE_REGS 7
 
 static void value_regs(struct ot_record *out, const uint64_t *r)
 {
 	int i;
 
-	for (i = 0; i < 8; i++)
+	for (i = 0; i < 6; i++)
 		out->args[i] = r[i];
 	out->rc = r[0];
-	out->sp = r[8];
+	out->sp = r[6];
 }
 #endif
 
@@ -158,9 +159,10 @@ int ot_record_value(const struct ot_record *r, int sel, uint64_t *v)
 		*v = r->value;
 		return 0;
 	}
-	if (!r->has_regs || sel < 1 || (sel > 8 && sel != 15))
+	if (!r->has_regs || sel < OT_VALUE_ARG1 ||
+	    (sel >= OT_VALUE_ARG1 + 6 && sel != OT_VALUE_RET))
 		return -ENOENT;
-	*v = sel == 15 ? r->rc : r->args[sel - 1];
+	*v = sel == OT_VALUE_RET ? r->rc : r->args[sel - OT_VALUE_ARG1];
 	return 0;
 }
 
@@ -249,8 +251,8 @@ int ot_record_parse_bpf(const struct perf_event_header *rec,
 
 	if (rec->type != PERF_RECORD_SAMPLE)
 		return ot_record_parse(rec, out);
-	memset(out, 0, sizeof(*out));
-	memset(&s, 0, sizeof(s));
+	/* Per record, so no clearing: sample_out sets every field that is
+	 * read, and the value is copied whenever raw_size says it is there. */
 	if (rec->size < offsetof(struct sample_bpf, value))
 		return -EBADMSG;
 	memcpy(&s, rec, rec->size < sizeof(s) ? rec->size : sizeof(s));

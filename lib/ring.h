@@ -71,7 +71,7 @@ struct ot_record {
 	 * in (the perf backend, with ot_ring_value_regs), when has_regs. */
 	uint64_t value;
 	int has_value, has_regs;
-	uint64_t args[8], rc;
+	uint64_t args[6], rc;	/* the integer argument registers, the return's */
 };
 
 /* The user registers (perf_event_attr.sample_regs_user) that carry the

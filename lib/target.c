@@ -1,5 +1,6 @@
 #include "target.h"
 #include "error.h"
+#include "procfs.h"
 #include "tracee.h"
 #include "xalloc.h"
 
@@ -31,31 +32,6 @@ static void init(struct ot_target *t)
 	t->pidfd = t->go_fd = t->err_fd = -1;
 }
 
-/* The state letter of /proc/PID[/task/TID]/stat (after the "(comm)"), or 0. */
-static char stat_state(const char *path)
-{
-	char buf[512], *p;
-	FILE *f = fopen(path, "re");
-	size_t n;
-
-	if (!f)
-		return 0;
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = 0;
-	/* The command name may hold spaces and parentheses: skip past the last ')'. */
-	p = strrchr(buf, ')');
-	return p && p[1] == ' ' ? p[2] : 0;
-}
-
-static char proc_state(pid_t pid)
-{
-	char path[64];
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	return stat_state(path);
-}
-
 /*
  * A pidfd tells when the process exits, ours or not.  Kernels before 5.3
  * and valgrind lack pidfd_open: then the drain loop polls instead.
@@ -84,7 +60,7 @@ int ot_target_attach(struct ot_target *t, pid_t pid)
 		ot_error("no process with pid %d", (int)pid);
 		return -ESRCH;
 	}
-	state = proc_state(pid);
+	state = ot_proc_state(pid);
 	if (state == 'Z' || state == 'X') {
 		ot_error("process %d is a zombie: it has exited and has no code to trace",
 			 (int)pid);
@@ -381,7 +357,7 @@ int ot_target_exec_stopped(struct ot_target *t)
 {
 #if defined(__x86_64__)
 	char path[64];
-	uint64_t av[2], entry = 0;
+	uint64_t entry = 0;
 	uint8_t orig, trap = 0xcc;
 	struct user_regs_struct r;
 	int status, fd, ret;
@@ -404,13 +380,7 @@ int ot_target_exec_stopped(struct ot_target *t)
 		return ret;
 	}
 	/* Its entry point: the loader has mapped and initialised its libraries. */
-	snprintf(path, sizeof(path), "/proc/%d/auxv", (int)t->pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	while (fd >= 0 && read(fd, av, sizeof(av)) == sizeof(av) && av[0] != AT_NULL)
-		if (av[0] == AT_ENTRY)
-			entry = av[1];
-	if (fd >= 0)
-		close(fd);
+	(void)ot_proc_auxv(t->pid, AT_ENTRY, &entry);
 	snprintf(path, sizeof(path), "/proc/%d/mem", (int)t->pid);
 	fd = open(path, O_RDWR | O_CLOEXEC);
 	if (!entry || fd < 0 || pread(fd, &orig, 1, (off_t)entry) != 1 ||
@@ -461,7 +431,7 @@ int ot_target_check_exit(struct ot_target *t)
 				return 0;
 			return t->exited = 1;
 		}
-		state = proc_state(t->pid);
+		state = ot_proc_state(t->pid);
 		if (state && state != 'Z' && state != 'X')
 			return 0;
 		return t->exited = 1;
@@ -477,26 +447,9 @@ int ot_target_check_exit(struct ot_target *t)
 /* 1 when no thread of pid can run: each is stopped, traced-stopped or dead. */
 static int all_stopped(pid_t pid)
 {
-	char path[64];
-	struct dirent *e;
-	DIR *d;
-	int all = 1;
+	size_t all, n = ot_proc_tasks_in(pid, "TtZX", &all);
 
-	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
-	d = opendir(path);
-	if (!d)
-		return 1; /* gone */
-	while (all && (e = readdir(d))) {
-		char st, task[320];
-
-		if (e->d_name[0] == '.')
-			continue;
-		snprintf(task, sizeof(task), "/proc/%d/task/%s/stat", (int)pid, e->d_name);
-		st = stat_state(task);
-		all = !st || st == 'T' || st == 't' || st == 'Z' || st == 'X';
-	}
-	closedir(d);
-	return all;
+	return n == all;
 }
 
 /*
@@ -508,35 +461,14 @@ static int stopped_by_others(pid_t pid)
 {
 	const unsigned long long stops = 1ull << (SIGSTOP - 1) | 1ull << (SIGTSTP - 1) |
 					 1ull << (SIGTTIN - 1) | 1ull << (SIGTTOU - 1);
-	char path[64], line[128];
-	unsigned long long pend = 0;
-	struct dirent *e;
-	FILE *f;
-	DIR *d;
-	int any = 0;
+	char path[64], pend[32];
+	size_t all;
 
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	f = fopen(path, "re");
-	while (f && fgets(line, sizeof(line), f))
-		if (!strncmp(line, "ShdPnd:", 7))
-			pend = strtoull(line + 7, NULL, 16);
-	if (f)
-		fclose(f);
-	if (pend & stops)
+	if (!ot_proc_status_field(path, "ShdPnd:", pend, sizeof(pend)) &&
+	    (strtoull(pend, NULL, 16) & stops))
 		return 1;
-	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
-	d = opendir(path);
-	while (d && !any && (e = readdir(d))) {
-		char task[320];
-
-		if (e->d_name[0] == '.')
-			continue;
-		snprintf(task, sizeof(task), "/proc/%d/task/%s/stat", (int)pid, e->d_name);
-		any = stat_state(task) == 'T';
-	}
-	if (d)
-		closedir(d);
-	return any;
+	return ot_proc_tasks_in(pid, "T", &all) > 0;
 }
 
 int ot_target_freeze(struct ot_target *t)

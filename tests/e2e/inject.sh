@@ -216,19 +216,13 @@ if command -v setpriv >/dev/null; then
 fi
 # Under sudo the command runs as the user; once armed the tracer keeps only
 # CAP_KILL (to stop it) and CAP_SYS_PTRACE (to restore it at the end).
-SUDO_UID=65534 SUDO_GID=65534 "$OT" -v --backend inject -o "$work/sudo.txt" -f outer -- "$STRESS" \
-	--stress-calls 100 --wait-go >"$work/sudo.out" 2>"$work/sudo.err" &
-otpid=$!
-cleanup_pids=$otpid
-wait_for "$work/sudo.out" '^ready '
-wait_for "$work/sudo.err" 'armed 1 functions'
-spid=$(sed -n 's/^ready //p' "$work/sudo.out")
-[ "$(awk '/^Uid:/ { print $2 }' "/proc/$spid/status")" = 65534 ] || fail_ "the command does not run as the sudo user"
-[ "$(awk '/^CapEff:/ { print $2 }' "/proc/$otpid/status")" = 0000000000080020 ] ||
-	fail_ "armed tracer has CapEff $(awk '/^CapEff:/ { print $2 }' "/proc/$otpid/status"), expected CAP_KILL and CAP_SYS_PTRACE"
+held sudo --backend inject
+[ "$(uid_of "$spid")" = 65534 ] || fail_ "the command does not run as the sudo user"
+[ "$(cap_eff "$otpid")" = 0000000000080020 ] ||
+	fail_ "armed tracer has CapEff $(cap_eff "$otpid"), expected CAP_KILL and CAP_SYS_PTRACE"
 kill -USR1 "$spid"
 wait "$otpid" || fail_ "sudo: exit status $?"
-grep -Eq '^outer +100 ' "$work/sudo.txt" || fail_ "no scopes from the command run as nobody"
+grep -Eq '^outer +100 ' "$work/rsudo.txt" || fail_ "no scopes from the command run as nobody"
 
 # Refused with one line and exit 1: a process another tracer holds, one
 # under a seccomp filter, a program that switches stacks.

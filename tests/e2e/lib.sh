@@ -1,5 +1,5 @@
 # Sourced by every end-to-end test: strict shell, a work directory kept on
-# failure, and the helpers fail_/skip_/require_uprobes/json_check.
+# failure, and the helpers fail_/skip_/require_uprobes/json_check/held.
 set -eu
 export LC_ALL=C
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -65,4 +65,22 @@ wait_for() {
 		[ $n -le $((${3:-20} * 10)) ] || fail_ "timed out waiting for '$2' in $1"
 		sleep 0.1
 	done
+}
+
+cap_eff() { awk '/^CapEff:/ { print $2 }' "/proc/$1/status"; }
+uid_of() { awk '/^Uid:/ { print $2 }' "/proc/$1/status"; }
+
+# held N ARGS...: orbit-trace ARGS -f outer -- the stress program held
+# before work, as under "sudo" by user nobody, its report in $work/rN.txt;
+# sets otpid and spid once armed.
+held() {
+	run=$1
+	shift
+	SUDO_UID=65534 SUDO_GID=65534 "$OT" -v -o "$work/r$run.txt" "$@" -f outer -- "$STRESS" \
+		--stress-calls 100 --wait-go >"$work/out$run" 2>"$work/err$run" &
+	otpid=$!
+	cleanup_pids=$otpid
+	wait_for "$work/out$run" '^ready '
+	wait_for "$work/err$run" 'armed 1 functions'
+	spid=$(sed -n 's/^ready //p' "$work/out$run")
 }

@@ -4,23 +4,6 @@
 . "$(dirname "$0")/lib.sh"
 require_uprobes
 
-cap_eff() { awk '/^CapEff:/ { print $2 }' "/proc/$1/status"; }
-uid_of() { awk '/^Uid:/ { print $2 }' "/proc/$1/status"; }
-
-# held N ARGS...: orbit-trace ARGS -- the stress program held before work,
-# as under "sudo" by user nobody; sets otpid and spid once armed.
-held() {
-	run=$1
-	shift
-	SUDO_UID=65534 SUDO_GID=65534 "$OT" -v -o "$work/r$run.txt" "$@" -f outer -- "$STRESS" \
-		--stress-calls 100 --wait-go >"$work/out$run" 2>"$work/err$run" &
-	otpid=$!
-	cleanup_pids=$otpid
-	wait_for "$work/out$run" '^ready '
-	wait_for "$work/err$run" 'armed 1 functions'
-	spid=$(sed -n 's/^ready //p' "$work/out$run")
-}
-
 held 1
 [ "$(uid_of "$spid")" = 65534 ] || fail_ "the command runs as uid $(uid_of "$spid"), not the sudo user"
 [ "$(cap_eff "$spid")" = 0000000000000000 ] || fail_ "the command has capabilities"

@@ -1,0 +1,123 @@
+#include "procfs.h"
+
+#include <dirent.h>
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+int ot_proc_stat(const char *path, char *state, uint32_t *ppid)
+{
+	char buf[512], *p;
+	unsigned pp;
+	FILE *f = fopen(path, "re");
+	size_t n;
+
+	if (!f)
+		return -errno;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	/* Past the last ')': the command name may hold either parenthesis. */
+	p = strrchr(buf, ')');
+	if (!p || sscanf(p + 1, " %c %u", state, &pp) != 2)
+		return -EBADMSG;
+	if (ppid)
+		*ppid = pp;
+	return 0;
+}
+
+char ot_proc_state(pid_t pid)
+{
+	char path[64], st;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	return ot_proc_stat(path, &st, NULL) ? 0 : st;
+}
+
+int ot_proc_comm(pid_t pid, char *buf, size_t len)
+{
+	char path[64];
+	FILE *f;
+	int ret = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	buf[0] = 0;
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	if (!fgets(buf, (int)len, f))
+		ret = -EIO;
+	fclose(f);
+	buf[strcspn(buf, "\n")] = 0;
+	return ret;
+}
+
+int ot_proc_status_field(const char *path, const char *key, char *out, size_t len)
+{
+	char line[512];
+	FILE *f = fopen(path, "re");
+	int ret = -ENOENT;
+
+	out[0] = 0;
+	while (f && fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, key, strlen(key))) {
+			snprintf(out, len, "%s", line + strlen(key));
+			out[strcspn(out, "\n")] = 0;
+			ret = 0;
+			break;
+		}
+	}
+	if (f)
+		fclose(f);
+	return ret;
+}
+
+int ot_proc_auxv(pid_t pid, unsigned long type, uint64_t *val)
+{
+	char path[64];
+	uint64_t av[2];
+	int fd, ret = -ENOENT;
+
+	snprintf(path, sizeof(path), "/proc/%d/auxv", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	while (read(fd, av, sizeof(av)) == sizeof(av) && av[0] != AT_NULL) {
+		if (av[0] == type) {
+			*val = av[1];
+			ret = 0;
+			break;
+		}
+	}
+	close(fd);
+	return ret;
+}
+
+size_t ot_proc_tasks_in(pid_t pid, const char *states, size_t *ntasks)
+{
+	char path[64];
+	struct dirent *e;
+	size_t n = 0;
+	DIR *d;
+
+	*ntasks = 0;
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	d = opendir(path);
+	while (d && (e = readdir(d))) {
+		char task[320], st;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(task, sizeof(task), "/proc/%d/task/%s/stat", (int)pid, e->d_name);
+		if (ot_proc_stat(task, &st, NULL))
+			st = 'X';
+		(*ntasks)++;
+		n += strchr(states, st) != NULL;
+	}
+	if (d)
+		closedir(d);
+	return n;
+}

@@ -1,0 +1,35 @@
+/*
+ * procfs.h - a process's /proc files, read in one place: stat's fields
+ * after the "(comm)" (which may hold spaces and parentheses), status's
+ * "Key:" lines, comm, auxv's pairs, the states of its threads.  Nothing
+ * here prints or exits; a file that cannot be read is a process gone.
+ */
+#ifndef OT_PROCFS_H
+#define OT_PROCFS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* The state letter and parent in a stat file (/proc/PID/stat or a task's):
+ * 0, or -errno.  ppid may be NULL. */
+int ot_proc_stat(const char *path, char *state, uint32_t *ppid);
+
+/* The state letter of /proc/PID/stat, or 0 when it cannot be read. */
+char ot_proc_state(pid_t pid);
+
+/* /proc/PID/comm, without its newline, into buf: 0, or -errno (buf ""). */
+int ot_proc_comm(pid_t pid, char *buf, size_t len);
+
+/* The rest of the line of a status file that starts with key ("TracerPid:"),
+ * without its newline: 0, or -ENOENT (out ""). */
+int ot_proc_status_field(const char *path, const char *key, char *out, size_t len);
+
+/* The auxv entry type of pid: 0 and *val, or -errno (-ENOENT: absent). */
+int ot_proc_auxv(pid_t pid, unsigned long type, uint64_t *val);
+
+/* How many threads of pid have a state letter in states (a thread that
+ * went meanwhile counts as 'X'); *ntasks, all of them (0: pid is gone). */
+size_t ot_proc_tasks_in(pid_t pid, const char *states, size_t *ntasks);
+
+#endif
