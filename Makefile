@@ -35,7 +35,7 @@ DEB_DEPS   := gcc g++ clang libclang-rt-14-dev make pkg-config libelf-dev libdw-
               python3 groff-base strace debhelper dpkg-dev fakeroot lintian valgrind \
               bpftrace xz-utils gzip sqlite3 libc6-dbg
 
-.PHONY: all deps check unit e2e demo clean lint-man install uninstall deb targets fuzz valgrind bench
+.PHONY: all deps check unit e2e demo clean lint-man install uninstall deb targets fuzz fuzz-reloc valgrind bench
 
 PREFIX     ?= /usr/local
 BINDIR     := $(PREFIX)/bin
@@ -135,6 +135,19 @@ $(BUILD)/tests/test_%: tests/unit/test_%.c $(LIB_OBJ) $(FIXTURES) $(wildcard tes
 	$(CC) $(ALL_CFLAGS) -DOT_FIXTURE_DIR='"$(abspath $(BUILD))/tests"' \
 		-DOT_EXPECTED_DIR='"$(abspath tests/unit/expected)"' \
 		-o $@ $< $(LIB_OBJ) $(LDLIBS) -lcmocka
+
+# The relocator's differential fuzzer (tests/fuzz/reloc_*.c):
+# `make fuzz-reloc FUZZ_RELOC_N=10000000`.
+RELOC_DIFF_OBJ := $(BUILD)/tests/fuzz/reloc_diff.o $(BUILD)/tests/fuzz/reloc_gen.o \
+                  $(BUILD)/tests/fuzz/reloc_sandbox.o
+$(RELOC_DIFF_OBJ): tests/fuzz/reloc_diff.h
+$(BUILD)/fuzz_reloc: tests/fuzz/fuzz_reloc.c $(RELOC_DIFF_OBJ) $(LIB_OBJ)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(RELOC_DIFF_OBJ) $(LIB_OBJ) $(LDLIBS)
+FUZZ_RELOC_N    ?= 1000000
+FUZZ_RELOC_SEED ?= 1
+FUZZ_RELOC_JOBS ?= 1
+fuzz-reloc: $(BUILD)/fuzz_reloc
+	$(BUILD)/fuzz_reloc -n $(FUZZ_RELOC_N) --seed $(FUZZ_RELOC_SEED) -j $(FUZZ_RELOC_JOBS)
 
 # The ptrace test holds a real process: the stress program; the relocator
 # is run over its functions too.
