@@ -27,13 +27,15 @@ static int in_group(const cs_insn *insn, int group)
 	return 0;
 }
 
-/* The direct target of a relative jump or call, if insn is one. */
+/* The direct target of a relative jump or call, if insn is one.  Capstone
+ * puts loop, loope and loopne in the relative-branch group alone. */
 static int rel_target(const cs_insn *insn, uint64_t *target)
 {
 	const cs_x86 *x = &insn->detail->x86;
 
 	if (x->op_count == 1 && x->operands[0].type == X86_OP_IMM &&
-	    (in_group(insn, CS_GRP_JUMP) || in_group(insn, CS_GRP_CALL))) {
+	    (in_group(insn, CS_GRP_JUMP) || in_group(insn, CS_GRP_CALL) ||
+	     in_group(insn, CS_GRP_BRANCH_RELATIVE))) {
 		*target = (uint64_t)x->operands[0].imm;
 		return 1;
 	}

@@ -166,6 +166,8 @@ static void test_refusals(void **state)
 	static const uint8_t tiny[] = { 0x31, 0xc0, 0xc3 };
 	/* nop; nop; nop; nop; nop; nop; jmp -5 (into the patched bytes) */
 	static const uint8_t into[] = { 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0xeb, 0xf9 };
+	/* the same by loope, which capstone does not call a jump (fuzzer) */
+	static const uint8_t loopinto[] = { 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0xe1, 0xf9, 0xc3 };
 	/* loop -2 */
 	static const uint8_t loop[] = { 0xe2, 0xfe, 0x90, 0x90, 0x90, 0x90, 0xc3 };
 	/* mov 0x100(%rip),%rax with the trampoline too far */
@@ -183,6 +185,9 @@ static void test_refusals(void **state)
 	assert_int_equal(ot_relocate(tiny, sizeof(tiny), 0x401000, 0x402000, &r, &why), -EINVAL);
 	assert_string_equal(why, "the function is shorter than the 5-byte patch");
 	assert_int_equal(ot_relocate(into, sizeof(into), 0x401000, 0x402000, &r, &why), -EINVAL);
+	assert_string_equal(why, "a branch of the function lands inside the patched bytes");
+	assert_int_equal(ot_relocate(loopinto, sizeof(loopinto), 0x401000, 0x402000, &r, &why),
+			 -EINVAL);
 	assert_string_equal(why, "a branch of the function lands inside the patched bytes");
 	assert_int_equal(ot_relocate(loop, sizeof(loop), 0x401000, 0x402000, &r, &why), -EINVAL);
 	assert_string_equal(why, "a loop or jrcxz instruction (rel8 only) is in the patched bytes");
