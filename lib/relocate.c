@@ -42,6 +42,31 @@ static int rel_target(const cs_insn *insn, uint64_t *target)
 	return 0;
 }
 
+static int pc_relative(const cs_x86_op *op)
+{
+	return op->type == X86_OP_MEM && (op->mem.base == X86_REG_RIP || op->mem.base == X86_REG_EIP);
+}
+
+/*
+ * The displacement that aims insn's RIP-relative operand op, moved to
+ * new_addr, at the same address: 0 with *disp, or -1 out of rel32 reach.
+ * With an addr32 prefix the operand is EIP-relative and its address wraps
+ * at 4 GiB: any place reaches it, the displacement taken modulo 2^32.
+ */
+static int moved_disp(const cs_insn *insn, const cs_x86_op *op, uint64_t new_addr, int32_t *disp)
+{
+	int64_t d = op->mem.disp + (int64_t)(insn->address - new_addr);
+
+	if (op->mem.base == X86_REG_EIP) {
+		*disp = (int32_t)(uint32_t)(uint64_t)d;
+		return 0;
+	}
+	if (!fits32(d))
+		return -1;
+	*disp = (int32_t)d;
+	return 0;
+}
+
 /* What the push of a call's return address takes: lea -8(%rsp),%rsp;
  * movl $lo,(%rsp); movl $hi,4(%rsp) (no flags touched). */
 #define CALL_PUSH 20
@@ -94,14 +119,14 @@ static int call_home(const cs_insn *insn, uint64_t back, uint64_t new_addr, stru
 	p[CALL_PUSH + x->encoding.modrm_offset] =
 		(uint8_t)((insn->bytes[x->encoding.modrm_offset] & ~0x38) | (4 << 3));
 	for (k = 0; k < x->op_count; k++) {
-		if (x->operands[k].type == X86_OP_MEM && x->operands[k].mem.base == X86_REG_RIP) {
-			int64_t disp = x->operands[k].mem.disp + (int64_t)(insn->address - at);
+		if (pc_relative(&x->operands[k])) {
+			int32_t disp;
 
-			if (x->encoding.disp_size != 4 || !fits32(disp)) {
+			if (x->encoding.disp_size != 4 || moved_disp(insn, &x->operands[k], at, &disp)) {
 				*why = "a RIP-relative operand is out of rel32 reach of the trampoline";
 				return -1;
 			}
-			put32(p + CALL_PUSH + x->encoding.disp_offset, (int32_t)disp);
+			put32(p + CALL_PUSH + x->encoding.disp_offset, disp);
 		}
 	}
 	out->len += CALL_PUSH + insn->size;
@@ -229,26 +254,23 @@ int ot_relocate(const uint8_t *code, size_t size, uint64_t addr, uint64_t tramp_
 			uint8_t k;
 
 			for (k = 0; k < x->op_count; k++) {
-				int64_t disp;
+				int32_t disp;
 
-				if (x->operands[k].type != X86_OP_MEM ||
-				    x->operands[k].mem.base != X86_REG_RIP)
+				if (!pc_relative(&x->operands[k]))
 					continue;
 				/* The same absolute address from the new place. */
-				disp = x->operands[k].mem.disp + (int64_t)(insn->address - new_addr);
-				if (!fits32(disp)) {
+				if (moved_disp(insn, &x->operands[k], new_addr, &disp)) {
 					*why = "a RIP-relative operand is out of rel32 reach of the trampoline";
 					ret = -EINVAL;
 					goto out;
 				}
-				put32(out->code + out->len + x->encoding.disp_offset, (int32_t)disp);
+				put32(out->code + out->len + x->encoding.disp_offset, disp);
 			}
 		} else if (x->encoding.disp_offset) {
 			uint8_t k;
 
 			for (k = 0; k < x->op_count; k++)
-				if (x->operands[k].type == X86_OP_MEM &&
-				    x->operands[k].mem.base == X86_REG_RIP) {
+				if (pc_relative(&x->operands[k])) {
 					*why = "a RIP-relative operand with a short displacement";
 					ret = -EINVAL;
 					goto out;

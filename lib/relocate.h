@@ -7,7 +7,8 @@
  *
  * The patch goes after an endbr64 (indirect calls must still land on it).
  * Whole instructions are moved until 5 bytes are covered.  Moved:
- * RIP-relative operands get a displacement for their new address; short
+ * RIP-relative operands get a displacement for their new address (an
+ * addr32 one, EIP-relative, wraps at 4 GiB: modulo 2^32); short
  * and near jumps and conditional jumps become their rel32 forms aimed at
  * the same target; a call becomes a push of the address after it in the
  * function and a jump, so that its callee returns into the function's own

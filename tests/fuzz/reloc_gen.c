@@ -292,7 +292,8 @@ static uint16_t item_flags(const cs_insn *in, int kind)
 			continue;
 		if (x->operands[i].mem.base == X86_REG_EIP)
 			f |= IF_EIP;
-		if (x->operands[i].mem.base == X86_REG_RIP && x->encoding.disp_size != 4)
+		if ((x->operands[i].mem.base == X86_REG_RIP || x->operands[i].mem.base == X86_REG_EIP) &&
+		    x->encoding.disp_size != 4)
 			f |= IF_RIP_SHORT;
 	}
 	return f;

@@ -42,6 +42,10 @@ static int refers_to(const cs_insn *insn, uint64_t *where)
 			*where = insn->address + insn->size + (uint64_t)x->operands[k].mem.disp;
 			return 1;
 		}
+		if (x->operands[k].type == X86_OP_MEM && x->operands[k].mem.base == X86_REG_EIP) {
+			*where = (uint32_t)(insn->address + insn->size + (uint64_t)x->operands[k].mem.disp);
+			return 1;
+		}
 	}
 	return 0;
 }
@@ -131,6 +135,12 @@ static void test_synthetic(void **state)
 	static const uint8_t callrip[] = { 0xff, 0x15, 0x00, 0x20, 0x00, 0x00, 0xc3 };
 	/* push %rbx; mov %rdi,%rbx; call *%rax; pop %rbx; ret */
 	static const uint8_t callreg[] = { 0x53, 0x48, 0x89, 0xfb, 0xff, 0xd0, 0x5b, 0xc3 };
+	/* addr32 mov 0x100(%eip),%rax; ret, the same at 0x7fff0000(%eip), and
+	 * addr32 call *0x20(%eip); ret: EIP-relative, re-aimed like RIP-relative
+	 * but modulo 4 GiB, so never out of reach (fuzzer) */
+	static const uint8_t eiprel[] = { 0x67, 0x48, 0x8b, 0x05, 0x00, 0x01, 0x00, 0x00, 0xc3 };
+	static const uint8_t eipwrap[] = { 0x67, 0x48, 0x8b, 0x05, 0x00, 0x00, 0xff, 0x7f, 0xc3 };
+	static const uint8_t eipcall[] = { 0x67, 0xff, 0x15, 0x20, 0x00, 0x00, 0x00, 0xc3 };
 	const uint64_t addr = 0x401000;
 	struct ot_reloc r;
 	const char *why;
@@ -158,6 +168,12 @@ static void test_synthetic(void **state)
 	same_meaning(callrip, addr, &r, addr - 0x300000);
 	assert_int_equal(ot_relocate(callreg, sizeof(callreg), addr, addr + 0x300000, &r, &why), 0);
 	same_meaning(callreg, addr, &r, addr + 0x300000);
+	assert_int_equal(ot_relocate(eiprel, sizeof(eiprel), addr, addr + 0x300123, &r, &why), 0);
+	same_meaning(eiprel, addr, &r, addr + 0x300123);
+	assert_int_equal(ot_relocate(eipwrap, sizeof(eipwrap), addr, addr - 0x100000, &r, &why), 0);
+	same_meaning(eipwrap, addr, &r, addr - 0x100000);
+	assert_int_equal(ot_relocate(eipcall, sizeof(eipcall), addr, addr - 0x300000, &r, &why), 0);
+	same_meaning(eipcall, addr, &r, addr - 0x300000);
 }
 
 static void test_refusals(void **state)
