@@ -42,6 +42,11 @@ static int rel_target(const cs_insn *insn, uint64_t *target)
 	return 0;
 }
 
+/*
+ * A RIP- (or EIP-) relative operand.  Its displacement is 4 bytes at
+ * disp_offset, always in 64-bit mode: capstone 4 says 2 when there is an
+ * operand-size prefix (movw %ax,x(%rip)), but its mem.disp is right.
+ */
 static int pc_relative(const cs_x86_op *op)
 {
 	return op->type == X86_OP_MEM && (op->mem.base == X86_REG_RIP || op->mem.base == X86_REG_EIP);
@@ -122,7 +127,7 @@ static int call_home(const cs_insn *insn, uint64_t back, uint64_t new_addr, stru
 		if (pc_relative(&x->operands[k])) {
 			int32_t disp;
 
-			if (x->encoding.disp_size != 4 || moved_disp(insn, &x->operands[k], at, &disp)) {
+			if (moved_disp(insn, &x->operands[k], at, &disp)) {
 				*why = "a RIP-relative operand is out of rel32 reach of the trampoline";
 				return -1;
 			}
@@ -250,7 +255,7 @@ int ot_relocate(const uint8_t *code, size_t size, uint64_t addr, uint64_t tramp_
 			continue;
 		}
 		memcpy(out->code + out->len, insn->bytes, insn->size);
-		if (x->encoding.disp_offset && x->encoding.disp_size == 4) {
+		{
 			uint8_t k;
 
 			for (k = 0; k < x->op_count; k++) {
@@ -266,15 +271,6 @@ int ot_relocate(const uint8_t *code, size_t size, uint64_t addr, uint64_t tramp_
 				}
 				put32(out->code + out->len + x->encoding.disp_offset, disp);
 			}
-		} else if (x->encoding.disp_offset) {
-			uint8_t k;
-
-			for (k = 0; k < x->op_count; k++)
-				if (pc_relative(&x->operands[k])) {
-					*why = "a RIP-relative operand with a short displacement";
-					ret = -EINVAL;
-					goto out;
-				}
 		}
 		out->len += insn->size;
 	}

@@ -37,7 +37,6 @@ static const char *const reasons[RR_N] = {
 	[RR_CALL_FORM] = "a call of a form that cannot be moved is in the patched bytes",
 	[RR_FAR_RIP] = "a RIP-relative operand is out of rel32 reach of the trampoline",
 	[RR_BRANCH_FORM] = "a relative branch of a form that cannot be moved",
-	[RR_RIP_SHORT] = "a RIP-relative operand with a short displacement",
 	[RR_CALL_MID] = "a call in the patched bytes is not their last instruction (a thread in "
 			"its callee would return into the patch)",
 	[RR_FAR_BACK] = "the function is out of rel32 reach of the trampoline",

@@ -28,7 +28,7 @@
 /* Why ot_relocate refused, as relocate.c words it: the contract's list. */
 enum rd_reason {
 	RR_SHORT, RR_UNDECODED, RR_NOFIT, RR_PUSHF, RR_LOOP, RR_CALL_RSP, RR_FAR_BRANCH,
-	RR_CALL_FORM, RR_FAR_RIP, RR_BRANCH_FORM, RR_RIP_SHORT, RR_CALL_MID, RR_FAR_BACK,
+	RR_CALL_FORM, RR_FAR_RIP, RR_BRANCH_FORM, RR_CALL_MID, RR_FAR_BACK,
 	RR_INTO_PATCH, RR_N
 };
 
@@ -116,9 +116,8 @@ enum {
 #define IF_CALL_FORM	0x010	/* a call neither e8 nor ff /2 */
 #define IF_FAR_CALL	0x020	/* lcall: never runs (it would load a code segment) */
 #define IF_BRANCH_FORM	0x040	/* a jcc with a prefix */
-#define IF_RIP_SHORT	0x080	/* capstone says the RIP displacement is not 4 bytes */
-#define IF_EIP		0x100	/* addr32 RIP-relative (EIP-relative) */
-#define IF_JMP		0x200	/* a relative jmp (not jcc) */
+#define IF_EIP		0x080	/* addr32 RIP-relative (EIP-relative) */
+#define IF_JMP		0x100	/* a relative jmp (not jcc) */
 
 /* Registers in encoding order: rax rcx rdx rbx rsp rbp rsi rdi r8..r15. */
 struct rd_regs {

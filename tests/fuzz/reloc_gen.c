@@ -287,15 +287,9 @@ static uint16_t item_flags(const cs_insn *in, int kind)
 	if (kind == IK_BRANCH && !(f & (IF_CALL | IF_LOOP | IF_JMP)) && in->bytes[0] != 0x0f &&
 	    (in->bytes[0] & 0xf0) != 0x70)
 		f |= IF_BRANCH_FORM;
-	for (i = 0; i < x->op_count; i++) {
-		if (x->operands[i].type != X86_OP_MEM)
-			continue;
-		if (x->operands[i].mem.base == X86_REG_EIP)
+	for (i = 0; i < x->op_count; i++)
+		if (x->operands[i].type == X86_OP_MEM && x->operands[i].mem.base == X86_REG_EIP)
 			f |= IF_EIP;
-		if ((x->operands[i].mem.base == X86_REG_RIP || x->operands[i].mem.base == X86_REG_EIP) &&
-		    x->encoding.disp_size != 4)
-			f |= IF_RIP_SHORT;
-	}
 	return f;
 }
 
@@ -1077,8 +1071,6 @@ void rd_reasons(const struct rd_seq *s, uint32_t *holds, uint32_t *must)
 			m |= 1u << RR_CALL_FORM;	/* push + jmp cannot do a far call */
 		if (it->flags & IF_BRANCH_FORM)
 			h |= 1u << RR_BRANCH_FORM;
-		if (it->flags & IF_RIP_SHORT)
-			h |= 1u << RR_RIP_SHORT;
 		if ((it->flags & IF_CALL) && k + 1 < s->first + s->ncovered)
 			h |= 1u << RR_CALL_MID;
 		if (it->kind == IK_BRANCH && !reach(s->tramp, it->dest))

@@ -141,6 +141,10 @@ static void test_synthetic(void **state)
 	static const uint8_t eiprel[] = { 0x67, 0x48, 0x8b, 0x05, 0x00, 0x01, 0x00, 0x00, 0xc3 };
 	static const uint8_t eipwrap[] = { 0x67, 0x48, 0x8b, 0x05, 0x00, 0x00, 0xff, 0x7f, 0xc3 };
 	static const uint8_t eipcall[] = { 0x67, 0xff, 0x15, 0x20, 0x00, 0x00, 0x00, 0xc3 };
+	/* movw %ax,0x100(%rip); ret and cmpw $5,-0x200(%rip); ret: capstone
+	 * says their displacement is 2 bytes (it is 4), they were refused (fuzzer) */
+	static const uint8_t wordmov[] = { 0x66, 0x89, 0x05, 0x00, 0x01, 0x00, 0x00, 0xc3 };
+	static const uint8_t wordcmp[] = { 0x66, 0x83, 0x3d, 0x00, 0xfe, 0xff, 0xff, 0x05, 0xc3 };
 	const uint64_t addr = 0x401000;
 	struct ot_reloc r;
 	const char *why;
@@ -174,6 +178,11 @@ static void test_synthetic(void **state)
 	same_meaning(eipwrap, addr, &r, addr - 0x100000);
 	assert_int_equal(ot_relocate(eipcall, sizeof(eipcall), addr, addr - 0x300000, &r, &why), 0);
 	same_meaning(eipcall, addr, &r, addr - 0x300000);
+	assert_int_equal(ot_relocate(wordmov, sizeof(wordmov), addr, addr + 0x300000, &r, &why), 0);
+	same_meaning(wordmov, addr, &r, addr + 0x300000);
+	assert_int_equal(ot_relocate(wordcmp, sizeof(wordcmp), addr, addr - 0x300000, &r, &why), 0);
+	same_meaning(wordcmp, addr, &r, addr - 0x300000);
+	assert_int_equal(r.code[7], 0x05);	/* the immediate after the displacement */
 }
 
 static void test_refusals(void **state)
