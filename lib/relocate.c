@@ -72,9 +72,14 @@ static int moved_disp(const cs_insn *insn, const cs_x86_op *op, uint64_t new_add
 	return 0;
 }
 
-/* What the push of a call's return address takes: lea -8(%rsp),%rsp;
- * movl $lo,(%rsp); movl $hi,4(%rsp) (no flags touched). */
-#define CALL_PUSH 20
+/*
+ * What the push of a call's return address takes: movl $lo,-8(%rsp);
+ * movl $hi,-4(%rsp); lea -8(%rsp),%rsp (no flags touched).  Written below
+ * the stack pointer before it moves (in the red zone, which signal
+ * delivery leaves alone), so that a stack overflow faults as the call's
+ * own push would, with the stack pointer unchanged.
+ */
+#define CALL_PUSH 21
 
 /* A moved call at new_addr, as a push of back and a jump: 0, or -1 with *why. */
 static int call_home(const cs_insn *insn, uint64_t back, uint64_t new_addr, struct ot_reloc *out,
@@ -97,11 +102,11 @@ static int call_home(const cs_insn *insn, uint64_t back, uint64_t new_addr, stru
 			return -1;
 		}
 	}
-	memcpy(p, "\x48\x8d\x64\x24\xf8", 5);		/* lea -0x8(%rsp),%rsp */
-	memcpy(p + 5, "\xc7\x04\x24", 3);			/* movl $lo,(%rsp) */
-	put32(p + 8, (int32_t)lo);
-	memcpy(p + 12, "\xc7\x44\x24\x04", 4);		/* movl $hi,0x4(%rsp) */
-	put32(p + 16, (int32_t)hi);
+	memcpy(p, "\xc7\x44\x24\xf8", 4);			/* movl $lo,-0x8(%rsp) */
+	put32(p + 4, (int32_t)lo);
+	memcpy(p + 8, "\xc7\x44\x24\xfc", 4);		/* movl $hi,-0x4(%rsp) */
+	put32(p + 12, (int32_t)hi);
+	memcpy(p + 16, "\x48\x8d\x64\x24\xf8", 5);		/* lea -0x8(%rsp),%rsp */
 	if (insn->id == X86_INS_CALL && insn->bytes[0] == 0xe8 && rel_target(insn, &target)) {
 		int64_t d = (int64_t)(target - (at + 5));
 
