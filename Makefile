@@ -134,13 +134,15 @@ $(BUILD)/tests/test_%: tests/unit/test_%.c $(LIB_OBJ) $(FIXTURES) $(wildcard tes
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -DOT_FIXTURE_DIR='"$(abspath $(BUILD))/tests"' \
 		-DOT_EXPECTED_DIR='"$(abspath tests/unit/expected)"' \
-		-o $@ $< $(LIB_OBJ) $(LDLIBS) -lcmocka
+		-o $@ $< $(TEST_OBJ) $(LIB_OBJ) $(LDLIBS) -lcmocka
 
-# The relocator's differential fuzzer (tests/fuzz/reloc_*.c):
-# `make fuzz-reloc FUZZ_RELOC_N=10000000`.
+# The relocator's differential fuzzer (tests/fuzz/reloc_*.c): a short run
+# is a unit test, a long one `make fuzz-reloc FUZZ_RELOC_N=10000000`.
 RELOC_DIFF_OBJ := $(BUILD)/tests/fuzz/reloc_diff.o $(BUILD)/tests/fuzz/reloc_gen.o \
                   $(BUILD)/tests/fuzz/reloc_sandbox.o
 $(RELOC_DIFF_OBJ): tests/fuzz/reloc_diff.h
+$(BUILD)/tests/test_relocate_diff: $(RELOC_DIFF_OBJ)
+$(BUILD)/tests/test_relocate_diff: TEST_OBJ = $(RELOC_DIFF_OBJ)
 $(BUILD)/fuzz_reloc: tests/fuzz/fuzz_reloc.c $(RELOC_DIFF_OBJ) $(LIB_OBJ)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(RELOC_DIFF_OBJ) $(LIB_OBJ) $(LDLIBS)
 FUZZ_RELOC_N    ?= 1000000

@@ -37,7 +37,7 @@ static void report(const struct rd_stats *st, double secs)
 	       st->relocated, st->moved_call, st->moved_rip, st->moved_branch, st->endbr);
 	printf("  runs     same exit %" PRIu64 ", same fault %" PRIu64 " (%" PRIu64
 	       " at a moved indirect call, after its push), neither finished %" PRIu64
-	       " (%" PRIu64 " redone single-stepped)\n",
+	       " (%" PRIu64 " pairs redone single-stepped)\n",
 	       st->exits, st->faults, st->pushed_faults, st->unfinished, st->stepped);
 	printf("refused    %" PRIu64 "\n", refused);
 	for (r = 0; r < RR_N; r++)

@@ -19,8 +19,8 @@
 
 #include "lib/relocate.h"
 
-/* Single steps before an original that spun for milliseconds (millions
- * of instructions) is "did not finish": any small number says the same. */
+/* Single steps before an original that spun for a millisecond (millions
+ * of instructions) is "did not finish". */
 #define STEP_LIMIT	256
 /* Flags compared: CF PF AF ZF SF DF OF. */
 #define FLAGS_MASK	0xcd5ull
@@ -86,6 +86,8 @@ struct worker {
 	struct tmap map;
 	struct rd_outcome a, b;		/* original, relocated */
 	int ran;
+	/* Memory as a run starts, and as the original left it. */
+	uint8_t init_data[RD_DATA_LEN], init_far_data[RD_FAR_DATA_LEN], init_stack[RD_STACK_LEN];
 	uint8_t data[RD_DATA_LEN], far_data[RD_FAR_DATA_LEN], stack[RD_STACK_LEN];
 	csh cs;
 };
@@ -246,7 +248,9 @@ static void run(struct worker *w, int relocated, uint64_t limit, struct rd_outco
 		memcpy(fn + s->patch_at + 1, &d, 4);
 		memcpy(tramp_at(w), w->r->code, w->r->len);
 	}
-	rd_fill_memory(s, w->sp.data, w->sp.far_data, w->sp.stack);
+	memcpy(w->sp.data, w->init_data, sizeof(w->init_data));
+	memcpy(w->sp.far_data, w->init_far_data, sizeof(w->init_far_data));
+	memcpy(w->sp.stack, w->init_stack, sizeof(w->init_stack));
 	rd_sandbox_run(&s->regs, s->addr, limit, s->exit, o);
 	memset(fn, 0xcc, s->size + 24);
 	if (relocated) {
@@ -258,16 +262,21 @@ static void run(struct worker *w, int relocated, uint64_t limit, struct rd_outco
 	}
 }
 
-/* Both sides; a side that spun is redone single-stepped, both of them:
- * the relocated one may take up to 6 steps for each of the original's
- * (a call is four, and the patch's jmp and the jump back add two a pass),
- * and never fewer. */
+/*
+ * Both sides.  Both spinning past the timer is "neither finished".  One
+ * alone may be a long loop that the other finished just in time: both are
+ * redone single-stepped, so that the verdict is the step count's, not
+ * the timer's.  The relocated side may take up to 6 steps for each of the
+ * original's (a call is four, and the patch's jmp and the jump back add
+ * two a pass), and never fewer.
+ */
 static void run_both(struct worker *w)
 {
 	run(w, 0, 0, &w->a);
-	if (w->a.kind != RK_TIMEOUT)
-		run(w, 1, 0, &w->b);
-	if (w->a.kind == RK_TIMEOUT || w->b.kind == RK_TIMEOUT) {
+	run(w, 1, 0, &w->b);
+	if (w->a.kind == RK_TIMEOUT && w->b.kind == RK_TIMEOUT) {
+		w->a.kind = w->b.kind = RK_UNFINISHED;
+	} else if (w->a.kind == RK_TIMEOUT || w->b.kind == RK_TIMEOUT) {
 		w->st->stepped++;
 		run(w, 0, STEP_LIMIT, &w->a);
 		run(w, 1, w->a.kind == RK_UNFINISHED ? STEP_LIMIT : 6 * w->a.steps + 32, &w->b);
@@ -400,6 +409,7 @@ static void one(struct worker *w, uint64_t index)
 		return;
 	count_moved(w);
 	build_map(w);
+	rd_fill_memory(&s, w->init_data, w->init_far_data, w->init_stack);
 	run_both(w);
 	compare(w);
 	if (w->verbose) {

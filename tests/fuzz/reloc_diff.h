@@ -37,7 +37,7 @@ struct rd_stats {
 	uint64_t relocated;		/* accepted, then run side by side */
 	uint64_t refused[RR_N];
 	uint64_t exits, faults, unfinished;	/* outcomes of the relocated runs */
-	uint64_t stepped;		/* runs redone under single-step (loops) */
+	uint64_t stepped;		/* pairs redone single-stepped: one side spun */
 	uint64_t pushed_faults;		/* of the faults: a moved indirect call's, after its push */
 	uint64_t moved_call, moved_rip, moved_branch, endbr;	/* accepted with ... */
 	uint64_t failures;

@@ -41,9 +41,10 @@ static uint64_t next(struct rng *r)
 	return z ^ (z >> 31);
 }
 
+/* Uniform in [0, n): the top 32 bits scaled, no division. */
 static unsigned below(struct rng *r, unsigned n)
 {
-	return (unsigned)(next(r) % n);
+	return (unsigned)(((next(r) >> 32) * n) >> 32);
 }
 
 static int chance(struct rng *r, unsigned pct)
@@ -920,6 +921,19 @@ static void init_regs(struct rng *r, struct rd_regs *regs)
 	regs->flags = 0x202 | (next(r) & 0x8d5);	/* IF, bit 1; CF PF AF ZF SF OF */
 }
 
+/* Like reg_value, but from one draw: 1,568 of them a sequence. */
+static uint64_t mem_value(struct rng *r)
+{
+	uint64_t v = next(r);
+
+	switch (v & 7) {
+	case 0: case 1: return (v >> 3) & 15;
+	case 2: return (uint32_t)(v >> 3);
+	case 3: return RD_DATA + ((v >> 3) & (RD_DATA_LEN - 1));
+	default: return v;
+	}
+}
+
 void rd_fill_memory(const struct rd_seq *s, uint8_t *data, uint8_t *far_data, uint8_t *stack)
 {
 	struct rng r = { s->mem_seed };
@@ -932,19 +946,21 @@ void rd_fill_memory(const struct rd_seq *s, uint8_t *data, uint8_t *far_data, ui
 		memcpy(data + 8 * i, &v, 8);
 	}
 	for (i = 16; i < RD_DATA_LEN / 8; i++) {
-		v = reg_value(&r);
+		v = mem_value(&r);
 		memcpy(data + 8 * i, &v, 8);
 	}
 	for (i = 0; i < RD_FAR_DATA_LEN / 8; i++) {
-		v = reg_value(&r);
+		v = mem_value(&r);
 		memcpy(far_data + 8 * i, &v, 8);
 	}
 	/* The stack: the caller's return address at rsp, stray returns
 	 * elsewhere land on an exit (or a callee) or fault. */
 	for (i = 0; i < RD_STACK_LEN / 8; i++) {
-		unsigned c = below(&r, 20);
-
-		v = c < 5 ? s->exit[EX_STRAY] : c < 6 ? s->callee[below(&r, RD_NCALLEES)] : reg_value(&r);
+		v = mem_value(&r);
+		if ((v & 0x300) == 0x100)
+			v = s->exit[EX_STRAY];
+		else if ((v & 0xf00) == 0x200)
+			v = s->callee[(v >> 12) % RD_NCALLEES];
 		memcpy(stack + 8 * i, &v, 8);
 	}
 	memcpy(stack + (RD_STACK_TOP - RD_STACK), &s->exit[EX_RET], 8);

@@ -190,7 +190,7 @@ static int handlers(void)
 	static const int sigs[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP, SIGSYS, SIGALRM };
 	static uint8_t altstack[1 << 16];
 	stack_t ss = { .ss_sp = altstack, .ss_size = sizeof(altstack) };
-	struct itimerval tick = { { 0, 250 }, { 0, 250 } };
+	struct itimerval tick = { { 0, 100 }, { 0, 100 } };
 	struct sigaction sa;
 	size_t i;
 
