@@ -143,19 +143,176 @@ static int call_home(const cs_insn *insn, uint64_t back, uint64_t new_addr, stru
 	return 0;
 }
 
+/* A relative jmp or jcc, at new_addr in its rel32 form aimed at the same
+ * target: 0, or -1 with *why. */
+static int move_branch(const cs_insn *insn, uint64_t target, uint64_t new_addr,
+		       struct ot_reloc *out, const char **why)
+{
+	uint8_t *p = out->code + out->len;
+	size_t n = 1;
+	int64_t d;
+
+	if (insn->id == X86_INS_JMP) {
+		p[0] = 0xe9;
+	} else {
+		/* jcc: 0x7X rel8 or 0x0f 0x8X rel32 -> 0x0f 0x8X rel32 */
+		uint8_t cc = insn->bytes[0] == 0x0f ? insn->bytes[1] & 0x0f : insn->bytes[0] & 0x0f;
+
+		if (insn->bytes[0] != 0x0f && (insn->bytes[0] & 0xf0) != 0x70) {
+			*why = "a relative branch of a form that cannot be moved";
+			return -1;
+		}
+		p[0] = 0x0f;
+		p[1] = (uint8_t)(0x80 | cc);
+		n = 2;
+	}
+	d = (int64_t)(target - (new_addr + n + 4));
+	if (!fits32(d)) {
+		*why = "a branch target is out of rel32 reach of the trampoline";
+		return -1;
+	}
+	put32(p + n, (int32_t)d);
+	out->len += n + 4;
+	return 0;
+}
+
+/* Any other instruction, copied to new_addr, its RIP-relative operand
+ * aimed at the same address: 0, or -1 with *why. */
+static int move_copy(const cs_insn *insn, uint64_t new_addr, struct ot_reloc *out,
+		     const char **why)
+{
+	const cs_x86 *x = &insn->detail->x86;
+	uint8_t k;
+
+	memcpy(out->code + out->len, insn->bytes, insn->size);
+	for (k = 0; k < x->op_count; k++) {
+		int32_t disp;
+
+		if (!pc_relative(&x->operands[k]))
+			continue;
+		if (moved_disp(insn, &x->operands[k], new_addr, &disp)) {
+			*why = "a RIP-relative operand is out of rel32 reach of the trampoline";
+			return -1;
+		}
+		put32(out->code + out->len + x->encoding.disp_offset, disp);
+	}
+	out->len += insn->size;
+	return 0;
+}
+
+/* One instruction of the patched bytes, to the end of the moved code:
+ * 0, or -1 with *why. */
+static int move(const cs_insn *insn, uint64_t tramp_addr, struct ot_reloc *out, const char **why)
+{
+	uint64_t new_addr = tramp_addr + out->len, target;
+
+	if (out->len + insn->size + 6 + CALL_PUSH + OT_PATCH_LEN > OT_RELOC_MAX) {
+		*why = "the moved instructions do not fit the trampoline";
+		return -1;
+	}
+	/* Single-stepped out of the trampoline, a pushf would save the
+	 * step's trap flag for the function to pop as its own. */
+	if (insn->id == X86_INS_PUSHF || insn->id == X86_INS_PUSHFQ || insn->id == X86_INS_PUSHFD) {
+		*why = "a pushf is in the patched bytes";
+		return -1;
+	}
+	if (insn->id == X86_INS_LOOP || insn->id == X86_INS_LOOPE || insn->id == X86_INS_LOOPNE ||
+	    insn->id == X86_INS_JRCXZ || insn->id == X86_INS_JECXZ) {
+		*why = "a loop or jrcxz instruction (rel8 only) is in the patched bytes";
+		return -1;
+	}
+	/*
+	 * A call pushes the address after it in the function, not in the
+	 * trampoline, and jumps: the callee returns into the function's own
+	 * code (it is the last moved instruction), and unwinders and
+	 * __builtin_return_address see what they would untraced.
+	 */
+	if (in_group(insn, CS_GRP_CALL))
+		return call_home(insn, insn->address + insn->size, new_addr, out, why);
+	if (rel_target(insn, &target))
+		return move_branch(insn, target, new_addr, out, why);
+	return move_copy(insn, new_addr, out, why);
+}
+
+/* Move whole instructions from code + patch_at until the patch's bytes
+ * are covered: 0, or -1 with *why. */
+static int move_patched(csh cs, cs_insn *insn, const uint8_t *code, size_t size, uint64_t addr,
+			uint64_t tramp_addr, struct ot_reloc *out, const char **why)
+{
+	const uint8_t *p = code + out->patch_at;
+	size_t left = size - out->patch_at;
+	uint64_t a = addr + out->patch_at;
+	int call = 0, after_call = 0;
+
+	while (out->covered < OT_PATCH_LEN) {
+		if (!left || !cs_disasm_iter(cs, &p, &left, &a, insn)) {
+			*why = "an instruction in the patched bytes cannot be decoded";
+			return -1;
+		}
+		/* A call moved before the last instruction: a thread inside
+		 * its callee now would return into the middle of the jmp. */
+		after_call |= call;
+		call |= in_group(insn, CS_GRP_CALL);
+		out->covered += insn->size;
+		out->moved++;
+		if (move(insn, tramp_addr, out, why))
+			return -1;
+	}
+	if (after_call) {
+		*why = "a call in the patched bytes is not their last instruction (a thread in "
+		       "its callee would return into the patch)";
+		return -1;
+	}
+	return 0;
+}
+
+/* The jump back to tail, the first instruction not moved: 0, or -1 with *why. */
+static int jump_back(uint64_t tail, uint64_t tramp_addr, struct ot_reloc *out, const char **why)
+{
+	int64_t d = (int64_t)(tail - (tramp_addr + out->len + 5));
+
+	if (!fits32(d)) {
+		*why = "the function is out of rel32 reach of the trampoline";
+		return -1;
+	}
+	out->code[out->len++] = 0xe9;
+	put32(out->code + out->len, (int32_t)d);
+	out->len += 4;
+	return 0;
+}
+
+/*
+ * No branch of the function, moved or not, may land inside the patched
+ * bytes (lo, hi): it would land inside the jmp.  One to the entry runs the
+ * patch again, as a uprobe there would fire again: a new call.  0, or -1
+ * with *why.
+ */
+static int no_branch_inside(csh cs, cs_insn *insn, const uint8_t *code, size_t size,
+			    uint64_t addr, uint64_t lo, uint64_t hi, const char **why)
+{
+	cs_option(cs, CS_OPT_SKIPDATA, CS_OPT_ON);
+	while (size && cs_disasm_iter(cs, &code, &size, &addr, insn)) {
+		uint64_t target;
+
+		if (!insn->detail || !insn->id || !rel_target(insn, &target))
+			continue;
+		if (target > lo && target < hi) {
+			*why = "a branch of the function lands inside the patched bytes";
+			return -1;
+		}
+	}
+	return 0;
+}
+
 #endif
 
 int ot_relocate(const uint8_t *code, size_t size, uint64_t addr, uint64_t tramp_addr,
 		struct ot_reloc *out, const char **why)
 {
 #if defined(__x86_64__)
-	const uint8_t *p;
-	size_t left;
-	uint64_t a, tail;
-	int call_before_last = 0;
 	cs_insn *insn;
 	csh cs;
-	int ret = 0;
+	int ret = -EINVAL;
 
 	memset(out, 0, sizeof(*out));
 	*why = NULL;
@@ -166,160 +323,13 @@ int ot_relocate(const uint8_t *code, size_t size, uint64_t addr, uint64_t tramp_
 	/* endbr64 stays where it is: indirect calls land on it. */
 	if (size >= 4 && !memcmp(code, "\xf3\x0f\x1e\xfa", 4))
 		out->patch_at = 4;
-	if (size < out->patch_at + OT_PATCH_LEN) {
+	if (size < out->patch_at + OT_PATCH_LEN)
 		*why = "the function is shorter than the 5-byte patch";
-		ret = -EINVAL;
-		goto out;
-	}
-	/* Move whole instructions until the patch's bytes are covered. */
-	p = code + out->patch_at;
-	left = size - out->patch_at;
-	a = addr + out->patch_at;
-	while (out->covered < OT_PATCH_LEN) {
-		uint64_t new_addr = tramp_addr + out->len, target;
-		const cs_x86 *x;
-
-		if (!left || !cs_disasm_iter(cs, &p, &left, &a, insn)) {
-			*why = "an instruction in the patched bytes cannot be decoded";
-			ret = -EINVAL;
-			goto out;
-		}
-		x = &insn->detail->x86;
-		/* A call moved before the last instruction: a thread inside
-		 * its callee now would return into the middle of the jmp. */
-		if (call_before_last == 1)
-			call_before_last = 2;
-		if (!call_before_last && in_group(insn, CS_GRP_CALL))
-			call_before_last = 1;
-		out->covered += insn->size;
-		out->moved++;
-		if (out->len + insn->size + 6 + CALL_PUSH + OT_PATCH_LEN > OT_RELOC_MAX) {
-			*why = "the moved instructions do not fit the trampoline";
-			ret = -EINVAL;
-			goto out;
-		}
-		/* Single-stepped out of the trampoline, a pushf would save the
-		 * step's trap flag for the function to pop as its own. */
-		if (insn->id == X86_INS_PUSHF || insn->id == X86_INS_PUSHFQ ||
-		    insn->id == X86_INS_PUSHFD) {
-			*why = "a pushf is in the patched bytes";
-			ret = -EINVAL;
-			goto out;
-		}
-		if (insn->id == X86_INS_LOOP || insn->id == X86_INS_LOOPE ||
-		    insn->id == X86_INS_LOOPNE || insn->id == X86_INS_JRCXZ ||
-		    insn->id == X86_INS_JECXZ) {
-			*why = "a loop or jrcxz instruction (rel8 only) is in the patched bytes";
-			ret = -EINVAL;
-			goto out;
-		}
-		/*
-		 * A call pushes the address after it in the function, not in
-		 * the trampoline, and jumps: the callee returns into the
-		 * function's own code (it is the last moved instruction), and
-		 * unwinders and __builtin_return_address see what they would
-		 * untraced.
-		 */
-		if (in_group(insn, CS_GRP_CALL)) {
-			uint64_t back = insn->address + insn->size;
-
-			if (call_home(insn, back, new_addr, out, why)) {
-				ret = -EINVAL;
-				goto out;
-			}
-			continue;
-		}
-		if (rel_target(insn, &target)) {
-			int64_t d;
-
-			if (insn->id == X86_INS_JMP) {
-				d = (int64_t)(target - (new_addr + 5));
-				out->code[out->len] = 0xe9;
-			} else {
-				/* jcc: 0x7X rel8 or 0x0f 0x8X rel32 -> 0x0f 0x8X rel32 */
-				uint8_t cc = insn->bytes[0] == 0x0f ? insn->bytes[1] & 0x0f
-								     : insn->bytes[0] & 0x0f;
-
-				if (insn->bytes[0] != 0x0f && (insn->bytes[0] & 0xf0) != 0x70) {
-					*why = "a relative branch of a form that cannot be moved";
-					ret = -EINVAL;
-					goto out;
-				}
-				d = (int64_t)(target - (new_addr + 6));
-				out->code[out->len++] = 0x0f;
-				out->code[out->len] = (uint8_t)(0x80 | cc);
-			}
-			if (!fits32(d)) {
-				*why = "a branch target is out of rel32 reach of the trampoline";
-				ret = -EINVAL;
-				goto out;
-			}
-			out->len++;
-			put32(out->code + out->len, (int32_t)d);
-			out->len += 4;
-			continue;
-		}
-		memcpy(out->code + out->len, insn->bytes, insn->size);
-		{
-			uint8_t k;
-
-			for (k = 0; k < x->op_count; k++) {
-				int32_t disp;
-
-				if (!pc_relative(&x->operands[k]))
-					continue;
-				/* The same absolute address from the new place. */
-				if (moved_disp(insn, &x->operands[k], new_addr, &disp)) {
-					*why = "a RIP-relative operand is out of rel32 reach of the trampoline";
-					ret = -EINVAL;
-					goto out;
-				}
-				put32(out->code + out->len + x->encoding.disp_offset, disp);
-			}
-		}
-		out->len += insn->size;
-	}
-	if (call_before_last == 2) {
-		*why = "a call in the patched bytes is not their last instruction (a thread in "
-		       "its callee would return into the patch)";
-		ret = -EINVAL;
-		goto out;
-	}
-	/* The jump back, to the first instruction not moved. */
-	tail = addr + out->patch_at + out->covered;
-	{
-		int64_t d = (int64_t)(tail - (tramp_addr + out->len + 5));
-
-		if (!fits32(d)) {
-			*why = "the function is out of rel32 reach of the trampoline";
-			ret = -EINVAL;
-			goto out;
-		}
-		out->code[out->len++] = 0xe9;
-		put32(out->code + out->len, (int32_t)d);
-		out->len += 4;
-	}
-	/*
-	 * No branch of the function, moved or not, may land inside the
-	 * patched bytes: it would land inside the jmp.  One to the entry runs
-	 * the patch again, as a uprobe there would fire again: a new call.
-	 */
-	p = code;
-	left = size;
-	a = addr;
-	cs_option(cs, CS_OPT_SKIPDATA, CS_OPT_ON);
-	while (left && cs_disasm_iter(cs, &p, &left, &a, insn)) {
-		uint64_t target;
-
-		if (!insn->detail || !insn->id || !rel_target(insn, &target))
-			continue;
-		if (target > addr + out->patch_at && target < tail) {
-			*why = "a branch of the function lands inside the patched bytes";
-			ret = -EINVAL;
-			goto out;
-		}
-	}
-out:
+	else if (!move_patched(cs, insn, code, size, addr, tramp_addr, out, why) &&
+		 !jump_back(addr + out->patch_at + out->covered, tramp_addr, out, why) &&
+		 !no_branch_inside(cs, insn, code, size, addr, addr + out->patch_at,
+				   addr + out->patch_at + out->covered, why))
+		ret = 0;
 	cs_free(insn, 1);
 	cs_close(&cs);
 	return ret;
