@@ -158,19 +158,19 @@ static int is_call(const cs_insn *in)
 	return 0;
 }
 
-/* Legacy prefixes and REX before the opcode: fs and gs would reach the
- * process's own thread data. */
-static int fs_or_gs(const cs_insn *in)
+/* Is p among the legacy prefixes (and REX) before the opcode? */
+static int has_prefix(const cs_insn *in, uint8_t p)
 {
 	uint16_t i;
 
 	for (i = 0; i < in->size; i++) {
 		uint8_t b = in->bytes[i];
 
-		if (b == 0x64 || b == 0x65)
+		if (b == p)
 			return 1;
-		if (!(b == 0x26 || b == 0x2e || b == 0x36 || b == 0x3e || b == 0x66 ||
-		      b == 0x67 || b == 0xf0 || b == 0xf2 || b == 0xf3 || (b & 0xf0) == 0x40))
+		if (!(b == 0x26 || b == 0x2e || b == 0x36 || b == 0x3e || b == 0x64 || b == 0x65 ||
+		      b == 0x66 || b == 0x67 || b == 0xf0 || b == 0xf2 || b == 0xf3 ||
+		      (b & 0xf0) == 0x40))
 			return 0;
 	}
 	return 0;
@@ -222,6 +222,20 @@ static int writes_kept(struct gen *g, const cs_insn *in, int allow_r13)
 	return 0;
 }
 
+static int is_rel_branch(const cs_insn *in)
+{
+	const cs_x86 *x = &in->detail->x86;
+	uint8_t i;
+
+	if (x->op_count != 1 || x->operands[0].type != X86_OP_IMM)
+		return 0;
+	for (i = 0; i < in->detail->groups_count; i++)
+		if (in->detail->groups[i] == CS_GRP_JUMP || in->detail->groups[i] == CS_GRP_CALL ||
+		    in->detail->groups[i] == CS_GRP_BRANCH_RELATIVE)
+			return 1;
+	return 0;
+}
+
 /* May the sandbox run in, wherever its memory and branch operands aim? */
 static int safe(struct gen *g, const cs_insn *in, int allow_r13)
 {
@@ -229,7 +243,8 @@ static int safe(struct gen *g, const cs_insn *in, int allow_r13)
 	int mem = 0, regsrc = 0;
 	uint8_t i;
 
-	if (!allowed_id(in->id) || fs_or_gs(in))
+	/* fs and gs would reach the process's own thread data */
+	if (!allowed_id(in->id) || has_prefix(in, 0x64) || has_prefix(in, 0x65))
 		return 0;
 	for (i = 0; i < x->op_count; i++) {
 		const cs_x86_op *op = &x->operands[i];
@@ -248,10 +263,12 @@ static int safe(struct gen *g, const cs_insn *in, int allow_r13)
 	if (mem && regsrc && (in->id == X86_INS_BT || in->id == X86_INS_BTS ||
 			      in->id == X86_INS_BTR || in->id == X86_INS_BTC))
 		return 0;
-	/* A 16-bit relative branch: capstone decodes 2 bytes of displacement,
-	 * an Intel CPU 4 (it ignores 0x66 there). */
-	if (x->encoding.imm_size == 2 && (in->id == X86_INS_JMP || in->id == X86_INS_CALL ||
-					   (in->id >= X86_INS_JAE && in->id <= X86_INS_JS)))
+	/*
+	 * Not valid x86-64, though capstone decodes them: a relative branch
+	 * with 0x66 (capstone: a 2-byte displacement, or a rel8 target cut
+	 * to 16 bits; an Intel CPU ignores the prefix), or with lock (#UD).
+	 */
+	if (is_rel_branch(in) && (has_prefix(in, 0x66) || has_prefix(in, 0xf0)))
 		return 0;
 	return !writes_kept(g, in, allow_r13);
 }
@@ -379,19 +396,6 @@ static int branch_form(const cs_insn *in)
 	return -1;
 }
 
-static int is_rel_branch(const cs_insn *in)
-{
-	const cs_x86 *x = &in->detail->x86;
-	uint8_t i;
-
-	if (x->op_count != 1 || x->operands[0].type != X86_OP_IMM)
-		return 0;
-	for (i = 0; i < in->detail->groups_count; i++)
-		if (in->detail->groups[i] == CS_GRP_JUMP || in->detail->groups[i] == CS_GRP_CALL ||
-		    in->detail->groups[i] == CS_GRP_BRANCH_RELATIVE)
-			return 1;
-	return 0;
-}
 
 /*
  * Make item k of the len bytes at b if they decode to an instruction the
