@@ -13,7 +13,10 @@
  * the same target; a call becomes a push of the address after it in the
  * function and a jump, so that its callee returns into the function's own
  * code (unwinders, exceptions and __builtin_return_address see nothing
- * moved).  Refused, with the reason: a function shorter
+ * moved; the one trace of it: an indirect call whose target is not
+ * canonical faults at the jump, after the push, not before it).  The
+ * fuzzer in tests/fuzz/reloc_*.c runs moved code against the original.
+ * Refused, with the reason: a function shorter
  * than the patch, an instruction that cannot move (loop, jrcxz, a target
  * or operand out of rel32 reach from the trampoline; pushf, which a thread
  * single-stepped out of the trampoline would run with the trap flag set),

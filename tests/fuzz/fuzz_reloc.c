@@ -32,9 +32,13 @@ static void report(const struct rd_stats *st, double secs)
 	for (r = 0; r < RR_N; r++)
 		refused += st->refused[r];
 	printf("sequences  %" PRIu64 "\n", st->sequences);
-	printf("moved      %" PRIu64 " (a call %" PRIu64 ", a RIP-relative operand %" PRIu64
-	       ", a relative branch %" PRIu64 ", after endbr64 %" PRIu64 ")\n",
-	       st->relocated, st->moved_call, st->moved_rip, st->moved_branch, st->endbr);
+	printf("moved      %" PRIu64 ", with in the patch: a call %" PRIu64
+	       ", a RIP-relative operand %" PRIu64 ", a relative branch %" PRIu64
+	       " (%" PRIu64 " leaving the function); after endbr64 %" PRIu64 "\n",
+	       st->relocated, st->moved_call, st->moved_rip, st->moved_branch, st->moved_out,
+	       st->endbr);
+	printf("           elsewhere: a branch back to the patch %" PRIu64
+	       ", a branch to its first byte after %" PRIu64 "\n", st->to_entry, st->to_tail);
 	printf("  runs     same exit %" PRIu64 ", same fault %" PRIu64 " (%" PRIu64
 	       " at a moved indirect call, after its push), neither finished %" PRIu64
 	       " (%" PRIu64 " pairs redone single-stepped)\n",

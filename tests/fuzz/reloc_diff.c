@@ -318,14 +318,35 @@ static int pushed_then_faulted(struct worker *w)
 	if (!ret || memcmp(w->sp.stack + off, &ret, 8))
 		return 0;
 	memcpy(w->stack + off, &ret, 8);
-	w->st->pushed_faults++;
 	return 1;
+}
+
+/* The first difference between the memory the two sides left: 0, or 1
+ * with where in *area and *off. */
+static int memory_differs(const struct worker *w, const char **area, long *off)
+{
+	const struct {
+		const char *name;
+		const uint8_t *a, *b;
+		size_t n;
+	} m[] = { { "data", w->data, w->sp.data, sizeof(w->data) },
+		  { "far data", w->far_data, w->sp.far_data, sizeof(w->far_data) },
+		  { "stack", w->stack, w->sp.stack, sizeof(w->stack) } };
+	size_t i;
+
+	for (i = 0; i < sizeof(m) / sizeof(*m); i++)
+		if ((*off = first_diff(m[i].a, m[i].b, m[i].n)) >= 0) {
+			*area = m[i].name;
+			return 1;
+		}
+	return 0;
 }
 
 static void compare(struct worker *w)
 {
 	const struct rd_outcome *a = &w->a, *b = &w->b;
-	long d;
+	const char *area;
+	long off;
 	int i, pushed;
 
 	if (a->kind != b->kind) {
@@ -355,33 +376,41 @@ static void compare(struct worker *w)
 		fail(w, "flags differ");
 		return;
 	}
-	if ((d = first_diff(w->data, w->sp.data, sizeof(w->data))) >= 0 ||
-	    (d = first_diff(w->far_data, w->sp.far_data, sizeof(w->far_data))) >= 0 ||
-	    (d = first_diff(w->stack, w->sp.stack, sizeof(w->stack))) >= 0) {
-		fail(w, "memory differs (at +%ld of data, far data or stack)", d);
+	if (memory_differs(w, &area, &off)) {
+		fail(w, "memory differs: %s at +%#lx", area, off);
 		return;
 	}
 	if (a->kind == RK_EXIT)
 		w->st->exits++;
 	else
 		w->st->faults++;
+	w->st->pushed_faults += (uint64_t)pushed;
 }
 
 static void count_moved(struct worker *w)
 {
 	const struct rd_seq *s = w->s;
-	size_t k;
-	int call = 0, rip = 0, branch = 0;
+	size_t k, rest = s->first + s->ncovered;
+	int call = 0, rip = 0, branch = 0, out = 0, entry = 0, tail = 0;
 
-	for (k = s->first; k < s->first + s->ncovered; k++) {
-		call |= !!(s->it[k].flags & IF_CALL);
-		rip |= s->it[k].kind == IK_RIP;
-		branch |= s->it[k].kind == IK_BRANCH;
+	for (k = 0; k < s->n; k++) {
+		const struct rd_item *it = &s->it[k];
+		int br = it->kind == IK_BRANCH, moved = k >= s->first && k < rest;
+
+		call |= moved && (it->flags & IF_CALL);
+		rip |= moved && it->kind == IK_RIP;
+		branch |= moved && br;
+		out |= moved && br && (it->dest < s->addr || it->dest >= s->addr + s->size);
+		entry |= k >= rest && br && (it->dest == s->addr || it->dest == s->addr + s->patch_at);
+		tail |= br && it->dest == s->addr + s->tail;
 	}
 	w->st->relocated++;
 	w->st->moved_call += (uint64_t)call;
 	w->st->moved_rip += (uint64_t)rip;
 	w->st->moved_branch += (uint64_t)branch;
+	w->st->moved_out += (uint64_t)out;
+	w->st->to_entry += (uint64_t)entry;
+	w->st->to_tail += (uint64_t)tail;
 	w->st->endbr += (uint64_t)s->endbr;
 }
 

@@ -7,9 +7,13 @@
  * run in a sandbox from the same registers and memory: the original at its
  * address, the patched function and its trampoline at theirs.  They must
  * leave by the same exit with the same registers, arithmetic flags, data
- * and stack, or fault the same way, or both not finish.  Every refusal
- * must be one relocate.h lists and must be true of the sequence; a
- * sequence the contract says to refuse must be refused.
+ * and stack, or fault the same way (a fault in the trampoline counted at
+ * the instruction it was moved from), or both not finish.  One difference
+ * is allowed, the price of a call moved as push + jmp: an indirect call
+ * that faults before it pushes (a target that is not canonical) faults
+ * after the push in the trampoline.  Every refusal must be one relocate.h
+ * lists and must be true of the sequence; a sequence the contract says to
+ * refuse must be refused.
  *
  * Three parts: reloc_gen.c makes a sequence and knows what the contract
  * says of it (pure); reloc_sandbox.c runs code at fixed addresses in a
@@ -40,6 +44,9 @@ struct rd_stats {
 	uint64_t stepped;		/* pairs redone single-stepped: one side spun */
 	uint64_t pushed_faults;		/* of the faults: a moved indirect call's, after its push */
 	uint64_t moved_call, moved_rip, moved_branch, endbr;	/* accepted with ... */
+	uint64_t moved_out;		/* ... a moved branch that leaves the function */
+	uint64_t to_entry, to_tail;	/* ... a branch to the entry (or the patch) from
+					 * the rest, a branch to the first byte after it */
 	uint64_t failures;
 	uint64_t done;			/* sequences finished (progress) */
 };

@@ -108,7 +108,8 @@ static void test_short_run(void **state)
 	assert_int_equal(failures, 0);
 	assert_int_equal(st.sequences, COUNT);
 	/* What the run is for, all there (the seed fixes the sequences). */
-	assert_true(st.moved_call && st.moved_rip && st.moved_branch && st.endbr);
+	assert_true(st.moved_call && st.moved_rip && st.moved_branch && st.moved_out && st.endbr);
+	assert_true(st.to_entry && st.to_tail);
 	assert_true(st.exits && st.faults && st.unfinished);
 	for (i = 0; i < sizeof(seen) / sizeof(*seen); i++)
 		assert_true(st.refused[seen[i]] > 0);
