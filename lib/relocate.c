@@ -81,6 +81,11 @@ static int moved_disp(const cs_insn *insn, const cs_x86_op *op, uint64_t new_add
  */
 #define CALL_PUSH 21
 
+static int stack_pointer(unsigned reg)
+{
+	return reg == X86_REG_RSP || reg == X86_REG_ESP || reg == X86_REG_SP || reg == X86_REG_SPL;
+}
+
 /* A moved call at new_addr, as a push of back and a jump: 0, or -1 with *why. */
 static int call_home(const cs_insn *insn, uint64_t back, uint64_t new_addr, struct ot_reloc *out,
 		     const char **why)
@@ -94,10 +99,11 @@ static int call_home(const cs_insn *insn, uint64_t back, uint64_t new_addr, stru
 	for (k = 0; k < x->op_count; k++) {
 		const cs_x86_op *op = &x->operands[k];
 
-		/* The push moves the stack under an operand that uses it. */
-		if ((op->type == X86_OP_REG && op->reg == X86_REG_RSP) ||
-		    (op->type == X86_OP_MEM && (op->mem.base == X86_REG_RSP ||
-						op->mem.index == X86_REG_RSP))) {
+		/* The push moves the stack under an operand that uses it
+		 * (with addr32, through esp). */
+		if ((op->type == X86_OP_REG && stack_pointer(op->reg)) ||
+		    (op->type == X86_OP_MEM && (stack_pointer(op->mem.base) ||
+						stack_pointer(op->mem.index)))) {
 			*why = "a call through the stack pointer is in the patched bytes";
 			return -1;
 		}

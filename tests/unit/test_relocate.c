@@ -203,8 +203,9 @@ static void test_refusals(void **state)
 	static const uint8_t riprel[] = { 0x48, 0x8b, 0x05, 0x00, 0x01, 0x00, 0x00, 0xc3 };
 	/* call *%rax; mov %eax,%ebx; ...: the call returns inside the patch */
 	static const uint8_t callmid[] = { 0xff, 0xd0, 0x89, 0xc3, 0x90, 0x90, 0xc3 };
-	/* call *0x8(%rsp); ret */
+	/* call *0x8(%rsp); ret, and addr32 call *0x8(%esp); ret (fuzzer) */
 	static const uint8_t callsp[] = { 0xff, 0x54, 0x24, 0x08, 0x90, 0xc3 };
+	static const uint8_t callesp[] = { 0x67, 0xff, 0x54, 0x24, 0x08, 0xc3 };
 	/* push %rbx; pushfq; cli...: flags saved in the patched bytes */
 	static const uint8_t pushf[] = { 0x53, 0x9c, 0x48, 0x89, 0xfb, 0x9d, 0x5b, 0xc3 };
 	struct ot_reloc r;
@@ -226,6 +227,8 @@ static void test_refusals(void **state)
 	assert_string_equal(why, "a call in the patched bytes is not their last instruction (a thread "
 			    "in its callee would return into the patch)");
 	assert_int_equal(ot_relocate(callsp, sizeof(callsp), 0x401000, 0x402000, &r, &why), -EINVAL);
+	assert_string_equal(why, "a call through the stack pointer is in the patched bytes");
+	assert_int_equal(ot_relocate(callesp, sizeof(callesp), 0x401000, 0x402000, &r, &why), -EINVAL);
 	assert_string_equal(why, "a call through the stack pointer is in the patched bytes");
 	assert_int_equal(ot_relocate(pushf, sizeof(pushf), 0x401000, 0x402000, &r, &why), -EINVAL);
 	assert_string_equal(why, "a pushf is in the patched bytes");
