@@ -264,11 +264,13 @@ static int safe(struct gen *g, const cs_insn *in, int allow_r13)
 			      in->id == X86_INS_BTR || in->id == X86_INS_BTC))
 		return 0;
 	/*
-	 * Not valid x86-64, though capstone decodes them: a relative branch
-	 * with 0x66 (capstone: a 2-byte displacement, or a rel8 target cut
-	 * to 16 bits; an Intel CPU ignores the prefix), or with lock (#UD).
+	 * Not valid x86-64, or not read alike by capstone and the CPU: a
+	 * relative branch with 0x66 (capstone: a 2-byte displacement, or a
+	 * rel8 target cut to 16 bits; an Intel CPU ignores the prefix), with
+	 * 0x67 (capstone cuts the target to 32 bits), or with lock (#UD).
 	 */
-	if (is_rel_branch(in) && (has_prefix(in, 0x66) || has_prefix(in, 0xf0)))
+	if (is_rel_branch(in) &&
+	    (has_prefix(in, 0x66) || has_prefix(in, 0x67) || has_prefix(in, 0xf0)))
 		return 0;
 	return !writes_kept(g, in, allow_r13);
 }
@@ -971,9 +973,10 @@ void rd_fill_memory(const struct rd_seq *s, uint8_t *data, uint8_t *far_data, ui
 }
 
 /* A callee that records the return address it was given (r11), one
- * whose flags and r12 depend on it; and an exit: ud2. */
+ * whose flags depend on it (not one that computes with it: an indirect
+ * jump through a code address made that way lands anywhere); an exit: ud2. */
 static const uint8_t callee_r11[] = { 0x4c, 0x8b, 0x1c, 0x24, 0xc3 };	/* mov (%rsp),%r11; ret */
-static const uint8_t callee_r12[] = { 0x4c, 0x33, 0x24, 0x24, 0xc3 };	/* xor (%rsp),%r12; ret */
+static const uint8_t callee_cmp[] = { 0x4c, 0x3b, 0x24, 0x24, 0xc3 };	/* cmp (%rsp),%r12; ret */
 
 static void put_exit(uint8_t *p)
 {
@@ -988,7 +991,7 @@ void rd_write_stubs(const struct rd_seq *s, uint8_t *fn_page)
 	put_exit(end + 2);
 	put_exit(end + 4);
 	memcpy(end + 8, callee_r11, sizeof(callee_r11));
-	memcpy(end + 16, callee_r12, sizeof(callee_r12));
+	memcpy(end + 16, callee_cmp, sizeof(callee_cmp));
 }
 
 void rd_write_static_stubs(uint8_t *stubs, uint8_t *far)
@@ -998,7 +1001,7 @@ void rd_write_static_stubs(uint8_t *stubs, uint8_t *far)
 	put_exit(stubs + 4);
 	put_exit(stubs + 6);
 	memcpy(stubs + 16, callee_r11, sizeof(callee_r11));
-	memcpy(stubs + 24, callee_r12, sizeof(callee_r12));
+	memcpy(stubs + 24, callee_cmp, sizeof(callee_cmp));
 	put_exit(far);
 	memcpy(far + 16, callee_r11, sizeof(callee_r11));
 }

@@ -3,7 +3,7 @@
  * run: a fixed seed's random functions relocated as --backend inject
  * patches them and run side by side with the originals, every refusal
  * held against relocate.h; and the sandbox it runs them in, on code whose
- * outcome is known.  `make fuzz-reloc FUZZ_RELOC_N=10000000` is the long
+ * outcome is known (exits, faults, steps, its watch on the patched bytes).  `make fuzz-reloc FUZZ_RELOC_N=10000000` is the long
  * run; a failure here prints the command that reproduces it.
  */
 #include <setjmp.h>
@@ -22,18 +22,26 @@
 #define COUNT	10000
 
 #if defined(__x86_64__)
-/* Run code at RD_FN from zeroed registers; the one exit is at RD_FN + exit_at. */
-static void run_code(struct rd_space *sp, const char *code, size_t len, size_t exit_at,
-		     uint64_t limit, struct rd_outcome *o)
+/* Run code at RD_FN from RD_FN + entry, rcx = rcx and the other registers
+ * zero; the one exit is at RD_FN + exit_at. */
+static void run_at(struct rd_space *sp, const char *code, size_t len, size_t entry,
+		   uint64_t rcx, size_t exit_at, uint64_t limit, struct rd_outcome *o)
 {
 	uint64_t exits[RD_NEXITS] = { RD_FN + exit_at };
 	struct rd_regs regs;
 
 	memset(&regs, 0, sizeof(regs));
+	regs.gpr[1] = rcx;
 	regs.gpr[4] = RD_STACK_TOP;
 	regs.flags = 0x202;
 	memcpy(sp->fn, code, len);
-	rd_sandbox_run(&regs, RD_FN, limit, exits, o);
+	rd_sandbox_run(&regs, RD_FN + entry, limit, exits, o);
+}
+
+static void run_code(struct rd_space *sp, const char *code, size_t len, size_t exit_at,
+		     uint64_t limit, struct rd_outcome *o)
+{
+	run_at(sp, code, len, 0, 0, exit_at, limit, o);
 }
 
 /* In a child (the sandbox takes signals and maps fixed addresses): 0, or
@@ -68,6 +76,17 @@ static int sandbox_checks(void)
 	run_code(&sp, "\xb8\x27\x00\x00\x00\x0f\x05", 7, 7, 0, &o);
 	if (o.kind != RK_FAULT || o.sig != SIGSYS)
 		return __LINE__;
+	/* mov $0xb0f,%eax (its bytes 1-2 are an ud2); jmp *%rcx; ud2: run
+	 * through from the start, it does not come into bytes 1-4; jumped to
+	 * byte 1 from outside, it does */
+	rd_sandbox_watch(RD_FN, RD_FN + 5);
+	run_at(&sp, "\xb8\x0f\x0b\x00\x00\xff\xe1\x0f\x0b", 9, 0, RD_FN + 7, 7, 100, &o);
+	if (o.kind != RK_EXIT || o.steps != 2 || o.entered)
+		return __LINE__;
+	run_at(&sp, "\xb8\x0f\x0b\x00\x00\xff\xe1\x0f\x0b", 9, 5, RD_FN + 1, 1, 100, &o);
+	if (o.kind != RK_EXIT || !o.entered)
+		return __LINE__;
+	rd_sandbox_watch(0, 0);
 	return 0;
 }
 
