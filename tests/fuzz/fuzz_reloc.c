@@ -43,8 +43,9 @@ static void report(const struct rd_stats *st, double secs)
 	       " at a moved indirect call, after its push), neither finished %" PRIu64
 	       " (%" PRIu64 " pairs redone single-stepped)\n",
 	       st->exits, st->faults, st->pushed_faults, st->unfinished, st->stepped);
-	printf("  not compared: %" PRIu64 " whose original jumped into the patched bytes "
-	       "indirectly (outside the contract)\n", st->jumped_inside);
+	printf("  not compared (outside the contract): %" PRIu64 " whose original jumped into the "
+	       "patched bytes indirectly, %" PRIu64 " whose bytes the CPU reads otherwise than "
+	       "capstone\n", st->jumped_inside, st->misread);
 	printf("refused    %" PRIu64 "\n", refused);
 	for (r = 0; r < RR_N; r++)
 		if (st->refused[r])

@@ -45,6 +45,8 @@ struct rd_stats {
 	uint64_t pushed_faults;		/* of the faults: a moved indirect call's, after its push */
 	uint64_t jumped_inside;		/* not compared: the original jumped into the patched
 					 * bytes indirectly (outside the contract) */
+	uint64_t misread;		/* not compared: the CPU ran instructions capstone
+					 * does not see in those bytes */
 	uint64_t moved_call, moved_rip, moved_branch, endbr;	/* accepted with ... */
 	uint64_t moved_out;		/* ... a moved branch that leaves the function */
 	uint64_t to_entry, to_tail;	/* ... a branch to the entry (or the patch) from
@@ -175,7 +177,6 @@ enum { RK_EXIT, RK_FAULT, RK_UNFINISHED, RK_TIMEOUT };
 
 struct rd_outcome {
 	int kind;
-	int entered;		/* watched, single-stepped: came into the range */
 	int exit;		/* RK_EXIT: which */
 	int sig, code;		/* RK_FAULT: the signal */
 	uint64_t addr;		/* and its si_addr */
@@ -199,8 +200,8 @@ int rd_sandbox_init(struct rd_space *sp);
 void rd_sandbox_run(const struct rd_regs *regs, uint64_t rip, uint64_t step_limit,
 		    const uint64_t *exits, struct rd_outcome *o);
 
-/* Single-stepped runs from now on set o->entered if control comes into
- * (lo, hi) from outside [lo, hi); 0, 0 stops watching. */
-void rd_sandbox_watch(uint64_t lo, uint64_t hi);
+/* Single-stepped runs from now on write the address each step stops at
+ * into buf[0 .. min(o->steps, cap)); NULL stops it. */
+void rd_sandbox_trace(uint64_t *buf, size_t cap);
 
 #endif

@@ -70,7 +70,6 @@ static int pick(struct rng *r, const unsigned *w, int n)
 
 struct gen {
 	struct rng r;
-	struct rd_seq *s;
 	csh cs;
 	cs_insn *insn;
 };
@@ -1033,7 +1032,7 @@ void rd_generate(uint64_t seed, struct rd_seq *s)
 
 	memset(s, 0, sizeof(*s));
 	gen_open(&g);
-	g.r.s = seed, g.s = s;
+	g.r.s = seed;
 	s->seed = seed;
 	s->endbr = chance(&g.r, 35);
 	switch (pick(&g.r, lengths, 3)) {

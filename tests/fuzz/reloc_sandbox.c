@@ -62,8 +62,10 @@ __asm__(".text\n"
 
 static struct ctl ctl;
 static struct rd_outcome *result;
-static volatile sig_atomic_t running, ticks, entered;
-static volatile uint64_t steps, step_limit, watch_lo, watch_hi, prev_rip;
+static volatile sig_atomic_t running, ticks;
+static volatile uint64_t steps, step_limit;
+static uint64_t *trace;
+static size_t trace_cap;
 
 static int in_window(uint64_t a)
 {
@@ -114,13 +116,8 @@ static void on_signal(int sig, siginfo_t *si, void *ucv)
 		return;
 	}
 	if (sig == SIGTRAP && si->si_code == TRAP_TRACE) {
-		uint64_t rip = (uint64_t)uc->uc_mcontext.gregs[REG_RIP];
-
-		/* The instruction just run was at prev_rip: did it come
-		 * into the watched range other than from inside it? */
-		if (rip > watch_lo && rip < watch_hi && (prev_rip < watch_lo || prev_rip >= watch_hi))
-			entered = 1;
-		prev_rip = rip;
+		if (steps < trace_cap)
+			trace[steps] = (uint64_t)uc->uc_mcontext.gregs[REG_RIP];
 		if (++steps >= step_limit)
 			finish(uc, RK_UNFINISHED, sig, si);
 		return;
@@ -148,11 +145,8 @@ void rd_sandbox_run(const struct rd_regs *regs, uint64_t rip, uint64_t limit,
 	steps = 0;
 	step_limit = limit;
 	ticks = 0;
-	entered = 0;
-	prev_rip = rip;
 	running = 1;
 	rd_enter(&ctl);
-	o->entered = entered;
 	if (o->kind == RK_FAULT && o->sig == SIGILL)
 		for (i = 0; i < RD_NEXITS; i++)
 			if (o->rip == exits[i]) {
@@ -162,10 +156,10 @@ void rd_sandbox_run(const struct rd_regs *regs, uint64_t rip, uint64_t limit,
 			}
 }
 
-void rd_sandbox_watch(uint64_t lo, uint64_t hi)
+void rd_sandbox_trace(uint64_t *buf, size_t cap)
 {
-	watch_lo = lo;
-	watch_hi = hi;
+	trace = buf;
+	trace_cap = buf ? cap : 0;
 }
 
 static uint8_t *map_at(uint64_t addr, size_t len, int prot)

@@ -3,7 +3,7 @@
  * run: a fixed seed's random functions relocated as --backend inject
  * patches them and run side by side with the originals, every refusal
  * held against relocate.h; and the sandbox it runs them in, on code whose
- * outcome is known (exits, faults, steps, its watch on the patched bytes).  `make fuzz-reloc FUZZ_RELOC_N=10000000` is the long
+ * outcome is known (exits, faults, steps and their trace).  `make fuzz-reloc FUZZ_RELOC_N=10000000` is the long
  * run; a failure here prints the command that reproduces it.
  */
 #include <setjmp.h>
@@ -48,6 +48,7 @@ static void run_code(struct rd_space *sp, const char *code, size_t len, size_t e
  * the line that went wrong. */
 static int sandbox_checks(void)
 {
+	static uint64_t trace[8];
 	struct rd_space sp;
 	struct rd_outcome o;
 
@@ -76,17 +77,13 @@ static int sandbox_checks(void)
 	run_code(&sp, "\xb8\x27\x00\x00\x00\x0f\x05", 7, 7, 0, &o);
 	if (o.kind != RK_FAULT || o.sig != SIGSYS)
 		return __LINE__;
-	/* mov $0xb0f,%eax (its bytes 1-2 are an ud2); jmp *%rcx; ud2: run
-	 * through from the start, it does not come into bytes 1-4; jumped to
-	 * byte 1 from outside, it does */
-	rd_sandbox_watch(RD_FN, RD_FN + 5);
-	run_at(&sp, "\xb8\x0f\x0b\x00\x00\xff\xe1\x0f\x0b", 9, 0, RD_FN + 7, 7, 100, &o);
-	if (o.kind != RK_EXIT || o.steps != 2 || o.entered)
+	/* mov $0xb0f,%eax (its bytes 1-2 are an ud2); jmp *%rcx: traced,
+	 * the steps stop after the mov, then at the jump's target */
+	rd_sandbox_trace(trace, 8);
+	run_at(&sp, "\xb8\x0f\x0b\x00\x00\xff\xe1", 7, 0, RD_FN + 1, 1, 100, &o);
+	rd_sandbox_trace(NULL, 0);
+	if (o.kind != RK_EXIT || o.steps != 2 || trace[0] != RD_FN + 5 || trace[1] != RD_FN + 1)
 		return __LINE__;
-	run_at(&sp, "\xb8\x0f\x0b\x00\x00\xff\xe1\x0f\x0b", 9, 5, RD_FN + 1, 1, 100, &o);
-	if (o.kind != RK_EXIT || !o.entered)
-		return __LINE__;
-	rd_sandbox_watch(0, 0);
 	return 0;
 }
 
