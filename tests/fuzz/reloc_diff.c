@@ -375,26 +375,26 @@ static int differ(struct worker *w, char *msg, size_t n)
 	return 0;
 }
 
-/* Does an instruction of the function start at a (as capstone reads it)? */
-static int starts_insn(const struct rd_seq *s, uint64_t a)
+/* The function's instruction (as capstone reads it) that starts at a, or NULL. */
+static const struct rd_item *item_at(const struct rd_seq *s, uint64_t a)
 {
 	size_t k;
 
-	if (a == s->addr || (s->endbr && a < s->addr + 4))	/* inside endbr64: aimed at */
-		return 1;
 	for (k = 0; k < s->n; k++)
 		if (s->it[k].at == a)
-			return 1;
-	return 0;
+			return &s->it[k];
+	return NULL;
 }
 
 /*
  * The original, single-stepped again: did it run what the contract says
- * nothing of?  RD_MISREAD: an instruction inside the function where
- * capstone sees none (the CPU reads the bytes otherwise: the relocator,
- * decoding with capstone, could not do better).  RD_JUMPED: the patched
- * bytes entered other than at their first byte, by an indirect jump or a
- * return (no relocator sees those).  0: neither; the difference stands.
+ * nothing of?  RD_MISREAD: an instruction that is no branch, at a start
+ * capstone sees, did not fall through to the next start capstone sees:
+ * the CPU reads the bytes otherwise (the relocator, decoding with
+ * capstone, could not do better).  RD_JUMPED: the patched bytes entered
+ * other than at their first byte from outside them, by an indirect jump
+ * or a return (no relocator sees those).  0: neither; the difference
+ * stands.  Both verdicts come from the original alone.
  */
 enum { RD_MISREAD = 1, RD_JUMPED };
 
@@ -410,7 +410,10 @@ static int outside_contract(struct worker *w)
 	run(w, 0, WATCH_LIMIT, &o);
 	rd_sandbox_trace(NULL, 0);
 	for (i = 0; i < o.steps && i < WATCH_LIMIT; prev = trace[i++]) {
-		if (trace[i] >= s->addr && trace[i] < s->addr + s->size && !starts_insn(s, trace[i]))
+		const struct rd_item *it = item_at(s, prev);
+		uint64_t next = it ? it->at + it->len : prev == s->addr && s->endbr ? prev + 4 : 0;
+
+		if (next && !(it && (it->flags & IF_FLOW)) && trace[i] != next)
 			return RD_MISREAD;
 		if (trace[i] > lo && trace[i] < hi && (prev < lo || prev >= hi))
 			return RD_JUMPED;

@@ -129,6 +129,7 @@ enum {
 #define IF_BRANCH_FORM	0x040	/* a jcc with a prefix */
 #define IF_EIP		0x080	/* addr32 RIP-relative (EIP-relative) */
 #define IF_JMP		0x100	/* a relative jmp (not jcc) */
+#define IF_FLOW		0x200	/* may not fall through: a branch, call, ret */
 
 /* Registers in encoding order: rax rcx rdx rbx rsp rbp rsi rdi r8..r15. */
 struct rd_regs {

@@ -296,6 +296,11 @@ static uint16_t item_flags(const cs_insn *in, int kind)
 		if (in->id == X86_INS_LCALL)
 			f |= IF_FAR_CALL;
 	}
+	for (i = 0; i < in->detail->groups_count; i++)
+		if (in->detail->groups[i] == CS_GRP_JUMP || in->detail->groups[i] == CS_GRP_CALL ||
+		    in->detail->groups[i] == CS_GRP_RET ||
+		    in->detail->groups[i] == CS_GRP_BRANCH_RELATIVE)
+			f |= IF_FLOW;
 	if (in->id == X86_INS_PUSHF || in->id == X86_INS_PUSHFQ)
 		f |= IF_PUSHF;
 	if (in->id == X86_INS_LOOP || in->id == X86_INS_LOOPE || in->id == X86_INS_LOOPNE ||
