@@ -423,25 +423,24 @@ static int outside_contract(struct worker *w)
 
 static void compare(struct worker *w)
 {
+	static const char *const aside[] = { [RD_MISREAD] = "the CPU reads its bytes otherwise "
+							    "than capstone",
+					     [RD_JUMPED] = "it jumps into the patched bytes indirectly" };
 	char msg[128];
+	int why;
 
 	if (differ(w, msg, sizeof(msg))) {
-		switch (outside_contract(w)) {
-		case RD_MISREAD:
-			w->st->misread++;
-			fprintf(w->out, "reloc-diff: not compared: sequence %llu of seed %#llx: the CPU "
-				"reads its bytes otherwise than capstone\n",
-				(unsigned long long)w->index, (unsigned long long)w->seed);
-			break;
-		case RD_JUMPED:
-			w->st->jumped_inside++;
-			fprintf(w->out, "reloc-diff: not compared: sequence %llu of seed %#llx: it jumps "
-				"into the patched bytes indirectly\n",
-				(unsigned long long)w->index, (unsigned long long)w->seed);
-			break;
-		default:
+		why = outside_contract(w);
+		if (!why) {
 			fail(w, "%s", msg);
+			return;
 		}
+		if (why == RD_MISREAD)
+			w->st->misread++;
+		else
+			w->st->jumped_inside++;
+		fprintf(w->out, "reloc-diff: not compared: sequence %llu of seed %#llx: %s\n",
+			(unsigned long long)w->index, (unsigned long long)w->seed, aside[why]);
 		return;
 	}
 	if (w->a.kind == RK_UNFINISHED)
