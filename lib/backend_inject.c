@@ -38,6 +38,8 @@ struct area_view {
 	unsigned queue;
 	uint64_t reentered;	/* its runtime's counts, as last seen */
 	uint64_t noret;
+	uint64_t lost;		/* its A_LOST, as reported to the drain */
+	uint64_t last_time;	/* of its last record read */
 };
 
 struct inj {
@@ -273,7 +275,24 @@ static uint64_t to_ns(struct inj *j, uint64_t t)
 	return j->clock == OT_INJ_CLOCK_VDSO ? t : ot_tsc_ns(&j->tsc, t);
 }
 
-/* Every record of area a since the last drain. */
+/* Records area a's thread dropped, up to its count now (a marker's or
+ * the area's own), reported at time t: what was not reported yet. */
+static void area_lost(struct inj *j, struct ot_drain *d, unsigned a, uint64_t t, uint64_t upto)
+{
+	struct area_view *v = &j->av[a];
+
+	if (upto > v->lost) {
+		lost(d, v->queue, t, upto - v->lost);
+		v->lost = upto;
+	}
+}
+
+/*
+ * Every record of area a since the last drain.  Drops happen only while
+ * the ring is full, so those no marker in [tail, head) reports come after
+ * its last record: the area's count, read after them, places them there
+ * (a thread that stops calling after a burst writes no marker at all).
+ */
 static size_t drain_area(struct inj *j, struct ot_drain *d, unsigned a)
 {
 	uint8_t *ar = area(j, a);
@@ -299,8 +318,9 @@ static size_t drain_area(struct inj *j, struct ot_drain *d, unsigned a)
 		kind = (unsigned)(rec[1] >> 14) & 3;
 		func = (uint32_t)(rec[1] & 0x3fff);
 		out.time = to_ns(j, rec[0]);
+		v->last_time = out.time;
 		if (kind == OT_INJ_K_LOST) {
-			lost(d, v->queue, out.time, rec[1] >> 16);
+			area_lost(j, d, a, out.time, rec[1] >> 16);
 			continue;
 		}
 		out.id = 4 * (uint64_t)func + (kind == OT_INJ_K_ENTRY ? 1 : kind == OT_INJ_K_RETURN ? 2 : 3);
@@ -310,11 +330,12 @@ static size_t drain_area(struct inj *j, struct ot_drain *d, unsigned a)
 		ot_drain_record(d, v->queue, &out);
 	}
 	__atomic_store_n((uint64_t *)(ar + OT_INJ_A_TAIL), head, __ATOMIC_RELEASE);
+	area_lost(j, d, a, v->last_time, load64(ar + OT_INJ_A_LOST));
 	{
 		uint64_t re = load64(ar + OT_INJ_A_REENTERED);
 
 		/* A signal handler's calls inside the runtime: not recorded. */
-		lost(d, v->queue, ot_now_ns(), re - v->reentered);
+		lost(d, v->queue, v->last_time, re - v->reentered);
 		v->reentered = re;
 	}
 	return (size_t)n;
@@ -328,7 +349,6 @@ static void give_back(struct inj *j, struct ot_drain *d, unsigned a)
 	struct area_view *v = &j->av[a];
 
 	drain_area(j, d, a);
-	lost(d, v->queue, ot_now_ns(), load64(ar + OT_INJ_A_PENDING));
 	j->noret += load64(ar + OT_INJ_A_NORET);
 	j->reentered += v->reentered;
 	memset(ar, 0, OT_INJ_A_RING);

@@ -69,7 +69,7 @@
 #define OT_INJ_A_TID		4	/* u32, written last when claimed */
 #define OT_INJ_A_HEAD		8	/* u64 records written (the thread) */
 #define OT_INJ_A_PENDING	16	/* u64 dropped since the last marker */
-#define OT_INJ_A_LOST		24	/* u64 dropped in all */
+#define OT_INJ_A_LOST		24	/* u64 dropped in all (the tracer reads it) */
 #define OT_INJ_A_NORET		32	/* u64 entries whose return goes unseen */
 #define OT_INJ_A_REENTERED	40	/* u64 hits of a signal handler inside the runtime */
 #define OT_INJ_A_PID		48	/* u32 the thread's process (getpid at claim) */
@@ -79,7 +79,8 @@
 /*
  * A record: 16 bytes, {u64 time; u64 word}, the word being
  * sp << 16 | kind << 14 | function (functions < 16384).  A marker's
- * "sp" is the number of records dropped just before it.
+ * "sp" is the area's A_LOST when it was written: the records dropped
+ * before it, in all.
  */
 #define OT_INJ_REC_SIZE		16
 #define OT_INJ_K_ENTRY		0

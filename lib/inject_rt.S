@@ -194,8 +194,9 @@ rt_area:
 	ret
 
 /* Append the record {r9 time, r10 word} to ring area rdi; a full ring
- * drops it and counts, and the next record that fits is preceded by a
- * marker saying how many were dropped there.  Clobbers rax, rcx, rdx. */
+ * drops it and counts (A_LOST, which the tracer reads whatever follows),
+ * and the next record that fits is preceded by a marker carrying that
+ * count: where in the stream the hole is.  Clobbers rax, rcx, rdx. */
 rt_emit:
 	cmpq	$0, OT_INJ_A_PENDING(%rdi)
 	jne	.Lemit_marker
@@ -228,7 +229,7 @@ rt_emit:
 	and	%rcx, %rdx
 	shl	$4, %rdx
 	mov	%r9, OT_INJ_A_RING(%rdi,%rdx)
-	mov	OT_INJ_A_PENDING(%rdi), %rax
+	mov	OT_INJ_A_LOST(%rdi), %rax
 	shl	$16, %rax
 	or	$(OT_INJ_K_LOST << 14), %rax
 	mov	%rax, OT_INJ_A_RING+8(%rdi,%rdx)

@@ -1,0 +1,54 @@
+/*
+ * One burst of calls, then none: tick() N times as fast as it goes on
+ * one thread, then the program idles until told to end.  A tracer whose
+ * ring overflows in the burst must still count every record it dropped,
+ * although no later call writes anything after the hole.
+ * Usage: burst N [wait]   (wait: print "ready", burst on SIGUSR1, then
+ * "done", end on SIGTERM/SIGINT; else burst at once and exit)
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+long tick(long i);
+
+static volatile long sink;
+
+__attribute__((noinline)) long tick(long i)
+{
+	sink += i;
+	return sink;
+}
+
+static void burst(long n)
+{
+	long i;
+
+	for (i = 0; i < n; i++)
+		tick(i);
+	printf("calls %ld\n", n);
+	fflush(stdout);
+}
+
+int main(int argc, char **argv)
+{
+	long n = argc > 1 ? atol(argv[1]) : 400000;
+	sigset_t set;
+	int sig;
+
+	if (argc < 3) {
+		burst(n);
+		return 0;
+	}
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR1);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	printf("ready %d\n", (int)getpid());
+	fflush(stdout);
+	while (!sigwait(&set, &sig) && sig == SIGUSR1)
+		burst(n);
+	return 0;
+}
