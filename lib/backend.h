@@ -61,6 +61,9 @@ struct ot_backend_ops {
 			  uint64_t *high_water);
 	const char *(*refused)(const struct ot_probes *p, size_t i);
 	const struct ot_probes_inproc *(*inproc)(struct ot_probes *p);
+	/* Optional: what the traced process did that the backend must see
+	 * (inject: its execs), called when SIGCHLD comes and at every drain. */
+	void (*events)(struct ot_probes *p);
 	/* Optional: --follow's processes (ot_probes_follow_poll). */
 	int (*follow_poll)(struct ot_probes *p, int alive,
 			   void (*fn)(void *ctx, const struct ot_follow_proc *proc),
@@ -75,6 +78,7 @@ struct ot_probes {
 	 * pauses and what it left): ot_probes_close_inproc copies it out. */
 	struct ot_probes_inproc last_inproc;
 	int have_inproc;
+	int enabled;			/* between ot_probes_enable and _disable */
 	struct ot_cpu_ring *cpus;
 	unsigned ncpus;
 	size_t nuprobes;		/* entries + uretprobes + return insns */

@@ -388,6 +388,7 @@ static void interval_report(struct ot_capture *c, uint64_t now)
 
 static void drain_round(struct ot_capture *c, uint64_t horizon)
 {
+	ot_probes_events(c->probes);
 	ot_probes_drain(c->probes, c->drain);
 	ot_drain_flush(c->drain, horizon);
 	calib_update(c);
@@ -528,7 +529,32 @@ static int resolve(struct ot_capture *c)
 	return OT_CAPTURE_OK;
 }
 
-/* -l: like perf probe -F, what a pattern selects, before anything is armed. */
+/*
+ * The signals waiting on the signalfd: SIGCHLD is the traced process
+ * doing something its backend must see (inject: an exec); SIGINT or
+ * SIGTERM ends the capture.  1 when it ends.
+ */
+static int end_signal(struct ot_capture *c)
+{
+	struct signalfd_siginfo si;
+
+	while (read(c->sigfd, &si, sizeof(si)) == sizeof(si)) {
+		if (si.ssi_signo == SIGCHLD)
+			continue;
+		ot_verbose("signal %u: ending the capture", si.ssi_signo);
+		c->ended_by = "signal";
+		/*
+		 * A second SIGINT or SIGTERM ends orbit-trace at once,
+		 * even if it was started ignoring them (sh's "&").
+		 */
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		sigprocmask(SIG_SETMASK, &c->oldmask, NULL);
+		return 1;
+	}
+	return 0;
+}
+
 /* rings -> records -> scopes, until the target exits, time runs out or a signal comes. */
 static void run(struct ot_capture *c)
 {
@@ -554,21 +580,9 @@ static void run(struct ot_capture *c)
 		if (c->ivl && c->ivl_next - now < (uint64_t)timeout * 1000000)
 			timeout = c->ivl_next > now ? (int)((c->ivl_next - now) / 1000000) : 0;
 		pfd[1].revents = 0;
-		if (poll(pfd, 2 + ncpus, timeout) > 0 && (pfd[0].revents & POLLIN)) {
-			struct signalfd_siginfo si;
-
-			if (read(c->sigfd, &si, sizeof(si)) == sizeof(si))
-				ot_verbose("signal %u: ending the capture", si.ssi_signo);
-			c->ended_by = "signal";
-			/*
-			 * A second SIGINT or SIGTERM ends orbit-trace at once,
-			 * even if it was started ignoring them (sh's "&").
-			 */
-			signal(SIGINT, SIG_DFL);
-			signal(SIGTERM, SIG_DFL);
-			sigprocmask(SIG_SETMASK, &c->oldmask, NULL);
+		if (poll(pfd, 2 + ncpus, timeout) > 0 && (pfd[0].revents & POLLIN) &&
+		    end_signal(c))
 			break;
-		}
 		now = ot_now_ns();
 		drain_round(c, now > MERGE_SLACK_NS ? now - MERGE_SLACK_NS : 0);
 		/* The poll already said whether the pidfd fired: no second syscall. */
@@ -634,6 +648,13 @@ static void judge(struct ot_capture *c)
 
 		snprintf(why, sizeof(why), "%zu of %zu functions were not armed: inject could not "
 			 "patch them (arming.refused says why)", c->rep_inject.nrefused, c->sel.n);
+		ot_check_add(&c->check, OT_STATUS_LOSSY, why);
+	}
+	if (c->rep_inject.exec_why) {
+		char why[384];
+
+		snprintf(why, sizeof(why), "the process exec'd a program inject could not trace "
+			 "(%s): its calls are not counted", c->rep_inject.exec_why);
 		ot_check_add(&c->check, OT_STATUS_LOSSY, why);
 	}
 	free(st);
@@ -866,6 +887,7 @@ static void cleanup(struct ot_capture *c)
 	for (i = 0; c->refused && i < c->rep_inject.nrefused; i++)
 		free((char *)c->refused[i].why);
 	free(c->refused);
+	free((char *)c->rep_inject.exec_why);
 	free(c->ivl);
 	free(c->procs);
 	for (i = 0; c->slow && i < c->sel.n; i++) {
@@ -984,6 +1006,8 @@ enum ot_capture_result ot_capture_open(struct ot_capture *c)
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGINT);
 	sigaddset(&mask, SIGTERM);
+	/* And SIGCHLD: a process held with ptrace stopping (inject). */
+	sigaddset(&mask, SIGCHLD);
 	sigprocmask(SIG_BLOCK, &mask, &c->oldmask);
 	c->sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 	if (c->sigfd < 0) {
@@ -1035,24 +1059,12 @@ static int calibrate(struct ot_capture *c)
 	return 0;
 }
 
-/* inject: what it did, for the report; the functions it refused. */
+/* inject: what it did, for the report. */
 static void inject_armed(struct ot_capture *c)
 {
 	const struct ot_probes_inproc *ip = ot_probes_inproc(c->probes);
 	struct ot_report_inject *r = &c->rep_inject;
-	size_t i;
 
-	c->refused = ot_xcalloc(c->sel.n + 1, sizeof(*c->refused));
-	for (i = 0; i < c->sel.n; i++) {
-		const char *why = ot_probes_refused(c->probes, i);
-
-		if (why) {
-			/* The backend's copy goes when it is disarmed, before JSON. */
-			c->refused[r->nrefused].name = c->names[i];
-			c->refused[r->nrefused++].why = ot_xstrdup(why);
-		}
-	}
-	r->refused = c->refused;
 	if (!ip)
 		return;
 	r->clock = ip->clock;
@@ -1066,6 +1078,33 @@ static void inject_armed(struct ot_capture *c)
 		   ip->regions, (unsigned long long)ip->code_bytes >> 10,
 		   (unsigned long long)ip->private_bytes >> 20,
 		   (unsigned long long)ip->shared_bytes >> 20, (int)c->target.pid);
+}
+
+/*
+ * inject, at the end: the functions not armed in the program the process
+ * runs last (an exec instruments each program again), and its execs.
+ */
+static void inject_final(struct ot_capture *c)
+{
+	const struct ot_probes_inproc *ip = ot_probes_inproc(c->probes);
+	struct ot_report_inject *r = &c->rep_inject;
+	size_t i;
+
+	if (!ip)
+		return;
+	r->execs = ip->execs;
+	r->exec_why = ip->exec_why ? ot_xstrdup(ip->exec_why) : NULL;
+	c->refused = ot_xcalloc(c->sel.n + 1, sizeof(*c->refused));
+	for (i = 0; i < c->sel.n; i++) {
+		const char *why = ot_probes_refused(c->probes, i);
+
+		if (why) {
+			/* The backend's copy goes when it is disarmed, before JSON. */
+			c->refused[r->nrefused].name = c->names[i];
+			c->refused[r->nrefused++].why = ot_xstrdup(why);
+		}
+	}
+	r->refused = c->refused;
 }
 
 enum ot_capture_result ot_capture_arm(struct ot_capture *c)
@@ -1248,6 +1287,8 @@ enum ot_capture_result ot_capture_report(struct ot_capture *c)
 	if (c->ivl)
 		interval_report(c, ot_now_ns());
 	ot_pair_finish(c->pair);
+	if (c->inject)
+		inject_final(c);
 	judge(c);
 	fill_report(c);
 	print_report(c);

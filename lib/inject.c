@@ -76,7 +76,7 @@ struct patch {
 struct ot_inject {
 	pid_t pid;
 	struct ot_inject_opts o;
-	struct ot_tracee t;
+	struct ot_tracee *t;	/* the caller's: it holds the process */
 	int stopped;
 	uint64_t t_stop;
 	struct map *maps;
@@ -94,6 +94,7 @@ struct ot_inject {
 	uint32_t tid_off;
 	int fsbase;
 	struct user_regs_struct *regs;	/* each stopped thread's, read once */
+	int execd;		/* its program is gone (the process exec'd) */
 	/* The file last read, for the functions of one file in a row. */
 	char *file_path;
 	int file_fd;
@@ -260,7 +261,8 @@ static const char *refuse_process(struct ot_inject *in)
 	return NULL;
 }
 
-int ot_inject_attach(pid_t pid, const struct ot_inject_opts *o, struct ot_inject **out)
+int ot_inject_attach(pid_t pid, const struct ot_inject_opts *o, struct ot_tracee *t,
+		     struct ot_inject **out)
 {
 	struct ot_inject *in = ot_xcalloc(1, sizeof(*in));
 	const char *why;
@@ -271,7 +273,7 @@ int ot_inject_attach(pid_t pid, const struct ot_inject_opts *o, struct ot_inject
 	in->o = *o;
 	in->memfd = -1;
 	in->file_fd = -1;
-	in->t.mem_fd = -1;
+	in->t = t;
 #if !defined(__x86_64__)
 	ot_error("cannot inject into process %d: inject is for x86-64", (int)pid);
 	free(in);
@@ -284,7 +286,18 @@ int ot_inject_attach(pid_t pid, const struct ot_inject_opts *o, struct ot_inject
 		return -EPERM;
 	}
 	in->t_stop = ot_now_ns();
-	ret = o->adopt ? ot_tracee_adopt(pid, &in->t, &why) : ot_tracee_attach(pid, &in->t, &why);
+	if (t->watching) {
+		/* A later program of a process we hold: every thread stopped. */
+		ret = ot_tracee_hold(t);
+		why = ret > 0 ? "it exec'd again" : "it exited";
+		ret = ret > 0 ? -EAGAIN : ret;
+	} else {
+		ret = o->adopt ? ot_tracee_adopt(pid, t, &why) : ot_tracee_attach(pid, t, &why);
+		if (!ret && ot_tracee_watch(t)) {
+			ret = -errno;
+			why = "cannot watch it for exec";
+		}
+	}
 	if (ret) {
 		ot_error_errno(-ret, "cannot stop process %d: %s", (int)pid, why);
 		free(in);
@@ -320,13 +333,13 @@ static int find_tid_off(struct ot_inject *in, const char **why)
 		return -ENOTSUP;
 	}
 	in->tid_off = desc[2];
-	for (i = 0; i < in->t.n; i++) {
+	for (i = 0; i < in->t->n; i++) {
 		struct user_regs_struct r;
 		uint32_t tid = 0;
 
-		if (ot_tracee_regs(&in->t, i, &r) || !r.fs_base ||
-		    ot_tracee_read(&in->t, r.fs_base + in->tid_off, &tid, sizeof(tid)) ||
-		    tid != (uint32_t)in->t.tids[i]) {
+		if (ot_tracee_regs(in->t, i, &r) || !r.fs_base ||
+		    ot_tracee_read(in->t, r.fs_base + in->tid_off, &tid, sizeof(tid)) ||
+		    tid != (uint32_t)in->t->tids[i]) {
 			*why = "a thread's id is not where glibc says (a thread without glibc's "
 			       "thread pointer)";
 			return -ENOTSUP;
@@ -598,7 +611,7 @@ static long sys(struct ot_inject *in, long nr, long a, long b, long c, long d, l
 {
 	long args[6] = { a, b, c, d, e, f };
 
-	return ot_tracee_syscall(&in->t, nr, args);
+	return ot_tracee_syscall(in->t, nr, args);
 }
 
 /* The index of the code region for text, added if new. */
@@ -632,7 +645,7 @@ static int map_regions(struct ot_inject *in, const size_t *need)
 		const char *why;
 
 		r->size = page_round(REG_HEAD + (i ? 0 : rt_len) + need[i]);
-		r->addr = ot_tracee_mmap_near(&in->t, r->text->lo, r->size, PROT_READ | PROT_EXEC,
+		r->addr = ot_tracee_mmap_near(in->t, r->text->lo, r->size, PROT_READ | PROT_EXEC,
 					      &why);
 		if (!r->addr) {
 			ot_error("cannot inject into process %d: no memory for trampolines near %s: %s",
@@ -748,7 +761,7 @@ static int init_data(struct ot_inject *in)
 		memcpy(slot + OT_INJ_PS_TABLE, &table, 8);
 		memcpy(slot + OT_INJ_PS_FDE, &fde_addr, 8);
 	}
-	ret = ot_tracee_write(&in->t, in->priv, img, len);
+	ret = ot_tracee_write(in->t, in->priv, img, len);
 	free(img);
 	if (ret) {
 		ot_error_errno(-ret, "cannot write into process %d", (int)in->pid);
@@ -789,18 +802,18 @@ static int thread_inside(struct ot_inject *in, uint64_t lo, uint64_t hi, pid_t *
 	size_t i;
 
 	if (!in->regs) {
-		in->regs = ot_xcalloc(in->t.n + 1, sizeof(*in->regs));
-		for (i = 0; i < in->t.n; i++)
-			if (ot_tracee_regs(&in->t, i, &in->regs[i]))
+		in->regs = ot_xcalloc(in->t->n + 1, sizeof(*in->regs));
+		for (i = 0; i < in->t->n; i++)
+			if (ot_tracee_regs(in->t, i, &in->regs[i]))
 				in->regs[i].rip = 0;
 	}
-	for (i = 0; i < in->t.n; i++) {
+	for (i = 0; i < in->t->n; i++) {
 		const struct user_regs_struct r = in->regs[i];
 
 		/* In a system call, the kernel may restart it: 2 bytes back. */
 		if ((r.rip > lo && r.rip < hi) ||
 		    ((long long)r.orig_rax >= 0 && r.rip - 2 > lo && r.rip - 2 < hi)) {
-			*tid = in->t.tids[i];
+			*tid = in->t->tids[i];
 			return 1;
 		}
 	}
@@ -844,6 +857,7 @@ static int locate(struct ot_inject *in, struct ot_inject_fn *fn, struct plan *pl
 	}
 	pl->text = text_map(in, &in->file_st, fn->offset);
 	if (!pl->text) {
+		fn->unmapped = 1;
 		snprintf(why, whylen, "%s is not mapped in the process (yet): inject patches "
 			 "only code already loaded", fn->path);
 		return -1;
@@ -856,7 +870,7 @@ static int locate(struct ot_inject *in, struct ot_inject_fn *fn, struct plan *pl
 		len = (size_t)(pl->text->hi - pl->addr);
 	pl->code = ot_xmalloc(len);
 	pl->len = len;
-	if (ot_tracee_read(&in->t, pl->addr, pl->code, len)) {
+	if (ot_tracee_read(in->t, pl->addr, pl->code, len)) {
 		snprintf(why, whylen, "its code cannot be read in the process");
 		return -1;
 	}
@@ -985,14 +999,159 @@ static const char *mapped_eh(const struct ot_inject *in)
 	return NULL;
 }
 
+/* What the runtime needs to know of the process: where glibc keeps a
+ * thread's id, and which clock to read.  0, or -errno after printing. */
+static int process_facts(struct ot_inject *in)
+{
+	const char *fatal = NULL;
+	int ret = find_tid_off(in, &fatal);
+
+	if (ret) {
+		ot_error("cannot inject into process %d: %s", (int)in->pid, fatal);
+		return ret;
+	}
+	pick_clock(in);
+	if (in->info.clock == OT_INJ_CLOCK_VDSO) {
+		in->vdso_fn = vdso_gettime(in);
+		if (!in->vdso_fn) {
+			ot_error("cannot inject into process %d: the TSC is not the kernel's clock "
+				 "and its vDSO has no __vdso_clock_gettime", (int)in->pid);
+			return -ENOTSUP;
+		}
+	}
+	return 0;
+}
+
+/* The unwinders to hook into hooks[]: libgcc's, and one linked into the
+ * program.  Returns how many (the last one's path is ours to free). */
+static size_t unwinders(struct ot_inject *in, struct ot_inject_fn *hooks)
+{
+	const struct map *gcc = mapped_lib(in, "libgcc_s.so");
+	char exe[64];
+	size_t i, nhook = 0;
+
+	snprintf(exe, sizeof(exe), "/proc/%d/exe", (int)in->pid);
+	memset(hooks, 0, 2 * sizeof(*hooks));
+	if (gcc) {
+		hooks[nhook].path = gcc->path;
+		hooks[nhook++].label = gcc->path;
+	}
+	hooks[nhook].path = ot_xstrdup(exe);
+	hooks[nhook++].label = "the program";
+	for (i = 0; i < nhook; i++) {
+		uint64_t size;
+
+		if (ot_elf_lookup(hooks[i].path, "_Unwind_Find_FDE", &hooks[i].offset, &size,
+				  NULL, 0) || !size)
+			hooks[i].refused = "no _Unwind_Find_FDE";
+		hooks[i].size = size;
+	}
+	return nhook;
+}
+
+/* Where f is and its code, into pl: the region it needs, or refused. */
+static void plan_one(struct ot_inject *in, struct ot_inject_fn *f, struct plan *pl)
+{
+	pl->reg = SIZE_MAX;
+	if (f->refused)
+		return;
+	if (locate(in, f, pl, f->refused_buf, sizeof(f->refused_buf)))
+		f->refused = f->refused_buf;
+	else
+		pl->reg = region_for(in, pl->text);
+}
+
+/* The regions (code, private, shared), mapped and set up in the process;
+ * the first one, holding the system call gadget, written at once. */
+static int map_all(struct ot_inject *in, const struct plan *pl, size_t n)
+{
+	size_t *need = ot_xcalloc(in->nreg + 1, sizeof(*need)), i;
+	int ret;
+
+	for (i = 0; i < n; i++)
+		if (pl[i].reg != SIZE_MAX)
+			need[pl[i].reg] += TRAMP_MAX;
+	ret = map_regions(in, need);
+	free(need);
+	if (ret)
+		return ret;
+	in->t->gadget = in->rt + RT_OFF(ot_inj_rt_syscall);
+	/* The gadget must be there before it runs. */
+	ret = ot_tracee_write(in->t, in->reg[0].addr, in->reg[0].buf, in->reg[0].size);
+	if (ret) {
+		in->t->gadget = 0;
+		ot_error_errno(-ret, "cannot write into process %d", (int)in->pid);
+		return ret;
+	}
+	ret = map_data(in);
+	if (!ret)
+		ret = init_data(in);
+	if (!ret)
+		set_constants(in);
+	return ret;
+}
+
+/* Each function's trampoline, and the patch that leads there (not yet
+ * written); the refused ones say why.  Returns the functions (not hooks). */
+static size_t trampolines(struct ot_inject *in, struct ot_inject_fn *fn, size_t n,
+			  struct ot_inject_fn *hooks, size_t nhook, struct plan *pl)
+{
+	size_t i, patched = 0;
+
+	for (i = 0; i < n + nhook; i++) {
+		struct ot_inject_fn *f = i < n ? &fn[i] : &hooks[i - n];
+		struct patch *pa = &in->patches[in->npatches];
+
+		if (f->refused)
+			continue;
+		if (trampoline(in, f->path, f->offset, &pl[i], (uint32_t)i, i >= n,
+			       f->refused_buf, sizeof(f->refused_buf), pa)) {
+			f->refused = f->refused_buf;
+			continue;
+		}
+		pa->fn = i < n ? i : SIZE_MAX;
+		in->npatches++;
+		if (i < n)
+			patched++;
+		else
+			in->info.unwinder = 1;
+	}
+	return patched;
+}
+
+/* The code regions, then the patches that lead into them. */
+static int write_all(struct ot_inject *in)
+{
+	size_t i;
+	int ret;
+
+	for (i = 0; i < in->nreg; i++) {
+		ret = ot_tracee_write(in->t, in->reg[i].addr, in->reg[i].buf, in->reg[i].size);
+		if (ret) {
+			ot_error_errno(-ret, "cannot write into process %d", (int)in->pid);
+			in->npatches = 0;
+			return ret;
+		}
+	}
+	for (i = 0; i < in->npatches; i++) {
+		ret = ot_tracee_write(in->t, in->patches[i].addr, in->patches[i].jmp,
+				      OT_PATCH_LEN);
+		if (ret) {
+			ot_error_errno(-ret, "cannot patch process %d", (int)in->pid);
+			in->npatches = i;	/* those written are restored */
+			return ret;
+		}
+	}
+	return 0;
+}
+
 int ot_inject_install(struct ot_inject *in, struct ot_inject_fn *fn, size_t n)
 {
 	struct plan *pl = ot_xcalloc(n + 2, sizeof(*pl));
-	size_t *need, i, patched = 0, nhook = 0;
 	struct ot_inject_fn hooks[2];
-	char (*why)[192] = ot_xcalloc(n + 2, sizeof(*why));
-	const char *fatal = NULL, *eh;
-	int ret = 0;
+	size_t i, patched, nhook = 0;
+	const char *eh;
+	int ret;
 
 	in->patches = ot_xcalloc(n + 2, sizeof(*in->patches));
 	if (n > OT_INJ_MAX_FUNCS) {
@@ -1006,101 +1165,24 @@ int ot_inject_install(struct ot_inject *in, struct ot_inject_fn *fn, size_t n)
 		ot_error_errno(-ret, "cannot read the mappings of process %d", (int)in->pid);
 		goto out;
 	}
-	ret = find_tid_off(in, &fatal);
-	if (ret) {
-		ot_error("cannot inject into process %d: %s", (int)in->pid, fatal);
+	for (i = 0; i < n; i++) {
+		fn[i].refused = NULL;
+		fn[i].unmapped = 0;
+		plan_one(in, &fn[i], &pl[i]);
+	}
+	/* Nothing to patch in this program (each says why): nothing to ask of it. */
+	if (!in->nreg)
 		goto out;
-	}
-	pick_clock(in);
-	if (in->info.clock == OT_INJ_CLOCK_VDSO) {
-		in->vdso_fn = vdso_gettime(in);
-		if (!in->vdso_fn) {
-			ot_error("cannot inject into process %d: the TSC is not the kernel's clock "
-				 "and its vDSO has no __vdso_clock_gettime", (int)in->pid);
-			ret = -ENOTSUP;
-			goto out;
-		}
-	}
-	/* The unwinders to hook: libgcc's, and one linked into the program. */
-	{
-		const struct map *gcc = mapped_lib(in, "libgcc_s.so");
-		char exe[64];
-
-		snprintf(exe, sizeof(exe), "/proc/%d/exe", (int)in->pid);
-		if (gcc) {
-			hooks[nhook].path = gcc->path;
-			hooks[nhook++].label = gcc->path;
-		}
-		hooks[nhook].path = ot_xstrdup(exe);
-		hooks[nhook++].label = "the program";
-		for (i = 0; i < nhook; i++) {
-			uint64_t size;
-
-			hooks[i].refused = NULL;
-			if (ot_elf_lookup(hooks[i].path, "_Unwind_Find_FDE", &hooks[i].offset, &size,
-					  NULL, 0) || !size)
-				hooks[i].refused = "no _Unwind_Find_FDE";
-			hooks[i].size = size;
-		}
-	}
-	/* Where each function is, and its code. */
-	for (i = 0; i < n + nhook; i++) {
-		struct ot_inject_fn *f = i < n ? &fn[i] : &hooks[i - n];
-
-		pl[i].reg = SIZE_MAX;
-		f->refused = i < n ? NULL : f->refused;
-		if (f->refused)
-			continue;
-		if (locate(in, f, &pl[i], why[i], sizeof(why[i])))
-			f->refused = why[i];
-		else
-			pl[i].reg = region_for(in, pl[i].text);
-	}
-	need = ot_xcalloc(in->nreg + 1, sizeof(*need));
-	for (i = 0; i < n + nhook; i++)
-		if (pl[i].reg != SIZE_MAX)
-			need[pl[i].reg] += TRAMP_MAX;
-	if (!in->nreg) {
-		free(need);
-		goto out;	/* nothing can be patched: each says why */
-	}
-	ret = map_regions(in, need);
-	free(need);
+	ret = process_facts(in);
 	if (ret)
 		goto out;
-	in->t.gadget = in->rt + RT_OFF(ot_inj_rt_syscall);
-	/* The gadget must be there before it runs: write the first region now. */
-	ret = ot_tracee_write(&in->t, in->reg[0].addr, in->reg[0].buf, in->reg[0].size);
-	if (ret) {
-		in->t.gadget = 0;
-		ot_error_errno(-ret, "cannot write into process %d", (int)in->pid);
-		goto out;
-	}
-	ret = map_data(in);
-	if (!ret)
-		ret = init_data(in);
+	nhook = unwinders(in, hooks);
+	for (i = 0; i < nhook; i++)
+		plan_one(in, &hooks[i], &pl[n + i]);
+	ret = map_all(in, pl, n + nhook);
 	if (ret)
 		goto out;
-	set_constants(in);
-	/* Trampolines, then the patches that lead to them. */
-	for (i = 0; i < n + nhook; i++) {
-		struct ot_inject_fn *f = i < n ? &fn[i] : &hooks[i - n];
-		struct patch *pa = &in->patches[in->npatches];
-
-		if (f->refused)
-			continue;
-		if (trampoline(in, f->path, f->offset, &pl[i], (uint32_t)i, i >= n, why[i],
-			       sizeof(why[i]), pa)) {
-			f->refused = why[i];
-			continue;
-		}
-		pa->fn = i < n ? i : SIZE_MAX;
-		in->npatches++;
-		if (i < n)
-			patched++;
-		else
-			in->info.unwinder = 1;
-	}
+	patched = trampolines(in, fn, n, hooks, nhook, pl);
 	eh = mapped_eh(in);
 	if (eh && !in->info.unwinder) {
 		ot_error("cannot inject into process %d: %s has C++ exception tables and no unwinder "
@@ -1110,37 +1192,17 @@ int ot_inject_install(struct ot_inject *in, struct ot_inject_fn *fn, size_t n)
 		in->npatches = 0;
 		goto out;
 	}
-	for (i = 0; i < in->nreg; i++) {
-		ret = ot_tracee_write(&in->t, in->reg[i].addr, in->reg[i].buf, in->reg[i].size);
-		if (ret) {
-			ot_error_errno(-ret, "cannot write into process %d", (int)in->pid);
-			in->npatches = 0;
-			goto out;
-		}
+	ret = write_all(in);
+	if (!ret) {
+		in->info.patched = patched;
+		ret = (int)patched;
 	}
-	for (i = 0; i < in->npatches; i++) {
-		ret = ot_tracee_write(&in->t, in->patches[i].addr, in->patches[i].jmp,
-				      OT_PATCH_LEN);
-		if (ret) {
-			ot_error_errno(-ret, "cannot patch process %d", (int)in->pid);
-			in->npatches = i;	/* those written are restored */
-			goto out;
-		}
-	}
-	in->info.patched = patched;
-	ret = (int)patched;
 out:
-	for (i = 0; i < n; i++)
-		if (fn[i].refused && fn[i].refused == why[i]) {
-			snprintf(fn[i].refused_buf, sizeof(fn[i].refused_buf), "%s", why[i]);
-			fn[i].refused = fn[i].refused_buf;
-		}
 	for (i = 0; i < n + 2; i++)
 		free(pl[i].code);
 	if (nhook)
 		free((char *)hooks[nhook - 1].path);
 	free(pl);
-	free(why);
 	return ret;
 }
 
@@ -1168,9 +1230,16 @@ void ot_inject_resume(struct ot_inject *in)
 {
 	if (!in->stopped)
 		return;
-	ot_tracee_detach(&in->t);
+	ot_tracee_resume(in->t);
 	in->stopped = 0;
 	in->info.arm_pause_ns = ot_now_ns() - in->t_stop;
+}
+
+void ot_inject_execd(struct ot_inject *in)
+{
+	in->execd = 1;
+	in->stopped = 0;
+	in->npatches = 0;
 }
 
 /* ---- removal ---- */
@@ -1190,7 +1259,7 @@ static void restore_returns(struct ot_inject *in)
 	uint8_t *slots = ot_xmalloc(OT_INJ_PRIV_FDES), *table = ot_xmalloc(OT_INJ_TABLE_SIZE);
 	size_t i, k;
 
-	if (ot_tracee_read(&in->t, in->priv, slots, OT_INJ_PRIV_FDES))
+	if (ot_tracee_read(in->t, in->priv, slots, OT_INJ_PRIV_FDES))
 		goto out;
 	for (i = 0; i < OT_INJ_NSLOTS; i++) {
 		const uint8_t *slot = slots + i * OT_INJ_SLOT_SIZE;
@@ -1199,7 +1268,7 @@ static void restore_returns(struct ot_inject *in)
 		memcpy(&key, slot + OT_INJ_PS_KEY, 8);
 		memcpy(&count, slot + OT_INJ_PS_COUNT, 8);
 		memcpy(&tab, slot + OT_INJ_PS_TABLE, 8);
-		if (!key || !count || ot_tracee_read(&in->t, tab, table, OT_INJ_TABLE_SIZE))
+		if (!key || !count || ot_tracee_read(in->t, tab, table, OT_INJ_TABLE_SIZE))
 			continue;
 		for (k = 0; k < (1u << OT_INJ_TABLE_BITS); k++) {
 			const uint8_t *e = table + k * OT_INJ_ENT_SIZE;
@@ -1209,9 +1278,9 @@ static void restore_returns(struct ot_inject *in)
 			memcpy(&orig, e + OT_INJ_E_RET, 8);
 			/* A frame gone without returning may have left its slot
 			 * to other data, or unmapped: only our address is ours. */
-			if (!at || ot_tracee_read(&in->t, at, &now, 8) || now != ret)
+			if (!at || ot_tracee_read(in->t, at, &now, 8) || now != ret)
 				continue;
-			if (!ot_tracee_write(&in->t, at, &orig, 8))
+			if (!ot_tracee_write(in->t, at, &orig, 8))
 				in->info.returns_restored++;
 		}
 	}
@@ -1231,7 +1300,7 @@ static void unmap_all(struct ot_inject *in)
 	for (i = in->nreg; i > 1; i--)
 		sys(in, SYS_munmap, (long)in->reg[i - 1].addr, (long)in->reg[i - 1].size, 0, 0, 0, 0);
 	/* The gadget's own region last, by the thread's own instruction. */
-	in->t.gadget = 0;
+	in->t->gadget = 0;
 	if (in->nreg && sys(in, SYS_munmap, (long)in->reg[0].addr, (long)in->reg[0].size,
 			    0, 0, 0, 0))
 		in->info.left_bytes = in->reg[0].size;
@@ -1241,33 +1310,38 @@ int ot_inject_remove(struct ot_inject *in)
 {
 	uint64_t *lo = ot_xcalloc(in->nreg + 1, sizeof(*lo)), *hi = ot_xcalloc(in->nreg + 1, sizeof(*hi));
 	const struct map *gcc;
-	const char *why;
 	size_t i, stuck = 0, in_unwinder = 0;
 	uint64_t t0;
 	int ret = 0;
 
-	ot_inject_resume(in);
-	if (!in->npatches && !in->nreg && !in->priv)
-		goto out;
+	if (in->execd || (!in->npatches && !in->nreg && !in->priv))
+		goto out;	/* nothing of ours in this program */
 	if (gone(in->pid)) {
 		in->info.gone = 1;	/* nothing of it left to restore */
 		goto out;
 	}
 	t0 = ot_now_ns();
-	ret = ot_tracee_attach(in->pid, &in->t, &why);
+	ret = in->stopped ? 0 : ot_tracee_hold(in->t);
+	in->stopped = 0;
+	if (ret > 0) {
+		/* It exec'd just now: the code to restore went with its program. */
+		in->execd = 1;
+		ret = 0;
+		goto out;
+	}
 	if (ret) {
 		if (ret == -ESRCH) {
 			in->info.gone = 1;
 			ret = 0;
-		}
-		else
+		} else if (in->npatches) {
 			ot_warn("cannot stop process %d to restore its code (%s): %zu functions stay "
-				"patched, costing it a few tens of ns per call", (int)in->pid, why,
+				"patched, costing it a few ns per call", (int)in->pid, strerror(-ret),
 				in->npatches);
+		}
 		goto out;
 	}
 	for (i = 0; i < in->npatches; i++)
-		if (ot_tracee_write(&in->t, in->patches[i].addr, in->patches[i].orig, OT_PATCH_LEN))
+		if (ot_tracee_write(in->t, in->patches[i].addr, in->patches[i].orig, OT_PATCH_LEN))
 			ot_warn("cannot restore the entry of a function at 0x%" PRIx64 " in process %d",
 				in->patches[i].addr, (int)in->pid);
 	in->npatches = 0;
@@ -1278,13 +1352,13 @@ int ot_inject_remove(struct ot_inject *in)
 	}
 	read_maps(in);
 	gcc = mapped_lib(in, "libgcc_s.so");
-	for (i = 0; i < in->t.n; i++) {
+	for (i = 0; i < in->t->n; i++) {
 		struct user_regs_struct r;
 
-		if (ot_tracee_step_out(&in->t, i, lo, hi, in->nreg, 100000) > 0)
+		if (ot_tracee_step_out(in->t, i, lo, hi, in->nreg, 100000) > 0)
 			stuck++;
 		/* An unwinder midway may hold one of the FDEs. */
-		if (gcc && !ot_tracee_regs(&in->t, i, &r) && r.rip >= gcc->lo && r.rip < gcc->hi)
+		if (gcc && !ot_tracee_regs(in->t, i, &r) && r.rip >= gcc->lo && r.rip < gcc->hi)
 			in_unwinder++;
 	}
 	if (in->priv)
@@ -1302,7 +1376,7 @@ int ot_inject_remove(struct ot_inject *in)
 		if (in->info.left_bytes)
 			in->info.left_why = "the last munmap in the process failed";
 	}
-	ot_tracee_detach(&in->t);
+	ot_tracee_detach(in->t);
 	in->info.disarm_pause_ns = ot_now_ns() - t0;
 out:
 	free(lo);

@@ -29,6 +29,7 @@ struct ot_inject_fn {
 	const char *path;	/* its file */
 	uint64_t offset, size;	/* the symbol's file offset and size */
 	const char *refused;	/* after install: why it is not patched, or NULL */
+	int unmapped;		/* refused: its file is not mapped in the process */
 	char refused_buf[192];	/* what refused may point to */
 };
 
@@ -58,11 +59,17 @@ struct ot_inject_info {
 
 struct ot_inject;
 
+struct ot_tracee;
+
 /*
- * Stop every thread of pid and check that it can be instrumented.
- * Returns 0 and *out (threads stopped), or -errno after printing.
+ * Stop every thread of pid and check that it can be instrumented.  t is
+ * the caller's and outlives this: empty, it seizes the process (or adopts
+ * the held command) and watches it from now on; holding the process
+ * already (a program it exec'd), it stops every thread again.  Returns 0
+ * and *out (threads stopped), or -errno after printing.
  */
-int ot_inject_attach(pid_t pid, const struct ot_inject_opts *o, struct ot_inject **out);
+int ot_inject_attach(pid_t pid, const struct ot_inject_opts *o, struct ot_tracee *t,
+		     struct ot_inject **out);
 
 /*
  * With the threads stopped: map the regions, write the runtime and the
@@ -81,12 +88,18 @@ int ot_inject_memfd(const struct ot_inject *in);
 /* Record entries from now on (1), or not (0); returns are always recorded. */
 void ot_inject_enable(struct ot_inject *in, int on);
 
-/* Let the threads run (the end of the arming pause).  Safe to repeat. */
+/* Let the threads run (the end of the arming pause), still watched.
+ * Safe to repeat. */
 void ot_inject_resume(struct ot_inject *in);
+
+/* The process exec'd: this program, and everything of ours in it, is
+ * gone; nothing is to be restored (its rings here can still be read). */
+void ot_inject_execd(struct ot_inject *in);
 
 /*
  * Stop the threads again, restore every patched byte and every hijacked
- * return address, unmap what no thread can still need, let them go.
+ * return address, unmap what no thread can still need, let them go
+ * (detached: this is the end of watching).
  * Returns 0, or -errno after printing (the patches then stay, harmless:
  * the runtime keeps working without orbit-trace).
  */

@@ -327,11 +327,13 @@ int ot_probes_enable(struct ot_probes *p)
 
 	if (ret)
 		ot_error_errno(-ret, "cannot enable the probes");
+	p->enabled = !ret;
 	return ret;
 }
 
 void ot_probes_disable(struct ot_probes *p)
 {
+	p->enabled = 0;
 	p->ops->disable(p);
 }
 
@@ -450,6 +452,17 @@ uint64_t ot_probes_high_water(const struct ot_probes *p)
 const char *ot_probes_refused(const struct ot_probes *p, size_t i)
 {
 	return p->ops->refused ? p->ops->refused(p, i) : NULL;
+}
+
+void ot_probes_events(struct ot_probes *p)
+{
+	if (p && p->ops->events)
+		p->ops->events(p);
+}
+
+int ot_probes_wants_sigchld(const struct ot_probes *p)
+{
+	return p && p->ops->events;
 }
 
 const struct ot_probes_inproc *ot_probes_inproc(const struct ot_probes *p)

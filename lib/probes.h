@@ -179,8 +179,18 @@ struct ot_probes_inproc {
 	const char *left_why;
 	int gone;			/* the process had exited by disarming */
 	uint64_t noret;			/* calls whose return could not be hijacked */
+	unsigned execs;			/* programs it exec'd, instrumented again */
+	const char *exec_why;		/* why a program it exec'd is not traced */
 };
 const struct ot_probes_inproc *ot_probes_inproc(const struct ot_probes *p);
+
+/*
+ * What the traced process did that the backend must act on now (inject:
+ * an exec, after which its new program is instrumented).  Call it when
+ * SIGCHLD arrives (ot_probes_wants_sigchld) and at every drain.
+ */
+void ot_probes_events(struct ot_probes *p);
+int ot_probes_wants_sigchld(const struct ot_probes *p);
 
 /* --follow: one process of the tree, as the kernel last saw it. */
 struct ot_follow_proc {

@@ -464,6 +464,13 @@ void ot_report_text(FILE *f, const struct ot_report *r)
 			ot_report_duration(r->inject->arm_pause_ns, p, sizeof(p)), r->events,
 			r->objects, r->inject->regions, r->inject->regions == 1 ? "" : "s",
 			r->inject->clock, r->ring_kb);
+		if (r->inject->execs)
+			fprintf(f, "exec: %u program%s the process exec'd, instrumented at %s entry "
+				"point%s\n", r->inject->execs, r->inject->execs == 1 ? "" : "s",
+				r->inject->execs == 1 ? "its" : "their", r->inject->execs == 1 ? "" : "s");
+		if (r->inject->exec_why)
+			fprintf(f, "exec: a program the process exec'd is not traced: %s\n",
+				r->inject->exec_why);
 		for (i = 0; i < r->inject->nrefused; i++)
 			fprintf(f, "not armed: %s: %s\n", r->inject->refused[i].name,
 				r->inject->refused[i].why);
@@ -630,7 +637,12 @@ static void inject_json(FILE *f, const struct ot_report_inject *in)
 		ot_json_string(f, in->refused[i].why);
 		fputs("}", f);
 	}
-	fputs("]},\n", f);
+	fprintf(f, "], \"execs\": %u, \"exec_untraced\": ", in->execs);
+	if (in->exec_why)
+		ot_json_string(f, in->exec_why);
+	else
+		fputs("null", f);
+	fputs("},\n", f);
 }
 
 void ot_report_json(FILE *f, const struct ot_report *r)

@@ -76,8 +76,10 @@ struct ot_report_inject {
 	uint64_t code_bytes, private_bytes, shared_bytes;
 	int unwinder;			/* an _Unwind_Find_FDE hooked */
 	uint64_t arm_pause_ns;		/* its threads stopped, at arming */
-	const struct ot_report_refused *refused;
+	const struct ot_report_refused *refused;	/* in the last program */
 	size_t nrefused;
+	unsigned execs;			/* programs it exec'd, instrumented again */
+	const char *exec_why;		/* why a program it exec'd is not traced */
 	/* Known once disarmed: */
 	uint64_t noret;			/* calls whose return could not be seen */
 	uint64_t disarm_pause_ns;

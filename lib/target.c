@@ -417,6 +417,21 @@ int ot_target_exec_stopped(struct ot_target *t)
 #endif
 }
 
+/* Reap our child's exit into t->status; block: wait for it.  Only its
+ * exit: a stop of it under ptrace (inject holds it) is not ours to take. */
+static int reap(struct ot_target *t, int block)
+{
+	siginfo_t si;
+
+	memset(&si, 0, sizeof(si));
+	if (waitid(P_PID, (id_t)t->pid, &si, WEXITED | __WALL | (block ? 0 : WNOHANG)) ||
+	    si.si_pid != t->pid)
+		return 0;
+	t->status = si.si_code == CLD_EXITED ? (si.si_status & 0xff) << 8 :
+		    (si.si_status & 0x7f) | (si.si_code == CLD_DUMPED ? 0x80 : 0);
+	return 1;
+}
+
 int ot_target_check_exit(struct ot_target *t)
 {
 	struct pollfd pfd = { .fd = t->pidfd, .events = POLLIN };
@@ -427,7 +442,7 @@ int ot_target_check_exit(struct ot_target *t)
 		char state;
 
 		if (t->is_child) {
-			if (t->go_fd >= 0 || waitpid(t->pid, &t->status, WNOHANG) <= 0)
+			if (t->go_fd >= 0 || !reap(t, 0))
 				return 0;
 			return t->exited = 1;
 		}
@@ -440,7 +455,9 @@ int ot_target_check_exit(struct ot_target *t)
 		return 0;
 	t->exited = 1;
 	if (t->is_child)
-		waitpid(t->pid, &t->status, 0);
+		reap(t, 1);
+	else	/* Traced by us (inject): its parent may reap it only once we have. */
+		waitpid(t->pid, NULL, WNOHANG | __WALL);
 	return 1;
 }
 

@@ -320,7 +320,8 @@ static void test_list(void **state)
 	free(buf);
 }
 
-/* --backend inject: its header, a refused function, what disarming did. */
+/* --backend inject: its header, a refused function, the programs the
+ * process exec'd (one not traced), what disarming did. */
 static void test_inject(void **state)
 {
 	static const struct ot_report_refused refused[] = {
@@ -330,7 +331,8 @@ static void test_inject(void **state)
 		.clock = "tsc", .regions = 2, .code_bytes = 8192, .private_bytes = 268894208,
 		.shared_bytes = 1074794496, .unwinder = 1, .arm_pause_ns = 1350000,
 		.refused = refused, .nrefused = 1, .noret = 0, .disarm_pause_ns = 910000,
-		.returns_restored = 1,
+		.returns_restored = 1, .execs = 2,
+		.exec_why = "inject needs glibc's threads and libc.so.6 is not mapped",
 	};
 	struct fixture x;
 	char *buf = NULL;
