@@ -65,10 +65,12 @@ json_check "$work/tails-uretprobe.json" 'j["status"] == "ok"' \
 grep -q "lockinc: its first instruction has a LOCK prefix, which the kernel cannot probe: the entry probe is on the next one" \
 	"$work/lock.err" || fail_ "lockinc -v: $(cat "$work/lock.err")"
 
-# -p: the same function in a running process.
-"$T/tails" 100000000 >/dev/null &
+# -p: the same function in a running process, once it says it runs (before
+# its exec, the background job is a copy of this shell).
+"$T/tails" 100000000 ready >"$work/tails.out" &
 tpid=$!
 cleanup_pids=$tpid
+wait_for "$work/tails.out" '^ready '
 "$OT" --json -o "$work/p.json" -d 1 -p "$tpid" -f lockinc >/dev/null 2>"$work/p.err" ||
 	fail_ "-p lockinc: exit status $?: $(cat "$work/p.err")"
 json_check "$work/p.json" 'fn["lockinc"]["scopes"] > 0'
