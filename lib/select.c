@@ -257,9 +257,11 @@ static void explain_miss(const struct pick *k, const char *term, const struct ot
 }
 
 /*
- * Step 1a: the symbols term names by any of their spellings.  Globs skip
- * what no call enters; an exact name of such a symbol is refused.
- * Returns how many it chose, or SIZE_MAX after printing a refusal.
+ * Step 1a: the symbols term names by any of their spellings.  What no
+ * call enters is skipped: "leaf" names leaf(long) and, without its
+ * parameters, its "leaf(long) [clone .cold]" too.  A name that selects
+ * nothing else is refused.  Returns how many it chose, or SIZE_MAX after
+ * printing a refusal.
  */
 static size_t by_spelling(struct pick *k, const char *term, uint32_t nterm,
 			  const struct ot_sym **refused)
@@ -271,19 +273,19 @@ static size_t by_spelling(struct pick *k, const char *term, uint32_t nterm,
 
 		if (!matches(s, term, is_glob(term)))
 			continue;
-		if (s->not_called && is_glob(term)) {
+		if (s->not_called) {
 			k->skipped[i] = 1;
 			*refused = s;
 			continue;
 		}
-		if (s->not_called) {
-			ot_error("'%s' in %s cannot be traced: %s", term, ot_elf_display(k->e),
-				 s->not_called);
-			return SIZE_MAX;
-		}
 		if (!k->chosen[i])
 			k->chosen[i] = nterm;
 		hits++;
+	}
+	if (!hits && *refused && !is_glob(term)) {
+		ot_error("'%s' in %s cannot be traced: %s", term, ot_elf_display(k->e),
+			 (*refused)->not_called);
+		return SIZE_MAX;
 	}
 	return hits;
 }

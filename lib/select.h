@@ -69,8 +69,10 @@ struct ot_selection {
  * not a glob must exist;
  * the error offers close matches, or lists the candidates of an ambiguous
  * bare name.  Symbols that are not call targets (ot_sym.not_called) are
- * never selected: a glob skips them into out->skipped, an exact name is
- * refused with the reason.  Returns 0, or -ENOENT after printing.
+ * never selected: a glob skips them into out->skipped, and so does a name
+ * that also selects a function ("leaf" for leaf(long) and its "leaf(long)
+ * [clone .cold]"); a name that selects only such symbols is refused with
+ * the reason.  Returns 0, or -ENOENT after printing.
  */
 int ot_elf_select(const struct ot_elf *e, const char *spec,
 		  struct ot_selection *out);

@@ -21,6 +21,17 @@ grep -qxF "orbit-trace: '_start' in $T/cold cannot be traced: the ELF entry poin
 expect_rc 2 /dev/null "$work/glob.err" "$OT" -f '_st*' -- "$T/cold"
 grep -qxF "orbit-trace: no function that can be traced matches '_st*' in $T/cold: _start is the ELF entry point, entered by the kernel, not called" \
 	"$work/glob.err" || fail_ "_st*: $(cat "$work/glob.err")"
+# A C++ name whose function has a .cold clone: "leaf" spells leaf(long)
+# and, without parameters, "leaf(long) [clone .cold]" too; it selects the
+# function and skips the clone.  A name of the clone alone is refused.
+"$OT" -l -f leaf,check -- "$T/coldxx" >"$work/coldxx.list" || fail_ "-l leaf,check: exit status $?"
+[ "$(awk '!/^#/ { print $3 }' "$work/coldxx.list" | tr '\n' ' ')" = "_Z4leafl _ZN3app5checkEl " ] ||
+	fail_ "-l leaf,check selected: $(cat "$work/coldxx.list")"
+grep -qxF "# skipped $T/coldxx:leaf(long) [clone .cold]: a .cold part split off its function by the compiler, entered by a jump" \
+	"$work/coldxx.list" || fail_ "-l does not say it skipped leaf's clone: $(cat "$work/coldxx.list")"
+expect_rc 2 /dev/null "$work/clone.err" "$OT" -f _Z4leafl.cold -- "$T/coldxx"
+grep -qxF "orbit-trace: '_Z4leafl.cold' in $T/coldxx cannot be traced: a .cold part split off its function by the compiler, entered by a jump" \
+	"$work/clone.err" || fail_ "the clone by name: $(cat "$work/clone.err")"
 
 require_uprobes
 
@@ -45,6 +56,14 @@ same_run() {
 OTARGS="-f pars*" same_run cold "$T/cold" x
 json_check "$work/cold.json" '[(f["name"], f["scopes"], f["unclosed"], f["orphans"]) for f in j["functions"]] == [("parse", 1000, 0, 0)]' \
 	'j["status"] == "ok"'
+
+# The same names traced, on every backend: exact counts, the program's own
+# output.
+for b in multi perf inject; do
+	OTARGS="--backend $b -f leaf,check" same_run "coldxx-$b" "$T/coldxx" 300
+	json_check "$work/coldxx-$b.json" 'j["status"] == "ok"' \
+		'[(f["name"], f["scopes"], f["unclosed"], f["orphans"], f["duplicates"]) for f in j["functions"]] == [("leaf(long)", 300, 0, 0, 0), ("app::check(long)", 300, 0, 0, 0)]'
+done
 
 for mode in insn uretprobe; do
 	OTARGS="--returns $mode -f crc,pagesize,dispatch_ptr,square,lockinc" same_run "tails-$mode" "$T/tails" 500
