@@ -111,6 +111,13 @@ struct ot_binset *ot_binset_new(struct ot_elf *main_elf, const char *path,
 void ot_binset_free(struct ot_binset *b);
 
 /*
+ * The main executable is the interpreter of a "#!" script, run as cmd
+ * (found at path): a name missing from it is said to be perhaps in a
+ * program the script execs.
+ */
+void ot_binset_set_script(struct ot_binset *b, const char *cmd, const char *path);
+
+/*
  * Select across binaries: terms without a prefix (and exclusions without
  * one) go to the main executable, the others to their library, each
  * through ot_elf_select.  Entries carry their binary.  Returns 0, or
