@@ -80,6 +80,39 @@ json_check "$work/tails-insn.json" 'j["status"] == "lossy"' \
 	'len(j["reasons"]) == 2'
 json_check "$work/tails-uretprobe.json" 'j["status"] == "ok"' \
 	'all((f["scopes"], f["duplicates"]) == (1000 if f["name"] == "square" else 500, 0) for f in j["functions"])'
+
+# Tail calls through tables of function pointers, in a C++ file (--returns
+# insn by default).  dispatch has no return instruction of its own: each
+# call returns with one of the four functions its table names; the table
+# is read from the file (a PIE: its relocations) to its symbol's end.
+# dispatch_null loads an entry, tests it and jumps through the register;
+# sw is a switch.  Traced alone and together, every call is a scope at
+# depth 0.  hooked (a table the program may change) and apply (a table it
+# is given) cannot be followed: lossy, the function named.
+for b in multi perf; do
+	OTARGS="--backend $b -f dispatch" same_run "dispatch-$b" "$T/tables" 400
+	json_check "$work/dispatch-$b.json" 'j["status"] == "ok" and j["arming"]["returns"] == "insn"' \
+		'[(f["name"], f["scopes"], f["duplicates"], f["unclosed"], f["orphans"]) for f in j["functions"]] == [("dispatch", 400, 0, 0, 0)]'
+	OTARGS="--backend $b -f dispatch,dispatch_null,sw" same_run "tables-$b" "$T/tables" 400
+	json_check "$work/tables-$b.json" 'j["status"] == "ok"' \
+		'[(f["name"], f["scopes"], f["depths"], f["duplicates"], f["unclosed"], f["orphans"]) for f in j["functions"]] == [(n, 400, {"0": 400}, 0, 0, 0) for n in ("dispatch", "dispatch_null", "sw")]'
+	OTARGS="--backend $b -f hooked,apply" same_run "unfollowed-$b" "$T/tables" 400
+	json_check "$work/unfollowed-$b.json" 'j["status"] == "lossy"' \
+		'j["reasons"] == ["%s: calls that leave it by an indirect tail call are not seen returning (--returns insn); its counts may be short" % f for f in ("hooked", "apply")]'
+done
+# Without the symbol that gives its table's length, dispatch is lossy.
+objcopy --strip-symbol=_ZZ8dispatchE5table "$T/tables" "$work/tables-nosize"
+OTARGS="-f dispatch" same_run nosize "$work/tables-nosize" 400
+json_check "$work/nosize.json" 'j["status"] == "lossy"' \
+	'j["reasons"] == ["dispatch: calls that leave it by an indirect tail call are not seen returning (--returns insn); its counts may be short"]'
+# Not PIE: the tables hold addresses, and sw's switch jumps through one of
+# its own labels (jmp *tab(,%rdi,8)), which is no exit.
+${CXX:-g++} -O2 -g -fno-pie -no-pie -o "$work/tables-nopie" "$top/tests/e2e/targets/tables.cc" ||
+	fail_ "cannot build the non-PIE target"
+OTARGS="-f dispatch,dispatch_null,sw" same_run nopie "$work/tables-nopie" 400
+json_check "$work/nopie.json" 'j["status"] == "ok"' \
+	'[(f["name"], f["scopes"], f["depths"], f["duplicates"]) for f in j["functions"]] == [(n, 400, {"0": 400}, 0) for n in ("dispatch", "dispatch_null", "sw")]'
+
 "$OT" -v -f lockinc -- "$T/tails" 10 >/dev/null 2>"$work/lock.err" || fail_ "lockinc: exit status $?"
 grep -q "lockinc: its first instruction has a LOCK prefix, which the kernel cannot probe: the entry probe is on the next one" \
 	"$work/lock.err" || fail_ "lockinc -v: $(cat "$work/lock.err")"
