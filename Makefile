@@ -27,7 +27,7 @@ LIB_SRC    := $(filter-out %.bpf.c,$(wildcard lib/*.c))
 LIB_OBJ    := $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/lib/uprobe_multi_obj.o $(BUILD)/lib/inject_rt.o
 UNIT_SRC   := $(wildcard tests/unit/test_*.c)
 UNIT_BIN   := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
-FIXTURES   := $(BUILD)/tests/fixture-pie $(BUILD)/tests/fixture-nopie
+FIXTURES   := $(BUILD)/tests/fixture-pie $(BUILD)/tests/fixture-nopie $(BUILD)/tests/fixture-relr
 STRESS     := tests/stress/orbit-stress
 
 # Debian packages the build and the tests need.
@@ -94,7 +94,7 @@ TARGETS    := build/targets/recurse build/targets/jump build/targets/throw build
               build/targets/rstress-v0 build/targets/inl build/targets/nobpf \
               build/targets/cold build/targets/tails build/targets/usever \
               build/targets/fibers build/targets/forks build/targets/sum build/targets/values \
-              build/targets/burst build/targets/execs
+              build/targets/burst build/targets/execs build/targets/coldxx build/targets/tables
 # rustup's rustc if there is one, else Debian's (make deps installs it).
 RUSTC      ?= $(shell command -v rustc 2>/dev/null || ls $$HOME/.cargo/bin/rustc 2>/dev/null || echo rustc)
 build/targets/rstress: tests/e2e/targets/rstress.rs
@@ -130,6 +130,10 @@ $(BUILD)/tests/fixture-pie: tests/unit/fixture.c
 $(BUILD)/tests/fixture-nopie: tests/unit/fixture.c
 	@mkdir -p $(dir $@)
 	$(CC) -O1 -g -fno-pie -no-pie -o $@ $<
+# Its relative relocations packed (DT_RELR), as Debian's libc has them.
+$(BUILD)/tests/fixture-relr: tests/unit/fixture.c
+	@mkdir -p $(dir $@)
+	$(CC) -O1 -g -fPIE -pie -Wl,-z,pack-relative-relocs -o $@ $<
 
 $(BUILD)/tests/test_%: tests/unit/test_%.c $(LIB_OBJ) $(FIXTURES) $(wildcard tests/unit/expected/*)
 	@mkdir -p $(dir $@)

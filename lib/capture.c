@@ -426,6 +426,8 @@ static int resolve(struct ot_capture *c)
 		return OT_CAPTURE_FAILED;
 	c->bins = ot_binset_new(c->elf, c->o.all ? "" : c->target.exe, c->target.display,
 				ot_target_find_lib, &c->target);
+	if (!c->o.all && ot_target_is_script(&c->target))
+		ot_binset_set_script(c->bins, c->o.argv[0], c->target.run);
 	ret = ot_binset_select(c->bins, c->o.functions, &c->sel);
 	if (ret)
 		return ret == -ENOENT ? OT_CAPTURE_BAD_INPUT : OT_CAPTURE_FAILED;

@@ -187,6 +187,14 @@ int ot_target_find(struct ot_target *t, const char *cmd)
 	return 0;
 }
 
+int ot_target_is_script(const struct ot_target *t)
+{
+	char *interp = t->run ? interpreter(t->run) : NULL;
+
+	free(interp);
+	return interp != NULL;
+}
+
 int ot_user_resolve(const char *spec, struct ot_user *u)
 {
 	const struct passwd *pw = NULL;

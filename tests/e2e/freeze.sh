@@ -8,10 +8,10 @@ require_uprobes
 
 python3 "$top/tests/e2e/targets/gen-funcs.py" 600 "$work/many.c"
 cc -O1 -pthread -o "$work/many" "$work/many.c" || fail_ "cannot build the target"
-"$work/many" spin &
+"$work/many" spin >"$work/spin.out" &
 tpid=$!
 cleanup_pids=$tpid
-sleep 0.2
+wait_for "$work/spin.out" '^ready '
 
 state() { awk '/^State:/ { print $2 }' "/proc/$tpid/status"; }
 

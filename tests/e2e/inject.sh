@@ -226,9 +226,10 @@ grep -Eq '^outer +100 ' "$work/rsudo.txt" || fail_ "no scopes from the command r
 
 # Refused with one line and exit 1: a process another tracer holds, one
 # under a seccomp filter, a program that switches stacks.
-"$STRESS" --stress-hz 1000 --stress-calls 100000 >/dev/null &
+"$STRESS" --stress-calls 10 --wait-go >"$work/busy.out" &
 spid=$!
 cleanup_pids="$spid"
+wait_for "$work/busy.out" '^ready '
 strace -p "$spid" -o /dev/null 2>/dev/null &
 stpid=$!
 cleanup_pids="$spid $stpid"
