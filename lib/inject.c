@@ -14,6 +14,7 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <libelf.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,15 +37,12 @@ extern const unsigned char ot_inj_rt_priv[], ot_inj_rt_shared[], ot_inj_rt_areas
 
 #define RT_OFF(sym) ((size_t)((sym) - ot_inj_rt_start))
 
-/*
- * A code region starts with pointer slots the trampolines jump through
- * (the runtime may be 2 GiB away from them), then, in the first, the
- * runtime; then the trampolines.
- */
-#define REG_ENTRY_SLOT	0	/* u64 &ot_inj_rt_entry */
-#define REG_FDE_SLOT	8	/* u64 &ot_inj_rt_find_fde */
-#define REG_NAME	16	/* "orbit-trace\0": the memfd's name (first region) */
-#define REG_HEAD	64
+/* A code region: its head (lib/inject_layout.h), then in the first the
+ * runtime, then the trampolines. */
+#define REG_ENTRY_SLOT	OT_INJ_REG_ENTRY_SLOT
+#define REG_FDE_SLOT	OT_INJ_REG_FDE_SLOT
+#define REG_NAME	OT_INJ_REG_NAME
+#define REG_HEAD	OT_INJ_REG_HEAD
 #define TRAMP_MAX	128	/* a trampoline: prologue + moved code + jmp back */
 #define TRAMP_PROLOGUE	13	/* push %rax; mov $id,%eax; call *slot(%rip); pop %rax */
 #define HOOK_PROLOGUE	14	/* push %rax; lea orig(%rip),%rax; jmp *slot(%rip) */
@@ -84,6 +82,7 @@ struct ot_inject {
 	struct region *reg;
 	size_t nreg;
 	uint64_t rt;		/* the runtime in the process (first region) */
+	uint64_t rt_ret;	/* where hijacked frames return, there */
 	uint64_t priv;		/* the private region */
 	uint64_t shared_t;	/* the shared region, there */
 	void *shared;		/* and here */
@@ -95,6 +94,7 @@ struct ot_inject {
 	int fsbase;
 	struct user_regs_struct *regs;	/* each stopped thread's, read once */
 	int execd;		/* its program is gone (the process exec'd) */
+	pthread_mutex_t *owner;	/* in the shared header, held (hold_owner) */
 	/* The file last read, for the functions of one file in a row. */
 	char *file_path;
 	int file_fd;
@@ -261,6 +261,34 @@ static const char *refuse_process(struct ot_inject *in)
 	return NULL;
 }
 
+/*
+ * A process an orbit-trace that was killed left instrumented: taken back
+ * first (said), then traced as any other.  0, or -errno after printing.
+ */
+static int reclaim(struct ot_inject *in)
+{
+	struct ot_inject_recovery rec;
+	int ret = ot_inject_recover(in->pid, in->t, &rec);
+
+	if (ret == -EBUSY) {
+		ot_error("cannot inject into process %d: orbit-trace process %d still holds it",
+			 (int)in->pid, (int)rec.tracer);
+		return ret;
+	}
+	if (ret) {
+		ot_error_errno(-ret, "cannot inject into process %d: it holds what an earlier "
+			       "orbit-trace left, unreadable", (int)in->pid);
+		return ret;
+	}
+	if (rec.found)
+		ot_warn("process %d was left instrumented by orbit-trace process %d, which is "
+			"gone: %zu of %zu patched functions and %zu return addresses put back, "
+			"%.1f MB unmapped%s%s", (int)in->pid, (int)rec.tracer, rec.restored,
+			rec.patches, rec.returns_restored, (double)rec.unmapped_bytes / 1048576.0,
+			rec.kept ? "; kept: " : "", rec.kept ? rec.why : "");
+	return 0;
+}
+
 int ot_inject_attach(pid_t pid, const struct ot_inject_opts *o, struct ot_tracee *t,
 		     struct ot_inject **out)
 {
@@ -305,7 +333,7 @@ int ot_inject_attach(pid_t pid, const struct ot_inject_opts *o, struct ot_tracee
 	}
 	in->stopped = 1;
 	*out = in;
-	return 0;
+	return reclaim(in);
 }
 
 /* ---- the thread id, the clock ---- */
@@ -656,6 +684,7 @@ static int map_regions(struct ot_inject *in, const size_t *need)
 		r->used = REG_HEAD;
 		if (!i) {
 			in->rt = r->addr + REG_HEAD;
+			in->rt_ret = in->rt + RT_OFF(ot_inj_rt_ret);
 			memcpy(r->buf + REG_HEAD, ot_inj_rt_start, rt_len);
 			memcpy(r->buf + REG_NAME, "orbit-trace", 12);
 			r->used += (rt_len + 15) & ~(size_t)15;
@@ -734,6 +763,35 @@ static int map_data(struct ot_inject *in)
 	return 0;
 }
 
+/*
+ * The owner mutex in the shared header, locked by this thread (which
+ * lives as long as orbit-trace): robust, so that the kernel marks its
+ * owner dead when orbit-trace ends without unlocking - killed - and the
+ * runtime, reading its word, stops recording.
+ */
+static int hold_owner(struct ot_inject *in)
+{
+	pthread_mutex_t *m = (pthread_mutex_t *)((uint8_t *)in->shared + OT_INJ_H_OWNER);
+	pthread_mutexattr_t a;
+	int err;
+
+	_Static_assert(sizeof(pthread_mutex_t) <= OT_INJ_HDR_SIZE - OT_INJ_H_OWNER,
+		       "the owner mutex fits the shared header");
+	pthread_mutexattr_init(&a);
+	pthread_mutexattr_setpshared(&a, PTHREAD_PROCESS_SHARED);
+	pthread_mutexattr_setrobust(&a, PTHREAD_MUTEX_ROBUST);
+	err = pthread_mutex_init(m, &a);
+	pthread_mutexattr_destroy(&a);
+	if (!err)
+		err = pthread_mutex_lock(m);
+	if (err) {
+		ot_error_errno(err, "cannot set up the rings of process %d", (int)in->pid);
+		return -err;
+	}
+	in->owner = m;
+	return 0;
+}
+
 /* The slots and FDEs of the private region, and the shared header. */
 static int init_data(struct ot_inject *in)
 {
@@ -769,7 +827,7 @@ static int init_data(struct ot_inject *in)
 	}
 	memcpy(h + OT_INJ_H_NAREAS, &nareas, 4);
 	memcpy(h + OT_INJ_H_MAGIC, &magic, 8);
-	return 0;
+	return hold_owner(in);
 }
 
 /* Fill the runtime's constants in its copy. */
@@ -1061,9 +1119,14 @@ static void plan_one(struct ot_inject *in, struct ot_inject_fn *f, struct plan *
 		pl->reg = region_for(in, pl->text);
 }
 
+static size_t recovery_size(const struct ot_inject *in, size_t npatches)
+{
+	return 8 + OT_INJ_R_HEAD + in->nreg * OT_INJ_R_REG_SIZE + npatches * OT_INJ_R_PATCH_SIZE;
+}
+
 /* The regions (code, private, shared), mapped and set up in the process;
  * the first one, holding the system call gadget, written at once. */
-static int map_all(struct ot_inject *in, const struct plan *pl, size_t n)
+static int map_all(struct ot_inject *in, const struct plan *pl, size_t n, size_t npatches)
 {
 	size_t *need = ot_xcalloc(in->nreg + 1, sizeof(*need)), i;
 	int ret;
@@ -1071,6 +1134,7 @@ static int map_all(struct ot_inject *in, const struct plan *pl, size_t n)
 	for (i = 0; i < n; i++)
 		if (pl[i].reg != SIZE_MAX)
 			need[pl[i].reg] += TRAMP_MAX;
+	need[0] += recovery_size(in, npatches);
 	ret = map_regions(in, need);
 	free(need);
 	if (ret)
@@ -1089,6 +1153,50 @@ static int map_all(struct ot_inject *in, const struct plan *pl, size_t n)
 	if (!ret)
 		set_constants(in);
 	return ret;
+}
+
+/*
+ * The recovery table, in the first region: everything a later
+ * orbit-trace needs to take it all back if this one dies
+ * (ot_inject_recover).  Written with the region, before any patch.
+ */
+static void recovery_table(struct ot_inject *in)
+{
+	struct region *r0 = &in->reg[0];
+	size_t at = (r0->used + 7) & ~(size_t)7, i;
+	uint8_t *t = r0->buf + at;
+	uint64_t addr = r0->addr + at, v;
+	uint32_t w;
+
+	v = OT_INJ_R_MAGIC;
+	memcpy(t + OT_INJ_R_MAGIC_OFF, &v, 8);
+	w = (uint32_t)getpid();
+	memcpy(t + OT_INJ_R_TRACER, &w, 4);
+	w = (uint32_t)in->npatches;
+	memcpy(t + OT_INJ_R_NPATCH, &w, 4);
+	w = (uint32_t)in->nreg;
+	memcpy(t + OT_INJ_R_NREG, &w, 4);
+	memcpy(t + OT_INJ_R_PRIV, &in->priv, 8);
+	v = OT_INJ_PRIV_SIZE;
+	memcpy(t + OT_INJ_R_PRIV_LEN, &v, 8);
+	memcpy(t + OT_INJ_R_SHARED, &in->shared_t, 8);
+	v = in->shared_len;
+	memcpy(t + OT_INJ_R_SHARED_LEN, &v, 8);
+	memcpy(t + OT_INJ_R_RET, &in->rt_ret, 8);
+	t += OT_INJ_R_HEAD;
+	for (i = 0; i < in->nreg; i++, t += OT_INJ_R_REG_SIZE) {
+		v = in->reg[i].size;
+		memcpy(t, &in->reg[i].addr, 8);
+		memcpy(t + 8, &v, 8);
+	}
+	for (i = 0; i < in->npatches; i++, t += OT_INJ_R_PATCH_SIZE) {
+		memset(t, 0, OT_INJ_R_PATCH_SIZE);
+		memcpy(t, &in->patches[i].addr, 8);
+		memcpy(t + 8, in->patches[i].orig, OT_PATCH_LEN);
+		memcpy(t + 16, in->patches[i].jmp, OT_PATCH_LEN);
+	}
+	r0->used = (size_t)(t - r0->buf);
+	memcpy(r0->buf + OT_INJ_REG_RECOVERY, &addr, 8);
 }
 
 /* Each function's trampoline, and the patch that leads there (not yet
@@ -1179,7 +1287,7 @@ int ot_inject_install(struct ot_inject *in, struct ot_inject_fn *fn, size_t n)
 	nhook = unwinders(in, hooks);
 	for (i = 0; i < nhook; i++)
 		plan_one(in, &hooks[i], &pl[n + i]);
-	ret = map_all(in, pl, n + nhook);
+	ret = map_all(in, pl, n + nhook, n + nhook);
 	if (ret)
 		goto out;
 	patched = trampolines(in, fn, n, hooks, nhook, pl);
@@ -1192,6 +1300,7 @@ int ot_inject_install(struct ot_inject *in, struct ot_inject_fn *fn, size_t n)
 		in->npatches = 0;
 		goto out;
 	}
+	recovery_table(in);
 	ret = write_all(in);
 	if (!ret) {
 		in->info.patched = patched;
@@ -1255,7 +1364,7 @@ static int gone(pid_t pid)
 /* Put back every return address a thread's table still holds on its stack. */
 static void restore_returns(struct ot_inject *in)
 {
-	uint64_t ret = in->rt + RT_OFF(ot_inj_rt_ret);
+	uint64_t ret = in->rt_ret;
 	uint8_t *slots = ot_xmalloc(OT_INJ_PRIV_FDES), *table = ot_xmalloc(OT_INJ_TABLE_SIZE);
 	size_t i, k;
 
@@ -1306,46 +1415,17 @@ static void unmap_all(struct ot_inject *in)
 		in->info.left_bytes = in->reg[0].size;
 }
 
-int ot_inject_remove(struct ot_inject *in)
+/*
+ * With the threads held and the entries restored: no thread left inside
+ * our code, every hijacked return address put back, our memory unmapped
+ * - or left, saying why, when a thread may still need it.
+ */
+static void take_back(struct ot_inject *in)
 {
 	uint64_t *lo = ot_xcalloc(in->nreg + 1, sizeof(*lo)), *hi = ot_xcalloc(in->nreg + 1, sizeof(*hi));
 	const struct map *gcc;
 	size_t i, stuck = 0, in_unwinder = 0;
-	uint64_t t0;
-	int ret = 0;
 
-	if (in->execd || (!in->npatches && !in->nreg && !in->priv))
-		goto out;	/* nothing of ours in this program */
-	if (gone(in->pid)) {
-		in->info.gone = 1;	/* nothing of it left to restore */
-		goto out;
-	}
-	t0 = ot_now_ns();
-	ret = in->stopped ? 0 : ot_tracee_hold(in->t);
-	in->stopped = 0;
-	if (ret > 0) {
-		/* It exec'd just now: the code to restore went with its program. */
-		in->execd = 1;
-		ret = 0;
-		goto out;
-	}
-	if (ret) {
-		if (ret == -ESRCH) {
-			in->info.gone = 1;
-			ret = 0;
-		} else if (in->npatches) {
-			ot_warn("cannot stop process %d to restore its code (%s): %zu functions stay "
-				"patched, costing it a few ns per call", (int)in->pid, strerror(-ret),
-				in->npatches);
-		}
-		goto out;
-	}
-	for (i = 0; i < in->npatches; i++)
-		if (ot_tracee_write(in->t, in->patches[i].addr, in->patches[i].orig, OT_PATCH_LEN))
-			ot_warn("cannot restore the entry of a function at 0x%" PRIx64 " in process %d",
-				in->patches[i].addr, (int)in->pid);
-	in->npatches = 0;
-	/* No thread may be left inside the code about to go. */
 	for (i = 0; i < in->nreg; i++) {
 		lo[i] = in->reg[i].addr;
 		hi[i] = in->reg[i].addr + in->reg[i].size;
@@ -1363,24 +1443,243 @@ int ot_inject_remove(struct ot_inject *in)
 	}
 	if (in->priv)
 		restore_returns(in);
-	if (stuck) {
+	if (stuck || in_unwinder) {
 		in->info.left_bytes = in->info.code_bytes + in->info.private_bytes +
 				      in->info.shared_bytes;
-		in->info.left_why = "a thread was in a system call inside a trampoline";
-	} else if (in_unwinder) {
-		in->info.left_bytes = in->info.code_bytes + in->info.private_bytes +
-				      in->info.shared_bytes;
-		in->info.left_why = "a thread was unwinding its stack";
+		in->info.left_why = stuck ? "a thread was in a system call inside a trampoline" :
+					    "a thread was unwinding its stack";
 	} else {
 		unmap_all(in);
 		if (in->info.left_bytes)
 			in->info.left_why = "the last munmap in the process failed";
 	}
-	ot_tracee_detach(in->t);
-	in->info.disarm_pause_ns = ot_now_ns() - t0;
-out:
 	free(lo);
 	free(hi);
+}
+
+int ot_inject_remove(struct ot_inject *in)
+{
+	uint64_t t0;
+	size_t i;
+	int ret = 0;
+
+	if (in->execd || (!in->npatches && !in->nreg && !in->priv))
+		return 0;	/* nothing of ours in this program */
+	if (gone(in->pid)) {
+		in->info.gone = 1;	/* nothing of it left to restore */
+		return 0;
+	}
+	t0 = ot_now_ns();
+	ret = in->stopped ? 0 : ot_tracee_hold(in->t);
+	in->stopped = 0;
+	if (ret > 0) {
+		/* It exec'd just now: the code to restore went with its program. */
+		in->execd = 1;
+		return 0;
+	}
+	if (ret == -ESRCH) {
+		in->info.gone = 1;
+		return 0;
+	}
+	if (ret) {
+		if (in->npatches)
+			ot_warn("cannot stop process %d to restore its code (%s): %zu functions stay "
+				"patched, costing it a few ns per call", (int)in->pid, strerror(-ret),
+				in->npatches);
+		return ret;
+	}
+	for (i = 0; i < in->npatches; i++)
+		if (ot_tracee_write(in->t, in->patches[i].addr, in->patches[i].orig, OT_PATCH_LEN))
+			ot_warn("cannot restore the entry of a function at 0x%" PRIx64 " in process %d",
+				in->patches[i].addr, (int)in->pid);
+	in->npatches = 0;
+	take_back(in);
+	ot_tracee_detach(in->t);
+	in->info.disarm_pause_ns = ot_now_ns() - t0;
+	return 0;
+}
+
+/* ---- what a killed orbit-trace left ---- */
+
+/* The first code region another orbit-trace mapped in the process (its
+ * name, then its recovery table), or 0. */
+static uint64_t leftover_table(struct ot_inject *in)
+{
+	size_t i;
+
+	for (i = 0; i < in->nmaps; i++) {
+		const struct map *m = &in->maps[i];
+		uint8_t head[OT_INJ_REG_HEAD];
+		uint64_t table, magic;
+
+		if (m->perms[2] != 'x' || m->path[0] || m->ino ||
+		    ot_tracee_read(in->t, m->lo, head, sizeof(head)) ||
+		    memcmp(head + REG_NAME, "orbit-trace", 12))
+			continue;
+		memcpy(&table, head + OT_INJ_REG_RECOVERY, 8);
+		if (table && !ot_tracee_read(in->t, table, &magic, 8) && magic == OT_INJ_R_MAGIC)
+			return table;
+	}
+	return 0;
+}
+
+/* Its table read back into in: regions, patches, data. 0 or -EIO. */
+static int read_table(struct ot_inject *in, uint64_t table, uint32_t *tracer)
+{
+	uint8_t h[OT_INJ_R_HEAD];
+	uint32_t np, nr;
+	uint64_t v;
+	size_t i;
+
+	if (ot_tracee_read(in->t, table, h, sizeof(h)))
+		return -EIO;
+	memcpy(tracer, h + OT_INJ_R_TRACER, 4);
+	memcpy(&np, h + OT_INJ_R_NPATCH, 4);
+	memcpy(&nr, h + OT_INJ_R_NREG, 4);
+	memcpy(&in->priv, h + OT_INJ_R_PRIV, 8);
+	memcpy(&v, h + OT_INJ_R_PRIV_LEN, 8);
+	if (in->priv && v != OT_INJ_PRIV_SIZE)
+		return -EIO;	/* another layout than ours */
+	memcpy(&in->shared_t, h + OT_INJ_R_SHARED, 8);
+	memcpy(&v, h + OT_INJ_R_SHARED_LEN, 8);
+	in->shared_len = (size_t)v;
+	memcpy(&in->rt_ret, h + OT_INJ_R_RET, 8);
+	if (np > OT_INJ_MAX_FUNCS + 2 || nr > OT_INJ_MAX_FUNCS + 2)
+		return -EIO;
+	in->reg = ot_xcalloc(nr + 1, sizeof(*in->reg));
+	in->patches = ot_xcalloc(np + 1, sizeof(*in->patches));
+	table += OT_INJ_R_HEAD;
+	for (i = 0; i < nr; i++, table += OT_INJ_R_REG_SIZE) {
+		uint64_t e[2];
+
+		if (ot_tracee_read(in->t, table, e, sizeof(e)))
+			return -EIO;
+		in->reg[i].addr = e[0];
+		in->reg[i].size = (size_t)e[1];
+		in->info.code_bytes += e[1];
+		in->nreg++;
+	}
+	for (i = 0; i < np; i++, table += OT_INJ_R_PATCH_SIZE) {
+		uint8_t e[OT_INJ_R_PATCH_SIZE];
+
+		if (ot_tracee_read(in->t, table, e, sizeof(e)))
+			return -EIO;
+		memcpy(&in->patches[i].addr, e, 8);
+		memcpy(in->patches[i].orig, e + 8, OT_PATCH_LEN);
+		memcpy(in->patches[i].jmp, e + 16, OT_PATCH_LEN);
+		in->npatches++;
+	}
+	in->info.private_bytes = in->priv ? OT_INJ_PRIV_SIZE : 0;
+	in->info.shared_bytes = in->shared_len;
+	return 0;
+}
+
+/*
+ * Put patch pa back if the file agrees: its saved bytes must be the
+ * file's, and the process must hold the jump (or the bytes already).
+ * 1 restored, 0 nothing to do, -1 kept with why.
+ */
+static int unpatch(struct ot_inject *in, const struct patch *pa, char *why, size_t whylen)
+{
+	uint8_t now[OT_PATCH_LEN], file[OT_PATCH_LEN];
+	size_t i;
+	int fd;
+
+	for (i = 0; i < in->nmaps; i++)
+		if (in->maps[i].path[0] == '/' && pa->addr >= in->maps[i].lo &&
+		    pa->addr + OT_PATCH_LEN <= in->maps[i].hi)
+			break;
+	if (ot_tracee_read(in->t, pa->addr, now, sizeof(now)))
+		return 0;	/* no longer mapped */
+	if (!memcmp(now, pa->orig, sizeof(now)))
+		return 0;
+	if (i == in->nmaps) {
+		snprintf(why, whylen, "0x%" PRIx64 " is in no file", pa->addr);
+		return -1;
+	}
+	fd = open(in->maps[i].path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || pread(fd, file, sizeof(file), (off_t)(pa->addr - in->maps[i].lo +
+							  in->maps[i].off)) != sizeof(file) ||
+	    memcmp(file, pa->orig, sizeof(file)) || memcmp(now, pa->jmp, sizeof(now))) {
+		snprintf(why, whylen, "the bytes at %s+0x%" PRIx64 " are neither its patch nor "
+			 "the file's", in->maps[i].path, pa->addr - in->maps[i].lo + in->maps[i].off);
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	close(fd);
+	return ot_tracee_write(in->t, pa->addr, pa->orig, OT_PATCH_LEN) ? -1 : 1;
+}
+
+int ot_inject_recover(pid_t pid, struct ot_tracee *t, struct ot_inject_recovery *out)
+{
+	struct ot_inject *in = ot_xcalloc(1, sizeof(*in));
+	uint64_t table;
+	uint32_t tracer = 0, owner = 0;
+	size_t i;
+	int ret = 0;
+
+	memset(out, 0, sizeof(*out));
+	in->pid = pid;
+	in->t = t;
+	in->memfd = in->file_fd = -1;
+	if ((ret = read_maps(in)) || !(table = leftover_table(in)))
+		goto out;
+	ret = read_table(in, table, &tracer);
+	if (ret)
+		goto out;
+	out->found = 1;
+	out->tracer = (pid_t)tracer;
+	/* Its owner mutex: held still, the orbit-trace that wrote it lives. */
+	if (in->shared_t && !ot_tracee_read(t, in->shared_t + OT_INJ_H_OWNER, &owner, 4) &&
+	    (owner & OT_INJ_OWNER_TID)) {
+		ret = -EBUSY;
+		goto out;
+	}
+	out->patches = in->npatches;
+	for (i = 0; i < in->npatches; i++) {
+		int r = unpatch(in, &in->patches[i], out->why, sizeof(out->why));
+
+		out->restored += r > 0;
+		out->kept += r < 0;
+	}
+	in->npatches = 0;
+	/* Code a patch still leads to stays: a thread may run it. */
+	if (out->kept) {
+		out->left_bytes = in->info.code_bytes + in->info.private_bytes + in->info.shared_bytes;
+		out->left_why = "a patch could not be taken back";
+		goto out;
+	}
+	take_back(in);
+	out->returns_restored = in->info.returns_restored;
+	out->left_bytes = in->info.left_bytes;
+	out->left_why = in->info.left_why;
+	out->unmapped_bytes = in->info.code_bytes + in->info.private_bytes +
+			      in->info.shared_bytes - in->info.left_bytes;
+out:
+	ot_inject_free(in);
+	return ret;
+}
+
+int ot_inject_restore(pid_t pid, struct ot_inject_recovery *out)
+{
+	struct ot_tracee t;
+	const char *why;
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	ret = ot_tracee_attach(pid, &t, &why);
+	if (ret) {
+		ot_error("cannot restore process %d: ptrace: %s", (int)pid, why);
+		return ret;
+	}
+	ret = ot_inject_recover(pid, &t, out);
+	ot_tracee_detach(&t);
+	if (ret == -EBUSY)
+		ot_error("cannot restore process %d: the orbit-trace that instrumented it "
+			 "(process %d) still runs", (int)pid, (int)out->tracer);
+	else if (ret)
+		ot_error_errno(-ret, "cannot restore process %d", (int)pid);
 	return ret;
 }
 
@@ -1397,6 +1696,9 @@ void ot_inject_free(struct ot_inject *in)
 	if (!in)
 		return;
 	ot_inject_resume(in);
+	/* Off our robust list before its memory goes. */
+	if (in->owner)
+		pthread_mutex_unlock(in->owner);
 	if (in->shared)
 		munmap(in->shared, in->shared_len);
 	if (in->memfd >= 0)

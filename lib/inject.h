@@ -58,7 +58,6 @@ struct ot_inject_info {
 };
 
 struct ot_inject;
-
 struct ot_tracee;
 
 /*
@@ -113,6 +112,34 @@ void ot_inject_kill(struct ot_inject *in);
 void ot_inject_free(struct ot_inject *in);
 
 const struct ot_inject_info *ot_inject_info(const struct ot_inject *in);
+
+/* What ot_inject_recover found of an orbit-trace that died, and did. */
+struct ot_inject_recovery {
+	int found;			/* its runtime and recovery table were there */
+	pid_t tracer;			/* that orbit-trace (its pid where it ran) */
+	size_t patches;			/* entries it had patched */
+	size_t restored;		/* put back, the file agreeing */
+	size_t kept;			/* left as they are (why says why) */
+	size_t returns_restored;	/* hijacked return addresses put back */
+	uint64_t unmapped_bytes;	/* its memory given back */
+	uint64_t left_bytes;		/* left mapped, and why */
+	const char *left_why;
+	char why[256];
+};
+
+/*
+ * With every thread of pid held by t: find what an orbit-trace that was
+ * killed left there (its runtime's first region, named, and the recovery
+ * table in it), put back each entry it patched whose saved bytes the file
+ * confirms, every return address it hijacked, and unmap its memory.
+ * Returns 0 (out->found: whether there was anything), -EBUSY when the
+ * orbit-trace that wrote it still holds it, or -errno.  Prints nothing.
+ */
+int ot_inject_recover(pid_t pid, struct ot_tracee *t, struct ot_inject_recovery *out);
+
+/* orbit-trace --restore -p PID: attach, ot_inject_recover, detach.
+ * 0, or -errno after printing. */
+int ot_inject_restore(pid_t pid, struct ot_inject_recovery *out);
 
 /*
  * The unwind entry (a CIE and an FDE, DWARF CFI) that describes the

@@ -359,6 +359,14 @@ ot_inj_rt_entry:
 	lahf
 	seto	%al
 	push	%rax
+	/* Not recording (before enabling, while disabling, or for good once
+	 * orbit-trace died: its mutex's owner bits cleared by the kernel):
+	 * back at once, the cost a few instructions. */
+	mov	ot_inj_rt_shared(%rip), %rax
+	cmpl	$0, OT_INJ_H_ENABLED(%rax)
+	je	.Lent_off
+	testl	$OT_INJ_OWNER_TID, OT_INJ_H_OWNER(%rax)
+	jz	.Lent_off
 	push	%rcx
 	push	%rdx
 	push	%rsi
@@ -367,9 +375,7 @@ ot_inj_rt_entry:
 	push	%r10
 	push	%r11
 	lea	88(%rsp), %rsi			/* S: 9 pushes, the trampoline's return and its rax */
-	mov	ot_inj_rt_shared(%rip), %r8
-	cmpl	$0, OT_INJ_H_ENABLED(%r8)
-	je	.Lent_out
+	mov	%rax, %r8
 	call	rt_slot
 	test	%r11, %r11
 	jz	.Lent_noslot
@@ -411,6 +417,7 @@ ot_inj_rt_entry:
 	pop	%rsi
 	pop	%rdx
 	pop	%rcx
+.Lent_off:
 	pop	%rax
 	add	$0x7f, %al			/* OF back: set iff seto saw it */
 	sahf					/* the others */
@@ -502,6 +509,8 @@ ot_inj_rt_ret:
 	push	OT_INJ_E_FUNC(%rax)		/* func | tail0 << 32 */
 	push	OT_INJ_E_TAIL1(%rax)		/* tail1 | tail2 << 32 */
 	call	rt_delete
+	testl	$OT_INJ_OWNER_TID, OT_INJ_H_OWNER(%r8)
+	jz	.Lret_done			/* orbit-trace died: no one reads the rings */
 	call	rt_area
 	test	%rdi, %rdi
 	jz	.Lret_done

@@ -11,6 +11,7 @@
 
 const char ot_usage_text[] =
 	"usage: orbit-trace [options] -f FUNCTIONS (-p PID | -a | [--] CMD [ARGS...])\n"
+	"       orbit-trace --restore -p PID\n"
 	"\n"
 	"Count and time user-space functions of a live process with uprobes.\n"
 	"\n"
@@ -84,6 +85,9 @@ const char ot_usage_text[] =
 	"  -v, --verbose          say what is resolved and armed\n"
 	"\n"
 	"Miscellaneous:\n"
+	"      --restore          with -p PID only: take back what an orbit-trace that\n"
+	"                         was killed left in the process (--backend inject's\n"
+	"                         patches and memory), say what, and exit\n"
 	"  -h, --help             show this help and exit\n"
 	"  -V, --version          show the version and exit\n"
 	"\n"
@@ -162,7 +166,7 @@ static int parse_double(const char *s, double lo, int lo_open, double hi, double
 enum {
 	OPT_JSON = 0x100, OPT_RING_KB, OPT_DRAIN_MS, OPT_EXPECT, OPT_MAX_LOSS,
 	OPT_HIST, OPT_TRACE, OPT_FOLDED, OPT_USER, OPT_RETURNS, OPT_COMPENSATE, OPT_BACKEND,
-	OPT_FREEZE, OPT_SLOWER_THAN, OPT_SLOWEST, OPT_FOLLOW,
+	OPT_FREEZE, OPT_SLOWER_THAN, OPT_SLOWEST, OPT_FOLLOW, OPT_RESTORE,
 };
 
 static const struct option longopts[] = {
@@ -187,6 +191,7 @@ static const struct option longopts[] = {
 	{ "backend", required_argument, NULL, OPT_BACKEND },
 	{ "freeze", no_argument, NULL, OPT_FREEZE },
 	{ "follow", no_argument, NULL, OPT_FOLLOW },
+	{ "restore", no_argument, NULL, OPT_RESTORE },
 	{ "slower-than", required_argument, NULL, OPT_SLOWER_THAN },
 	{ "slowest", required_argument, NULL, OPT_SLOWEST },
 	{ "quiet", no_argument, NULL, 'q' },
@@ -279,6 +284,9 @@ static enum ot_options_result one(struct ot_options *o, int c, const char *arg,
 	case OPT_FOLLOW:
 		o->follow = 1;
 		break;
+	case OPT_RESTORE:
+		o->restore = 1;
+		break;
 	case OPT_SLOWER_THAN:
 		if (parse_time(arg, &o->slower_than))
 			return bad(msg, "--slower-than '%s' is invalid: expected a duration with "
@@ -328,6 +336,19 @@ static enum ot_options_result one(struct ot_options *o, int c, const char *arg,
 	return OT_OPTIONS_RUN;
 }
 
+/* --restore does that alone, to one process. */
+static enum ot_options_result restore_rules(const struct ot_options *o, char **msg)
+{
+	if (o->functions || o->list || o->argv || o->all || o->duration > 0 || o->interval > 0 ||
+	    o->follow || o->freeze || o->expect || o->trace || o->folded)
+		return bad(msg, "--restore only takes back what a killed orbit-trace left: with "
+			   "-p PID (and -o, --json), nothing else");
+	if (!o->pid)
+		return bad(msg, "--restore needs -p PID: the process a killed orbit-trace left "
+			   "instrumented");
+	return OT_OPTIONS_RUN;
+}
+
 enum ot_options_result ot_options_parse(struct ot_options *o, int argc, char **argv, char **msg)
 {
 	static const char optstring[] = "+:p:af:ld:I:o:qvhV";
@@ -368,6 +389,8 @@ enum ot_options_result ot_options_parse(struct ot_options *o, int argc, char **a
 	}
 	if (optind < argc)
 		o->argv = &argv[optind];
+	if (o->restore)
+		return restore_rules(o, msg);
 	if (!o->functions && o->list)
 		o->functions = "*";
 	if (!o->functions)

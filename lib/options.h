@@ -50,6 +50,7 @@ struct ot_options {
 	enum ot_backend backend; /* --backend */
 	int inject_clock;	/* ORBIT_INJECT_CLOCK: -1 inject's choice, 0 tsc, 1 vdso */
 	int freeze;		/* --freeze */
+	int restore;		/* --restore: take back what a killed orbit-trace left */
 	int verbosity;		/* -q: -1, -v: 1, else 0 */
 	char **argv;		/* -- CMD ARGS, inside the argv parsed */
 };

@@ -89,6 +89,20 @@ struct ot_report_inject {
 	int gone;			/* the process had exited: nothing to remove */
 };
 
+/* orbit-trace --restore: what a killed orbit-trace had left, and what of
+ * it was taken back. */
+struct ot_report_restore {
+	int pid;
+	const char *comm;
+	int found;			/* there was something */
+	int tracer;			/* the orbit-trace that left it */
+	size_t patches, restored, kept;	/* patched entries; put back; left */
+	const char *kept_why;
+	size_t returns_restored;
+	uint64_t unmapped_bytes, left_bytes;
+	const char *left_why;
+};
+
 struct ot_report {
 	const char *binary;
 	int pid;
@@ -194,5 +208,9 @@ int ot_report_list(FILE *f, const struct ot_list *l);
 
 /* "1.23 us"-style duration with three significant digits, into buf. */
 const char *ot_report_duration(uint64_t ns, char *buf, size_t len);
+
+/* orbit-trace --restore's report. */
+void ot_report_restore_text(FILE *f, const struct ot_report_restore *r);
+void ot_report_restore_json(FILE *f, const struct ot_report_restore *r);
 
 #endif

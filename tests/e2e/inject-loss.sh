@@ -16,7 +16,7 @@ every_record() {
 # -- CMD: the burst, then the program exits.
 "$OT" --backend inject --ring-kb 4 --json -o "$work/cmd.json" -f tick -- "$T/burst" 400000 \
 	>"$work/cmd.out" 2>"$work/cmd.err" || fail_ "-- CMD: exit status $?: $(cat "$work/cmd.err")"
-grep -qx 'calls 400000' "$work/cmd.out" || fail_ "the burst did not run: $(cat "$work/cmd.out")"
+grep -q '^calls 400000 ' "$work/cmd.out" || fail_ "the burst did not run: $(cat "$work/cmd.out")"
 every_record "$work/cmd.json" 400000
 
 # -p: the burst, then the program lives on without a call; the capture

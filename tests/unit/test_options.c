@@ -109,6 +109,12 @@ static void test_bad_combinations(void **state)
 	BAD("--follow needs the multi backend (its BPF program follows forks in the kernel): "
 	    "not with --backend inject", "--follow", "--backend", "inject", "-f", "x", "--", "t");
 	BAD("--compensate does not go with --follow", "--follow", "--compensate", "-f", "x", "--", "t");
+	BAD("--restore needs -p PID: the process a killed orbit-trace left instrumented",
+	    "--restore");
+	BAD("--restore only takes back what a killed orbit-trace left: with -p PID (and -o, "
+	    "--json), nothing else", "--restore", "-p", "1", "-f", "x");
+	BAD("--restore only takes back what a killed orbit-trace left: with -p PID (and -o, "
+	    "--json), nothing else", "--restore", "--", "t");
 	BAD("values (NAME(argN), NAME%ret) are recorded by the uprobe backends: not with --backend inject",
 	    "--backend", "inject", "-f", "x,read(arg3)%ret", "--", "t");
 }
@@ -192,6 +198,11 @@ static void test_good_line(void **state)
 			ot_options_free(&o);
 		}
 	}
+	/* --restore needs nothing but the process. */
+	assert_int_equal(parse(&o, &msg, "--restore", "-p", "42", "--json", (char *)NULL),
+			 OT_OPTIONS_RUN);
+	assert_true(o.restore && o.json && o.pid == 42 && !o.functions);
+	ot_options_free(&o);
 	/* -l alone lists every function. */
 	assert_int_equal(parse(&o, &msg, "-l", "--", "prog", (char *)NULL), OT_OPTIONS_RUN);
 	assert_string_equal(o.functions, "*");
