@@ -94,7 +94,8 @@ TARGETS    := build/targets/recurse build/targets/jump build/targets/throw build
               build/targets/rstress-v0 build/targets/inl build/targets/nobpf \
               build/targets/cold build/targets/tails build/targets/usever \
               build/targets/fibers build/targets/forks build/targets/sum build/targets/values \
-              build/targets/burst build/targets/execs build/targets/coldxx build/targets/tables
+              build/targets/burst build/targets/execs build/targets/coldxx build/targets/tables \
+              build/targets/migrate
 # rustup's rustc if there is one, else Debian's (make deps installs it).
 RUSTC      ?= $(shell command -v rustc 2>/dev/null || ls $$HOME/.cargo/bin/rustc 2>/dev/null || echo rustc)
 build/targets/rstress: tests/e2e/targets/rstress.rs

@@ -223,25 +223,32 @@ static int cmp_proc(const void *a, const void *b)
 static char *scope_path(const struct ot_capture *c, const struct ot_scope *s)
 {
 	const struct ot_tree_node *tree;
-	uint32_t chain[OT_PAIR_DEPTHS], k = 0, n;
-	size_t ntree, len = 1;
-	char *path;
+	size_t ntree, len = 1, k;
+	uint32_t n;
+	char *path, *at;
 
 	tree = ot_pair_tree(c->pair, &ntree);
 	/* Past the tree's node limit the path is unknown: the name alone. */
-	for (n = s->node; n && n < ntree && k < OT_PAIR_DEPTHS; n = tree[n].parent)
-		chain[k++] = tree[n].func;
-	if (!k)
-		chain[k++] = s->func;
-	for (n = 0; n < k; n++)
-		len += strlen(c->names[chain[n]]) + 3;
+	if (!s->node || s->node >= ntree)
+		return ot_xstrdup(c->names[s->func]);
+	for (n = s->node; n && n < ntree; n = tree[n].parent)
+		len += strlen(c->names[tree[n].func]) + 3;
 	path = ot_xmalloc(len);
-	path[0] = 0;
-	while (k--) {
-		strcat(path, c->names[chain[k]]);
-		if (k)
-			strcat(path, " > ");
+	at = path + len - 1;
+	*at = 0;
+	for (n = s->node, k = 0; n && n < ntree; n = tree[n].parent, k++) {
+		const char *name = c->names[tree[n].func];
+		size_t l = strlen(name);
+
+		if (k) {
+			at -= 3;
+			memcpy(at, " > ", 3);
+		}
+		at -= l;
+		memcpy(at, name, l);
 	}
+	if (at != path)
+		memmove(path, at, strlen(at) + 1);
 	return path;
 }
 
@@ -466,17 +473,8 @@ static int resolve(struct ot_capture *c)
 			   (unsigned long long)s->size, ot_elf_source(c->sel.fn[i].bin->elf));
 		if (c->o.list)
 			continue;
-		if (c->inject) {
-			/* Its trampoline follows one stack per thread. */
-			if (!i && stack_switch(c, i)) {
-				ot_error("%s switches stacks (%s): --backend inject follows one "
-					 "stack per thread; use --backend multi, which sees its "
-					 "returns at return instructions", c->target.display,
-					 stack_switch(c, i));
-				return OT_CAPTURE_FAILED;
-			}
+		if (c->inject)
 			continue;
-		}
 		{
 			const char *why;
 			uint64_t at;

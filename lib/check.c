@@ -30,7 +30,7 @@ int ot_expect_parse(const char *spec, struct ot_expect **out, char **bad)
 			d = strtoull(end + 1, &end, 10);
 		}
 		if (!eq || eq == term || !end || end == eq + 1 || *end || errno ||
-		    d >= OT_PAIR_DEPTHS - 1) {
+		    d > INT32_MAX) {
 			*bad = ot_xstrdup(term);
 			ot_expect_free(e, (size_t)n);
 			free(copy);
@@ -105,7 +105,7 @@ void ot_check_run(struct ot_check *c, size_t nfuncs, const char *const *names,
 		if (exp[k].depth >= 0) {
 			f->has_depth = 1;
 			f->depth = (unsigned)exp[k].depth;
-			f->wrong_depth = s->scopes - s->depths[f->depth];
+			f->wrong_depth = s->scopes - ot_func_stats_depth(s, f->depth);
 			if (f->wrong_depth)
 				reason(c, OT_STATUS_FAILED,
 				       "%s: %" PRIu64 " of %" PRIu64 " scopes at another depth than %u",

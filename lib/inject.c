@@ -775,7 +775,7 @@ static int hold_owner(struct ot_inject *in)
 	pthread_mutexattr_t a;
 	int err;
 
-	_Static_assert(sizeof(pthread_mutex_t) <= OT_INJ_HDR_SIZE - OT_INJ_H_OWNER,
+	_Static_assert(sizeof(pthread_mutex_t) <= OT_INJ_H_STEAL - OT_INJ_H_OWNER,
 		       "the owner mutex fits the shared header");
 	pthread_mutexattr_init(&a);
 	pthread_mutexattr_setpshared(&a, PTHREAD_PROCESS_SHARED);

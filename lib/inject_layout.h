@@ -102,6 +102,9 @@
  */
 #define OT_INJ_H_OWNER		64
 #define OT_INJ_OWNER_TID	0x3fffffff
+/* u32 1 while a thread takes a return address from another thread's
+ * table (a stack that moved between threads): the others keep out. */
+#define OT_INJ_H_STEAL		128
 #define OT_INJ_HDR_SIZE		4096
 
 /* Shared: a ring area (4 KiB of counters, then the ring). */

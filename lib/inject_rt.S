@@ -379,9 +379,12 @@ ot_inj_rt_entry:
 	call	rt_slot
 	test	%r11, %r11
 	jz	.Lent_noslot
+.Lent_again:
 	cmpl	$0, OT_INJ_PS_BUSY(%r11)
 	jne	.Lent_busy
 	movl	$1, OT_INJ_PS_BUSY(%r11)
+	cmpl	$0, OT_INJ_H_STEAL(%r8)
+	jne	.Lent_wait
 	mov	(%rsi), %r10			/* the return address */
 	lea	ot_inj_rt_ret(%rip), %rax
 	cmp	%rax, %r10
@@ -467,6 +470,11 @@ ot_inj_rt_entry:
 .Lent_noslot:
 	lock incq OT_INJ_H_NO_SLOT(%r8)
 	jmp	.Lent_out
+.Lent_wait:
+	/* A thread takes a return address from the tables: wait, out. */
+	movl	$0, OT_INJ_PS_BUSY(%r11)
+	call	rt_wait_steal
+	jmp	.Lent_again
 
 /*
  * Where hijacked frames return.  rsp is S + 8: the slot is reused for the
@@ -501,14 +509,22 @@ ot_inj_rt_ret:
 	mov	OT_INJ_PS_BUSY(%r11), %eax
 	push	%rax
 	movl	$1, OT_INJ_PS_BUSY(%r11)
+	/* Nested in a runtime call of this thread (a signal handler's), a
+	 * stealer waits for us anyway; else we wait while one works. */
+	test	%eax, %eax
+	jnz	.Lret_look
+	cmpl	$0, OT_INJ_H_STEAL(%r8)
+	jne	.Lret_wait
+.Lret_look:
 	call	rt_lookup
 	test	%rax, %rax
-	jz	.Lret_lost
+	jz	.Lret_steal
 	mov	OT_INJ_E_RET(%rax), %rcx
 	mov	%rcx, (%rsi)
 	push	OT_INJ_E_FUNC(%rax)		/* func | tail0 << 32 */
 	push	OT_INJ_E_TAIL1(%rax)		/* tail1 | tail2 << 32 */
 	call	rt_delete
+.Lret_record:
 	testl	$OT_INJ_OWNER_TID, OT_INJ_H_OWNER(%r8)
 	jz	.Lret_done			/* orbit-trace died: no one reads the rings */
 	call	rt_area
@@ -548,11 +564,164 @@ ot_inj_rt_ret:
 	 */
 	lea	8(%rsp), %rsp
 	jmp	*-8(%rsp)
+.Lret_wait:
+	/* Another thread takes a return address from a table: wait, out. */
+	movl	$0, OT_INJ_PS_BUSY(%r11)
+	call	rt_wait_steal
+	movl	$1, OT_INJ_PS_BUSY(%r11)
+	cmpl	$0, OT_INJ_H_STEAL(%r8)
+	jne	.Lret_wait
+	jmp	.Lret_look
+.Lret_steal:
+	/* Not in this thread's table: the frame was made on another thread
+	 * and its stack moved here (a fiber resumed elsewhere). */
+	call	rt_steal
+	test	%rax, %rax
+	jz	.Lret_lost
+	push	%rcx
+	push	%rdx
+	jmp	.Lret_record
 .Lret_lost:
-	/* No entry for a frame that returns here: nothing to return to.  The
-	 * runtime never gets here (a forked child has its copy of the table). */
+	/* No entry for a frame that returns here, in any thread's table:
+	 * nothing to return to.  The runtime never gets here. */
 	ud2
 ot_inj_rt_ret_end:
+
+/* Spin (yielding now and then) until no thread is stealing.  In: r8
+ * shared.  Clobbers rax, rcx. */
+rt_wait_steal:
+	xor	%ecx, %ecx
+1:	pause
+	cmpl	$0, OT_INJ_H_STEAL(%r8)
+	je	2f
+	inc	%ecx
+	test	$0xff, %cl
+	jnz	1b
+	push	%rcx
+	push	%r11
+	mov	$24, %eax			/* SYS_sched_yield */
+	syscall
+	pop	%r11
+	pop	%rcx
+	jmp	1b
+2:	ret
+
+/* A full barrier on every CPU running a thread of the process, so that a
+ * thread that set its busy flag either shows it now or sees the steal
+ * flag next (membarrier, private expedited: registered on first use).
+ * Clobbers rax, rcx, rdx, rdi. */
+rt_membarrier:
+	push	%rsi
+	push	%r11
+	mov	$8, %edi			/* MEMBARRIER_CMD_PRIVATE_EXPEDITED */
+	call	1f
+	cmp	$-1, %rax			/* -EPERM: not registered yet */
+	jne	2f
+	mov	$16, %edi			/* ..._REGISTER_PRIVATE_EXPEDITED */
+	call	1f
+	mov	$8, %edi
+	call	1f
+2:	test	%rax, %rax
+	jz	3f
+	mov	$1, %edi			/* MEMBARRIER_CMD_GLOBAL, older kernels */
+	call	1f
+3:	pop	%r11
+	pop	%rsi
+	ret
+1:	mov	$324, %eax			/* SYS_membarrier */
+	xor	%esi, %esi
+	xor	%edx, %edx
+	syscall
+	ret
+
+/*
+ * Take the entry of return slot rsi from whichever thread's table holds
+ * it, every other thread kept out of its table meanwhile: the steal flag
+ * set (one stealer at a time), a barrier, each thread's busy flag seen
+ * clear.  Returns rax 1 with the return address written to (rsi), rcx =
+ * func | tail0 << 32 and rdx = tail1 | tail2 << 32; or rax 0.
+ * In: r8 shared, r11 our slot (busy).  Clobbers rcx, rdx, rdi, r10.
+ */
+rt_steal:
+	push	%r12
+	push	%r13
+	mov	%r11, %r12
+1:	xor	%eax, %eax
+	mov	$1, %ecx
+	lock cmpxchg %ecx, OT_INJ_H_STEAL(%r8)
+	je	2f
+	movl	$0, OT_INJ_PS_BUSY(%r12)	/* another stealer may wait for us */
+	call	rt_wait_steal
+	movl	$1, OT_INJ_PS_BUSY(%r12)
+	jmp	1b
+2:	call	rt_membarrier
+	mov	ot_inj_rt_priv(%rip), %r13
+.Lsteal_slot:
+	cmp	%r13, %r12
+	je	.Lsteal_next
+	cmpq	$0, OT_INJ_PS_KEY(%r13)
+	je	.Lsteal_next
+	call	rt_wait_idle
+	test	%eax, %eax
+	jz	.Lsteal_next			/* its thread is gone */
+	mov	%r13, %r11
+	call	rt_lookup
+	test	%rax, %rax
+	jnz	.Lsteal_found
+.Lsteal_next:
+	add	$OT_INJ_SLOT_SIZE, %r13
+	mov	ot_inj_rt_priv(%rip), %rax
+	add	$(OT_INJ_NSLOTS * OT_INJ_SLOT_SIZE), %rax
+	cmp	%rax, %r13
+	jb	.Lsteal_slot
+	xor	%eax, %eax
+	jmp	.Lsteal_out
+.Lsteal_found:
+	mov	OT_INJ_E_RET(%rax), %rcx
+	mov	%rcx, (%rsi)
+	push	OT_INJ_E_FUNC(%rax)
+	push	OT_INJ_E_TAIL1(%rax)
+	call	rt_delete			/* from its table, r11 */
+	pop	%rdx
+	pop	%rcx
+	mov	$1, %eax
+.Lsteal_out:
+	movl	$0, OT_INJ_H_STEAL(%r8)
+	mov	%r12, %r11
+	pop	%r13
+	pop	%r12
+	ret
+
+/* Wait until slot r13's thread is out of the runtime: eax 1, or 0 if that
+ * thread no longer exists (it died in it, or this is a forked child and
+ * it was its parent's).  Clobbers rax, rcx, rdx, rdi. */
+rt_wait_idle:
+	xor	%ecx, %ecx
+1:	cmpl	$0, OT_INJ_PS_BUSY(%r13)
+	je	3f
+	pause
+	inc	%ecx
+	cmp	$100000, %ecx
+	jb	1b
+	push	%rsi
+	push	%r11
+	mov	$39, %eax			/* SYS_getpid */
+	syscall
+	mov	%eax, %edi
+	mov	OT_INJ_PS_TID(%r13), %esi
+	xor	%edx, %edx
+	mov	$234, %eax			/* SYS_tgkill, signal 0: alive? */
+	syscall
+	pop	%r11
+	pop	%rsi
+	test	%rax, %rax
+	jnz	2f
+	xor	%ecx, %ecx
+	jmp	1b
+2:	xor	%eax, %eax
+	ret
+3:	mov	$1, %eax
+	ret
 
 /* A return record for function eax - 1 at slot rsi (eax 0: none).
  * In: rdi area, r9 time.  Clobbers rax, rcx, rdx, r10. */

@@ -164,8 +164,10 @@ void ot_pair_free(struct ot_pair *p)
 			free(p->threads[i].susp[k].f);
 	}
 	free(p->threads);
-	for (i = 0; i < p->nfuncs; i++)
+	for (i = 0; i < p->nfuncs; i++) {
 		free(p->stats[i].comp);
+		free(p->stats[i].depths);
+	}
 	free(p->stats);
 	free(p->tail_calls);
 	free(p->tree);
@@ -257,7 +259,16 @@ static void close_top(struct ot_pair *p, struct thread *t, uint64_t end,
 
 	s->scopes++;
 	p->scopes++;
-	s->depths[depth < OT_PAIR_DEPTHS ? depth : OT_PAIR_DEPTHS - 1]++;
+	if (depth >= s->ndepths) {
+		uint32_t n = s->ndepths ? s->ndepths : 8;
+
+		while (n <= depth)
+			n *= 2;
+		s->depths = ot_xreallocarray(s->depths, n, sizeof(*s->depths));
+		memset(s->depths + s->ndepths, 0, (n - s->ndepths) * sizeof(*s->depths));
+		s->ndepths = n;
+	}
+	s->depths[depth]++;
 	/*
 	 * Records were lost while this call was open: its return may have
 	 * been paired across the hole, so its duration is not trusted.
@@ -613,6 +624,11 @@ uint64_t ot_pair_scopes(const struct ot_pair *p)
 size_t ot_pair_threads(const struct ot_pair *p)
 {
 	return p->nthreads;
+}
+
+uint64_t ot_func_stats_depth(const struct ot_func_stats *s, unsigned d)
+{
+	return d < s->ndepths ? s->depths[d] : 0;
 }
 
 uint64_t ot_pair_lost(const struct ot_pair *p)

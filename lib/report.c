@@ -1,4 +1,5 @@
 #include "report.h"
+#include "xalloc.h"
 #include "json.h"
 
 #include <errno.h>
@@ -224,16 +225,16 @@ static void hist_text(FILE *f, const char *name, const struct ot_hist *h)
 }
 
 /*
- * "0", "1:7998,3:2" (up to three depths), or "1..63" for a spread such as
+ * "0", "1:7998,3:2" (up to three depths), or "1..99" for a spread such as
  * recursion: every depth at which the function closed a scope.
  */
 static void depths_text(const struct ot_func_stats *s, char *buf, size_t len)
 {
 	size_t used = 0;
-	unsigned d, kinds = 0, lo = OT_PAIR_DEPTHS, hi = 0;
+	unsigned d, kinds = 0, lo = UINT32_MAX, hi = 0;
 
 	buf[0] = 0;
-	for (d = 0; d < OT_PAIR_DEPTHS; d++) {
+	for (d = 0; d < s->ndepths; d++) {
 		if (!s->depths[d])
 			continue;
 		kinds++;
@@ -246,7 +247,7 @@ static void depths_text(const struct ot_func_stats *s, char *buf, size_t len)
 		return;
 	}
 	if (kinds > 3) {
-		snprintf(buf, len, "%u..%u%s", lo, hi, hi == OT_PAIR_DEPTHS - 1 ? "+" : "");
+		snprintf(buf, len, "%u..%u", lo, hi);
 		return;
 	}
 	for (d = lo; d <= hi && used < len; d++) {
@@ -255,12 +256,9 @@ static void depths_text(const struct ot_func_stats *s, char *buf, size_t len)
 		if (!s->depths[d])
 			continue;
 		if (kinds == 1)
-			w = snprintf(buf + used, len - used, "%u%s", d,
-				     d == OT_PAIR_DEPTHS - 1 ? "+" : "");
+			w = snprintf(buf + used, len - used, "%u", d);
 		else
-			w = snprintf(buf + used, len - used, "%s%u%s:%" PRIu64,
-				     used ? "," : "", d,
-				     d == OT_PAIR_DEPTHS - 1 ? "+" : "",
+			w = snprintf(buf + used, len - used, "%s%u:%" PRIu64, used ? "," : "", d,
 				     s->depths[d]);
 		if (w < 0)
 			break;
@@ -645,6 +643,23 @@ static void inject_json(FILE *f, const struct ot_report_inject *in)
 	fputs("},\n", f);
 }
 
+/* Node i's functions from the root down, however deep (recursion). */
+static void tree_path_json(FILE *f, const struct ot_report *r, uint32_t i)
+{
+	uint32_t *chain, k = 0, j;
+
+	for (j = i; j; j = r->tree[j].parent)
+		k++;
+	chain = ot_xcalloc(k + 1, sizeof(*chain));
+	for (j = i, k = 0; j; j = r->tree[j].parent)
+		chain[k++] = j;
+	while (k--) {
+		ot_json_string(f, r->names[r->tree[chain[k]].func]);
+		fputs(k ? ", " : "", f);
+	}
+	free(chain);
+}
+
 void ot_report_json(FILE *f, const struct ot_report *r)
 {
 	const struct ot_report_records *rec = &r->records;
@@ -726,7 +741,7 @@ void ot_report_json(FILE *f, const struct ot_report *r)
 		ot_json_string(f, fn->binary);
 		fprintf(f, ", \"offset\": %" PRIu64 ", \"scopes\": %" PRIu64 ", \"depths\": {",
 			fn->offset, s->scopes);
-		for (d = 0; d < OT_PAIR_DEPTHS; d++) {
+		for (d = 0; d < s->ndepths; d++) {
 			if (!s->depths[d])
 				continue;
 			fprintf(f, "%s\"%u\": %" PRIu64, first ? "" : ", ", d, s->depths[d]);
@@ -797,17 +812,9 @@ void ot_report_json(FILE *f, const struct ot_report *r)
 	fprintf(f, "  \"call_tree\": [");
 	for (i = 1; i < r->ntree; i++) {
 		const struct ot_tree_node *n = &r->tree[i];
-		uint32_t chain[OT_PAIR_DEPTHS], k = 0, j = (uint32_t)i;
 
-		while (j && k < OT_PAIR_DEPTHS) {
-			chain[k++] = j;
-			j = r->tree[j].parent;
-		}
 		fprintf(f, "%s\n    {\"path\": [", i > 1 ? "," : "");
-		while (k--) {
-			ot_json_string(f, r->names[r->tree[chain[k]].func]);
-			fputs(k ? ", " : "", f);
-		}
+		tree_path_json(f, r, (uint32_t)i);
 		fprintf(f, "], \"calls\": %" PRIu64 ", \"total_ns\": %" PRIu64
 			", \"self_ns\": %" PRIu64 "}", n->calls, n->total_ns,
 			n->total_ns > n->child_ns ? n->total_ns - n->child_ns : 0);

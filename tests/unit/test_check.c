@@ -42,16 +42,15 @@ static void test_parse(void **state)
 
 static void test_expected_depth(void **state)
 {
-	struct ot_func_stats s[2] = { { .scopes = 3 }, { .scopes = 4 } };
+	uint64_t d0[] = { 3 }, d1[] = { 0, 3, 1 };
+	struct ot_func_stats s[2] = { { .scopes = 3, .depths = d0, .ndepths = 1 },
+				      { .scopes = 4, .depths = d1, .ndepths = 3 } };
 	const struct ot_func_stats *st[] = { &s[0], &s[1] };
 	struct ot_expect *e;
 	struct ot_check c;
 	char *bad;
 
 	(void)state;
-	s[0].depths[0] = 3;
-	s[1].depths[1] = 3;
-	s[1].depths[2] = 1;
 	assert_int_equal(ot_expect_parse("outer=3@0,middle=4@1", &e, &bad), 2);
 	assert_int_equal(e[0].depth, 0);
 	assert_int_equal(e[1].depth, 1);
@@ -70,7 +69,11 @@ static void test_expected_depth(void **state)
 	free(bad);
 	assert_int_equal(ot_expect_parse("outer=3@x", &e, &bad), -EINVAL);
 	free(bad);
-	assert_int_equal(ot_expect_parse("outer=3@63", &e, &bad), -EINVAL);
+	/* Any depth, however deep: recursion is counted as it is. */
+	assert_int_equal(ot_expect_parse("outer=3@100", &e, &bad), 1);
+	assert_int_equal(e[0].depth, 100);
+	ot_expect_free(e, 1);
+	assert_int_equal(ot_expect_parse("outer=3@2147483648", &e, &bad), -EINVAL);
 	free(bad);
 }
 
