@@ -104,9 +104,6 @@ size_t ot_probes_target_nprobes(const struct ot_probe_target *t);
 void ot_probes_target_probe(const struct ot_probe_target *t, size_t k, int *kind,
 			    uint64_t *offset);
 
-/* A small sysfs file into buf, NUL-terminated: 0 or -errno. */
-int ot_probes_read_file(const char *path, char *buf, size_t len);
-
 /* " (needs CAP_SYS_ADMIN)" and the like, for an errno from arming. */
 const char *ot_probes_arm_hint(int err);
 

@@ -67,6 +67,7 @@ struct inj {
 	struct ot_tsc *tsc;
 	int clock;			/* OT_INJ_CLOCK_* */
 	uint64_t no_slot, no_area;	/* the header's counts, as last seen */
+	uint64_t h_reentered;
 	uint64_t noret, reentered;	/* of areas given back */
 	uint64_t peak, high_water;	/* bytes pending in the fullest ring */
 	int execd;			/* its program is gone */
@@ -370,13 +371,17 @@ static void fill_inproc(struct injset *s)
 	s->inproc.left_bytes = in->left_bytes;
 	s->inproc.left_why = in->left_why;
 	s->inproc.gone = in->gone;
-	s->inproc.noret = 0;
+	s->inproc.noret = s->inproc.unrecorded_threads = s->inproc.unrecorded_handlers = 0;
 	for (g = 0; g < s->ngen; g++) {
 		j = s->gen[g];
 		s->inproc.noret += j->noret;
+		s->inproc.unrecorded_threads += j->no_slot + j->no_area;
+		s->inproc.unrecorded_handlers += j->reentered + j->h_reentered;
 		for (a = 0; j->shm && a < j->nareas; a++)
-			if (j->av[a].tid)
+			if (j->av[a].tid) {
 				s->inproc.noret += load64(area(j, a) + OT_INJ_A_NORET);
+				s->inproc.unrecorded_handlers += j->av[a].reentered;
+			}
 	}
 }
 
@@ -425,9 +430,10 @@ static size_t inject_nevents(const struct ot_probes *p)
 	return j && j->in ? ot_inject_info(j->in)->patched : 0;
 }
 
-static void lost(struct ot_drain *d, unsigned queue, uint64_t time, uint64_t n)
+/* n records a ring of process pid dropped, at time. */
+static void lost(struct ot_drain *d, unsigned queue, uint64_t time, uint64_t n, uint32_t pid)
 {
-	struct ot_record rec = { .type = OT_REC_LOST, .time = time, .lost = n };
+	struct ot_record rec = { .type = OT_REC_LOST, .time = time, .lost = n, .pid = pid };
 
 	if (n)
 		ot_drain_record(d, queue, &rec);
@@ -453,7 +459,7 @@ static void area_lost(struct inj *j, struct ot_drain *d, unsigned a, uint64_t t,
 	struct area_view *v = &j->av[a];
 
 	if (upto > v->lost) {
-		lost(d, v->queue, t, upto - v->lost);
+		lost(d, v->queue, t, upto - v->lost, v->pid);
 		v->lost = upto;
 	}
 }
@@ -472,7 +478,7 @@ static size_t drain_area(struct inj *j, struct ot_drain *d, unsigned a)
 	uint64_t n = head - tail, i, r;
 
 	if (n > j->ring_n) {	/* a corrupt head (the process wrote over it) */
-		lost(d, v->queue, ot_now_ns(), n - j->ring_n);
+		lost(d, v->queue, ot_now_ns(), n - j->ring_n, v->pid);
 		tail = head - j->ring_n;
 		n = j->ring_n;
 	}
@@ -502,13 +508,9 @@ static size_t drain_area(struct inj *j, struct ot_drain *d, unsigned a)
 	}
 	__atomic_store_n((uint64_t *)(ar + OT_INJ_A_TAIL), head, __ATOMIC_RELEASE);
 	area_lost(j, d, a, v->last_time, load64(ar + OT_INJ_A_LOST));
-	{
-		uint64_t re = load64(ar + OT_INJ_A_REENTERED);
-
-		/* A signal handler's calls inside the runtime: not recorded. */
-		lost(d, v->queue, v->last_time, re - v->reentered);
-		v->reentered = re;
-	}
+	/* A signal handler's calls while the runtime ran on its thread: not
+	 * recorded at all (neither entry nor return), counted apart. */
+	v->reentered = load64(ar + OT_INJ_A_REENTERED);
 	return (size_t)n;
 }
 
@@ -533,10 +535,9 @@ static void give_back(struct inj *j, struct ot_drain *d, unsigned a)
 
 /* Every ring of one program's instrumentation; live: look for threads
  * that exited. */
-static size_t drain_gen(struct inj *j, struct ot_drain *d, int live, uint64_t now)
+static size_t drain_gen(struct inj *j, struct ot_drain *d, int live)
 {
 	size_t n = 0;
-	uint64_t v;
 	unsigned a;
 
 	j->used = 0;
@@ -560,13 +561,10 @@ static size_t drain_gen(struct inj *j, struct ot_drain *d, int live, uint64_t no
 	}
 	if (j->peak > j->high_water)
 		j->high_water = j->peak;
-	/* Threads the runtime had no room for: their calls were not recorded. */
-	v = load64(j->shm + OT_INJ_H_NO_SLOT);
-	lost(d, 0, now, v - j->no_slot);
-	j->no_slot = v;
-	v = load64(j->shm + OT_INJ_H_NO_AREA);
-	lost(d, 0, now, v - j->no_area);
-	j->no_area = v;
+	/* Threads the runtime had no room for: their calls not recorded. */
+	j->no_slot = load64(j->shm + OT_INJ_H_NO_SLOT);
+	j->no_area = load64(j->shm + OT_INJ_H_NO_AREA);
+	j->h_reentered = load64(j->shm + OT_INJ_H_REENTERED);
 	return n;
 }
 
@@ -602,7 +600,7 @@ static size_t inject_drain(struct ot_probes *p, struct ot_drain *d)
 		s->next_live = now + LIVENESS_NS;
 	for (g = 0; g < s->ngen; g++)
 		if (s->gen[g]->shm)
-			n += drain_gen(s->gen[g], d, live, now);
+			n += drain_gen(s->gen[g], d, live);
 	return n;
 }
 

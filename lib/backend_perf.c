@@ -25,6 +25,7 @@
  * a thousand functions.
  */
 #include "backend.h"
+#include "procfs.h"
 #include "error.h"
 #include "xalloc.h"
 
@@ -60,14 +61,14 @@ static int perf_load(struct ot_probes *p, char *why, size_t whylen)
 	unsigned c;
 	int ret;
 
-	ret = ot_probes_read_file(OT_PMU_DIR "/type", buf, sizeof(buf));
+	ret = ot_proc_read_file(OT_PMU_DIR "/type", buf, sizeof(buf));
 	if (ret) {
 		snprintf(why, whylen, "no uprobe PMU (%s): %s", OT_PMU_DIR, strerror(-ret));
 		return ret;
 	}
 	s = ot_xcalloc(1, sizeof(*s));
 	s->type = atoi(buf);
-	ret = ot_probes_read_file(OT_PMU_DIR "/format/retprobe", buf, sizeof(buf));
+	ret = ot_proc_read_file(OT_PMU_DIR "/format/retprobe", buf, sizeof(buf));
 	if (!ret && (sscanf(buf, "config:%u", &s->retbit) != 1 || s->retbit > 63))
 		ret = -EINVAL;
 	if (ret) {

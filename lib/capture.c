@@ -651,6 +651,17 @@ static void judge(struct ot_capture *c)
 			 "patch them (arming.refused says why)", c->rep_inject.nrefused, c->sel.n);
 		ot_check_add(&c->check, OT_STATUS_LOSSY, why);
 	}
+	if (c->rep_inject.unrecorded_handlers || c->rep_inject.unrecorded_threads) {
+		char why[256];
+
+		snprintf(why, sizeof(why), "%llu calls were not recorded: %llu of signal handlers "
+			 "that interrupted inject's runtime on their thread, %llu of threads it had "
+			 "no room for", (unsigned long long)(c->rep_inject.unrecorded_handlers +
+							      c->rep_inject.unrecorded_threads),
+			 (unsigned long long)c->rep_inject.unrecorded_handlers,
+			 (unsigned long long)c->rep_inject.unrecorded_threads);
+		ot_check_add(&c->check, OT_STATUS_LOSSY, why);
+	}
 	if (c->rep_inject.exec_why) {
 		char why[384];
 
@@ -718,7 +729,7 @@ static void fill_report(struct ot_capture *c)
 		struct ot_report_records rec = {
 			.samples = d->samples, .lost = d->lost, .malformed = d->malformed,
 			.foreign = d->foreign, .late = d->late, .no_sp = d->no_sp,
-			.unknown = d->unknown,
+			.unknown = d->unknown, .foreign_lost = d->foreign_lost,
 		};
 
 		r.records = rec;
@@ -1095,6 +1106,8 @@ static void inject_final(struct ot_capture *c)
 		return;
 	r->execs = ip->execs;
 	r->exec_why = ip->exec_why ? ot_xstrdup(ip->exec_why) : NULL;
+	r->unrecorded_threads = ip->unrecorded_threads;
+	r->unrecorded_handlers = ip->unrecorded_handlers;
 	c->refused = ot_xcalloc(c->sel.n + 1, sizeof(*c->refused));
 	for (i = 0; i < c->sel.n; i++) {
 		const char *why = ot_probes_refused(c->probes, i);

@@ -137,6 +137,12 @@ void ot_drain_record(struct ot_drain *d, unsigned cpu,
 			   kind == OT_PROBE_TAIL_ENTRY ? OT_EV_TAIL_ENTRY : 0;
 		break;
 	case OT_REC_LOST:
+		/* A ring of another process (inject's forked children write
+		 * rings too): its holes are not the traced process's. */
+		if (d->pid && rec->pid && rec->pid != d->pid && rec->pid != d->also_pid) {
+			d->stats.foreign_lost += rec->lost;
+			return;
+		}
 		d->stats.lost += rec->lost;
 		ev.kind = OT_EV_LOST;
 		ev.lost = rec->lost;

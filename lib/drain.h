@@ -31,6 +31,8 @@ struct ot_drain_stats {
 	uint64_t samples;   /* samples of the traced process */
 	uint64_t foreign;   /* samples of other processes mapping the file */
 	uint64_t lost;	    /* records the kernel reported lost */
+	uint64_t foreign_lost; /* lost in other processes' rings (inject: a
+			     * forked child's) */
 	uint64_t malformed; /* truncated or corrupt records skipped */
 	uint64_t unknown;   /* samples whose id is none of our probes */
 	uint64_t late;	    /* events that arrived behind the merge horizon */

@@ -443,19 +443,16 @@ static uint64_t vdso_gettime(const struct ot_inject *in)
 
 static void pick_clock(struct ot_inject *in)
 {
-	char cs[64] = "";
-	FILE *f;
+	char cs[64];
 
 	if (in->o.clock >= 0) {
 		in->info.clock = in->o.clock;
 		in->info.clock_why = "chosen (ORBIT_INJECT_CLOCK)";
 		return;
 	}
-	f = fopen("/sys/devices/system/clocksource/clocksource0/current_clocksource", "re");
-	if (f && fgets(cs, sizeof(cs), f))
-		cs[strcspn(cs, "\n")] = 0;
-	if (f)
-		fclose(f);
+	ot_proc_read_file("/sys/devices/system/clocksource/clocksource0/current_clocksource",
+			  cs, sizeof(cs));
+	cs[strcspn(cs, "\n")] = 0;
 	/* The kernel keeps time with the TSC only once it found it stable and
 	 * in step across CPUs: then its ticks convert to CLOCK_MONOTONIC. */
 	if (!strcmp(cs, "tsc")) {

@@ -94,6 +94,7 @@
 #define OT_INJ_H_NAREAS		12	/* u32 */
 #define OT_INJ_H_NO_SLOT	16	/* u64 hits of threads without a slot */
 #define OT_INJ_H_NO_AREA	24	/* u64 hits of threads without a ring area */
+#define OT_INJ_H_REENTERED	32	/* u64 hits of handlers, in a thread with no area yet */
 /*
  * A robust pthread mutex orbit-trace holds while it traces: its first
  * u32, the futex word, is the holder's thread id; when orbit-trace dies,

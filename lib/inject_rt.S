@@ -461,11 +461,14 @@ ot_inj_rt_entry:
 	xor	%r10d, %r10d			/* kind OT_INJ_K_ENTRY */
 	jmp	.Lent_noret
 .Lent_busy:
-	/* Counted in the thread's ring area, if it has one already. */
+	/* Counted in the thread's ring area, or (none yet: it is being
+	 * claimed) in the header. */
 	mov	OT_INJ_PS_AREA(%r11), %rax
 	cmp	$1, %rax
-	jbe	.Lent_out
+	jbe	1f
 	incq	OT_INJ_A_REENTERED(%rax)
+	jmp	.Lent_out
+1:	lock incq OT_INJ_H_REENTERED(%r8)
 	jmp	.Lent_out
 .Lent_noslot:
 	lock incq OT_INJ_H_NO_SLOT(%r8)

@@ -1,4 +1,5 @@
 #include "probes.h"
+#include "procfs.h"
 #include "backend.h"
 #include "caps.h"
 #include "drain.h"
@@ -22,26 +23,13 @@ static const struct ot_backend_ops *const backends[] = {
 };
 #define NAUTO 2
 
-int ot_probes_read_file(const char *path, char *buf, size_t len)
-{
-	FILE *f = fopen(path, "re");
-	size_t n;
-
-	if (!f)
-		return -errno;
-	n = fread(buf, 1, len - 1, f);
-	buf[n] = 0;
-	fclose(f);
-	return 0;
-}
-
 /* Parse a cpulist such as "0-3,6" into an array of CPU numbers. */
 static int online_cpus(int **out, unsigned *n)
 {
 	char buf[4096], *p, *end;
 	int ret;
 
-	ret = ot_probes_read_file("/sys/devices/system/cpu/online", buf, sizeof(buf));
+	ret = ot_proc_read_file("/sys/devices/system/cpu/online", buf, sizeof(buf));
 	if (ret)
 		return ret;
 	*out = NULL;

@@ -179,6 +179,10 @@ struct ot_probes_inproc {
 	const char *left_why;
 	int gone;			/* the process had exited by disarming */
 	uint64_t noret;			/* calls whose return could not be hijacked */
+	/* Calls not recorded at all (neither entry nor return): of threads
+	 * beyond its slots or ring areas, and of signal handlers that
+	 * interrupted the runtime on their thread. */
+	uint64_t unrecorded_threads, unrecorded_handlers;
 	unsigned execs;			/* programs it exec'd, instrumented again */
 	const char *exec_why;		/* why a program it exec'd is not traced */
 };

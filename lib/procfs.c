@@ -8,6 +8,20 @@
 #include <string.h>
 #include <unistd.h>
 
+int ot_proc_read_file(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "re");
+	size_t n;
+
+	buf[0] = 0;
+	if (!f)
+		return -errno;
+	n = fread(buf, 1, len - 1, f);
+	buf[n] = 0;
+	fclose(f);
+	return 0;
+}
+
 int ot_proc_stat(const char *path, char *state, uint32_t *ppid)
 {
 	char buf[512], *p;
@@ -40,17 +54,10 @@ char ot_proc_state(pid_t pid)
 int ot_proc_comm(pid_t pid, char *buf, size_t len)
 {
 	char path[64];
-	FILE *f;
-	int ret = 0;
+	int ret;
 
 	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
-	buf[0] = 0;
-	f = fopen(path, "re");
-	if (!f)
-		return -errno;
-	if (!fgets(buf, (int)len, f))
-		ret = -EIO;
-	fclose(f);
+	ret = ot_proc_read_file(path, buf, len);
 	buf[strcspn(buf, "\n")] = 0;
 	return ret;
 }

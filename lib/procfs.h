@@ -1,7 +1,8 @@
 /*
  * procfs.h - a process's /proc files, read in one place: stat's fields
  * after the "(comm)" (which may hold spaces and parentheses), status's
- * "Key:" lines, comm, auxv's pairs, the states of its threads.  Nothing
+ * "Key:" lines, comm, auxv's pairs, the states of its threads; and any
+ * small /proc or /sys file.  Nothing
  * here prints or exits; a file that cannot be read is a process gone.
  */
 #ifndef OT_PROCFS_H
@@ -10,6 +11,10 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+
+/* A small /proc or /sys file, whole, into buf (NUL-terminated, cut at
+ * len - 1): 0, or -errno. */
+int ot_proc_read_file(const char *path, char *buf, size_t len);
 
 /* The state letter and parent in a stat file (/proc/PID/stat or a task's):
  * 0, or -errno.  ppid may be NULL. */

@@ -438,6 +438,7 @@ static void slowest_text(FILE *f, const struct ot_report *r, size_t w)
 
 void ot_report_text(FILE *f, const struct ot_report *r)
 {
+	char foreign_lost[64] = "";
 	const struct ot_report_records *rec = &r->records;
 	char a[32], depths[128], b[64];
 	size_t i, w = 8, dw = 8;
@@ -491,10 +492,13 @@ void ot_report_text(FILE *f, const struct ot_report *r)
 			fprintf(f, " (killed by signal %d)", WTERMSIG(r->target_status));
 	}
 	fprintf(f, "; drained at least every %u ms\n", r->drain_ms);
+	if (rec->foreign_lost)
+		snprintf(foreign_lost, sizeof(foreign_lost), " (%" PRIu64 " lost in their rings)",
+			 rec->foreign_lost);
 	fprintf(f, "records: %" PRIu64 " samples, %" PRIu64 " lost %s, %" PRIu64
-		" malformed, %" PRIu64 " of other processes; %zu thread%s\n",
+		" malformed, %" PRIu64 " of other processes%s; %zu thread%s\n",
 		rec->samples, rec->lost, r->inject ? "in the process's rings" : "by the kernel",
-		rec->malformed, rec->foreign, r->threads, r->threads == 1 ? "" : "s");
+		rec->malformed, rec->foreign, foreign_lost, r->threads, r->threads == 1 ? "" : "s");
 	if (r->follow)
 		fprintf(f, "followed: %" PRIu64 " process%s (pid %d and its descendants), %" PRIu64
 			" not followed\n", r->follow->processes, r->follow->processes == 1 ? "" : "es",
@@ -514,6 +518,14 @@ void ot_report_text(FILE *f, const struct ot_report *r)
 			r->inject ? "the process's rings" : "the kernel", rec->lost, spans,
 			spans == 1 ? "" : "s", spans == 1 ? "is" : "are");
 	}
+	if (r->inject && r->inject->unrecorded_handlers)
+		fprintf(f, "warning: %" PRIu64 " calls of signal handlers that interrupted inject's "
+			"runtime on their thread were not recorded: scope counts are low\n",
+			r->inject->unrecorded_handlers);
+	if (r->inject && r->inject->unrecorded_threads)
+		fprintf(f, "warning: %" PRIu64 " calls of threads inject had no room for (more "
+			"threads at once than its slots and ring areas) were not recorded: scope "
+			"counts are low\n", r->inject->unrecorded_threads);
 
 	for (i = 0; i < r->nfuncs; i++)
 		if (strlen(r->funcs[i].name) > w)
@@ -635,7 +647,9 @@ static void inject_json(FILE *f, const struct ot_report_inject *in)
 		ot_json_string(f, in->refused[i].why);
 		fputs("}", f);
 	}
-	fprintf(f, "], \"execs\": %u, \"exec_untraced\": ", in->execs);
+	fprintf(f, "], \"unrecorded_calls\": {\"threads\": %" PRIu64 ", \"signal_handlers\": %"
+		PRIu64 "}, \"execs\": %u, \"exec_untraced\": ", in->unrecorded_threads,
+		in->unrecorded_handlers, in->execs);
 	if (in->exec_why)
 		ot_json_string(f, in->exec_why);
 	else
@@ -717,9 +731,9 @@ void ot_report_json(FILE *f, const struct ot_report *r)
 	fprintf(f, "  \"tracer\": {\"cpu_ns\": %" PRIu64 ", \"max_rss_kb\": %" PRIu64 "},\n",
 		r->tracer_cpu_ns, r->tracer_max_rss_kb);
 	fprintf(f, "  \"records\": {\"samples\": %" PRIu64 ", \"lost\": %" PRIu64
-		", \"malformed\": %" PRIu64 ", \"foreign\": %" PRIu64
+		", \"malformed\": %" PRIu64 ", \"foreign\": %" PRIu64 ", \"foreign_lost\": %" PRIu64
 		", \"late\": %" PRIu64 ", \"no_sp\": %" PRIu64 ", \"unknown\": %" PRIu64 "},\n",
-		rec->samples, rec->lost, rec->malformed, rec->foreign, rec->late,
+		rec->samples, rec->lost, rec->malformed, rec->foreign, rec->foreign_lost, rec->late,
 		rec->no_sp, rec->unknown);
 	fprintf(f, "  \"functions\": [");
 	for (i = 0; i < r->nfuncs; i++) {

@@ -53,6 +53,7 @@ struct ot_report_proc {
 /* What the drain counted (lib/drain's ot_drain_stats, copied). */
 struct ot_report_records {
 	uint64_t samples, lost, malformed, foreign, late, no_sp, unknown;
+	uint64_t foreign_lost;	/* lost in other processes' rings */
 };
 
 /* --compensate's figures (lib/calib's, copied). */
@@ -79,6 +80,8 @@ struct ot_report_inject {
 	const struct ot_report_refused *refused;	/* in the last program */
 	size_t nrefused;
 	unsigned execs;			/* programs it exec'd, instrumented again */
+	uint64_t unrecorded_threads;	/* calls of threads it had no room for */
+	uint64_t unrecorded_handlers;	/* calls of handlers interrupting it */
 	const char *exec_why;		/* why a program it exec'd is not traced */
 	/* Known once disarmed: */
 	uint64_t noret;			/* calls whose return could not be seen */

@@ -48,6 +48,26 @@ static int watch(struct ot_target *t)
 	return 0;
 }
 
+/*
+ * Why the kernel denies us ptrace access (reading /proc/PID/exe is one):
+ * another user's process, or one that is not dumpable.  Into buf.
+ */
+static const char *ptrace_denied_why(pid_t pid, char *buf, size_t len)
+{
+	char path[64], uid[64] = "";
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	ot_proc_status_field(path, "Uid:", uid, sizeof(uid));
+	if ((uid_t)strtoul(uid, NULL, 10) != geteuid())
+		snprintf(buf, len, "it runs as uid %lu and orbit-trace as uid %lu, without "
+			 "CAP_SYS_PTRACE (run it as that user, or with sudo)",
+			 strtoul(uid, NULL, 10), (unsigned long)geteuid());
+	else
+		snprintf(buf, len, "it is not dumpable (a setuid or setgid program, or one that "
+			 "called prctl(PR_SET_DUMPABLE, 0)): only CAP_SYS_PTRACE (sudo) may trace it");
+	return buf;
+}
+
 int ot_target_attach(struct ot_target *t, pid_t pid)
 {
 	char path[64], real[PATH_MAX];
@@ -72,6 +92,9 @@ int ot_target_attach(struct ot_target *t, pid_t pid)
 		if (errno == ENOENT)
 			ot_error("process %d is a kernel thread: it has no user-space code",
 				 (int)pid);
+		else if (errno == EACCES || errno == EPERM)
+			ot_error("cannot trace process %d: ptrace access to it is denied: %s",
+				 (int)pid, ptrace_denied_why(pid, real, sizeof(real)));
 		else
 			ot_error_errno(errno, "cannot read %s", path);
 		return -ESRCH;

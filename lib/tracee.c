@@ -92,6 +92,25 @@ static int stop_one(pid_t tid, int *sig)
 	}
 }
 
+/* Why PTRACE_SEIZE of pid was refused (EPERM). */
+static const char *refused_why(pid_t pid)
+{
+	char path[64], val[64] = "";
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	if (!ot_proc_status_field(path, "TracerPid:", val, sizeof(val)) && atoi(val))
+		return "the kernel refuses ptrace: another tracer holds it (gdb, strace)";
+	if (!ot_proc_read_file("/proc/sys/kernel/yama/ptrace_scope", val, sizeof(val)) &&
+	    atoi(val) >= 1)
+		return atoi(val) >= 3 ? "the kernel refuses ptrace: Yama's ptrace_scope is 3 "
+					"(no process may be traced)" :
+					"the kernel refuses ptrace: Yama's ptrace_scope only "
+					"lets a parent trace it without CAP_SYS_PTRACE (sudo, or "
+					"sysctl kernel.yama.ptrace_scope=0)";
+	return "the kernel refuses ptrace (another tracer holds it - gdb, strace - or a "
+	       "security module)";
+}
+
 /* Stop every thread of t->pid not in t yet, until a pass finds none new. */
 static int stop_all(struct ot_tracee *t, const char **why)
 {
@@ -120,9 +139,7 @@ static int stop_all(struct ot_tracee *t, const char **why)
 			ret = stop_one(tid, &sig);
 			if (ret < 0) {
 				closedir(dir);
-				*why = ret == -EPERM ? "the kernel refuses ptrace (another tracer holds "
-						       "it - gdb, strace - or Yama's ptrace_scope)" :
-						       "cannot stop it with ptrace";
+				*why = ret == -EPERM ? refused_why(t->pid) : "cannot stop it with ptrace";
 				return ret;
 			}
 			if (ret)

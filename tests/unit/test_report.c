@@ -331,7 +331,8 @@ static void test_inject(void **state)
 		.clock = "tsc", .regions = 2, .code_bytes = 8192, .private_bytes = 268894208,
 		.shared_bytes = 1074794496, .unwinder = 1, .arm_pause_ns = 1350000,
 		.refused = refused, .nrefused = 1, .noret = 0, .disarm_pause_ns = 910000,
-		.returns_restored = 1, .execs = 2,
+		.returns_restored = 1, .execs = 2, .unrecorded_threads = 3,
+		.unrecorded_handlers = 7,
 		.exec_why = "inject needs glibc's threads and libc.so.6 is not mapped",
 	};
 	struct fixture x;
@@ -350,6 +351,8 @@ static void test_inject(void **state)
 	ot_check_add(&x.check, OT_STATUS_LOSSY, "1 of 3 functions were not armed: inject could not "
 		     "patch them (arming.refused says why)");
 	x.r.inject = &in;
+	x.r.records.foreign = 40;
+	x.r.records.foreign_lost = 12;	/* a forked child's ring overflowed */
 	x.r.backend = "inject";
 	x.r.objects = "trampolines";
 	x.r.returns = "trampoline";

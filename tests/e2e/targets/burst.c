@@ -3,12 +3,15 @@
  * one thread, then the program idles until told to end.  A tracer whose
  * ring overflows in the burst must still count every record it dropped,
  * although no later call writes anything after the hole.
- * Usage: burst N [wait]   (wait: print "ready", burst on SIGUSR1, then
- * "done", end on SIGTERM/SIGINT; else burst at once and exit)
+ * Usage: burst N [wait|child]   (wait: print "ready", burst on SIGUSR1,
+ * end on SIGTERM/SIGINT; child: a forked child bursts, the parent waits
+ * for it; else burst at once and exit)
  */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -51,6 +54,16 @@ int main(int argc, char **argv)
 	if (argc < 3) {
 		burst(n);
 		return 0;
+	}
+	if (!strcmp(argv[2], "child")) {
+		int status;
+		pid_t pid = fork();
+
+		if (!pid) {
+			burst(n);
+			_exit(0);
+		}
+		return pid < 0 || waitpid(pid, &status, 0) != pid || status;
 	}
 	sigemptyset(&set);
 	sigaddset(&set, SIGUSR1);
