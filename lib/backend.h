@@ -64,6 +64,9 @@ struct ot_backend_ops {
 	/* Optional: what the traced process did that the backend must see
 	 * (inject: its execs), called when SIGCHLD comes and at every drain. */
 	void (*events)(struct ot_probes *p);
+	/* Optional, for rings of its own: an fd that polls readable when
+	 * they want draining now (or -1). */
+	int (*wake_fd)(const struct ot_probes *p);
 	/* Optional: --follow's processes (ot_probes_follow_poll). */
 	int (*follow_poll)(struct ot_probes *p, int alive,
 			   void (*fn)(void *ctx, const struct ot_follow_proc *proc),

@@ -32,7 +32,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/futex.h>
+#include <pthread.h>
+#include <sys/eventfd.h>
 #include <sys/param.h>
+#include <sys/syscall.h>
+#include <time.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -91,6 +96,13 @@ struct injset {
 	unsigned qnext;
 	struct ot_tsc tsc;
 	uint64_t next_fit, next_live;
+	/* The doorbell: a thread of ours waits on the current program's
+	 * futex word and makes wake_fd readable for the drain's poll. */
+	uint32_t *bell;			/* its word, here (atomic) */
+	int wake_fd;			/* an eventfd */
+	int stop;			/* the waiter ends (atomic) */
+	pthread_t waiter;
+	int waiting;
 	unsigned execs;			/* programs exec'd and instrumented again */
 	char exec_why[256];		/* why a program exec'd is not traced */
 	struct ot_probes_inproc inproc;
@@ -142,6 +154,62 @@ static unsigned threads_of(pid_t pid)
 
 static void fill_inproc(struct injset *s);
 
+static long futex(uint32_t *word, int op, uint32_t val, const struct timespec *timeout)
+{
+	return syscall(SYS_futex, word, op, val, timeout, NULL, 0);
+}
+
+/*
+ * The doorbell's waiter: while the word is 0 it sleeps on it; a runtime
+ * thread whose ring passed a quarter sets it to 1 and wakes it; it tells
+ * the drain (wake_fd) and marks it heard (2), and sleeps until the drain
+ * arms it again (0).  Never more than one wake-up per drain.
+ */
+static void *bell_waiter(void *arg)
+{
+	struct injset *s = arg;
+	const struct timespec tick = { 0, 100 * 1000 * 1000 };	/* a program's switch, the end */
+
+	while (!__atomic_load_n(&s->stop, __ATOMIC_ACQUIRE)) {
+		uint32_t *bell = __atomic_load_n(&s->bell, __ATOMIC_ACQUIRE);
+		uint32_t v = __atomic_load_n(bell, __ATOMIC_ACQUIRE), one = 1;
+		uint64_t n = 1;
+
+		if (v == 1 && __atomic_compare_exchange_n(bell, &one, 2, 0, __ATOMIC_ACQ_REL,
+							  __ATOMIC_ACQUIRE)) {
+			if (write(s->wake_fd, &n, sizeof(n)) != sizeof(n))
+				continue;
+			v = 2;
+		}
+		futex(bell, FUTEX_WAIT, v, &tick);
+	}
+	return NULL;
+}
+
+/* Ring again from now on: the drain read the rings since it was rung. */
+static void bell_arm(struct injset *s)
+{
+	uint32_t *bell = __atomic_load_n(&s->bell, __ATOMIC_ACQUIRE);
+	uint64_t n;
+
+	if (!bell || !__atomic_load_n(bell, __ATOMIC_ACQUIRE))
+		return;
+	if (read(s->wake_fd, &n, sizeof(n)) < 0 && errno != EAGAIN)
+		return;
+	__atomic_store_n(bell, 0, __ATOMIC_RELEASE);
+	futex(bell, FUTEX_WAKE, 1, NULL);
+}
+
+/* The waiter listens to program j's doorbell. */
+static void bell_listen(struct injset *s, struct inj *j)
+{
+	uint32_t *old = __atomic_exchange_n(&s->bell, (uint32_t *)(j->shm + OT_INJ_H_DOORBELL),
+					    __ATOMIC_ACQ_REL);
+
+	if (old)
+		futex(old, FUTEX_WAKE, 1, NULL);	/* to the new word at once */
+}
+
 /* Instrument the process's current program as a new generation: its
  * threads stopped, patched, recording entries (when on), let go. */
 static int arm_gen(struct injset *s, int on)
@@ -191,6 +259,8 @@ static int arm_gen(struct injset *s, int on)
 	}
 	j->shm = ot_inject_shared(j->in, &j->shm_len);
 	j->clock = ot_inject_info(j->in)->clock;
+	if (j->shm)
+		bell_listen(s, j);
 	if (s->ngen > 1) {
 		ot_inject_enable(j->in, on);
 		ot_inject_resume(j->in);
@@ -252,6 +322,7 @@ static int inject_arm(struct ot_probes *p, const struct ot_probe_target *t, size
 	if (s->o.nareas > MAX_AREAS)
 		s->o.nareas = MAX_AREAS;
 	s->t.mem_fd = -1;
+	s->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	s->nqueues = s->o.nareas;
 	s->qfree = ot_xcalloc(s->nqueues, sizeof(*s->qfree));
 	s->retiring = ot_xcalloc(s->nqueues, sizeof(*s->retiring));
@@ -393,6 +464,13 @@ static void inject_close(struct ot_probes *p)
 
 	if (!s)
 		return;
+	if (s->waiting) {
+		__atomic_store_n(&s->stop, 1, __ATOMIC_RELEASE);
+		futex(s->bell, FUTEX_WAKE, 1, NULL);
+		pthread_join(s->waiter, NULL);
+	}
+	if (s->wake_fd >= 0)
+		close(s->wake_fd);
 	if (j && j->in) {
 		/* Arming failed with the command held: it does not run. */
 		ot_inject_kill(j->in);
@@ -601,6 +679,12 @@ static size_t inject_drain(struct ot_probes *p, struct ot_drain *d)
 	for (g = 0; g < s->ngen; g++)
 		if (s->gen[g]->shm)
 			n += drain_gen(s->gen[g], d, live);
+	/* Started at the first drain: after arming, so it holds no capability
+	 * (they are per thread, and dropped by then). */
+	if (!s->waiting && s->wake_fd >= 0 && s->bell &&
+	    !pthread_create(&s->waiter, NULL, bell_waiter, s))
+		s->waiting = 1;
+	bell_arm(s);
 	return n;
 }
 
@@ -678,6 +762,13 @@ static const char *inject_refused(const struct ot_probes *p, size_t i)
 	return j->fn[i].unmapped && left_behind(s, i) ? NULL : j->fn[i].refused;
 }
 
+static int inject_wake_fd(const struct ot_probes *p)
+{
+	const struct injset *s = p->priv;
+
+	return s ? s->wake_fd : -1;
+}
+
 static const struct ot_probes_inproc *inject_inproc(struct ot_probes *p)
 {
 	struct injset *s = p->priv;
@@ -705,4 +796,5 @@ const struct ot_backend_ops ot_backend_inject = {
 	.refused = inject_refused,
 	.inproc = inject_inproc,
 	.events = inject_events,
+	.wake_fd = inject_wake_fd,
 };

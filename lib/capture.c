@@ -561,16 +561,17 @@ static void run(struct ot_capture *c)
 {
 	uint64_t deadline = c->o.duration > 0 ?
 		c->t_start + (uint64_t)(c->o.duration * 1e9) : UINT64_MAX;
-	unsigned ncpus = ot_probes_ncpus(c->probes), i;
-	struct pollfd *pfd = ot_xcalloc(2 + ncpus, sizeof(*pfd));
+	unsigned ncpus = ot_probes_ncpus(c->probes), i, nfd = 3 + ncpus;
+	struct pollfd *pfd = ot_xcalloc(nfd, sizeof(*pfd));
 
 	/* Signals, the target's exit, and a ring a quarter full wake us; else
 	 * we sleep the drain interval. */
 	pfd[0].fd = c->sigfd;
 	pfd[1].fd = c->target.pidfd;
+	pfd[2].fd = ot_probes_wake_fd(c->probes);
 	for (i = 0; i < ncpus; i++)
-		pfd[2 + i].fd = ot_probes_ring_fd(c->probes, i);
-	for (i = 0; i < 2 + ncpus; i++)
+		pfd[3 + i].fd = ot_probes_ring_fd(c->probes, i);
+	for (i = 0; i < nfd; i++)
 		pfd[i].events = POLLIN;
 	for (;;) {
 		uint64_t now = ot_now_ns();
@@ -581,7 +582,7 @@ static void run(struct ot_capture *c)
 		if (c->ivl && c->ivl_next - now < (uint64_t)timeout * 1000000)
 			timeout = c->ivl_next > now ? (int)((c->ivl_next - now) / 1000000) : 0;
 		pfd[1].revents = 0;
-		if (poll(pfd, 2 + ncpus, timeout) > 0 && (pfd[0].revents & POLLIN) &&
+		if (poll(pfd, nfd, timeout) > 0 && (pfd[0].revents & POLLIN) &&
 		    end_signal(c))
 			break;
 		now = ot_now_ns();

@@ -30,7 +30,8 @@
 /* The runtime (lib/inject_rt.S), as assembled into orbit-trace. */
 extern const unsigned char ot_inj_rt_start[], ot_inj_rt_end[];
 extern const unsigned char ot_inj_rt_priv[], ot_inj_rt_shared[], ot_inj_rt_areas[],
-	ot_inj_rt_vdso[], ot_inj_rt_ring_mask[], ot_inj_rt_area_bytes[], ot_inj_rt_tid_off[],
+	ot_inj_rt_vdso[], ot_inj_rt_ring_mask[], ot_inj_rt_area_bytes[], ot_inj_rt_quarter[],
+	ot_inj_rt_tid_off[],
 	ot_inj_rt_nareas[], ot_inj_rt_clock[], ot_inj_rt_fsbase[], ot_inj_rt_syscall[],
 	ot_inj_rt_entry[], ot_inj_rt_ret_lo[], ot_inj_rt_ret[], ot_inj_rt_ret_end[],
 	ot_inj_rt_find_fde[];
@@ -832,7 +833,7 @@ static void set_constants(struct ot_inject *in)
 {
 	uint8_t *rt = in->reg[0].buf + REG_HEAD;
 	uint64_t areas = in->shared_t + OT_INJ_HDR_SIZE;
-	uint64_t mask = in->o.ring_kb * 1024 / OT_INJ_REC_SIZE - 1;
+	uint64_t mask = in->o.ring_kb * 1024 / OT_INJ_REC_SIZE - 1, quarter = (mask + 1) / 4 - 1;
 	uint64_t area_bytes = OT_INJ_A_RING + in->o.ring_kb * 1024;
 	uint32_t nareas = in->o.nareas, clock = (uint32_t)in->info.clock, fsb = (uint32_t)in->fsbase;
 
@@ -842,6 +843,7 @@ static void set_constants(struct ot_inject *in)
 	memcpy(rt + RT_OFF(ot_inj_rt_vdso), &in->vdso_fn, 8);
 	memcpy(rt + RT_OFF(ot_inj_rt_ring_mask), &mask, 8);
 	memcpy(rt + RT_OFF(ot_inj_rt_area_bytes), &area_bytes, 8);
+	memcpy(rt + RT_OFF(ot_inj_rt_quarter), &quarter, 8);
 	memcpy(rt + RT_OFF(ot_inj_rt_tid_off), &in->tid_off, 4);
 	memcpy(rt + RT_OFF(ot_inj_rt_nareas), &nareas, 4);
 	memcpy(rt + RT_OFF(ot_inj_rt_clock), &clock, 4);

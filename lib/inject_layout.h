@@ -106,6 +106,10 @@
 /* u32 1 while a thread takes a return address from another thread's
  * table (a stack that moved between threads): the others keep out. */
 #define OT_INJ_H_STEAL		128
+/* u32 the drain's doorbell (a futex): 0 armed, 1 rung by a thread whose
+ * ring passed a quarter, 2 heard by the tracer's waiter; the drain arms
+ * it again once it has read the rings. */
+#define OT_INJ_H_DOORBELL	136
 #define OT_INJ_HDR_SIZE		4096
 
 /* Shared: a ring area (4 KiB of counters, then the ring). */

@@ -29,16 +29,17 @@ ot_inj_rt_start:
 /* Constants, filled by lib/inject.c in its copy (read RIP-relative). */
 	.globl	ot_inj_rt_priv, ot_inj_rt_shared, ot_inj_rt_areas, ot_inj_rt_vdso
 	.globl	ot_inj_rt_ring_mask, ot_inj_rt_area_bytes, ot_inj_rt_tid_off
-	.globl	ot_inj_rt_nareas, ot_inj_rt_clock, ot_inj_rt_fsbase
+	.globl	ot_inj_rt_nareas, ot_inj_rt_clock, ot_inj_rt_fsbase, ot_inj_rt_quarter
 	.hidden	ot_inj_rt_priv, ot_inj_rt_shared, ot_inj_rt_areas, ot_inj_rt_vdso
 	.hidden	ot_inj_rt_ring_mask, ot_inj_rt_area_bytes, ot_inj_rt_tid_off
-	.hidden	ot_inj_rt_nareas, ot_inj_rt_clock, ot_inj_rt_fsbase
+	.hidden	ot_inj_rt_nareas, ot_inj_rt_clock, ot_inj_rt_fsbase, ot_inj_rt_quarter
 ot_inj_rt_priv:		.quad 0	/* the private region */
 ot_inj_rt_shared:	.quad 0	/* the shared region's header */
 ot_inj_rt_areas:	.quad 0	/* its first ring area */
 ot_inj_rt_vdso:		.quad 0	/* __vdso_clock_gettime, for OT_INJ_CLOCK_VDSO */
 ot_inj_rt_ring_mask:	.quad 0	/* records per ring - 1 */
 ot_inj_rt_area_bytes:	.quad 0	/* bytes per ring area */
+ot_inj_rt_quarter:	.quad 0	/* records per quarter ring - 1 */
 ot_inj_rt_tid_off:	.long 0	/* glibc's struct pthread: offset of tid */
 ot_inj_rt_nareas:	.long 0
 ot_inj_rt_clock:	.long 0	/* OT_INJ_CLOCK_* */
@@ -193,7 +194,8 @@ rt_area:
 	mov	%rdi, OT_INJ_PS_AREA(%r11)
 	ret
 
-/* Append the record {r9 time, r10 word} to ring area rdi; a full ring
+/* Append the record {r9 time, r10 word} to ring area rdi (r8 the shared
+ * header); a full ring
  * drops it and counts (A_LOST, which the tracer reads whatever follows),
  * and the next record that fits is preceded by a marker carrying that
  * count: where in the stream the hole is.  Clobbers rax, rcx, rdx. */
@@ -213,7 +215,32 @@ rt_emit:
 	mov	%r10, OT_INJ_A_RING+8(%rdi,%rdx)
 	inc	%rcx
 	mov	%rcx, OT_INJ_A_HEAD(%rdi)	/* x86 keeps stores in order: a release */
+	test	ot_inj_rt_quarter(%rip), %rcx
+	jz	.Lemit_quarter			/* a quarter ring written since the last */
 	ret
+.Lemit_quarter:
+	/* A quarter full: wake the tracer's drain, once until it drained. */
+	sub	OT_INJ_A_TAIL(%rdi), %rcx
+	cmp	ot_inj_rt_quarter(%rip), %rcx
+	jbe	1f
+	cmpl	$0, OT_INJ_H_DOORBELL(%r8)
+	jne	1f
+	xor	%eax, %eax
+	mov	$1, %ecx
+	lock cmpxchg %ecx, OT_INJ_H_DOORBELL(%r8)
+	jne	1f
+	push	%rdi
+	push	%rsi
+	push	%r11
+	lea	OT_INJ_H_DOORBELL(%r8), %rdi
+	mov	$1, %esi			/* FUTEX_WAKE (shared: another process waits) */
+	mov	$1, %edx
+	mov	$202, %eax			/* SYS_futex */
+	syscall
+	pop	%r11
+	pop	%rsi
+	pop	%rdi
+1:	ret
 .Lemit_full:
 	incq	OT_INJ_A_PENDING(%rdi)
 	incq	OT_INJ_A_LOST(%rdi)

@@ -364,6 +364,11 @@ int ot_probes_ring_fd(const struct ot_probes *p, unsigned i)
 	return p->cpus[i].fd;
 }
 
+int ot_probes_wake_fd(const struct ot_probes *p)
+{
+	return p->ops->wake_fd ? p->ops->wake_fd(p) : -1;
+}
+
 size_t ot_probes_nevents(const struct ot_probes *p)
 {
 	return p->ops->nevents(p);

@@ -128,6 +128,9 @@ unsigned ot_probes_ncpus(const struct ot_probes *p);
 struct ot_ring *ot_probes_ring(struct ot_probes *p, unsigned i);
 /* Polls readable once a quarter of ring i is waiting to be drained. */
 int ot_probes_ring_fd(const struct ot_probes *p, unsigned i);
+/* A backend with rings of its own: readable when one passed a quarter
+ * (inject's doorbell), or -1. */
+int ot_probes_wake_fd(const struct ot_probes *p);
 /* Kernel objects holding the probes: perf event fds, or BPF links. */
 size_t ot_probes_nevents(const struct ot_probes *p);
 
