@@ -33,7 +33,7 @@ STRESS     := tests/stress/orbit-stress
 # Debian packages the build and the tests need.
 DEB_DEPS   := gcc g++ clang libclang-rt-14-dev make pkg-config libelf-dev libdw-dev libcap-dev libcapstone-dev libiberty-dev libcmocka-dev libbpf-dev \
               python3 groff-base strace debhelper dpkg-dev fakeroot lintian valgrind \
-              bpftrace xz-utils gzip sqlite3 libc6-dbg
+              bpftrace xz-utils gzip pigz sqlite3 libc6-dbg
 
 .PHONY: all deps check unit e2e demo clean lint-man install uninstall deb targets fuzz valgrind bench
 
@@ -95,7 +95,7 @@ TARGETS    := build/targets/recurse build/targets/jump build/targets/throw build
               build/targets/cold build/targets/tails build/targets/usever \
               build/targets/fibers build/targets/forks build/targets/sum build/targets/values \
               build/targets/burst build/targets/execs build/targets/coldxx build/targets/tables \
-              build/targets/migrate build/targets/sigcalls
+              build/targets/migrate build/targets/sigcalls build/targets/cxxthreads
 # rustup's rustc if there is one, else Debian's (make deps installs it).
 RUSTC      ?= $(shell command -v rustc 2>/dev/null || ls $$HOME/.cargo/bin/rustc 2>/dev/null || echo rustc)
 build/targets/rstress: tests/e2e/targets/rstress.rs
@@ -123,7 +123,7 @@ build/targets/usever: tests/e2e/targets/usever.c build/targets/libver.so.1
 	$(CC) -std=gnu11 -O2 -g $(WARN) -o $@ $< build/targets/libver.so.1 -Wl,-rpath,'$$ORIGIN'
 build/targets/%: tests/e2e/targets/%.cc
 	@mkdir -p $(dir $@)
-	$(CXX) -O2 -g -Wall -Wextra -o $@ $<
+	$(CXX) -O2 -g -Wall -Wextra -pthread -o $@ $<
 
 $(BUILD)/tests/fixture-pie: tests/unit/fixture.c
 	@mkdir -p $(dir $@)

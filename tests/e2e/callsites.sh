@@ -100,6 +100,13 @@ for b in multi perf; do
 	json_check "$work/unfollowed-$b.json" 'j["status"] == "lossy"' \
 		'j["reasons"] == ["%s: calls that leave it by an indirect tail call are not seen returning (--returns insn); its counts may be short" % f for f in ("hooked", "apply")]'
 done
+# inject sees every return at its trampoline, tail calls through tables
+# included: all five exact, whatever their tables.
+if [ "$(uname -m)" = x86_64 ]; then
+	OTARGS="--backend inject -f dispatch,dispatch_null,sw,hooked,apply" same_run tables-inject "$T/tables" 400
+	json_check "$work/tables-inject.json" 'j["status"] == "ok"' \
+		'[(f["name"], f["scopes"], f["depths"], f["duplicates"], f["unclosed"], f["orphans"]) for f in j["functions"]] == [(n, 400, {"0": 400}, 0, 0, 0) for n in ("dispatch", "dispatch_null", "sw", "hooked", "apply")]'
+fi
 # Without the symbol that gives its table's length, dispatch is lossy.
 objcopy --strip-symbol=_ZZ8dispatchE5table "$T/tables" "$work/tables-nosize"
 OTARGS="-f dispatch" same_run nosize "$work/tables-nosize" 400
