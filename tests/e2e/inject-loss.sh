@@ -1,5 +1,5 @@
-# --backend inject: every record a thread's ring drops is counted when it
-# happens, whatever follows - a burst that overflows the ring, then no
+# --backend inject (and the uprobe backends' kernel rings): every record a
+# ring drops is counted when it happens, whatever follows - a burst that overflows the ring, then no
 # call at all (no later record carries the news).  Records kept plus
 # records lost is exactly two per call, and the status is not ok.  A
 # forked child's ring losses are its own, not the traced process's; calls
@@ -21,6 +21,15 @@ every_record() {
 	>"$work/cmd.out" 2>"$work/cmd.err" || fail_ "-- CMD: exit status $?: $(cat "$work/cmd.err")"
 grep -q '^calls 400000 ' "$work/cmd.out" || fail_ "the burst did not run: $(cat "$work/cmd.out")"
 every_record "$work/cmd.json" 400000
+# The same burst through the uprobe backends' rings: the kernel's count.
+if [ "$(id -u)" = 0 ] && [ -r /sys/bus/event_source/devices/uprobe/type ]; then
+	for b in multi perf; do
+		"$OT" --backend "$b" --ring-kb 4 --json -o "$work/$b.json" -f tick -- "$T/burst" 400000 \
+			>/dev/null 2>"$work/$b.err" || fail_ "$b: exit status $?: $(cat "$work/$b.err")"
+		json_check "$work/$b.json" 'j["records"]["samples"] + j["records"]["lost"] == 800000' \
+			'j["records"]["lost"] > 0 and j["status"] == "lossy"'
+	done
+fi
 
 # -p: the burst, then the program lives on without a call; the capture
 # ends by SIGINT.
