@@ -1239,8 +1239,13 @@ enum ot_capture_result ot_capture_arm(struct ot_capture *c)
 		c->arm_ipi.cal = after.cal - c->arm_before.cal;
 		c->arm_ipi.tlb = after.tlb - c->arm_before.tlb;
 	}
-	/* Armed and mapped: nothing left needs privilege, so keep none. */
-	if (ot_caps_drop(c->user.set && c->user.uid != getuid(), c->inject)) {
+	/*
+	 * Armed and mapped: nothing left needs privilege, so keep none but
+	 * CAP_KILL where another user's process is signalled later: a
+	 * command run as the user, and a -p process with --freeze (stopped
+	 * again for disarming).
+	 */
+	if (ot_caps_drop((c->user.set && c->user.uid != getuid()) || c->o.freeze, c->inject)) {
 		ot_error("cannot drop capabilities after arming");
 		return OT_CAPTURE_FAILED;
 	}
