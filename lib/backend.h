@@ -62,11 +62,14 @@ struct ot_backend_ops {
 	const char *(*refused)(const struct ot_probes *p, size_t i);
 	const struct ot_probes_inproc *(*inproc)(struct ot_probes *p);
 	/* Optional: what the traced process did that the backend must see
-	 * (inject: its execs), called when SIGCHLD comes and at every drain. */
+	 * (inject: its execs; multi: its execs from a thread other than its
+	 * first), called when SIGCHLD comes and at every drain. */
 	void (*events)(struct ot_probes *p);
 	/* Optional, for rings of its own: an fd that polls readable when
 	 * they want draining now (or -1). */
 	int (*wake_fd)(const struct ot_probes *p);
+	/* Optional: execs it re-armed after (ot_probes_thread_execs). */
+	const struct ot_probes_thread_execs *(*thread_execs)(const struct ot_probes *p);
 	/* Optional: --follow's processes (ot_probes_follow_poll). */
 	int (*follow_poll)(struct ot_probes *p, int alive,
 			   void (*fn)(void *ctx, const struct ot_follow_proc *proc),

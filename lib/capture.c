@@ -108,6 +108,7 @@ struct ot_capture {
 	size_t nfol, folcap;
 	uint64_t fol_dropped;
 	struct ot_report_follow rep_follow;
+	struct ot_report_thread_execs rep_texecs;
 	uint64_t fol_next;	/* when to read the kernel's table next */
 	/* Per function, the distributions of the values -f asks for. */
 	struct value_keep { struct ot_values *arg, *ret; char arg_name[16]; } *vals;
@@ -623,6 +624,38 @@ static void run(struct ot_capture *c)
 	free(pfd);
 }
 
+/*
+ * multi: an exec from a thread other than the process's first that could
+ * not be held ran unprobed until its links were made again, and one whose
+ * links could not be made again runs unprobed to the end.
+ */
+static void judge_thread_execs(struct ot_capture *c)
+{
+	const struct ot_probes_thread_execs *te = ot_probes_thread_execs(c->probes);
+	char why[512], d[32];
+
+	if (!te)
+		return;
+	c->rep_texecs.count = te->count;
+	c->rep_texecs.held = te->held;
+	c->rep_texecs.unprobed_ns = te->unprobed_ns;
+	if (te->rearm_err) {
+		snprintf(why, sizeof(why), "the process exec'd from a thread other than its first "
+			 "and its probes could not be armed again (%s): the calls of its new "
+			 "program are not counted", strerror(te->rearm_err));
+		ot_check_add(&c->check, OT_STATUS_LOSSY, why);
+	}
+	if (te->count > te->held) {
+		snprintf(why, sizeof(why), "%" PRIu64 " of %" PRIu64 " programs the process "
+			 "exec'd from a thread other than its first ran unprobed for up to %s "
+			 "before their probes were armed again (%s): their calls meanwhile are "
+			 "not counted", te->count - te->held, te->count,
+			 ot_report_duration(te->unprobed_ns, d, sizeof(d)),
+			 te->why ? te->why : "not held");
+		ot_check_add(&c->check, OT_STATUS_LOSSY, why);
+	}
+}
+
 static void judge(struct ot_capture *c)
 {
 	const struct ot_func_stats **st = ot_xcalloc(c->sel.n, sizeof(*st));
@@ -670,6 +703,7 @@ static void judge(struct ot_capture *c)
 			 "(%s): its calls are not counted", c->rep_inject.exec_why);
 		ot_check_add(&c->check, OT_STATUS_LOSSY, why);
 	}
+	judge_thread_execs(c);
 	free(st);
 }
 
@@ -750,6 +784,8 @@ static void fill_report(struct ot_capture *c)
 	c->rep_calib.empty_ns = c->calib.empty_ns;
 	c->rep_calib.live_calls = c->calib.live_calls;
 	r.calib = c->o.compensate ? &c->rep_calib : NULL;
+	if (ot_probes_thread_execs(c->probes))
+		r.thread_execs = &c->rep_texecs;
 	if (c->o.follow) {
 		c->rep_follow.processes = c->nfol;
 		c->rep_follow.dropped = c->fol_dropped;
@@ -1220,6 +1256,9 @@ enum ot_capture_result ot_capture_arm(struct ot_capture *c)
 			.held = c->inject && c->o.argv,
 			.clock = c->o.inject_clock,
 			.follow = c->o.follow,
+			/* A command's stop is seen by its parent, us; a -p
+			 * process's by its own, so only where --freeze says. */
+			.hold_exec = c->target.is_child || c->o.freeze,
 		};
 
 		if (ot_probes_arm(c->pt, c->npt, &po, &c->probes))
@@ -1252,8 +1291,14 @@ enum ot_capture_result ot_capture_arm(struct ot_capture *c)
 		c->arm_ipi.cal = after.cal - c->arm_before.cal;
 		c->arm_ipi.tlb = after.tlb - c->arm_before.tlb;
 	}
-	/* Armed and mapped: nothing left needs privilege, so keep none. */
-	if (ot_caps_drop(c->user.set && c->user.uid != getuid(), c->inject)) {
+	/*
+	 * Armed and mapped: nothing left needs privilege, so keep none but
+	 * CAP_KILL where another user's process is signalled later: a
+	 * command run as the user, and a -p process with --freeze (stopped
+	 * again for disarming, and continued after an exec the multi backend
+	 * holds it at).
+	 */
+	if (ot_caps_drop((c->user.set && c->user.uid != getuid()) || c->o.freeze, c->inject)) {
 		ot_error("cannot drop capabilities after arming");
 		return OT_CAPTURE_FAILED;
 	}

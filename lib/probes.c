@@ -458,6 +458,11 @@ int ot_probes_wants_sigchld(const struct ot_probes *p)
 	return p && p->ops->events;
 }
 
+const struct ot_probes_thread_execs *ot_probes_thread_execs(const struct ot_probes *p)
+{
+	return p && p->ops && p->ops->thread_execs ? p->ops->thread_execs(p) : NULL;
+}
+
 const struct ot_probes_inproc *ot_probes_inproc(const struct ot_probes *p)
 {
 	return p->ops->inproc ? p->ops->inproc((struct ot_probes *)p) : NULL;

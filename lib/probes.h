@@ -97,6 +97,9 @@ struct ot_probes_opts {
 	int clock;		/* inject: OT_INJ_CLOCK_*, or -1 for its choice */
 	int follow;		/* --follow: pid and the processes it forks, from
 				 * their first instruction (multi only) */
+	int hold_exec;		/* multi: pid may be stopped (SIGSTOP) at an exec
+				 * from a thread other than its first, until its
+				 * new program is armed (ot_probes_thread_execs) */
 };
 
 /*
@@ -193,11 +196,33 @@ const struct ot_probes_inproc *ot_probes_inproc(const struct ot_probes *p);
 
 /*
  * What the traced process did that the backend must act on now (inject:
- * an exec, after which its new program is instrumented).  Call it when
- * SIGCHLD arrives (ot_probes_wants_sigchld) and at every drain.
+ * an exec, after which its new program is instrumented; multi: an exec
+ * from a thread other than its first, after which its links are made
+ * again and the process, if held, continued).  Call it when SIGCHLD
+ * arrives (ot_probes_wants_sigchld) and at every drain.
  */
 void ot_probes_events(struct ot_probes *p);
 int ot_probes_wants_sigchld(const struct ot_probes *p);
+
+/*
+ * multi: the traced process exec'd from a thread other than its first.
+ * The kernel's uprobe_multi links follow the task that led the process
+ * when they were made, which such an exec ends: the new program would run
+ * unprobed.  The backend makes the process's links again for each one
+ * (ot_probes_events), the process stopped until then where hold_exec
+ * allows and nothing stands in the way; an exec it could not hold ran
+ * unprobed for up to unprobed_ns, its calls meanwhile not seen.
+ */
+struct ot_probes_thread_execs {
+	uint64_t count;		/* such execs seen */
+	uint64_t held;		/* of them, stopped until armed again */
+	uint64_t unprobed_ns;	/* the longest any other ran unprobed */
+	const char *why;	/* why the latest other was not held, or NULL */
+	int rearm_err;		/* a positive errno: links could not be made again */
+};
+/* NULL for a backend without them (perf, inject) or when no link filters
+ * on a pid (--follow, -a). */
+const struct ot_probes_thread_execs *ot_probes_thread_execs(const struct ot_probes *p);
 
 /* --follow: one process of the tree, as the kernel last saw it. */
 struct ot_follow_proc {

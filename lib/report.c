@@ -436,6 +436,24 @@ static void slowest_text(FILE *f, const struct ot_report *r, size_t w)
 	}
 }
 
+/* multi: the programs the process exec'd from a thread other than its
+ * first, armed again; before they ran where the process was held. */
+static void thread_execs_text(FILE *f, const struct ot_report_thread_execs *te)
+{
+	const char *held = "(the process held stopped meanwhile)";
+
+	fprintf(f, "exec: %" PRIu64 " program%s the process exec'd from a thread other than its "
+		"first armed again", te->count, te->count == 1 ? "" : "s");
+	if (te->held == te->count)
+		fprintf(f, "%s before it ran %s\n", te->count == 1 ? "" : ", each", held);
+	else if (!te->held)
+		fprintf(f, " after %s had begun to run (see status)\n",
+			te->count == 1 ? "it" : "they");
+	else
+		fprintf(f, ": %" PRIu64 " before they ran %s, %" PRIu64 " after (see status)\n",
+			te->held, held, te->count - te->held);
+}
+
 void ot_report_text(FILE *f, const struct ot_report *r)
 {
 	char foreign_lost[64] = "";
@@ -482,6 +500,8 @@ void ot_report_text(FILE *f, const struct ot_report *r)
 			r->frozen ? "; target stopped meanwhile" : "", r->uprobes, b,
 			r->events, r->objects, r->backend,
 			r->cpus, r->ring_kb);
+		if (r->thread_execs && r->thread_execs->count)
+			thread_execs_text(f, r->thread_execs);
 	}
 	fprintf(f, "capture: %s, ended by %s", ot_report_duration(r->duration_ns, a, sizeof(a)),
 		r->ended_by);
@@ -696,6 +716,10 @@ void ot_report_json(FILE *f, const struct ot_report *r)
 	if (r->follow)
 		fprintf(f, ", \"follow\": {\"processes\": %" PRIu64 ", \"not_followed\": %" PRIu64 "}",
 			r->follow->processes, r->follow->dropped);
+	if (r->thread_execs)
+		fprintf(f, ", \"thread_execs\": {\"count\": %" PRIu64 ", \"held\": %" PRIu64
+			", \"unprobed_ns\": %" PRIu64 "}", r->thread_execs->count,
+			r->thread_execs->held, r->thread_execs->unprobed_ns);
 	fprintf(f, "},\n");
 	fprintf(f, "  \"arming\": {\"functions_requested\": %zu, \"functions_armed\": %zu, "
 		"\"backend\": \"%s\", \"frozen\": %s, \"uprobes\": %zu, \"events\": %zu, "

@@ -149,6 +149,11 @@ struct ot_report {
 	/* --follow: the processes followed (the target among them) and the
 	 * children the kernel could not follow; else NULL. */
 	const struct ot_report_follow { uint64_t processes, dropped; } *follow;
+	/* multi: the process's execs from a thread other than its first, after
+	 * each of which its probes were armed again; how many it was held
+	 * stopped for until then; the longest another ran unprobed (else NULL:
+	 * perf, inject, --follow, -a). */
+	const struct ot_report_thread_execs { uint64_t count, held, unprobed_ns; } *thread_execs;
 };
 
 /*

@@ -437,6 +437,29 @@ static void test_follow(void **state)
 	done(&x);
 }
 
+/*
+ * multi: the process exec'd from a thread other than its first three
+ * times, held for two of them; the third ran unprobed (status says so).
+ */
+static void test_thread_execs(void **state)
+{
+	static const struct ot_report_thread_execs te = { .count = 3, .held = 2,
+							  .unprobed_ns = 41500000 };
+	struct fixture x;
+
+	(void)state;
+	x.p = trees(10);
+	fill(&x, NULL, NFUNCS);
+	ot_check_add(&x.check, OT_STATUS_LOSSY, "1 of 3 programs the process exec'd from a "
+		     "thread other than its first ran unprobed for up to 41.5 ms before their "
+		     "probes were armed again (--freeze holds a -p process there instead): their "
+		     "calls meanwhile are not counted");
+	x.r.thread_execs = &te;
+	render(&x, "thread-execs", 0);
+	render(&x, "thread-execs", 1);
+	done(&x);
+}
+
 static void test_interval(void **state)
 {
 	struct ot_hist h[NFUNCS];
@@ -482,6 +505,7 @@ int main(void)
 		cmocka_unit_test(test_inject),
 		cmocka_unit_test(test_values),
 		cmocka_unit_test(test_follow),
+		cmocka_unit_test(test_thread_execs),
 	};
 
 	return cmocka_run_group_tests_name("report", tests, NULL, NULL);
