@@ -21,6 +21,7 @@
 #include "error.h"
 #include "inject.h"
 #include "inject_layout.h"
+#include "procfs.h"
 #include "tracee.h"
 #include "tsc.h"
 #include "xalloc.h"
@@ -242,7 +243,7 @@ static int arm_gen(struct injset *s, int on)
 	ret = ot_inject_attach(s->pid, &s->o, &s->t, &j->in);
 	if (ret)
 		return ret;
-	snprintf(path, sizeof(path), "/proc/%d/exe", s->pid);
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/exe", s->pid, (int)ot_proc_live_task(s->pid));
 	if (stat(path, &j->exe))
 		memset(&j->exe, 0, sizeof(j->exe));
 	ret = ot_inject_install(j->in, j->fn, s->nfn);
@@ -388,7 +389,7 @@ static void inject_events(struct ot_probes *p)
 	char exe[64], real[256] = "?";
 
 	while (s && (ev = ot_tracee_poll(&s->t)) != OT_TEV_NONE && ev != OT_TEV_GONE) {
-		snprintf(exe, sizeof(exe), "/proc/%d/exe", s->pid);
+		snprintf(exe, sizeof(exe), "/proc/%d/task/%d/exe", s->pid, (int)ot_proc_live_task(s->pid));
 		real[MAX(0, readlink(exe, real, sizeof(real) - 1))] = 0;
 		if (ev == OT_TEV_EXEC) {
 			current(s)->execd = 1;

@@ -740,7 +740,17 @@ static int multi_arm(struct ot_probes *p, const struct ot_probe_target *t, size_
 static int multi_load(struct ot_probes *p, char *why, size_t whylen)
 {
 	struct ot_umulti *m;
-	int ret = ot_umulti_load(&m, p->opts.follow, why, whylen);
+	int ret;
+
+	/* The kernel binds a link's pid filter to the process's first thread:
+	 * ended (pthread_exit, the others running on), no breakpoint is ever
+	 * placed for it. */
+	if (p->opts.pid > 0 && ot_proc_live_task(p->opts.pid) != p->opts.pid) {
+		snprintf(why, whylen, "the first thread of process %d has ended, and uprobe_multi's "
+			 "filter is bound to it (it would arm nothing)", p->opts.pid);
+		return -ESRCH;
+	}
+	ret = ot_umulti_load(&m, p->opts.follow, why, whylen);
 
 	if (!ret)
 		p->priv = m;

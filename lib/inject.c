@@ -124,6 +124,13 @@ static const char *base_name(const char *path)
 
 /* ---- what the process is ---- */
 
+/* A thread of the process that runs: its memory, maps and program are the
+ * process's (a first thread that ended has none). */
+static pid_t live_tid(const struct ot_inject *in)
+{
+	return in->t && in->t->n ? in->t->tids[0] : in->pid;
+}
+
 static void free_maps(struct ot_inject *in)
 {
 	size_t i;
@@ -141,7 +148,7 @@ static int read_maps(struct ot_inject *in)
 	FILE *f;
 
 	free_maps(in);
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)in->pid);
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/maps", (int)in->pid, (int)live_tid(in));
 	f = fopen(path, "re");
 	if (!f)
 		return -errno;
@@ -206,7 +213,7 @@ static const char *refuse_process(struct ot_inject *in)
 	DIR *dir;
 	int fd;
 
-	snprintf(path, sizeof(path), "/proc/%d/exe", (int)in->pid);
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/exe", (int)in->pid, (int)live_tid(in));
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd >= 0) {
 		ssize_t n = read(fd, ident, sizeof(ident));
@@ -741,7 +748,7 @@ static int map_data(struct ot_inject *in)
 	if (ours < 0) {
 		char path[64];
 
-		snprintf(path, sizeof(path), "/proc/%d/fd/%ld", (int)in->pid, fd);
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/fd/%ld", (int)in->pid, (int)live_tid(in), fd);
 		ours = open(path, O_RDWR | O_CLOEXEC);
 	}
 	sys(in, SYS_close, fd, 0, 0, 0, 0, 0);
@@ -1087,7 +1094,7 @@ static size_t unwinders(struct ot_inject *in, struct ot_inject_fn *hooks)
 	char exe[64];
 	size_t i, nhook = 0;
 
-	snprintf(exe, sizeof(exe), "/proc/%d/exe", (int)in->pid);
+	snprintf(exe, sizeof(exe), "/proc/%d/task/%d/exe", (int)in->pid, (int)live_tid(in));
 	memset(hooks, 0, 2 * sizeof(*hooks));
 	if (gcc) {
 		hooks[nhook].path = gcc->path;
@@ -1352,12 +1359,11 @@ void ot_inject_execd(struct ot_inject *in)
 
 /* ---- removal ---- */
 
-/* 1 when pid has exited (a zombie has no memory left to restore). */
+/* 1 when pid has exited (a zombie has no memory left to restore); a
+ * process whose first thread ended while others run has. */
 static int gone(pid_t pid)
 {
-	char st = ot_proc_state(pid);
-
-	return !st || st == 'Z' || st == 'X';
+	return !ot_proc_live_task(pid);
 }
 
 /* Put back every return address a thread's table still holds on its stack. */

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -127,4 +128,30 @@ size_t ot_proc_tasks_in(pid_t pid, const char *states, size_t *ntasks)
 	if (d)
 		closedir(d);
 	return n;
+}
+
+pid_t ot_proc_live_task(pid_t pid)
+{
+	char path[64];
+	struct dirent *e;
+	pid_t live = 0;
+	char st = ot_proc_state(pid);
+	DIR *d;
+
+	if (st && st != 'Z' && st != 'X')
+		return pid;
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	d = opendir(path);
+	while (d && !live && (e = readdir(d))) {
+		char task[320];
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(task, sizeof(task), "/proc/%d/task/%s/stat", (int)pid, e->d_name);
+		if (!ot_proc_stat(task, &st, NULL) && st != 'Z' && st != 'X')
+			live = (pid_t)atoi(e->d_name);
+	}
+	if (d)
+		closedir(d);
+	return live;
 }

@@ -33,6 +33,11 @@ int ot_proc_status_field(const char *path, const char *key, char *out, size_t le
 /* The auxv entry type of pid: 0 and *val, or -errno (-ENOENT: absent). */
 int ot_proc_auxv(pid_t pid, unsigned long type, uint64_t *val);
 
+/* A thread of pid that runs user code: pid itself unless its first
+ * thread has ended (pthread_exit) while others run on; 0 when none does
+ * (the process is gone, or a zombie). */
+pid_t ot_proc_live_task(pid_t pid);
+
 /* How many threads of pid have a state letter in states (a thread that
  * went meanwhile counts as 'X'); *ntasks, all of them (0: pid is gone). */
 size_t ot_proc_tasks_in(pid_t pid, const char *states, size_t *ntasks);

@@ -72,7 +72,7 @@ int ot_target_attach(struct ot_target *t, pid_t pid)
 {
 	char path[64], real[PATH_MAX];
 	ssize_t n;
-	char state;
+	pid_t live;
 
 	init(t);
 	t->pid = pid;
@@ -80,13 +80,18 @@ int ot_target_attach(struct ot_target *t, pid_t pid)
 		ot_error("no process with pid %d", (int)pid);
 		return -ESRCH;
 	}
-	state = ot_proc_state(pid);
-	if (state == 'Z' || state == 'X') {
+	/* Its first thread may have ended (pthread_exit) while others run:
+	 * the program is reached through one that runs. */
+	live = ot_proc_live_task(pid);
+	if (!live) {
 		ot_error("process %d is a zombie: it has exited and has no code to trace",
 			 (int)pid);
 		return -ESRCH;
 	}
-	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+	if (live == pid)
+		snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+	else
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/exe", (int)pid, (int)live);
 	n = readlink(path, real, sizeof(real) - 1);
 	if (n < 0) {
 		if (errno == ENOENT)

@@ -92,6 +92,16 @@ static int stop_one(pid_t tid, int *sig)
 	}
 }
 
+/* Thread tid of pid has ended (a first thread that called pthread_exit
+ * while the others run on): nothing to stop. */
+static int ended(pid_t pid, pid_t tid)
+{
+	char path[64], st;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)pid, (int)tid);
+	return !ot_proc_stat(path, &st, NULL) && (st == 'Z' || st == 'X');
+}
+
 /* Why PTRACE_SEIZE of pid was refused (EPERM). */
 static const char *refused_why(pid_t pid)
 {
@@ -134,7 +144,7 @@ static int stop_all(struct ot_tracee *t, const char **why)
 			int ret, sig;
 			size_t k;
 
-			if (tid <= 0 || index_of(t, tid) >= 0)
+			if (tid <= 0 || index_of(t, tid) >= 0 || ended(t->pid, tid))
 				continue;
 			ret = stop_one(tid, &sig);
 			if (ret < 0) {
@@ -440,7 +450,10 @@ static int mem_io(struct ot_tracee *t, uint64_t addr, void *buf, size_t len, int
 	if (t->mem_fd < 0) {
 		char path[64];
 
-		snprintf(path, sizeof(path), "/proc/%d/mem", (int)t->pid);
+		/* Through a thread we hold: a first thread that ended has no
+		 * memory to show. */
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/mem", (int)t->pid,
+			 (int)(t->n ? t->tids[0] : t->pid));
 		t->mem_fd = open(path, O_RDWR | O_CLOEXEC);
 		if (t->mem_fd < 0)
 			return -errno;
