@@ -167,6 +167,13 @@ static void on_ring_record(void *ctx, const struct perf_event_header *hdr)
 		d->stats.malformed++;
 		return;
 	}
+	/*
+	 * The kernel stamps a ring's PERF_RECORD_LOST with the process that
+	 * wrote the next record into it, not with the one whose records it
+	 * dropped: the loss is the capture's (never another process's).
+	 */
+	if (rec.type == OT_REC_LOST)
+		rec.pid = rec.tid = 0;
 	ot_drain_record(d, d->cur_cpu, &rec);
 }
 
