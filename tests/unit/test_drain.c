@@ -204,7 +204,9 @@ static size_t put_bpf_sample(unsigned char *at, uint64_t time, uint64_t id)
 
 /*
  * A kernel ring's loss: the PERF_RECORD_LOST carries whoever wrote next
- * (here another process) and is the capture's all the same.
+ * (here another process) and is the capture's all the same; what the
+ * ring's LOST records said is kept per ring, and drops no record reported
+ * (ot_drain_lost) are counted and queued in order, after what was emitted.
  */
 static void test_ring_losses(void **state)
 {
@@ -239,6 +241,20 @@ static void test_ring_losses(void **state)
 	assert_int_equal(s.ev[1].kind, OT_EV_LOST);
 	assert_int_equal(ot_drain_stats(d)->lost, 4);
 	assert_int_equal(ot_drain_stats(d)->foreign_lost, 0);
+	assert_int_equal(ot_drain_ring_lost(d, 0), 4);
+	assert_int_equal(ot_drain_ring_lost(d, 1), 0);
+
+	ot_drain_lost(d, 0, 6);
+	ot_drain_lost(d, 1, 0);
+	assert_int_equal(ot_drain_stats(d)->lost, 10);
+	assert_int_equal(ot_drain_stats(d)->lost_at_end, 6);
+	assert_int_equal(ot_drain_ring_lost(d, 0), 4);	/* what the ring said */
+	ot_drain_flush(d, UINT64_MAX);
+	assert_int_equal(s.n, 5);
+	assert_int_equal(s.ev[4].kind, OT_EV_LOST);
+	assert_int_equal(s.ev[4].lost, 6);
+	assert_int_equal(s.ev[4].time, 50);	/* after ring 0's t=30: the emitted t=50 */
+	assert_int_equal(ot_drain_stats(d)->late, 0);
 	ot_ring_fini(&ring);
 	free(mem);
 	ot_drain_free(d);
