@@ -70,6 +70,15 @@ struct ot_backend_ops {
 	int (*wake_fd)(const struct ot_probes *p);
 	/* Optional: execs it re-armed after (ot_probes_thread_execs). */
 	const struct ot_probes_thread_execs *(*thread_execs)(const struct ot_probes *p);
+	/*
+	 * Optional, for rings owned per CPU: into lost[c], for each CPU c,
+	 * the records the kernel could not write into ring c since it was
+	 * opened - the PERF_FORMAT_LOST counts (ot_probes_perf_lost) of
+	 * every event that writes into it, summed.  0, or -errno.  Called
+	 * once, after disable: reading an enabled event may interrupt the
+	 * CPU it runs on.  Only when p->lost_format is 1.
+	 */
+	int (*rings_lost)(const struct ot_probes *p, uint64_t *lost);
 	/* Optional: --follow's processes (ot_probes_follow_poll). */
 	int (*follow_poll)(struct ot_probes *p, int alive,
 			   void (*fn)(void *ctx, const struct ot_follow_proc *proc),
@@ -85,6 +94,9 @@ struct ot_probes {
 	struct ot_probes_inproc last_inproc;
 	int have_inproc;
 	int enabled;			/* between ot_probes_enable and _disable */
+	/* Events count the records they could not write (PERF_FORMAT_LOST,
+	 * Linux 6.0): 0 not known yet, 1 yes, -1 the kernel refused it. */
+	int lost_format;
 	struct ot_cpu_ring *cpus;
 	unsigned ncpus;
 	size_t nuprobes;		/* entries + uretprobes + return insns */
@@ -117,7 +129,18 @@ const char *ot_probes_arm_hint(int err);
 void ot_probes_base_attr(struct perf_event_attr *a);
 /* The ring owner wakes a poller once a quarter of data is pending. */
 void ot_probes_ring_wakeup(struct perf_event_attr *a, size_t data);
-int ot_probes_perf_open(struct perf_event_attr *attr, int cpu, int group);
+/*
+ * perf_event_open(attr, pid -1, cpu, group), asking for PERF_FORMAT_LOST
+ * too while p->lost_format is not -1: the first EINVAL before the kernel
+ * has accepted it once is retried without it, and if that opens, the
+ * kernel has none (p->lost_format -1, said with -v).  An fd, or -1 and
+ * errno.
+ */
+int ot_probes_perf_open(struct ot_probes *p, struct perf_event_attr *attr, int cpu,
+			int group);
+/* An event's PERF_FORMAT_LOST count (opened by ot_probes_perf_open with
+ * p->lost_format 1): 0 and *lost, or -errno. */
+int ot_probes_perf_lost(int fd, uint64_t *lost);
 
 extern const struct ot_backend_ops ot_backend_multi;
 extern const struct ot_backend_ops ot_backend_perf;

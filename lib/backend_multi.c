@@ -773,7 +773,7 @@ static int multi_open_ring(struct ot_probes *p, unsigned c, size_t data)
 	a.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_RAW;
 	a.sample_period = 1;
 	ot_probes_ring_wakeup(&a, data);
-	fd = ot_probes_perf_open(&a, p->cpus[c].cpu, -1);
+	fd = ot_probes_perf_open(p, &a, p->cpus[c].cpu, -1);
 	if (fd < 0) {
 		err = errno;
 		ot_error_errno(err, "cannot open a perf event on CPU %d%s", p->cpus[c].cpu,
@@ -781,6 +781,19 @@ static int multi_open_ring(struct ot_probes *p, unsigned c, size_t data)
 		return -err;
 	}
 	return fd;
+}
+
+/* The program writes each CPU's ring through its output event alone:
+ * that event's drops are the ring's. */
+static int multi_rings_lost(const struct ot_probes *p, uint64_t *lost)
+{
+	unsigned c;
+	int ret;
+
+	for (c = 0; c < p->ncpus; c++)
+		if ((ret = ot_probes_perf_lost(p->cpus[c].fd, &lost[c])))
+			return ret;
+	return 0;
 }
 
 static int multi_ring_mapped(struct ot_probes *p, unsigned c)
@@ -842,4 +855,5 @@ const struct ot_backend_ops ot_backend_multi = {
 	.events = multi_events,
 	.thread_execs = multi_thread_execs,
 	.follow_poll = multi_follow_poll,
+	.rings_lost = multi_rings_lost,
 };

@@ -110,6 +110,7 @@ struct ot_capture {
 	struct ot_report_follow rep_follow;
 	struct ot_report_thread_execs rep_texecs;
 	uint64_t fol_next;	/* when to read the kernel's table next */
+	int lost_exact;		/* records.lost is the whole count (ot_probes_final_lost) */
 	/* Per function, the distributions of the values -f asks for. */
 	struct value_keep { struct ot_values *arg, *ret; char arg_name[16]; } *vals;
 };
@@ -403,6 +404,21 @@ static void drain_round(struct ot_capture *c, uint64_t horizon)
 	calib_update(c);
 }
 
+/*
+ * The last drain, probes disabled: every ring read to its end, then the
+ * records the kernel dropped that nothing reported (ot_probes_final_lost)
+ * counted and queued, then everything emitted: the pairing and the last
+ * interval see them as any other loss.
+ */
+static void final_drain(struct ot_capture *c)
+{
+	ot_probes_events(c->probes);
+	ot_probes_drain(c->probes, c->drain);
+	c->lost_exact = ot_probes_final_lost(c->probes, c->drain);
+	ot_drain_flush(c->drain, UINT64_MAX);
+	calib_update(c);
+}
+
 /* Returns at return instructions for functions in files with C++
  * exception tables, unless --returns says otherwise. */
 /* The stack-switching call the program makes, or NULL; with -a (no
@@ -665,7 +681,7 @@ static void judge(struct ot_capture *c)
 		st[i] = ot_pair_stats(c->pair, i);
 	ot_check_run(&c->check, c->sel.n, c->names, st, c->o.expect,
 		     c->o.nexpect, c->o.max_loss, ot_drain_stats(c->drain)->lost,
-		     c->inject ? "the process's rings" : NULL);
+		     c->lost_exact, c->inject ? "the process's rings" : NULL);
 	for (i = 0; i < c->sel.n; i++)
 		if (c->ret[i].inexact)
 			ot_check_add(&c->check, OT_STATUS_LOSSY, c->ret[i].inexact);
@@ -765,6 +781,7 @@ static void fill_report(struct ot_capture *c)
 			.samples = d->samples, .lost = d->lost, .malformed = d->malformed,
 			.foreign = d->foreign, .late = d->late, .no_sp = d->no_sp,
 			.unknown = d->unknown, .foreign_lost = d->foreign_lost,
+			.lost_at_end = d->lost_at_end, .lost_inexact = !c->lost_exact,
 		};
 
 		r.records = rec;
@@ -1342,7 +1359,7 @@ enum ot_capture_result ot_capture_report(struct ot_capture *c)
 	ot_calib_live_stop(c->calib_live);
 	c->calib_live = NULL;
 	ot_probes_disable(c->probes);
-	drain_round(c, UINT64_MAX);
+	final_drain(c);
 	/* The last, shorter interval: the intervals add up to the capture. */
 	if (c->ivl)
 		interval_report(c, ot_now_ns());

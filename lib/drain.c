@@ -9,6 +9,8 @@
 struct queue {
 	struct ot_event *ev;
 	size_t head, len, cap; /* cap is a power of two */
+	uint64_t last_time;    /* the latest event queued */
+	uint64_t ring_lost;    /* what its ring's PERF_RECORD_LOSTs reported */
 };
 
 struct ot_drain {
@@ -89,6 +91,8 @@ static void q_push(struct queue *q, const struct ot_event *ev)
 	 * tail keeps the queue sorted at O(1) for that case and stays correct
 	 * for the rare record that lands a little out of order.
 	 */
+	if (ev->time > q->last_time)
+		q->last_time = ev->time;
 	i = q->len++;
 	while (i > 0 && q_at(q, i - 1)->time > ev->time) {
 		*q_at(q, i) = *q_at(q, i - 1);
@@ -167,6 +171,15 @@ static void on_ring_record(void *ctx, const struct perf_event_header *hdr)
 		d->stats.malformed++;
 		return;
 	}
+	/*
+	 * The kernel stamps a ring's PERF_RECORD_LOST with the process that
+	 * wrote the next record into it, not with the one whose records it
+	 * dropped: the loss is the capture's (never another process's).
+	 */
+	if (rec.type == OT_REC_LOST) {
+		d->q[d->cur_cpu].ring_lost += rec.lost;
+		rec.pid = rec.tid = 0;
+	}
 	ot_drain_record(d, d->cur_cpu, &rec);
 }
 
@@ -181,6 +194,23 @@ size_t ot_drain_ring(struct ot_drain *d, unsigned cpu, struct ot_ring *ring)
 	n = ot_ring_drain(ring, on_ring_record, d);
 	d->stats.malformed += ring->malformed - before;
 	return n;
+}
+
+uint64_t ot_drain_ring_lost(const struct ot_drain *d, unsigned cpu)
+{
+	return cpu < d->ncpus ? d->q[cpu].ring_lost : 0;
+}
+
+void ot_drain_lost(struct ot_drain *d, unsigned cpu, uint64_t n)
+{
+	struct ot_record rec = { .type = OT_REC_LOST, .lost = n };
+
+	if (!n || cpu >= d->ncpus)
+		return;
+	rec.time = d->q[cpu].last_time > d->last_emitted ? d->q[cpu].last_time
+							  : d->last_emitted;
+	d->stats.lost_at_end += n;
+	ot_drain_record(d, cpu, &rec);
 }
 
 void ot_drain_flush(struct ot_drain *d, uint64_t horizon)

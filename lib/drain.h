@@ -31,6 +31,8 @@ struct ot_drain_stats {
 	uint64_t samples;   /* samples of the traced process */
 	uint64_t foreign;   /* samples of other processes mapping the file */
 	uint64_t lost;	    /* records the kernel reported lost */
+	uint64_t lost_at_end; /* of lost: counted with ot_drain_lost, not
+			     * reported by any PERF_RECORD_LOST */
 	uint64_t foreign_lost; /* lost in other processes' rings (inject: a
 			     * forked child's) */
 	uint64_t malformed; /* truncated or corrupt records skipped */
@@ -55,6 +57,22 @@ void ot_drain_also_pid(struct ot_drain *d, uint32_t pid);
 
 /* Read every pending record of cpu's ring into its queue. Returns records read. */
 size_t ot_drain_ring(struct ot_drain *d, unsigned cpu, struct ot_ring *ring);
+
+/*
+ * The records ring cpu's PERF_RECORD_LOST records reported, as far as
+ * ot_drain_ring has read it (whatever process they were counted for).
+ */
+uint64_t ot_drain_ring_lost(const struct ot_drain *d, unsigned cpu);
+
+/*
+ * n records ring cpu dropped that no PERF_RECORD_LOST reported (the kernel
+ * writes one only with the next record that fits; the caller read its
+ * own count): counted in lost and lost_at_end, and queued as one loss for
+ * the pairing at the time of the last record kept from that ring, or of
+ * the last emitted if later (the drops came after the former; the latter
+ * keeps the stream in order).  Before the final ot_drain_flush.
+ */
+void ot_drain_lost(struct ot_drain *d, unsigned cpu, uint64_t n);
 
 /* Queue one decoded record as if read from cpu's ring (cpu < ncpus). */
 void ot_drain_record(struct ot_drain *d, unsigned cpu,

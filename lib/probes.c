@@ -54,10 +54,51 @@ static int online_cpus(int **out, unsigned *n)
 	return *n ? 0 : -EINVAL;
 }
 
-int ot_probes_perf_open(struct perf_event_attr *attr, int cpu, int group)
+#ifndef PERF_FORMAT_LOST
+#define PERF_FORMAT_LOST (1u << 4)	/* Linux 6.0 */
+#endif
+
+/*
+ * Every event also counts the records it could not write (ring full):
+ * the kernel reports them in the ring only with the next record that
+ * fits, and after a ring's last burst nothing may fit again
+ * (ot_probes_final_lost).  The count costs nothing until read.
+ */
+int ot_probes_perf_open(struct ot_probes *p, struct perf_event_attr *attr, int cpu,
+			int group)
 {
-	return (int)syscall(SYS_perf_event_open, attr, -1, cpu, group,
-			    PERF_FLAG_FD_CLOEXEC);
+	int fd;
+
+	if (p->lost_format >= 0)
+		attr->read_format |= PERF_FORMAT_LOST;
+	fd = (int)syscall(SYS_perf_event_open, attr, -1, cpu, group, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0 && errno == EINVAL && !p->lost_format) {
+		attr->read_format &= ~(uint64_t)PERF_FORMAT_LOST;
+		fd = (int)syscall(SYS_perf_event_open, attr, -1, cpu, group,
+				  PERF_FLAG_FD_CLOEXEC);
+		if (fd >= 0) {
+			p->lost_format = -1;
+			ot_verbose("this kernel does not count each event's lost records "
+				   "(PERF_FORMAT_LOST, Linux 6.0): a ring's last drops may go "
+				   "uncounted");
+		}
+	}
+	if (fd >= 0 && !p->lost_format)
+		p->lost_format = 1;
+	return fd;
+}
+
+int ot_probes_perf_lost(int fd, uint64_t *lost)
+{
+	uint64_t v[2];	/* read_format PERF_FORMAT_LOST: the count, the lost */
+	ssize_t n = read(fd, v, sizeof(v));
+
+	if (n < 0)
+		return -errno;
+	if (n != (ssize_t)sizeof(v))
+		return -EIO;
+	*lost = v[1];
+	return 0;
 }
 
 /* Events sharing a ring must share a clock; CLOCK_MONOTONIC lets the drain
@@ -440,6 +481,57 @@ uint64_t ot_probes_high_water(const struct ot_probes *p)
 	else
 		cpu_peak(p, &pending, &size, &hw);
 	return hw;
+}
+
+/*
+ * A ring that held this close to full at a drain may have dropped a record
+ * meanwhile: more than the longest record the backends' events write (a
+ * perf sample with the value registers, 104 bytes) with the
+ * PERF_RECORD_LOST the kernel may put before it (48).  Any less full, it
+ * never dropped one: what it holds only grows until the next drain.
+ */
+#define OT_RING_RECORD_ROOM 256
+
+/* Whether a ring of p may have dropped a record (without a kernel count). */
+static int rings_may_have_dropped(const struct ot_probes *p)
+{
+	unsigned c;
+
+	for (c = 0; c < p->ncpus && p->cpus[c].map; c++)
+		if (p->cpus[c].ring.high_water + OT_RING_RECORD_ROOM > p->cpus[c].ring.size)
+			return 1;
+	return 0;
+}
+
+int ot_probes_final_lost(struct ot_probes *p, struct ot_drain *d)
+{
+	uint64_t *lost;
+	unsigned c;
+	int ret = -EOPNOTSUPP;
+
+	if (!p->ops->open_ring)
+		return 1;	/* rings of its own, counted as they drop */
+	lost = ot_xcalloc(p->ncpus, sizeof(*lost));
+	if (p->lost_format > 0 && p->ops->rings_lost)
+		ret = p->ops->rings_lost(p, lost);
+	for (c = 0; !ret && c < p->ncpus; c++) {
+		uint64_t seen = ot_drain_ring_lost(d, c);
+
+		/* Fewer than its records reported: a writer not summed. */
+		if (lost[c] < seen) {
+			ot_verbose("CPU %d: the kernel counts %llu records lost, its ring "
+				   "reported %llu", p->cpus[c].cpu, (unsigned long long)lost[c],
+				   (unsigned long long)seen);
+			ret = -EPROTO;
+		}
+	}
+	for (c = 0; !ret && c < p->ncpus; c++)
+		ot_drain_lost(d, c, lost[c] - ot_drain_ring_lost(d, c));
+	free(lost);
+	if (ret && ret != -EOPNOTSUPP)
+		ot_verbose("cannot read the kernel's counts of lost records: %s",
+			   strerror(-ret));
+	return !ret || !rings_may_have_dropped(p);
 }
 
 const char *ot_probes_refused(const struct ot_probes *p, size_t i)

@@ -156,6 +156,20 @@ struct ot_drain;
 /* Read every ring into d (per CPU, or per thread).  Returns records read. */
 size_t ot_probes_drain(struct ot_probes *p, struct ot_drain *d);
 
+/*
+ * After the last drain (probes disabled, every ring read to its end), and
+ * before the drain's last flush: the records the kernel dropped that no
+ * PERF_RECORD_LOST reported, counted into d (ot_drain_lost).  The kernel
+ * reports a full ring's drops only with the next record it writes there,
+ * so a burst that overflows a ring and is followed by nothing is reported
+ * by nobody; each event's own count (PERF_FORMAT_LOST, Linux 6.0) is read
+ * here instead, once (no cost per record).  Returns 1 when d's lost count
+ * is exact: the counts were read, or the backend counts its rings' drops
+ * itself (inject), or no ring ever came within a record of full; 0 when
+ * it may be short (the kernel has no such count, and a ring filled).
+ */
+int ot_probes_final_lost(struct ot_probes *p, struct ot_drain *d);
+
 /* The drain's queues: one per CPU, or per thread for inject. */
 unsigned ot_probes_nqueues(const struct ot_probes *p);
 

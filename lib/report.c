@@ -515,9 +515,10 @@ void ot_report_text(FILE *f, const struct ot_report *r)
 	if (rec->foreign_lost)
 		snprintf(foreign_lost, sizeof(foreign_lost), " (%" PRIu64 " lost in their rings)",
 			 rec->foreign_lost);
-	fprintf(f, "records: %" PRIu64 " samples, %" PRIu64 " lost %s, %" PRIu64
+	fprintf(f, "records: %" PRIu64 " samples, %s%" PRIu64 " lost %s, %" PRIu64
 		" malformed, %" PRIu64 " of other processes%s; %zu thread%s\n",
-		rec->samples, rec->lost, r->inject ? "in the process's rings" : "by the kernel",
+		rec->samples, rec->lost_inexact ? "at least " : "", rec->lost,
+		r->inject ? "in the process's rings" : "by the kernel",
 		rec->malformed, rec->foreign, foreign_lost, r->threads, r->threads == 1 ? "" : "s");
 	if (r->follow)
 		fprintf(f, "followed: %" PRIu64 " process%s (pid %d and its descendants), %" PRIu64
@@ -532,11 +533,13 @@ void ot_report_text(FILE *f, const struct ot_report *r)
 
 		for (i = 0; i < r->nfuncs; i++)
 			spans += r->funcs[i].st->spans_loss;
-		fprintf(f, "warning: %s lost %" PRIu64 " records: scope counts are low; "
+		/* A kernel ring is per CPU, shared by every process traced. */
+		fprintf(f, "warning: %s lost %" PRIu64 " records%s: scope counts are low; "
 			"%" PRIu64 " scope%s open across a loss %s kept out of the durations "
 			"(try a larger --ring-kb or a shorter --drain-ms)\n",
-			r->inject ? "the process's rings" : "the kernel", rec->lost, spans,
-			spans == 1 ? "" : "s", spans == 1 ? "is" : "are");
+			r->inject ? "the process's rings" : "the kernel", rec->lost,
+			r->nprocs && !r->inject ? " (of any of the processes: the rings are per CPU)" :
+			"", spans, spans == 1 ? "" : "s", spans == 1 ? "is" : "are");
 	}
 	if (r->inject && r->inject->unrecorded_handlers)
 		fprintf(f, "warning: %" PRIu64 " calls of signal handlers that interrupted inject's "
@@ -755,10 +758,11 @@ void ot_report_json(FILE *f, const struct ot_report *r)
 	fprintf(f, "  \"tracer\": {\"cpu_ns\": %" PRIu64 ", \"max_rss_kb\": %" PRIu64 "},\n",
 		r->tracer_cpu_ns, r->tracer_max_rss_kb);
 	fprintf(f, "  \"records\": {\"samples\": %" PRIu64 ", \"lost\": %" PRIu64
+		", \"lost_at_end\": %" PRIu64 ", \"lost_exact\": %s"
 		", \"malformed\": %" PRIu64 ", \"foreign\": %" PRIu64 ", \"foreign_lost\": %" PRIu64
 		", \"late\": %" PRIu64 ", \"no_sp\": %" PRIu64 ", \"unknown\": %" PRIu64 "},\n",
-		rec->samples, rec->lost, rec->malformed, rec->foreign, rec->foreign_lost, rec->late,
-		rec->no_sp, rec->unknown);
+		rec->samples, rec->lost, rec->lost_at_end, rec->lost_inexact ? "false" : "true",
+		rec->malformed, rec->foreign, rec->foreign_lost, rec->late, rec->no_sp, rec->unknown);
 	fprintf(f, "  \"functions\": [");
 	for (i = 0; i < r->nfuncs; i++) {
 		const struct ot_report_func *fn = &r->funcs[i];

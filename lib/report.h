@@ -54,6 +54,10 @@ struct ot_report_proc {
 struct ot_report_records {
 	uint64_t samples, lost, malformed, foreign, late, no_sp, unknown;
 	uint64_t foreign_lost;	/* lost in other processes' rings */
+	uint64_t lost_at_end;	/* of lost: no record reported them, the
+				 * kernel's count read at the end did */
+	int lost_inexact;	/* lost may be short: the kernel cannot count
+				 * a ring's last drops, and a ring filled */
 };
 
 /* --compensate's figures (lib/calib's, copied). */
