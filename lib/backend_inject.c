@@ -21,6 +21,7 @@
 #include "error.h"
 #include "inject.h"
 #include "inject_layout.h"
+#include "inject_ring.h"
 #include "procfs.h"
 #include "tracee.h"
 #include "tsc.h"
@@ -48,16 +49,6 @@
 #define REFIT_NS	(100ull * 1000 * 1000)	/* how often the TSC map is refitted */
 #define MAX_GENS	64	/* programs one process may exec into, traced */
 
-struct area_view {
-	uint32_t tid;		/* the occupant we know; 0 none */
-	uint32_t pid;
-	unsigned queue;
-	uint64_t reentered;	/* its runtime's counts, as last seen */
-	uint64_t noret;
-	uint64_t lost;		/* its A_LOST, as reported to the drain */
-	uint64_t last_time;	/* of its last record read */
-};
-
 /* One program's instrumentation: the first, and one per exec after it. */
 struct inj {
 	struct injset *set;
@@ -68,7 +59,7 @@ struct inj {
 	unsigned nareas;
 	size_t area_bytes;
 	uint64_t ring_n;
-	struct area_view *av;
+	struct ot_inject_view *av;	/* per area (lib/inject_ring) */
 	unsigned used;			/* areas taken at the latest drain */
 	struct ot_tsc *tsc;
 	int clock;			/* OT_INJ_CLOCK_* */
@@ -509,15 +500,6 @@ static size_t inject_nevents(const struct ot_probes *p)
 	return j && j->in ? ot_inject_info(j->in)->patched : 0;
 }
 
-/* n records a ring of process pid dropped, at time. */
-static void lost(struct ot_drain *d, unsigned queue, uint64_t time, uint64_t n, uint32_t pid)
-{
-	struct ot_record rec = { .type = OT_REC_LOST, .time = time, .lost = n, .pid = pid };
-
-	if (n)
-		ot_drain_record(d, queue, &rec);
-}
-
 /* A queue for a new thread: one given back, else the next. */
 static unsigned queue_new(struct injset *s)
 {
@@ -526,71 +508,16 @@ static unsigned queue_new(struct injset *s)
 	return s->qnext < s->nqueues ? s->qnext++ : s->nqueues - 1;
 }
 
-static uint64_t to_ns(struct inj *j, uint64_t t)
-{
-	return j->clock == OT_INJ_CLOCK_VDSO ? t : ot_tsc_ns(j->tsc, t);
-}
-
-/* Records area a's thread dropped, up to its count now (a marker's or
- * the area's own), reported at time t: what was not reported yet. */
-static void area_lost(struct inj *j, struct ot_drain *d, unsigned a, uint64_t t, uint64_t upto)
-{
-	struct area_view *v = &j->av[a];
-
-	if (upto > v->lost) {
-		lost(d, v->queue, t, upto - v->lost, v->pid);
-		v->lost = upto;
-	}
-}
-
-/*
- * Every record of area a since the last drain.  Drops happen only while
- * the ring is full, so those no marker in [tail, head) reports come after
- * its last record: the area's count, read after them, places them there
- * (a thread that stops calling after a burst writes no marker at all).
- */
+/* Every record of area a since the last drain (lib/inject_ring). */
 static size_t drain_area(struct inj *j, struct ot_drain *d, unsigned a)
 {
-	uint8_t *ar = area(j, a);
-	struct area_view *v = &j->av[a];
-	uint64_t head = load64(ar + OT_INJ_A_HEAD), tail = *(uint64_t *)(ar + OT_INJ_A_TAIL);
-	uint64_t n = head - tail, i, r;
+	size_t n = ot_inject_ring_read(&j->av[a], area(j, a), j->ring_n,
+				       j->clock == OT_INJ_CLOCK_VDSO ? NULL : j->tsc, d,
+				       ot_now_ns());
 
-	if (n > j->ring_n) {	/* a corrupt head (the process wrote over it) */
-		lost(d, v->queue, ot_now_ns(), n - j->ring_n, v->pid);
-		tail = head - j->ring_n;
-		n = j->ring_n;
-	}
 	if (n * OT_INJ_REC_SIZE > j->peak)
 		j->peak = n * OT_INJ_REC_SIZE;
-	for (i = 0; i < n; i++) {
-		const uint64_t *rec;
-		struct ot_record out = { .type = OT_REC_SAMPLE, .has_sp = 1 };
-		unsigned kind;
-		uint32_t func;
-
-		r = (tail + i) & (j->ring_n - 1);
-		rec = (const uint64_t *)(ar + OT_INJ_A_RING + r * OT_INJ_REC_SIZE);
-		kind = (unsigned)(rec[1] >> 14) & 3;
-		func = (uint32_t)(rec[1] & 0x3fff);
-		out.time = to_ns(j, rec[0]);
-		v->last_time = out.time;
-		if (kind == OT_INJ_K_LOST) {
-			area_lost(j, d, a, out.time, rec[1] >> 16);
-			continue;
-		}
-		out.id = 4 * (uint64_t)func + (kind == OT_INJ_K_ENTRY ? 1 : kind == OT_INJ_K_RETURN ? 2 : 3);
-		out.sp = rec[1] >> 16;
-		out.pid = v->pid;
-		out.tid = v->tid;
-		ot_drain_record(d, v->queue, &out);
-	}
-	__atomic_store_n((uint64_t *)(ar + OT_INJ_A_TAIL), head, __ATOMIC_RELEASE);
-	area_lost(j, d, a, v->last_time, load64(ar + OT_INJ_A_LOST));
-	/* A signal handler's calls while the runtime ran on its thread: not
-	 * recorded at all (neither entry nor return), counted apart. */
-	v->reentered = load64(ar + OT_INJ_A_REENTERED);
-	return (size_t)n;
+	return n;
 }
 
 /* The area of a thread that exited: its last drops counted, its memory
@@ -598,7 +525,7 @@ static size_t drain_area(struct inj *j, struct ot_drain *d, unsigned a)
 static void give_back(struct inj *j, struct ot_drain *d, unsigned a)
 {
 	uint8_t *ar = area(j, a);
-	struct area_view *v = &j->av[a];
+	struct ot_inject_view *v = &j->av[a];
 
 	drain_area(j, d, a);
 	j->noret += load64(ar + OT_INJ_A_NORET);
