@@ -2,7 +2,7 @@
  * Microbenchmark of the user-space pipeline, rings -> records -> time
  * merge -> pairing -> histograms -> the per-scope callback, on synthetic
  * rings shaped like the stress program's (outer > 2 middle > 3 inner).
- * Prints ns per record, the median of RUNS runs, for two formats:
+ * Prints ns per record, the median of 5 runs (argv[1]: fewer), for two formats:
  *
  *   perf    the perf backend's samples, one perf ring per thread, the
  *           whole ring drained and merged at once (2 threads);
@@ -31,7 +31,10 @@
 
 #define PAGE 4096
 #define RING (1u << 22)
-#define RUNS 5
+#define RUNS_MAX 5
+
+/* Runs per figure: argv[1] (1 under valgrind --tool=callgrind), else 5. */
+static int runs = RUNS_MAX;
 
 /* CPU time, not wall time: other work on the machine preempts the bench. */
 static uint64_t now(void)
@@ -91,8 +94,8 @@ static void report(const char *what, uint64_t records, double *ns, struct sink *
 	double t;
 	int i, j;
 
-	for (i = 0; i < RUNS; i++)	/* the median */
-		for (j = i + 1; j < RUNS; j++)
+	for (i = 0; i < runs; i++)	/* the median */
+		for (j = i + 1; j < runs; j++)
 			if (ns[j] < ns[i]) {
 				t = ns[i];
 				ns[i] = ns[j];
@@ -100,7 +103,7 @@ static void report(const char *what, uint64_t records, double *ns, struct sink *
 			}
 	printf("%-22s %9llu records, %5.1f ns per record (median of %d, %.1f-%.1f); "
 	       "outer scopes %llu, unclosed %llu, orphans %llu, late %llu, lost %llu\n",
-	       what, (unsigned long long)records, ns[RUNS / 2], RUNS, ns[0], ns[RUNS - 1],
+	       what, (unsigned long long)records, ns[runs / 2], runs, ns[0], ns[runs - 1],
 	       (unsigned long long)ot_pair_stats(s->pair, 0)->scopes,
 	       (unsigned long long)ot_pair_stats(s->pair, 0)->unclosed,
 	       (unsigned long long)ot_pair_stats(s->pair, 0)->orphans,
@@ -246,7 +249,10 @@ static double inject_run(unsigned nthreads, struct sink *s, struct ot_drain **dp
 	struct ot_tsc tsc;
 	int round;
 
+	/* As lib/backend_inject: a sample at arming, then at every drain
+	 * until the map has a slope, then every 100 ms. */
 	ot_tsc_init(&tsc);
+	ot_tsc_add(&tsc, TICKS(t - INJ_DRAIN_NS), t - INJ_DRAIN_NS);
 	for (c = 0; c < nthreads; c++) {
 		ar[c] = aligned_alloc(PAGE, OT_INJ_A_RING + RING);
 		memset(ar[c], 0, OT_INJ_A_RING + RING);
@@ -267,7 +273,7 @@ static double inject_run(unsigned nthreads, struct sink *s, struct ot_drain **dp
 			step[c] = (step[c] + 1) % 18;
 		}
 		t0 = now();
-		if (t >= next_fit) {
+		if (t >= next_fit || !ot_tsc_ready(&tsc)) {
 			ot_tsc_add(&tsc, TICKS(t), t);
 			next_fit = t + INJ_REFIT_NS;
 		}
@@ -292,18 +298,20 @@ static double inject_run(unsigned nthreads, struct sink *s, struct ot_drain **dp
 	return (double)ns / (double)total;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	static const unsigned threads[] = { 1, 4 };
 	struct ot_drain *d = NULL;
 	struct sink s;
 	uint64_t records = 0;
-	double ns[RUNS];
+	double ns[RUNS_MAX];
 	char what[64];
 	unsigned k;
 	int i;
 
-	for (i = 0; i < RUNS; i++) {
+	if (argc > 1 && atoi(argv[1]) >= 1 && atoi(argv[1]) <= RUNS_MAX)
+		runs = atoi(argv[1]);
+	for (i = 0; i < runs; i++) {
 		if (i) {
 			ot_drain_free(d);
 			ot_pair_free(s.pair);
@@ -312,7 +320,7 @@ int main(void)
 	}
 	report("perf, 2 threads:", records, ns, &s, d);
 	for (k = 0; k < sizeof(threads) / sizeof(threads[0]); k++) {
-		for (i = 0; i < RUNS; i++) {
+		for (i = 0; i < runs; i++) {
 			ot_drain_free(d);
 			ot_pair_free(s.pair);
 			ns[i] = inject_run(threads[k], &s, &d, &records);
