@@ -74,9 +74,39 @@ uint64_t ot_drain_ring_lost(const struct ot_drain *d, unsigned cpu);
  */
 void ot_drain_lost(struct ot_drain *d, unsigned cpu, uint64_t n);
 
-/* Queue one decoded record as if read from cpu's ring (cpu < ncpus). */
+/*
+ * Queue one decoded record as if read from cpu's ring (cpu < ncpus).  On
+ * a queue that holds a thread's records (ot_drain_thread) a lost record
+ * joins them; a sample makes it a queue of events again.
+ */
 void ot_drain_record(struct ot_drain *d, unsigned cpu,
 		     const struct ot_record *rec);
+
+/*
+ * One thread's record, compact: what a backend whose rings are per
+ * thread (inject) hands over, 16 bytes where a queued event takes 56, so
+ * the merge's window (20 ms of records) stays in cache.  word is
+ * sp << 16 | id, the probe id 1..65535 and the user SP below 2^48; id 0
+ * is a lost record, the number lost in place of the SP.  No values.
+ */
+struct ot_drain_trec {
+	uint64_t time;
+	uint64_t word;
+};
+#define OT_DRAIN_TREC(time, sp, id) \
+	((struct ot_drain_trec){ (time), (uint64_t)(sp) << 16 | (uint16_t)(id) })
+
+/*
+ * Queue n records of thread tid of process pid, as if read from queue q's
+ * ring, in the order the thread made them (a record out of time order is
+ * put in its place, as ot_drain_record does).  Counted and filtered as
+ * ot_drain_record's (another process's samples and losses apart); probe ids are looked up once per id and cached, so
+ * the lookup's answer for an id must not change while the drain lives.
+ * A queue holds one thread's records at a time: given another thread's
+ * while it still holds some, it turns into a queue of events.
+ */
+void ot_drain_thread(struct ot_drain *d, unsigned q, uint32_t pid, uint32_t tid,
+		     const struct ot_drain_trec *r, size_t n);
 
 /*
  * Emit, in time order, every queued event with time <= horizon

@@ -277,6 +277,109 @@ static void test_queue_grows(void **state)
 	ot_drain_free(d);
 }
 
+/* Compact records of threads: ids 4f+1 entries, 4f+2 returns (lookup's
+ * odd/even split does not apply: these are ids 2 and 3 of function 1). */
+static void test_thread_records(void **state)
+{
+	struct sink s = { .n = 0 };
+	struct ot_drain *d = ot_drain_new(3, 42, lookup, NULL, emit, &s);
+	const struct ot_drain_trec a[] = {
+		OT_DRAIN_TREC(10, 0x7000, 2),
+		OT_DRAIN_TREC(30, 0x6ff0, 2),
+		OT_DRAIN_TREC(35, 4, 0),	/* 4 lost */
+		OT_DRAIN_TREC(40, 0x6ff0, 3),	/* a uretprobe: after `ret` */
+		OT_DRAIN_TREC(45, 0x6ff0, 500),	/* none of ours */
+	};
+	const struct ot_drain_trec late = OT_DRAIN_TREC(20, 0x7000, 2);
+	size_t i;
+
+	(void)state;
+	ot_drain_thread(d, 1, 42, 43, a, 5);
+	sample(d, 0, 25, 42, 2);
+	ot_drain_thread(d, 1, 42, 43, &late, 1);	/* behind the queue's tail */
+	assert_int_equal(ot_drain_stats(d)->lost, 4);
+	ot_drain_flush(d, UINT64_MAX);
+	assert_int_equal(s.n, 6);
+	for (i = 1; i < s.n; i++)
+		assert_true(s.ev[i - 1].time <= s.ev[i].time);
+	assert_int_equal(s.ev[0].tid, 43);
+	assert_int_equal(s.ev[0].pid, 42);
+	assert_int_equal(s.ev[0].cpu, 1);
+	assert_int_equal(s.ev[0].sp, 0x7000);
+	assert_int_equal(s.ev[0].kind, OT_EV_ENTRY);
+	assert_int_equal(s.ev[0].func, 1);
+	assert_int_equal(s.ev[1].time, 20);
+	assert_int_equal(s.ev[2].cpu, 0);	/* the other queue's, in between */
+	assert_int_equal(s.ev[4].kind, OT_EV_LOST);
+	assert_int_equal(s.ev[4].lost, 4);
+	assert_int_equal(s.ev[5].kind, OT_EV_RETURN);
+	assert_int_equal(s.ev[5].sp, 0x6ff0 - OT_RET_SP_DELTA);
+	assert_int_equal(s.ev[5].has_value, 0);
+	assert_int_equal(ot_drain_stats(d)->samples, 5);
+	assert_int_equal(ot_drain_stats(d)->unknown, 1);
+	ot_drain_free(d);
+}
+
+/* A queue changes hands: another thread's records while it still holds
+ * some, a sample or a lost record from a ring of its own. */
+static void test_thread_queue_shared(void **state)
+{
+	struct sink s = { .n = 0 };
+	struct ot_drain *d = ot_drain_new(1, 42, lookup, NULL, emit, &s);
+	const struct ot_drain_trec a[] = { OT_DRAIN_TREC(10, 0x7000, 2), OT_DRAIN_TREC(40, 0x7000, 3) };
+	const struct ot_drain_trec b[] = { OT_DRAIN_TREC(20, 0x5000, 2), OT_DRAIN_TREC(30, 0x5000, 3) };
+	struct ot_record lost = { .type = OT_REC_LOST, .lost = 2, .time = 15 };
+	const struct ot_drain_trec other[] = { OT_DRAIN_TREC(50, 0x5000, 2), OT_DRAIN_TREC(55, 1, 0) };
+
+	(void)state;
+	ot_drain_thread(d, 0, 42, 43, a, 2);
+	ot_drain_record(d, 0, &lost);		/* joins the thread's records */
+	ot_drain_thread(d, 0, 42, 44, b, 2);	/* another thread's */
+	sample(d, 0, 35, 42, 2);
+	ot_drain_thread(d, 0, 7, 8, other, 2);	/* another process's, losses too */
+	ot_drain_flush(d, UINT64_MAX);
+	assert_int_equal(s.n, 6);
+	assert_int_equal(s.ev[0].tid, 43);
+	assert_int_equal(s.ev[1].kind, OT_EV_LOST);
+	assert_int_equal(s.ev[2].tid, 44);
+	assert_int_equal(s.ev[3].tid, 44);
+	assert_int_equal(s.ev[4].tid, 43);	/* the sample, tid = pid + 1 */
+	assert_int_equal(s.ev[4].time, 35);
+	assert_int_equal(s.ev[5].tid, 43);
+	assert_int_equal(s.ev[5].time, 40);
+	assert_int_equal(ot_drain_stats(d)->foreign, 1);
+	assert_int_equal(ot_drain_stats(d)->foreign_lost, 1);
+	assert_int_equal(ot_drain_stats(d)->lost, 2);
+	assert_int_equal(ot_drain_pending(d), 0);
+	/* Empty again: the queue takes a thread's records compactly. */
+	ot_drain_thread(d, 0, 42, 45, b, 2);
+	assert_int_equal(ot_drain_queue_pending(d, 0), 2);
+	ot_drain_flush(d, UINT64_MAX);
+	assert_int_equal(s.n, 8);
+	assert_int_equal(s.ev[7].tid, 45);
+	assert_int_equal(ot_drain_stats(d)->late, 2);
+	ot_drain_free(d);
+}
+
+/* Equal times in two queues: the lower queue's first, as always. */
+static void test_ties_by_queue(void **state)
+{
+	struct sink s = { .n = 0 };
+	struct ot_drain *d = ot_drain_new(3, 42, lookup, NULL, emit, &s);
+	const struct ot_drain_trec a[] = { OT_DRAIN_TREC(10, 0x7000, 2) };
+
+	(void)state;
+	sample(d, 2, 10, 42, 2);
+	ot_drain_thread(d, 1, 42, 50, a, 1);
+	sample(d, 0, 10, 42, 2);
+	ot_drain_flush(d, UINT64_MAX);
+	assert_int_equal(s.n, 3);
+	assert_int_equal(s.ev[0].cpu, 0);
+	assert_int_equal(s.ev[1].cpu, 1);
+	assert_int_equal(s.ev[2].cpu, 2);
+	ot_drain_free(d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -288,6 +391,9 @@ int main(void)
 		cmocka_unit_test(test_queue_grows),
 		cmocka_unit_test(test_ring_losses),
 		cmocka_unit_test(test_return_sp_normalised),
+		cmocka_unit_test(test_thread_records),
+		cmocka_unit_test(test_thread_queue_shared),
+		cmocka_unit_test(test_ties_by_queue),
 	};
 
 	return cmocka_run_group_tests_name("drain", tests, NULL, NULL);

@@ -63,9 +63,9 @@ static void put(uint8_t *ar, uint64_t time, unsigned kind, uint64_t sp_or_count,
 
 static uint8_t *new_area(void)
 {
-	uint8_t *ar = aligned_alloc(4096, OT_INJ_A_RING + RING_N * OT_INJ_REC_SIZE);
+	uint8_t *ar = calloc(1, OT_INJ_A_RING + RING_N * OT_INJ_REC_SIZE);
 
-	memset(ar, 0, OT_INJ_A_RING + RING_N * OT_INJ_REC_SIZE);
+	assert_non_null(ar);
 	return ar;
 }
 
