@@ -155,6 +155,16 @@ static size_t put(unsigned char *data, size_t off, uint64_t id, uint32_t tid,
 	return off + sizeof(r);
 }
 
+/* One drain of both rings (timed; a function of its own for callgrind). */
+static __attribute__((noinline)) size_t perf_drain(struct ot_drain *d, struct ot_ring *ring,
+						   uint64_t horizon)
+{
+	size_t n = ot_drain_ring(d, 0, &ring[0]) + ot_drain_ring(d, 1, &ring[1]);
+
+	ot_drain_flush(d, horizon);
+	return n;
+}
+
 static double perf_run(struct sink *s, struct ot_drain **dp, uint64_t *records)
 {
 	unsigned char *mem[2];
@@ -186,12 +196,10 @@ static double perf_run(struct sink *s, struct ot_drain **dp, uint64_t *records)
 		}
 		t += 500 * 18;
 		t0 = now();
-		for (c = 0; c < 2; c++)
-			total += ot_drain_ring(d, (unsigned)c, &ring[c]);
-		ot_drain_flush(d, t);
+		total += perf_drain(d, ring, t);
 		ns += now() - t0;
 	}
-	ot_drain_flush(d, UINT64_MAX);
+	perf_drain(d, ring, UINT64_MAX);
 	ot_pair_finish(p);
 	for (c = 0; c < 2; c++) {
 		ot_ring_fini(&ring[c]);
@@ -236,6 +244,29 @@ static void inj_put(uint8_t *ar, uint64_t mask, uint64_t ticks, uint64_t word)
 	__atomic_store_n((uint64_t *)(ar + OT_INJ_A_HEAD), h + 1, __ATOMIC_RELEASE);
 }
 
+/*
+ * One drain as lib/backend_inject's: the TSC map refitted when due, every
+ * area read, the merge flushed up to horizon.  Timed; a function of its
+ * own so that callgrind counts it apart from the records' writing.
+ */
+static __attribute__((noinline)) size_t
+inject_drain(struct ot_inject_view *v, uint8_t **ar, unsigned nthreads, struct ot_tsc *tsc,
+	     uint64_t *next_fit, struct ot_drain *d, uint64_t t, uint64_t horizon)
+{
+	uint64_t ring_n = RING / OT_INJ_REC_SIZE;
+	size_t n = 0;
+	unsigned c;
+
+	if (t >= *next_fit || !ot_tsc_ready(tsc)) {
+		ot_tsc_add(tsc, TICKS(t), t);
+		*next_fit = t + INJ_REFIT_NS;
+	}
+	for (c = 0; c < nthreads; c++)
+		n += ot_inject_ring_read(&v[c], ar[c], ring_n, tsc, d, t);
+	ot_drain_flush(d, horizon);
+	return n;
+}
+
 static double inject_run(unsigned nthreads, struct sink *s, struct ot_drain **dp,
 			 uint64_t *records)
 {
@@ -273,19 +304,13 @@ static double inject_run(unsigned nthreads, struct sink *s, struct ot_drain **dp
 			step[c] = (step[c] + 1) % 18;
 		}
 		t0 = now();
-		if (t >= next_fit || !ot_tsc_ready(&tsc)) {
-			ot_tsc_add(&tsc, TICKS(t), t);
-			next_fit = t + INJ_REFIT_NS;
-		}
-		for (c = 0; c < nthreads; c++)
-			total += ot_inject_ring_read(&v[c], ar[c], ring_n, &tsc, d, t);
-		ot_drain_flush(d, t - INJ_SLACK_NS);
+		total += inject_drain(v, ar, nthreads, &tsc, &next_fit, d, t, t - INJ_SLACK_NS);
 		ns += now() - t0;
 	}
 	{
 		uint64_t t0 = now();
 
-		ot_drain_flush(d, UINT64_MAX);
+		inject_drain(v, ar, nthreads, &tsc, &next_fit, d, t, UINT64_MAX);
 		ns += now() - t0;
 	}
 	ot_pair_finish(p);
@@ -298,38 +323,39 @@ static double inject_run(unsigned nthreads, struct sink *s, struct ot_drain **dp
 	return (double)ns / (double)total;
 }
 
-int main(int argc, char **argv)
+/* Run one format runs times and print its figure. */
+static void figure(const char *what, unsigned nthreads)
 {
-	static const unsigned threads[] = { 1, 4 };
 	struct ot_drain *d = NULL;
+	struct ot_pair *p = NULL;
 	struct sink s;
 	uint64_t records = 0;
 	double ns[RUNS_MAX];
-	char what[64];
-	unsigned k;
 	int i;
+
+	for (i = 0; i < runs; i++) {
+		ot_drain_free(d);
+		ot_pair_free(p);
+		ns[i] = nthreads ? inject_run(nthreads, &s, &d, &records) : perf_run(&s, &d, &records);
+		p = s.pair;
+	}
+	report(what, records, ns, &s, d);
+	ot_drain_free(d);
+	ot_pair_free(p);
+}
+
+/* bench_pipeline [RUNS [perf|inject1|inject4]]: all three by default. */
+int main(int argc, char **argv)
+{
+	const char *only = argc > 2 ? argv[2] : "";
 
 	if (argc > 1 && atoi(argv[1]) >= 1 && atoi(argv[1]) <= RUNS_MAX)
 		runs = atoi(argv[1]);
-	for (i = 0; i < runs; i++) {
-		if (i) {
-			ot_drain_free(d);
-			ot_pair_free(s.pair);
-		}
-		ns[i] = perf_run(&s, &d, &records);
-	}
-	report("perf, 2 threads:", records, ns, &s, d);
-	for (k = 0; k < sizeof(threads) / sizeof(threads[0]); k++) {
-		for (i = 0; i < runs; i++) {
-			ot_drain_free(d);
-			ot_pair_free(s.pair);
-			ns[i] = inject_run(threads[k], &s, &d, &records);
-		}
-		snprintf(what, sizeof(what), "inject, %u thread%s:", threads[k],
-			 threads[k] > 1 ? "s" : "");
-		report(what, records, ns, &s, d);
-	}
-	ot_drain_free(d);
-	ot_pair_free(s.pair);
+	if (!*only || !strcmp(only, "perf"))
+		figure("perf, 2 threads:", 0);
+	if (!*only || !strcmp(only, "inject1"))
+		figure("inject, 1 thread:", 1);
+	if (!*only || !strcmp(only, "inject4"))
+		figure("inject, 4 threads:", 4);
 	return 0;
 }
