@@ -75,17 +75,18 @@ size_t ot_inject_ring_read(struct ot_inject_view *v, uint8_t *ar, uint64_t ring_
 	for (i = 0; i < n; i++) {
 		const uint64_t *rec = (const uint64_t *)(ar + OT_INJ_A_RING +
 							 ((tail + i) & (ring_n - 1)) * OT_INJ_REC_SIZE);
-		uint64_t word = rec[1];
+		uint64_t word = rec[1], time = to_ns(tsc, rec[0]);
 		unsigned kind = (unsigned)(word >> 14) & 3;
 
-		v->last_time = to_ns(tsc, rec[0]);
 		if (kind == OT_INJ_K_LOST) {
-			area_lost(v, &b, v->last_time, word >> 16);
+			v->last_time = time;
+			area_lost(v, &b, time, word >> 16);
 			continue;
 		}
 		/* sp << 16 stays; function and kind become the probe's id. */
-		add(&b, (struct ot_drain_trec){ v->last_time, (word & ~0xffffull) |
+		add(&b, (struct ot_drain_trec){ time, (word & ~0xffffull) |
 					(uint16_t)(4 * (word & 0x3fff) + id_of_kind[kind]) });
+		v->last_time = time;
 	}
 	__atomic_store_n((uint64_t *)(ar + OT_INJ_A_TAIL), head, __ATOMIC_RELEASE);
 	area_lost(v, &b, v->last_time, load64(ar + OT_INJ_A_LOST));
