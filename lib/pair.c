@@ -14,6 +14,9 @@ struct frame {
 	uint32_t epoch;	     /* loss epoch at entry */
 	uint64_t nested;     /* traced calls closed inside, at any depth */
 	uint64_t arg;	     /* the value its entry recorded, when has_arg */
+	/* Its latest traced callee and that callee's tree node (0: none):
+	 * a loop calling one function finds the node without a lookup. */
+	uint32_t kid_func, kid_node;
 	uint8_t has_arg;
 };
 
@@ -49,6 +52,7 @@ struct thread {
 	uint64_t last_ret_time, last_ret_sp;
 	uint32_t last_ret_func;
 	int has_last_ret;
+	uint32_t root_func, root_node; /* as a frame's kid_*, for depth 0 */
 };
 
 struct ot_pair {
@@ -57,6 +61,7 @@ struct ot_pair {
 	unsigned char *tail_calls; /* per function */
 	struct thread *threads;	/* open addressing on tid */
 	size_t nthreads, cap;
+	struct thread *last;	/* the latest thread fed: events come in runs */
 	uint64_t lost;
 	uint32_t loss_epoch;	/* bumped by every OT_EV_LOST */
 	uint64_t scopes;
@@ -198,38 +203,69 @@ static void grow_threads(struct ot_pair *p)
 		p->threads[s] = old[i];
 	}
 	free(old);
+	p->last = NULL;
 }
 
-static struct thread *thread_get(struct ot_pair *p, uint32_t tid)
+/* A thread seen for the first time: its slot, the table grown at half full.
+ * Not inlined, nor are the general paths below: ot_pair_feed stays small. */
+static __attribute__((noinline)) struct thread *thread_new(struct ot_pair *p, uint32_t tid)
 {
 	size_t s;
 
 	if (2 * (p->nthreads + 1) > p->cap)
 		grow_threads(p);
 	s = slot_of(tid, p->cap);
-	while (p->threads[s].tid && p->threads[s].tid != tid)
+	while (p->threads[s].tid)
 		s = (s + 1) & (p->cap - 1);
-	if (!p->threads[s].tid) {
-		p->threads[s].tid = tid;
-		p->nthreads++;
-	}
-	return &p->threads[s];
+	p->threads[s].tid = tid;
+	p->nthreads++;
+	return p->last = &p->threads[s];
+}
+
+static inline struct thread *thread_get(struct ot_pair *p, uint32_t tid)
+{
+	size_t s;
+
+	if (p->last && p->last->tid == tid)
+		return p->last;
+	for (s = slot_of(tid, p->cap); p->threads[s].tid != tid; s = (s + 1) & (p->cap - 1))
+		if (!p->threads[s].tid)
+			return thread_new(p, tid);
+	return p->last = &p->threads[s];
 }
 
 static void push(struct ot_pair *p, struct thread *t, const struct ot_event *ev)
 {
-	uint32_t func = ev->func;
-	uint64_t sp = ev->sp, time = ev->time;
-	uint32_t parent_node = t->depth ? t->stack[t->depth - 1].node : 0;
+	uint32_t func = ev->func, parent_node = 0, node, *kid_func, *kid_node;
 	struct frame *f;
 
 	if (t->depth == t->cap) {
 		t->cap = t->cap ? 2 * t->cap : 16;
 		t->stack = ot_xreallocarray(t->stack, t->cap, sizeof(*t->stack));
 	}
+	if (t->depth) {
+		struct frame *up = &t->stack[t->depth - 1];
+
+		parent_node = up->node;
+		kid_func = &up->kid_func;
+		kid_node = &up->kid_node;
+	} else {
+		kid_func = &t->root_func;
+		kid_node = &t->root_node;
+	}
+	/* Below a path that did not fit, nothing fits: keep it untracked. */
+	if (t->depth && !parent_node) {
+		node = 0;
+	} else if (*kid_node && *kid_func == func) {
+		node = *kid_node;
+	} else {
+		node = tree_child(p, parent_node, func);
+		*kid_func = func;
+		*kid_node = node;
+	}
 	f = &t->stack[t->depth++];
-	f->start = time;
-	f->sp = sp;
+	f->start = ev->time;
+	f->sp = ev->sp;
 	f->child_end = 0;
 	f->func = func;
 	f->child_func = func;
@@ -237,8 +273,8 @@ static void push(struct ot_pair *p, struct thread *t, const struct ot_event *ev)
 	f->nested = 0;
 	f->arg = ev->value;
 	f->has_arg = ev->has_value;
-	/* Below a path that did not fit, nothing fits: keep it untracked. */
-	f->node = (t->depth > 1 && !parent_node) ? 0 : tree_child(p, parent_node, func);
+	f->node = node;
+	f->kid_node = 0;
 }
 
 /* Discard the top frames down to (not including) depth keep. */
@@ -395,12 +431,12 @@ static void resume_near(struct thread *t, uint64_t sp)
 		resume(t, pick - 1);
 }
 
-static void on_entry(struct ot_pair *p, const struct ot_event *ev)
+/* An entry, in general (ot_pair_feed takes the usual case itself). */
+static __attribute__((noinline)) void on_entry(struct ot_pair *p, struct thread *t,
+						  const struct ot_event *ev)
 {
-	struct thread *t = thread_get(p, ev->tid);
 	uint32_t d;
 
-	t->pid = ev->pid;
 	/*
 	 * The stack grows down, so a callee's entry SP is below its caller's.
 	 * An entry at or above an open frame's SP means that frame has
@@ -449,6 +485,15 @@ static void on_entry(struct ot_pair *p, const struct ot_event *ev)
 	push(p, t, ev);
 }
 
+/* The last return closed on thread t, to spot one reported twice. */
+static void last_ret(struct thread *t, const struct ot_event *ev)
+{
+	t->last_ret_time = ev->time;
+	t->last_ret_sp = ev->sp;
+	t->last_ret_func = ev->func;
+	t->has_last_ret = 1;
+}
+
 /* Close ev's call if the thread's stack holds it: 1 if it did. */
 static int close_call(struct ot_pair *p, struct thread *t, const struct ot_event *ev)
 {
@@ -470,10 +515,7 @@ static int close_call(struct ot_pair *p, struct thread *t, const struct ot_event
 			while ((ev->flags & OT_EV_RET_INSN) && t->depth &&
 			       t->stack[t->depth - 1].sp == ev->sp)
 				close_top(p, t, ev->time, ev);
-			t->last_ret_time = ev->time;
-			t->last_ret_sp = ev->sp;
-			t->last_ret_func = ev->func;
-			t->has_last_ret = 1;
+			last_ret(t, ev);
 			return 1;
 		}
 	}
@@ -498,12 +540,12 @@ static int resume_holding(struct thread *t, const struct ot_event *ev)
 	return 0;
 }
 
-static void on_return(struct ot_pair *p, const struct ot_event *ev)
+/* A return, in general (ot_pair_feed takes the usual case itself). */
+static __attribute__((noinline)) void on_return(struct ot_pair *p, struct thread *t,
+						   const struct ot_event *ev)
 {
-	struct thread *t = thread_get(p, ev->tid);
 	uint32_t i;
 
-	t->pid = ev->pid;
 	if (ev->flags & OT_EV_RET_TAIL) {
 		/* Deeper frames may be open (their returns lost): look past them
 		 * without touching them; only the innermost call at this SP
@@ -530,21 +572,37 @@ static void on_return(struct ot_pair *p, const struct ot_event *ev)
 	suspend(p, t, i);
 }
 
+/*
+ * Most events are the usual case, taken here without the general paths'
+ * calls and loops: an entry below the innermost open call on its stack
+ * (nothing set aside), or the return of that call at its entry's SP
+ * seen as an ordinary return.  The general paths decide these the same.
+ */
 void ot_pair_feed(struct ot_pair *p, const struct ot_event *ev)
 {
-	switch (ev->kind) {
-	case OT_EV_ENTRY:
-		if (ev->func < p->nfuncs)
-			on_entry(p, ev);
-		break;
-	case OT_EV_RETURN:
-		if (ev->func < p->nfuncs)
-			on_return(p, ev);
-		break;
-	case OT_EV_LOST:
+	struct thread *t;
+	struct frame *top;
+
+	if (ev->kind == OT_EV_LOST) {
 		p->lost += ev->lost;
 		p->loss_epoch++;
-		break;
+		return;
+	}
+	if ((ev->kind != OT_EV_ENTRY && ev->kind != OT_EV_RETURN) || ev->func >= p->nfuncs)
+		return;
+	t = thread_get(p, ev->tid);
+	t->pid = ev->pid;
+	top = t->depth ? &t->stack[t->depth - 1] : NULL;
+	if (ev->kind == OT_EV_ENTRY) {
+		if (!t->nsusp && (!top || (ev->sp < top->sp && top->sp - ev->sp <= STACK_WINDOW)))
+			push(p, t, ev);
+		else
+			on_entry(p, t, ev);
+	} else if (top && !ev->flags && top->sp == ev->sp && top->func == ev->func) {
+		close_top(p, t, ev->time, ev);
+		last_ret(t, ev);
+	} else {
+		on_return(p, t, ev);
 	}
 }
 
