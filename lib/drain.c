@@ -36,6 +36,12 @@ struct idc {
 	uint8_t sp_delta; /* from the probe's SP to its call's entry SP */
 };
 
+/* A queue with events, in the merge's heap: its oldest event's time. */
+struct head {
+	uint64_t t;
+	unsigned q;
+};
+
 struct ot_drain {
 	unsigned ncpus;
 	uint32_t pid, also_pid;
@@ -44,7 +50,7 @@ struct ot_drain {
 	ot_drain_emit_fn emit;
 	void *emit_ctx;
 	struct queue *q;
-	unsigned *live;	  /* the merge's queues with events, ncpus of room */
+	struct head *heads; /* the merge's, ncpus of room */
 	uint64_t last_emitted;
 	struct ot_drain_stats stats;
 	unsigned nactive; /* queues 0..nactive-1 have had records */
@@ -69,7 +75,7 @@ struct ot_drain *ot_drain_new(unsigned ncpus, uint32_t pid,
 	/* Queues get memory with their first event: inject has one per
 	 * thread it may ever see. */
 	d->q = ot_xcalloc(d->ncpus, sizeof(*d->q));
-	d->live = ot_xcalloc(d->ncpus, sizeof(*d->live));
+	d->heads = ot_xcalloc(d->ncpus, sizeof(*d->heads));
 	return d;
 }
 
@@ -87,7 +93,7 @@ void ot_drain_free(struct ot_drain *d)
 	for (i = 0; i < d->ncpus; i++)
 		free(d->q[i].ev);
 	free(d->q);
-	free(d->live);
+	free(d->heads);
 	free(d->idc);
 	free(d);
 }
@@ -309,11 +315,15 @@ void ot_drain_record(struct ot_drain *d, unsigned cpu,
 	q_push(&d->q[cpu], &ev);
 }
 
-/* A thread's records into a queue that must hold events (rare: it still
- * holds another thread's, or ot_drain_record's samples). */
-static void thread_as_events(struct ot_drain *d, unsigned qi, uint32_t pid, uint32_t tid,
-			     const struct ot_drain_trec *r, size_t n, int foreign)
+/*
+ * A thread's records the usual way cannot take: another process's
+ * (counted apart, samples and losses), or into a queue that must hold
+ * events (it still holds another thread's, or ot_drain_record's samples).
+ */
+static void thread_slow(struct ot_drain *d, unsigned qi, uint32_t pid, uint32_t tid,
+			const struct ot_drain_trec *r, size_t n, int foreign)
 {
+	struct queue *q = &d->q[qi];
 	struct ot_event ev = { .tid = tid, .pid = pid, .cpu = (uint16_t)qi };
 	size_t i;
 
@@ -329,11 +339,16 @@ static void thread_as_events(struct ot_drain *d, unsigned qi, uint32_t pid, uint
 		} else {
 			d->stats.lost += r[i].word >> 16;
 		}
-		ev.time = r[i].time;
-		if (ev.time < d->last_emitted)
+		if (r[i].time < d->last_emitted)
 			d->stats.late++;
+		if (q->thread) {
+			q_room(q, 1, sizeof(r[i]));
+			tr_insert(q, &r[i]);
+			continue;
+		}
+		ev.time = r[i].time;
 		if (!tr_decode(d, &r[i], &ev))
-			q_push(&d->q[qi], &ev);
+			q_push(q, &ev);
 	}
 }
 
@@ -344,8 +359,8 @@ void ot_drain_thread(struct ot_drain *d, unsigned qi, uint32_t pid, uint32_t tid
 	/* As ot_drain_record: another process's samples and losses apart
 	 * (a forked child's ring); a thread's pid is never 0. */
 	int foreign = d->pid && pid != d->pid && (!d->also_pid || pid != d->also_pid);
-	uint64_t last, lost = 0, late = 0;
-	size_t i, mask;
+	uint64_t last, lost = 0, late = 0, emitted = d->last_emitted;
+	size_t i, mask, head, len;
 
 	if (!n)
 		return;
@@ -361,34 +376,38 @@ void ot_drain_thread(struct ot_drain *d, unsigned qi, uint32_t pid, uint32_t tid
 		q->head = q->cap = 0;
 		q->thread = 1;
 	}
-	if (!q->thread) {
-		thread_as_events(d, qi, pid, tid, r, n, foreign);
+	if (q->thread) {
+		q->pid = pid;
+		q->tid = tid;
+	}
+	if (!q->thread || foreign) {
+		thread_slow(d, qi, pid, tid, r, n, foreign);
 		return;
 	}
-	q->pid = pid;
-	q->tid = tid;
 	q_room(q, n, sizeof(*r));
 	mask = q->cap - 1;
-	last = q->len ? tr_at(q, q->len - 1)->time : 0;
+	head = q->head;
+	len = q->len;
+	last = len ? q->tr[(head + len - 1) & mask].time : 0;
 	/* In the thread's order, so almost always an append. */
 	for (i = 0; i < n; i++) {
-		if (foreign) {
-			if ((uint16_t)r[i].word)
-				d->stats.foreign++;
-			else
-				d->stats.foreign_lost += r[i].word >> 16;
-			continue;
-		}
+		uint64_t t = r[i].time;
+
 		if (!(uint16_t)r[i].word)
 			lost += r[i].word >> 16;
-		late += r[i].time < d->last_emitted;
-		if (r[i].time >= last) {
-			q->tr[(q->head + q->len++) & mask] = r[i];
-			last = r[i].time;
-		} else {
+		late += t < emitted;
+		if (t < last) {
+			q->len = len;
+	if (last > q->last_time)
+		q->last_time = last;
 			tr_insert(q, &r[i]);
+			len = q->len;
+			continue;
 		}
+		q->tr[(head + len++) & mask] = r[i];
+		last = t;
 	}
+	q->len = len;
 	if (last > q->last_time)
 		q->last_time = last;
 	d->stats.lost += lost;
@@ -453,81 +472,114 @@ static uint64_t q_head_time(struct queue *q)
 }
 
 /*
- * Emit thread queue qi's records up to time until.  The hot loop of the
- * drain: the event is built once, five fields change per record.
+ * Emit thread queue qi's records up to time until into ev (the caller's,
+ * reused run after run).  The drain's hot loop: five fields of the event
+ * change per record; the queue's place is kept in registers (emit does
+ * not touch the drain's queues).
  */
-static void emit_thread_run(struct ot_drain *d, unsigned qi, uint64_t until)
+static void emit_thread_run(struct ot_drain *d, unsigned qi, uint64_t until,
+			    struct ot_event *ev)
 {
 	struct queue *q = &d->q[qi];
-	struct ot_event ev = { .tid = q->tid, .pid = q->pid, .cpu = (uint16_t)qi };
 	const struct ot_drain_trec *tr = q->tr;
-	size_t mask = q->cap - 1;
+	size_t mask = q->cap - 1, head = q->head, len = q->len;
+	ot_drain_emit_fn emit = d->emit;
+	void *ctx = d->emit_ctx;
 
-	while (q->len && tr[q->head].time <= until) {
-		const struct ot_drain_trec *r = &tr[q->head];
+	ev->tid = q->tid;
+	ev->pid = q->pid;
+	ev->cpu = (uint16_t)qi;
+	ev->value = 0;
+	ev->has_value = 0;
+	while (len && tr[head].time <= until) {
+		const struct ot_drain_trec *r = &tr[head];
 
-		q->head = (q->head + 1) & mask;
-		q->len--;
-		ev.time = r->time;
-		if (tr_decode(d, r, &ev))
+		q->head = head = (head + 1) & mask;
+		q->len = --len;
+		ev->time = r->time;
+		if (tr_decode(d, r, ev))
 			continue;
-		if (ev.time > d->last_emitted)
-			d->last_emitted = ev.time;
-		d->emit(d->emit_ctx, &ev);
+		if (ev->time > d->last_emitted)
+			d->last_emitted = ev->time;
+		emit(ctx, ev);
 	}
 }
 
-/* Emit event queue qi's events up to time until. */
-static void emit_run(struct ot_drain *d, unsigned qi, uint64_t until)
+/* Emit queue qi's events up to time until (ev: room for one). */
+static void emit_run(struct ot_drain *d, unsigned qi, uint64_t until, struct ot_event *ev)
 {
 	struct queue *q = &d->q[qi];
 
 	if (q->thread) {
-		emit_thread_run(d, qi, until);
+		emit_thread_run(d, qi, until, ev);
 		return;
 	}
 	while (q->len && q_at(q, 0)->time <= until) {
-		struct ot_event ev = *q_at(q, 0);
-
+		*ev = *q_at(q, 0);
 		q->head = (q->head + 1) & (q->cap - 1);
 		q->len--;
-		if (ev.time > d->last_emitted)
-			d->last_emitted = ev.time;
-		d->emit(d->emit_ctx, &ev);
+		if (ev->time > d->last_emitted)
+			d->last_emitted = ev->time;
+		d->emit(d->emit_ctx, ev);
 	}
 }
 
+/* The merge's order: by head time, then by queue (ties as ever). */
+static int before(const struct head *a, const struct head *b)
+{
+	return a->t < b->t || (a->t == b->t && a->q < b->q);
+}
+
+/* Heap h of n heads: the one at i moved down to its place. */
+static void sift(struct head *h, unsigned n, unsigned i)
+{
+	struct head x = h[i];
+
+	for (;;) {
+		unsigned c = 2 * i + 1;
+
+		if (c >= n)
+			break;
+		if (c + 1 < n && before(&h[c + 1], &h[c]))
+			c++;
+		if (!before(&h[c], &x))
+			break;
+		h[i] = h[c];
+		i = c;
+	}
+	h[i] = x;
+}
+
+/*
+ * A k-way merge on a heap of the queues' heads: each run goes from the
+ * oldest queue up to the next oldest head, and costs O(log k) however
+ * many threads a process has.
+ */
 void ot_drain_flush(struct ot_drain *d, uint64_t horizon)
 {
+	struct head *h = d->heads;
+	struct ot_event ev;
 	unsigned c, n = 0;
 
-	/* The queues with events: the merge looks at no other. */
 	for (c = 0; c < d->nactive; c++)
 		if (d->q[c].len)
-			d->live[n++] = c;
-	while (n) {
-		unsigned k, best = 0;
-		uint64_t best_t = q_head_time(&d->q[d->live[0]]), next_t = horizon;
+			h[n++] = (struct head){ q_head_time(&d->q[c]), c };
+	for (c = n / 2; c-- > 0;)
+		sift(h, n, c);
+	while (n && h[0].t <= horizon) {
+		uint64_t next_t = horizon;
+		struct queue *q = &d->q[h[0].q];
 
-		for (k = 1; k < n; k++) {
-			uint64_t t = q_head_time(&d->q[d->live[k]]);
-
-			/* Of equal times, the lower queue's first. */
-			if (t < best_t || (t == best_t && d->live[k] < d->live[best])) {
-				if (best_t < next_t)
-					next_t = best_t;
-				best = k;
-				best_t = t;
-			} else if (t < next_t) {
-				next_t = t;
-			}
-		}
-		if (best_t > horizon)
-			return;
-		/* Emit a run from the oldest queue up to the next queue's head. */
-		emit_run(d, d->live[best], next_t);
-		if (!d->q[d->live[best]].len)
-			d->live[best] = d->live[--n];
+		if (n > 1 && h[1].t < next_t)
+			next_t = h[1].t;
+		if (n > 2 && h[2].t < next_t)
+			next_t = h[2].t;
+		emit_run(d, h[0].q, next_t, &ev);
+		if (q->len)
+			h[0].t = q_head_time(q);
+		else
+			h[0] = h[--n];
+		sift(h, n, 0);
 	}
 }
 

@@ -34,11 +34,6 @@ static void lost(struct batch *b, uint64_t time, uint64_t n)
 		add(b, OT_DRAIN_TREC(time, n, 0));
 }
 
-static uint64_t to_ns(const struct ot_tsc *tsc, uint64_t t)
-{
-	return tsc ? ot_tsc_ns(tsc, t) : t;
-}
-
 /* Records the thread dropped, up to its count now (a marker's or the
  * area's own), reported at time t: what was not reported yet. */
 static void area_lost(struct ot_inject_view *v, struct batch *b, uint64_t t, uint64_t upto)
@@ -55,6 +50,35 @@ static const uint16_t id_of_kind[4] = {
 };
 
 /*
+ * The records of a contiguous span of the ring into the batch.  restrict:
+ * the map is not written meanwhile, so its current piece stays in
+ * registers (ot_tsc_ns is inline).
+ */
+static void read_span(struct batch *b, struct ot_inject_view *v, const uint64_t *rec,
+		      uint64_t n, const struct ot_tsc *restrict tsc)
+{
+	uint64_t time = v->last_time;
+
+	for (; n; n--, rec += OT_INJ_REC_SIZE / 8) {
+		uint64_t word = rec[1];
+		unsigned kind = (unsigned)(word >> 14) & 3;
+
+		time = tsc ? ot_tsc_ns(tsc, rec[0]) : rec[0];
+		if (kind == OT_INJ_K_LOST) {
+			area_lost(v, b, time, word >> 16);
+			continue;
+		}
+		if (b->n == BATCH)
+			flush(b);
+		/* sp << 16 stays; function and kind become the probe's id. */
+		b->r[b->n++] = (struct ot_drain_trec){
+			time, (word & ~0xffffull) | (uint16_t)(4 * (word & 0x3fff) + id_of_kind[kind])
+		};
+	}
+	v->last_time = time;
+}
+
+/*
  * Drops happen only while the ring is full, so those no marker in [tail,
  * head) reports come after its last record: the area's count, read after
  * them, places them there (a thread that stops calling after a burst
@@ -64,7 +88,8 @@ size_t ot_inject_ring_read(struct ot_inject_view *v, uint8_t *ar, uint64_t ring_
 			   const struct ot_tsc *tsc, struct ot_drain *d, uint64_t now)
 {
 	uint64_t head = load64(ar + OT_INJ_A_HEAD), tail = *(uint64_t *)(ar + OT_INJ_A_TAIL);
-	uint64_t n = head - tail, i;
+	uint64_t n = head - tail, at, first;
+	const uint64_t *ring = (const uint64_t *)(ar + OT_INJ_A_RING);
 	struct batch b = { .d = d, .v = v, .n = 0 };
 
 	if (n > ring_n) {	/* a corrupt head (the process wrote over it) */
@@ -72,22 +97,11 @@ size_t ot_inject_ring_read(struct ot_inject_view *v, uint8_t *ar, uint64_t ring_
 		tail = head - ring_n;
 		n = ring_n;
 	}
-	for (i = 0; i < n; i++) {
-		const uint64_t *rec = (const uint64_t *)(ar + OT_INJ_A_RING +
-							 ((tail + i) & (ring_n - 1)) * OT_INJ_REC_SIZE);
-		uint64_t word = rec[1], time = to_ns(tsc, rec[0]);
-		unsigned kind = (unsigned)(word >> 14) & 3;
-
-		if (kind == OT_INJ_K_LOST) {
-			v->last_time = time;
-			area_lost(v, &b, time, word >> 16);
-			continue;
-		}
-		/* sp << 16 stays; function and kind become the probe's id. */
-		add(&b, (struct ot_drain_trec){ time, (word & ~0xffffull) |
-					(uint16_t)(4 * (word & 0x3fff) + id_of_kind[kind]) });
-		v->last_time = time;
-	}
+	/* Up to the ring's end, then from its start. */
+	at = tail & (ring_n - 1);
+	first = ring_n - at < n ? ring_n - at : n;
+	read_span(&b, v, ring + at * (OT_INJ_REC_SIZE / 8), first, tsc);
+	read_span(&b, v, ring, n - first, tsc);
 	__atomic_store_n((uint64_t *)(ar + OT_INJ_A_TAIL), head, __ATOMIC_RELEASE);
 	area_lost(v, &b, v->last_time, load64(ar + OT_INJ_A_LOST));
 	/* A signal handler's calls while the runtime ran on its thread: not

@@ -16,7 +16,7 @@
 #include "lib/drain.h"
 
 struct sink {
-	struct ot_event ev[256];
+	struct ot_event ev[512];
 	size_t n;
 };
 
@@ -24,7 +24,7 @@ static void emit(void *ctx, const struct ot_event *ev)
 {
 	struct sink *s = ctx;
 
-	assert_true(s->n < 256);
+	assert_true(s->n < 512);
 	s->ev[s->n++] = *ev;
 }
 
@@ -380,6 +380,41 @@ static void test_ties_by_queue(void **state)
 	ot_drain_free(d);
 }
 
+/* Many queues (threads): the merge keeps time order, ties in queue order,
+ * and stops at the horizon whichever queue holds the rest. */
+static void test_merges_many_queues(void **state)
+{
+	static struct sink s;
+	struct ot_drain *d = ot_drain_new(20, 42, lookup, NULL, emit, &s);
+	unsigned q, k;
+	size_t i;
+
+	(void)state;
+	s.n = 0;
+	for (q = 0; q < 20; q++) {
+		for (k = 0; k < 10; k++) {
+			/* Every queue's times interleave; each fifth is shared. */
+			uint64_t t = k % 5 ? 100 * k + (q * 7) % 20 : 100 * k;
+			struct ot_drain_trec r = OT_DRAIN_TREC(t, 0x7000, 2);
+
+			if (q % 2)
+				ot_drain_thread(d, q, 42, 1000 + q, &r, 1);
+			else
+				sample(d, q, t, 42, 2);
+		}
+	}
+	ot_drain_flush(d, 450);
+	assert_int_equal(s.n, 100);
+	ot_drain_flush(d, UINT64_MAX);
+	assert_int_equal(s.n, 200);
+	for (i = 1; i < s.n; i++) {
+		assert_true(s.ev[i - 1].time <= s.ev[i].time);
+		if (s.ev[i - 1].time == s.ev[i].time)
+			assert_true(s.ev[i - 1].cpu < s.ev[i].cpu);
+	}
+	ot_drain_free(d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -394,6 +429,7 @@ int main(void)
 		cmocka_unit_test(test_thread_records),
 		cmocka_unit_test(test_thread_queue_shared),
 		cmocka_unit_test(test_ties_by_queue),
+		cmocka_unit_test(test_merges_many_queues),
 	};
 
 	return cmocka_run_group_tests_name("drain", tests, NULL, NULL);
