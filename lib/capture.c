@@ -302,6 +302,28 @@ static void keep_values(struct ot_capture *c, const struct ot_scope *s)
 		ot_values_add(k->ret, f->ret & OT_SEL_32 ? (int64_t)(int32_t)s->ret : (int64_t)s->ret);
 }
 
+/*
+ * When nothing but --slowest and --slower-than looks at function f's
+ * scopes, the shortest one on_scope does anything with: the pairing skips
+ * the rest (most scopes, once --slowest holds its N).
+ */
+static void keep_min(struct ot_capture *c, uint32_t f)
+{
+	uint64_t min = UINT64_MAX;
+
+	if (c->timeline || c->vals || c->ivl || c->o.all || c->o.follow)
+		return;
+	if (c->slow) {
+		const struct slow_keep *k = &c->slow[f];
+		uint64_t kept = k->v[c->o.slowest - 1].duration_ns;
+
+		min = k->n < c->o.slowest ? 0 : kept < UINT64_MAX ? kept + 1 : UINT64_MAX;
+	}
+	if (c->o.slower_than && c->o.slower_than < min)
+		min = c->o.slower_than;
+	ot_pair_on_scope_min(c->pair, f, min);
+}
+
 static void on_scope(void *ctx, const struct ot_scope *s)
 {
 	struct ot_capture *c = ctx;
@@ -318,8 +340,10 @@ static void on_scope(void *ctx, const struct ot_scope *s)
 	if (c->o.all || c->o.follow)
 		count_process(c, s, dur);
 	if (!slow && (!c->slow || (c->slow[s->func].n == c->o.slowest &&
-				   dur <= c->slow[s->func].v[c->o.slowest - 1].duration_ns)))
+				   dur <= c->slow[s->func].v[c->o.slowest - 1].duration_ns))) {
+		keep_min(c, s->func);
 		return;
+	}
 	sl.at_ns = s->start > c->t_start ? s->start - c->t_start : 0;
 	sl.duration_ns = dur;
 	sl.tid = s->tid;
@@ -335,6 +359,7 @@ static void on_scope(void *ctx, const struct ot_scope *s)
 		keep_slow(&c->slow[s->func], c->o.slowest, &sl);
 	else
 		free((char *)sl.path);
+	keep_min(c, s->func);
 }
 
 

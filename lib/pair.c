@@ -75,6 +75,7 @@ struct ot_pair {
 	uint64_t own_ns, pair_ns;
 	ot_scope_fn on_scope;
 	void *on_scope_ctx;
+	uint64_t *scope_min;	/* per function, ot_pair_on_scope_min; 0s */
 };
 
 struct ot_pair *ot_pair_new(size_t nfuncs)
@@ -85,6 +86,7 @@ struct ot_pair *ot_pair_new(size_t nfuncs)
 	p->nfuncs = nfuncs;
 	p->stats = ot_xcalloc(nfuncs, sizeof(*p->stats));
 	p->tail_calls = ot_xcalloc(nfuncs, 1);
+	p->scope_min = ot_xcalloc(nfuncs, sizeof(*p->scope_min));
 	for (i = 0; i < nfuncs; i++)
 		ot_hist_init(&p->stats[i].hist);
 	p->cap = 64;
@@ -175,6 +177,7 @@ void ot_pair_free(struct ot_pair *p)
 	}
 	free(p->stats);
 	free(p->tail_calls);
+	free(p->scope_min);
 	free(p->tree);
 	free(p->thash);
 	free(p);
@@ -331,7 +334,7 @@ static void close_top(struct ot_pair *p, struct thread *t, uint64_t end,
 	} else {
 		p->tree_dropped++;
 	}
-	if (p->on_scope) {
+	if (p->on_scope && dur >= p->scope_min[f->func]) {
 		struct ot_scope sc = { .pid = t->pid, .tid = t->tid, .func = f->func,
 				       .depth = depth, .node = f->node,
 				       .start = f->start, .end = end,
@@ -661,6 +664,12 @@ void ot_pair_on_scope(struct ot_pair *p, ot_scope_fn fn, void *ctx)
 {
 	p->on_scope = fn;
 	p->on_scope_ctx = ctx;
+}
+
+void ot_pair_on_scope_min(struct ot_pair *p, size_t f, uint64_t min_ns)
+{
+	if (f < p->nfuncs)
+		p->scope_min[f] = min_ns;
 }
 
 const struct ot_tree_node *ot_pair_tree(const struct ot_pair *p, size_t *n)

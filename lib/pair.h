@@ -155,6 +155,14 @@ void ot_pair_compensate(struct ot_pair *p, uint64_t own_ns, uint64_t pair_ns);
 /* Call fn for every scope closed from now on. */
 void ot_pair_on_scope(struct ot_pair *p, ot_scope_fn fn, void *ctx);
 
+/*
+ * From now on call it only for function f's scopes that last at least
+ * min_ns (end - start; 0, the default: every scope).  For a callback that
+ * learns what it can skip (capture: the --slowest it keeps), so that the
+ * scopes it would drop cost nothing; it may lower it again.
+ */
+void ot_pair_on_scope_min(struct ot_pair *p, size_t f, uint64_t min_ns);
+
 /* Call tree nodes 0..n-1; valid until the next feed or ot_pair_free. */
 const struct ot_tree_node *ot_pair_tree(const struct ot_pair *p, size_t *n);
 uint64_t ot_pair_tree_dropped(const struct ot_pair *p);

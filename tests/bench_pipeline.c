@@ -45,14 +45,21 @@ static uint64_t now(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/* What capture.c does with each event and scope when no option asks for
- * more: the same tests, the same calls. */
+/*
+ * What capture.c does with each event and scope when no option asks for
+ * more: the same tests, the same calls, --slowest 5 kept per function
+ * (without the kept scopes' path names) and the pairing told which scopes
+ * it may skip (capture.c's keep_min).
+ */
+#define SLOWEST 5
 struct sink {
 	struct ot_pair *pair;
 	uint32_t own_pid;
-	void *calib_pair, *timeline, *vals, *ivl, *slow;
+	void *calib_pair, *timeline, *vals, *ivl;
 	int all, follow;
-	uint64_t slower_than, scopes;
+	uint64_t slower_than;
+	uint64_t slow[3][SLOWEST];	/* per function, longest first */
+	size_t nslow[3];
 };
 
 static void feed(void *ctx, const struct ot_event *ev)
@@ -66,16 +73,37 @@ static void feed(void *ctx, const struct ot_event *ev)
 	ot_pair_feed(s->pair, ev);
 }
 
+static void keep_min(struct sink *s, uint32_t f)
+{
+	uint64_t min;
+
+	if (s->timeline || s->vals || s->ivl || s->all || s->follow)
+		return;
+	min = s->nslow[f] < SLOWEST ? 0 : s->slow[f][SLOWEST - 1] + 1;
+	if (s->slower_than && s->slower_than < min)
+		min = s->slower_than;
+	ot_pair_on_scope_min(s->pair, f, min);
+}
+
 static void on_scope(void *ctx, const struct ot_scope *sc)
 {
 	struct sink *s = ctx;
-	uint64_t dur = sc->end >= sc->start ? sc->end - sc->start : 0;
+	uint64_t dur = sc->end >= sc->start ? sc->end - sc->start : 0, *v = s->slow[sc->func];
+	size_t i;
 
 	if (s->timeline || s->vals || s->ivl || s->all || s->follow)
 		abort();
-	if ((s->slower_than && dur >= s->slower_than) || s->slow)
-		abort();
-	s->scopes++;
+	if (!(s->slower_than && dur >= s->slower_than) &&
+	    s->nslow[sc->func] == SLOWEST && dur <= v[SLOWEST - 1]) {
+		keep_min(s, sc->func);
+		return;
+	}
+	if (s->nslow[sc->func] < SLOWEST)
+		s->nslow[sc->func]++;
+	for (i = s->nslow[sc->func] - 1; i > 0 && v[i - 1] < dur; i--)
+		v[i] = v[i - 1];
+	v[i] = dur;
+	keep_min(s, sc->func);
 }
 
 static struct ot_pair *new_pair(struct sink *s, int exact)
