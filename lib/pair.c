@@ -287,9 +287,10 @@ static void drop_above(struct ot_pair *p, struct thread *t, uint32_t keep)
 		p->stats[t->stack[--t->depth].func].unclosed++;
 }
 
-/* Close the innermost call at time end; ret: the return's event, for its value. */
-static void close_top(struct ot_pair *p, struct thread *t, uint64_t end,
-		      const struct ot_event *ret)
+/* Close the innermost call at time end; ret: the return's event, for its value.
+ * Inline in ot_pair_feed's usual return; a call from the general paths. */
+static inline __attribute__((always_inline)) void
+close_top_inline(struct ot_pair *p, struct thread *t, uint64_t end, const struct ot_event *ret)
 {
 	struct frame *f = &t->stack[--t->depth];
 	struct ot_func_stats *s = &p->stats[f->func];
@@ -359,6 +360,12 @@ static void close_top(struct ot_pair *p, struct thread *t, uint64_t end,
 		}
 		parent->nested += f->nested + 1;
 	}
+}
+
+static void close_top(struct ot_pair *p, struct thread *t, uint64_t end,
+		      const struct ot_event *ret)
+{
+	close_top_inline(p, t, end, ret);
 }
 
 /* Set the frames above depth keep aside as one segment. */
@@ -602,7 +609,7 @@ void ot_pair_feed(struct ot_pair *p, const struct ot_event *ev)
 		else
 			on_entry(p, t, ev);
 	} else if (top && !ev->flags && top->sp == ev->sp && top->func == ev->func) {
-		close_top(p, t, ev->time, ev);
+		close_top_inline(p, t, ev->time, ev);
 		last_ret(t, ev);
 	} else {
 		on_return(p, t, ev);
