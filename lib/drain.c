@@ -210,12 +210,13 @@ static const struct idc *id_fill(struct ot_drain *d, uint16_t id)
 static inline int tr_decode(struct ot_drain *d, const struct ot_drain_trec *r,
 			    struct ot_event *ev)
 {
-	uint16_t id = (uint16_t)r->word;
+	uint64_t word = r->word;	/* once: ev's stores might alias r */
+	uint16_t id = (uint16_t)word;
 	const struct idc *e;
 
 	if (!id) {
 		ev->kind = OT_EV_LOST;
-		ev->lost = r->word >> 16;
+		ev->lost = word >> 16;
 		ev->sp = 0;
 		ev->func = 0;
 		ev->flags = 0;
@@ -232,7 +233,7 @@ static inline int tr_decode(struct ot_drain *d, const struct ot_drain_trec *r,
 	ev->kind = e->kind;
 	ev->flags = e->flags;
 	ev->func = e->func;
-	ev->sp = (r->word >> 16) - e->sp_delta;
+	ev->sp = (word >> 16) - e->sp_delta;
 	ev->lost = 0;
 	return 0;
 }
@@ -355,14 +356,14 @@ static void thread_slow(struct ot_drain *d, unsigned qi, uint32_t pid, uint32_t 
 /* 1 if records r[0..n) are samples in time order from time from on. */
 static int in_order(const struct ot_drain_trec *r, size_t n, uint64_t from)
 {
-	int ok = 1;
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		ok &= (r[i].time >= from) & ((uint16_t)r[i].word != 0);
+		if (r[i].time < from || !(uint16_t)r[i].word)
+			return 0;
 		from = r[i].time;
 	}
-	return ok;
+	return 1;
 }
 
 void ot_drain_thread(struct ot_drain *d, unsigned qi, uint32_t pid, uint32_t tid,
