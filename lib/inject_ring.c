@@ -51,7 +51,7 @@ static const uint16_t id_of_kind[4] = {
 
 /*
  * The records of a contiguous span of the ring into the batch.  restrict:
- * the map is not written meanwhile, so its current piece stays in
+ * the map is not written meanwhile, so its current piece may stay in
  * registers (ot_tsc_ns is inline).
  */
 static void read_span(struct batch *b, struct ot_inject_view *v, const uint64_t *rec,
@@ -59,21 +59,32 @@ static void read_span(struct batch *b, struct ot_inject_view *v, const uint64_t 
 {
 	uint64_t time = v->last_time;
 
-	for (; n; n--, rec += OT_INJ_REC_SIZE / 8) {
-		uint64_t word = rec[1];
-		unsigned kind = (unsigned)(word >> 14) & 3;
+	while (n) {
+		/* A chunk the batch has room for: each record makes one entry
+		 * at most (a marker, one lost entry). */
+		uint64_t m = n < BATCH - b->n ? n : BATCH - b->n;
+		struct ot_drain_trec *out = b->r + b->n;
 
-		time = tsc ? ot_tsc_ns(tsc, rec[0]) : rec[0];
-		if (kind == OT_INJ_K_LOST) {
-			area_lost(v, b, time, word >> 16);
-			continue;
+		for (n -= m; m; m--, rec += OT_INJ_REC_SIZE / 8) {
+			uint64_t word = rec[1];
+			unsigned kind = (unsigned)(word >> 14) & 3;
+
+			time = tsc ? ot_tsc_ns(tsc, rec[0]) : rec[0];
+			if (kind == OT_INJ_K_LOST) {
+				b->n = (size_t)(out - b->r);
+				area_lost(v, b, time, word >> 16);
+				out = b->r + b->n;
+				continue;
+			}
+			/* sp << 16 stays; function and kind become the probe's id. */
+			out->time = time;
+			out->word = (word & ~0xffffull) |
+				    (uint16_t)(4 * (word & 0x3fff) + id_of_kind[kind]);
+			out++;
 		}
+		b->n = (size_t)(out - b->r);
 		if (b->n == BATCH)
 			flush(b);
-		/* sp << 16 stays; function and kind become the probe's id. */
-		b->r[b->n++] = (struct ot_drain_trec){
-			time, (word & ~0xffffull) | (uint16_t)(4 * (word & 0x3fff) + id_of_kind[kind])
-		};
 	}
 	v->last_time = time;
 }

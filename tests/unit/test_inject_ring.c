@@ -32,6 +32,17 @@ static void emit(void *ctx, const struct ot_event *ev)
 	s->ev[s->n++] = *ev;
 }
 
+/* For runs longer than a sink holds: times only. */
+static uint64_t big_time[4096];
+static size_t big_n;
+
+static void big_emit(void *ctx, const struct ot_event *ev)
+{
+	(void)ctx;
+	assert_true(big_n < 4096);
+	big_time[big_n++] = ev->time;
+}
+
 /* As lib/backend_inject registers them: functions 0..9 armed. */
 static int lookup(void *ctx, uint64_t id, uint32_t *func, int *kind)
 {
@@ -221,6 +232,43 @@ static void test_corrupt_head(void **state)
 	ot_drain_free(d);
 }
 
+/*
+ * More records than one batch holds, across the ring's wrap, markers
+ * among them: all read, in order, every drop reported once.
+ */
+static void test_many_records(void **state)
+{
+	enum { BIG = 1024, N = 900 };
+	struct ot_drain *d = ot_drain_new(1, 7, lookup, NULL, big_emit, NULL);
+	struct ot_inject_view v = { .tid = 7, .pid = 7 };
+	uint8_t *ar = calloc(1, OT_INJ_A_RING + BIG * OT_INJ_REC_SIZE);
+	uint64_t i, h = BIG - 100, markers = 0, prev = 0;
+
+	(void)state;
+	big_n = 0;
+	*u64(ar, OT_INJ_A_HEAD) = *u64(ar, OT_INJ_A_TAIL) = h;
+	for (i = 0; i < N; i++, h++) {
+		uint64_t *rec = u64(ar, OT_INJ_A_RING + (h & (BIG - 1)) * OT_INJ_REC_SIZE);
+		unsigned kind = i % 97 == 50 ? OT_INJ_K_LOST : i & 1 ? OT_INJ_K_RETURN : OT_INJ_K_ENTRY;
+
+		markers += kind == OT_INJ_K_LOST;
+		rec[0] = 100 + i;
+		rec[1] = (kind == OT_INJ_K_LOST ? markers : 0x7000) << 16 | (uint64_t)kind << 14 | 1;
+	}
+	*u64(ar, OT_INJ_A_HEAD) = h;
+	assert_int_equal(ot_inject_ring_read(&v, ar, BIG, NULL, d, 0), N);
+	ot_drain_flush(d, UINT64_MAX);
+	assert_int_equal(big_n, N);
+	for (i = 0; i < big_n; i++) {
+		assert_true(big_time[i] >= prev);
+		prev = big_time[i];
+	}
+	assert_int_equal(ot_drain_stats(d)->samples, N - markers);
+	assert_int_equal(ot_drain_stats(d)->lost, markers);
+	free(ar);
+	ot_drain_free(d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -229,6 +277,7 @@ int main(void)
 		cmocka_unit_test(test_drops_reported_where_they_happened),
 		cmocka_unit_test(test_child_ring),
 		cmocka_unit_test(test_corrupt_head),
+		cmocka_unit_test(test_many_records),
 	};
 
 	return cmocka_run_group_tests_name("inject_ring", tests, NULL, NULL);
