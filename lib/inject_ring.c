@@ -69,7 +69,12 @@ static void read_span(struct batch *b, struct ot_inject_view *v, const uint64_t 
 			uint64_t word = rec[1];
 			unsigned kind = (unsigned)(word >> 14) & 3;
 
-			time = tsc ? ot_tsc_ns(tsc, rec[0]) : rec[0];
+			uint64_t t = tsc ? ot_tsc_ns(tsc, rec[0]) : rec[0];
+
+			/* The ring's order is the thread's: a return stamped before
+			 * a signal handler's calls but written after them, or a
+			 * refitted TSC map, never reorders what the pairing sees. */
+			time = t > time ? t : time;
 			if (kind == OT_INJ_K_LOST) {
 				b->n = (size_t)(out - b->r);
 				area_lost(v, b, time, word >> 16);

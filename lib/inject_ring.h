@@ -36,7 +36,8 @@ struct ot_inject_view {
  * thread may reuse the space).  Record ids are 4 * function + 1 (entry),
  * + 2 (return), + 3 (an entry by a tail jump), as lib/backend_inject
  * registers them.  Times are TSC ticks converted by tsc, or nanoseconds
- * already when tsc is NULL (OT_INJ_CLOCK_VDSO).
+ * already when tsc is NULL (OT_INJ_CLOCK_VDSO), never below the area's
+ * previous record's: the ring's order is the thread's.
  *
  * Lost records, as process v->pid's (the drain tells another process's
  * apart): a marker's count at its place in the stream; the area's A_LOST

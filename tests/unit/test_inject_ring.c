@@ -120,6 +120,39 @@ static void test_records_decoded(void **state)
 	ot_drain_free(d);
 }
 
+/*
+ * A return stamped before a signal handler's calls but written after them
+ * (the runtime reads the clock first) keeps its place: the ring's order.
+ * Sorted by time instead, the handler's second call's entry came before
+ * its first call's return at the same slot: an unclosed call and an
+ * orphan return.
+ */
+static void test_ring_order_kept(void **state)
+{
+	struct sink s = { .n = 0 };
+	struct ot_drain *d = ot_drain_new(1, 0, lookup, NULL, emit, &s);
+	struct ot_inject_view v = { .tid = 7, .pid = 7 };
+	uint8_t *ar = new_area();
+	size_t i;
+
+	(void)state;
+	put(ar, 100, OT_INJ_K_ENTRY, 0x7f00, 1);	/* work */
+	put(ar, 300, OT_INJ_K_ENTRY, 0x7e00, 2);	/* a handler's hwork */
+	put(ar, 310, OT_INJ_K_RETURN, 0x7e00, 2);
+	put(ar, 200, OT_INJ_K_RETURN, 0x7f00, 1);	/* work's, stamped before */
+	put(ar, 320, OT_INJ_K_ENTRY, 0x7e00, 2);	/* the next handler */
+	put(ar, 330, OT_INJ_K_RETURN, 0x7e00, 2);
+	assert_int_equal(ot_inject_ring_read(&v, ar, RING_N, NULL, d, 1000), 6);
+	ot_drain_flush(d, UINT64_MAX);
+	assert_int_equal(s.n, 6);
+	for (i = 0; i < 6; i++)
+		assert_int_equal(s.ev[i].kind, i == 0 || i == 1 || i == 4 ? OT_EV_ENTRY : OT_EV_RETURN);
+	assert_int_equal(s.ev[3].func, 1);
+	assert_int_equal(s.ev[3].time, 310);	/* no earlier than what came before it */
+	free(ar);
+	ot_drain_free(d);
+}
+
 /* Ticks are converted on the map: 2 ticks a nanosecond from (1000, 5000). */
 static void test_ticks_converted_across_wrap(void **state)
 {
@@ -273,6 +306,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_records_decoded),
+		cmocka_unit_test(test_ring_order_kept),
 		cmocka_unit_test(test_ticks_converted_across_wrap),
 		cmocka_unit_test(test_drops_reported_where_they_happened),
 		cmocka_unit_test(test_child_ring),
