@@ -34,6 +34,7 @@ struct ot_backend_ops {
 	const char *objects;	/* what holds the probes, for people */
 	int bpf_layout;		/* ring samples are the BPF program's layout */
 	int quick_close;	/* releasing takes a few system calls */
+	size_t ring_kb;		/* its rings' size unless --ring-kb says */
 	/* Prepare (load programs, read sysfs): 0, or -errno with why. */
 	int (*load)(struct ot_probes *p, char *why, size_t whylen);
 	/* Open the ring owner for CPU c with data bytes of ring: an fd, or

@@ -708,6 +708,7 @@ static const struct ot_probes_inproc *inject_inproc(struct ot_probes *p)
 }
 
 const struct ot_backend_ops ot_backend_inject = {
+	.ring_kb = OT_RING_KB_INJECT_DEFAULT,
 	.name = "inject",
 	.objects = "trampolines",
 	.quick_close = 1,

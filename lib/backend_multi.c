@@ -840,6 +840,7 @@ static size_t multi_nevents(const struct ot_probes *p)
 }
 
 const struct ot_backend_ops ot_backend_multi = {
+	.ring_kb = OT_RING_KB_DEFAULT,
 	.name = "multi",
 	.objects = "uprobe_multi links",
 	.bpf_layout = 1,

@@ -310,6 +310,7 @@ static size_t perf_nevents(const struct ot_probes *p)
 }
 
 const struct ot_backend_ops ot_backend_perf = {
+	.ring_kb = OT_RING_KB_DEFAULT,
 	.name = "perf",
 	.objects = "perf events",
 	.bpf_layout = 0,

@@ -794,7 +794,7 @@ static void fill_report(struct ot_capture *c)
 	r.frozen = c->o.freeze;
 	r.events = ot_probes_nevents(c->probes);
 	r.cpus = ot_probes_ncpus(c->probes);
-	r.ring_kb = c->o.ring_kb;
+	r.ring_kb = ot_probes_ring_kb(c->probes);
 	r.drain_ms = (unsigned)c->o.drain_ms;
 	r.duration_ns = c->t_end - c->t_start;
 	r.ended_by = c->ended_by;
@@ -1291,7 +1291,7 @@ enum ot_capture_result ot_capture_arm(struct ot_capture *c)
 		return OT_CAPTURE_FAILED;
 	{
 		struct ot_probes_opts po = {
-			.ring_kb = c->o.ring_kb,
+			.ring_kb = c->o.ring_kb_set ? c->o.ring_kb : 0,
 			.backend = c->o.backend,
 			.pid = (int)c->target.pid,
 			.pidfd = c->target.pidfd,

@@ -46,7 +46,8 @@ const char ot_usage_text[] =
 	"                         p50, p99 and max since the last one (with --json:\n"
 	"                         one JSON object per line, the full report last)\n"
 	"      --ring-kb KB       ring size per CPU (per thread with inject), a power\n"
-	"                         of two >= 4 (default 4096; env ORBIT_UPROBE_RING_KB)\n"
+	"                         of two >= 4 (default 4096; 16384 with inject; env\n"
+	"                         ORBIT_UPROBE_RING_KB)\n"
 	"      --drain-ms MS      longest wait between drains, 1..100; a ring a quarter\n"
 	"                         full is drained at once (default 50; env ORBIT_DRAIN_MS)\n"
 	"      --backend NAME     how probes are armed: 'multi' (uprobe_multi BPF\n"
@@ -243,6 +244,7 @@ static enum ot_options_result one(struct ot_options *o, int c, const char *arg,
 		o->json = 1;
 		break;
 	case OPT_RING_KB:
+		o->ring_kb_set = 1;
 		return parse_ulong("--ring-kb", arg, 4, OT_RING_KB_MAX, 1, &o->ring_kb, msg) ?
 		       OT_OPTIONS_BAD : OT_OPTIONS_RUN;
 	case OPT_DRAIN_MS:
@@ -366,6 +368,7 @@ enum ot_options_result ot_options_parse(struct ot_options *o, int argc, char **a
 	s = getenv("ORBIT_UPROBE_RING_KB");
 	if (s && parse_ulong("ORBIT_UPROBE_RING_KB", s, 4, OT_RING_KB_MAX, 1, &o->ring_kb, msg))
 		return OT_OPTIONS_BAD;
+	o->ring_kb_set = s != NULL;
 	s = getenv("ORBIT_DRAIN_MS");
 	if (s && parse_ulong("ORBIT_DRAIN_MS", s, 1, 100, 0, &o->drain_ms, msg))
 		return OT_OPTIONS_BAD;

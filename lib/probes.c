@@ -277,17 +277,12 @@ static int pick(struct ot_probes *p, enum ot_backend want)
 int ot_probes_arm(const struct ot_probe_target *t, size_t n,
 		  const struct ot_probes_opts *o, struct ot_probes **out)
 {
-	size_t page = (size_t)sysconf(_SC_PAGESIZE), data = o->ring_kb * 1024, i;
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), i;
 	struct ot_probes *p;
 	int *cpus = NULL, ret;
 	unsigned ncpus, c;
 
 	*out = NULL;
-	if (data < page || (data & (data - 1))) {
-		ot_error("ring size %zu KB is not a power-of-two multiple of the %zu-byte page",
-			 o->ring_kb, page);
-		return -EINVAL;
-	}
 	ret = online_cpus(&cpus, &ncpus);
 	if (ret) {
 		ot_error_errno(-ret, "cannot read /sys/devices/system/cpu/online");
@@ -313,8 +308,15 @@ int ot_probes_arm(const struct ot_probe_target *t, size_t n,
 	p->ids = ot_xcalloc(p->idcap, sizeof(*p->ids));
 	/* --follow needs the BPF program's filter: multi or nothing. */
 	ret = pick(p, o->follow && o->backend == OT_BACKEND_AUTO ? OT_BACKEND_MULTI : o->backend);
+	if (!ret && !p->opts.ring_kb)
+		p->opts.ring_kb = p->ops->ring_kb;
+	if (!ret && (p->opts.ring_kb * 1024 < page || (p->opts.ring_kb & (p->opts.ring_kb - 1)))) {
+		ot_error("ring size %zu KB is not a power-of-two multiple of the %zu-byte page",
+			 p->opts.ring_kb, page);
+		ret = -EINVAL;
+	}
 	if (!ret && p->ops->open_ring)
-		ret = open_rings(p, page, o->ring_kb);
+		ret = open_rings(p, page, p->opts.ring_kb);
 	if (!ret)
 		ret = p->ops->arm(p, t, n, o->pid);
 	if (ret) {
@@ -333,6 +335,11 @@ int ot_probes_follow_poll(struct ot_probes *p, int alive,
 	if (!p || !p->opts.follow || !p->ops->follow_poll)
 		return -ENOTSUP;
 	return p->ops->follow_poll(p, alive, fn, ctx, dropped);
+}
+
+size_t ot_probes_ring_kb(const struct ot_probes *p)
+{
+	return p->opts.ring_kb;
 }
 
 const char *ot_probes_backend(const struct ot_probes *p)

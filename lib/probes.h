@@ -87,8 +87,14 @@ enum ot_backend {
 
 const char *ot_backend_name(enum ot_backend b);
 
+/* The rings' default sizes, KiB: per CPU (the uprobe backends), per
+ * thread (inject: a thread alone can outpace a drain for a while). */
+#define OT_RING_KB_DEFAULT 4096
+#define OT_RING_KB_INJECT_DEFAULT 16384
+
 struct ot_probes_opts {
-	size_t ring_kb;		/* per CPU (per thread with inject), a power-of-two
+	size_t ring_kb;		/* 0: the backend's own default; else per CPU (per
+				 * thread with inject), a power-of-two
 				 * number of pages */
 	enum ot_backend backend;
 	int pid;		/* the traced process (multi filters on it) */
@@ -110,6 +116,9 @@ struct ot_probes_opts {
  */
 int ot_probes_arm(const struct ot_probe_target *t, size_t n,
 		  const struct ot_probes_opts *o, struct ot_probes **out);
+
+/* The size of each ring armed, in KiB (the backend's default, or asked). */
+size_t ot_probes_ring_kb(const struct ot_probes *p);
 
 /* The backend that armed the probes, by name ("multi", "perf"). */
 const char *ot_probes_backend(const struct ot_probes *p);

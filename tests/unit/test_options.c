@@ -135,6 +135,7 @@ static void test_environment(void **state)
 	setenv("ORBIT_DRAIN_MS", "7", 1);
 	assert_int_equal(parse(&o, &msg, "-f", "x", "--", "t", (char *)NULL), OT_OPTIONS_RUN);
 	assert_int_equal(o.ring_kb, 64);
+	assert_true(o.ring_kb_set);	/* the backend's own default is not used */
 	assert_int_equal(o.drain_ms, 7);
 	ot_options_free(&o);
 	/* An option beats the environment. */
@@ -144,10 +145,11 @@ static void test_environment(void **state)
 	ot_options_free(&o);
 	unsetenv("ORBIT_UPROBE_RING_KB");
 	unsetenv("ORBIT_DRAIN_MS");
-	/* inject's clock: its own choice unless forced. */
+	/* inject's clock: its own choice unless forced; its rings' size too. */
 	assert_int_equal(parse(&o, &msg, "--backend", "inject", "-f", "x", "--", "t", (char *)NULL),
 			 OT_OPTIONS_RUN);
 	assert_int_equal(o.backend, OT_BACKEND_INJECT);
+	assert_false(o.ring_kb_set);
 	assert_int_equal(o.inject_clock, -1);
 	ot_options_free(&o);
 	setenv("ORBIT_INJECT_CLOCK", "vdso", 1);
