@@ -27,13 +27,13 @@ LIB_SRC    := $(filter-out %.bpf.c,$(wildcard lib/*.c))
 LIB_OBJ    := $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/lib/uprobe_multi_obj.o $(BUILD)/lib/inject_rt.o
 UNIT_SRC   := $(wildcard tests/unit/test_*.c)
 UNIT_BIN   := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
-FIXTURES   := $(BUILD)/tests/fixture-pie $(BUILD)/tests/fixture-nopie
+FIXTURES   := $(BUILD)/tests/fixture-pie $(BUILD)/tests/fixture-nopie $(BUILD)/tests/fixture-relr
 STRESS     := tests/stress/orbit-stress
 
 # Debian packages the build and the tests need.
 DEB_DEPS   := gcc g++ clang libclang-rt-14-dev make pkg-config libelf-dev libdw-dev libcap-dev libcapstone-dev libiberty-dev libcmocka-dev libbpf-dev \
               python3 groff-base strace debhelper dpkg-dev fakeroot lintian valgrind \
-              bpftrace xz-utils gzip sqlite3 libc6-dbg
+              bpftrace xz-utils gzip pigz sqlite3 libc6-dbg
 
 .PHONY: all deps check unit e2e demo clean lint-man install uninstall deb targets fuzz fuzz-reloc valgrind bench
 
@@ -93,7 +93,10 @@ TARGETS    := build/targets/recurse build/targets/jump build/targets/throw build
               build/targets/uselib build/targets/libplug.so build/targets/rstress \
               build/targets/rstress-v0 build/targets/inl build/targets/nobpf \
               build/targets/cold build/targets/tails build/targets/usever \
-              build/targets/fibers build/targets/forks build/targets/sum build/targets/values
+              build/targets/fibers build/targets/forks build/targets/sum build/targets/values \
+              build/targets/burst build/targets/execs build/targets/coldxx build/targets/tables \
+              build/targets/migrate build/targets/sigcalls build/targets/cxxthreads \
+              build/targets/leaderless
 # rustup's rustc if there is one, else Debian's (make deps installs it).
 RUSTC      ?= $(shell command -v rustc 2>/dev/null || ls $$HOME/.cargo/bin/rustc 2>/dev/null || echo rustc)
 build/targets/rstress: tests/e2e/targets/rstress.rs
@@ -121,7 +124,7 @@ build/targets/usever: tests/e2e/targets/usever.c build/targets/libver.so.1
 	$(CC) -std=gnu11 -O2 -g $(WARN) -o $@ $< build/targets/libver.so.1 -Wl,-rpath,'$$ORIGIN'
 build/targets/%: tests/e2e/targets/%.cc
 	@mkdir -p $(dir $@)
-	$(CXX) -O2 -g -Wall -Wextra -o $@ $<
+	$(CXX) -O2 -g -Wall -Wextra -pthread -o $@ $<
 
 $(BUILD)/tests/fixture-pie: tests/unit/fixture.c
 	@mkdir -p $(dir $@)
@@ -129,6 +132,10 @@ $(BUILD)/tests/fixture-pie: tests/unit/fixture.c
 $(BUILD)/tests/fixture-nopie: tests/unit/fixture.c
 	@mkdir -p $(dir $@)
 	$(CC) -O1 -g -fno-pie -no-pie -o $@ $<
+# Its relative relocations packed (DT_RELR), as Debian's libc has them.
+$(BUILD)/tests/fixture-relr: tests/unit/fixture.c
+	@mkdir -p $(dir $@)
+	$(CC) -O1 -g -fPIE -pie -Wl,-z,pack-relative-relocs -o $@ $<
 
 $(BUILD)/tests/test_%: tests/unit/test_%.c $(LIB_OBJ) $(FIXTURES) $(wildcard tests/unit/expected/*)
 	@mkdir -p $(dir $@)

@@ -48,7 +48,7 @@ static void version(void)
 {
 	printf("orbit-trace %s\n"
 	       "backends: multi (uprobe_multi BPF links, libbpf %s), "
-	       "perf (uprobe PMU perf events)\n"
+	       "perf (uprobe PMU perf events), inject (trampolines in the process, ptrace)\n"
 	       "demangler: libiberty (C++ Itanium ABI, Rust legacy and v0)\n"
 	       "built with: elfutils %s, libcap %s\n",
 	       OT_VERSION, OT_LIBBPF_VERSION, OT_ELFUTILS_VERSION, OT_LIBCAP_VERSION);
@@ -83,6 +83,11 @@ int main(int argc, char **argv)
 	/* A write to a closed output is an error of ours, not a death; the
 	 * command gets the disposition we were given. */
 	sigpipe_ignored = signal(SIGPIPE, SIG_IGN) == SIG_IGN;
+	if (o.restore) {
+		r = ot_capture_restore(&o);
+		ot_options_free(&o);
+		return exit_status(r);
+	}
 	c = ot_capture_new(&o, sigpipe_ignored);
 	r = ot_capture_open(c);
 	if (r == OT_CAPTURE_OK)

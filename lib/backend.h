@@ -34,6 +34,7 @@ struct ot_backend_ops {
 	const char *objects;	/* what holds the probes, for people */
 	int bpf_layout;		/* ring samples are the BPF program's layout */
 	int quick_close;	/* releasing takes a few system calls */
+	size_t ring_kb;		/* its rings' size unless --ring-kb says */
 	/* Prepare (load programs, read sysfs): 0, or -errno with why. */
 	int (*load)(struct ot_probes *p, char *why, size_t whylen);
 	/* Open the ring owner for CPU c with data bytes of ring: an fd, or
@@ -61,6 +62,24 @@ struct ot_backend_ops {
 			  uint64_t *high_water);
 	const char *(*refused)(const struct ot_probes *p, size_t i);
 	const struct ot_probes_inproc *(*inproc)(struct ot_probes *p);
+	/* Optional: what the traced process did that the backend must see
+	 * (inject: its execs; multi: its execs from a thread other than its
+	 * first), called when SIGCHLD comes and at every drain. */
+	void (*events)(struct ot_probes *p);
+	/* Optional, for rings of its own: an fd that polls readable when
+	 * they want draining now (or -1). */
+	int (*wake_fd)(const struct ot_probes *p);
+	/* Optional: execs it re-armed after (ot_probes_thread_execs). */
+	const struct ot_probes_thread_execs *(*thread_execs)(const struct ot_probes *p);
+	/*
+	 * Optional, for rings owned per CPU: into lost[c], for each CPU c,
+	 * the records the kernel could not write into ring c since it was
+	 * opened - the PERF_FORMAT_LOST counts (ot_probes_perf_lost) of
+	 * every event that writes into it, summed.  0, or -errno.  Called
+	 * once, after disable: reading an enabled event may interrupt the
+	 * CPU it runs on.  Only when p->lost_format is 1.
+	 */
+	int (*rings_lost)(const struct ot_probes *p, uint64_t *lost);
 	/* Optional: --follow's processes (ot_probes_follow_poll). */
 	int (*follow_poll)(struct ot_probes *p, int alive,
 			   void (*fn)(void *ctx, const struct ot_follow_proc *proc),
@@ -75,6 +94,10 @@ struct ot_probes {
 	 * pauses and what it left): ot_probes_close_inproc copies it out. */
 	struct ot_probes_inproc last_inproc;
 	int have_inproc;
+	int enabled;			/* between ot_probes_enable and _disable */
+	/* Events count the records they could not write (PERF_FORMAT_LOST,
+	 * Linux 6.0): 0 not known yet, 1 yes, -1 the kernel refused it. */
+	int lost_format;
 	struct ot_cpu_ring *cpus;
 	unsigned ncpus;
 	size_t nuprobes;		/* entries + uretprobes + return insns */
@@ -100,9 +123,6 @@ size_t ot_probes_target_nprobes(const struct ot_probe_target *t);
 void ot_probes_target_probe(const struct ot_probe_target *t, size_t k, int *kind,
 			    uint64_t *offset);
 
-/* A small sysfs file into buf, NUL-terminated: 0 or -errno. */
-int ot_probes_read_file(const char *path, char *buf, size_t len);
-
 /* " (needs CAP_SYS_ADMIN)" and the like, for an errno from arming. */
 const char *ot_probes_arm_hint(int err);
 
@@ -110,7 +130,18 @@ const char *ot_probes_arm_hint(int err);
 void ot_probes_base_attr(struct perf_event_attr *a);
 /* The ring owner wakes a poller once a quarter of data is pending. */
 void ot_probes_ring_wakeup(struct perf_event_attr *a, size_t data);
-int ot_probes_perf_open(struct perf_event_attr *attr, int cpu, int group);
+/*
+ * perf_event_open(attr, pid -1, cpu, group), asking for PERF_FORMAT_LOST
+ * too while p->lost_format is not -1: the first EINVAL before the kernel
+ * has accepted it once is retried without it, and if that opens, the
+ * kernel has none (p->lost_format -1, said with -v).  An fd, or -1 and
+ * errno.
+ */
+int ot_probes_perf_open(struct ot_probes *p, struct perf_event_attr *attr, int cpu,
+			int group);
+/* An event's PERF_FORMAT_LOST count (opened by ot_probes_perf_open with
+ * p->lost_format 1): 0 and *lost, or -errno. */
+int ot_probes_perf_lost(int fd, uint64_t *lost);
 
 extern const struct ot_backend_ops ot_backend_multi;
 extern const struct ot_backend_ops ot_backend_perf;

@@ -8,6 +8,12 @@
  * CLOCK_MONOTONIC (lib/tsc), the runtime's counts of what it could not
  * record turned into lost records, rings of threads that exited given
  * back.  Its rings wake nobody, so the drain polls sooner while they fill.
+ *
+ * The process stays held with ptrace (watched) while it runs: when it
+ * execs, its program and everything of ours in it are gone, so the new
+ * program is run to its entry point and instrumented again - a
+ * generation each, the old ones' rings still read (forked children may
+ * still write there).
  */
 #include "backend.h"
 #include "clock.h"
@@ -15,6 +21,9 @@
 #include "error.h"
 #include "inject.h"
 #include "inject_layout.h"
+#include "inject_ring.h"
+#include "procfs.h"
+#include "tracee.h"
 #include "tsc.h"
 #include "xalloc.h"
 
@@ -25,41 +34,69 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/futex.h>
+#include <pthread.h>
+#include <sys/eventfd.h>
+#include <sys/param.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define DEFAULT_AREAS	1024	/* at least; 4 per thread at attach */
 #define MAX_AREAS	4096
 #define LIVENESS_NS	(200ull * 1000 * 1000)	/* how often exited threads are looked for */
 #define REFIT_NS	(100ull * 1000 * 1000)	/* how often the TSC map is refitted */
+#define MAX_GENS	64	/* programs one process may exec into, traced */
 
-struct area_view {
-	uint32_t tid;		/* the occupant we know; 0 none */
-	uint32_t pid;
-	unsigned queue;
-	uint64_t reentered;	/* its runtime's counts, as last seen */
-	uint64_t noret;
-};
-
+/* One program's instrumentation: the first, and one per exec after it. */
 struct inj {
+	struct injset *set;
 	struct ot_inject *in;
-	struct ot_inject_fn *fn;
-	size_t nfn;
+	struct ot_inject_fn *fn;	/* its refusals */
 	uint8_t *shm;
 	size_t shm_len;
 	unsigned nareas;
 	size_t area_bytes;
 	uint64_t ring_n;
-	struct area_view *av;
+	struct ot_inject_view *av;	/* per area (lib/inject_ring) */
+	unsigned used;			/* areas taken at the latest drain */
+	struct ot_tsc *tsc;
+	int clock;			/* OT_INJ_CLOCK_* */
+	uint64_t no_slot, no_area;	/* the header's counts, as last seen */
+	uint64_t h_reentered;
+	uint64_t noret, reentered;	/* of areas given back */
+	uint64_t peak, high_water;	/* bytes pending in the fullest ring */
+	int execd;			/* its program is gone */
+	struct stat exe;		/* its program's file */
+};
+
+/* The process, held for the whole capture, and its programs. */
+struct injset {
+	struct ot_tracee t;
+	struct ot_inject_opts o;
+	const struct ot_probe_target *targets;
+	size_t nfn;
+	char **paths;			/* each function's file, fixed at arming */
+	int *fds;
+	int pid;
+	struct inj *gen[MAX_GENS];
+	size_t ngen;
+	unsigned nqueues;
 	unsigned *qfree, *retiring;	/* drain queues free, and freed once empty */
 	size_t nqfree, nretiring;
 	unsigned qnext;
-	unsigned used;			/* areas taken at the latest drain */
 	struct ot_tsc tsc;
-	int clock;			/* OT_INJ_CLOCK_* */
 	uint64_t next_fit, next_live;
-	uint64_t no_slot, no_area;	/* the header's counts, as last seen */
-	uint64_t noret, reentered;	/* of areas given back */
-	uint64_t peak, high_water;	/* bytes pending in the fullest ring */
+	/* The doorbell: a thread of ours waits on the current program's
+	 * futex word and makes wake_fd readable for the drain's poll. */
+	uint32_t *bell;			/* its word, here (atomic) */
+	int wake_fd;			/* an eventfd */
+	int stop;			/* the waiter ends (atomic) */
+	pthread_t waiter;
+	int waiting;
+	unsigned execs;			/* programs exec'd and instrumented again */
+	char exec_why[256];		/* why a program exec'd is not traced */
 	struct ot_probes_inproc inproc;
 };
 
@@ -107,56 +144,193 @@ static unsigned threads_of(pid_t pid)
 	return n;
 }
 
-static void fill_inproc(struct inj *j);
+static void fill_inproc(struct injset *s);
+
+static long futex(uint32_t *word, int op, uint32_t val, const struct timespec *timeout)
+{
+	return syscall(SYS_futex, word, op, val, timeout, NULL, 0);
+}
+
+/*
+ * The doorbell's waiter: while the word is 0 it sleeps on it; a runtime
+ * thread whose ring passed a quarter sets it to 1 and wakes it; it tells
+ * the drain (wake_fd) and marks it heard (2), and sleeps until the drain
+ * arms it again (0).  Never more than one wake-up per drain.
+ */
+static void *bell_waiter(void *arg)
+{
+	struct injset *s = arg;
+	const struct timespec tick = { 0, 100 * 1000 * 1000 };	/* a program's switch, the end */
+
+	while (!__atomic_load_n(&s->stop, __ATOMIC_ACQUIRE)) {
+		uint32_t *bell = __atomic_load_n(&s->bell, __ATOMIC_ACQUIRE);
+		uint32_t v = __atomic_load_n(bell, __ATOMIC_ACQUIRE), one = 1;
+		uint64_t n = 1;
+
+		if (v == 1 && __atomic_compare_exchange_n(bell, &one, 2, 0, __ATOMIC_ACQ_REL,
+							  __ATOMIC_ACQUIRE)) {
+			if (write(s->wake_fd, &n, sizeof(n)) != sizeof(n))
+				continue;
+			v = 2;
+		}
+		futex(bell, FUTEX_WAIT, v, &tick);
+	}
+	return NULL;
+}
+
+/* Ring again from now on: the drain read the rings since it was rung. */
+static void bell_arm(struct injset *s)
+{
+	uint32_t *bell = __atomic_load_n(&s->bell, __ATOMIC_ACQUIRE);
+	uint64_t n;
+
+	if (!bell || !__atomic_load_n(bell, __ATOMIC_ACQUIRE))
+		return;
+	if (read(s->wake_fd, &n, sizeof(n)) < 0 && errno != EAGAIN)
+		return;
+	__atomic_store_n(bell, 0, __ATOMIC_RELEASE);
+	futex(bell, FUTEX_WAKE, 1, NULL);
+}
+
+/* The waiter listens to program j's doorbell. */
+static void bell_listen(struct injset *s, struct inj *j)
+{
+	uint32_t *old = __atomic_exchange_n(&s->bell, (uint32_t *)(j->shm + OT_INJ_H_DOORBELL),
+					    __ATOMIC_ACQ_REL);
+
+	if (old)
+		futex(old, FUTEX_WAKE, 1, NULL);	/* to the new word at once */
+}
+
+/* Instrument the process's current program as a new generation: its
+ * threads stopped, patched, recording entries (when on), let go. */
+static int arm_gen(struct injset *s, int on)
+{
+	struct inj *j;
+	size_t i, armed = 0;
+	char path[64];
+	int ret;
+
+	if (s->ngen == MAX_GENS) {
+		snprintf(s->exec_why, sizeof(s->exec_why), "it exec'd more than %d programs",
+			 MAX_GENS - 1);
+		return -E2BIG;
+	}
+	j = ot_xcalloc(1, sizeof(*j));
+	s->gen[s->ngen++] = j;
+	j->set = s;
+	j->tsc = &s->tsc;
+	j->nareas = s->o.nareas;
+	j->area_bytes = OT_INJ_A_RING + s->o.ring_kb * 1024;
+	j->ring_n = s->o.ring_kb * 1024 / OT_INJ_REC_SIZE;
+	j->av = ot_xcalloc(j->nareas, sizeof(*j->av));
+	j->fn = ot_xcalloc(s->nfn, sizeof(*j->fn));
+	for (i = 0; i < s->nfn; i++) {
+		j->fn[i].label = s->targets[i].label;
+		j->fn[i].path = s->paths[i];
+		j->fn[i].offset = s->targets[i].sym_offset;
+		j->fn[i].size = s->targets[i].sym_size;
+	}
+	ret = ot_inject_attach(s->pid, &s->o, &s->t, &j->in);
+	if (ret)
+		return ret;
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/exe", s->pid, (int)ot_proc_live_task(s->pid));
+	if (stat(path, &j->exe))
+		memset(&j->exe, 0, sizeof(j->exe));
+	ret = ot_inject_install(j->in, j->fn, s->nfn);
+	if (ret < 0)
+		return ret;
+	for (i = 0; i < s->nfn; i++) {
+		if (!j->fn[i].refused)
+			armed++;
+		else if (s->ngen == 1)
+			ot_warn("not tracing %s: %s", s->targets[i].label, j->fn[i].refused);
+		else
+			ot_verbose("not tracing %s in the program process %d exec'd: %s",
+				   s->targets[i].label, s->pid, j->fn[i].refused);
+	}
+	j->shm = ot_inject_shared(j->in, &j->shm_len);
+	j->clock = ot_inject_info(j->in)->clock;
+	if (j->shm)
+		bell_listen(s, j);
+	if (s->ngen > 1) {
+		ot_inject_enable(j->in, on);
+		ot_inject_resume(j->in);
+	}
+	return (int)armed;
+}
+
+/*
+ * Each function's file, as it is now: /proc/PID/exe names whatever the
+ * process runs, which after an exec is another program; an fd opened
+ * now keeps naming the file the function is in.
+ */
+static void fix_paths(struct injset *s)
+{
+	size_t i, k;
+
+	s->paths = ot_xcalloc(s->nfn + 1, sizeof(*s->paths));
+	s->fds = ot_xcalloc(s->nfn + 1, sizeof(*s->fds));
+	for (i = 0; i < s->nfn; i++) {
+		const char *path = s->targets[i].path;
+		char buf[64];
+		int fd;
+
+		s->fds[i] = -1;
+		for (k = 0; k < i && strcmp(s->targets[k].path, path); k++)
+			;
+		if (k < i) {
+			s->paths[i] = ot_xstrdup(s->paths[k]);
+			continue;
+		}
+		fd = strncmp(path, "/proc/", 6) ? -1 : open(path, O_RDONLY | O_CLOEXEC);
+		if (fd >= 0) {
+			snprintf(buf, sizeof(buf), "/proc/self/fd/%d", fd);
+			s->fds[i] = fd;
+		}
+		s->paths[i] = ot_xstrdup(fd >= 0 ? buf : path);
+	}
+}
 
 static int inject_arm(struct ot_probes *p, const struct ot_probe_target *t, size_t n, int pid)
 {
-	struct inj *j = ot_xcalloc(1, sizeof(*j));
-	struct ot_inject_opts o = {
-		.ring_kb = p->opts.ring_kb,
-		.clock = p->opts.clock,
-		.adopt = p->opts.held,
-		.pidfd = p->opts.pidfd,
-	};
-	size_t i, armed = 0;
+	struct injset *s = ot_xcalloc(1, sizeof(*s));
+	size_t i;
 	uint64_t ticks, ns;
 	int ret;
 
-	p->priv = j;
-	o.nareas = 4 * threads_of(pid);
-	if (o.nareas < DEFAULT_AREAS)
-		o.nareas = DEFAULT_AREAS;
-	if (o.nareas > MAX_AREAS)
-		o.nareas = MAX_AREAS;
-	j->nareas = o.nareas;
-	j->area_bytes = OT_INJ_A_RING + o.ring_kb * 1024;
-	j->ring_n = o.ring_kb * 1024 / OT_INJ_REC_SIZE;
-	j->av = ot_xcalloc(j->nareas, sizeof(*j->av));
-	j->qfree = ot_xcalloc(j->nareas, sizeof(*j->qfree));
-	j->retiring = ot_xcalloc(j->nareas, sizeof(*j->retiring));
-	j->fn = ot_xcalloc(n, sizeof(*j->fn));
-	j->nfn = n;
-	for (i = 0; i < n; i++) {
-		j->fn[i].label = t[i].label;
-		j->fn[i].path = t[i].path;
-		j->fn[i].offset = t[i].sym_offset;
-		j->fn[i].size = t[i].sym_size;
-	}
-	ot_tsc_init(&j->tsc);
+	p->priv = s;
+	s->pid = pid;
+	s->targets = t;
+	s->nfn = n;
+	fix_paths(s);
+	s->o.ring_kb = p->opts.ring_kb;
+	s->o.clock = p->opts.clock;
+	s->o.adopt = p->opts.held;
+	s->o.pidfd = p->opts.pidfd;
+	s->o.nareas = 4 * threads_of(pid);
+	if (s->o.nareas < DEFAULT_AREAS)
+		s->o.nareas = DEFAULT_AREAS;
+	if (s->o.nareas > MAX_AREAS)
+		s->o.nareas = MAX_AREAS;
+	s->t.mem_fd = -1;
+	s->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	s->nqueues = s->o.nareas;
+	s->qfree = ot_xcalloc(s->nqueues, sizeof(*s->qfree));
+	s->retiring = ot_xcalloc(s->nqueues, sizeof(*s->retiring));
+	ot_tsc_init(&s->tsc);
 	ot_tsc_sample(&ticks, &ns);
-	ot_tsc_add(&j->tsc, ticks, ns);
-	ret = ot_inject_attach(pid, &o, &j->in);
-	if (ret)
-		return ret;
-	ret = ot_inject_install(j->in, j->fn, n);
+	ot_tsc_add(&s->tsc, ticks, ns);
+	ret = arm_gen(s, 0);
 	if (ret < 0)
 		return ret;
+	if (!ret) {
+		ot_error("cannot inject into process %d: none of the %zu functions can be patched",
+			 pid, n);
+		return -ENOENT;
+	}
+	/* Every probe id there can be, in every program: 4 per function. */
 	for (i = 0; i < n; i++) {
-		if (j->fn[i].refused) {
-			ot_warn("not tracing %s: %s", t[i].label, j->fn[i].refused);
-			continue;
-		}
-		armed++;
 		ot_probes_id_insert(p, 4 * i + 1, (uint32_t)i, OT_PROBE_ENTRY,
 				    ot_probes_target_value(&t[i], OT_PROBE_ENTRY));
 		ot_probes_id_insert(p, 4 * i + 2, (uint32_t)i, OT_PROBE_EXACT_RET,
@@ -164,21 +338,19 @@ static int inject_arm(struct ot_probes *p, const struct ot_probe_target *t, size
 		ot_probes_id_insert(p, 4 * i + 3, (uint32_t)i, OT_PROBE_TAIL_ENTRY,
 				    ot_probes_target_value(&t[i], OT_PROBE_ENTRY));
 	}
-	if (!armed) {
-		ot_error("cannot inject into process %d: none of the %zu functions can be patched",
-			 pid, n);
-		return -ENOENT;
-	}
-	j->shm = ot_inject_shared(j->in, &j->shm_len);
-	j->clock = ot_inject_info(j->in)->clock;
-	fill_inproc(j);
+	fill_inproc(s);
 	return 0;
+}
+
+static struct inj *current(const struct injset *s)
+{
+	return s && s->ngen ? s->gen[s->ngen - 1] : NULL;
 }
 
 /* Entries from now on; then the threads run. */
 static int inject_enable(struct ot_probes *p)
 {
-	struct inj *j = p->priv;
+	struct inj *j = current(p->priv);
 
 	ot_inject_enable(j->in, 1);
 	ot_inject_resume(j->in);
@@ -187,137 +359,165 @@ static int inject_enable(struct ot_probes *p)
 
 static void inject_disable(struct ot_probes *p)
 {
-	struct inj *j = p->priv;
+	struct injset *s = p->priv;
+	size_t g;
 
-	if (j && j->in)
-		ot_inject_enable(j->in, 0);
+	for (g = 0; s && g < s->ngen; g++)
+		if (s->gen[g]->in)
+			ot_inject_enable(s->gen[g]->in, 0);
 }
 
-static void fill_inproc(struct inj *j)
+/*
+ * The process exec'd (held at the exec) or reached the entry point of the
+ * program it exec'd: everything of ours went with the old program, so the
+ * new one is run to its entry point, where its libraries are loaded, and
+ * instrumented there.  A program that cannot be is said, and let go.
+ */
+static void inject_events(struct ot_probes *p)
+{
+	struct injset *s = p->priv;
+	enum ot_tracee_ev ev;
+	char exe[64], real[256] = "?";
+
+	while (s && (ev = ot_tracee_poll(&s->t)) != OT_TEV_NONE && ev != OT_TEV_GONE) {
+		snprintf(exe, sizeof(exe), "/proc/%d/task/%d/exe", s->pid, (int)ot_proc_live_task(s->pid));
+		real[MAX(0, readlink(exe, real, sizeof(real) - 1))] = 0;
+		if (ev == OT_TEV_EXEC) {
+			current(s)->execd = 1;
+			ot_inject_execd(current(s)->in);
+			ot_verbose("process %d exec'd %s: instrumenting it at its entry point",
+				   s->pid, real);
+			if (!ot_tracee_run_to_entry(&s->t))
+				continue;
+			snprintf(s->exec_why, sizeof(s->exec_why), "its entry point cannot be found");
+		} else if (arm_gen(s, p->enabled) >= 0) {
+			s->execs++;
+			ot_verbose("process %d: %s instrumented", s->pid, real);
+			continue;
+		}
+		/* Not traced from here on: said, and the process let go. */
+		if (!s->exec_why[0])
+			snprintf(s->exec_why, sizeof(s->exec_why), "inject cannot instrument it");
+		ot_warn("process %d exec'd %s, which is not traced: %s", s->pid, real, s->exec_why);
+		if (s->ngen && current(s)->in && !current(s)->execd)
+			ot_inject_remove(current(s)->in);
+		ot_tracee_detach(&s->t);
+		return;
+	}
+}
+
+static void fill_inproc(struct injset *s)
 {
 	const struct ot_inject_info *in;
+	const struct inj *j;
+	size_t g;
 	unsigned a;
 
-	if (!j->in)
+	s->inproc.execs = s->execs;
+	s->inproc.exec_why = s->exec_why[0] ? s->exec_why : NULL;
+	/* The latest program instrumented (one that could not be has no in). */
+	for (g = s->ngen; g > 0 && !s->gen[g - 1]->in; g--)
+		;
+	if (!g)
 		return;
-	in = ot_inject_info(j->in);
-	j->inproc.clock = in->clock == OT_INJ_CLOCK_TSC ? "tsc" : "vdso";
-	j->inproc.clock_why = in->clock_why;
-	j->inproc.regions = in->regions;
-	j->inproc.code_bytes = in->code_bytes;
-	j->inproc.private_bytes = in->private_bytes;
-	j->inproc.shared_bytes = in->shared_bytes;
-	j->inproc.unwinder = in->unwinder;
-	j->inproc.arm_pause_ns = in->arm_pause_ns;
-	j->inproc.disarm_pause_ns = in->disarm_pause_ns;
-	j->inproc.returns_restored = in->returns_restored;
-	j->inproc.left_bytes = in->left_bytes;
-	j->inproc.left_why = in->left_why;
-	j->inproc.gone = in->gone;
-	j->inproc.noret = j->noret;
-	for (a = 0; j->shm && a < j->nareas; a++)
-		if (j->av[a].tid)
-			j->inproc.noret += load64(area(j, a) + OT_INJ_A_NORET);
+	in = ot_inject_info(s->gen[g - 1]->in);
+	s->inproc.clock = in->clock == OT_INJ_CLOCK_TSC ? "tsc" : "vdso";
+	s->inproc.clock_why = in->clock_why;
+	s->inproc.regions = in->regions;
+	s->inproc.code_bytes = in->code_bytes;
+	s->inproc.private_bytes = in->private_bytes;
+	s->inproc.shared_bytes = in->shared_bytes;
+	s->inproc.unwinder = in->unwinder;
+	s->inproc.arm_pause_ns = ot_inject_info(s->gen[0]->in)->arm_pause_ns;
+	s->inproc.disarm_pause_ns = in->disarm_pause_ns;
+	s->inproc.returns_restored = in->returns_restored;
+	s->inproc.left_bytes = in->left_bytes;
+	s->inproc.left_why = in->left_why;
+	s->inproc.gone = in->gone;
+	s->inproc.noret = s->inproc.unrecorded_threads = s->inproc.unrecorded_handlers = 0;
+	for (g = 0; g < s->ngen; g++) {
+		j = s->gen[g];
+		s->inproc.noret += j->noret;
+		s->inproc.unrecorded_threads += j->no_slot + j->no_area;
+		s->inproc.unrecorded_handlers += j->reentered + j->h_reentered;
+		for (a = 0; j->shm && a < j->nareas; a++)
+			if (j->av[a].tid) {
+				s->inproc.noret += load64(area(j, a) + OT_INJ_A_NORET);
+				s->inproc.unrecorded_handlers += j->av[a].reentered;
+			}
+	}
 }
 
 static void inject_close(struct ot_probes *p)
 {
-	struct inj *j = p->priv;
+	struct injset *s = p->priv;
+	struct inj *j = current(s);
+	size_t g;
 
-	if (!j)
+	if (!s)
 		return;
-	if (j->in) {
+	if (s->waiting) {
+		__atomic_store_n(&s->stop, 1, __ATOMIC_RELEASE);
+		futex(s->bell, FUTEX_WAKE, 1, NULL);
+		pthread_join(s->waiter, NULL);
+	}
+	if (s->wake_fd >= 0)
+		close(s->wake_fd);
+	if (j && j->in) {
 		/* Arming failed with the command held: it does not run. */
 		ot_inject_kill(j->in);
-		fill_inproc(j);
+		fill_inproc(s);
 		ot_inject_remove(j->in);
-		fill_inproc(j);
-		/* What removal did, for the report after the probes are gone. */
-		p->last_inproc = j->inproc;
-		p->have_inproc = 1;
-		ot_inject_free(j->in);
+		fill_inproc(s);
 	}
-	free(j->av);
-	free(j->qfree);
-	free(j->retiring);
-	free(j->fn);
-	free(j);
+	ot_tracee_detach(&s->t);
+	/* What removal did, for the report after the probes are gone. */
+	p->last_inproc = s->inproc;
+	p->have_inproc = 1;
+	for (g = 0; g < s->ngen; g++) {
+		ot_inject_free(s->gen[g]->in);
+		free(s->gen[g]->av);
+		free(s->gen[g]->fn);
+		free(s->gen[g]);
+	}
+	for (g = 0; g < s->nfn; g++) {
+		free(s->paths[g]);
+		if (s->fds[g] >= 0)
+			close(s->fds[g]);
+	}
+	free(s->paths);
+	free(s->fds);
+	free(s->qfree);
+	free(s->retiring);
+	free(s);
 	p->priv = NULL;
 }
 
 static size_t inject_nevents(const struct ot_probes *p)
 {
-	const struct inj *j = p->priv;
+	const struct inj *j = current(p->priv);
 
 	return j && j->in ? ot_inject_info(j->in)->patched : 0;
 }
 
-static void lost(struct ot_drain *d, unsigned queue, uint64_t time, uint64_t n)
-{
-	struct ot_record rec = { .type = OT_REC_LOST, .time = time, .lost = n };
-
-	if (n)
-		ot_drain_record(d, queue, &rec);
-}
-
 /* A queue for a new thread: one given back, else the next. */
-static unsigned queue_new(struct inj *j)
+static unsigned queue_new(struct injset *s)
 {
-	if (j->nqfree)
-		return j->qfree[--j->nqfree];
-	return j->qnext < j->nareas ? j->qnext++ : j->nareas - 1;
+	if (s->nqfree)
+		return s->qfree[--s->nqfree];
+	return s->qnext < s->nqueues ? s->qnext++ : s->nqueues - 1;
 }
 
-static uint64_t to_ns(struct inj *j, uint64_t t)
-{
-	return j->clock == OT_INJ_CLOCK_VDSO ? t : ot_tsc_ns(&j->tsc, t);
-}
-
-/* Every record of area a since the last drain. */
+/* Every record of area a since the last drain (lib/inject_ring). */
 static size_t drain_area(struct inj *j, struct ot_drain *d, unsigned a)
 {
-	uint8_t *ar = area(j, a);
-	struct area_view *v = &j->av[a];
-	uint64_t head = load64(ar + OT_INJ_A_HEAD), tail = *(uint64_t *)(ar + OT_INJ_A_TAIL);
-	uint64_t n = head - tail, i, r;
+	size_t n = ot_inject_ring_read(&j->av[a], area(j, a), j->ring_n,
+				       j->clock == OT_INJ_CLOCK_VDSO ? NULL : j->tsc, d,
+				       ot_now_ns());
 
-	if (n > j->ring_n) {	/* a corrupt head (the process wrote over it) */
-		lost(d, v->queue, ot_now_ns(), n - j->ring_n);
-		tail = head - j->ring_n;
-		n = j->ring_n;
-	}
 	if (n * OT_INJ_REC_SIZE > j->peak)
 		j->peak = n * OT_INJ_REC_SIZE;
-	for (i = 0; i < n; i++) {
-		const uint64_t *rec;
-		struct ot_record out = { .type = OT_REC_SAMPLE, .has_sp = 1 };
-		unsigned kind;
-		uint32_t func;
-
-		r = (tail + i) & (j->ring_n - 1);
-		rec = (const uint64_t *)(ar + OT_INJ_A_RING + r * OT_INJ_REC_SIZE);
-		kind = (unsigned)(rec[1] >> 14) & 3;
-		func = (uint32_t)(rec[1] & 0x3fff);
-		out.time = to_ns(j, rec[0]);
-		if (kind == OT_INJ_K_LOST) {
-			lost(d, v->queue, out.time, rec[1] >> 16);
-			continue;
-		}
-		out.id = 4 * (uint64_t)func + (kind == OT_INJ_K_ENTRY ? 1 : kind == OT_INJ_K_RETURN ? 2 : 3);
-		out.sp = rec[1] >> 16;
-		out.pid = v->pid;
-		out.tid = v->tid;
-		ot_drain_record(d, v->queue, &out);
-	}
-	__atomic_store_n((uint64_t *)(ar + OT_INJ_A_TAIL), head, __ATOMIC_RELEASE);
-	{
-		uint64_t re = load64(ar + OT_INJ_A_REENTERED);
-
-		/* A signal handler's calls inside the runtime: not recorded. */
-		lost(d, v->queue, ot_now_ns(), re - v->reentered);
-		v->reentered = re;
-	}
-	return (size_t)n;
+	return n;
 }
 
 /* The area of a thread that exited: its last drops counted, its memory
@@ -325,52 +525,27 @@ static size_t drain_area(struct inj *j, struct ot_drain *d, unsigned a)
 static void give_back(struct inj *j, struct ot_drain *d, unsigned a)
 {
 	uint8_t *ar = area(j, a);
-	struct area_view *v = &j->av[a];
+	struct ot_inject_view *v = &j->av[a];
 
 	drain_area(j, d, a);
-	lost(d, v->queue, ot_now_ns(), load64(ar + OT_INJ_A_PENDING));
 	j->noret += load64(ar + OT_INJ_A_NORET);
 	j->reentered += v->reentered;
 	memset(ar, 0, OT_INJ_A_RING);
 	/* The ring's pages back to the kernel: they read as zeros again. */
 	fallocate(ot_inject_memfd(j->in), FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
 		  (off_t)(ar + OT_INJ_A_RING - j->shm), (off_t)(j->area_bytes - OT_INJ_A_RING));
-	j->retiring[j->nretiring++] = v->queue;
+	j->set->retiring[j->set->nretiring++] = v->queue;
 	memset(v, 0, sizeof(*v));
 	__atomic_store_n((uint32_t *)(ar + OT_INJ_A_STATE), 0, __ATOMIC_RELEASE);
 }
 
-static size_t inject_drain(struct ot_probes *p, struct ot_drain *d)
+/* Every ring of one program's instrumentation; live: look for threads
+ * that exited. */
+static size_t drain_gen(struct inj *j, struct ot_drain *d, int live)
 {
-	struct inj *j = p->priv;
-	uint64_t now = ot_now_ns(), v;
-	size_t n = 0, k;
+	size_t n = 0;
 	unsigned a;
-	int live;
 
-	if (!j || !j->shm)
-		return 0;
-	if (now >= j->next_fit || !ot_tsc_ready(&j->tsc)) {
-		uint64_t ticks, ns;
-
-		ot_tsc_sample(&ticks, &ns);
-		ot_tsc_add(&j->tsc, ticks, ns);
-		j->next_fit = now + REFIT_NS;
-	}
-	/* Retired queues come back once the merge has taken their last events. */
-	for (k = 0; k < j->nretiring;) {
-		if (!ot_drain_queue_pending(d, j->retiring[k])) {
-			j->qfree[j->nqfree++] = j->retiring[k];
-			j->retiring[k] = j->retiring[--j->nretiring];
-		} else {
-			k++;
-		}
-	}
-	/* Exited threads give their areas back: every 200 ms, or at every
-	 * drain while more than half are taken (threads come and go fast). */
-	live = now >= j->next_live || 2 * j->used > j->nareas;
-	if (live)
-		j->next_live = now + LIVENESS_NS;
 	j->used = 0;
 	j->peak = 0;
 	for (a = 0; a < j->nareas; a++) {
@@ -382,7 +557,7 @@ static size_t inject_drain(struct ot_probes *p, struct ot_drain *d)
 		if (j->av[a].tid != tid) {
 			j->av[a].tid = tid;
 			j->av[a].pid = load32(ar + OT_INJ_A_PID);
-			j->av[a].queue = queue_new(j);
+			j->av[a].queue = queue_new(j->set);
 		}
 		n += drain_area(j, d, a);
 		if (live && kill((pid_t)tid, 0) && errno == ESRCH)
@@ -392,33 +567,85 @@ static size_t inject_drain(struct ot_probes *p, struct ot_drain *d)
 	}
 	if (j->peak > j->high_water)
 		j->high_water = j->peak;
-	/* Threads the runtime had no room for: their calls were not recorded. */
-	v = load64(j->shm + OT_INJ_H_NO_SLOT);
-	lost(d, 0, now, v - j->no_slot);
-	j->no_slot = v;
-	v = load64(j->shm + OT_INJ_H_NO_AREA);
-	lost(d, 0, now, v - j->no_area);
-	j->no_area = v;
+	/* Threads the runtime had no room for: their calls not recorded. */
+	j->no_slot = load64(j->shm + OT_INJ_H_NO_SLOT);
+	j->no_area = load64(j->shm + OT_INJ_H_NO_AREA);
+	j->h_reentered = load64(j->shm + OT_INJ_H_REENTERED);
+	return n;
+}
+
+static size_t inject_drain(struct ot_probes *p, struct ot_drain *d)
+{
+	struct injset *s = p->priv;
+	uint64_t now = ot_now_ns();
+	size_t n = 0, k, g;
+	int live;
+
+	if (!s || !current(s) || !current(s)->shm)
+		return 0;
+	if (now >= s->next_fit || !ot_tsc_ready(&s->tsc)) {
+		uint64_t ticks, ns;
+
+		ot_tsc_sample(&ticks, &ns);
+		ot_tsc_add(&s->tsc, ticks, ns);
+		s->next_fit = now + REFIT_NS;
+	}
+	/* Retired queues come back once the merge has taken their last events. */
+	for (k = 0; k < s->nretiring;) {
+		if (!ot_drain_queue_pending(d, s->retiring[k])) {
+			s->qfree[s->nqfree++] = s->retiring[k];
+			s->retiring[k] = s->retiring[--s->nretiring];
+		} else {
+			k++;
+		}
+	}
+	/* Exited threads give their areas back: every 200 ms, or at every
+	 * drain while more than half are taken (threads come and go fast). */
+	live = now >= s->next_live || 2 * current(s)->used > current(s)->nareas;
+	if (live)
+		s->next_live = now + LIVENESS_NS;
+	for (g = 0; g < s->ngen; g++)
+		if (s->gen[g]->shm)
+			n += drain_gen(s->gen[g], d, live);
+	/* Started at the first drain: after arming, so it holds no capability
+	 * (they are per thread, and dropped by then). */
+	if (!s->waiting && s->wake_fd >= 0 && s->bell &&
+	    !pthread_create(&s->waiter, NULL, bell_waiter, s))
+		s->waiting = 1;
+	bell_arm(s);
 	return n;
 }
 
 static unsigned inject_nqueues(const struct ot_probes *p)
 {
-	const struct inj *j = p->priv;
+	const struct injset *s = p->priv;
 
-	return j ? j->nareas : 1;
+	return s ? s->nqueues : 1;
+}
+
+/* The fullest ring of any program's, at the latest drain and ever. */
+static void peaks(const struct injset *s, uint64_t *peak, uint64_t *high_water)
+{
+	size_t g;
+
+	*peak = *high_water = 0;
+	for (g = 0; s && g < s->ngen; g++) {
+		*peak = MAX(*peak, s->gen[g]->peak);
+		*high_water = MAX(*high_water, s->gen[g]->high_water);
+	}
 }
 
 static int inject_poll_ms(const struct ot_probes *p, int drain_ms)
 {
-	const struct inj *j = p->priv;
-	uint64_t ring = j ? j->ring_n * OT_INJ_REC_SIZE : 1;
+	const struct injset *s = p->priv;
+	uint64_t ring = s ? s->o.ring_kb * 1024 : 1, peak, hw;
 
-	if (!j)
+	if (!s)
 		return drain_ms;
-	if (j->peak * 8 > ring)
+	peaks(s, &peak, &hw);
+	if (peak * 8 > ring)
 		return 1;
-	if (j->peak * 32 > ring)
+	if (peak * 32 > ring)
 		return drain_ms < 5 ? drain_ms : 5;
 	return drain_ms;
 }
@@ -426,31 +653,62 @@ static int inject_poll_ms(const struct ot_probes *p, int drain_ms)
 static void inject_ring_peak(const struct ot_probes *p, uint64_t *pending, uint64_t *size,
 			     uint64_t *high_water)
 {
-	const struct inj *j = p->priv;
+	const struct injset *s = p->priv;
 
-	*pending = j ? j->high_water : 0;
-	*size = j ? j->ring_n * OT_INJ_REC_SIZE : 1;
-	*high_water = j ? j->high_water : 0;
+	peaks(s, pending, high_water);
+	*pending = *high_water;
+	*size = s ? s->o.ring_kb * 1024 : 1;
 }
 
+/* A program the process exec'd away from: function i's file, which the
+ * current program (no library can load an executable) never maps. */
+static int left_behind(const struct injset *s, size_t i)
+{
+	struct stat st;
+	size_t g;
+
+	if (stat(s->paths[i], &st))
+		return 0;
+	for (g = 0; g + 1 < s->ngen; g++)
+		if (s->gen[g]->exe.st_ino == st.st_ino && s->gen[g]->exe.st_dev == st.st_dev)
+			return 1;
+	return 0;
+}
+
+/*
+ * Why function i is not armed in the current program.  One whose file is
+ * not mapped may be dlopen'd later, its calls unseen: a refusal - unless
+ * that file is a program the process exec'd away from.
+ */
 static const char *inject_refused(const struct ot_probes *p, size_t i)
 {
-	const struct inj *j = p->priv;
+	const struct injset *s = p->priv;
+	const struct inj *j = current(s);
 
-	return j && i < j->nfn ? j->fn[i].refused : NULL;
+	if (!j || i >= s->nfn || !j->fn[i].refused)
+		return NULL;
+	return j->fn[i].unmapped && left_behind(s, i) ? NULL : j->fn[i].refused;
+}
+
+static int inject_wake_fd(const struct ot_probes *p)
+{
+	const struct injset *s = p->priv;
+
+	return s ? s->wake_fd : -1;
 }
 
 static const struct ot_probes_inproc *inject_inproc(struct ot_probes *p)
 {
-	struct inj *j = p->priv;
+	struct injset *s = p->priv;
 
-	if (!j)
+	if (!s)
 		return NULL;
-	fill_inproc(j);
-	return &j->inproc;
+	fill_inproc(s);
+	return &s->inproc;
 }
 
 const struct ot_backend_ops ot_backend_inject = {
+	.ring_kb = OT_RING_KB_INJECT_DEFAULT,
 	.name = "inject",
 	.objects = "trampolines",
 	.quick_close = 1,
@@ -466,4 +724,6 @@ const struct ot_backend_ops ot_backend_inject = {
 	.ring_peak = inject_ring_peak,
 	.refused = inject_refused,
 	.inproc = inject_inproc,
+	.events = inject_events,
+	.wake_fd = inject_wake_fd,
 };

@@ -11,10 +11,17 @@
  * cookie for the offset.  Enabling and disabling flip a word of the
  * program's .bss: no system call, no IPI.
  *
+ * The kernel's pid filter follows the task that led the process when a
+ * link was made; an exec from another thread ends that task, and the new
+ * program would run unprobed.  A hook on the exec tracepoint
+ * (ot_exec_watch) sees it first and may stop the process; the links are
+ * made again for the new leader and the process continued (watch_poll).
+ *
  * Needs a kernel with BPF_TRACE_UPROBE_MULTI (Linux 6.6) and CAP_BPF +
  * CAP_PERFMON (or CAP_SYS_ADMIN).
  */
 #include "backend.h"
+#include "clock.h"
 #include "error.h"
 #include "procfs.h"
 #include "xalloc.h"
@@ -23,6 +30,8 @@
 #include <bpf/libbpf.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,13 +69,50 @@ struct ot_link_create_attr {
 	uint32_t pad;
 };
 
+/* One link, and what made it: a link filtering on a pid is made again
+ * when that process execs from a thread other than its first. */
+struct umulti_link {
+	int fd;			/* -1: it could not be made again */
+	int kind;		/* enum ot_umulti_kind */
+	pid_t pid;		/* its filter, 0 none */
+	int path_fd;		/* pid > 0: the file, held (O_PATH), or -1 */
+	char *path;		/* path_fd's /proc/self/fd link, else as armed */
+	uint64_t *offsets, *cookies;
+	size_t n;
+};
+
+/* uprobe_multi.bpf.c's struct ot_watch, and its OT_UNHELD_* in order. */
+struct umulti_watch {
+	uint32_t tgid, stop_sig, cont_sig, why;
+	uint64_t events;	/* execs + (those stopped) << 32 */
+};
+
+static const char *const unheld_why[] = {
+	NULL,
+	"--freeze holds a -p process there instead",
+	"it was being traced (ptrace), so it was not stopped there",
+	"it blocked SIGCONT, so it was not stopped there",
+	"the kernel would not stop it there",
+	"it did not stay stopped there",	/* seen by user space */
+};
+#define UNHELD_NOT_STOPPED 5
+
 struct ot_umulti {
 	struct bpf_object *obj;
 	int entry_fd, return_fd, rings_fd;
 	volatile uint32_t *enabled;	/* the program's .bss, mapped here */
 	size_t enabled_len;
-	int *links;
+	struct umulti_link *links;
 	size_t nlinks;
+	/* The process whose links filter on its pid, watched for execs from
+	 * a thread other than its first (ot_exec_watch): the program's
+	 * ot_watch, mapped here. */
+	struct umulti_watch *watch;
+	size_t watch_len;
+	struct bpf_link *exec_hook;
+	uint32_t seen_execs, seen_stops;	/* of watch->events, acted on */
+	uint64_t polled_ns;			/* when it was last read */
+	struct ot_probes_thread_execs texecs;
 	uint64_t last_cookie;	/* probe ids are cookies 1, 2, ... */
 	/* --follow: the fork, exec and exit hooks, ot_followed, its drops. */
 	int follow;
@@ -142,6 +188,23 @@ static int probe_link(const struct ot_umulti *m)
 	return errno == EINVAL || errno == EOPNOTSUPP ? -errno : 0;
 }
 
+/* ot_watch, read and written through a mapping (BPF_F_MMAPABLE). */
+static int map_watch(struct ot_umulti *m)
+{
+	struct bpf_map *map = bpf_object__find_map_by_name(m->obj, "ot_watch");
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	void *v;
+
+	if (!map || bpf_map__value_size(map) != sizeof(*m->watch))
+		return -EINVAL;
+	m->watch_len = (bpf_map__value_size(map) + page - 1) / page * page;
+	v = mmap(NULL, m->watch_len, PROT_READ | PROT_WRITE, MAP_SHARED, bpf_map__fd(map), 0);
+	if (v == MAP_FAILED)
+		return -errno;
+	m->watch = v;
+	return 0;
+}
+
 static int ot_umulti_load(struct ot_umulti **out, int follow, char *why, size_t whylen)
 {
 	int ncpu_ids = libbpf_num_possible_cpus();
@@ -165,15 +228,15 @@ static int ot_umulti_load(struct ot_umulti **out, int follow, char *why, size_t 
 	}
 	/*
 	 * The probes' "kprobe" programs: the attach type makes them
-	 * uprobe_multi ones.  --follow's hooks are loaded only for it (their
-	 * CO-RE reads need the kernel's BTF).
+	 * uprobe_multi ones.  --follow's hooks are loaded only for it;
+	 * ot_exec_watch always (an exec from a thread: see watch_poll).
 	 */
 	bpf_object__for_each_program(prog, m->obj) {
 		if (!strncmp(bpf_program__name(prog), "ot_entry", 9) ||
 		    !strncmp(bpf_program__name(prog), "ot_return", 10))
 			bpf_program__set_expected_attach_type(prog,
 				(enum bpf_attach_type)OT_BPF_TRACE_UPROBE_MULTI);
-		else
+		else if (strcmp(bpf_program__name(prog), "ot_exec_watch"))
 			bpf_program__set_autoload(prog, follow);
 	}
 	map = bpf_object__find_map_by_name(m->obj, "ot_rings");
@@ -216,6 +279,12 @@ static int ot_umulti_load(struct ot_umulti **out, int follow, char *why, size_t 
 		ret = -EINVAL;
 		goto fail;
 	}
+	ret = map_watch(m);
+	if (ret) {
+		snprintf(why, whylen, "cannot map the program's table of watched processes: %s",
+			 strerror(-ret));
+		goto fail;
+	}
 	ret = probe_link(m);
 	if (ret) {
 		snprintf(why, whylen, "this kernel has no uprobe_multi links: %s%s",
@@ -240,6 +309,7 @@ static int ot_umulti_attach(struct ot_umulti *m, const char *path,
 		     enum ot_umulti_kind kind, const uint64_t *offsets,
 		     const uint64_t *cookies, size_t n, pid_t pid)
 {
+	struct umulti_link *l;
 	int fd;
 
 	if (!n)
@@ -248,8 +318,58 @@ static int ot_umulti_attach(struct ot_umulti *m, const char *path,
 	if (fd < 0)
 		return -errno;
 	m->links = ot_xreallocarray(m->links, m->nlinks + 1, sizeof(*m->links));
-	m->links[m->nlinks++] = fd;
+	l = &m->links[m->nlinks++];
+	l->fd = fd;
+	l->kind = (int)kind;
+	l->pid = pid;
+	l->n = n;
+	/*
+	 * The same file when made again, not what the path names then: a -p
+	 * process's main program is /proc/PID/exe, which the exec itself
+	 * changes, and which we may no longer open once privileges are gone.
+	 * Our own descriptor's magic link needs no privilege.
+	 */
+	l->path_fd = pid > 0 ? open(path, O_PATH | O_CLOEXEC) : -1;
+	if (l->path_fd >= 0) {
+		char fdpath[32];
+
+		snprintf(fdpath, sizeof(fdpath), "/proc/self/fd/%d", l->path_fd);
+		l->path = ot_xstrdup(fdpath);
+	} else {
+		l->path = ot_xstrdup(path);
+	}
+	l->offsets = ot_xmalloc(n * sizeof(*offsets));
+	memcpy(l->offsets, offsets, n * sizeof(*offsets));
+	l->cookies = ot_xmalloc(n * sizeof(*cookies));
+	memcpy(l->cookies, cookies, n * sizeof(*cookies));
 	return 0;
+}
+
+/*
+ * pid's links made again, now that a thread other than its first exec'd:
+ * the old ones go first, since their program would still run, with the
+ * same cookies, on any breakpoint the new ones plant (the kernel checks a
+ * hit against the old leader's signal_struct, which the process keeps).
+ * Returns 0 or the first -errno (-ESRCH: the process has gone).
+ */
+static int relink(struct ot_umulti *m, pid_t pid)
+{
+	int ret = 0;
+	size_t i;
+
+	for (i = 0; i < m->nlinks; i++) {
+		struct umulti_link *l = &m->links[i];
+
+		if (l->pid != pid)
+			continue;
+		if (l->fd >= 0)
+			close(l->fd);
+		l->fd = link_create(m, l->path, (enum ot_umulti_kind)l->kind, l->offsets,
+				    l->cookies, l->n, pid);
+		if (l->fd < 0 && !ret)
+			ret = -errno;
+	}
+	return ret;
 }
 
 static void ot_umulti_enable(struct ot_umulti *m, int entries, int returns)
@@ -276,12 +396,21 @@ static void ot_umulti_close(struct ot_umulti *m)
 	 * functions of a stopped target, against 10 in sequence, for no
 	 * faster a release (docs/benchmarks.md, "Arming cost").
 	 */
-	for (i = 0; i < m->nlinks; i++)
-		close(m->links[i]);
+	for (i = 0; i < m->nlinks; i++) {
+		if (m->links[i].fd >= 0)
+			close(m->links[i].fd);
+		if (m->links[i].path_fd >= 0)
+			close(m->links[i].path_fd);
+		free(m->links[i].path);
+		free(m->links[i].offsets);
+		free(m->links[i].cookies);
+	}
 	for (i = 0; i < sizeof(m->hooks) / sizeof(*m->hooks); i++)
 		bpf_link__destroy(m->hooks[i]);
 	if (m->enabled)
 		munmap((void *)m->enabled, m->enabled_len);
+	if (m->watch)
+		munmap(m->watch, m->watch_len);
 	bpf_object__close(m->obj);
 	free(m->links);
 	free(m);
@@ -478,6 +607,107 @@ static int attach_file(struct ot_probes *p, const struct ot_probe_target *t,
 	return ret;
 }
 
+/*
+ * pid watched for execs from a thread other than its first: its slot
+ * filled and the hook attached before its links exist, so that no such
+ * exec falls between (one before them only has them made again).
+ */
+static int watch_start(struct ot_probes *p, pid_t pid)
+{
+	struct ot_umulti *m = p->priv;
+	struct bpf_program *prog = bpf_object__find_program_by_name(m->obj, "ot_exec_watch");
+	int ret;
+
+	m->watch->stop_sig = p->opts.hold_exec ? SIGSTOP : 0;
+	m->watch->cont_sig = SIGCONT;
+	__atomic_store_n(&m->watch->tgid, (uint32_t)pid, __ATOMIC_RELEASE);
+	m->polled_ns = ot_now_ns();
+	m->exec_hook = prog ? bpf_program__attach(prog) : NULL;
+	if (!m->exec_hook) {
+		ret = errno ? -errno : -ENOENT;
+		ot_error_errno(-ret, "cannot attach ot_exec_watch to the scheduler's exec tracepoint");
+		return ret;
+	}
+	return 0;
+}
+
+/* Stopped, or a SIGSTOP on its way (it stops before running more): held
+ * since the exec, unless someone else continued it and stopped it again. */
+static int still_stopped(pid_t pid)
+{
+	char path[64], pend[32];
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	if (!ot_proc_status_field(path, "ShdPnd:", pend, sizeof(pend)) &&
+	    ((strtoull(pend, NULL, 16) >> (SIGSTOP - 1)) & 1))
+		return 1;
+	return ot_proc_state(pid) == 'T';
+}
+
+/*
+ * The watched process's execs from a thread other than its first since
+ * the last look: its links made again for the new program (while the
+ * capture runs), then the process continued if the program stopped it.
+ * Held, it ran nothing meanwhile; otherwise it ran unprobed since the
+ * last look at most.
+ */
+static void watch_poll(struct ot_probes *p, int rearm)
+{
+	struct ot_umulti *m = p->priv;
+	struct umulti_watch *w = m ? m->watch : NULL;
+	uint64_t t0 = ot_now_ns(), ev, now;
+	uint32_t execs, stops, why;
+	pid_t pid;
+	int err = 0, held;
+
+	if (!w || !w->tgid)
+		return;
+	ev = __atomic_load_n(&w->events, __ATOMIC_ACQUIRE);
+	execs = (uint32_t)ev - m->seen_execs;
+	stops = (uint32_t)(ev >> 32) - m->seen_stops;
+	if (!execs) {
+		m->polled_ns = t0;
+		return;
+	}
+	m->seen_execs += execs;
+	m->seen_stops += stops;
+	pid = (pid_t)w->tgid;
+	if (rearm)
+		err = relink(m, pid);
+	if (err && err != -ESRCH && !m->texecs.rearm_err) {
+		m->texecs.rearm_err = -err;
+		ot_error_errno(-err, "cannot arm process %d again after it exec'd from a "
+			       "thread other than its first", (int)pid);
+	}
+	held = stops == execs && still_stopped(pid);
+	if (stops && kill(pid, SIGCONT) && errno != ESRCH)
+		ot_error_errno(errno, "cannot continue process %d, stopped at its exec "
+			       "(kill -CONT %d)", (int)pid, (int)pid);
+	m->texecs.count += execs;
+	if (held) {
+		m->texecs.held += execs;
+	} else {
+		why = stops == execs ? UNHELD_NOT_STOPPED : __atomic_load_n(&w->why, __ATOMIC_RELAXED);
+		m->texecs.why = why < sizeof(unheld_why) / sizeof(*unheld_why) ? unheld_why[why] : NULL;
+		now = ot_now_ns();
+		if (now - m->polled_ns > m->texecs.unprobed_ns)
+			m->texecs.unprobed_ns = now - m->polled_ns;
+	}
+	m->polled_ns = t0;
+}
+
+static void multi_events(struct ot_probes *p)
+{
+	watch_poll(p, p->enabled);
+}
+
+static const struct ot_probes_thread_execs *multi_thread_execs(const struct ot_probes *p)
+{
+	const struct ot_umulti *m = p->priv;
+
+	return m && m->exec_hook ? &m->texecs : NULL;
+}
+
 static int multi_arm(struct ot_probes *p, const struct ot_probe_target *t, size_t n, int pid)
 {
 	size_t *idx = ot_xcalloc(n + 1, sizeof(*idx)), i, j, m;
@@ -488,6 +718,8 @@ static int multi_arm(struct ot_probes *p, const struct ot_probe_target *t, size_
 	if (p->opts.follow) {
 		ret = follow_start(p->priv, (uint32_t)pid);
 		pid = 0;
+	} else if (pid > 0) {
+		ret = watch_start(p, pid);
 	}
 	/* One link per file, process and kind: group the targets by both. */
 	for (i = 0; i < n && !ret; i++) {
@@ -508,7 +740,17 @@ static int multi_arm(struct ot_probes *p, const struct ot_probe_target *t, size_
 static int multi_load(struct ot_probes *p, char *why, size_t whylen)
 {
 	struct ot_umulti *m;
-	int ret = ot_umulti_load(&m, p->opts.follow, why, whylen);
+	int ret;
+
+	/* The kernel binds a link's pid filter to the process's first thread:
+	 * ended (pthread_exit, the others running on), no breakpoint is ever
+	 * placed for it. */
+	if (p->opts.pid > 0 && ot_proc_live_task(p->opts.pid) != p->opts.pid) {
+		snprintf(why, whylen, "the first thread of process %d has ended, and uprobe_multi's "
+			 "filter is bound to it (it would arm nothing)", p->opts.pid);
+		return -ESRCH;
+	}
+	ret = ot_umulti_load(&m, p->opts.follow, why, whylen);
 
 	if (!ret)
 		p->priv = m;
@@ -531,7 +773,7 @@ static int multi_open_ring(struct ot_probes *p, unsigned c, size_t data)
 	a.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_RAW;
 	a.sample_period = 1;
 	ot_probes_ring_wakeup(&a, data);
-	fd = ot_probes_perf_open(&a, p->cpus[c].cpu, -1);
+	fd = ot_probes_perf_open(p, &a, p->cpus[c].cpu, -1);
 	if (fd < 0) {
 		err = errno;
 		ot_error_errno(err, "cannot open a perf event on CPU %d%s", p->cpus[c].cpu,
@@ -539,6 +781,19 @@ static int multi_open_ring(struct ot_probes *p, unsigned c, size_t data)
 		return -err;
 	}
 	return fd;
+}
+
+/* The program writes each CPU's ring through its output event alone:
+ * that event's drops are the ring's. */
+static int multi_rings_lost(const struct ot_probes *p, uint64_t *lost)
+{
+	unsigned c;
+	int ret;
+
+	for (c = 0; c < p->ncpus; c++)
+		if ((ret = ot_probes_perf_lost(p->cpus[c].fd, &lost[c])))
+			return ret;
+	return 0;
 }
 
 static int multi_ring_mapped(struct ot_probes *p, unsigned c)
@@ -566,7 +821,16 @@ static void multi_disable(struct ot_probes *p)
 
 static void multi_close(struct ot_probes *p)
 {
-	ot_umulti_close(p->priv);
+	struct ot_umulti *m = p->priv;
+
+	/* The hook first, then a last look: a process it stopped is
+	 * continued, never left stopped. */
+	if (m && m->exec_hook) {
+		bpf_link__destroy(m->exec_hook);
+		watch_poll(p, 0);
+		m->exec_hook = NULL;
+	}
+	ot_umulti_close(m);
 	p->priv = NULL;
 }
 
@@ -576,6 +840,7 @@ static size_t multi_nevents(const struct ot_probes *p)
 }
 
 const struct ot_backend_ops ot_backend_multi = {
+	.ring_kb = OT_RING_KB_DEFAULT,
 	.name = "multi",
 	.objects = "uprobe_multi links",
 	.bpf_layout = 1,
@@ -588,5 +853,8 @@ const struct ot_backend_ops ot_backend_multi = {
 	.disable = multi_disable,
 	.close = multi_close,
 	.nevents = multi_nevents,
+	.events = multi_events,
+	.thread_execs = multi_thread_execs,
 	.follow_poll = multi_follow_poll,
+	.rings_lost = multi_rings_lost,
 };

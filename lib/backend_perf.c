@@ -25,6 +25,7 @@
  * a thousand functions.
  */
 #include "backend.h"
+#include "procfs.h"
 #include "error.h"
 #include "xalloc.h"
 
@@ -50,6 +51,7 @@ struct perf_state {
 	unsigned retbit;	/* config bit of a return probe */
 	int *ent_leader;	/* per CPU; the ring owner leads the returns */
 	int *fds;
+	unsigned *fd_cpu;	/* the CPU (index) of each of fds */
 	size_t nfds;
 };
 
@@ -60,14 +62,14 @@ static int perf_load(struct ot_probes *p, char *why, size_t whylen)
 	unsigned c;
 	int ret;
 
-	ret = ot_probes_read_file(OT_PMU_DIR "/type", buf, sizeof(buf));
+	ret = ot_proc_read_file(OT_PMU_DIR "/type", buf, sizeof(buf));
 	if (ret) {
 		snprintf(why, whylen, "no uprobe PMU (%s): %s", OT_PMU_DIR, strerror(-ret));
 		return ret;
 	}
 	s = ot_xcalloc(1, sizeof(*s));
 	s->type = atoi(buf);
-	ret = ot_probes_read_file(OT_PMU_DIR "/format/retprobe", buf, sizeof(buf));
+	ret = ot_proc_read_file(OT_PMU_DIR "/format/retprobe", buf, sizeof(buf));
 	if (!ret && (sscanf(buf, "config:%u", &s->retbit) != 1 || s->retbit > 63))
 		ret = -EINVAL;
 	if (ret) {
@@ -80,6 +82,7 @@ static int perf_load(struct ot_probes *p, char *why, size_t whylen)
 	for (c = 0; c < p->ncpus; c++)
 		s->ent_leader[c] = -1;
 	s->fds = ot_xcalloc(p->nuprobes * p->ncpus + 1, sizeof(*s->fds));
+	s->fd_cpu = ot_xcalloc(p->nuprobes * p->ncpus + 1, sizeof(*s->fd_cpu));
 	p->priv = s;
 	return 0;
 }
@@ -104,7 +107,7 @@ static void raise_nofile(size_t need)
 	setrlimit(RLIMIT_NOFILE, &rl);
 }
 
-static int open_leader(int cpu, size_t data)
+static int open_leader(struct ot_probes *p, int cpu, size_t data)
 {
 	struct perf_event_attr a;
 
@@ -114,7 +117,7 @@ static int open_leader(int cpu, size_t data)
 	a.disabled = 1;
 	if (data)
 		ot_probes_ring_wakeup(&a, data);
-	return ot_probes_perf_open(&a, cpu, -1);
+	return ot_probes_perf_open(p, &a, cpu, -1);
 }
 
 /* The ring's owner is the return probes' leader; the entry leader beside. */
@@ -125,9 +128,9 @@ static int perf_open_ring(struct ot_probes *p, unsigned c, size_t data)
 
 	if (!c)
 		raise_nofile(p->ncpus * (p->nuprobes + 2));
-	fd = open_leader(cpu, data);
+	fd = open_leader(p, cpu, data);
 	if (fd >= 0)
-		s->ent_leader[c] = open_leader(cpu, 0);
+		s->ent_leader[c] = open_leader(p, cpu, 0);
 	if (fd < 0 || s->ent_leader[c] < 0) {
 		err = errno;
 		if (fd >= 0)
@@ -182,7 +185,7 @@ static int perf_arm(struct ot_probes *p, const struct ot_probe_target *t, size_t
 				 * function records one (lib/ring decodes it). */
 				a.sample_regs_user = p->values ? ot_ring_value_regs() :
 								  1ull << OT_REG_SP;
-				fd = ot_probes_perf_open(&a, cpu, kind == OT_PROBE_ENTRY ?
+				fd = ot_probes_perf_open(p, &a, cpu, kind == OT_PROBE_ENTRY ?
 							 s->ent_leader[c] : p->cpus[c].fd);
 				if (fd < 0) {
 					err = errno;
@@ -203,6 +206,7 @@ static int perf_arm(struct ot_probes *p, const struct ot_probe_target *t, size_t
 					}
 					return -err;
 				}
+				s->fd_cpu[s->nfds] = c;
 				s->fds[s->nfds++] = fd;
 				if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, p->cpus[c].fd) ||
 				    ioctl(fd, PERF_EVENT_IOC_ID, &id)) {
@@ -260,8 +264,42 @@ static void perf_close(struct ot_probes *p)
 			close(s->ent_leader[c]);
 	free(s->ent_leader);
 	free(s->fds);
+	free(s->fd_cpu);
 	free(s);
 	p->priv = NULL;
+}
+
+/*
+ * Every uprobe writes its own samples into its CPU's ring and counts its
+ * own drops: their sum, with the leaders' (which write nothing of their
+ * own, so far), is the ring's.  One read per event (~1 us each), once: a
+ * group read of a leader would do a CPU's in one, but asking for it caps
+ * a group at 16 KB of read values, 1,022 members with their counts, where
+ * a return group holds one member per return probe.
+ */
+static int perf_rings_lost(const struct ot_probes *p, uint64_t *lost)
+{
+	const struct perf_state *s = p->priv;
+	uint64_t n;
+	size_t i;
+	unsigned c;
+	int ret;
+
+	for (c = 0; c < p->ncpus; c++) {
+		lost[c] = 0;
+		if ((ret = ot_probes_perf_lost(p->cpus[c].fd, &n)))
+			return ret;
+		lost[c] += n;
+		if ((ret = ot_probes_perf_lost(s->ent_leader[c], &n)))
+			return ret;
+		lost[c] += n;
+	}
+	for (i = 0; i < s->nfds; i++) {
+		if ((ret = ot_probes_perf_lost(s->fds[i], &n)))
+			return ret;
+		lost[s->fd_cpu[i]] += n;
+	}
+	return 0;
 }
 
 static size_t perf_nevents(const struct ot_probes *p)
@@ -272,6 +310,7 @@ static size_t perf_nevents(const struct ot_probes *p)
 }
 
 const struct ot_backend_ops ot_backend_perf = {
+	.ring_kb = OT_RING_KB_DEFAULT,
 	.name = "perf",
 	.objects = "perf events",
 	.bpf_layout = 0,
@@ -284,4 +323,5 @@ const struct ot_backend_ops ot_backend_perf = {
 	.disable = perf_disable,
 	.close = perf_close,
 	.nevents = perf_nevents,
+	.rings_lost = perf_rings_lost,
 };

@@ -30,8 +30,14 @@ int ot_caps_check(void)
 	text = caps ? cap_to_text(caps, NULL) : NULL;
 	ot_error("cannot arm uprobes: the uprobe PMU needs CAP_SYS_ADMIN "
 		 "(CAP_PERFMON is not enough); this process has %s; "
-		 "run it with sudo (see PERMISSIONS in orbit-trace(1))",
-		 text && strcmp(text, "=") ? text : "no capabilities");
+		 "run it with sudo (see PERMISSIONS in orbit-trace(1))%s",
+		 text && strcmp(text, "=") ? text : "no capabilities",
+#if defined(__x86_64__)
+		 ", or without uprobes: --backend inject needs only ptrace"
+#else
+		 ""
+#endif
+		 );
 	/* cap_to_text writes e.g. "cap_perfmon=ep"; "=" is the empty set. */
 	cap_free(text);
 	cap_free(caps);

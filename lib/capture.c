@@ -9,6 +9,7 @@
 #include "clock.h"
 #include "error.h"
 #include "export.h"
+#include "inject.h"
 #include "ipi.h"
 #include "pair.h"
 #include "report.h"
@@ -107,7 +108,9 @@ struct ot_capture {
 	size_t nfol, folcap;
 	uint64_t fol_dropped;
 	struct ot_report_follow rep_follow;
+	struct ot_report_thread_execs rep_texecs;
 	uint64_t fol_next;	/* when to read the kernel's table next */
+	int lost_exact;		/* records.lost is the whole count (ot_probes_final_lost) */
 	/* Per function, the distributions of the values -f asks for. */
 	struct value_keep { struct ot_values *arg, *ret; char arg_name[16]; } *vals;
 };
@@ -222,25 +225,32 @@ static int cmp_proc(const void *a, const void *b)
 static char *scope_path(const struct ot_capture *c, const struct ot_scope *s)
 {
 	const struct ot_tree_node *tree;
-	uint32_t chain[OT_PAIR_DEPTHS], k = 0, n;
-	size_t ntree, len = 1;
-	char *path;
+	size_t ntree, len = 1, k;
+	uint32_t n;
+	char *path, *at;
 
 	tree = ot_pair_tree(c->pair, &ntree);
 	/* Past the tree's node limit the path is unknown: the name alone. */
-	for (n = s->node; n && n < ntree && k < OT_PAIR_DEPTHS; n = tree[n].parent)
-		chain[k++] = tree[n].func;
-	if (!k)
-		chain[k++] = s->func;
-	for (n = 0; n < k; n++)
-		len += strlen(c->names[chain[n]]) + 3;
+	if (!s->node || s->node >= ntree)
+		return ot_xstrdup(c->names[s->func]);
+	for (n = s->node; n && n < ntree; n = tree[n].parent)
+		len += strlen(c->names[tree[n].func]) + 3;
 	path = ot_xmalloc(len);
-	path[0] = 0;
-	while (k--) {
-		strcat(path, c->names[chain[k]]);
-		if (k)
-			strcat(path, " > ");
+	at = path + len - 1;
+	*at = 0;
+	for (n = s->node, k = 0; n && n < ntree; n = tree[n].parent, k++) {
+		const char *name = c->names[tree[n].func];
+		size_t l = strlen(name);
+
+		if (k) {
+			at -= 3;
+			memcpy(at, " > ", 3);
+		}
+		at -= l;
+		memcpy(at, name, l);
 	}
+	if (at != path)
+		memmove(path, at, strlen(at) + 1);
 	return path;
 }
 
@@ -292,6 +302,28 @@ static void keep_values(struct ot_capture *c, const struct ot_scope *s)
 		ot_values_add(k->ret, f->ret & OT_SEL_32 ? (int64_t)(int32_t)s->ret : (int64_t)s->ret);
 }
 
+/*
+ * When nothing but --slowest and --slower-than looks at function f's
+ * scopes, the shortest one on_scope does anything with: the pairing skips
+ * the rest (most scopes, once --slowest holds its N).
+ */
+static void keep_min(struct ot_capture *c, uint32_t f)
+{
+	uint64_t min = UINT64_MAX;
+
+	if (c->timeline || c->vals || c->ivl || c->o.all || c->o.follow)
+		return;
+	if (c->slow) {
+		const struct slow_keep *k = &c->slow[f];
+		uint64_t kept = k->v[c->o.slowest - 1].duration_ns;
+
+		min = k->n < c->o.slowest ? 0 : kept < UINT64_MAX ? kept + 1 : UINT64_MAX;
+	}
+	if (c->o.slower_than && c->o.slower_than < min)
+		min = c->o.slower_than;
+	ot_pair_on_scope_min(c->pair, f, min);
+}
+
 static void on_scope(void *ctx, const struct ot_scope *s)
 {
 	struct ot_capture *c = ctx;
@@ -308,8 +340,10 @@ static void on_scope(void *ctx, const struct ot_scope *s)
 	if (c->o.all || c->o.follow)
 		count_process(c, s, dur);
 	if (!slow && (!c->slow || (c->slow[s->func].n == c->o.slowest &&
-				   dur <= c->slow[s->func].v[c->o.slowest - 1].duration_ns)))
+				   dur <= c->slow[s->func].v[c->o.slowest - 1].duration_ns))) {
+		keep_min(c, s->func);
 		return;
+	}
 	sl.at_ns = s->start > c->t_start ? s->start - c->t_start : 0;
 	sl.duration_ns = dur;
 	sl.tid = s->tid;
@@ -325,6 +359,7 @@ static void on_scope(void *ctx, const struct ot_scope *s)
 		keep_slow(&c->slow[s->func], c->o.slowest, &sl);
 	else
 		free((char *)sl.path);
+	keep_min(c, s->func);
 }
 
 
@@ -388,8 +423,24 @@ static void interval_report(struct ot_capture *c, uint64_t now)
 
 static void drain_round(struct ot_capture *c, uint64_t horizon)
 {
+	ot_probes_events(c->probes);
 	ot_probes_drain(c->probes, c->drain);
 	ot_drain_flush(c->drain, horizon);
+	calib_update(c);
+}
+
+/*
+ * The last drain, probes disabled: every ring read to its end, then the
+ * records the kernel dropped that nothing reported (ot_probes_final_lost)
+ * counted and queued, then everything emitted: the pairing and the last
+ * interval see them as any other loss.
+ */
+static void final_drain(struct ot_capture *c)
+{
+	ot_probes_events(c->probes);
+	ot_probes_drain(c->probes, c->drain);
+	c->lost_exact = ot_probes_final_lost(c->probes, c->drain);
+	ot_drain_flush(c->drain, UINT64_MAX);
 	calib_update(c);
 }
 
@@ -425,6 +476,8 @@ static int resolve(struct ot_capture *c)
 		return OT_CAPTURE_FAILED;
 	c->bins = ot_binset_new(c->elf, c->o.all ? "" : c->target.exe, c->target.display,
 				ot_target_find_lib, &c->target);
+	if (!c->o.all && ot_target_is_script(&c->target))
+		ot_binset_set_script(c->bins, c->o.argv[0], c->target.run);
 	ret = ot_binset_select(c->bins, c->o.functions, &c->sel);
 	if (ret)
 		return ret == -ENOENT ? OT_CAPTURE_BAD_INPUT : OT_CAPTURE_FAILED;
@@ -462,17 +515,8 @@ static int resolve(struct ot_capture *c)
 			   (unsigned long long)s->size, ot_elf_source(c->sel.fn[i].bin->elf));
 		if (c->o.list)
 			continue;
-		if (c->inject) {
-			/* Its trampoline follows one stack per thread. */
-			if (!i && stack_switch(c, i)) {
-				ot_error("%s switches stacks (%s): --backend inject follows one "
-					 "stack per thread; use --backend multi, which sees its "
-					 "returns at return instructions", c->target.display,
-					 stack_switch(c, i));
-				return OT_CAPTURE_FAILED;
-			}
+		if (c->inject)
 			continue;
-		}
 		{
 			const char *why;
 			uint64_t at;
@@ -528,22 +572,48 @@ static int resolve(struct ot_capture *c)
 	return OT_CAPTURE_OK;
 }
 
-/* -l: like perf probe -F, what a pattern selects, before anything is armed. */
+/*
+ * The signals waiting on the signalfd: SIGCHLD is the traced process
+ * doing something its backend must see (inject: an exec); SIGINT or
+ * SIGTERM ends the capture.  1 when it ends.
+ */
+static int end_signal(struct ot_capture *c)
+{
+	struct signalfd_siginfo si;
+
+	while (read(c->sigfd, &si, sizeof(si)) == sizeof(si)) {
+		if (si.ssi_signo == SIGCHLD)
+			continue;
+		ot_verbose("signal %u: ending the capture", si.ssi_signo);
+		c->ended_by = "signal";
+		/*
+		 * A second SIGINT or SIGTERM ends orbit-trace at once,
+		 * even if it was started ignoring them (sh's "&").
+		 */
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		sigprocmask(SIG_SETMASK, &c->oldmask, NULL);
+		return 1;
+	}
+	return 0;
+}
+
 /* rings -> records -> scopes, until the target exits, time runs out or a signal comes. */
 static void run(struct ot_capture *c)
 {
 	uint64_t deadline = c->o.duration > 0 ?
 		c->t_start + (uint64_t)(c->o.duration * 1e9) : UINT64_MAX;
-	unsigned ncpus = ot_probes_ncpus(c->probes), i;
-	struct pollfd *pfd = ot_xcalloc(2 + ncpus, sizeof(*pfd));
+	unsigned ncpus = ot_probes_ncpus(c->probes), i, nfd = 3 + ncpus;
+	struct pollfd *pfd = ot_xcalloc(nfd, sizeof(*pfd));
 
 	/* Signals, the target's exit, and a ring a quarter full wake us; else
 	 * we sleep the drain interval. */
 	pfd[0].fd = c->sigfd;
 	pfd[1].fd = c->target.pidfd;
+	pfd[2].fd = ot_probes_wake_fd(c->probes);
 	for (i = 0; i < ncpus; i++)
-		pfd[2 + i].fd = ot_probes_ring_fd(c->probes, i);
-	for (i = 0; i < 2 + ncpus; i++)
+		pfd[3 + i].fd = ot_probes_ring_fd(c->probes, i);
+	for (i = 0; i < nfd; i++)
 		pfd[i].events = POLLIN;
 	for (;;) {
 		uint64_t now = ot_now_ns();
@@ -554,21 +624,9 @@ static void run(struct ot_capture *c)
 		if (c->ivl && c->ivl_next - now < (uint64_t)timeout * 1000000)
 			timeout = c->ivl_next > now ? (int)((c->ivl_next - now) / 1000000) : 0;
 		pfd[1].revents = 0;
-		if (poll(pfd, 2 + ncpus, timeout) > 0 && (pfd[0].revents & POLLIN)) {
-			struct signalfd_siginfo si;
-
-			if (read(c->sigfd, &si, sizeof(si)) == sizeof(si))
-				ot_verbose("signal %u: ending the capture", si.ssi_signo);
-			c->ended_by = "signal";
-			/*
-			 * A second SIGINT or SIGTERM ends orbit-trace at once,
-			 * even if it was started ignoring them (sh's "&").
-			 */
-			signal(SIGINT, SIG_DFL);
-			signal(SIGTERM, SIG_DFL);
-			sigprocmask(SIG_SETMASK, &c->oldmask, NULL);
+		if (poll(pfd, nfd, timeout) > 0 && (pfd[0].revents & POLLIN) &&
+		    end_signal(c))
 			break;
-		}
 		now = ot_now_ns();
 		drain_round(c, now > MERGE_SLACK_NS ? now - MERGE_SLACK_NS : 0);
 		/* The poll already said whether the pidfd fired: no second syscall. */
@@ -607,6 +665,38 @@ static void run(struct ot_capture *c)
 	free(pfd);
 }
 
+/*
+ * multi: an exec from a thread other than the process's first that could
+ * not be held ran unprobed until its links were made again, and one whose
+ * links could not be made again runs unprobed to the end.
+ */
+static void judge_thread_execs(struct ot_capture *c)
+{
+	const struct ot_probes_thread_execs *te = ot_probes_thread_execs(c->probes);
+	char why[512], d[32];
+
+	if (!te)
+		return;
+	c->rep_texecs.count = te->count;
+	c->rep_texecs.held = te->held;
+	c->rep_texecs.unprobed_ns = te->unprobed_ns;
+	if (te->rearm_err) {
+		snprintf(why, sizeof(why), "the process exec'd from a thread other than its first "
+			 "and its probes could not be armed again (%s): the calls of its new "
+			 "program are not counted", strerror(te->rearm_err));
+		ot_check_add(&c->check, OT_STATUS_LOSSY, why);
+	}
+	if (te->count > te->held) {
+		snprintf(why, sizeof(why), "%" PRIu64 " of %" PRIu64 " programs the process "
+			 "exec'd from a thread other than its first ran unprobed for up to %s "
+			 "before their probes were armed again (%s): their calls meanwhile are "
+			 "not counted", te->count - te->held, te->count,
+			 ot_report_duration(te->unprobed_ns, d, sizeof(d)),
+			 te->why ? te->why : "not held");
+		ot_check_add(&c->check, OT_STATUS_LOSSY, why);
+	}
+}
+
 static void judge(struct ot_capture *c)
 {
 	const struct ot_func_stats **st = ot_xcalloc(c->sel.n, sizeof(*st));
@@ -616,7 +706,7 @@ static void judge(struct ot_capture *c)
 		st[i] = ot_pair_stats(c->pair, i);
 	ot_check_run(&c->check, c->sel.n, c->names, st, c->o.expect,
 		     c->o.nexpect, c->o.max_loss, ot_drain_stats(c->drain)->lost,
-		     c->inject ? "the process's rings" : NULL);
+		     c->lost_exact, c->inject ? "the process's rings" : NULL);
 	for (i = 0; i < c->sel.n; i++)
 		if (c->ret[i].inexact)
 			ot_check_add(&c->check, OT_STATUS_LOSSY, c->ret[i].inexact);
@@ -636,6 +726,25 @@ static void judge(struct ot_capture *c)
 			 "patch them (arming.refused says why)", c->rep_inject.nrefused, c->sel.n);
 		ot_check_add(&c->check, OT_STATUS_LOSSY, why);
 	}
+	if (c->rep_inject.unrecorded_handlers || c->rep_inject.unrecorded_threads) {
+		char why[256];
+
+		snprintf(why, sizeof(why), "%llu calls were not recorded: %llu of signal handlers "
+			 "that interrupted inject's runtime on their thread, %llu of threads it had "
+			 "no room for", (unsigned long long)(c->rep_inject.unrecorded_handlers +
+							      c->rep_inject.unrecorded_threads),
+			 (unsigned long long)c->rep_inject.unrecorded_handlers,
+			 (unsigned long long)c->rep_inject.unrecorded_threads);
+		ot_check_add(&c->check, OT_STATUS_LOSSY, why);
+	}
+	if (c->rep_inject.exec_why) {
+		char why[384];
+
+		snprintf(why, sizeof(why), "the process exec'd a program inject could not trace "
+			 "(%s): its calls are not counted", c->rep_inject.exec_why);
+		ot_check_add(&c->check, OT_STATUS_LOSSY, why);
+	}
+	judge_thread_execs(c);
 	free(st);
 }
 
@@ -685,7 +794,7 @@ static void fill_report(struct ot_capture *c)
 	r.frozen = c->o.freeze;
 	r.events = ot_probes_nevents(c->probes);
 	r.cpus = ot_probes_ncpus(c->probes);
-	r.ring_kb = c->o.ring_kb;
+	r.ring_kb = ot_probes_ring_kb(c->probes);
 	r.drain_ms = (unsigned)c->o.drain_ms;
 	r.duration_ns = c->t_end - c->t_start;
 	r.ended_by = c->ended_by;
@@ -696,7 +805,8 @@ static void fill_report(struct ot_capture *c)
 		struct ot_report_records rec = {
 			.samples = d->samples, .lost = d->lost, .malformed = d->malformed,
 			.foreign = d->foreign, .late = d->late, .no_sp = d->no_sp,
-			.unknown = d->unknown,
+			.unknown = d->unknown, .foreign_lost = d->foreign_lost,
+			.lost_at_end = d->lost_at_end, .lost_inexact = !c->lost_exact,
 		};
 
 		r.records = rec;
@@ -716,6 +826,8 @@ static void fill_report(struct ot_capture *c)
 	c->rep_calib.empty_ns = c->calib.empty_ns;
 	c->rep_calib.live_calls = c->calib.live_calls;
 	r.calib = c->o.compensate ? &c->rep_calib : NULL;
+	if (ot_probes_thread_execs(c->probes))
+		r.thread_execs = &c->rep_texecs;
 	if (c->o.follow) {
 		c->rep_follow.processes = c->nfol;
 		c->rep_follow.dropped = c->fol_dropped;
@@ -866,6 +978,7 @@ static void cleanup(struct ot_capture *c)
 	for (i = 0; c->refused && i < c->rep_inject.nrefused; i++)
 		free((char *)c->refused[i].why);
 	free(c->refused);
+	free((char *)c->rep_inject.exec_why);
 	free(c->ivl);
 	free(c->procs);
 	for (i = 0; c->slow && i < c->sel.n; i++) {
@@ -984,6 +1097,8 @@ enum ot_capture_result ot_capture_open(struct ot_capture *c)
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGINT);
 	sigaddset(&mask, SIGTERM);
+	/* And SIGCHLD: a process held with ptrace stopping (inject). */
+	sigaddset(&mask, SIGCHLD);
 	sigprocmask(SIG_BLOCK, &mask, &c->oldmask);
 	c->sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 	if (c->sigfd < 0) {
@@ -1035,24 +1150,12 @@ static int calibrate(struct ot_capture *c)
 	return 0;
 }
 
-/* inject: what it did, for the report; the functions it refused. */
+/* inject: what it did, for the report. */
 static void inject_armed(struct ot_capture *c)
 {
 	const struct ot_probes_inproc *ip = ot_probes_inproc(c->probes);
 	struct ot_report_inject *r = &c->rep_inject;
-	size_t i;
 
-	c->refused = ot_xcalloc(c->sel.n + 1, sizeof(*c->refused));
-	for (i = 0; i < c->sel.n; i++) {
-		const char *why = ot_probes_refused(c->probes, i);
-
-		if (why) {
-			/* The backend's copy goes when it is disarmed, before JSON. */
-			c->refused[r->nrefused].name = c->names[i];
-			c->refused[r->nrefused++].why = ot_xstrdup(why);
-		}
-	}
-	r->refused = c->refused;
 	if (!ip)
 		return;
 	r->clock = ip->clock;
@@ -1066,6 +1169,35 @@ static void inject_armed(struct ot_capture *c)
 		   ip->regions, (unsigned long long)ip->code_bytes >> 10,
 		   (unsigned long long)ip->private_bytes >> 20,
 		   (unsigned long long)ip->shared_bytes >> 20, (int)c->target.pid);
+}
+
+/*
+ * inject, at the end: the functions not armed in the program the process
+ * runs last (an exec instruments each program again), and its execs.
+ */
+static void inject_final(struct ot_capture *c)
+{
+	const struct ot_probes_inproc *ip = ot_probes_inproc(c->probes);
+	struct ot_report_inject *r = &c->rep_inject;
+	size_t i;
+
+	if (!ip)
+		return;
+	r->execs = ip->execs;
+	r->exec_why = ip->exec_why ? ot_xstrdup(ip->exec_why) : NULL;
+	r->unrecorded_threads = ip->unrecorded_threads;
+	r->unrecorded_handlers = ip->unrecorded_handlers;
+	c->refused = ot_xcalloc(c->sel.n + 1, sizeof(*c->refused));
+	for (i = 0; i < c->sel.n; i++) {
+		const char *why = ot_probes_refused(c->probes, i);
+
+		if (why) {
+			/* The backend's copy goes when it is disarmed, before JSON. */
+			c->refused[r->nrefused].name = c->names[i];
+			c->refused[r->nrefused++].why = ot_xstrdup(why);
+		}
+	}
+	r->refused = c->refused;
 }
 
 enum ot_capture_result ot_capture_arm(struct ot_capture *c)
@@ -1159,13 +1291,16 @@ enum ot_capture_result ot_capture_arm(struct ot_capture *c)
 		return OT_CAPTURE_FAILED;
 	{
 		struct ot_probes_opts po = {
-			.ring_kb = c->o.ring_kb,
+			.ring_kb = c->o.ring_kb_set ? c->o.ring_kb : 0,
 			.backend = c->o.backend,
 			.pid = (int)c->target.pid,
 			.pidfd = c->target.pidfd,
 			.held = c->inject && c->o.argv,
 			.clock = c->o.inject_clock,
 			.follow = c->o.follow,
+			/* A command's stop is seen by its parent, us; a -p
+			 * process's by its own, so only where --freeze says. */
+			.hold_exec = c->target.is_child || c->o.freeze,
 		};
 
 		if (ot_probes_arm(c->pt, c->npt, &po, &c->probes))
@@ -1198,8 +1333,14 @@ enum ot_capture_result ot_capture_arm(struct ot_capture *c)
 		c->arm_ipi.cal = after.cal - c->arm_before.cal;
 		c->arm_ipi.tlb = after.tlb - c->arm_before.tlb;
 	}
-	/* Armed and mapped: nothing left needs privilege, so keep none. */
-	if (ot_caps_drop(c->user.set && c->user.uid != getuid(), c->inject)) {
+	/*
+	 * Armed and mapped: nothing left needs privilege, so keep none but
+	 * CAP_KILL where another user's process is signalled later: a
+	 * command run as the user, and a -p process with --freeze (stopped
+	 * again for disarming, and continued after an exec the multi backend
+	 * holds it at).
+	 */
+	if (ot_caps_drop((c->user.set && c->user.uid != getuid()) || c->o.freeze, c->inject)) {
 		ot_error("cannot drop capabilities after arming");
 		return OT_CAPTURE_FAILED;
 	}
@@ -1243,11 +1384,13 @@ enum ot_capture_result ot_capture_report(struct ot_capture *c)
 	ot_calib_live_stop(c->calib_live);
 	c->calib_live = NULL;
 	ot_probes_disable(c->probes);
-	drain_round(c, UINT64_MAX);
+	final_drain(c);
 	/* The last, shorter interval: the intervals add up to the capture. */
 	if (c->ivl)
 		interval_report(c, ot_now_ns());
 	ot_pair_finish(c->pair);
+	if (c->inject)
+		inject_final(c);
 	judge(c);
 	fill_report(c);
 	print_report(c);
@@ -1286,4 +1429,47 @@ void ot_capture_free(struct ot_capture *c)
 		return;
 	cleanup(c);
 	free(c);
+}
+
+enum ot_capture_result ot_capture_restore(const struct ot_options *o)
+{
+	struct ot_inject_recovery rec;
+	struct ot_report_restore r;
+	char comm[32];
+	struct ot_target t;
+	FILE *out = stdout;
+	int bad;
+
+	/* No such process, a kernel thread, a zombie: said as for -p. */
+	if (ot_target_attach(&t, o->pid))
+		return OT_CAPTURE_FAILED;
+	ot_target_fini(&t);
+	if (ot_proc_comm(o->pid, comm, sizeof(comm)))
+		snprintf(comm, sizeof(comm), "?");
+	if (ot_inject_restore(o->pid, &rec))
+		return OT_CAPTURE_FAILED;
+	if (o->output && !(out = fopen(o->output, "we"))) {
+		ot_error_errno(errno, "cannot open %s", o->output);
+		return OT_CAPTURE_FAILED;
+	}
+	r = (struct ot_report_restore){
+		.pid = o->pid, .comm = comm, .found = rec.found, .tracer = rec.tracer,
+		.patches = rec.patches, .restored = rec.restored, .kept = rec.kept,
+		.kept_why = rec.kept ? rec.why : NULL, .returns_restored = rec.returns_restored,
+		.unmapped_bytes = rec.unmapped_bytes, .left_bytes = rec.left_bytes,
+		.left_why = rec.left_why,
+	};
+	if (o->json)
+		ot_report_restore_json(out, &r);
+	else
+		ot_report_restore_text(out, &r);
+	bad = fflush(out) || ferror(out);
+	if (out != stdout)
+		bad |= fclose(out);
+	if (bad) {
+		ot_error("cannot write the report%s%s", o->output ? " to " : "",
+			 o->output ? o->output : "");
+		return OT_CAPTURE_FAILED;
+	}
+	return rec.kept ? OT_CAPTURE_FAILED : OT_CAPTURE_DONE;
 }

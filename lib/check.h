@@ -56,13 +56,14 @@ void ot_expect_free(struct ot_expect *e, size_t n);
  * Judge a capture.  names[i] and st[i] describe function i; expectations
  * name some of them (every name must exist: the caller checks).
  * max_loss_pct bounds |loss| per function; lost is the records reported
- * lost, by lost_by ("the kernel" when NULL).  A scope at another depth
- * than an expected one fails.
+ * lost, by lost_by ("the kernel" when NULL); lost_exact 0 when that may be
+ * short (then lossy, and "no records lost" explains nothing).  A scope at
+ * another depth than an expected one fails.
  */
 void ot_check_run(struct ot_check *c, size_t nfuncs, const char *const *names,
 		  const struct ot_func_stats *const *st,
 		  const struct ot_expect *exp, size_t nexp,
-		  double max_loss_pct, uint64_t lost, const char *lost_by);
+		  double max_loss_pct, uint64_t lost, int lost_exact, const char *lost_by);
 /* Add a reason found outside the counts (e.g. an exit no probe sees). */
 void ot_check_add(struct ot_check *c, enum ot_status s, const char *why);
 void ot_check_free(struct ot_check *c);

@@ -4,9 +4,13 @@
  * Each CPU's ring is read into that CPU's queue (records decoded, probe ids
  * mapped to functions, other processes' hits filtered out).  Threads move
  * between CPUs, so pairing needs the queues merged by time: a k-way merge
- * of queues that are each already in time order, emitted only up to a
- * horizon the caller picks ("nothing older can still arrive"), so memory
- * holds a window of records, never the capture.
+ * (a heap of the queues' heads) of queues that are each already in time
+ * order, emitted only up to a horizon the caller picks ("nothing older
+ * can still arrive"), so memory holds a window of records, never the
+ * capture.  A backend whose rings are per thread (inject) queues each
+ * thread's records compactly, 16 bytes each, decoded as they leave
+ * (ot_drain_thread): the window then stays in cache at millions of
+ * records a second.
  */
 #ifndef OT_DRAIN_H
 #define OT_DRAIN_H
@@ -31,6 +35,10 @@ struct ot_drain_stats {
 	uint64_t samples;   /* samples of the traced process */
 	uint64_t foreign;   /* samples of other processes mapping the file */
 	uint64_t lost;	    /* records the kernel reported lost */
+	uint64_t lost_at_end; /* of lost: counted with ot_drain_lost, not
+			     * reported by any PERF_RECORD_LOST */
+	uint64_t foreign_lost; /* lost in other processes' rings (inject: a
+			     * forked child's) */
 	uint64_t malformed; /* truncated or corrupt records skipped */
 	uint64_t unknown;   /* samples whose id is none of our probes */
 	uint64_t late;	    /* events that arrived behind the merge horizon */
@@ -54,9 +62,55 @@ void ot_drain_also_pid(struct ot_drain *d, uint32_t pid);
 /* Read every pending record of cpu's ring into its queue. Returns records read. */
 size_t ot_drain_ring(struct ot_drain *d, unsigned cpu, struct ot_ring *ring);
 
-/* Queue one decoded record as if read from cpu's ring (cpu < ncpus). */
+/*
+ * The records ring cpu's PERF_RECORD_LOST records reported, as far as
+ * ot_drain_ring has read it (whatever process they were counted for).
+ */
+uint64_t ot_drain_ring_lost(const struct ot_drain *d, unsigned cpu);
+
+/*
+ * n records ring cpu dropped that no PERF_RECORD_LOST reported (the kernel
+ * writes one only with the next record that fits; the caller read its
+ * own count): counted in lost and lost_at_end, and queued as one loss for
+ * the pairing at the time of the last record kept from that ring, or of
+ * the last emitted if later (the drops came after the former; the latter
+ * keeps the stream in order).  Before the final ot_drain_flush.
+ */
+void ot_drain_lost(struct ot_drain *d, unsigned cpu, uint64_t n);
+
+/*
+ * Queue one decoded record as if read from cpu's ring (cpu < ncpus).  On
+ * a queue that holds a thread's records (ot_drain_thread) a lost record
+ * joins them; a sample makes it a queue of events again.
+ */
 void ot_drain_record(struct ot_drain *d, unsigned cpu,
 		     const struct ot_record *rec);
+
+/*
+ * One thread's record, compact: what a backend whose rings are per
+ * thread (inject) hands over, 16 bytes where a queued event takes 56, so
+ * the merge's window (20 ms of records) stays in cache.  word is
+ * sp << 16 | id, the probe id 1..65535 and the user SP below 2^48; id 0
+ * is a lost record, the number lost in place of the SP.  No values.
+ */
+struct ot_drain_trec {
+	uint64_t time;
+	uint64_t word;
+};
+#define OT_DRAIN_TREC(time, sp, id) \
+	((struct ot_drain_trec){ (time), (uint64_t)(sp) << 16 | (uint16_t)(id) })
+
+/*
+ * Queue n records of thread tid of process pid, as if read from queue q's
+ * ring, in the order the thread made them (a record out of time order is
+ * put in its place, as ot_drain_record does).  Counted and filtered as
+ * ot_drain_record's (another process's samples and losses apart); probe ids are looked up once per id and cached, so
+ * the lookup's answer for an id must not change while the drain lives.
+ * A queue holds one thread's records at a time: given another thread's
+ * while it still holds some, it turns into a queue of events.
+ */
+void ot_drain_thread(struct ot_drain *d, unsigned q, uint32_t pid, uint32_t tid,
+		     const struct ot_drain_trec *r, size_t n);
 
 /*
  * Emit, in time order, every queued event with time <= horizon

@@ -37,6 +37,9 @@ struct ot_elf {
 	size_t nsegs;
 	struct slot *slots;	/* GOT slots bound to functions, by relocation */
 	size_t nslots;
+	struct seg *objs;	/* data objects (vaddr, memsz = st_size): tables' extents */
+	size_t nobjs;
+	int type;		/* e_type: ET_EXEC or ET_DYN */
 };
 
 #if defined(__x86_64__)
@@ -222,6 +225,9 @@ static int read_symbols(struct ot_elf *e, Elf *elf, Elf_Scn *scn,
 	count = sh->sh_size / sh->sh_entsize;
 	e->syms = ot_xcalloc(count, sizeof(*e->syms));
 	e->others = ot_xcalloc(count, sizeof(*e->others));
+	free(e->objs);
+	e->objs = ot_xcalloc(count, sizeof(*e->objs));
+	e->nobjs = 0;
 	/* Names are copied so nothing points into libelf's buffers. */
 	for (i = 0; i < count; i++) {
 		GElf_Sym s;
@@ -261,6 +267,11 @@ static int read_symbols(struct ot_elf *e, Elf *elf, Elf_Scn *scn,
 						     : type != STT_OBJECT && type != STT_TLS &&
 						       type != STT_GNU_IFUNC)
 				continue;
+			if (type == STT_OBJECT && s.st_shndx != SHN_UNDEF && s.st_size >= 8 &&
+			    e->nobjs < count) {
+				e->objs[e->nobjs].vaddr = s.st_value;
+				e->objs[e->nobjs++].memsz = s.st_size;
+			}
 			len = strlen(name) + 1;
 			if (pos + len > bytes)
 				return -1;
@@ -406,6 +417,7 @@ int ot_elf_open(const char *path, const char *display, struct ot_elf **out)
 	e = ot_xcalloc(1, sizeof(*e));
 	e->display = ot_xstrdup(display);
 	e->entry = eh.e_entry;
+	e->type = eh.e_type;
 	if (load_segments(elf, &segs, &nsegs)) {
 		ot_error("%s: corrupt program headers: %s", display, elf_errmsg(-1));
 		goto out_e;
@@ -461,6 +473,7 @@ void ot_elf_close(struct ot_elf *e)
 	for (i = 0; i < e->nslots; i++)
 		free(e->slots[i].name);
 	free(e->slots);
+	free(e->objs);
 	free(e->segs);
 	free(e->syms);
 	free(e->others);
@@ -636,4 +649,201 @@ int ot_elf_lookup(const char *path, const char *name, uint64_t *offset, uint64_t
 		elf_end(elf);
 	close(fd);
 	return ret;
+}
+
+#if defined(__x86_64__)
+#define OT_R_RELATIVE R_X86_64_RELATIVE
+#elif defined(__aarch64__)
+#define OT_R_RELATIVE R_AARCH64_RELATIVE
+#endif
+
+/* The most entries ot_elf_code_table reads from one table. */
+#define TABLE_MAX 65536
+
+/*
+ * The PT_LOAD holding the len bytes at vaddr: 0 if the program cannot
+ * change them once loaded (a read-only segment, or PT_GNU_RELRO),
+ * -EACCES if it can, -ERANGE if no segment holds them all.
+ */
+static int table_segment(Elf *elf, uint64_t vaddr, uint64_t len, GElf_Phdr *load)
+{
+	size_t phnum, i;
+	int found = 0, relro = 0;
+
+	if (elf_getphdrnum(elf, &phnum))
+		return -EIO;
+	for (i = 0; i < phnum; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(elf, (int)i, &ph))
+			return -EIO;
+		if (vaddr < ph.p_vaddr || vaddr - ph.p_vaddr > ph.p_memsz ||
+		    len > ph.p_memsz - (vaddr - ph.p_vaddr))
+			continue;
+		if (ph.p_type == PT_LOAD && !found) {
+			*load = ph;
+			found = 1;
+		} else if (ph.p_type == PT_GNU_RELRO) {
+			relro = 1;
+		}
+	}
+	if (!found)
+		return -ERANGE;
+	return (load->p_flags & PF_W) && !relro ? -EACCES : 0;
+}
+
+/*
+ * Packed relative relocations (SHT_RELR): each slot at vaddr they name
+ * gets the value the file holds there plus the load bias, raw[k] in the
+ * file's own addresses.  An even entry names a slot, an odd one is a
+ * bitmap of the 63 slots after the last named.
+ */
+static void table_relr(Elf_Data *data, uint64_t vaddr, size_t n, const uint64_t *raw,
+		       uint64_t *val)
+{
+	uint64_t where = 0, w, a;
+	size_t i;
+	int bit;
+
+	for (i = 0; i + 8 <= data->d_size; i += 8) {
+		memcpy(&w, (const char *)data->d_buf + i, 8);
+		for (bit = 0; bit < 64; bit++, w >>= 1) {
+			if (!bit && !(w & 1)) {
+				a = w;		/* an address */
+				where = w + 8;
+			} else if (bit && (w & 1)) {
+				a = where + 8 * (uint64_t)(bit - 1);
+			} else {
+				continue;
+			}
+			if (a >= vaddr && a < vaddr + 8 * (uint64_t)n && !((a - vaddr) % 8))
+				val[(a - vaddr) / 8] = raw[(a - vaddr) / 8];
+			if (!bit)
+				break;
+		}
+		if (bit == 64)
+			where += 63 * 8;
+	}
+}
+
+/*
+ * The loader's relocations of the n slots at vaddr, whose bytes in the
+ * file are raw: a RELATIVE one gives its slot the value (the addend, or
+ * for RELR the bytes in place); any other (a symbol's, which another file
+ * may interpose; an IFUNC's) leaves it OT_TABLE_UNKNOWN.  Returns 0, or
+ * -ENOTSUP without section headers to find them by.
+ */
+static int table_relocs(Elf *elf, uint64_t vaddr, size_t n, const uint64_t *raw, uint64_t *val)
+{
+	Elf_Scn *scn = NULL;
+	size_t shnum;
+
+	if (elf_getshdrnum(elf, &shnum) || !shnum)
+		return -ENOTSUP;
+	while ((scn = elf_nextscn(elf, scn))) {
+		Elf_Data *data;
+		GElf_Shdr sh;
+		size_t i, cnt;
+
+		/* Not loaded: --emit-relocs' record of what the linker did. */
+		if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_ALLOC) ||
+		    !(data = elf_getdata(scn, NULL)))
+			continue;
+		if (sh.sh_type == SHT_RELR)
+			table_relr(data, vaddr, n, raw, val);
+		if ((sh.sh_type != SHT_RELA && sh.sh_type != SHT_REL) || !sh.sh_entsize)
+			continue;
+		cnt = sh.sh_size / sh.sh_entsize;
+		for (i = 0; i < cnt; i++) {
+			GElf_Rela r = { 0, 0, 0 };
+			GElf_Rel rel;
+			uint64_t k;
+
+			if (sh.sh_type == SHT_RELA ? !gelf_getrela(data, (int)i, &r) :
+						     !gelf_getrel(data, (int)i, &rel))
+				break;
+			if (sh.sh_type == SHT_REL) {
+				r.r_offset = rel.r_offset;
+				r.r_info = rel.r_info;
+			}
+			if (r.r_offset + 8 <= vaddr || r.r_offset >= vaddr + 8 * (uint64_t)n)
+				continue;
+			k = r.r_offset < vaddr ? 0 : (r.r_offset - vaddr) / 8;
+			if (sh.sh_type == SHT_RELA && GELF_R_TYPE(r.r_info) == OT_R_RELATIVE &&
+			    r.r_offset == vaddr + 8 * k) {
+				val[k] = (uint64_t)r.r_addend;
+				continue;
+			}
+			val[k] = OT_TABLE_UNKNOWN;
+			if (r.r_offset != vaddr + 8 * k && k + 1 < n)
+				val[k + 1] = OT_TABLE_UNKNOWN;
+		}
+	}
+	return 0;
+}
+
+/* The extent of the table at vaddr: to the end of the data objects holding it. */
+static size_t table_entries(const struct ot_elf *e, uint64_t vaddr)
+{
+	uint64_t end = 0;
+	size_t i;
+
+	for (i = 0; i < e->nobjs; i++)
+		if (vaddr >= e->objs[i].vaddr && vaddr - e->objs[i].vaddr < e->objs[i].memsz &&
+		    e->objs[i].vaddr + e->objs[i].memsz > end)
+			end = e->objs[i].vaddr + e->objs[i].memsz;
+	return end > vaddr ? (size_t)((end - vaddr) / 8) : 0;
+}
+
+int ot_elf_code_table(const struct ot_elf *e, const char *path, uint64_t vaddr,
+		      uint64_t **out, int *bounded)
+{
+	size_t n = table_entries(e, vaddr), i;
+	uint64_t *val, *raw, at;
+	GElf_Phdr ld;
+	Elf *elf;
+	int fd, ret;
+
+	memset(&ld, 0, sizeof(ld));
+	*out = NULL;
+	*bounded = n > 0;
+	if (n > TABLE_MAX)
+		return -E2BIG;
+	n = n ? n : 1;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	ret = elf ? table_segment(elf, vaddr, 8 * (uint64_t)n, &ld) : -EIO;
+	raw = ot_xcalloc(n, sizeof(*raw));
+	val = ot_xcalloc(n, sizeof(*val));
+	at = vaddr - ld.p_vaddr;
+	if (!ret && at < ld.p_filesz &&
+	    pread(fd, raw, (size_t)(ld.p_filesz - at < 8 * n ? ld.p_filesz - at : 8 * n),
+		  (off_t)(ld.p_offset + at)) < 0)
+		ret = -EIO;
+	/* The file's bytes are the values in a file loaded where it says
+	 * (ET_EXEC); elsewhere only the relocations make pointers. */
+	if (!ret && e->type == ET_EXEC)
+		memcpy(val, raw, n * sizeof(*val));
+	if (!ret)
+		ret = table_relocs(elf, vaddr, n, raw, val);
+	for (i = 0; !ret && i < n; i++) {
+		uint64_t off;
+
+		if (val[i] == OT_TABLE_UNKNOWN)
+			continue;
+		val[i] = val[i] && !addr_to_offset(e->segs, e->nsegs, val[i], &off) ?
+			 off : OT_TABLE_NONE;
+	}
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	free(raw);
+	if (ret) {
+		free(val);
+		return ret;
+	}
+	*out = val;
+	return (int)n;
 }

@@ -59,6 +59,25 @@ int64_t ot_elf_text_delta(const struct ot_elf *e, uint64_t off);
  */
 const struct ot_sym *ot_elf_slot_target(const struct ot_elf *e, uint64_t got_vaddr,
 					const char **name);
+/*
+ * The entries of a table of 8-byte code pointers at vaddr (a jump table:
+ * a non-PIE switch's labels, or functions to tail-call), as the loaded
+ * program holds them: the file offset of the code each points to,
+ * OT_TABLE_NONE (no pointer into this file's code: null, data) or
+ * OT_TABLE_UNKNOWN (set by the loader from a symbol another file may
+ * define).  The table runs to the end of the data object holding vaddr
+ * (*bounded 1: .symtab gives it); without one only its first entry is
+ * read (*bounded 0).  path is the file e was read from.  Returns the
+ * number of entries with *out malloc'd, or -errno: -EACCES the program can
+ * change the table (writable memory), -ERANGE not in the file's loaded
+ * memory, -ENOTSUP no section headers to find the relocations by, -E2BIG
+ * too long to read, -EIO.
+ */
+#define OT_TABLE_NONE UINT64_MAX
+#define OT_TABLE_UNKNOWN (UINT64_MAX - 1)
+int ot_elf_code_table(const struct ot_elf *e, const char *path, uint64_t vaddr,
+		      uint64_t **out, int *bounded);
+
 /* The file's name for people (as given to ot_elf_open). */
 const char *ot_elf_display(const struct ot_elf *e);
 /* "symtab" or "dynsym": where the symbols came from. */

@@ -9,18 +9,6 @@ void ot_hist_init(struct ot_hist *h)
 	h->min = UINT64_MAX;
 }
 
-unsigned ot_hist_bucket(uint64_t v)
-{
-	unsigned e;
-
-	if (v < OT_HIST_SUB)
-		return (unsigned)v;
-	e = 63u - (unsigned)__builtin_clzll(v);
-	/* v >> (e - SUB_BITS) lies in [SUB, 2 * SUB): its low bits pick the sub-bucket. */
-	return OT_HIST_SUB + (e - OT_HIST_SUB_BITS) * OT_HIST_SUB +
-	       (unsigned)((v >> (e - OT_HIST_SUB_BITS)) - OT_HIST_SUB);
-}
-
 void ot_hist_bucket_range(unsigned b, uint64_t *lo, uint64_t *width)
 {
 	unsigned shift, sub;
@@ -34,16 +22,6 @@ void ot_hist_bucket_range(unsigned b, uint64_t *lo, uint64_t *width)
 	sub = (b - OT_HIST_SUB) % OT_HIST_SUB;
 	*lo = (uint64_t)(OT_HIST_SUB + sub) << shift;
 	*width = (uint64_t)1 << shift;
-}
-
-void ot_hist_add(struct ot_hist *h, uint64_t v)
-{
-	h->buckets[ot_hist_bucket(v)]++;
-	h->count++;
-	if (v < h->min)
-		h->min = v;
-	if (v > h->max)
-		h->max = v;
 }
 
 uint64_t ot_hist_quantile(const struct ot_hist *h, double q)

@@ -24,11 +24,31 @@ struct ot_hist {
 };
 
 void ot_hist_init(struct ot_hist *h);
-void ot_hist_add(struct ot_hist *h, uint64_t value);
 
 /* Bucket index of value, and the [lo, lo + width) range bucket b covers. */
-unsigned ot_hist_bucket(uint64_t value);
+static inline unsigned ot_hist_bucket(uint64_t v)
+{
+	unsigned e;
+
+	if (v < OT_HIST_SUB)
+		return (unsigned)v;
+	e = 63u - (unsigned)__builtin_clzll(v);
+	/* v >> (e - SUB_BITS) lies in [SUB, 2 * SUB): its low bits pick the sub-bucket. */
+	return OT_HIST_SUB + (e - OT_HIST_SUB_BITS) * OT_HIST_SUB +
+	       (unsigned)((v >> (e - OT_HIST_SUB_BITS)) - OT_HIST_SUB);
+}
 void ot_hist_bucket_range(unsigned b, uint64_t *lo, uint64_t *width);
+
+/* Inline: lib/pair adds every scope's duration. */
+static inline void ot_hist_add(struct ot_hist *h, uint64_t v)
+{
+	h->buckets[ot_hist_bucket(v)]++;
+	h->count++;
+	if (v < h->min)
+		h->min = v;
+	if (v > h->max)
+		h->max = v;
+}
 
 /*
  * The q-quantile (0 <= q <= 1) by the nearest-rank rule: the bucket holding

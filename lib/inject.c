@@ -14,6 +14,7 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <libelf.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,22 +30,20 @@
 /* The runtime (lib/inject_rt.S), as assembled into orbit-trace. */
 extern const unsigned char ot_inj_rt_start[], ot_inj_rt_end[];
 extern const unsigned char ot_inj_rt_priv[], ot_inj_rt_shared[], ot_inj_rt_areas[],
-	ot_inj_rt_vdso[], ot_inj_rt_ring_mask[], ot_inj_rt_area_bytes[], ot_inj_rt_tid_off[],
+	ot_inj_rt_vdso[], ot_inj_rt_ring_mask[], ot_inj_rt_area_bytes[], ot_inj_rt_quarter[],
+	ot_inj_rt_tid_off[],
 	ot_inj_rt_nareas[], ot_inj_rt_clock[], ot_inj_rt_fsbase[], ot_inj_rt_syscall[],
 	ot_inj_rt_entry[], ot_inj_rt_ret_lo[], ot_inj_rt_ret[], ot_inj_rt_ret_end[],
 	ot_inj_rt_find_fde[];
 
 #define RT_OFF(sym) ((size_t)((sym) - ot_inj_rt_start))
 
-/*
- * A code region starts with pointer slots the trampolines jump through
- * (the runtime may be 2 GiB away from them), then, in the first, the
- * runtime; then the trampolines.
- */
-#define REG_ENTRY_SLOT	0	/* u64 &ot_inj_rt_entry */
-#define REG_FDE_SLOT	8	/* u64 &ot_inj_rt_find_fde */
-#define REG_NAME	16	/* "orbit-trace\0": the memfd's name (first region) */
-#define REG_HEAD	64
+/* A code region: its head (lib/inject_layout.h), then in the first the
+ * runtime, then the trampolines. */
+#define REG_ENTRY_SLOT	OT_INJ_REG_ENTRY_SLOT
+#define REG_FDE_SLOT	OT_INJ_REG_FDE_SLOT
+#define REG_NAME	OT_INJ_REG_NAME
+#define REG_HEAD	OT_INJ_REG_HEAD
 #define TRAMP_MAX	128	/* a trampoline: prologue + moved code + jmp back */
 #define TRAMP_PROLOGUE	13	/* push %rax; mov $id,%eax; call *slot(%rip); pop %rax */
 #define HOOK_PROLOGUE	14	/* push %rax; lea orig(%rip),%rax; jmp *slot(%rip) */
@@ -76,7 +75,7 @@ struct patch {
 struct ot_inject {
 	pid_t pid;
 	struct ot_inject_opts o;
-	struct ot_tracee t;
+	struct ot_tracee *t;	/* the caller's: it holds the process */
 	int stopped;
 	uint64_t t_stop;
 	struct map *maps;
@@ -84,6 +83,7 @@ struct ot_inject {
 	struct region *reg;
 	size_t nreg;
 	uint64_t rt;		/* the runtime in the process (first region) */
+	uint64_t rt_ret;	/* where hijacked frames return, there */
 	uint64_t priv;		/* the private region */
 	uint64_t shared_t;	/* the shared region, there */
 	void *shared;		/* and here */
@@ -94,6 +94,8 @@ struct ot_inject {
 	uint32_t tid_off;
 	int fsbase;
 	struct user_regs_struct *regs;	/* each stopped thread's, read once */
+	int execd;		/* its program is gone (the process exec'd) */
+	pthread_mutex_t *owner;	/* in the shared header, held (hold_owner) */
 	/* The file last read, for the functions of one file in a row. */
 	char *file_path;
 	int file_fd;
@@ -122,6 +124,13 @@ static const char *base_name(const char *path)
 
 /* ---- what the process is ---- */
 
+/* A thread of the process that runs: its memory, maps and program are the
+ * process's (a first thread that ended has none). */
+static pid_t live_tid(const struct ot_inject *in)
+{
+	return in->t && in->t->n ? in->t->tids[0] : in->pid;
+}
+
 static void free_maps(struct ot_inject *in)
 {
 	size_t i;
@@ -139,7 +148,7 @@ static int read_maps(struct ot_inject *in)
 	FILE *f;
 
 	free_maps(in);
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)in->pid);
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/maps", (int)in->pid, (int)live_tid(in));
 	f = fopen(path, "re");
 	if (!f)
 		return -errno;
@@ -204,7 +213,7 @@ static const char *refuse_process(struct ot_inject *in)
 	DIR *dir;
 	int fd;
 
-	snprintf(path, sizeof(path), "/proc/%d/exe", (int)in->pid);
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/exe", (int)in->pid, (int)live_tid(in));
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd >= 0) {
 		ssize_t n = read(fd, ident, sizeof(ident));
@@ -260,7 +269,36 @@ static const char *refuse_process(struct ot_inject *in)
 	return NULL;
 }
 
-int ot_inject_attach(pid_t pid, const struct ot_inject_opts *o, struct ot_inject **out)
+/*
+ * A process an orbit-trace that was killed left instrumented: taken back
+ * first (said), then traced as any other.  0, or -errno after printing.
+ */
+static int reclaim(struct ot_inject *in)
+{
+	struct ot_inject_recovery rec;
+	int ret = ot_inject_recover(in->pid, in->t, &rec);
+
+	if (ret == -EBUSY) {
+		ot_error("cannot inject into process %d: orbit-trace process %d still holds it",
+			 (int)in->pid, (int)rec.tracer);
+		return ret;
+	}
+	if (ret) {
+		ot_error_errno(-ret, "cannot inject into process %d: it holds what an earlier "
+			       "orbit-trace left, unreadable", (int)in->pid);
+		return ret;
+	}
+	if (rec.found)
+		ot_warn("process %d was left instrumented by orbit-trace process %d, which is "
+			"gone: %zu of %zu patched functions and %zu return addresses put back, "
+			"%.1f MB unmapped%s%s", (int)in->pid, (int)rec.tracer, rec.restored,
+			rec.patches, rec.returns_restored, (double)rec.unmapped_bytes / 1048576.0,
+			rec.kept ? "; kept: " : "", rec.kept ? rec.why : "");
+	return 0;
+}
+
+int ot_inject_attach(pid_t pid, const struct ot_inject_opts *o, struct ot_tracee *t,
+		     struct ot_inject **out)
 {
 	struct ot_inject *in = ot_xcalloc(1, sizeof(*in));
 	const char *why;
@@ -271,7 +309,7 @@ int ot_inject_attach(pid_t pid, const struct ot_inject_opts *o, struct ot_inject
 	in->o = *o;
 	in->memfd = -1;
 	in->file_fd = -1;
-	in->t.mem_fd = -1;
+	in->t = t;
 #if !defined(__x86_64__)
 	ot_error("cannot inject into process %d: inject is for x86-64", (int)pid);
 	free(in);
@@ -284,7 +322,18 @@ int ot_inject_attach(pid_t pid, const struct ot_inject_opts *o, struct ot_inject
 		return -EPERM;
 	}
 	in->t_stop = ot_now_ns();
-	ret = o->adopt ? ot_tracee_adopt(pid, &in->t, &why) : ot_tracee_attach(pid, &in->t, &why);
+	if (t->watching) {
+		/* A later program of a process we hold: every thread stopped. */
+		ret = ot_tracee_hold(t);
+		why = ret > 0 ? "it exec'd again" : "it exited";
+		ret = ret > 0 ? -EAGAIN : ret;
+	} else {
+		ret = o->adopt ? ot_tracee_adopt(pid, t, &why) : ot_tracee_attach(pid, t, &why);
+		if (!ret && ot_tracee_watch(t)) {
+			ret = -errno;
+			why = "cannot watch it for exec";
+		}
+	}
 	if (ret) {
 		ot_error_errno(-ret, "cannot stop process %d: %s", (int)pid, why);
 		free(in);
@@ -292,7 +341,7 @@ int ot_inject_attach(pid_t pid, const struct ot_inject_opts *o, struct ot_inject
 	}
 	in->stopped = 1;
 	*out = in;
-	return 0;
+	return reclaim(in);
 }
 
 /* ---- the thread id, the clock ---- */
@@ -320,13 +369,13 @@ static int find_tid_off(struct ot_inject *in, const char **why)
 		return -ENOTSUP;
 	}
 	in->tid_off = desc[2];
-	for (i = 0; i < in->t.n; i++) {
+	for (i = 0; i < in->t->n; i++) {
 		struct user_regs_struct r;
 		uint32_t tid = 0;
 
-		if (ot_tracee_regs(&in->t, i, &r) || !r.fs_base ||
-		    ot_tracee_read(&in->t, r.fs_base + in->tid_off, &tid, sizeof(tid)) ||
-		    tid != (uint32_t)in->t.tids[i]) {
+		if (ot_tracee_regs(in->t, i, &r) || !r.fs_base ||
+		    ot_tracee_read(in->t, r.fs_base + in->tid_off, &tid, sizeof(tid)) ||
+		    tid != (uint32_t)in->t->tids[i]) {
 			*why = "a thread's id is not where glibc says (a thread without glibc's "
 			       "thread pointer)";
 			return -ENOTSUP;
@@ -402,19 +451,16 @@ static uint64_t vdso_gettime(const struct ot_inject *in)
 
 static void pick_clock(struct ot_inject *in)
 {
-	char cs[64] = "";
-	FILE *f;
+	char cs[64];
 
 	if (in->o.clock >= 0) {
 		in->info.clock = in->o.clock;
 		in->info.clock_why = "chosen (ORBIT_INJECT_CLOCK)";
 		return;
 	}
-	f = fopen("/sys/devices/system/clocksource/clocksource0/current_clocksource", "re");
-	if (f && fgets(cs, sizeof(cs), f))
-		cs[strcspn(cs, "\n")] = 0;
-	if (f)
-		fclose(f);
+	ot_proc_read_file("/sys/devices/system/clocksource/clocksource0/current_clocksource",
+			  cs, sizeof(cs));
+	cs[strcspn(cs, "\n")] = 0;
 	/* The kernel keeps time with the TSC only once it found it stable and
 	 * in step across CPUs: then its ticks convert to CLOCK_MONOTONIC. */
 	if (!strcmp(cs, "tsc")) {
@@ -598,7 +644,7 @@ static long sys(struct ot_inject *in, long nr, long a, long b, long c, long d, l
 {
 	long args[6] = { a, b, c, d, e, f };
 
-	return ot_tracee_syscall(&in->t, nr, args);
+	return ot_tracee_syscall(in->t, nr, args);
 }
 
 /* The index of the code region for text, added if new. */
@@ -632,7 +678,7 @@ static int map_regions(struct ot_inject *in, const size_t *need)
 		const char *why;
 
 		r->size = page_round(REG_HEAD + (i ? 0 : rt_len) + need[i]);
-		r->addr = ot_tracee_mmap_near(&in->t, r->text->lo, r->size, PROT_READ | PROT_EXEC,
+		r->addr = ot_tracee_mmap_near(in->t, r->text->lo, r->size, PROT_READ | PROT_EXEC,
 					      &why);
 		if (!r->addr) {
 			ot_error("cannot inject into process %d: no memory for trampolines near %s: %s",
@@ -643,6 +689,7 @@ static int map_regions(struct ot_inject *in, const size_t *need)
 		r->used = REG_HEAD;
 		if (!i) {
 			in->rt = r->addr + REG_HEAD;
+			in->rt_ret = in->rt + RT_OFF(ot_inj_rt_ret);
 			memcpy(r->buf + REG_HEAD, ot_inj_rt_start, rt_len);
 			memcpy(r->buf + REG_NAME, "orbit-trace", 12);
 			r->used += (rt_len + 15) & ~(size_t)15;
@@ -701,7 +748,7 @@ static int map_data(struct ot_inject *in)
 	if (ours < 0) {
 		char path[64];
 
-		snprintf(path, sizeof(path), "/proc/%d/fd/%ld", (int)in->pid, fd);
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/fd/%ld", (int)in->pid, (int)live_tid(in), fd);
 		ours = open(path, O_RDWR | O_CLOEXEC);
 	}
 	sys(in, SYS_close, fd, 0, 0, 0, 0, 0);
@@ -718,6 +765,35 @@ static int map_data(struct ot_inject *in)
 		return -errno;
 	}
 	in->info.shared_bytes = in->shared_len;
+	return 0;
+}
+
+/*
+ * The owner mutex in the shared header, locked by this thread (which
+ * lives as long as orbit-trace): robust, so that the kernel marks its
+ * owner dead when orbit-trace ends without unlocking - killed - and the
+ * runtime, reading its word, stops recording.
+ */
+static int hold_owner(struct ot_inject *in)
+{
+	pthread_mutex_t *m = (pthread_mutex_t *)((uint8_t *)in->shared + OT_INJ_H_OWNER);
+	pthread_mutexattr_t a;
+	int err;
+
+	_Static_assert(sizeof(pthread_mutex_t) <= OT_INJ_H_STEAL - OT_INJ_H_OWNER,
+		       "the owner mutex fits the shared header");
+	pthread_mutexattr_init(&a);
+	pthread_mutexattr_setpshared(&a, PTHREAD_PROCESS_SHARED);
+	pthread_mutexattr_setrobust(&a, PTHREAD_MUTEX_ROBUST);
+	err = pthread_mutex_init(m, &a);
+	pthread_mutexattr_destroy(&a);
+	if (!err)
+		err = pthread_mutex_lock(m);
+	if (err) {
+		ot_error_errno(err, "cannot set up the rings of process %d", (int)in->pid);
+		return -err;
+	}
+	in->owner = m;
 	return 0;
 }
 
@@ -748,7 +824,7 @@ static int init_data(struct ot_inject *in)
 		memcpy(slot + OT_INJ_PS_TABLE, &table, 8);
 		memcpy(slot + OT_INJ_PS_FDE, &fde_addr, 8);
 	}
-	ret = ot_tracee_write(&in->t, in->priv, img, len);
+	ret = ot_tracee_write(in->t, in->priv, img, len);
 	free(img);
 	if (ret) {
 		ot_error_errno(-ret, "cannot write into process %d", (int)in->pid);
@@ -756,7 +832,7 @@ static int init_data(struct ot_inject *in)
 	}
 	memcpy(h + OT_INJ_H_NAREAS, &nareas, 4);
 	memcpy(h + OT_INJ_H_MAGIC, &magic, 8);
-	return 0;
+	return hold_owner(in);
 }
 
 /* Fill the runtime's constants in its copy. */
@@ -764,7 +840,7 @@ static void set_constants(struct ot_inject *in)
 {
 	uint8_t *rt = in->reg[0].buf + REG_HEAD;
 	uint64_t areas = in->shared_t + OT_INJ_HDR_SIZE;
-	uint64_t mask = in->o.ring_kb * 1024 / OT_INJ_REC_SIZE - 1;
+	uint64_t mask = in->o.ring_kb * 1024 / OT_INJ_REC_SIZE - 1, quarter = (mask + 1) / 4 - 1;
 	uint64_t area_bytes = OT_INJ_A_RING + in->o.ring_kb * 1024;
 	uint32_t nareas = in->o.nareas, clock = (uint32_t)in->info.clock, fsb = (uint32_t)in->fsbase;
 
@@ -774,6 +850,7 @@ static void set_constants(struct ot_inject *in)
 	memcpy(rt + RT_OFF(ot_inj_rt_vdso), &in->vdso_fn, 8);
 	memcpy(rt + RT_OFF(ot_inj_rt_ring_mask), &mask, 8);
 	memcpy(rt + RT_OFF(ot_inj_rt_area_bytes), &area_bytes, 8);
+	memcpy(rt + RT_OFF(ot_inj_rt_quarter), &quarter, 8);
 	memcpy(rt + RT_OFF(ot_inj_rt_tid_off), &in->tid_off, 4);
 	memcpy(rt + RT_OFF(ot_inj_rt_nareas), &nareas, 4);
 	memcpy(rt + RT_OFF(ot_inj_rt_clock), &clock, 4);
@@ -789,18 +866,18 @@ static int thread_inside(struct ot_inject *in, uint64_t lo, uint64_t hi, pid_t *
 	size_t i;
 
 	if (!in->regs) {
-		in->regs = ot_xcalloc(in->t.n + 1, sizeof(*in->regs));
-		for (i = 0; i < in->t.n; i++)
-			if (ot_tracee_regs(&in->t, i, &in->regs[i]))
+		in->regs = ot_xcalloc(in->t->n + 1, sizeof(*in->regs));
+		for (i = 0; i < in->t->n; i++)
+			if (ot_tracee_regs(in->t, i, &in->regs[i]))
 				in->regs[i].rip = 0;
 	}
-	for (i = 0; i < in->t.n; i++) {
+	for (i = 0; i < in->t->n; i++) {
 		const struct user_regs_struct r = in->regs[i];
 
 		/* In a system call, the kernel may restart it: 2 bytes back. */
 		if ((r.rip > lo && r.rip < hi) ||
 		    ((long long)r.orig_rax >= 0 && r.rip - 2 > lo && r.rip - 2 < hi)) {
-			*tid = in->t.tids[i];
+			*tid = in->t->tids[i];
 			return 1;
 		}
 	}
@@ -844,6 +921,7 @@ static int locate(struct ot_inject *in, struct ot_inject_fn *fn, struct plan *pl
 	}
 	pl->text = text_map(in, &in->file_st, fn->offset);
 	if (!pl->text) {
+		fn->unmapped = 1;
 		snprintf(why, whylen, "%s is not mapped in the process (yet): inject patches "
 			 "only code already loaded", fn->path);
 		return -1;
@@ -856,7 +934,7 @@ static int locate(struct ot_inject *in, struct ot_inject_fn *fn, struct plan *pl
 		len = (size_t)(pl->text->hi - pl->addr);
 	pl->code = ot_xmalloc(len);
 	pl->len = len;
-	if (ot_tracee_read(&in->t, pl->addr, pl->code, len)) {
+	if (ot_tracee_read(in->t, pl->addr, pl->code, len)) {
 		snprintf(why, whylen, "its code cannot be read in the process");
 		return -1;
 	}
@@ -985,14 +1063,209 @@ static const char *mapped_eh(const struct ot_inject *in)
 	return NULL;
 }
 
+/* What the runtime needs to know of the process: where glibc keeps a
+ * thread's id, and which clock to read.  0, or -errno after printing. */
+static int process_facts(struct ot_inject *in)
+{
+	const char *fatal = NULL;
+	int ret = find_tid_off(in, &fatal);
+
+	if (ret) {
+		ot_error("cannot inject into process %d: %s", (int)in->pid, fatal);
+		return ret;
+	}
+	pick_clock(in);
+	if (in->info.clock == OT_INJ_CLOCK_VDSO) {
+		in->vdso_fn = vdso_gettime(in);
+		if (!in->vdso_fn) {
+			ot_error("cannot inject into process %d: the TSC is not the kernel's clock "
+				 "and its vDSO has no __vdso_clock_gettime", (int)in->pid);
+			return -ENOTSUP;
+		}
+	}
+	return 0;
+}
+
+/* The unwinders to hook into hooks[]: libgcc's, and one linked into the
+ * program.  Returns how many (the last one's path is ours to free). */
+static size_t unwinders(struct ot_inject *in, struct ot_inject_fn *hooks)
+{
+	const struct map *gcc = mapped_lib(in, "libgcc_s.so");
+	char exe[64];
+	size_t i, nhook = 0;
+
+	snprintf(exe, sizeof(exe), "/proc/%d/task/%d/exe", (int)in->pid, (int)live_tid(in));
+	memset(hooks, 0, 2 * sizeof(*hooks));
+	if (gcc) {
+		hooks[nhook].path = gcc->path;
+		hooks[nhook++].label = gcc->path;
+	}
+	hooks[nhook].path = ot_xstrdup(exe);
+	hooks[nhook++].label = "the program";
+	for (i = 0; i < nhook; i++) {
+		uint64_t size;
+
+		if (ot_elf_lookup(hooks[i].path, "_Unwind_Find_FDE", &hooks[i].offset, &size,
+				  NULL, 0) || !size)
+			hooks[i].refused = "no _Unwind_Find_FDE";
+		hooks[i].size = size;
+	}
+	return nhook;
+}
+
+/* Where f is and its code, into pl: the region it needs, or refused. */
+static void plan_one(struct ot_inject *in, struct ot_inject_fn *f, struct plan *pl)
+{
+	pl->reg = SIZE_MAX;
+	if (f->refused)
+		return;
+	if (locate(in, f, pl, f->refused_buf, sizeof(f->refused_buf)))
+		f->refused = f->refused_buf;
+	else
+		pl->reg = region_for(in, pl->text);
+}
+
+static size_t recovery_size(const struct ot_inject *in, size_t npatches)
+{
+	return 8 + OT_INJ_R_HEAD + in->nreg * OT_INJ_R_REG_SIZE + npatches * OT_INJ_R_PATCH_SIZE;
+}
+
+/* The regions (code, private, shared), mapped and set up in the process;
+ * the first one, holding the system call gadget, written at once. */
+static int map_all(struct ot_inject *in, const struct plan *pl, size_t n, size_t npatches)
+{
+	size_t *need = ot_xcalloc(in->nreg + 1, sizeof(*need)), i;
+	int ret;
+
+	for (i = 0; i < n; i++)
+		if (pl[i].reg != SIZE_MAX)
+			need[pl[i].reg] += TRAMP_MAX;
+	need[0] += recovery_size(in, npatches);
+	ret = map_regions(in, need);
+	free(need);
+	if (ret)
+		return ret;
+	in->t->gadget = in->rt + RT_OFF(ot_inj_rt_syscall);
+	/* The gadget must be there before it runs. */
+	ret = ot_tracee_write(in->t, in->reg[0].addr, in->reg[0].buf, in->reg[0].size);
+	if (ret) {
+		in->t->gadget = 0;
+		ot_error_errno(-ret, "cannot write into process %d", (int)in->pid);
+		return ret;
+	}
+	ret = map_data(in);
+	if (!ret)
+		ret = init_data(in);
+	if (!ret)
+		set_constants(in);
+	return ret;
+}
+
+/*
+ * The recovery table, in the first region: everything a later
+ * orbit-trace needs to take it all back if this one dies
+ * (ot_inject_recover).  Written with the region, before any patch.
+ */
+static void recovery_table(struct ot_inject *in)
+{
+	struct region *r0 = &in->reg[0];
+	size_t at = (r0->used + 7) & ~(size_t)7, i;
+	uint8_t *t = r0->buf + at;
+	uint64_t addr = r0->addr + at, v;
+	uint32_t w;
+
+	v = OT_INJ_R_MAGIC;
+	memcpy(t + OT_INJ_R_MAGIC_OFF, &v, 8);
+	w = (uint32_t)getpid();
+	memcpy(t + OT_INJ_R_TRACER, &w, 4);
+	w = (uint32_t)in->npatches;
+	memcpy(t + OT_INJ_R_NPATCH, &w, 4);
+	w = (uint32_t)in->nreg;
+	memcpy(t + OT_INJ_R_NREG, &w, 4);
+	memcpy(t + OT_INJ_R_PRIV, &in->priv, 8);
+	v = OT_INJ_PRIV_SIZE;
+	memcpy(t + OT_INJ_R_PRIV_LEN, &v, 8);
+	memcpy(t + OT_INJ_R_SHARED, &in->shared_t, 8);
+	v = in->shared_len;
+	memcpy(t + OT_INJ_R_SHARED_LEN, &v, 8);
+	memcpy(t + OT_INJ_R_RET, &in->rt_ret, 8);
+	t += OT_INJ_R_HEAD;
+	for (i = 0; i < in->nreg; i++, t += OT_INJ_R_REG_SIZE) {
+		v = in->reg[i].size;
+		memcpy(t, &in->reg[i].addr, 8);
+		memcpy(t + 8, &v, 8);
+	}
+	for (i = 0; i < in->npatches; i++, t += OT_INJ_R_PATCH_SIZE) {
+		memset(t, 0, OT_INJ_R_PATCH_SIZE);
+		memcpy(t, &in->patches[i].addr, 8);
+		memcpy(t + 8, in->patches[i].orig, OT_PATCH_LEN);
+		memcpy(t + 16, in->patches[i].jmp, OT_PATCH_LEN);
+	}
+	r0->used = (size_t)(t - r0->buf);
+	memcpy(r0->buf + OT_INJ_REG_RECOVERY, &addr, 8);
+}
+
+/* Each function's trampoline, and the patch that leads there (not yet
+ * written); the refused ones say why.  Returns the functions (not hooks). */
+static size_t trampolines(struct ot_inject *in, struct ot_inject_fn *fn, size_t n,
+			  struct ot_inject_fn *hooks, size_t nhook, struct plan *pl)
+{
+	size_t i, patched = 0;
+
+	for (i = 0; i < n + nhook; i++) {
+		struct ot_inject_fn *f = i < n ? &fn[i] : &hooks[i - n];
+		struct patch *pa = &in->patches[in->npatches];
+
+		if (f->refused)
+			continue;
+		if (trampoline(in, f->path, f->offset, &pl[i], (uint32_t)i, i >= n,
+			       f->refused_buf, sizeof(f->refused_buf), pa)) {
+			f->refused = f->refused_buf;
+			continue;
+		}
+		pa->fn = i < n ? i : SIZE_MAX;
+		in->npatches++;
+		if (i < n)
+			patched++;
+		else
+			in->info.unwinder = 1;
+	}
+	return patched;
+}
+
+/* The code regions, then the patches that lead into them. */
+static int write_all(struct ot_inject *in)
+{
+	size_t i;
+	int ret;
+
+	for (i = 0; i < in->nreg; i++) {
+		ret = ot_tracee_write(in->t, in->reg[i].addr, in->reg[i].buf, in->reg[i].size);
+		if (ret) {
+			ot_error_errno(-ret, "cannot write into process %d", (int)in->pid);
+			in->npatches = 0;
+			return ret;
+		}
+	}
+	for (i = 0; i < in->npatches; i++) {
+		ret = ot_tracee_write(in->t, in->patches[i].addr, in->patches[i].jmp,
+				      OT_PATCH_LEN);
+		if (ret) {
+			ot_error_errno(-ret, "cannot patch process %d", (int)in->pid);
+			in->npatches = i;	/* those written are restored */
+			return ret;
+		}
+	}
+	return 0;
+}
+
 int ot_inject_install(struct ot_inject *in, struct ot_inject_fn *fn, size_t n)
 {
 	struct plan *pl = ot_xcalloc(n + 2, sizeof(*pl));
-	size_t *need, i, patched = 0, nhook = 0;
 	struct ot_inject_fn hooks[2];
-	char (*why)[192] = ot_xcalloc(n + 2, sizeof(*why));
-	const char *fatal = NULL, *eh;
-	int ret = 0;
+	size_t i, patched, nhook = 0;
+	const char *eh;
+	int ret;
 
 	in->patches = ot_xcalloc(n + 2, sizeof(*in->patches));
 	if (n > OT_INJ_MAX_FUNCS) {
@@ -1006,101 +1279,24 @@ int ot_inject_install(struct ot_inject *in, struct ot_inject_fn *fn, size_t n)
 		ot_error_errno(-ret, "cannot read the mappings of process %d", (int)in->pid);
 		goto out;
 	}
-	ret = find_tid_off(in, &fatal);
-	if (ret) {
-		ot_error("cannot inject into process %d: %s", (int)in->pid, fatal);
+	for (i = 0; i < n; i++) {
+		fn[i].refused = NULL;
+		fn[i].unmapped = 0;
+		plan_one(in, &fn[i], &pl[i]);
+	}
+	/* Nothing to patch in this program (each says why): nothing to ask of it. */
+	if (!in->nreg)
 		goto out;
-	}
-	pick_clock(in);
-	if (in->info.clock == OT_INJ_CLOCK_VDSO) {
-		in->vdso_fn = vdso_gettime(in);
-		if (!in->vdso_fn) {
-			ot_error("cannot inject into process %d: the TSC is not the kernel's clock "
-				 "and its vDSO has no __vdso_clock_gettime", (int)in->pid);
-			ret = -ENOTSUP;
-			goto out;
-		}
-	}
-	/* The unwinders to hook: libgcc's, and one linked into the program. */
-	{
-		const struct map *gcc = mapped_lib(in, "libgcc_s.so");
-		char exe[64];
-
-		snprintf(exe, sizeof(exe), "/proc/%d/exe", (int)in->pid);
-		if (gcc) {
-			hooks[nhook].path = gcc->path;
-			hooks[nhook++].label = gcc->path;
-		}
-		hooks[nhook].path = ot_xstrdup(exe);
-		hooks[nhook++].label = "the program";
-		for (i = 0; i < nhook; i++) {
-			uint64_t size;
-
-			hooks[i].refused = NULL;
-			if (ot_elf_lookup(hooks[i].path, "_Unwind_Find_FDE", &hooks[i].offset, &size,
-					  NULL, 0) || !size)
-				hooks[i].refused = "no _Unwind_Find_FDE";
-			hooks[i].size = size;
-		}
-	}
-	/* Where each function is, and its code. */
-	for (i = 0; i < n + nhook; i++) {
-		struct ot_inject_fn *f = i < n ? &fn[i] : &hooks[i - n];
-
-		pl[i].reg = SIZE_MAX;
-		f->refused = i < n ? NULL : f->refused;
-		if (f->refused)
-			continue;
-		if (locate(in, f, &pl[i], why[i], sizeof(why[i])))
-			f->refused = why[i];
-		else
-			pl[i].reg = region_for(in, pl[i].text);
-	}
-	need = ot_xcalloc(in->nreg + 1, sizeof(*need));
-	for (i = 0; i < n + nhook; i++)
-		if (pl[i].reg != SIZE_MAX)
-			need[pl[i].reg] += TRAMP_MAX;
-	if (!in->nreg) {
-		free(need);
-		goto out;	/* nothing can be patched: each says why */
-	}
-	ret = map_regions(in, need);
-	free(need);
+	ret = process_facts(in);
 	if (ret)
 		goto out;
-	in->t.gadget = in->rt + RT_OFF(ot_inj_rt_syscall);
-	/* The gadget must be there before it runs: write the first region now. */
-	ret = ot_tracee_write(&in->t, in->reg[0].addr, in->reg[0].buf, in->reg[0].size);
-	if (ret) {
-		in->t.gadget = 0;
-		ot_error_errno(-ret, "cannot write into process %d", (int)in->pid);
-		goto out;
-	}
-	ret = map_data(in);
-	if (!ret)
-		ret = init_data(in);
+	nhook = unwinders(in, hooks);
+	for (i = 0; i < nhook; i++)
+		plan_one(in, &hooks[i], &pl[n + i]);
+	ret = map_all(in, pl, n + nhook, n + nhook);
 	if (ret)
 		goto out;
-	set_constants(in);
-	/* Trampolines, then the patches that lead to them. */
-	for (i = 0; i < n + nhook; i++) {
-		struct ot_inject_fn *f = i < n ? &fn[i] : &hooks[i - n];
-		struct patch *pa = &in->patches[in->npatches];
-
-		if (f->refused)
-			continue;
-		if (trampoline(in, f->path, f->offset, &pl[i], (uint32_t)i, i >= n, why[i],
-			       sizeof(why[i]), pa)) {
-			f->refused = why[i];
-			continue;
-		}
-		pa->fn = i < n ? i : SIZE_MAX;
-		in->npatches++;
-		if (i < n)
-			patched++;
-		else
-			in->info.unwinder = 1;
-	}
+	patched = trampolines(in, fn, n, hooks, nhook, pl);
 	eh = mapped_eh(in);
 	if (eh && !in->info.unwinder) {
 		ot_error("cannot inject into process %d: %s has C++ exception tables and no unwinder "
@@ -1110,37 +1306,18 @@ int ot_inject_install(struct ot_inject *in, struct ot_inject_fn *fn, size_t n)
 		in->npatches = 0;
 		goto out;
 	}
-	for (i = 0; i < in->nreg; i++) {
-		ret = ot_tracee_write(&in->t, in->reg[i].addr, in->reg[i].buf, in->reg[i].size);
-		if (ret) {
-			ot_error_errno(-ret, "cannot write into process %d", (int)in->pid);
-			in->npatches = 0;
-			goto out;
-		}
+	recovery_table(in);
+	ret = write_all(in);
+	if (!ret) {
+		in->info.patched = patched;
+		ret = (int)patched;
 	}
-	for (i = 0; i < in->npatches; i++) {
-		ret = ot_tracee_write(&in->t, in->patches[i].addr, in->patches[i].jmp,
-				      OT_PATCH_LEN);
-		if (ret) {
-			ot_error_errno(-ret, "cannot patch process %d", (int)in->pid);
-			in->npatches = i;	/* those written are restored */
-			goto out;
-		}
-	}
-	in->info.patched = patched;
-	ret = (int)patched;
 out:
-	for (i = 0; i < n; i++)
-		if (fn[i].refused && fn[i].refused == why[i]) {
-			snprintf(fn[i].refused_buf, sizeof(fn[i].refused_buf), "%s", why[i]);
-			fn[i].refused = fn[i].refused_buf;
-		}
 	for (i = 0; i < n + 2; i++)
 		free(pl[i].code);
 	if (nhook)
 		free((char *)hooks[nhook - 1].path);
 	free(pl);
-	free(why);
 	return ret;
 }
 
@@ -1168,29 +1345,35 @@ void ot_inject_resume(struct ot_inject *in)
 {
 	if (!in->stopped)
 		return;
-	ot_tracee_detach(&in->t);
+	ot_tracee_resume(in->t);
 	in->stopped = 0;
 	in->info.arm_pause_ns = ot_now_ns() - in->t_stop;
 }
 
+void ot_inject_execd(struct ot_inject *in)
+{
+	in->execd = 1;
+	in->stopped = 0;
+	in->npatches = 0;
+}
+
 /* ---- removal ---- */
 
-/* 1 when pid has exited (a zombie has no memory left to restore). */
+/* 1 when pid has exited (a zombie has no memory left to restore); a
+ * process whose first thread ended while others run has. */
 static int gone(pid_t pid)
 {
-	char st = ot_proc_state(pid);
-
-	return !st || st == 'Z' || st == 'X';
+	return !ot_proc_live_task(pid);
 }
 
 /* Put back every return address a thread's table still holds on its stack. */
 static void restore_returns(struct ot_inject *in)
 {
-	uint64_t ret = in->rt + RT_OFF(ot_inj_rt_ret);
+	uint64_t ret = in->rt_ret;
 	uint8_t *slots = ot_xmalloc(OT_INJ_PRIV_FDES), *table = ot_xmalloc(OT_INJ_TABLE_SIZE);
 	size_t i, k;
 
-	if (ot_tracee_read(&in->t, in->priv, slots, OT_INJ_PRIV_FDES))
+	if (ot_tracee_read(in->t, in->priv, slots, OT_INJ_PRIV_FDES))
 		goto out;
 	for (i = 0; i < OT_INJ_NSLOTS; i++) {
 		const uint8_t *slot = slots + i * OT_INJ_SLOT_SIZE;
@@ -1199,7 +1382,7 @@ static void restore_returns(struct ot_inject *in)
 		memcpy(&key, slot + OT_INJ_PS_KEY, 8);
 		memcpy(&count, slot + OT_INJ_PS_COUNT, 8);
 		memcpy(&tab, slot + OT_INJ_PS_TABLE, 8);
-		if (!key || !count || ot_tracee_read(&in->t, tab, table, OT_INJ_TABLE_SIZE))
+		if (!key || !count || ot_tracee_read(in->t, tab, table, OT_INJ_TABLE_SIZE))
 			continue;
 		for (k = 0; k < (1u << OT_INJ_TABLE_BITS); k++) {
 			const uint8_t *e = table + k * OT_INJ_ENT_SIZE;
@@ -1209,9 +1392,9 @@ static void restore_returns(struct ot_inject *in)
 			memcpy(&orig, e + OT_INJ_E_RET, 8);
 			/* A frame gone without returning may have left its slot
 			 * to other data, or unmapped: only our address is ours. */
-			if (!at || ot_tracee_read(&in->t, at, &now, 8) || now != ret)
+			if (!at || ot_tracee_read(in->t, at, &now, 8) || now != ret)
 				continue;
-			if (!ot_tracee_write(&in->t, at, &orig, 8))
+			if (!ot_tracee_write(in->t, at, &orig, 8))
 				in->info.returns_restored++;
 		}
 	}
@@ -1231,82 +1414,277 @@ static void unmap_all(struct ot_inject *in)
 	for (i = in->nreg; i > 1; i--)
 		sys(in, SYS_munmap, (long)in->reg[i - 1].addr, (long)in->reg[i - 1].size, 0, 0, 0, 0);
 	/* The gadget's own region last, by the thread's own instruction. */
-	in->t.gadget = 0;
+	in->t->gadget = 0;
 	if (in->nreg && sys(in, SYS_munmap, (long)in->reg[0].addr, (long)in->reg[0].size,
 			    0, 0, 0, 0))
 		in->info.left_bytes = in->reg[0].size;
 }
 
-int ot_inject_remove(struct ot_inject *in)
+/*
+ * With the threads held and the entries restored: no thread left inside
+ * our code, every hijacked return address put back, our memory unmapped
+ * - or left, saying why, when a thread may still need it.
+ */
+static void take_back(struct ot_inject *in)
 {
 	uint64_t *lo = ot_xcalloc(in->nreg + 1, sizeof(*lo)), *hi = ot_xcalloc(in->nreg + 1, sizeof(*hi));
 	const struct map *gcc;
-	const char *why;
 	size_t i, stuck = 0, in_unwinder = 0;
-	uint64_t t0;
-	int ret = 0;
 
-	ot_inject_resume(in);
-	if (!in->npatches && !in->nreg && !in->priv)
-		goto out;
-	if (gone(in->pid)) {
-		in->info.gone = 1;	/* nothing of it left to restore */
-		goto out;
-	}
-	t0 = ot_now_ns();
-	ret = ot_tracee_attach(in->pid, &in->t, &why);
-	if (ret) {
-		if (ret == -ESRCH) {
-			in->info.gone = 1;
-			ret = 0;
-		}
-		else
-			ot_warn("cannot stop process %d to restore its code (%s): %zu functions stay "
-				"patched, costing it a few tens of ns per call", (int)in->pid, why,
-				in->npatches);
-		goto out;
-	}
-	for (i = 0; i < in->npatches; i++)
-		if (ot_tracee_write(&in->t, in->patches[i].addr, in->patches[i].orig, OT_PATCH_LEN))
-			ot_warn("cannot restore the entry of a function at 0x%" PRIx64 " in process %d",
-				in->patches[i].addr, (int)in->pid);
-	in->npatches = 0;
-	/* No thread may be left inside the code about to go. */
 	for (i = 0; i < in->nreg; i++) {
 		lo[i] = in->reg[i].addr;
 		hi[i] = in->reg[i].addr + in->reg[i].size;
 	}
 	read_maps(in);
 	gcc = mapped_lib(in, "libgcc_s.so");
-	for (i = 0; i < in->t.n; i++) {
+	for (i = 0; i < in->t->n; i++) {
 		struct user_regs_struct r;
 
-		if (ot_tracee_step_out(&in->t, i, lo, hi, in->nreg, 100000) > 0)
+		if (ot_tracee_step_out(in->t, i, lo, hi, in->nreg, 100000) > 0)
 			stuck++;
 		/* An unwinder midway may hold one of the FDEs. */
-		if (gcc && !ot_tracee_regs(&in->t, i, &r) && r.rip >= gcc->lo && r.rip < gcc->hi)
+		if (gcc && !ot_tracee_regs(in->t, i, &r) && r.rip >= gcc->lo && r.rip < gcc->hi)
 			in_unwinder++;
 	}
 	if (in->priv)
 		restore_returns(in);
-	if (stuck) {
+	if (stuck || in_unwinder) {
 		in->info.left_bytes = in->info.code_bytes + in->info.private_bytes +
 				      in->info.shared_bytes;
-		in->info.left_why = "a thread was in a system call inside a trampoline";
-	} else if (in_unwinder) {
-		in->info.left_bytes = in->info.code_bytes + in->info.private_bytes +
-				      in->info.shared_bytes;
-		in->info.left_why = "a thread was unwinding its stack";
+		in->info.left_why = stuck ? "a thread was in a system call inside a trampoline" :
+					    "a thread was unwinding its stack";
 	} else {
 		unmap_all(in);
 		if (in->info.left_bytes)
 			in->info.left_why = "the last munmap in the process failed";
 	}
-	ot_tracee_detach(&in->t);
-	in->info.disarm_pause_ns = ot_now_ns() - t0;
-out:
 	free(lo);
 	free(hi);
+}
+
+int ot_inject_remove(struct ot_inject *in)
+{
+	uint64_t t0;
+	size_t i;
+	int ret = 0;
+
+	if (in->execd || (!in->npatches && !in->nreg && !in->priv))
+		return 0;	/* nothing of ours in this program */
+	if (gone(in->pid)) {
+		in->info.gone = 1;	/* nothing of it left to restore */
+		return 0;
+	}
+	t0 = ot_now_ns();
+	ret = in->stopped ? 0 : ot_tracee_hold(in->t);
+	in->stopped = 0;
+	if (ret > 0) {
+		/* It exec'd just now: the code to restore went with its program. */
+		in->execd = 1;
+		return 0;
+	}
+	if (ret == -ESRCH) {
+		in->info.gone = 1;
+		return 0;
+	}
+	if (ret) {
+		if (in->npatches)
+			ot_warn("cannot stop process %d to restore its code (%s): %zu functions stay "
+				"patched, costing it a few ns per call", (int)in->pid, strerror(-ret),
+				in->npatches);
+		return ret;
+	}
+	for (i = 0; i < in->npatches; i++)
+		if (ot_tracee_write(in->t, in->patches[i].addr, in->patches[i].orig, OT_PATCH_LEN))
+			ot_warn("cannot restore the entry of a function at 0x%" PRIx64 " in process %d",
+				in->patches[i].addr, (int)in->pid);
+	in->npatches = 0;
+	take_back(in);
+	ot_tracee_detach(in->t);
+	in->info.disarm_pause_ns = ot_now_ns() - t0;
+	return 0;
+}
+
+/* ---- what a killed orbit-trace left ---- */
+
+/* The first code region another orbit-trace mapped in the process (its
+ * name, then its recovery table), or 0. */
+static uint64_t leftover_table(struct ot_inject *in)
+{
+	size_t i;
+
+	for (i = 0; i < in->nmaps; i++) {
+		const struct map *m = &in->maps[i];
+		uint8_t head[OT_INJ_REG_HEAD];
+		uint64_t table, magic;
+
+		if (m->perms[2] != 'x' || m->path[0] || m->ino ||
+		    ot_tracee_read(in->t, m->lo, head, sizeof(head)) ||
+		    memcmp(head + REG_NAME, "orbit-trace", 12))
+			continue;
+		memcpy(&table, head + OT_INJ_REG_RECOVERY, 8);
+		if (table && !ot_tracee_read(in->t, table, &magic, 8) && magic == OT_INJ_R_MAGIC)
+			return table;
+	}
+	return 0;
+}
+
+/* Its table read back into in: regions, patches, data. 0 or -EIO. */
+static int read_table(struct ot_inject *in, uint64_t table, uint32_t *tracer)
+{
+	uint8_t h[OT_INJ_R_HEAD];
+	uint32_t np, nr;
+	uint64_t v;
+	size_t i;
+
+	if (ot_tracee_read(in->t, table, h, sizeof(h)))
+		return -EIO;
+	memcpy(tracer, h + OT_INJ_R_TRACER, 4);
+	memcpy(&np, h + OT_INJ_R_NPATCH, 4);
+	memcpy(&nr, h + OT_INJ_R_NREG, 4);
+	memcpy(&in->priv, h + OT_INJ_R_PRIV, 8);
+	memcpy(&v, h + OT_INJ_R_PRIV_LEN, 8);
+	if (in->priv && v != OT_INJ_PRIV_SIZE)
+		return -EIO;	/* another layout than ours */
+	memcpy(&in->shared_t, h + OT_INJ_R_SHARED, 8);
+	memcpy(&v, h + OT_INJ_R_SHARED_LEN, 8);
+	in->shared_len = (size_t)v;
+	memcpy(&in->rt_ret, h + OT_INJ_R_RET, 8);
+	if (np > OT_INJ_MAX_FUNCS + 2 || nr > OT_INJ_MAX_FUNCS + 2)
+		return -EIO;
+	in->reg = ot_xcalloc(nr + 1, sizeof(*in->reg));
+	in->patches = ot_xcalloc(np + 1, sizeof(*in->patches));
+	table += OT_INJ_R_HEAD;
+	for (i = 0; i < nr; i++, table += OT_INJ_R_REG_SIZE) {
+		uint64_t e[2];
+
+		if (ot_tracee_read(in->t, table, e, sizeof(e)))
+			return -EIO;
+		in->reg[i].addr = e[0];
+		in->reg[i].size = (size_t)e[1];
+		in->info.code_bytes += e[1];
+		in->nreg++;
+	}
+	for (i = 0; i < np; i++, table += OT_INJ_R_PATCH_SIZE) {
+		uint8_t e[OT_INJ_R_PATCH_SIZE];
+
+		if (ot_tracee_read(in->t, table, e, sizeof(e)))
+			return -EIO;
+		memcpy(&in->patches[i].addr, e, 8);
+		memcpy(in->patches[i].orig, e + 8, OT_PATCH_LEN);
+		memcpy(in->patches[i].jmp, e + 16, OT_PATCH_LEN);
+		in->npatches++;
+	}
+	in->info.private_bytes = in->priv ? OT_INJ_PRIV_SIZE : 0;
+	in->info.shared_bytes = in->shared_len;
+	return 0;
+}
+
+/*
+ * Put patch pa back if the file agrees: its saved bytes must be the
+ * file's, and the process must hold the jump (or the bytes already).
+ * 1 restored, 0 nothing to do, -1 kept with why.
+ */
+static int unpatch(struct ot_inject *in, const struct patch *pa, char *why, size_t whylen)
+{
+	uint8_t now[OT_PATCH_LEN], file[OT_PATCH_LEN];
+	size_t i;
+	int fd;
+
+	for (i = 0; i < in->nmaps; i++)
+		if (in->maps[i].path[0] == '/' && pa->addr >= in->maps[i].lo &&
+		    pa->addr + OT_PATCH_LEN <= in->maps[i].hi)
+			break;
+	if (ot_tracee_read(in->t, pa->addr, now, sizeof(now)))
+		return 0;	/* no longer mapped */
+	if (!memcmp(now, pa->orig, sizeof(now)))
+		return 0;
+	if (i == in->nmaps) {
+		snprintf(why, whylen, "0x%" PRIx64 " is in no file", pa->addr);
+		return -1;
+	}
+	fd = open(in->maps[i].path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || pread(fd, file, sizeof(file), (off_t)(pa->addr - in->maps[i].lo +
+							  in->maps[i].off)) != sizeof(file) ||
+	    memcmp(file, pa->orig, sizeof(file)) || memcmp(now, pa->jmp, sizeof(now))) {
+		snprintf(why, whylen, "the bytes at %s+0x%" PRIx64 " are neither its patch nor "
+			 "the file's", in->maps[i].path, pa->addr - in->maps[i].lo + in->maps[i].off);
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	close(fd);
+	return ot_tracee_write(in->t, pa->addr, pa->orig, OT_PATCH_LEN) ? -1 : 1;
+}
+
+int ot_inject_recover(pid_t pid, struct ot_tracee *t, struct ot_inject_recovery *out)
+{
+	struct ot_inject *in = ot_xcalloc(1, sizeof(*in));
+	uint64_t table;
+	uint32_t tracer = 0, owner = 0;
+	size_t i;
+	int ret = 0;
+
+	memset(out, 0, sizeof(*out));
+	in->pid = pid;
+	in->t = t;
+	in->memfd = in->file_fd = -1;
+	if ((ret = read_maps(in)) || !(table = leftover_table(in)))
+		goto out;
+	ret = read_table(in, table, &tracer);
+	if (ret)
+		goto out;
+	out->found = 1;
+	out->tracer = (pid_t)tracer;
+	/* Its owner mutex: held still, the orbit-trace that wrote it lives. */
+	if (in->shared_t && !ot_tracee_read(t, in->shared_t + OT_INJ_H_OWNER, &owner, 4) &&
+	    (owner & OT_INJ_OWNER_TID)) {
+		ret = -EBUSY;
+		goto out;
+	}
+	out->patches = in->npatches;
+	for (i = 0; i < in->npatches; i++) {
+		int r = unpatch(in, &in->patches[i], out->why, sizeof(out->why));
+
+		out->restored += r > 0;
+		out->kept += r < 0;
+	}
+	in->npatches = 0;
+	/* Code a patch still leads to stays: a thread may run it. */
+	if (out->kept) {
+		out->left_bytes = in->info.code_bytes + in->info.private_bytes + in->info.shared_bytes;
+		out->left_why = "a patch could not be taken back";
+		goto out;
+	}
+	take_back(in);
+	out->returns_restored = in->info.returns_restored;
+	out->left_bytes = in->info.left_bytes;
+	out->left_why = in->info.left_why;
+	out->unmapped_bytes = in->info.code_bytes + in->info.private_bytes +
+			      in->info.shared_bytes - in->info.left_bytes;
+out:
+	ot_inject_free(in);
+	return ret;
+}
+
+int ot_inject_restore(pid_t pid, struct ot_inject_recovery *out)
+{
+	struct ot_tracee t;
+	const char *why;
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	ret = ot_tracee_attach(pid, &t, &why);
+	if (ret) {
+		ot_error("cannot restore process %d: ptrace: %s", (int)pid, why);
+		return ret;
+	}
+	ret = ot_inject_recover(pid, &t, out);
+	ot_tracee_detach(&t);
+	if (ret == -EBUSY)
+		ot_error("cannot restore process %d: the orbit-trace that instrumented it "
+			 "(process %d) still runs", (int)pid, (int)out->tracer);
+	else if (ret)
+		ot_error_errno(-ret, "cannot restore process %d", (int)pid);
 	return ret;
 }
 
@@ -1323,6 +1701,9 @@ void ot_inject_free(struct ot_inject *in)
 	if (!in)
 		return;
 	ot_inject_resume(in);
+	/* Off our robust list before its memory goes. */
+	if (in->owner)
+		pthread_mutex_unlock(in->owner);
 	if (in->shared)
 		munmap(in->shared, in->shared_len);
 	if (in->memfd >= 0)

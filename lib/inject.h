@@ -29,6 +29,7 @@ struct ot_inject_fn {
 	const char *path;	/* its file */
 	uint64_t offset, size;	/* the symbol's file offset and size */
 	const char *refused;	/* after install: why it is not patched, or NULL */
+	int unmapped;		/* refused: its file is not mapped in the process */
 	char refused_buf[192];	/* what refused may point to */
 };
 
@@ -57,12 +58,17 @@ struct ot_inject_info {
 };
 
 struct ot_inject;
+struct ot_tracee;
 
 /*
- * Stop every thread of pid and check that it can be instrumented.
- * Returns 0 and *out (threads stopped), or -errno after printing.
+ * Stop every thread of pid and check that it can be instrumented.  t is
+ * the caller's and outlives this: empty, it seizes the process (or adopts
+ * the held command) and watches it from now on; holding the process
+ * already (a program it exec'd), it stops every thread again.  Returns 0
+ * and *out (threads stopped), or -errno after printing.
  */
-int ot_inject_attach(pid_t pid, const struct ot_inject_opts *o, struct ot_inject **out);
+int ot_inject_attach(pid_t pid, const struct ot_inject_opts *o, struct ot_tracee *t,
+		     struct ot_inject **out);
 
 /*
  * With the threads stopped: map the regions, write the runtime and the
@@ -81,12 +87,18 @@ int ot_inject_memfd(const struct ot_inject *in);
 /* Record entries from now on (1), or not (0); returns are always recorded. */
 void ot_inject_enable(struct ot_inject *in, int on);
 
-/* Let the threads run (the end of the arming pause).  Safe to repeat. */
+/* Let the threads run (the end of the arming pause), still watched.
+ * Safe to repeat. */
 void ot_inject_resume(struct ot_inject *in);
+
+/* The process exec'd: this program, and everything of ours in it, is
+ * gone; nothing is to be restored (its rings here can still be read). */
+void ot_inject_execd(struct ot_inject *in);
 
 /*
  * Stop the threads again, restore every patched byte and every hijacked
- * return address, unmap what no thread can still need, let them go.
+ * return address, unmap what no thread can still need, let them go
+ * (detached: this is the end of watching).
  * Returns 0, or -errno after printing (the patches then stay, harmless:
  * the runtime keeps working without orbit-trace).
  */
@@ -100,6 +112,34 @@ void ot_inject_kill(struct ot_inject *in);
 void ot_inject_free(struct ot_inject *in);
 
 const struct ot_inject_info *ot_inject_info(const struct ot_inject *in);
+
+/* What ot_inject_recover found of an orbit-trace that died, and did. */
+struct ot_inject_recovery {
+	int found;			/* its runtime and recovery table were there */
+	pid_t tracer;			/* that orbit-trace (its pid where it ran) */
+	size_t patches;			/* entries it had patched */
+	size_t restored;		/* put back, the file agreeing */
+	size_t kept;			/* left as they are (why says why) */
+	size_t returns_restored;	/* hijacked return addresses put back */
+	uint64_t unmapped_bytes;	/* its memory given back */
+	uint64_t left_bytes;		/* left mapped, and why */
+	const char *left_why;
+	char why[256];
+};
+
+/*
+ * With every thread of pid held by t: find what an orbit-trace that was
+ * killed left there (its runtime's first region, named, and the recovery
+ * table in it), put back each entry it patched whose saved bytes the file
+ * confirms, every return address it hijacked, and unmap its memory.
+ * Returns 0 (out->found: whether there was anything), -EBUSY when the
+ * orbit-trace that wrote it still holds it, or -errno.  Prints nothing.
+ */
+int ot_inject_recover(pid_t pid, struct ot_tracee *t, struct ot_inject_recovery *out);
+
+/* orbit-trace --restore -p PID: attach, ot_inject_recover, detach.
+ * 0, or -errno after printing. */
+int ot_inject_restore(pid_t pid, struct ot_inject_recovery *out);
 
 /*
  * The unwind entry (a CIE and an FDE, DWARF CFI) that describes the

@@ -20,6 +20,38 @@
 #ifndef OT_INJECT_LAYOUT_H
 #define OT_INJECT_LAYOUT_H
 
+/*
+ * Code: a region starts with pointer slots the trampolines jump through
+ * (the runtime may be 2 GiB away from them); the first region then holds
+ * its name, where to find its recovery table, and the runtime.
+ */
+#define OT_INJ_REG_ENTRY_SLOT	0	/* u64 &ot_inj_rt_entry */
+#define OT_INJ_REG_FDE_SLOT	8	/* u64 &ot_inj_rt_find_fde */
+#define OT_INJ_REG_NAME		16	/* "orbit-trace\0": the memfd's name, and how a
+					 * later orbit-trace knows the region */
+#define OT_INJ_REG_RECOVERY	32	/* u64 the recovery table, or 0 */
+#define OT_INJ_REG_HEAD		64
+
+/*
+ * The recovery table, in the first code region: what a later orbit-trace
+ * needs to take everything back from a process whose tracer was killed
+ * (orbit-trace --restore).  A header, then per code region {u64 addr,
+ * u64 size}, then per patch {u64 addr, u8 orig[8], u8 jmp[8]}.
+ */
+#define OT_INJ_R_MAGIC		0x3176637274696f74ULL	/* "toirtcv1" */
+#define OT_INJ_R_MAGIC_OFF	0	/* u64 */
+#define OT_INJ_R_TRACER		8	/* u32 the orbit-trace that wrote it */
+#define OT_INJ_R_NPATCH		12	/* u32 */
+#define OT_INJ_R_NREG		16	/* u32 */
+#define OT_INJ_R_PRIV		24	/* u64 the private region */
+#define OT_INJ_R_PRIV_LEN	32	/* u64 */
+#define OT_INJ_R_SHARED		40	/* u64 the shared region */
+#define OT_INJ_R_SHARED_LEN	48	/* u64 */
+#define OT_INJ_R_RET		56	/* u64 where hijacked frames return */
+#define OT_INJ_R_HEAD		64
+#define OT_INJ_R_REG_SIZE	16
+#define OT_INJ_R_PATCH_SIZE	24
+
 /* Private: thread slots, open addressing on the thread pointer. */
 #define OT_INJ_SLOT_BITS	11
 #define OT_INJ_NSLOTS		(1 << OT_INJ_SLOT_BITS)
@@ -62,6 +94,22 @@
 #define OT_INJ_H_NAREAS		12	/* u32 */
 #define OT_INJ_H_NO_SLOT	16	/* u64 hits of threads without a slot */
 #define OT_INJ_H_NO_AREA	24	/* u64 hits of threads without a ring area */
+#define OT_INJ_H_REENTERED	32	/* u64 hits of handlers, in a thread with no area yet */
+/*
+ * A robust pthread mutex orbit-trace holds while it traces: its first
+ * u32, the futex word, is the holder's thread id; when orbit-trace dies,
+ * however it dies, the kernel clears those bits (FUTEX_OWNER_DIED), and
+ * the runtime stops recording.
+ */
+#define OT_INJ_H_OWNER		64
+#define OT_INJ_OWNER_TID	0x3fffffff
+/* u32 1 while a thread takes a return address from another thread's
+ * table (a stack that moved between threads): the others keep out. */
+#define OT_INJ_H_STEAL		128
+/* u32 the drain's doorbell (a futex): 0 armed, 1 rung by a thread whose
+ * ring passed a quarter, 2 heard by the tracer's waiter; the drain arms
+ * it again once it has read the rings. */
+#define OT_INJ_H_DOORBELL	136
 #define OT_INJ_HDR_SIZE		4096
 
 /* Shared: a ring area (4 KiB of counters, then the ring). */
@@ -69,7 +117,7 @@
 #define OT_INJ_A_TID		4	/* u32, written last when claimed */
 #define OT_INJ_A_HEAD		8	/* u64 records written (the thread) */
 #define OT_INJ_A_PENDING	16	/* u64 dropped since the last marker */
-#define OT_INJ_A_LOST		24	/* u64 dropped in all */
+#define OT_INJ_A_LOST		24	/* u64 dropped in all (the tracer reads it) */
 #define OT_INJ_A_NORET		32	/* u64 entries whose return goes unseen */
 #define OT_INJ_A_REENTERED	40	/* u64 hits of a signal handler inside the runtime */
 #define OT_INJ_A_PID		48	/* u32 the thread's process (getpid at claim) */
@@ -79,7 +127,8 @@
 /*
  * A record: 16 bytes, {u64 time; u64 word}, the word being
  * sp << 16 | kind << 14 | function (functions < 16384).  A marker's
- * "sp" is the number of records dropped just before it.
+ * "sp" is the area's A_LOST when it was written: the records dropped
+ * before it, in all.
  */
 #define OT_INJ_REC_SIZE		16
 #define OT_INJ_K_ENTRY		0

@@ -29,16 +29,17 @@ ot_inj_rt_start:
 /* Constants, filled by lib/inject.c in its copy (read RIP-relative). */
 	.globl	ot_inj_rt_priv, ot_inj_rt_shared, ot_inj_rt_areas, ot_inj_rt_vdso
 	.globl	ot_inj_rt_ring_mask, ot_inj_rt_area_bytes, ot_inj_rt_tid_off
-	.globl	ot_inj_rt_nareas, ot_inj_rt_clock, ot_inj_rt_fsbase
+	.globl	ot_inj_rt_nareas, ot_inj_rt_clock, ot_inj_rt_fsbase, ot_inj_rt_quarter
 	.hidden	ot_inj_rt_priv, ot_inj_rt_shared, ot_inj_rt_areas, ot_inj_rt_vdso
 	.hidden	ot_inj_rt_ring_mask, ot_inj_rt_area_bytes, ot_inj_rt_tid_off
-	.hidden	ot_inj_rt_nareas, ot_inj_rt_clock, ot_inj_rt_fsbase
+	.hidden	ot_inj_rt_nareas, ot_inj_rt_clock, ot_inj_rt_fsbase, ot_inj_rt_quarter
 ot_inj_rt_priv:		.quad 0	/* the private region */
 ot_inj_rt_shared:	.quad 0	/* the shared region's header */
 ot_inj_rt_areas:	.quad 0	/* its first ring area */
 ot_inj_rt_vdso:		.quad 0	/* __vdso_clock_gettime, for OT_INJ_CLOCK_VDSO */
 ot_inj_rt_ring_mask:	.quad 0	/* records per ring - 1 */
 ot_inj_rt_area_bytes:	.quad 0	/* bytes per ring area */
+ot_inj_rt_quarter:	.quad 0	/* records per quarter ring - 1 */
 ot_inj_rt_tid_off:	.long 0	/* glibc's struct pthread: offset of tid */
 ot_inj_rt_nareas:	.long 0
 ot_inj_rt_clock:	.long 0	/* OT_INJ_CLOCK_* */
@@ -193,9 +194,11 @@ rt_area:
 	mov	%rdi, OT_INJ_PS_AREA(%r11)
 	ret
 
-/* Append the record {r9 time, r10 word} to ring area rdi; a full ring
- * drops it and counts, and the next record that fits is preceded by a
- * marker saying how many were dropped there.  Clobbers rax, rcx, rdx. */
+/* Append the record {r9 time, r10 word} to ring area rdi (r8 the shared
+ * header); a full ring
+ * drops it and counts (A_LOST, which the tracer reads whatever follows),
+ * and the next record that fits is preceded by a marker carrying that
+ * count: where in the stream the hole is.  Clobbers rax, rcx, rdx. */
 rt_emit:
 	cmpq	$0, OT_INJ_A_PENDING(%rdi)
 	jne	.Lemit_marker
@@ -212,7 +215,32 @@ rt_emit:
 	mov	%r10, OT_INJ_A_RING+8(%rdi,%rdx)
 	inc	%rcx
 	mov	%rcx, OT_INJ_A_HEAD(%rdi)	/* x86 keeps stores in order: a release */
+	test	ot_inj_rt_quarter(%rip), %rcx
+	jz	.Lemit_quarter			/* a quarter ring written since the last */
 	ret
+.Lemit_quarter:
+	/* A quarter full: wake the tracer's drain, once until it drained. */
+	sub	OT_INJ_A_TAIL(%rdi), %rcx
+	cmp	ot_inj_rt_quarter(%rip), %rcx
+	jbe	1f
+	cmpl	$0, OT_INJ_H_DOORBELL(%r8)
+	jne	1f
+	xor	%eax, %eax
+	mov	$1, %ecx
+	lock cmpxchg %ecx, OT_INJ_H_DOORBELL(%r8)
+	jne	1f
+	push	%rdi
+	push	%rsi
+	push	%r11
+	lea	OT_INJ_H_DOORBELL(%r8), %rdi
+	mov	$1, %esi			/* FUTEX_WAKE (shared: another process waits) */
+	mov	$1, %edx
+	mov	$202, %eax			/* SYS_futex */
+	syscall
+	pop	%r11
+	pop	%rsi
+	pop	%rdi
+1:	ret
 .Lemit_full:
 	incq	OT_INJ_A_PENDING(%rdi)
 	incq	OT_INJ_A_LOST(%rdi)
@@ -228,7 +256,7 @@ rt_emit:
 	and	%rcx, %rdx
 	shl	$4, %rdx
 	mov	%r9, OT_INJ_A_RING(%rdi,%rdx)
-	mov	OT_INJ_A_PENDING(%rdi), %rax
+	mov	OT_INJ_A_LOST(%rdi), %rax
 	shl	$16, %rax
 	or	$(OT_INJ_K_LOST << 14), %rax
 	mov	%rax, OT_INJ_A_RING+8(%rdi,%rdx)
@@ -358,6 +386,14 @@ ot_inj_rt_entry:
 	lahf
 	seto	%al
 	push	%rax
+	/* Not recording (before enabling, while disabling, or for good once
+	 * orbit-trace died: its mutex's owner bits cleared by the kernel):
+	 * back at once, the cost a few instructions. */
+	mov	ot_inj_rt_shared(%rip), %rax
+	cmpl	$0, OT_INJ_H_ENABLED(%rax)
+	je	.Lent_off
+	testl	$OT_INJ_OWNER_TID, OT_INJ_H_OWNER(%rax)
+	jz	.Lent_off
 	push	%rcx
 	push	%rdx
 	push	%rsi
@@ -366,15 +402,16 @@ ot_inj_rt_entry:
 	push	%r10
 	push	%r11
 	lea	88(%rsp), %rsi			/* S: 9 pushes, the trampoline's return and its rax */
-	mov	ot_inj_rt_shared(%rip), %r8
-	cmpl	$0, OT_INJ_H_ENABLED(%r8)
-	je	.Lent_out
+	mov	%rax, %r8
 	call	rt_slot
 	test	%r11, %r11
 	jz	.Lent_noslot
+.Lent_again:
 	cmpl	$0, OT_INJ_PS_BUSY(%r11)
 	jne	.Lent_busy
 	movl	$1, OT_INJ_PS_BUSY(%r11)
+	cmpl	$0, OT_INJ_H_STEAL(%r8)
+	jne	.Lent_wait
 	mov	(%rsi), %r10			/* the return address */
 	lea	ot_inj_rt_ret(%rip), %rax
 	cmp	%rax, %r10
@@ -410,6 +447,7 @@ ot_inj_rt_entry:
 	pop	%rsi
 	pop	%rdx
 	pop	%rcx
+.Lent_off:
 	pop	%rax
 	add	$0x7f, %al			/* OF back: set iff seto saw it */
 	sahf					/* the others */
@@ -450,15 +488,23 @@ ot_inj_rt_entry:
 	xor	%r10d, %r10d			/* kind OT_INJ_K_ENTRY */
 	jmp	.Lent_noret
 .Lent_busy:
-	/* Counted in the thread's ring area, if it has one already. */
+	/* Counted in the thread's ring area, or (none yet: it is being
+	 * claimed) in the header. */
 	mov	OT_INJ_PS_AREA(%r11), %rax
 	cmp	$1, %rax
-	jbe	.Lent_out
+	jbe	1f
 	incq	OT_INJ_A_REENTERED(%rax)
+	jmp	.Lent_out
+1:	lock incq OT_INJ_H_REENTERED(%r8)
 	jmp	.Lent_out
 .Lent_noslot:
 	lock incq OT_INJ_H_NO_SLOT(%r8)
 	jmp	.Lent_out
+.Lent_wait:
+	/* A thread takes a return address from the tables: wait, out. */
+	movl	$0, OT_INJ_PS_BUSY(%r11)
+	call	rt_wait_steal
+	jmp	.Lent_again
 
 /*
  * Where hijacked frames return.  rsp is S + 8: the slot is reused for the
@@ -493,14 +539,24 @@ ot_inj_rt_ret:
 	mov	OT_INJ_PS_BUSY(%r11), %eax
 	push	%rax
 	movl	$1, OT_INJ_PS_BUSY(%r11)
+	/* Nested in a runtime call of this thread (a signal handler's), a
+	 * stealer waits for us anyway; else we wait while one works. */
+	test	%eax, %eax
+	jnz	.Lret_look
+	cmpl	$0, OT_INJ_H_STEAL(%r8)
+	jne	.Lret_wait
+.Lret_look:
 	call	rt_lookup
 	test	%rax, %rax
-	jz	.Lret_lost
+	jz	.Lret_steal
 	mov	OT_INJ_E_RET(%rax), %rcx
 	mov	%rcx, (%rsi)
 	push	OT_INJ_E_FUNC(%rax)		/* func | tail0 << 32 */
 	push	OT_INJ_E_TAIL1(%rax)		/* tail1 | tail2 << 32 */
 	call	rt_delete
+.Lret_record:
+	testl	$OT_INJ_OWNER_TID, OT_INJ_H_OWNER(%r8)
+	jz	.Lret_done			/* orbit-trace died: no one reads the rings */
 	call	rt_area
 	test	%rdi, %rdi
 	jz	.Lret_done
@@ -538,11 +594,164 @@ ot_inj_rt_ret:
 	 */
 	lea	8(%rsp), %rsp
 	jmp	*-8(%rsp)
+.Lret_wait:
+	/* Another thread takes a return address from a table: wait, out. */
+	movl	$0, OT_INJ_PS_BUSY(%r11)
+	call	rt_wait_steal
+	movl	$1, OT_INJ_PS_BUSY(%r11)
+	cmpl	$0, OT_INJ_H_STEAL(%r8)
+	jne	.Lret_wait
+	jmp	.Lret_look
+.Lret_steal:
+	/* Not in this thread's table: the frame was made on another thread
+	 * and its stack moved here (a fiber resumed elsewhere). */
+	call	rt_steal
+	test	%rax, %rax
+	jz	.Lret_lost
+	push	%rcx
+	push	%rdx
+	jmp	.Lret_record
 .Lret_lost:
-	/* No entry for a frame that returns here: nothing to return to.  The
-	 * runtime never gets here (a forked child has its copy of the table). */
+	/* No entry for a frame that returns here, in any thread's table:
+	 * nothing to return to.  The runtime never gets here. */
 	ud2
 ot_inj_rt_ret_end:
+
+/* Spin (yielding now and then) until no thread is stealing.  In: r8
+ * shared.  Clobbers rax, rcx. */
+rt_wait_steal:
+	xor	%ecx, %ecx
+1:	pause
+	cmpl	$0, OT_INJ_H_STEAL(%r8)
+	je	2f
+	inc	%ecx
+	test	$0xff, %cl
+	jnz	1b
+	push	%rcx
+	push	%r11
+	mov	$24, %eax			/* SYS_sched_yield */
+	syscall
+	pop	%r11
+	pop	%rcx
+	jmp	1b
+2:	ret
+
+/* A full barrier on every CPU running a thread of the process, so that a
+ * thread that set its busy flag either shows it now or sees the steal
+ * flag next (membarrier, private expedited: registered on first use).
+ * Clobbers rax, rcx, rdx, rdi. */
+rt_membarrier:
+	push	%rsi
+	push	%r11
+	mov	$8, %edi			/* MEMBARRIER_CMD_PRIVATE_EXPEDITED */
+	call	1f
+	cmp	$-1, %rax			/* -EPERM: not registered yet */
+	jne	2f
+	mov	$16, %edi			/* ..._REGISTER_PRIVATE_EXPEDITED */
+	call	1f
+	mov	$8, %edi
+	call	1f
+2:	test	%rax, %rax
+	jz	3f
+	mov	$1, %edi			/* MEMBARRIER_CMD_GLOBAL, older kernels */
+	call	1f
+3:	pop	%r11
+	pop	%rsi
+	ret
+1:	mov	$324, %eax			/* SYS_membarrier */
+	xor	%esi, %esi
+	xor	%edx, %edx
+	syscall
+	ret
+
+/*
+ * Take the entry of return slot rsi from whichever thread's table holds
+ * it, every other thread kept out of its table meanwhile: the steal flag
+ * set (one stealer at a time), a barrier, each thread's busy flag seen
+ * clear.  Returns rax 1 with the return address written to (rsi), rcx =
+ * func | tail0 << 32 and rdx = tail1 | tail2 << 32; or rax 0.
+ * In: r8 shared, r11 our slot (busy).  Clobbers rcx, rdx, rdi, r10.
+ */
+rt_steal:
+	push	%r12
+	push	%r13
+	mov	%r11, %r12
+1:	xor	%eax, %eax
+	mov	$1, %ecx
+	lock cmpxchg %ecx, OT_INJ_H_STEAL(%r8)
+	je	2f
+	movl	$0, OT_INJ_PS_BUSY(%r12)	/* another stealer may wait for us */
+	call	rt_wait_steal
+	movl	$1, OT_INJ_PS_BUSY(%r12)
+	jmp	1b
+2:	call	rt_membarrier
+	mov	ot_inj_rt_priv(%rip), %r13
+.Lsteal_slot:
+	cmp	%r13, %r12
+	je	.Lsteal_next
+	cmpq	$0, OT_INJ_PS_KEY(%r13)
+	je	.Lsteal_next
+	call	rt_wait_idle
+	test	%eax, %eax
+	jz	.Lsteal_next			/* its thread is gone */
+	mov	%r13, %r11
+	call	rt_lookup
+	test	%rax, %rax
+	jnz	.Lsteal_found
+.Lsteal_next:
+	add	$OT_INJ_SLOT_SIZE, %r13
+	mov	ot_inj_rt_priv(%rip), %rax
+	add	$(OT_INJ_NSLOTS * OT_INJ_SLOT_SIZE), %rax
+	cmp	%rax, %r13
+	jb	.Lsteal_slot
+	xor	%eax, %eax
+	jmp	.Lsteal_out
+.Lsteal_found:
+	mov	OT_INJ_E_RET(%rax), %rcx
+	mov	%rcx, (%rsi)
+	push	OT_INJ_E_FUNC(%rax)
+	push	OT_INJ_E_TAIL1(%rax)
+	call	rt_delete			/* from its table, r11 */
+	pop	%rdx
+	pop	%rcx
+	mov	$1, %eax
+.Lsteal_out:
+	movl	$0, OT_INJ_H_STEAL(%r8)
+	mov	%r12, %r11
+	pop	%r13
+	pop	%r12
+	ret
+
+/* Wait until slot r13's thread is out of the runtime: eax 1, or 0 if that
+ * thread no longer exists (it died in it, or this is a forked child and
+ * it was its parent's).  Clobbers rax, rcx, rdx, rdi. */
+rt_wait_idle:
+	xor	%ecx, %ecx
+1:	cmpl	$0, OT_INJ_PS_BUSY(%r13)
+	je	3f
+	pause
+	inc	%ecx
+	cmp	$100000, %ecx
+	jb	1b
+	push	%rsi
+	push	%r11
+	mov	$39, %eax			/* SYS_getpid */
+	syscall
+	mov	%eax, %edi
+	mov	OT_INJ_PS_TID(%r13), %esi
+	xor	%edx, %edx
+	mov	$234, %eax			/* SYS_tgkill, signal 0: alive? */
+	syscall
+	pop	%r11
+	pop	%rsi
+	test	%rax, %rax
+	jnz	2f
+	xor	%ecx, %ecx
+	jmp	1b
+2:	xor	%eax, %eax
+	ret
+3:	mov	$1, %eax
+	ret
 
 /* A return record for function eax - 1 at slot rsi (eax 0: none).
  * In: rdi area, r9 time.  Clobbers rax, rcx, rdx, r10. */

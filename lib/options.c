@@ -11,6 +11,7 @@
 
 const char ot_usage_text[] =
 	"usage: orbit-trace [options] -f FUNCTIONS (-p PID | -a | [--] CMD [ARGS...])\n"
+	"       orbit-trace --restore -p PID\n"
 	"\n"
 	"Count and time user-space functions of a live process with uprobes.\n"
 	"\n"
@@ -45,7 +46,8 @@ const char ot_usage_text[] =
 	"                         p50, p99 and max since the last one (with --json:\n"
 	"                         one JSON object per line, the full report last)\n"
 	"      --ring-kb KB       ring size per CPU (per thread with inject), a power\n"
-	"                         of two >= 4 (default 4096; env ORBIT_UPROBE_RING_KB)\n"
+	"                         of two >= 4 (default 4096; 16384 with inject; env\n"
+	"                         ORBIT_UPROBE_RING_KB)\n"
 	"      --drain-ms MS      longest wait between drains, 1..100; a ring a quarter\n"
 	"                         full is drained at once (default 50; env ORBIT_DRAIN_MS)\n"
 	"      --backend NAME     how probes are armed: 'multi' (uprobe_multi BPF\n"
@@ -58,7 +60,9 @@ const char ot_usage_text[] =
 	"                         ns per call; x86-64, ptrace; rings per thread) or\n"
 	"                         'auto' (default: multi where the kernel has it)\n"
 	"      --freeze           stop the -p process (SIGSTOP) while its probes are\n"
-	"                         armed and disarmed: ~100x fewer IPIs, a short pause\n"
+	"                         armed and disarmed: ~100x fewer IPIs, a short pause;\n"
+	"                         and (multi) from an exec by a thread other than its\n"
+	"                         first until armed again, so no call goes unseen\n"
 	"\n"
 	"Checks (for CI):\n"
 	"      --expect NAME=N[@D],.. expected scope counts (and depth D: 0 for an\n"
@@ -84,6 +88,9 @@ const char ot_usage_text[] =
 	"  -v, --verbose          say what is resolved and armed\n"
 	"\n"
 	"Miscellaneous:\n"
+	"      --restore          with -p PID only: take back what an orbit-trace that\n"
+	"                         was killed left in the process (--backend inject's\n"
+	"                         patches and memory), say what, and exit\n"
 	"  -h, --help             show this help and exit\n"
 	"  -V, --version          show the version and exit\n"
 	"\n"
@@ -162,7 +169,7 @@ static int parse_double(const char *s, double lo, int lo_open, double hi, double
 enum {
 	OPT_JSON = 0x100, OPT_RING_KB, OPT_DRAIN_MS, OPT_EXPECT, OPT_MAX_LOSS,
 	OPT_HIST, OPT_TRACE, OPT_FOLDED, OPT_USER, OPT_RETURNS, OPT_COMPENSATE, OPT_BACKEND,
-	OPT_FREEZE, OPT_SLOWER_THAN, OPT_SLOWEST, OPT_FOLLOW,
+	OPT_FREEZE, OPT_SLOWER_THAN, OPT_SLOWEST, OPT_FOLLOW, OPT_RESTORE,
 };
 
 static const struct option longopts[] = {
@@ -187,6 +194,7 @@ static const struct option longopts[] = {
 	{ "backend", required_argument, NULL, OPT_BACKEND },
 	{ "freeze", no_argument, NULL, OPT_FREEZE },
 	{ "follow", no_argument, NULL, OPT_FOLLOW },
+	{ "restore", no_argument, NULL, OPT_RESTORE },
 	{ "slower-than", required_argument, NULL, OPT_SLOWER_THAN },
 	{ "slowest", required_argument, NULL, OPT_SLOWEST },
 	{ "quiet", no_argument, NULL, 'q' },
@@ -236,6 +244,7 @@ static enum ot_options_result one(struct ot_options *o, int c, const char *arg,
 		o->json = 1;
 		break;
 	case OPT_RING_KB:
+		o->ring_kb_set = 1;
 		return parse_ulong("--ring-kb", arg, 4, OT_RING_KB_MAX, 1, &o->ring_kb, msg) ?
 		       OT_OPTIONS_BAD : OT_OPTIONS_RUN;
 	case OPT_DRAIN_MS:
@@ -278,6 +287,9 @@ static enum ot_options_result one(struct ot_options *o, int c, const char *arg,
 		break;
 	case OPT_FOLLOW:
 		o->follow = 1;
+		break;
+	case OPT_RESTORE:
+		o->restore = 1;
 		break;
 	case OPT_SLOWER_THAN:
 		if (parse_time(arg, &o->slower_than))
@@ -328,6 +340,19 @@ static enum ot_options_result one(struct ot_options *o, int c, const char *arg,
 	return OT_OPTIONS_RUN;
 }
 
+/* --restore does that alone, to one process. */
+static enum ot_options_result restore_rules(const struct ot_options *o, char **msg)
+{
+	if (o->functions || o->list || o->argv || o->all || o->duration > 0 || o->interval > 0 ||
+	    o->follow || o->freeze || o->expect || o->trace || o->folded)
+		return bad(msg, "--restore only takes back what a killed orbit-trace left: with "
+			   "-p PID (and -o, --json), nothing else");
+	if (!o->pid)
+		return bad(msg, "--restore needs -p PID: the process a killed orbit-trace left "
+			   "instrumented");
+	return OT_OPTIONS_RUN;
+}
+
 enum ot_options_result ot_options_parse(struct ot_options *o, int argc, char **argv, char **msg)
 {
 	static const char optstring[] = "+:p:af:ld:I:o:qvhV";
@@ -343,6 +368,7 @@ enum ot_options_result ot_options_parse(struct ot_options *o, int argc, char **a
 	s = getenv("ORBIT_UPROBE_RING_KB");
 	if (s && parse_ulong("ORBIT_UPROBE_RING_KB", s, 4, OT_RING_KB_MAX, 1, &o->ring_kb, msg))
 		return OT_OPTIONS_BAD;
+	o->ring_kb_set = s != NULL;
 	s = getenv("ORBIT_DRAIN_MS");
 	if (s && parse_ulong("ORBIT_DRAIN_MS", s, 1, 100, 0, &o->drain_ms, msg))
 		return OT_OPTIONS_BAD;
@@ -368,6 +394,8 @@ enum ot_options_result ot_options_parse(struct ot_options *o, int argc, char **a
 	}
 	if (optind < argc)
 		o->argv = &argv[optind];
+	if (o->restore)
+		return restore_rules(o, msg);
 	if (!o->functions && o->list)
 		o->functions = "*";
 	if (!o->functions)

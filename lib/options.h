@@ -17,7 +17,6 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#define OT_RING_KB_DEFAULT 4096
 #define OT_RING_KB_MAX (1024 * 1024)
 #define OT_DRAIN_MS_DEFAULT 50
 #define OT_SLOWEST_DEFAULT 5
@@ -35,6 +34,7 @@ struct ot_options {
 	const char *output;
 	int json;
 	unsigned long ring_kb;	/* --ring-kb, ORBIT_UPROBE_RING_KB */
+	int ring_kb_set;	/* given: else each backend's default */
 	unsigned long drain_ms;	/* --drain-ms, ORBIT_DRAIN_MS */
 	struct ot_expect *expect; /* --expect, owned */
 	size_t nexpect;
@@ -50,6 +50,7 @@ struct ot_options {
 	enum ot_backend backend; /* --backend */
 	int inject_clock;	/* ORBIT_INJECT_CLOCK: -1 inject's choice, 0 tsc, 1 vdso */
 	int freeze;		/* --freeze */
+	int restore;		/* --restore: take back what a killed orbit-trace left */
 	int verbosity;		/* -q: -1, -v: 1, else 0 */
 	char **argv;		/* -- CMD ARGS, inside the argv parsed */
 };

@@ -14,6 +14,9 @@ struct frame {
 	uint32_t epoch;	     /* loss epoch at entry */
 	uint64_t nested;     /* traced calls closed inside, at any depth */
 	uint64_t arg;	     /* the value its entry recorded, when has_arg */
+	/* Its latest traced callee and that callee's tree node (0: none):
+	 * a loop calling one function finds the node without a lookup. */
+	uint32_t kid_func, kid_node;
 	uint8_t has_arg;
 };
 
@@ -49,6 +52,7 @@ struct thread {
 	uint64_t last_ret_time, last_ret_sp;
 	uint32_t last_ret_func;
 	int has_last_ret;
+	uint32_t root_func, root_node; /* as a frame's kid_*, for depth 0 */
 };
 
 struct ot_pair {
@@ -57,6 +61,7 @@ struct ot_pair {
 	unsigned char *tail_calls; /* per function */
 	struct thread *threads;	/* open addressing on tid */
 	size_t nthreads, cap;
+	struct thread *last;	/* the latest thread fed: events come in runs */
 	uint64_t lost;
 	uint32_t loss_epoch;	/* bumped by every OT_EV_LOST */
 	uint64_t scopes;
@@ -70,6 +75,7 @@ struct ot_pair {
 	uint64_t own_ns, pair_ns;
 	ot_scope_fn on_scope;
 	void *on_scope_ctx;
+	uint64_t *scope_min;	/* per function, ot_pair_on_scope_min; 0s */
 };
 
 struct ot_pair *ot_pair_new(size_t nfuncs)
@@ -80,6 +86,7 @@ struct ot_pair *ot_pair_new(size_t nfuncs)
 	p->nfuncs = nfuncs;
 	p->stats = ot_xcalloc(nfuncs, sizeof(*p->stats));
 	p->tail_calls = ot_xcalloc(nfuncs, 1);
+	p->scope_min = ot_xcalloc(nfuncs, sizeof(*p->scope_min));
 	for (i = 0; i < nfuncs; i++)
 		ot_hist_init(&p->stats[i].hist);
 	p->cap = 64;
@@ -164,10 +171,13 @@ void ot_pair_free(struct ot_pair *p)
 			free(p->threads[i].susp[k].f);
 	}
 	free(p->threads);
-	for (i = 0; i < p->nfuncs; i++)
+	for (i = 0; i < p->nfuncs; i++) {
 		free(p->stats[i].comp);
+		free(p->stats[i].depths);
+	}
 	free(p->stats);
 	free(p->tail_calls);
+	free(p->scope_min);
 	free(p->tree);
 	free(p->thash);
 	free(p);
@@ -196,38 +206,69 @@ static void grow_threads(struct ot_pair *p)
 		p->threads[s] = old[i];
 	}
 	free(old);
+	p->last = NULL;
 }
 
-static struct thread *thread_get(struct ot_pair *p, uint32_t tid)
+/* A thread seen for the first time: its slot, the table grown at half full.
+ * Not inlined, nor are the general paths below: ot_pair_feed stays small. */
+static __attribute__((noinline)) struct thread *thread_new(struct ot_pair *p, uint32_t tid)
 {
 	size_t s;
 
 	if (2 * (p->nthreads + 1) > p->cap)
 		grow_threads(p);
 	s = slot_of(tid, p->cap);
-	while (p->threads[s].tid && p->threads[s].tid != tid)
+	while (p->threads[s].tid)
 		s = (s + 1) & (p->cap - 1);
-	if (!p->threads[s].tid) {
-		p->threads[s].tid = tid;
-		p->nthreads++;
-	}
-	return &p->threads[s];
+	p->threads[s].tid = tid;
+	p->nthreads++;
+	return p->last = &p->threads[s];
+}
+
+static inline struct thread *thread_get(struct ot_pair *p, uint32_t tid)
+{
+	size_t s;
+
+	if (p->last && p->last->tid == tid)
+		return p->last;
+	for (s = slot_of(tid, p->cap); p->threads[s].tid != tid; s = (s + 1) & (p->cap - 1))
+		if (!p->threads[s].tid)
+			return thread_new(p, tid);
+	return p->last = &p->threads[s];
 }
 
 static void push(struct ot_pair *p, struct thread *t, const struct ot_event *ev)
 {
-	uint32_t func = ev->func;
-	uint64_t sp = ev->sp, time = ev->time;
-	uint32_t parent_node = t->depth ? t->stack[t->depth - 1].node : 0;
+	uint32_t func = ev->func, parent_node = 0, node, *kid_func, *kid_node;
 	struct frame *f;
 
 	if (t->depth == t->cap) {
 		t->cap = t->cap ? 2 * t->cap : 16;
 		t->stack = ot_xreallocarray(t->stack, t->cap, sizeof(*t->stack));
 	}
+	if (t->depth) {
+		struct frame *up = &t->stack[t->depth - 1];
+
+		parent_node = up->node;
+		kid_func = &up->kid_func;
+		kid_node = &up->kid_node;
+	} else {
+		kid_func = &t->root_func;
+		kid_node = &t->root_node;
+	}
+	/* Below a path that did not fit, nothing fits: keep it untracked. */
+	if (t->depth && !parent_node) {
+		node = 0;
+	} else if (*kid_node && *kid_func == func) {
+		node = *kid_node;
+	} else {
+		node = tree_child(p, parent_node, func);
+		*kid_func = func;
+		*kid_node = node;
+	}
 	f = &t->stack[t->depth++];
-	f->start = time;
-	f->sp = sp;
+	f->start = ev->time;
+	f->sp = ev->sp;
 	f->child_end = 0;
 	f->func = func;
 	f->child_func = func;
@@ -235,8 +276,8 @@ static void push(struct ot_pair *p, struct thread *t, const struct ot_event *ev)
 	f->nested = 0;
 	f->arg = ev->value;
 	f->has_arg = ev->has_value;
-	/* Below a path that did not fit, nothing fits: keep it untracked. */
-	f->node = (t->depth > 1 && !parent_node) ? 0 : tree_child(p, parent_node, func);
+	f->node = node;
+	f->kid_node = 0;
 }
 
 /* Discard the top frames down to (not including) depth keep. */
@@ -246,9 +287,10 @@ static void drop_above(struct ot_pair *p, struct thread *t, uint32_t keep)
 		p->stats[t->stack[--t->depth].func].unclosed++;
 }
 
-/* Close the innermost call at time end; ret: the return's event, for its value. */
-static void close_top(struct ot_pair *p, struct thread *t, uint64_t end,
-		      const struct ot_event *ret)
+/* Close the innermost call at time end; ret: the return's event, for its value.
+ * Inline in ot_pair_feed's usual return; a call from the general paths. */
+static inline __attribute__((always_inline)) void
+close_top_inline(struct ot_pair *p, struct thread *t, uint64_t end, const struct ot_event *ret)
 {
 	struct frame *f = &t->stack[--t->depth];
 	struct ot_func_stats *s = &p->stats[f->func];
@@ -257,7 +299,16 @@ static void close_top(struct ot_pair *p, struct thread *t, uint64_t end,
 
 	s->scopes++;
 	p->scopes++;
-	s->depths[depth < OT_PAIR_DEPTHS ? depth : OT_PAIR_DEPTHS - 1]++;
+	if (depth >= s->ndepths) {
+		uint32_t n = s->ndepths ? s->ndepths : 8;
+
+		while (n <= depth)
+			n *= 2;
+		s->depths = ot_xreallocarray(s->depths, n, sizeof(*s->depths));
+		memset(s->depths + s->ndepths, 0, (n - s->ndepths) * sizeof(*s->depths));
+		s->ndepths = n;
+	}
+	s->depths[depth]++;
 	/*
 	 * Records were lost while this call was open: its return may have
 	 * been paired across the hole, so its duration is not trusted.
@@ -284,7 +335,7 @@ static void close_top(struct ot_pair *p, struct thread *t, uint64_t end,
 	} else {
 		p->tree_dropped++;
 	}
-	if (p->on_scope) {
+	if (p->on_scope && dur >= p->scope_min[f->func]) {
 		struct ot_scope sc = { .pid = t->pid, .tid = t->tid, .func = f->func,
 				       .depth = depth, .node = f->node,
 				       .start = f->start, .end = end,
@@ -309,6 +360,12 @@ static void close_top(struct ot_pair *p, struct thread *t, uint64_t end,
 		}
 		parent->nested += f->nested + 1;
 	}
+}
+
+static void close_top(struct ot_pair *p, struct thread *t, uint64_t end,
+		      const struct ot_event *ret)
+{
+	close_top_inline(p, t, end, ret);
 }
 
 /* Set the frames above depth keep aside as one segment. */
@@ -384,12 +441,12 @@ static void resume_near(struct thread *t, uint64_t sp)
 		resume(t, pick - 1);
 }
 
-static void on_entry(struct ot_pair *p, const struct ot_event *ev)
+/* An entry, in general (ot_pair_feed takes the usual case itself). */
+static __attribute__((noinline)) void on_entry(struct ot_pair *p, struct thread *t,
+						  const struct ot_event *ev)
 {
-	struct thread *t = thread_get(p, ev->tid);
 	uint32_t d;
 
-	t->pid = ev->pid;
 	/*
 	 * The stack grows down, so a callee's entry SP is below its caller's.
 	 * An entry at or above an open frame's SP means that frame has
@@ -438,6 +495,15 @@ static void on_entry(struct ot_pair *p, const struct ot_event *ev)
 	push(p, t, ev);
 }
 
+/* The last return closed on thread t, to spot one reported twice. */
+static void last_ret(struct thread *t, const struct ot_event *ev)
+{
+	t->last_ret_time = ev->time;
+	t->last_ret_sp = ev->sp;
+	t->last_ret_func = ev->func;
+	t->has_last_ret = 1;
+}
+
 /* Close ev's call if the thread's stack holds it: 1 if it did. */
 static int close_call(struct ot_pair *p, struct thread *t, const struct ot_event *ev)
 {
@@ -459,10 +525,7 @@ static int close_call(struct ot_pair *p, struct thread *t, const struct ot_event
 			while ((ev->flags & OT_EV_RET_INSN) && t->depth &&
 			       t->stack[t->depth - 1].sp == ev->sp)
 				close_top(p, t, ev->time, ev);
-			t->last_ret_time = ev->time;
-			t->last_ret_sp = ev->sp;
-			t->last_ret_func = ev->func;
-			t->has_last_ret = 1;
+			last_ret(t, ev);
 			return 1;
 		}
 	}
@@ -487,12 +550,12 @@ static int resume_holding(struct thread *t, const struct ot_event *ev)
 	return 0;
 }
 
-static void on_return(struct ot_pair *p, const struct ot_event *ev)
+/* A return, in general (ot_pair_feed takes the usual case itself). */
+static __attribute__((noinline)) void on_return(struct ot_pair *p, struct thread *t,
+						   const struct ot_event *ev)
 {
-	struct thread *t = thread_get(p, ev->tid);
 	uint32_t i;
 
-	t->pid = ev->pid;
 	if (ev->flags & OT_EV_RET_TAIL) {
 		/* Deeper frames may be open (their returns lost): look past them
 		 * without touching them; only the innermost call at this SP
@@ -519,21 +582,37 @@ static void on_return(struct ot_pair *p, const struct ot_event *ev)
 	suspend(p, t, i);
 }
 
+/*
+ * Most events are the usual case, taken here without the general paths'
+ * calls and loops: an entry below the innermost open call on its stack
+ * (nothing set aside), or the return of that call at its entry's SP
+ * seen as an ordinary return.  The general paths decide these the same.
+ */
 void ot_pair_feed(struct ot_pair *p, const struct ot_event *ev)
 {
-	switch (ev->kind) {
-	case OT_EV_ENTRY:
-		if (ev->func < p->nfuncs)
-			on_entry(p, ev);
-		break;
-	case OT_EV_RETURN:
-		if (ev->func < p->nfuncs)
-			on_return(p, ev);
-		break;
-	case OT_EV_LOST:
+	struct thread *t;
+	struct frame *top;
+
+	if (ev->kind == OT_EV_LOST) {
 		p->lost += ev->lost;
 		p->loss_epoch++;
-		break;
+		return;
+	}
+	if ((ev->kind != OT_EV_ENTRY && ev->kind != OT_EV_RETURN) || ev->func >= p->nfuncs)
+		return;
+	t = thread_get(p, ev->tid);
+	t->pid = ev->pid;
+	top = t->depth ? &t->stack[t->depth - 1] : NULL;
+	if (ev->kind == OT_EV_ENTRY) {
+		if (!t->nsusp && (!top || (ev->sp < top->sp && top->sp - ev->sp <= STACK_WINDOW)))
+			push(p, t, ev);
+		else
+			on_entry(p, t, ev);
+	} else if (top && !ev->flags && top->sp == ev->sp && top->func == ev->func) {
+		close_top_inline(p, t, ev->time, ev);
+		last_ret(t, ev);
+	} else {
+		on_return(p, t, ev);
 	}
 }
 
@@ -594,6 +673,12 @@ void ot_pair_on_scope(struct ot_pair *p, ot_scope_fn fn, void *ctx)
 	p->on_scope_ctx = ctx;
 }
 
+void ot_pair_on_scope_min(struct ot_pair *p, size_t f, uint64_t min_ns)
+{
+	if (f < p->nfuncs)
+		p->scope_min[f] = min_ns;
+}
+
 const struct ot_tree_node *ot_pair_tree(const struct ot_pair *p, size_t *n)
 {
 	*n = p->ntree;
@@ -613,6 +698,11 @@ uint64_t ot_pair_scopes(const struct ot_pair *p)
 size_t ot_pair_threads(const struct ot_pair *p)
 {
 	return p->nthreads;
+}
+
+uint64_t ot_func_stats_depth(const struct ot_func_stats *s, unsigned d)
+{
+	return d < s->ndepths ? s->depths[d] : 0;
 }
 
 uint64_t ot_pair_lost(const struct ot_pair *p)

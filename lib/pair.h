@@ -18,9 +18,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Depths 0 .. OT_PAIR_DEPTHS-2 are counted one by one, deeper ones together. */
-#define OT_PAIR_DEPTHS 64
-
 /*
  * Distance between the SP a return probe (uretprobe) sees and the SP its
  * call's entry probe saw: on x86-64 `ret` pops the return address (8
@@ -76,7 +73,9 @@ struct ot_func_stats {
 	uint64_t outside_parent; /* scopes not inside their parent's interval */
 	uint64_t spans_loss;	 /* scopes open when the kernel lost records:
 				  * counted in scopes, kept out of hist */
-	uint64_t depths[OT_PAIR_DEPTHS];
+	uint64_t *depths;	 /* scopes closed at each depth 0..ndepths-1,
+				  * however deep (recursion): never folded */
+	uint32_t ndepths;
 	struct ot_hist hist;	 /* durations in ns */
 	struct ot_hist *comp;	 /* compensated durations, with
 				  * ot_pair_compensate; else NULL */
@@ -156,6 +155,14 @@ void ot_pair_compensate(struct ot_pair *p, uint64_t own_ns, uint64_t pair_ns);
 /* Call fn for every scope closed from now on. */
 void ot_pair_on_scope(struct ot_pair *p, ot_scope_fn fn, void *ctx);
 
+/*
+ * From now on call it only for function f's scopes that last at least
+ * min_ns (end - start; 0, the default: every scope).  For a callback that
+ * learns what it can skip (capture: the --slowest it keeps), so that the
+ * scopes it would drop cost nothing; it may lower it again.
+ */
+void ot_pair_on_scope_min(struct ot_pair *p, size_t f, uint64_t min_ns);
+
 /* Call tree nodes 0..n-1; valid until the next feed or ot_pair_free. */
 const struct ot_tree_node *ot_pair_tree(const struct ot_pair *p, size_t *n);
 uint64_t ot_pair_tree_dropped(const struct ot_pair *p);
@@ -167,12 +174,8 @@ uint64_t ot_pair_scopes(const struct ot_pair *p);
 size_t ot_pair_threads(const struct ot_pair *p);
 uint64_t ot_pair_lost(const struct ot_pair *p);
 
-/*
- * The function's most frequent depth, and how many scopes were elsewhere:
- * for a function with one place in the call tree, scopes at another depth
- * mean an unexpected caller or a pairing error.
- */
-unsigned ot_func_stats_main_depth(const struct ot_func_stats *s);
+/* Scopes closed at depth d (0 past the deepest). */
+uint64_t ot_func_stats_depth(const struct ot_func_stats *s, unsigned d);
 uint64_t ot_func_stats_wrong_depth(const struct ot_func_stats *s);
 
 #endif

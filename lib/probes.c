@@ -1,4 +1,5 @@
 #include "probes.h"
+#include "procfs.h"
 #include "backend.h"
 #include "caps.h"
 #include "drain.h"
@@ -22,26 +23,13 @@ static const struct ot_backend_ops *const backends[] = {
 };
 #define NAUTO 2
 
-int ot_probes_read_file(const char *path, char *buf, size_t len)
-{
-	FILE *f = fopen(path, "re");
-	size_t n;
-
-	if (!f)
-		return -errno;
-	n = fread(buf, 1, len - 1, f);
-	buf[n] = 0;
-	fclose(f);
-	return 0;
-}
-
 /* Parse a cpulist such as "0-3,6" into an array of CPU numbers. */
 static int online_cpus(int **out, unsigned *n)
 {
 	char buf[4096], *p, *end;
 	int ret;
 
-	ret = ot_probes_read_file("/sys/devices/system/cpu/online", buf, sizeof(buf));
+	ret = ot_proc_read_file("/sys/devices/system/cpu/online", buf, sizeof(buf));
 	if (ret)
 		return ret;
 	*out = NULL;
@@ -66,10 +54,51 @@ static int online_cpus(int **out, unsigned *n)
 	return *n ? 0 : -EINVAL;
 }
 
-int ot_probes_perf_open(struct perf_event_attr *attr, int cpu, int group)
+#ifndef PERF_FORMAT_LOST
+#define PERF_FORMAT_LOST (1u << 4)	/* Linux 6.0 */
+#endif
+
+/*
+ * Every event also counts the records it could not write (ring full):
+ * the kernel reports them in the ring only with the next record that
+ * fits, and after a ring's last burst nothing may fit again
+ * (ot_probes_final_lost).  The count costs nothing until read.
+ */
+int ot_probes_perf_open(struct ot_probes *p, struct perf_event_attr *attr, int cpu,
+			int group)
 {
-	return (int)syscall(SYS_perf_event_open, attr, -1, cpu, group,
-			    PERF_FLAG_FD_CLOEXEC);
+	int fd;
+
+	if (p->lost_format >= 0)
+		attr->read_format |= PERF_FORMAT_LOST;
+	fd = (int)syscall(SYS_perf_event_open, attr, -1, cpu, group, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0 && errno == EINVAL && !p->lost_format) {
+		attr->read_format &= ~(uint64_t)PERF_FORMAT_LOST;
+		fd = (int)syscall(SYS_perf_event_open, attr, -1, cpu, group,
+				  PERF_FLAG_FD_CLOEXEC);
+		if (fd >= 0) {
+			p->lost_format = -1;
+			ot_verbose("this kernel does not count each event's lost records "
+				   "(PERF_FORMAT_LOST, Linux 6.0): a ring's last drops may go "
+				   "uncounted");
+		}
+	}
+	if (fd >= 0 && !p->lost_format)
+		p->lost_format = 1;
+	return fd;
+}
+
+int ot_probes_perf_lost(int fd, uint64_t *lost)
+{
+	uint64_t v[2];	/* read_format PERF_FORMAT_LOST: the count, the lost */
+	ssize_t n = read(fd, v, sizeof(v));
+
+	if (n < 0)
+		return -errno;
+	if (n != (ssize_t)sizeof(v))
+		return -EIO;
+	*lost = v[1];
+	return 0;
 }
 
 /* Events sharing a ring must share a clock; CLOCK_MONOTONIC lets the drain
@@ -248,17 +277,12 @@ static int pick(struct ot_probes *p, enum ot_backend want)
 int ot_probes_arm(const struct ot_probe_target *t, size_t n,
 		  const struct ot_probes_opts *o, struct ot_probes **out)
 {
-	size_t page = (size_t)sysconf(_SC_PAGESIZE), data = o->ring_kb * 1024, i;
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), i;
 	struct ot_probes *p;
 	int *cpus = NULL, ret;
 	unsigned ncpus, c;
 
 	*out = NULL;
-	if (data < page || (data & (data - 1))) {
-		ot_error("ring size %zu KB is not a power-of-two multiple of the %zu-byte page",
-			 o->ring_kb, page);
-		return -EINVAL;
-	}
 	ret = online_cpus(&cpus, &ncpus);
 	if (ret) {
 		ot_error_errno(-ret, "cannot read /sys/devices/system/cpu/online");
@@ -284,8 +308,15 @@ int ot_probes_arm(const struct ot_probe_target *t, size_t n,
 	p->ids = ot_xcalloc(p->idcap, sizeof(*p->ids));
 	/* --follow needs the BPF program's filter: multi or nothing. */
 	ret = pick(p, o->follow && o->backend == OT_BACKEND_AUTO ? OT_BACKEND_MULTI : o->backend);
+	if (!ret && !p->opts.ring_kb)
+		p->opts.ring_kb = p->ops->ring_kb;
+	if (!ret && (p->opts.ring_kb * 1024 < page || (p->opts.ring_kb & (p->opts.ring_kb - 1)))) {
+		ot_error("ring size %zu KB is not a power-of-two multiple of the %zu-byte page",
+			 p->opts.ring_kb, page);
+		ret = -EINVAL;
+	}
 	if (!ret && p->ops->open_ring)
-		ret = open_rings(p, page, o->ring_kb);
+		ret = open_rings(p, page, p->opts.ring_kb);
 	if (!ret)
 		ret = p->ops->arm(p, t, n, o->pid);
 	if (ret) {
@@ -304,6 +335,11 @@ int ot_probes_follow_poll(struct ot_probes *p, int alive,
 	if (!p || !p->opts.follow || !p->ops->follow_poll)
 		return -ENOTSUP;
 	return p->ops->follow_poll(p, alive, fn, ctx, dropped);
+}
+
+size_t ot_probes_ring_kb(const struct ot_probes *p)
+{
+	return p->opts.ring_kb;
 }
 
 const char *ot_probes_backend(const struct ot_probes *p)
@@ -327,11 +363,13 @@ int ot_probes_enable(struct ot_probes *p)
 
 	if (ret)
 		ot_error_errno(-ret, "cannot enable the probes");
+	p->enabled = !ret;
 	return ret;
 }
 
 void ot_probes_disable(struct ot_probes *p)
 {
+	p->enabled = 0;
 	p->ops->disable(p);
 }
 
@@ -372,6 +410,11 @@ struct ot_ring *ot_probes_ring(struct ot_probes *p, unsigned i)
 int ot_probes_ring_fd(const struct ot_probes *p, unsigned i)
 {
 	return p->cpus[i].fd;
+}
+
+int ot_probes_wake_fd(const struct ot_probes *p)
+{
+	return p->ops->wake_fd ? p->ops->wake_fd(p) : -1;
 }
 
 size_t ot_probes_nevents(const struct ot_probes *p)
@@ -447,9 +490,76 @@ uint64_t ot_probes_high_water(const struct ot_probes *p)
 	return hw;
 }
 
+/*
+ * A ring that held this close to full at a drain may have dropped a record
+ * meanwhile: more than the longest record the backends' events write (a
+ * perf sample with the value registers, 104 bytes) with the
+ * PERF_RECORD_LOST the kernel may put before it (48).  Any less full, it
+ * never dropped one: what it holds only grows until the next drain.
+ */
+#define OT_RING_RECORD_ROOM 256
+
+/* Whether a ring of p may have dropped a record (without a kernel count). */
+static int rings_may_have_dropped(const struct ot_probes *p)
+{
+	unsigned c;
+
+	for (c = 0; c < p->ncpus && p->cpus[c].map; c++)
+		if (p->cpus[c].ring.high_water + OT_RING_RECORD_ROOM > p->cpus[c].ring.size)
+			return 1;
+	return 0;
+}
+
+int ot_probes_final_lost(struct ot_probes *p, struct ot_drain *d)
+{
+	uint64_t *lost;
+	unsigned c;
+	int ret = -EOPNOTSUPP;
+
+	if (!p->ops->open_ring)
+		return 1;	/* rings of its own, counted as they drop */
+	lost = ot_xcalloc(p->ncpus, sizeof(*lost));
+	if (p->lost_format > 0 && p->ops->rings_lost)
+		ret = p->ops->rings_lost(p, lost);
+	for (c = 0; !ret && c < p->ncpus; c++) {
+		uint64_t seen = ot_drain_ring_lost(d, c);
+
+		/* Fewer than its records reported: a writer not summed. */
+		if (lost[c] < seen) {
+			ot_verbose("CPU %d: the kernel counts %llu records lost, its ring "
+				   "reported %llu", p->cpus[c].cpu, (unsigned long long)lost[c],
+				   (unsigned long long)seen);
+			ret = -EPROTO;
+		}
+	}
+	for (c = 0; !ret && c < p->ncpus; c++)
+		ot_drain_lost(d, c, lost[c] - ot_drain_ring_lost(d, c));
+	free(lost);
+	if (ret && ret != -EOPNOTSUPP)
+		ot_verbose("cannot read the kernel's counts of lost records: %s",
+			   strerror(-ret));
+	return !ret || !rings_may_have_dropped(p);
+}
+
 const char *ot_probes_refused(const struct ot_probes *p, size_t i)
 {
 	return p->ops->refused ? p->ops->refused(p, i) : NULL;
+}
+
+void ot_probes_events(struct ot_probes *p)
+{
+	if (p && p->ops->events)
+		p->ops->events(p);
+}
+
+int ot_probes_wants_sigchld(const struct ot_probes *p)
+{
+	return p && p->ops->events;
+}
+
+const struct ot_probes_thread_execs *ot_probes_thread_execs(const struct ot_probes *p)
+{
+	return p && p->ops && p->ops->thread_execs ? p->ops->thread_execs(p) : NULL;
 }
 
 const struct ot_probes_inproc *ot_probes_inproc(const struct ot_probes *p)

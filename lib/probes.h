@@ -87,8 +87,14 @@ enum ot_backend {
 
 const char *ot_backend_name(enum ot_backend b);
 
+/* The rings' default sizes, KiB: per CPU (the uprobe backends), per
+ * thread (inject: a thread alone can outpace a drain for a while). */
+#define OT_RING_KB_DEFAULT 4096
+#define OT_RING_KB_INJECT_DEFAULT 16384
+
 struct ot_probes_opts {
-	size_t ring_kb;		/* per CPU (per thread with inject), a power-of-two
+	size_t ring_kb;		/* 0: the backend's own default; else per CPU (per
+				 * thread with inject), a power-of-two
 				 * number of pages */
 	enum ot_backend backend;
 	int pid;		/* the traced process (multi filters on it) */
@@ -97,6 +103,9 @@ struct ot_probes_opts {
 	int clock;		/* inject: OT_INJ_CLOCK_*, or -1 for its choice */
 	int follow;		/* --follow: pid and the processes it forks, from
 				 * their first instruction (multi only) */
+	int hold_exec;		/* multi: pid may be stopped (SIGSTOP) at an exec
+				 * from a thread other than its first, until its
+				 * new program is armed (ot_probes_thread_execs) */
 };
 
 /*
@@ -107,6 +116,9 @@ struct ot_probes_opts {
  */
 int ot_probes_arm(const struct ot_probe_target *t, size_t n,
 		  const struct ot_probes_opts *o, struct ot_probes **out);
+
+/* The size of each ring armed, in KiB (the backend's default, or asked). */
+size_t ot_probes_ring_kb(const struct ot_probes *p);
 
 /* The backend that armed the probes, by name ("multi", "perf"). */
 const char *ot_probes_backend(const struct ot_probes *p);
@@ -128,6 +140,9 @@ unsigned ot_probes_ncpus(const struct ot_probes *p);
 struct ot_ring *ot_probes_ring(struct ot_probes *p, unsigned i);
 /* Polls readable once a quarter of ring i is waiting to be drained. */
 int ot_probes_ring_fd(const struct ot_probes *p, unsigned i);
+/* A backend with rings of its own: readable when one passed a quarter
+ * (inject's doorbell), or -1. */
+int ot_probes_wake_fd(const struct ot_probes *p);
 /* Kernel objects holding the probes: perf event fds, or BPF links. */
 size_t ot_probes_nevents(const struct ot_probes *p);
 
@@ -149,6 +164,20 @@ struct ot_drain;
 
 /* Read every ring into d (per CPU, or per thread).  Returns records read. */
 size_t ot_probes_drain(struct ot_probes *p, struct ot_drain *d);
+
+/*
+ * After the last drain (probes disabled, every ring read to its end), and
+ * before the drain's last flush: the records the kernel dropped that no
+ * PERF_RECORD_LOST reported, counted into d (ot_drain_lost).  The kernel
+ * reports a full ring's drops only with the next record it writes there,
+ * so a burst that overflows a ring and is followed by nothing is reported
+ * by nobody; each event's own count (PERF_FORMAT_LOST, Linux 6.0) is read
+ * here instead, once (no cost per record).  Returns 1 when d's lost count
+ * is exact: the counts were read, or the backend counts its rings' drops
+ * itself (inject), or no ring ever came within a record of full; 0 when
+ * it may be short (the kernel has no such count, and a ring filled).
+ */
+int ot_probes_final_lost(struct ot_probes *p, struct ot_drain *d);
 
 /* The drain's queues: one per CPU, or per thread for inject. */
 unsigned ot_probes_nqueues(const struct ot_probes *p);
@@ -179,8 +208,44 @@ struct ot_probes_inproc {
 	const char *left_why;
 	int gone;			/* the process had exited by disarming */
 	uint64_t noret;			/* calls whose return could not be hijacked */
+	/* Calls not recorded at all (neither entry nor return): of threads
+	 * beyond its slots or ring areas, and of signal handlers that
+	 * interrupted the runtime on their thread. */
+	uint64_t unrecorded_threads, unrecorded_handlers;
+	unsigned execs;			/* programs it exec'd, instrumented again */
+	const char *exec_why;		/* why a program it exec'd is not traced */
 };
 const struct ot_probes_inproc *ot_probes_inproc(const struct ot_probes *p);
+
+/*
+ * What the traced process did that the backend must act on now (inject:
+ * an exec, after which its new program is instrumented; multi: an exec
+ * from a thread other than its first, after which its links are made
+ * again and the process, if held, continued).  Call it when SIGCHLD
+ * arrives (ot_probes_wants_sigchld) and at every drain.
+ */
+void ot_probes_events(struct ot_probes *p);
+int ot_probes_wants_sigchld(const struct ot_probes *p);
+
+/*
+ * multi: the traced process exec'd from a thread other than its first.
+ * The kernel's uprobe_multi links follow the task that led the process
+ * when they were made, which such an exec ends: the new program would run
+ * unprobed.  The backend makes the process's links again for each one
+ * (ot_probes_events), the process stopped until then where hold_exec
+ * allows and nothing stands in the way; an exec it could not hold ran
+ * unprobed for up to unprobed_ns, its calls meanwhile not seen.
+ */
+struct ot_probes_thread_execs {
+	uint64_t count;		/* such execs seen */
+	uint64_t held;		/* of them, stopped until armed again */
+	uint64_t unprobed_ns;	/* the longest any other ran unprobed */
+	const char *why;	/* why the latest other was not held, or NULL */
+	int rearm_err;		/* a positive errno: links could not be made again */
+};
+/* NULL for a backend without them (perf, inject) or when no link filters
+ * on a pid (--follow, -a). */
+const struct ot_probes_thread_execs *ot_probes_thread_execs(const struct ot_probes *p);
 
 /* --follow: one process of the tree, as the kernel last saw it. */
 struct ot_follow_proc {

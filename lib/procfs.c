@@ -5,8 +5,23 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+int ot_proc_read_file(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "re");
+	size_t n;
+
+	buf[0] = 0;
+	if (!f)
+		return -errno;
+	n = fread(buf, 1, len - 1, f);
+	buf[n] = 0;
+	fclose(f);
+	return 0;
+}
 
 int ot_proc_stat(const char *path, char *state, uint32_t *ppid)
 {
@@ -40,17 +55,10 @@ char ot_proc_state(pid_t pid)
 int ot_proc_comm(pid_t pid, char *buf, size_t len)
 {
 	char path[64];
-	FILE *f;
-	int ret = 0;
+	int ret;
 
 	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
-	buf[0] = 0;
-	f = fopen(path, "re");
-	if (!f)
-		return -errno;
-	if (!fgets(buf, (int)len, f))
-		ret = -EIO;
-	fclose(f);
+	ret = ot_proc_read_file(path, buf, len);
 	buf[strcspn(buf, "\n")] = 0;
 	return ret;
 }
@@ -120,4 +128,30 @@ size_t ot_proc_tasks_in(pid_t pid, const char *states, size_t *ntasks)
 	if (d)
 		closedir(d);
 	return n;
+}
+
+pid_t ot_proc_live_task(pid_t pid)
+{
+	char path[64];
+	struct dirent *e;
+	pid_t live = 0;
+	char st = ot_proc_state(pid);
+	DIR *d;
+
+	if (st && st != 'Z' && st != 'X')
+		return pid;
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	d = opendir(path);
+	while (d && !live && (e = readdir(d))) {
+		char task[320];
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(task, sizeof(task), "/proc/%d/task/%s/stat", (int)pid, e->d_name);
+		if (!ot_proc_stat(task, &st, NULL) && st != 'Z' && st != 'X')
+			live = (pid_t)atoi(e->d_name);
+	}
+	if (d)
+		closedir(d);
+	return live;
 }

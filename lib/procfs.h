@@ -1,7 +1,8 @@
 /*
  * procfs.h - a process's /proc files, read in one place: stat's fields
  * after the "(comm)" (which may hold spaces and parentheses), status's
- * "Key:" lines, comm, auxv's pairs, the states of its threads.  Nothing
+ * "Key:" lines, comm, auxv's pairs, the states of its threads; and any
+ * small /proc or /sys file.  Nothing
  * here prints or exits; a file that cannot be read is a process gone.
  */
 #ifndef OT_PROCFS_H
@@ -10,6 +11,10 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+
+/* A small /proc or /sys file, whole, into buf (NUL-terminated, cut at
+ * len - 1): 0, or -errno. */
+int ot_proc_read_file(const char *path, char *buf, size_t len);
 
 /* The state letter and parent in a stat file (/proc/PID/stat or a task's):
  * 0, or -errno.  ppid may be NULL. */
@@ -27,6 +32,11 @@ int ot_proc_status_field(const char *path, const char *key, char *out, size_t le
 
 /* The auxv entry type of pid: 0 and *val, or -errno (-ENOENT: absent). */
 int ot_proc_auxv(pid_t pid, unsigned long type, uint64_t *val);
+
+/* A thread of pid that runs user code: pid itself unless its first
+ * thread has ended (pthread_exit) while others run on; 0 when none does
+ * (the process is gone, or a zombie). */
+pid_t ot_proc_live_task(pid_t pid);
 
 /* How many threads of pid have a state letter in states (a thread that
  * went meanwhile counts as 'X'); *ntasks, all of them (0: pid is gone). */

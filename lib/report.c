@@ -1,4 +1,5 @@
 #include "report.h"
+#include "xalloc.h"
 #include "json.h"
 
 #include <errno.h>
@@ -224,16 +225,16 @@ static void hist_text(FILE *f, const char *name, const struct ot_hist *h)
 }
 
 /*
- * "0", "1:7998,3:2" (up to three depths), or "1..63" for a spread such as
+ * "0", "1:7998,3:2" (up to three depths), or "1..99" for a spread such as
  * recursion: every depth at which the function closed a scope.
  */
 static void depths_text(const struct ot_func_stats *s, char *buf, size_t len)
 {
 	size_t used = 0;
-	unsigned d, kinds = 0, lo = OT_PAIR_DEPTHS, hi = 0;
+	unsigned d, kinds = 0, lo = UINT32_MAX, hi = 0;
 
 	buf[0] = 0;
-	for (d = 0; d < OT_PAIR_DEPTHS; d++) {
+	for (d = 0; d < s->ndepths; d++) {
 		if (!s->depths[d])
 			continue;
 		kinds++;
@@ -246,7 +247,7 @@ static void depths_text(const struct ot_func_stats *s, char *buf, size_t len)
 		return;
 	}
 	if (kinds > 3) {
-		snprintf(buf, len, "%u..%u%s", lo, hi, hi == OT_PAIR_DEPTHS - 1 ? "+" : "");
+		snprintf(buf, len, "%u..%u", lo, hi);
 		return;
 	}
 	for (d = lo; d <= hi && used < len; d++) {
@@ -255,12 +256,9 @@ static void depths_text(const struct ot_func_stats *s, char *buf, size_t len)
 		if (!s->depths[d])
 			continue;
 		if (kinds == 1)
-			w = snprintf(buf + used, len - used, "%u%s", d,
-				     d == OT_PAIR_DEPTHS - 1 ? "+" : "");
+			w = snprintf(buf + used, len - used, "%u", d);
 		else
-			w = snprintf(buf + used, len - used, "%s%u%s:%" PRIu64,
-				     used ? "," : "", d,
-				     d == OT_PAIR_DEPTHS - 1 ? "+" : "",
+			w = snprintf(buf + used, len - used, "%s%u:%" PRIu64, used ? "," : "", d,
 				     s->depths[d]);
 		if (w < 0)
 			break;
@@ -438,8 +436,27 @@ static void slowest_text(FILE *f, const struct ot_report *r, size_t w)
 	}
 }
 
+/* multi: the programs the process exec'd from a thread other than its
+ * first, armed again; before they ran where the process was held. */
+static void thread_execs_text(FILE *f, const struct ot_report_thread_execs *te)
+{
+	const char *held = "(the process held stopped meanwhile)";
+
+	fprintf(f, "exec: %" PRIu64 " program%s the process exec'd from a thread other than its "
+		"first armed again", te->count, te->count == 1 ? "" : "s");
+	if (te->held == te->count)
+		fprintf(f, "%s before it ran %s\n", te->count == 1 ? "" : ", each", held);
+	else if (!te->held)
+		fprintf(f, " after %s had begun to run (see status)\n",
+			te->count == 1 ? "it" : "they");
+	else
+		fprintf(f, ": %" PRIu64 " before they ran %s, %" PRIu64 " after (see status)\n",
+			te->held, held, te->count - te->held);
+}
+
 void ot_report_text(FILE *f, const struct ot_report *r)
 {
+	char foreign_lost[64] = "";
 	const struct ot_report_records *rec = &r->records;
 	char a[32], depths[128], b[64];
 	size_t i, w = 8, dw = 8;
@@ -464,6 +481,13 @@ void ot_report_text(FILE *f, const struct ot_report *r)
 			ot_report_duration(r->inject->arm_pause_ns, p, sizeof(p)), r->events,
 			r->objects, r->inject->regions, r->inject->regions == 1 ? "" : "s",
 			r->inject->clock, r->ring_kb);
+		if (r->inject->execs)
+			fprintf(f, "exec: %u program%s the process exec'd, instrumented at %s entry "
+				"point%s\n", r->inject->execs, r->inject->execs == 1 ? "" : "s",
+				r->inject->execs == 1 ? "its" : "their", r->inject->execs == 1 ? "" : "s");
+		if (r->inject->exec_why)
+			fprintf(f, "exec: a program the process exec'd is not traced: %s\n",
+				r->inject->exec_why);
 		for (i = 0; i < r->inject->nrefused; i++)
 			fprintf(f, "not armed: %s: %s\n", r->inject->refused[i].name,
 				r->inject->refused[i].why);
@@ -476,6 +500,8 @@ void ot_report_text(FILE *f, const struct ot_report *r)
 			r->frozen ? "; target stopped meanwhile" : "", r->uprobes, b,
 			r->events, r->objects, r->backend,
 			r->cpus, r->ring_kb);
+		if (r->thread_execs && r->thread_execs->count)
+			thread_execs_text(f, r->thread_execs);
 	}
 	fprintf(f, "capture: %s, ended by %s", ot_report_duration(r->duration_ns, a, sizeof(a)),
 		r->ended_by);
@@ -486,10 +512,14 @@ void ot_report_text(FILE *f, const struct ot_report *r)
 			fprintf(f, " (killed by signal %d)", WTERMSIG(r->target_status));
 	}
 	fprintf(f, "; drained at least every %u ms\n", r->drain_ms);
-	fprintf(f, "records: %" PRIu64 " samples, %" PRIu64 " lost %s, %" PRIu64
-		" malformed, %" PRIu64 " of other processes; %zu thread%s\n",
-		rec->samples, rec->lost, r->inject ? "in the process's rings" : "by the kernel",
-		rec->malformed, rec->foreign, r->threads, r->threads == 1 ? "" : "s");
+	if (rec->foreign_lost)
+		snprintf(foreign_lost, sizeof(foreign_lost), " (%" PRIu64 " lost in their rings)",
+			 rec->foreign_lost);
+	fprintf(f, "records: %" PRIu64 " samples, %s%" PRIu64 " lost %s, %" PRIu64
+		" malformed, %" PRIu64 " of other processes%s; %zu thread%s\n",
+		rec->samples, rec->lost_inexact ? "at least " : "", rec->lost,
+		r->inject ? "in the process's rings" : "by the kernel",
+		rec->malformed, rec->foreign, foreign_lost, r->threads, r->threads == 1 ? "" : "s");
 	if (r->follow)
 		fprintf(f, "followed: %" PRIu64 " process%s (pid %d and its descendants), %" PRIu64
 			" not followed\n", r->follow->processes, r->follow->processes == 1 ? "" : "es",
@@ -503,12 +533,22 @@ void ot_report_text(FILE *f, const struct ot_report *r)
 
 		for (i = 0; i < r->nfuncs; i++)
 			spans += r->funcs[i].st->spans_loss;
-		fprintf(f, "warning: %s lost %" PRIu64 " records: scope counts are low; "
+		/* A kernel ring is per CPU, shared by every process traced. */
+		fprintf(f, "warning: %s lost %" PRIu64 " records%s: scope counts are low; "
 			"%" PRIu64 " scope%s open across a loss %s kept out of the durations "
 			"(try a larger --ring-kb or a shorter --drain-ms)\n",
-			r->inject ? "the process's rings" : "the kernel", rec->lost, spans,
-			spans == 1 ? "" : "s", spans == 1 ? "is" : "are");
+			r->inject ? "the process's rings" : "the kernel", rec->lost,
+			r->nprocs && !r->inject ? " (of any of the processes: the rings are per CPU)" :
+			"", spans, spans == 1 ? "" : "s", spans == 1 ? "is" : "are");
 	}
+	if (r->inject && r->inject->unrecorded_handlers)
+		fprintf(f, "warning: %" PRIu64 " calls of signal handlers that interrupted inject's "
+			"runtime on their thread were not recorded: scope counts are low\n",
+			r->inject->unrecorded_handlers);
+	if (r->inject && r->inject->unrecorded_threads)
+		fprintf(f, "warning: %" PRIu64 " calls of threads inject had no room for (more "
+			"threads at once than its slots and ring areas) were not recorded: scope "
+			"counts are low\n", r->inject->unrecorded_threads);
 
 	for (i = 0; i < r->nfuncs; i++)
 		if (strlen(r->funcs[i].name) > w)
@@ -630,7 +670,31 @@ static void inject_json(FILE *f, const struct ot_report_inject *in)
 		ot_json_string(f, in->refused[i].why);
 		fputs("}", f);
 	}
-	fputs("]},\n", f);
+	fprintf(f, "], \"unrecorded_calls\": {\"threads\": %" PRIu64 ", \"signal_handlers\": %"
+		PRIu64 "}, \"execs\": %u, \"exec_untraced\": ", in->unrecorded_threads,
+		in->unrecorded_handlers, in->execs);
+	if (in->exec_why)
+		ot_json_string(f, in->exec_why);
+	else
+		fputs("null", f);
+	fputs("},\n", f);
+}
+
+/* Node i's functions from the root down, however deep (recursion). */
+static void tree_path_json(FILE *f, const struct ot_report *r, uint32_t i)
+{
+	uint32_t *chain, k = 0, j;
+
+	for (j = i; j; j = r->tree[j].parent)
+		k++;
+	chain = ot_xcalloc(k + 1, sizeof(*chain));
+	for (j = i, k = 0; j; j = r->tree[j].parent)
+		chain[k++] = j;
+	while (k--) {
+		ot_json_string(f, r->names[r->tree[chain[k]].func]);
+		fputs(k ? ", " : "", f);
+	}
+	free(chain);
 }
 
 void ot_report_json(FILE *f, const struct ot_report *r)
@@ -655,6 +719,10 @@ void ot_report_json(FILE *f, const struct ot_report *r)
 	if (r->follow)
 		fprintf(f, ", \"follow\": {\"processes\": %" PRIu64 ", \"not_followed\": %" PRIu64 "}",
 			r->follow->processes, r->follow->dropped);
+	if (r->thread_execs)
+		fprintf(f, ", \"thread_execs\": {\"count\": %" PRIu64 ", \"held\": %" PRIu64
+			", \"unprobed_ns\": %" PRIu64 "}", r->thread_execs->count,
+			r->thread_execs->held, r->thread_execs->unprobed_ns);
 	fprintf(f, "},\n");
 	fprintf(f, "  \"arming\": {\"functions_requested\": %zu, \"functions_armed\": %zu, "
 		"\"backend\": \"%s\", \"frozen\": %s, \"uprobes\": %zu, \"events\": %zu, "
@@ -690,10 +758,11 @@ void ot_report_json(FILE *f, const struct ot_report *r)
 	fprintf(f, "  \"tracer\": {\"cpu_ns\": %" PRIu64 ", \"max_rss_kb\": %" PRIu64 "},\n",
 		r->tracer_cpu_ns, r->tracer_max_rss_kb);
 	fprintf(f, "  \"records\": {\"samples\": %" PRIu64 ", \"lost\": %" PRIu64
-		", \"malformed\": %" PRIu64 ", \"foreign\": %" PRIu64
+		", \"lost_at_end\": %" PRIu64 ", \"lost_exact\": %s"
+		", \"malformed\": %" PRIu64 ", \"foreign\": %" PRIu64 ", \"foreign_lost\": %" PRIu64
 		", \"late\": %" PRIu64 ", \"no_sp\": %" PRIu64 ", \"unknown\": %" PRIu64 "},\n",
-		rec->samples, rec->lost, rec->malformed, rec->foreign, rec->late,
-		rec->no_sp, rec->unknown);
+		rec->samples, rec->lost, rec->lost_at_end, rec->lost_inexact ? "false" : "true",
+		rec->malformed, rec->foreign, rec->foreign_lost, rec->late, rec->no_sp, rec->unknown);
 	fprintf(f, "  \"functions\": [");
 	for (i = 0; i < r->nfuncs; i++) {
 		const struct ot_report_func *fn = &r->funcs[i];
@@ -714,7 +783,7 @@ void ot_report_json(FILE *f, const struct ot_report *r)
 		ot_json_string(f, fn->binary);
 		fprintf(f, ", \"offset\": %" PRIu64 ", \"scopes\": %" PRIu64 ", \"depths\": {",
 			fn->offset, s->scopes);
-		for (d = 0; d < OT_PAIR_DEPTHS; d++) {
+		for (d = 0; d < s->ndepths; d++) {
 			if (!s->depths[d])
 				continue;
 			fprintf(f, "%s\"%u\": %" PRIu64, first ? "" : ", ", d, s->depths[d]);
@@ -785,17 +854,9 @@ void ot_report_json(FILE *f, const struct ot_report *r)
 	fprintf(f, "  \"call_tree\": [");
 	for (i = 1; i < r->ntree; i++) {
 		const struct ot_tree_node *n = &r->tree[i];
-		uint32_t chain[OT_PAIR_DEPTHS], k = 0, j = (uint32_t)i;
 
-		while (j && k < OT_PAIR_DEPTHS) {
-			chain[k++] = j;
-			j = r->tree[j].parent;
-		}
 		fprintf(f, "%s\n    {\"path\": [", i > 1 ? "," : "");
-		while (k--) {
-			ot_json_string(f, r->names[r->tree[chain[k]].func]);
-			fputs(k ? ", " : "", f);
-		}
+		tree_path_json(f, r, (uint32_t)i);
 		fprintf(f, "], \"calls\": %" PRIu64 ", \"total_ns\": %" PRIu64
 			", \"self_ns\": %" PRIu64 "}", n->calls, n->total_ns,
 			n->total_ns > n->child_ns ? n->total_ns - n->child_ns : 0);
@@ -918,4 +979,45 @@ void ot_report_slow_json(FILE *f, int pid, const char *name, const struct ot_rep
 		", \"tid\": %u, \"path\": ", s->at_ns, s->duration_ns, pid, s->tid);
 	ot_json_string(f, s->path);
 	fprintf(f, "}\n");
+}
+
+void ot_report_restore_text(FILE *f, const struct ot_report_restore *r)
+{
+	if (!r->found) {
+		fprintf(f, "process %d (%s): nothing of orbit-trace's to restore\n", r->pid, r->comm);
+		return;
+	}
+	fprintf(f, "process %d (%s): left instrumented by orbit-trace process %d, which is gone\n",
+		r->pid, r->comm, r->tracer);
+	fprintf(f, "restored: %zu of %zu patched entr%s (checked against their files), "
+		"%zu return address%s\n", r->restored, r->patches, r->patches == 1 ? "y" : "ies",
+		r->returns_restored, r->returns_restored == 1 ? "" : "es");
+	if (r->kept)
+		fprintf(f, "kept: %zu entr%s: %s\n", r->kept, r->kept == 1 ? "y" : "ies", r->kept_why);
+	fprintf(f, "unmapped: %.1f MB", (double)r->unmapped_bytes / 1048576.0);
+	if (r->left_bytes)
+		fprintf(f, " (%.1f MB left mapped: %s)", (double)r->left_bytes / 1048576.0,
+			r->left_why ? r->left_why : "?");
+	fputc('\n', f);
+}
+
+void ot_report_restore_json(FILE *f, const struct ot_report_restore *r)
+{
+	fprintf(f, "{\"pid\": %d, \"comm\": ", r->pid);
+	ot_json_string(f, r->comm);
+	fprintf(f, ", \"found\": %s, \"tracer\": %d, \"patches\": %zu, \"restored\": %zu, "
+		"\"kept\": %zu, \"kept_why\": ", r->found ? "true" : "false", r->tracer, r->patches,
+		r->restored, r->kept);
+	if (r->kept_why)
+		ot_json_string(f, r->kept_why);
+	else
+		fputs("null", f);
+	fprintf(f, ", \"returns_restored\": %zu, \"unmapped_bytes\": %" PRIu64
+		", \"left_mapped_bytes\": %" PRIu64 ", \"left_why\": ", r->returns_restored,
+		r->unmapped_bytes, r->left_bytes);
+	if (r->left_why)
+		ot_json_string(f, r->left_why);
+	else
+		fputs("null", f);
+	fputs("}\n", f);
 }

@@ -53,6 +53,11 @@ struct ot_report_proc {
 /* What the drain counted (lib/drain's ot_drain_stats, copied). */
 struct ot_report_records {
 	uint64_t samples, lost, malformed, foreign, late, no_sp, unknown;
+	uint64_t foreign_lost;	/* lost in other processes' rings */
+	uint64_t lost_at_end;	/* of lost: no record reported them, the
+				 * kernel's count read at the end did */
+	int lost_inexact;	/* lost may be short: the kernel cannot count
+				 * a ring's last drops, and a ring filled */
 };
 
 /* --compensate's figures (lib/calib's, copied). */
@@ -76,8 +81,12 @@ struct ot_report_inject {
 	uint64_t code_bytes, private_bytes, shared_bytes;
 	int unwinder;			/* an _Unwind_Find_FDE hooked */
 	uint64_t arm_pause_ns;		/* its threads stopped, at arming */
-	const struct ot_report_refused *refused;
+	const struct ot_report_refused *refused;	/* in the last program */
 	size_t nrefused;
+	unsigned execs;			/* programs it exec'd, instrumented again */
+	uint64_t unrecorded_threads;	/* calls of threads it had no room for */
+	uint64_t unrecorded_handlers;	/* calls of handlers interrupting it */
+	const char *exec_why;		/* why a program it exec'd is not traced */
 	/* Known once disarmed: */
 	uint64_t noret;			/* calls whose return could not be seen */
 	uint64_t disarm_pause_ns;
@@ -85,6 +94,20 @@ struct ot_report_inject {
 	uint64_t left_bytes;		/* left mapped in the process */
 	const char *left_why;
 	int gone;			/* the process had exited: nothing to remove */
+};
+
+/* orbit-trace --restore: what a killed orbit-trace had left, and what of
+ * it was taken back. */
+struct ot_report_restore {
+	int pid;
+	const char *comm;
+	int found;			/* there was something */
+	int tracer;			/* the orbit-trace that left it */
+	size_t patches, restored, kept;	/* patched entries; put back; left */
+	const char *kept_why;
+	size_t returns_restored;
+	uint64_t unmapped_bytes, left_bytes;
+	const char *left_why;
 };
 
 struct ot_report {
@@ -130,6 +153,11 @@ struct ot_report {
 	/* --follow: the processes followed (the target among them) and the
 	 * children the kernel could not follow; else NULL. */
 	const struct ot_report_follow { uint64_t processes, dropped; } *follow;
+	/* multi: the process's execs from a thread other than its first, after
+	 * each of which its probes were armed again; how many it was held
+	 * stopped for until then; the longest another ran unprobed (else NULL:
+	 * perf, inject, --follow, -a). */
+	const struct ot_report_thread_execs { uint64_t count, held, unprobed_ns; } *thread_execs;
 };
 
 /*
@@ -192,5 +220,9 @@ int ot_report_list(FILE *f, const struct ot_list *l);
 
 /* "1.23 us"-style duration with three significant digits, into buf. */
 const char *ot_report_duration(uint64_t ns, char *buf, size_t len);
+
+/* orbit-trace --restore's report. */
+void ot_report_restore_text(FILE *f, const struct ot_report_restore *r);
+void ot_report_restore_json(FILE *f, const struct ot_report_restore *r);
 
 #endif

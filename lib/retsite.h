@@ -8,8 +8,11 @@
  * return address for a kernel trampoline and so breaks C++ exception
  * unwinding through the function.  A function that leaves by a tail call
  * returns with its callee's return instruction; the caller follows the
- * direct targets (ot_exits.tails) to probe those too.  An indirect jump
- * that is not a switch's jump table may be a tail call to anywhere
+ * direct targets (ot_exits.tails) to probe those too.  A jump through
+ * a table of pointers (jmp *(%rax,%rdx,8), or a register loaded from one)
+ * lands wherever the table says: a switch's labels or other functions
+ * (ot_exits.tables, for the caller to read from the file).  Any other
+ * indirect jump that is not a switch's may be a tail call to anywhere
  * (ot_exits.indirect): its returns cannot be seen this way.
  */
 #ifndef OT_RETSITE_H
@@ -17,6 +20,12 @@
 
 #include <stddef.h>
 #include <stdint.h>
+
+struct ot_table_jump {
+	uint64_t addr;		/* the table's address: in the file offset space
+				 * of the code, or a vaddr if vaddr */
+	int vaddr;
+};
 
 struct ot_exits {
 	uint64_t *rets;		/* file offsets of return instructions */
@@ -31,6 +40,15 @@ struct ot_exits {
 	 */
 	uint64_t *slots;
 	size_t nslots;
+	/*
+	 * Jumps through a table of 8-byte code pointers whose address the
+	 * code makes plain (lea tab(%rip),%rax shortly before, or an absolute
+	 * jmp *tab(,%rdx,8)): the table's address, for the caller to read its
+	 * entries.  A table whose address the code does not show counts as
+	 * indirect.
+	 */
+	struct ot_table_jump *tables;
+	size_t ntables;
 };
 
 /*

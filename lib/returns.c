@@ -3,6 +3,7 @@
 #include "retsite.h"
 #include "xalloc.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,6 +51,12 @@ static const struct ot_sym *plt_target(const struct ot_binary *bin, uint64_t off
 	return t;
 }
 
+static void add_tail(struct ot_exits *x, uint64_t off)
+{
+	x->tails = ot_xreallocarray(x->tails, x->ntails + 1, sizeof(*x->tails));
+	x->tails[x->ntails++] = off;
+}
+
 /*
  * Queue on x the functions that the pointer jumps of y (code at code_off)
  * land in; count those that land elsewhere (another library, a pointer
@@ -67,8 +74,65 @@ static void queue_slots(const struct ot_binary *bin, uint64_t code_off, const st
 			(*unfollowed)++;
 			continue;
 		}
-		x->tails = ot_xreallocarray(x->tails, x->ntails + 1, sizeof(*x->tails));
-		x->tails[x->ntails++] = t->offset;
+		add_tail(x, t->offset);
+	}
+}
+
+/* Is file offset off in the code of f? */
+static int inside(const struct ot_sym *f, uint64_t off)
+{
+	return off >= f->offset && off - f->offset < f->size;
+}
+
+/*
+ * Why the table jump j of f (read from its code) cannot be followed, or
+ * NULL with the functions its entries land in queued on x.  A switch's
+ * table lands inside f, which leaves nothing to follow.  A table whose
+ * length no symbol gives is taken for a switch's when its first entry is
+ * a label of f, and refused otherwise.
+ */
+static const char *queue_table(const struct ot_binary *bin, const struct ot_sym *f,
+			       const struct ot_table_jump *j, struct ot_exits *x)
+{
+	uint64_t vaddr = j->addr, *ent;
+	const char *why = NULL;
+	int bounded, n;
+	size_t i;
+
+	if (!j->vaddr)
+		vaddr += (uint64_t)ot_elf_text_delta(bin->elf, f->offset);
+	n = ot_elf_code_table(bin->elf, bin->path, vaddr, &ent, &bounded);
+	if (n < 0)
+		return n == -EACCES ? "it is writable: the program may change it" :
+		       "it cannot be read from the file";
+	if (!bounded && !(inside(f, ent[0]) && ent[0] != f->offset))
+		why = "no symbol gives its length";
+	for (i = 0; !why && bounded && i < (size_t)n; i++) {
+		if (ent[i] == OT_TABLE_UNKNOWN)
+			why = "the loader fills an entry with a symbol another file may define";
+		else if (ent[i] != OT_TABLE_NONE && !inside(f, ent[i]))
+			add_tail(x, ent[i]);
+	}
+	ot_verbose("%s: jumps through the table at 0x%llx (%d entr%s%s)", ot_sym_display(f),
+		   (unsigned long long)vaddr, n, n == 1 ? "y" : "ies", bounded ? "" : " read");
+	free(ent);
+	return why;
+}
+
+/* The table jumps of y, the code of f: followed on x, or counted indirect. */
+static void queue_tables(const struct ot_binary *bin, const struct ot_sym *f,
+			 const struct ot_exits *y, struct ot_exits *x, const char *label)
+{
+	size_t k;
+
+	for (k = 0; k < y->ntables; k++) {
+		const char *why = queue_table(bin, f, &y->tables[k], x);
+
+		if (!why)
+			continue;
+		ot_verbose("%s: cannot follow the jump through a table in %s: %s", label,
+			   ot_sym_display(f), why);
+		x->indirect++;
 	}
 }
 
@@ -89,9 +153,10 @@ int ot_returns_find(const struct ot_selection *sel, size_t i, const char *label,
 		return -1;
 	}
 	own = x.nrets;
-	out->tail_calls = x.ntails || x.indirect || x.nslots;
+	out->tail_calls = x.ntails || x.indirect || x.nslots || x.ntables;
 	seen[nseen++] = fn->sym;
 	queue_slots(fn->bin, fn->sym->offset, &x, &x, &unfollowed);
+	queue_tables(fn->bin, fn->sym, &x, &x, label);
 	/* x.tails grows as the chain is followed. */
 	for (q = 0; q < x.ntails; q++) {
 		const struct ot_sym *t = ot_elf_sym_at(fn->bin->elf, x.tails[q]);
@@ -130,6 +195,7 @@ int ot_returns_find(const struct ot_selection *sel, size_t i, const char *label,
 		x.ntails += y.ntails;
 		x.indirect += y.indirect;
 		queue_slots(fn->bin, t->offset, &y, &x, &unfollowed);
+		queue_tables(fn->bin, t, &y, &x, label);
 		ot_exits_free(&y);
 	}
 	/* A non-NULL list, even empty, says "no uretprobe" to lib/probes. */

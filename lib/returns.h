@@ -3,11 +3,13 @@
  * return instructions, and those of the functions it tail-calls.
  *
  * A function that leaves by a tail call returns with its callee's return
- * instruction.  Direct jumps, and jumps through the PLT or a GOT slot
- * bound to a function of the same file, are followed transitively (up to
- * 64 functions), and their callees' return instructions reported after
- * the function's own: lib/pair accepts those only at the call's own entry
- * SP.  An exit that cannot be followed (an indirect jump, another
+ * instruction.  Direct jumps, jumps through the PLT or a GOT slot bound
+ * to a function of the same file, and jumps through a table of function
+ * pointers the file holds (read-only, its length known), are followed
+ * transitively (up to 64 functions), and their callees' return
+ * instructions reported after the function's own: lib/pair accepts those
+ * only at the call's own entry SP.  An exit that cannot be followed (an
+ * indirect jump, a table that is writable or of unknown length, another
  * library's function) leaves some calls unseen; the result says so, for
  * the verdict.
  */

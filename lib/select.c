@@ -161,6 +161,7 @@ struct pick {
 	uint32_t *chosen;	/* per symbol: the 1-based term that chose it, or 0 */
 	char *skipped;		/* per symbol: a glob matched it, but no call lands there */
 	uint8_t *arg, *ret;	/* per term (0-based): the values it asks for */
+	const char *script;	/* e is the interpreter of this script, or NULL */
 };
 
 /*
@@ -231,6 +232,14 @@ static void explain_miss(const struct pick *k, const char *term, const struct ot
 			 file, ot_sym_display(refused), refused->not_called);
 		return;
 	}
+	/* The script may exec the program the user means: a hint from the
+	 * interpreter's own names would only mislead. */
+	if (k->script) {
+		ot_error("no function %s'%s' in %s, which runs the script %s; a script may exec "
+			 "another program: name that program's file, as in -f /path/to/program:%s",
+			 is_glob(term) ? "matches " : "", term, file, k->script, term);
+		return;
+	}
 	if (is_glob(term)) {
 		ot_error("no function matches '%s' in %s", term, file);
 		return;
@@ -257,9 +266,11 @@ static void explain_miss(const struct pick *k, const char *term, const struct ot
 }
 
 /*
- * Step 1a: the symbols term names by any of their spellings.  Globs skip
- * what no call enters; an exact name of such a symbol is refused.
- * Returns how many it chose, or SIZE_MAX after printing a refusal.
+ * Step 1a: the symbols term names by any of their spellings.  What no
+ * call enters is skipped: "leaf" names leaf(long) and, without its
+ * parameters, its "leaf(long) [clone .cold]" too.  A name that selects
+ * nothing else is refused.  Returns how many it chose, or SIZE_MAX after
+ * printing a refusal.
  */
 static size_t by_spelling(struct pick *k, const char *term, uint32_t nterm,
 			  const struct ot_sym **refused)
@@ -271,19 +282,19 @@ static size_t by_spelling(struct pick *k, const char *term, uint32_t nterm,
 
 		if (!matches(s, term, is_glob(term)))
 			continue;
-		if (s->not_called && is_glob(term)) {
+		if (s->not_called) {
 			k->skipped[i] = 1;
 			*refused = s;
 			continue;
 		}
-		if (s->not_called) {
-			ot_error("'%s' in %s cannot be traced: %s", term, ot_elf_display(k->e),
-				 s->not_called);
-			return SIZE_MAX;
-		}
 		if (!k->chosen[i])
 			k->chosen[i] = nterm;
 		hits++;
+	}
+	if (!hits && *refused && !is_glob(term)) {
+		ot_error("'%s' in %s cannot be traced: %s", term, ot_elf_display(k->e),
+			 (*refused)->not_called);
+		return SIZE_MAX;
 	}
 	return hits;
 }
@@ -445,10 +456,11 @@ static void collect(const struct pick *k, uint32_t nterm, struct ot_selection *o
 	}
 }
 
-int ot_elf_select(const struct ot_elf *e, const char *spec,
-		  struct ot_selection *out)
+/* ot_elf_select, with e the interpreter of script (or NULL) for messages. */
+static int select_in(const struct ot_elf *e, const char *spec, const char *script,
+		     struct ot_selection *out)
 {
-	struct pick k = { .e = e, .n = ot_elf_nsyms(e) };
+	struct pick k = { .e = e, .n = ot_elf_nsyms(e), .script = script };
 	uint32_t nterm;
 	int ret;
 
@@ -470,6 +482,12 @@ int ot_elf_select(const struct ot_elf *e, const char *spec,
 	free(k.arg);
 	free(k.ret);
 	return ret;
+}
+
+int ot_elf_select(const struct ot_elf *e, const char *spec,
+		  struct ot_selection *out)
+{
+	return select_in(e, spec, NULL, out);
 }
 
 void ot_selection_free(struct ot_selection *s)
@@ -503,6 +521,7 @@ struct ot_binset {
 	size_t n;
 	ot_lib_resolve_fn resolve;
 	void *ctx;
+	char *script;		/* bin[0] runs this script, for messages */
 };
 
 struct ot_binset *ot_binset_new(struct ot_elf *main_elf, const char *path,
@@ -535,7 +554,18 @@ void ot_binset_free(struct ot_binset *b)
 		free(b->bin[i].display);
 	}
 	free(b->bin);
+	free(b->script);
 	free(b);
+}
+
+void ot_binset_set_script(struct ot_binset *b, const char *cmd, const char *path)
+{
+	free(b->script);
+	b->script = NULL;
+	if (!strcmp(cmd, path))
+		b->script = ot_xstrdup(path);
+	else if (asprintf(&b->script, "%s (%s)", cmd, path) < 0)
+		b->script = NULL;
 }
 
 /* Length of term's library prefix, or 0: "libc.so.6:malloc" -> 9. */
@@ -657,7 +687,7 @@ int ot_binset_select(struct ot_binset *b, const char *spec,
 		}
 		if (global_excl)
 			append(&groups[g], global_excl, strlen(global_excl));
-		if (ot_elf_select(bin->elf, groups[g], &part)) {
+		if (select_in(bin->elf, groups[g], bin->is_main ? b->script : NULL, &part)) {
 			ret = -ENOENT;
 			break;
 		}

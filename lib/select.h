@@ -69,8 +69,10 @@ struct ot_selection {
  * not a glob must exist;
  * the error offers close matches, or lists the candidates of an ambiguous
  * bare name.  Symbols that are not call targets (ot_sym.not_called) are
- * never selected: a glob skips them into out->skipped, an exact name is
- * refused with the reason.  Returns 0, or -ENOENT after printing.
+ * never selected: a glob skips them into out->skipped, and so does a name
+ * that also selects a function ("leaf" for leaf(long) and its "leaf(long)
+ * [clone .cold]"); a name that selects only such symbols is refused with
+ * the reason.  Returns 0, or -ENOENT after printing.
  */
 int ot_elf_select(const struct ot_elf *e, const char *spec,
 		  struct ot_selection *out);
@@ -107,6 +109,13 @@ struct ot_binset *ot_binset_new(struct ot_elf *main_elf, const char *path,
 /* main_elf may be NULL (no program: every term must name its file).
  * Frees every library opened; main_elf is the caller's. */
 void ot_binset_free(struct ot_binset *b);
+
+/*
+ * The main executable is the interpreter of a "#!" script, run as cmd
+ * (found at path): a name missing from it is said to be perhaps in a
+ * program the script execs.
+ */
+void ot_binset_set_script(struct ot_binset *b, const char *cmd, const char *path);
 
 /*
  * Select across binaries: terms without a prefix (and exclusions without

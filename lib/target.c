@@ -48,11 +48,31 @@ static int watch(struct ot_target *t)
 	return 0;
 }
 
+/*
+ * Why the kernel denies us ptrace access (reading /proc/PID/exe is one):
+ * another user's process, or one that is not dumpable.  Into buf.
+ */
+static const char *ptrace_denied_why(pid_t pid, char *buf, size_t len)
+{
+	char path[64], uid[64] = "";
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	ot_proc_status_field(path, "Uid:", uid, sizeof(uid));
+	if ((uid_t)strtoul(uid, NULL, 10) != geteuid())
+		snprintf(buf, len, "it runs as uid %lu and orbit-trace as uid %lu, without "
+			 "CAP_SYS_PTRACE (run it as that user, or with sudo)",
+			 strtoul(uid, NULL, 10), (unsigned long)geteuid());
+	else
+		snprintf(buf, len, "it is not dumpable (a setuid or setgid program, or one that "
+			 "called prctl(PR_SET_DUMPABLE, 0)): only CAP_SYS_PTRACE (sudo) may trace it");
+	return buf;
+}
+
 int ot_target_attach(struct ot_target *t, pid_t pid)
 {
 	char path[64], real[PATH_MAX];
 	ssize_t n;
-	char state;
+	pid_t live;
 
 	init(t);
 	t->pid = pid;
@@ -60,18 +80,26 @@ int ot_target_attach(struct ot_target *t, pid_t pid)
 		ot_error("no process with pid %d", (int)pid);
 		return -ESRCH;
 	}
-	state = ot_proc_state(pid);
-	if (state == 'Z' || state == 'X') {
+	/* Its first thread may have ended (pthread_exit) while others run:
+	 * the program is reached through one that runs. */
+	live = ot_proc_live_task(pid);
+	if (!live) {
 		ot_error("process %d is a zombie: it has exited and has no code to trace",
 			 (int)pid);
 		return -ESRCH;
 	}
-	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+	if (live == pid)
+		snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+	else
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/exe", (int)pid, (int)live);
 	n = readlink(path, real, sizeof(real) - 1);
 	if (n < 0) {
 		if (errno == ENOENT)
 			ot_error("process %d is a kernel thread: it has no user-space code",
 				 (int)pid);
+		else if (errno == EACCES || errno == EPERM)
+			ot_error("cannot trace process %d: ptrace access to it is denied: %s",
+				 (int)pid, ptrace_denied_why(pid, real, sizeof(real)));
 		else
 			ot_error_errno(errno, "cannot read %s", path);
 		return -ESRCH;
@@ -185,6 +213,14 @@ int ot_target_find(struct ot_target *t, const char *cmd)
 	free(file);
 	t->display = ot_xstrdup(t->exe);
 	return 0;
+}
+
+int ot_target_is_script(const struct ot_target *t)
+{
+	char *interp = t->run ? interpreter(t->run) : NULL;
+
+	free(interp);
+	return interp != NULL;
 }
 
 int ot_user_resolve(const char *spec, struct ot_user *u)
@@ -417,6 +453,21 @@ int ot_target_exec_stopped(struct ot_target *t)
 #endif
 }
 
+/* Reap our child's exit into t->status; block: wait for it.  Only its
+ * exit: a stop of it under ptrace (inject holds it) is not ours to take. */
+static int reap(struct ot_target *t, int block)
+{
+	siginfo_t si;
+
+	memset(&si, 0, sizeof(si));
+	if (waitid(P_PID, (id_t)t->pid, &si, WEXITED | __WALL | (block ? 0 : WNOHANG)) ||
+	    si.si_pid != t->pid)
+		return 0;
+	t->status = si.si_code == CLD_EXITED ? (si.si_status & 0xff) << 8 :
+		    (si.si_status & 0x7f) | (si.si_code == CLD_DUMPED ? 0x80 : 0);
+	return 1;
+}
+
 int ot_target_check_exit(struct ot_target *t)
 {
 	struct pollfd pfd = { .fd = t->pidfd, .events = POLLIN };
@@ -427,7 +478,7 @@ int ot_target_check_exit(struct ot_target *t)
 		char state;
 
 		if (t->is_child) {
-			if (t->go_fd >= 0 || waitpid(t->pid, &t->status, WNOHANG) <= 0)
+			if (t->go_fd >= 0 || !reap(t, 0))
 				return 0;
 			return t->exited = 1;
 		}
@@ -440,7 +491,9 @@ int ot_target_check_exit(struct ot_target *t)
 		return 0;
 	t->exited = 1;
 	if (t->is_child)
-		waitpid(t->pid, &t->status, 0);
+		reap(t, 1);
+	else	/* Traced by us (inject): its parent may reap it only once we have. */
+		waitpid(t->pid, NULL, WNOHANG | __WALL);
 	return 1;
 }
 

@@ -58,6 +58,9 @@ int ot_target_attach(struct ot_target *t, pid_t pid);
  */
 int ot_target_find(struct ot_target *t, const char *cmd);
 
+/* 1 if the command ot_target_find found (t->run) is a "#!" script. */
+int ot_target_is_script(const struct ot_target *t);
+
 /*
  * Fork argv (after ot_target_find), held before exec.  sigmask is restored
  * in the child, and it takes user's identity (groups, gid, uid) before the

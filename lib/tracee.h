@@ -1,15 +1,19 @@
 /*
- * tracee.h - holding a live process still with ptrace, for --backend
- * inject: stop every thread, read and write its memory, run a system call
- * in it (to map memory there), step a thread out of a range of code, let
- * them go.
+ * tracee.h - holding a live process with ptrace, for --backend inject:
+ * stop every thread, read and write its memory, run a system call in it
+ * (to map memory there), step a thread out of a range of code, let them
+ * go - and, watching, stay attached while it runs, to see each exec
+ * (whose new program is then stopped at its entry point) and every thread
+ * it creates, passing every signal on as it was sent.
  *
  * Every thread is seized (PTRACE_SEIZE: no signal sent, nothing the
  * process can see but the stop) and interrupted, and /proc/PID/task is
  * read again until a pass finds no thread it did not have: a thread being
- * created meanwhile is caught on the next pass.  Detaching lets each
- * thread run on from where it stopped, an interrupted system call
- * restarted as the kernel would have.  x86-64.
+ * created meanwhile is caught on the next pass.  A signal that arrives
+ * while a thread is held is kept and delivered when it runs on; a group
+ * stop (SIGSTOP) stays a stop.  Detaching lets each thread run on from
+ * where it stopped, an interrupted system call restarted as the kernel
+ * would have.  x86-64.
  */
 #ifndef OT_TRACEE_H
 #define OT_TRACEE_H
@@ -21,11 +25,17 @@
 
 struct ot_tracee {
 	pid_t pid;
-	pid_t *tids;		/* every thread, stopped */
+	pid_t *tids;		/* every thread attached */
 	size_t n;
+	int *sig;		/* per thread: a signal its stop took, to deliver */
+	unsigned char *st;	/* per thread: held, running, group-stopped */
+	size_t cap;
 	int mem_fd;		/* /proc/PID/mem, opened on first use; -1 */
 	uint64_t gadget;	/* a `syscall` instruction in the process, or 0 */
 	size_t adopted;		/* tids[0..adopted) were ours before attaching */
+	int watching;		/* attached while running (ot_tracee_watch) */
+	uint64_t bp;		/* ot_tracee_run_to_entry's breakpoint, or 0 */
+	unsigned char bp_orig;
 };
 
 /*
@@ -41,6 +51,50 @@ int ot_tracee_attach(pid_t pid, struct ot_tracee *t, const char **why);
  * seized and stopped; detaching lets them all go.
  */
 int ot_tracee_adopt(pid_t pid, struct ot_tracee *t, const char **why);
+
+/*
+ * With every thread held: from now on stay attached while they run,
+ * seeing each exec (OT_TEV_EXEC) and every new thread (attached at its
+ * start).  Returns 0 or -errno.
+ */
+int ot_tracee_watch(struct ot_tracee *t);
+
+/*
+ * Let every held thread run (a signal it stopped with delivered, a group
+ * stop kept).  Watching, it stays attached; else it is detached.
+ */
+void ot_tracee_resume(struct ot_tracee *t);
+
+/*
+ * Watching: stop every thread again, new ones included.  Returns 0 (all
+ * held), 1 if the process exec'd meanwhile (its one thread held at the
+ * exec; the old program's memory is gone), -ESRCH if it exited, or -errno.
+ */
+int ot_tracee_hold(struct ot_tracee *t);
+
+/* What ot_tracee_poll reports. */
+enum ot_tracee_ev {
+	OT_TEV_NONE,
+	OT_TEV_EXEC,	/* it exec'd: its one thread held at the exec */
+	OT_TEV_ENTRY,	/* at the entry point ot_tracee_run_to_entry asked for:
+			 * that thread held, the others running */
+	OT_TEV_GONE,	/* the process exited: its status left to wait for */
+};
+
+/*
+ * Watching, without blocking: handle every stop pending (a signal passed
+ * on, a group stop kept, a new thread let go, an exited one forgotten)
+ * until one the caller must see.  Returns the event, OT_TEV_NONE when
+ * nothing more is pending.
+ */
+enum ot_tracee_ev ot_tracee_poll(struct ot_tracee *t);
+
+/*
+ * After OT_TEV_EXEC: run the new program to its entry point (its loader
+ * having mapped and initialised its libraries), where ot_tracee_poll
+ * reports OT_TEV_ENTRY.  Returns 0 or -errno.
+ */
+int ot_tracee_run_to_entry(struct ot_tracee *t);
 
 /*
  * Run system call nr with up to 6 arguments in the first stopped thread,
@@ -80,7 +134,8 @@ int ot_ptrace_set_regs(pid_t tid, struct user_regs_struct *r);
 int ot_tracee_step_out(struct ot_tracee *t, size_t i, const uint64_t *lo, const uint64_t *hi,
 		       size_t nranges, unsigned max_steps);
 
-/* Let every thread run on, untraced.  Safe to repeat. */
+/* Let every thread run on, untraced (held first if watching).  Safe to
+ * repeat. */
 void ot_tracee_detach(struct ot_tracee *t);
 
 #endif

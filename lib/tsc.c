@@ -16,19 +16,9 @@ int ot_tsc_ready(const struct ot_tsc *c)
 	return c->n >= 2 && c->k > 0;
 }
 
-uint64_t ot_tsc_ns(const struct ot_tsc *c, uint64_t ticks)
+static uint64_t fixed(double k)
 {
-	double v;
-
-	if (!ot_tsc_ready(c))
-		return c->n0;
-	if (ticks >= c->tb)
-		v = (double)c->nb + (double)(ticks - c->tb) * c->k;
-	else if (ticks >= c->tp)
-		v = (double)c->np + (double)(ticks - c->tp) * c->kp;
-	else
-		v = (double)c->np - (double)(c->tp - ticks) * c->kp;
-	return v > 0 ? (uint64_t)v : 0;
+	return (uint64_t)(k * 4294967296.0 + 0.5);
 }
 
 void ot_tsc_add(struct ot_tsc *c, uint64_t ticks, uint64_t ns)
@@ -63,6 +53,7 @@ void ot_tsc_add(struct ot_tsc *c, uint64_t ticks, uint64_t ns)
 	avg = (double)(ns - n_old) / (double)(ticks - t_old);
 	if (c->n == 1) {
 		c->k = c->kp = avg;
+		c->mult = c->multp = fixed(avg);
 		c->n = 2;
 		return;
 	}
@@ -78,9 +69,11 @@ void ot_tsc_add(struct ot_tsc *c, uint64_t ticks, uint64_t ns)
 	c->tp = c->tb;
 	c->np = c->nb;
 	c->kp = c->k;
+	c->multp = c->mult;
 	c->tb = ticks;
 	c->nb = at;
 	c->k = k;
+	c->mult = fixed(k);
 	c->n++;
 }
 

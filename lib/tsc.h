@@ -25,6 +25,9 @@ struct ot_tsc {
 	double k;
 	uint64_t tp, np;	/* the previous piece */
 	double kp;
+	/* k and kp as 32.32 fixed point, what conversion uses: one multiply,
+	 * no float (the drain converts every record); 0 until ready. */
+	uint64_t mult, multp;
 	uint64_t st[OT_TSC_KEEP], sn[OT_TSC_KEEP]; /* the latest samples, a ring */
 };
 
@@ -36,7 +39,24 @@ void ot_tsc_add(struct ot_tsc *c, uint64_t ticks, uint64_t ns);
 /* 1 once two samples give a slope. */
 int ot_tsc_ready(const struct ot_tsc *c);
 
-uint64_t ot_tsc_ns(const struct ot_tsc *c, uint64_t ticks);
+/*
+ * ticks in CLOCK_MONOTONIC ns on the map (the first sample's time until
+ * it is ready).  Inline: the drain converts every record, almost all on
+ * the current piece.
+ */
+static inline uint64_t ot_tsc_ns(const struct ot_tsc *c, uint64_t ticks)
+{
+	uint64_t back;
+
+	if (ticks >= c->tb && c->mult)
+		return c->nb + (uint64_t)((unsigned __int128)(ticks - c->tb) * c->mult >> 32);
+	if (!c->mult)
+		return c->n0;
+	if (ticks >= c->tp)
+		return c->np + (uint64_t)((unsigned __int128)(ticks - c->tp) * c->multp >> 32);
+	back = (uint64_t)((unsigned __int128)(c->tp - ticks) * c->multp >> 32);
+	return back < c->np ? c->np - back : 0;
+}
 
 /* Read both clocks, rereading while the thread was preempted between. */
 void ot_tsc_sample(uint64_t *ticks, uint64_t *ns);

@@ -63,13 +63,56 @@ struct {
 	__type(value, __u64);
 } ot_follow_stats SEC(".maps");
 
+/*
+ * The process whose links filter on its pid (every capture but --follow's
+ * and -a's).  User space fills it before the links exist, and reads it
+ * through a mapping (BPF_F_MMAPABLE): a drain costs no system call.
+ *
+ * Why: a link keeps the task that led the process when it was made
+ * (bpf_uprobe_multi_link_attach: get_pid_task(PIDTYPE_TGID)), and plants
+ * breakpoints in an mm only while that task's ->mm is it
+ * (uprobe_multi_link_filter).  An exec from another thread ends that task
+ * (de_thread) and the exec'ing one takes the process's pid: the new
+ * program's mm gets no breakpoint from the old links, ever.  ot_exec_watch
+ * sees such an exec (old_pid != pid) before the new program's first
+ * instruction, counts it, and - where user space may - stops the process
+ * there (stop_sig, SIGSTOP) until its links are made again for the new
+ * leader and it is continued.
+ */
+struct ot_watch {
+	__u32 tgid;		/* 0: none */
+	__u32 stop_sig;		/* SIGSTOP to hold the process, 0 not to */
+	__u32 cont_sig;		/* SIGCONT: one blocked would stay pending, so no hold */
+	__u32 why;		/* the latest exec not held: OT_UNHELD_* */
+	__u64 events;		/* such execs, + (those stopped) << 32: one atomic add */
+};
+
+#define OT_UNHELD_NOT_ASKED 1
+#define OT_UNHELD_TRACED 2
+#define OT_UNHELD_CONT_BLOCKED 3
+#define OT_UNHELD_SIGNAL 4
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__type(key, __u32);
+	__type(value, struct ot_watch);
+} ot_watch SEC(".maps");
+
 /* The fields read, relocated by libbpf against the kernel's BTF (CO-RE). */
 struct signal_struct___ot {
 	struct { int counter; } live;
 } __attribute__((preserve_access_index));
 
+struct sigset___ot {
+	unsigned long sig[1];
+} __attribute__((preserve_access_index));
+
 struct task_struct___ot {
 	int pid, tgid;
+	unsigned int ptrace;
+	struct sigset___ot blocked;
 	struct signal_struct___ot *signal;
 } __attribute__((preserve_access_index));
 
@@ -178,6 +221,45 @@ int ot_exec(struct bpf_raw_tracepoint_args *ctx)
 	(void)ctx;
 	if (f)
 		bpf_get_current_comm(f->comm, sizeof(f->comm));
+	return 0;
+}
+
+/*
+ * sched_process_exec(p, old_pid, bprm), in the process, after de_thread:
+ * old_pid is the exec'ing thread's id before it took the process's.  An
+ * exec by the first thread keeps the task the links filter on: nothing to
+ * do.  A stop signal sent here is acted on before the new program runs.
+ */
+SEC("raw_tp/sched_process_exec")
+int ot_exec_watch(struct bpf_raw_tracepoint_args *ctx)
+{
+	struct task_struct___ot *t = (void *)bpf_get_current_task();
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 zero = 0, why = 0;
+	struct ot_watch *w;
+
+	if ((__u32)ctx->args[1] == (__u32)id)
+		return 0;
+	w = bpf_map_lookup_elem(&ot_watch, &zero);
+	if (!w || w->tgid != (__u32)(id >> 32))
+		return 0;
+	/*
+	 * Not held: when not asked; when someone traces it (the stop would be
+	 * a signal-delivery stop, theirs to resume or swallow); when it blocks
+	 * SIGCONT (continuing it would leave one pending, which it could see).
+	 */
+	if (!w->stop_sig)
+		why = OT_UNHELD_NOT_ASKED;
+	else if (BPF_CORE_READ(t, ptrace))
+		why = OT_UNHELD_TRACED;
+	else if (w->cont_sig > 0 && w->cont_sig <= 64 &&
+		 (BPF_CORE_READ(t, blocked.sig[0]) >> (w->cont_sig - 1)) & 1)
+		why = OT_UNHELD_CONT_BLOCKED;
+	else if (bpf_send_signal(w->stop_sig))
+		why = OT_UNHELD_SIGNAL;
+	if (why)
+		w->why = why;
+	__sync_fetch_and_add(&w->events, why ? 1ull : 1ull | 1ull << 32);
 	return 0;
 }
 

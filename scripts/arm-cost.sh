@@ -84,9 +84,10 @@ def run_bpftrace(m):
     # Its probes: one perf event each (bpftrace 0.17 attaches no uprobe_multi).
     return ((t1 - t0) * 1e3, c1 - c0, l1 - l0, (t2 - t1) * 1e3 - 500, c2 - c1, l2 - l1, 2 * m)
 
-tp = subprocess.Popen([target, "spin"])
+# Its own "ready" line: until then it may not be the program yet.
+tp = subprocess.Popen([target, "spin"], stdout=subprocess.PIPE, text=True)
 tpid = tp.pid
-time.sleep(0.3)
+tp.stdout.readline()
 cols = ["arm_ms", "arm_ipi", "arm_tlb", "disarm_ms", "disarm_ipi", "disarm_tlb", "objects"]
 rows = {}
 try:

@@ -7,8 +7,10 @@ pairing, bpftrace with in-kernel counts and hist(), and the floor: the
 same uprobes running an empty BPF program), RUNS runs; prints the medians
 as one table and the ratios orbit-trace/perf, orbit-trace/bpftrace and
 inject/orbit-trace; then --compensate's accuracy and inject's own figures
-(BENCH_COMPENSATE=0, BENCH_INJECT=0 skip them).  Not a test: a
-measurement, printed with the machine and kernel it ran on.
+(BENCH_COMPENSATE=0, BENCH_INJECT=0 skip them); last what one drain
+sustains under --backend inject with default settings (BENCH_DRAIN=0
+skips it; `bench.py drain` runs it alone).  Not a test: a measurement,
+printed with the machine and kernel it ran on.
 
 Columns:
   observed/expected  scopes seen / scopes the program made (9*N*K)
@@ -303,12 +305,106 @@ def inject_section(have_perf, have_bt):
     sys.stdout.flush()
 
 
+SPIN_C = r"""
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+__attribute__((noinline)) void empty(void) { __asm__ volatile("nop; nop; nop; nop; nop; nop"); }
+static double secs;
+static double now(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec + t.tv_nsec / 1e9;
+}
+static void *spin(void *arg)
+{
+	double end = now() + secs;
+	long n = 0;
+	int i;
+
+	do {
+		for (i = 0; i < 4096; i++)
+			empty();
+		n += 4096;
+	} while (now() < end);
+	*(long *)arg = n;
+	return NULL;
+}
+int main(int argc, char **argv)
+{
+	int t, nt = atoi(argv[1]);
+	pthread_t th[64];
+	long n[64], calls = 0;
+
+	secs = atof(argv[2]);
+	for (t = 0; t < nt; t++)
+		pthread_create(&th[t], NULL, spin, &n[t]);
+	for (t = 0; t < nt; t++) {
+		pthread_join(th[t], NULL);
+		calls += n[t];
+	}
+	printf("%ld\n", calls);
+	return 0;
+}
+"""
+
+
+def drain_section():
+    """What one drain sustains: threads calling an empty traced function
+    as fast as they can for 2 s under --backend inject, no tuning flag
+    (4 MB ring per thread, the drain's own pace).  offered = 2 records
+    per call the target made; recorded = the report's samples; lost %
+    of offered; the tracer's CPU per recorded record and in all, from
+    the JSON report (tracer.cpu_ns, start-up included).  Medians of RUNS
+    runs; a figure, not a verdict."""
+    prog = os.path.join(TMP, "spin")
+    open(prog + ".c", "w").write(SPIN_C)
+    subprocess.run(["cc", "-O2", "-pthread", "-o", prog, prog + ".c"], check=True)
+    secs = "2"
+    print("# inject: one drain's ceiling, default settings: an empty function called as fast as "
+          "the threads can for %s s, %d runs" % (secs, RUNS))
+    print("%8s %14s %15s %8s %14s %11s" % ("threads", "offered rec/s", "recorded rec/s", "lost %",
+                                          "cpu ns/rec", "tracer cpu"))
+    for threads in (1, 2):
+        rows = []
+        for _ in range(RUNS):
+            out = os.path.join(TMP, "drain.json")
+            p = subprocess.run([OT, "-q", "--backend", "inject", "--json", "-o", out, "-f", "empty",
+                                "--", prog, str(threads), secs], capture_output=True, text=True)
+            if p.returncode:
+                sys.stderr.write(p.stderr)
+                continue
+            calls = int(p.stdout.split()[-1])
+            j = json.load(open(out))
+            d = j["capture"]["duration_ns"] / 1e9
+            rec, lost = j["records"]["samples"], j["records"]["lost"]
+            rows.append({"offered": 2 * calls / d, "recorded": rec / d,
+                         "lost": 100.0 * lost / max(2 * calls, 1),
+                         "cpu_rec": j["tracer"]["cpu_ns"] / max(rec, 1),
+                         "cpu": j["tracer"]["cpu_ns"] / 1e9 / d})
+        if not rows:
+            continue
+        print("%8d %14.0f %15.0f %8.1f %14.1f %10.2f" % (
+            threads, median(rows, "offered"), median(rows, "recorded"), median(rows, "lost"),
+            median(rows, "cpu_rec"), median(rows, "cpu")))
+        sys.stdout.flush()
+
+
 def median(rows, key):
     vals = [r[key] for r in rows if r.get(key) is not None]
     return statistics.median(vals) if vals else None
 
 
 def main():
+    if sys.argv[1:] == ["drain"]:
+        try:
+            drain_section()
+        finally:
+            shutil.rmtree(TMP, ignore_errors=True)
+        return
     have_perf = shutil.which("perf") is not None
     have_bt = shutil.which("bpftrace") is not None
     if have_perf:
@@ -368,6 +464,8 @@ def main():
             compensation()
         if os.environ.get("BENCH_INJECT", "1") != "0":
             inject_section(have_perf, have_bt)
+        if os.environ.get("BENCH_DRAIN", "1") != "0":
+            drain_section()
     finally:
         if have_perf:
             subprocess.run(["perf", "probe", "-q", "-d", "probe_orbit:*"], stderr=subprocess.DEVNULL)

@@ -21,6 +21,17 @@ grep -qxF "orbit-trace: '_start' in $T/cold cannot be traced: the ELF entry poin
 expect_rc 2 /dev/null "$work/glob.err" "$OT" -f '_st*' -- "$T/cold"
 grep -qxF "orbit-trace: no function that can be traced matches '_st*' in $T/cold: _start is the ELF entry point, entered by the kernel, not called" \
 	"$work/glob.err" || fail_ "_st*: $(cat "$work/glob.err")"
+# A C++ name whose function has a .cold clone: "leaf" spells leaf(long)
+# and, without parameters, "leaf(long) [clone .cold]" too; it selects the
+# function and skips the clone.  A name of the clone alone is refused.
+"$OT" -l -f leaf,check -- "$T/coldxx" >"$work/coldxx.list" || fail_ "-l leaf,check: exit status $?"
+[ "$(awk '!/^#/ { print $3 }' "$work/coldxx.list" | tr '\n' ' ')" = "_Z4leafl _ZN3app5checkEl " ] ||
+	fail_ "-l leaf,check selected: $(cat "$work/coldxx.list")"
+grep -qxF "# skipped $T/coldxx:leaf(long) [clone .cold]: a .cold part split off its function by the compiler, entered by a jump" \
+	"$work/coldxx.list" || fail_ "-l does not say it skipped leaf's clone: $(cat "$work/coldxx.list")"
+expect_rc 2 /dev/null "$work/clone.err" "$OT" -f _Z4leafl.cold -- "$T/coldxx"
+grep -qxF "orbit-trace: '_Z4leafl.cold' in $T/coldxx cannot be traced: a .cold part split off its function by the compiler, entered by a jump" \
+	"$work/clone.err" || fail_ "the clone by name: $(cat "$work/clone.err")"
 
 require_uprobes
 
@@ -46,6 +57,14 @@ OTARGS="-f pars*" same_run cold "$T/cold" x
 json_check "$work/cold.json" '[(f["name"], f["scopes"], f["unclosed"], f["orphans"]) for f in j["functions"]] == [("parse", 1000, 0, 0)]' \
 	'j["status"] == "ok"'
 
+# The same names traced, on every backend: exact counts, the program's own
+# output.
+for b in multi perf inject; do
+	OTARGS="--backend $b -f leaf,check" same_run "coldxx-$b" "$T/coldxx" 300
+	json_check "$work/coldxx-$b.json" 'j["status"] == "ok"' \
+		'[(f["name"], f["scopes"], f["unclosed"], f["orphans"], f["duplicates"]) for f in j["functions"]] == [("leaf(long)", 300, 0, 0, 0), ("app::check(long)", 300, 0, 0, 0)]'
+done
+
 for mode in insn uretprobe; do
 	OTARGS="--returns $mode -f crc,pagesize,dispatch_ptr,square,lockinc" same_run "tails-$mode" "$T/tails" 500
 	json_check "$work/tails-$mode.json" \
@@ -61,14 +80,56 @@ json_check "$work/tails-insn.json" 'j["status"] == "lossy"' \
 	'len(j["reasons"]) == 2'
 json_check "$work/tails-uretprobe.json" 'j["status"] == "ok"' \
 	'all((f["scopes"], f["duplicates"]) == (1000 if f["name"] == "square" else 500, 0) for f in j["functions"])'
+
+# Tail calls through tables of function pointers, in a C++ file (--returns
+# insn by default).  dispatch has no return instruction of its own: each
+# call returns with one of the four functions its table names; the table
+# is read from the file (a PIE: its relocations) to its symbol's end.
+# dispatch_null loads an entry, tests it and jumps through the register;
+# sw is a switch.  Traced alone and together, every call is a scope at
+# depth 0.  hooked (a table the program may change) and apply (a table it
+# is given) cannot be followed: lossy, the function named.
+for b in multi perf; do
+	OTARGS="--backend $b -f dispatch" same_run "dispatch-$b" "$T/tables" 400
+	json_check "$work/dispatch-$b.json" 'j["status"] == "ok" and j["arming"]["returns"] == "insn"' \
+		'[(f["name"], f["scopes"], f["duplicates"], f["unclosed"], f["orphans"]) for f in j["functions"]] == [("dispatch", 400, 0, 0, 0)]'
+	OTARGS="--backend $b -f dispatch,dispatch_null,sw" same_run "tables-$b" "$T/tables" 400
+	json_check "$work/tables-$b.json" 'j["status"] == "ok"' \
+		'[(f["name"], f["scopes"], f["depths"], f["duplicates"], f["unclosed"], f["orphans"]) for f in j["functions"]] == [(n, 400, {"0": 400}, 0, 0, 0) for n in ("dispatch", "dispatch_null", "sw")]'
+	OTARGS="--backend $b -f hooked,apply" same_run "unfollowed-$b" "$T/tables" 400
+	json_check "$work/unfollowed-$b.json" 'j["status"] == "lossy"' \
+		'j["reasons"] == ["%s: calls that leave it by an indirect tail call are not seen returning (--returns insn); its counts may be short" % f for f in ("hooked", "apply")]'
+done
+# inject sees every return at its trampoline, tail calls through tables
+# included: all five exact, whatever their tables.
+if [ "$(uname -m)" = x86_64 ]; then
+	OTARGS="--backend inject -f dispatch,dispatch_null,sw,hooked,apply" same_run tables-inject "$T/tables" 400
+	json_check "$work/tables-inject.json" 'j["status"] == "ok"' \
+		'[(f["name"], f["scopes"], f["depths"], f["duplicates"], f["unclosed"], f["orphans"]) for f in j["functions"]] == [(n, 400, {"0": 400}, 0, 0, 0) for n in ("dispatch", "dispatch_null", "sw", "hooked", "apply")]'
+fi
+# Without the symbol that gives its table's length, dispatch is lossy.
+objcopy --strip-symbol=_ZZ8dispatchE5table "$T/tables" "$work/tables-nosize"
+OTARGS="-f dispatch" same_run nosize "$work/tables-nosize" 400
+json_check "$work/nosize.json" 'j["status"] == "lossy"' \
+	'j["reasons"] == ["dispatch: calls that leave it by an indirect tail call are not seen returning (--returns insn); its counts may be short"]'
+# Not PIE: the tables hold addresses, and sw's switch jumps through one of
+# its own labels (jmp *tab(,%rdi,8)), which is no exit.
+${CXX:-g++} -O2 -g -fno-pie -no-pie -o "$work/tables-nopie" "$top/tests/e2e/targets/tables.cc" ||
+	fail_ "cannot build the non-PIE target"
+OTARGS="-f dispatch,dispatch_null,sw" same_run nopie "$work/tables-nopie" 400
+json_check "$work/nopie.json" 'j["status"] == "ok"' \
+	'[(f["name"], f["scopes"], f["depths"], f["duplicates"]) for f in j["functions"]] == [(n, 400, {"0": 400}, 0) for n in ("dispatch", "dispatch_null", "sw")]'
+
 "$OT" -v -f lockinc -- "$T/tails" 10 >/dev/null 2>"$work/lock.err" || fail_ "lockinc: exit status $?"
 grep -q "lockinc: its first instruction has a LOCK prefix, which the kernel cannot probe: the entry probe is on the next one" \
 	"$work/lock.err" || fail_ "lockinc -v: $(cat "$work/lock.err")"
 
-# -p: the same function in a running process.
-"$T/tails" 100000000 >/dev/null &
+# -p: the same function in a running process, once it says it runs (before
+# its exec, the background job is a copy of this shell).
+"$T/tails" 100000000 ready >"$work/tails.out" &
 tpid=$!
 cleanup_pids=$tpid
+wait_for "$work/tails.out" '^ready '
 "$OT" --json -o "$work/p.json" -d 1 -p "$tpid" -f lockinc >/dev/null 2>"$work/p.err" ||
 	fail_ "-p lockinc: exit status $?: $(cat "$work/p.err")"
 json_check "$work/p.json" 'fn["lockinc"]["scopes"] > 0'

@@ -20,9 +20,10 @@ got=$(complete_ 2 "$OT" -f '' -- "$STRESS" | tr '\n' ' ')
 [ "$(complete_ 2 "$OT" -f 'outer,mi' -- "$STRESS")" = "outer,middle" ] || fail_ "-f outer,mi"
 # After --, words belong to the command: files, not our options.
 complete_ 4 "$OT" -- "$STRESS" -f "$top/READ" | grep -qx "$top/README.md" || fail_ "args after -- CMD"
-"$STRESS" --wait-go >/dev/null &
+"$STRESS" --wait-go >"$work/stress.out" &
 spid=$!
 cleanup_pids=$spid
+wait_for "$work/stress.out" '^ready '
 [ "$(complete_ 4 "$OT" -p "$spid" -f ou)" = "outer" ] || fail_ "-p PID -f ou"
 complete_ 2 "$OT" -p "$spid" | grep -qx "$spid" || fail_ "-p does not offer PIDs"
 [ "$(complete_ 1 "$OT" --dr)" = "--drain-ms" ] || fail_ "--dr"

@@ -100,9 +100,11 @@ json_check "$work/killed.json" \
 
 # The tracer killed with SIGKILL: the breakpoint leaves the target's code
 # with the tracer's fds, the target keeps running, a new tracer counts anew.
-"$STRESS" --stress-hz 1000 --stress-calls 100000 >/dev/null &
+"$STRESS" --stress-hz 1000 --stress-calls 100000 --wait-go >"$work/busy.out" &
 spid=$!
 cleanup_pids="$spid"
+wait_for "$work/busy.out" '^ready '
+kill -USR1 "$spid"
 off=$("$OT" -l -f outer -- "$STRESS" | awk '!/^#/ { print $1 }')
 byte_at_outer() {
 	python3 - "$1" "$off" "$(realpath "$STRESS")" <<'PY'

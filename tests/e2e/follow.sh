@@ -43,13 +43,16 @@ json_check "$work/sh.json" \
 	'fn["values:take"]["arg"]["count"] == 300 and fn["values:take"]["arg"]["max"] == 99'
 
 # -p: a shell that keeps starting the program, followed for a while; and
-# a shell whose child was already running when orbit-trace came.
-sh -c "while :; do $V 50 >/dev/null; sleep 0.02; done" &
+# a shell whose child was already running when orbit-trace came.  Each
+# says when it runs: the shell itself, the child for the other.
+sh -c "echo ready; while :; do $V 50 >/dev/null; sleep 0.02; done" >"$work/loop.out" &
 loop=$!
-sh -c "$V 3000000000 >/dev/null & wait" &
+sh -c "$V 3000000000 ready & wait" >"$work/old.out" &
 old=$!
-sleep 0.3
-cleanup_pids="$loop $old $(pgrep -P "$old" | tr '\n' ' ')"
+cleanup_pids="$loop $old"
+wait_for "$work/loop.out" '^ready'
+wait_for "$work/old.out" '^ready '
+cleanup_pids="$loop $old $(sed -n 's/^ready //p' "$work/old.out")"
 "$OT" -q --json -o "$work/p.json" --follow -p "$loop" -f "$V:take" -d 1 2>"$work/err" ||
 	fail_ "-p: exit status $?: $(cat "$work/err")"
 json_check "$work/p.json" \

@@ -29,6 +29,7 @@ $try" -- --bogus -f x -p 1
 check 2 "orbit-trace: ORBIT_DRAIN_MS '101' is invalid: expected an integer in 1..100
 $try" ORBIT_DRAIN_MS=101 -- -f outer -- "$STRESS"
 check 1 "orbit-trace: no process with pid 4194304" -- -p 4194304 -f outer
+check 1 "orbit-trace: no process with pid 4194304" -- --restore -p 4194304
 check 1 "orbit-trace: cannot run no-such-command-xyz: command not found in PATH" -- \
 	-f outer -- no-such-command-xyz
 # Executable, but neither ELF nor "#!" (a #! script is traced: resolve.sh).

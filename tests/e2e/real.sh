@@ -1,11 +1,14 @@
-# Programs nobody here wrote (xz with liblzma, gzip with libc, CPython,
-# sqlite3 with libsqlite3): the traced program's output and exit status
-# equal the untraced run's, and every count equals bpftrace's on the same
-# uprobes in an identical run (tests/real/diff.py); with the uprobe
-# backends and with --backend inject.
+# Programs nobody here wrote (xz with liblzma, also on two threads; gzip
+# with libc, also exec'd by env; CPython, its hottest functions with
+# default settings, and forking; pigz on two threads through libz; sqlite3
+# with libsqlite3) and a C++ program throwing on two threads: the traced
+# program's output and exit status equal the untraced run's, nothing is
+# lost, and every count equals bpftrace's on the same uprobes in an
+# identical run (tests/real/diff.py); with the default backend and with
+# --backend inject.
 . "$(dirname "$0")/lib.sh"
 require_uprobes
-for c in bpftrace xz gzip sqlite3; do
+for c in bpftrace xz gzip pigz sqlite3; do
 	command -v "$c" >/dev/null || skip_ "$c is not installed (make deps installs it)"
 done
 python3 "$top/tests/real/diff.py" "$OT" "$work" >"$work/out" 2>"$work/err" ||

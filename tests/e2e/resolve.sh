@@ -24,7 +24,34 @@ real=$(readelf --dyn-syms -W /lib/x86_64-linux-gnu/libc.so.6 | awk '$8 == "realp
 [ -n "$real" ] && grep -qx "0x$real  *[0-9]*  realpath" "$work/libc" || fail_ "realpath is not the default version 0x$real: $(cat "$work/libc")"
 [ "$(grep -vc '^#' "$work/libc")" = 4 ] || fail_ "libc names: $(cat "$work/libc")"
 
+# A command that is a wrapper script, as pyenv's python3 shim (a bash
+# script that execs the real python3): the name misses in its interpreter,
+# and the message says why and how to name the program's file.
+V="$T/values"
+mkdir -p "$work/bin"
+printf '#!/bin/sh\nexec "%s" "$@"\n' "$V" >"$work/bin/values"
+chmod +x "$work/bin/values"
+expect_rc 2 /dev/null "$work/shim.err" env PATH="$work/bin:$PATH" "$OT" -f take -- values 100
+grep -qxF "orbit-trace: no function 'take' in $(realpath /bin/sh), which runs the script values ($work/bin/values); a script may exec another program: name that program's file, as in -f /path/to/program:take" \
+	"$work/shim.err" || fail_ "wrapper script: $(cat "$work/shim.err")"
+expect_rc 2 /dev/null "$work/shimglob.err" "$OT" -f 'tak*' -- "$work/bin/values" 100
+grep -qxF "orbit-trace: no function matches 'tak*' in $(realpath /bin/sh), which runs the script $work/bin/values; a script may exec another program: name that program's file, as in -f /path/to/program:tak*" \
+	"$work/shimglob.err" || fail_ "wrapper script, glob: $(cat "$work/shimglob.err")"
+
 require_uprobes
+
+# FILE:NAME, as the message says: the calls the program exec'd by the
+# script makes are counted (the same process), on both uprobe backends.
+"$V" 100 >"$work/shim.want"
+for b in multi perf; do
+	env PATH="$work/bin:$PATH" "$OT" --backend $b -q --json -o "$work/shim-$b.json" -f "$V:take" -- \
+		values 100 >"$work/shim-$b.out" 2>"$work/shim-$b.err" ||
+		fail_ "wrapper script, $b: exit status $?: $(cat "$work/shim-$b.err")"
+	cmp -s "$work/shim-$b.out" "$work/shim.want" || fail_ "wrapper script, $b: printed $(cat "$work/shim-$b.out")"
+	json_check "$work/shim-$b.json" 'j["status"] == "ok"' \
+		"j['target']['binary'] == '$(realpath /bin/sh)' and j['target']['exit_status'] == 0" \
+		'[(f["name"], f["scopes"], f["unclosed"], f["orphans"]) for f in j["functions"]] == [("values:take", 100, 0, 0)]'
+done
 "$OT" -q --json -o "$work/ver.json" -f 'libver.so.1:vfn' -- "$T/usever" 100 >"$work/ver.out" 2>"$work/ver.err" ||
 	fail_ "libver.so.1:vfn: exit status $?: $(cat "$work/ver.err")"
 grep -qx "sum=5150" "$work/ver.out" || fail_ "usever printed $(cat "$work/ver.out")"

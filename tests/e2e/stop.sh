@@ -7,9 +7,11 @@ require_uprobes
 # Calls in flight when the probes are enabled end as orphans (return
 # probes go live first): at most the outer call under way and the inner
 # calls that finish between enabling returns and entries.
-"$STRESS" --stress-threads 1 --stress-hz 1000 --stress-calls 100000 >/dev/null &
+"$STRESS" --stress-threads 1 --stress-hz 1000 --stress-calls 100000 --wait-go >"$work/stress.out" &
 spid=$!
 cleanup_pids="$spid"
+wait_for "$work/stress.out" '^ready '
+kill -USR1 "$spid"
 "$OT" -v --json -o "$work/sigint.json" -p "$spid" -f outer,inner 2>"$work/err" &
 otpid=$!
 cleanup_pids="$spid $otpid"

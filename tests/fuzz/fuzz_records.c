@@ -76,7 +76,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fn[i].binary = "fuzz";
 		fn[i].st = st[i];
 	}
-	ot_check_run(&c, NFUNCS, names, st, exp, 1, 1, ot_drain_stats(d)->lost, NULL);
+	ot_check_run(&c, NFUNCS, names, st, exp, 1, 1, ot_drain_stats(d)->lost, 1, NULL);
 	r.binary = "fuzz";
 	r.ended_by = "fuzz";
 	r.records.samples = ot_drain_stats(d)->samples;

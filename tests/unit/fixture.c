@@ -28,6 +28,14 @@ __attribute__((noinline)) void fixture_beta(void)
 /* A second name for fixture_alpha: one address, so it must be armed once. */
 void fixture_alias(void) __attribute__((alias("fixture_alpha")));
 
+/*
+ * Tables of code pointers, as a jump through one reads them: one the
+ * program cannot change (in a PIE, relocated once by the loader, then
+ * read-only: RELRO), one it can.
+ */
+void (*const fixture_table[])(void) = { fixture_alpha, fixture_beta, 0 };
+void (*fixture_hooks[])(void) = { fixture_alpha, fixture_beta };
+
 int main(int argc, char **argv)
 {
 	unsigned long addr, lo, hi, off;

@@ -1,7 +1,8 @@
 /*
  * The merge of per-CPU queues into one time-ordered stream: ordering
  * across CPUs, the horizon, records out of order within a ring, late
- * records, and the filters (other processes, unknown ids).
+ * records, the filters (other processes, unknown ids), and a kernel
+ * ring's losses.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -9,12 +10,13 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "lib/drain.h"
 
 struct sink {
-	struct ot_event ev[256];
+	struct ot_event ev[512];
 	size_t n;
 };
 
@@ -22,7 +24,7 @@ static void emit(void *ctx, const struct ot_event *ev)
 {
 	struct sink *s = ctx;
 
-	assert_true(s->n < 256);
+	assert_true(s->n < 512);
 	s->ev[s->n++] = *ev;
 }
 
@@ -181,6 +183,83 @@ static void test_return_sp_normalised(void **state)
 	ot_drain_free(d);
 }
 
+/* A BPF output sample of pid 42 as the kernel writes it (raw {id, sp, value}). */
+static size_t put_bpf_sample(unsigned char *at, uint64_t time, uint64_t id)
+{
+	struct perf_event_header h = { .type = PERF_RECORD_SAMPLE, .size = 56 };
+	uint32_t pid = 42, tid = 43, raw = 24;
+	uint64_t sp = 0x1000, value = 0;
+
+	memset(at, 0, 56);
+	memcpy(at, &h, 8);
+	memcpy(at + 8, &pid, 4);
+	memcpy(at + 12, &tid, 4);
+	memcpy(at + 16, &time, 8);
+	memcpy(at + 24, &raw, 4);
+	memcpy(at + 28, &id, 8);
+	memcpy(at + 36, &sp, 8);
+	memcpy(at + 44, &value, 8);
+	return 56;
+}
+
+/*
+ * A kernel ring's loss: the PERF_RECORD_LOST carries whoever wrote next
+ * (here another process) and is the capture's all the same; what the
+ * ring's LOST records said is kept per ring, and drops no record reported
+ * (ot_drain_lost) are counted and queued in order, after what was emitted.
+ */
+static void test_ring_losses(void **state)
+{
+	struct sink s = { .n = 0 };
+	struct ot_drain *d = ot_drain_new(2, 42, lookup, NULL, emit, &s);
+	unsigned char *mem = calloc(1, 4096 + 4096), *at;
+	struct {
+		struct perf_event_header h;
+		uint64_t id, lost;
+		uint32_t pid, tid;
+		uint64_t time;
+	} lost = {
+		.h = { .type = PERF_RECORD_LOST, .size = sizeof(lost) },
+		.id = 3, .lost = 4, .pid = 77, .tid = 78, .time = 20,
+	};
+	struct ot_ring ring;
+
+	(void)state;
+	assert_non_null(mem);
+	assert_int_equal(ot_ring_init(&ring, mem, 4096, 4096), 0);
+	ring.bpf = 1;
+	at = ring.data;
+	at += put_bpf_sample(at, 10, 2);
+	memcpy(at, &lost, sizeof(lost));
+	at += sizeof(lost);
+	at += put_bpf_sample(at, 30, 3);
+	ring.meta->data_head = (uint64_t)(at - ring.data);
+	assert_int_equal(ot_drain_ring(d, 0, &ring), 3);
+	sample(d, 1, 50, 42, 4);
+	ot_drain_flush(d, 50);
+	assert_int_equal(s.n, 4);
+	assert_int_equal(s.ev[1].kind, OT_EV_LOST);
+	assert_int_equal(ot_drain_stats(d)->lost, 4);
+	assert_int_equal(ot_drain_stats(d)->foreign_lost, 0);
+	assert_int_equal(ot_drain_ring_lost(d, 0), 4);
+	assert_int_equal(ot_drain_ring_lost(d, 1), 0);
+
+	ot_drain_lost(d, 0, 6);
+	ot_drain_lost(d, 1, 0);
+	assert_int_equal(ot_drain_stats(d)->lost, 10);
+	assert_int_equal(ot_drain_stats(d)->lost_at_end, 6);
+	assert_int_equal(ot_drain_ring_lost(d, 0), 4);	/* what the ring said */
+	ot_drain_flush(d, UINT64_MAX);
+	assert_int_equal(s.n, 5);
+	assert_int_equal(s.ev[4].kind, OT_EV_LOST);
+	assert_int_equal(s.ev[4].lost, 6);
+	assert_int_equal(s.ev[4].time, 50);	/* after ring 0's t=30: the emitted t=50 */
+	assert_int_equal(ot_drain_stats(d)->late, 0);
+	ot_ring_fini(&ring);
+	free(mem);
+	ot_drain_free(d);
+}
+
 static void test_queue_grows(void **state)
 {
 	static struct sink s;
@@ -198,6 +277,144 @@ static void test_queue_grows(void **state)
 	ot_drain_free(d);
 }
 
+/* Compact records of threads: ids 4f+1 entries, 4f+2 returns (lookup's
+ * odd/even split does not apply: these are ids 2 and 3 of function 1). */
+static void test_thread_records(void **state)
+{
+	struct sink s = { .n = 0 };
+	struct ot_drain *d = ot_drain_new(3, 42, lookup, NULL, emit, &s);
+	const struct ot_drain_trec a[] = {
+		OT_DRAIN_TREC(10, 0x7000, 2),
+		OT_DRAIN_TREC(30, 0x6ff0, 2),
+		OT_DRAIN_TREC(35, 4, 0),	/* 4 lost */
+		OT_DRAIN_TREC(40, 0x6ff0, 3),	/* a uretprobe: after `ret` */
+		OT_DRAIN_TREC(45, 0x6ff0, 500),	/* none of ours */
+	};
+	const struct ot_drain_trec late = OT_DRAIN_TREC(20, 0x7000, 2);
+	size_t i;
+
+	(void)state;
+	ot_drain_thread(d, 1, 42, 43, a, 5);
+	sample(d, 0, 25, 42, 2);
+	ot_drain_thread(d, 1, 42, 43, &late, 1);	/* behind the queue's tail */
+	assert_int_equal(ot_drain_stats(d)->lost, 4);
+	ot_drain_flush(d, UINT64_MAX);
+	assert_int_equal(s.n, 6);
+	for (i = 1; i < s.n; i++)
+		assert_true(s.ev[i - 1].time <= s.ev[i].time);
+	assert_int_equal(s.ev[0].tid, 43);
+	assert_int_equal(s.ev[0].pid, 42);
+	assert_int_equal(s.ev[0].cpu, 1);
+	assert_int_equal(s.ev[0].sp, 0x7000);
+	assert_int_equal(s.ev[0].kind, OT_EV_ENTRY);
+	assert_int_equal(s.ev[0].func, 1);
+	assert_int_equal(s.ev[1].time, 20);
+	assert_int_equal(s.ev[2].cpu, 0);	/* the other queue's, in between */
+	assert_int_equal(s.ev[4].kind, OT_EV_LOST);
+	assert_int_equal(s.ev[4].lost, 4);
+	assert_int_equal(s.ev[5].kind, OT_EV_RETURN);
+	assert_int_equal(s.ev[5].sp, 0x6ff0 - OT_RET_SP_DELTA);
+	assert_int_equal(s.ev[5].has_value, 0);
+	assert_int_equal(ot_drain_stats(d)->samples, 5);
+	assert_int_equal(ot_drain_stats(d)->unknown, 1);
+	ot_drain_free(d);
+}
+
+/* A queue changes hands: another thread's records while it still holds
+ * some, a sample or a lost record from a ring of its own. */
+static void test_thread_queue_shared(void **state)
+{
+	struct sink s = { .n = 0 };
+	struct ot_drain *d = ot_drain_new(1, 42, lookup, NULL, emit, &s);
+	const struct ot_drain_trec a[] = { OT_DRAIN_TREC(10, 0x7000, 2), OT_DRAIN_TREC(40, 0x7000, 3) };
+	const struct ot_drain_trec b[] = { OT_DRAIN_TREC(20, 0x5000, 2), OT_DRAIN_TREC(30, 0x5000, 3) };
+	struct ot_record lost = { .type = OT_REC_LOST, .lost = 2, .time = 15 };
+	const struct ot_drain_trec other[] = { OT_DRAIN_TREC(50, 0x5000, 2), OT_DRAIN_TREC(55, 1, 0) };
+
+	(void)state;
+	ot_drain_thread(d, 0, 42, 43, a, 2);
+	ot_drain_record(d, 0, &lost);		/* joins the thread's records */
+	ot_drain_thread(d, 0, 42, 44, b, 2);	/* another thread's */
+	sample(d, 0, 35, 42, 2);
+	ot_drain_thread(d, 0, 7, 8, other, 2);	/* another process's, losses too */
+	ot_drain_flush(d, UINT64_MAX);
+	assert_int_equal(s.n, 6);
+	assert_int_equal(s.ev[0].tid, 43);
+	assert_int_equal(s.ev[1].kind, OT_EV_LOST);
+	assert_int_equal(s.ev[2].tid, 44);
+	assert_int_equal(s.ev[3].tid, 44);
+	assert_int_equal(s.ev[4].tid, 43);	/* the sample, tid = pid + 1 */
+	assert_int_equal(s.ev[4].time, 35);
+	assert_int_equal(s.ev[5].tid, 43);
+	assert_int_equal(s.ev[5].time, 40);
+	assert_int_equal(ot_drain_stats(d)->foreign, 1);
+	assert_int_equal(ot_drain_stats(d)->foreign_lost, 1);
+	assert_int_equal(ot_drain_stats(d)->lost, 2);
+	assert_int_equal(ot_drain_pending(d), 0);
+	/* Empty again: the queue takes a thread's records compactly. */
+	ot_drain_thread(d, 0, 42, 45, b, 2);
+	assert_int_equal(ot_drain_queue_pending(d, 0), 2);
+	ot_drain_flush(d, UINT64_MAX);
+	assert_int_equal(s.n, 8);
+	assert_int_equal(s.ev[7].tid, 45);
+	assert_int_equal(ot_drain_stats(d)->late, 2);
+	ot_drain_free(d);
+}
+
+/* Equal times in two queues: the lower queue's first, as always. */
+static void test_ties_by_queue(void **state)
+{
+	struct sink s = { .n = 0 };
+	struct ot_drain *d = ot_drain_new(3, 42, lookup, NULL, emit, &s);
+	const struct ot_drain_trec a[] = { OT_DRAIN_TREC(10, 0x7000, 2) };
+
+	(void)state;
+	sample(d, 2, 10, 42, 2);
+	ot_drain_thread(d, 1, 42, 50, a, 1);
+	sample(d, 0, 10, 42, 2);
+	ot_drain_flush(d, UINT64_MAX);
+	assert_int_equal(s.n, 3);
+	assert_int_equal(s.ev[0].cpu, 0);
+	assert_int_equal(s.ev[1].cpu, 1);
+	assert_int_equal(s.ev[2].cpu, 2);
+	ot_drain_free(d);
+}
+
+/* Many queues (threads): the merge keeps time order, ties in queue order,
+ * and stops at the horizon whichever queue holds the rest. */
+static void test_merges_many_queues(void **state)
+{
+	static struct sink s;
+	struct ot_drain *d = ot_drain_new(20, 42, lookup, NULL, emit, &s);
+	unsigned q, k;
+	size_t i;
+
+	(void)state;
+	s.n = 0;
+	for (q = 0; q < 20; q++) {
+		for (k = 0; k < 10; k++) {
+			/* Every queue's times interleave; each fifth is shared. */
+			uint64_t t = k % 5 ? 100 * k + (q * 7) % 20 : 100 * k;
+			struct ot_drain_trec r = OT_DRAIN_TREC(t, 0x7000, 2);
+
+			if (q % 2)
+				ot_drain_thread(d, q, 42, 1000 + q, &r, 1);
+			else
+				sample(d, q, t, 42, 2);
+		}
+	}
+	ot_drain_flush(d, 450);
+	assert_int_equal(s.n, 100);
+	ot_drain_flush(d, UINT64_MAX);
+	assert_int_equal(s.n, 200);
+	for (i = 1; i < s.n; i++) {
+		assert_true(s.ev[i - 1].time <= s.ev[i].time);
+		if (s.ev[i - 1].time == s.ev[i].time)
+			assert_true(s.ev[i - 1].cpu < s.ev[i].cpu);
+	}
+	ot_drain_free(d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -207,7 +424,12 @@ int main(void)
 		cmocka_unit_test(test_late_record_counted),
 		cmocka_unit_test(test_filters),
 		cmocka_unit_test(test_queue_grows),
+		cmocka_unit_test(test_ring_losses),
 		cmocka_unit_test(test_return_sp_normalised),
+		cmocka_unit_test(test_thread_records),
+		cmocka_unit_test(test_thread_queue_shared),
+		cmocka_unit_test(test_ties_by_queue),
+		cmocka_unit_test(test_merges_many_queues),
 	};
 
 	return cmocka_run_group_tests_name("drain", tests, NULL, NULL);

@@ -72,6 +72,59 @@ static void test_offsets_match_loader(void **state)
 	}
 }
 
+/* A data symbol's address, from nm: an oracle apart from libelf. */
+static uint64_t nm_vaddr(const char *bin, const char *name)
+{
+	char cmd[512];
+	unsigned long long v = 0;
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "nm %s | awk '$3 == \"%s\" { print $1 }'", bin, name);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	assert_int_equal(fscanf(p, "%llx", &v), 1);
+	assert_int_equal(pclose(p), 0);
+	return v;
+}
+
+/*
+ * A table of code pointers as the loaded program holds it: by the PIE's
+ * RELATIVE relocations (RELA, or packed RELR), by the non-PIE file's
+ * bytes; its length from its symbol; a writable one refused.
+ */
+static void test_code_table(void **state)
+{
+	static const char *const files[] = {
+		OT_FIXTURE_DIR "/fixture-pie",
+		OT_FIXTURE_DIR "/fixture-nopie",
+		OT_FIXTURE_DIR "/fixture-relr",
+	};
+	size_t k;
+
+	(void)state;
+	for (k = 0; k < 3; k++) {
+		uint64_t table = nm_vaddr(files[k], "fixture_table"), *ent;
+		struct ot_elf *e;
+		int bounded;
+
+		assert_int_equal(ot_elf_open(files[k], files[k], &e), 0);
+		assert_int_equal(ot_elf_code_table(e, files[k], table, &ent, &bounded), 3);
+		assert_true(bounded);
+		assert_int_equal(ent[0], find(e, "fixture_alpha")->offset);
+		assert_int_equal(ent[1], find(e, "fixture_beta")->offset);
+		assert_int_equal(ent[2], OT_TABLE_NONE);
+		free(ent);
+		/* From its second entry: to the end of the object. */
+		assert_int_equal(ot_elf_code_table(e, files[k], table + 8, &ent, &bounded), 2);
+		assert_int_equal(ent[0], find(e, "fixture_beta")->offset);
+		free(ent);
+		assert_int_equal(ot_elf_code_table(e, files[k], nm_vaddr(files[k], "fixture_hooks"),
+						   &ent, &bounded), -EACCES);
+		assert_null(ent);
+		ot_elf_close(e);
+	}
+}
+
 static void test_select_names_and_aliases(void **state)
 {
 	struct ot_selection s;
@@ -172,6 +225,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_offsets_match_loader),
+		cmocka_unit_test(test_code_table),
 		cmocka_unit_test(test_select_names_and_aliases),
 		cmocka_unit_test(test_select_globs_and_exclusions),
 		cmocka_unit_test(test_select_values),

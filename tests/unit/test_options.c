@@ -109,6 +109,12 @@ static void test_bad_combinations(void **state)
 	BAD("--follow needs the multi backend (its BPF program follows forks in the kernel): "
 	    "not with --backend inject", "--follow", "--backend", "inject", "-f", "x", "--", "t");
 	BAD("--compensate does not go with --follow", "--follow", "--compensate", "-f", "x", "--", "t");
+	BAD("--restore needs -p PID: the process a killed orbit-trace left instrumented",
+	    "--restore");
+	BAD("--restore only takes back what a killed orbit-trace left: with -p PID (and -o, "
+	    "--json), nothing else", "--restore", "-p", "1", "-f", "x");
+	BAD("--restore only takes back what a killed orbit-trace left: with -p PID (and -o, "
+	    "--json), nothing else", "--restore", "--", "t");
 	BAD("values (NAME(argN), NAME%ret) are recorded by the uprobe backends: not with --backend inject",
 	    "--backend", "inject", "-f", "x,read(arg3)%ret", "--", "t");
 }
@@ -129,6 +135,7 @@ static void test_environment(void **state)
 	setenv("ORBIT_DRAIN_MS", "7", 1);
 	assert_int_equal(parse(&o, &msg, "-f", "x", "--", "t", (char *)NULL), OT_OPTIONS_RUN);
 	assert_int_equal(o.ring_kb, 64);
+	assert_true(o.ring_kb_set);	/* the backend's own default is not used */
 	assert_int_equal(o.drain_ms, 7);
 	ot_options_free(&o);
 	/* An option beats the environment. */
@@ -138,10 +145,11 @@ static void test_environment(void **state)
 	ot_options_free(&o);
 	unsetenv("ORBIT_UPROBE_RING_KB");
 	unsetenv("ORBIT_DRAIN_MS");
-	/* inject's clock: its own choice unless forced. */
+	/* inject's clock: its own choice unless forced; its rings' size too. */
 	assert_int_equal(parse(&o, &msg, "--backend", "inject", "-f", "x", "--", "t", (char *)NULL),
 			 OT_OPTIONS_RUN);
 	assert_int_equal(o.backend, OT_BACKEND_INJECT);
+	assert_false(o.ring_kb_set);
 	assert_int_equal(o.inject_clock, -1);
 	ot_options_free(&o);
 	setenv("ORBIT_INJECT_CLOCK", "vdso", 1);
@@ -192,6 +200,11 @@ static void test_good_line(void **state)
 			ot_options_free(&o);
 		}
 	}
+	/* --restore needs nothing but the process. */
+	assert_int_equal(parse(&o, &msg, "--restore", "-p", "42", "--json", (char *)NULL),
+			 OT_OPTIONS_RUN);
+	assert_true(o.restore && o.json && o.pid == 42 && !o.functions);
+	ot_options_free(&o);
 	/* -l alone lists every function. */
 	assert_int_equal(parse(&o, &msg, "-l", "--", "prog", (char *)NULL), OT_OPTIONS_RUN);
 	assert_string_equal(o.functions, "*");

@@ -514,6 +514,27 @@ static void ret_flags(struct ot_pair *p, uint32_t tid, uint32_t f, uint64_t sp, 
  * callee's ordinary calls from elsewhere (deeper SPs) leave no trace, and
  * a traced tail callee on top ends both with its own return.
  */
+/* The hook skips what its caller said it can; the pairing counts it all. */
+static void test_scope_hook_minimum(void **state)
+{
+	struct ot_pair *p = ot_pair_new(NFUNCS);
+
+	(void)state;
+	scopes_seen = 0;
+	ot_pair_on_scope(p, count_scope, NULL);
+	ot_pair_on_scope_min(p, INNER, 11);	/* inner lasts 10 ns */
+	ot_pair_on_scope_min(p, MIDDLE, 70);	/* middle 70: at least that */
+	ot_pair_on_scope_min(p, NFUNCS, 1);	/* no such function: ignored */
+	tree(p, 1, 0x7000);
+	assert_int_equal(scopes_seen, 1 + 2);
+	ot_pair_on_scope_min(p, INNER, 0);
+	tree(p, 1, 0x7000);
+	assert_int_equal(scopes_seen, 3 + 9);
+	assert_int_equal(S(p, INNER)->scopes, 12);
+	assert_int_equal(S(p, INNER)->hist.count, 12);
+	ot_pair_free(p);
+}
+
 static void test_tail_callee_return(void **state)
 {
 	struct ot_pair *p = ot_pair_new(NFUNCS);
@@ -681,6 +702,7 @@ int main(void)
 		cmocka_unit_test(test_compensation),
 		cmocka_unit_test(test_scope_spanning_loss_kept_out_of_durations),
 		cmocka_unit_test(test_call_tree_and_scope_hook),
+		cmocka_unit_test(test_scope_hook_minimum),
 		cmocka_unit_test(test_tail_call_nests),
 		cmocka_unit_test(test_longjmp_unwinds),
 		cmocka_unit_test(test_ret_insn_closes_tail_callers),

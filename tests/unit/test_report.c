@@ -85,7 +85,7 @@ static void fill(struct fixture *x, const char *expect, size_t nfuncs)
 	if (expect)
 		ne = ot_expect_parse(expect, &e, &bad);
 	assert_true(ne >= 0);
-	ot_check_run(&x->check, nfuncs, names, st, e, (size_t)ne, 1, ot_pair_lost(x->p), NULL);
+	ot_check_run(&x->check, nfuncs, names, st, e, (size_t)ne, 1, ot_pair_lost(x->p), 1, NULL);
 	ot_expect_free(e, (size_t)ne);
 	memset(x->fn, 0, sizeof(x->fn));
 	for (i = 0; i < nfuncs; i++) {
@@ -216,6 +216,7 @@ static void test_lossy(void **state)
 	ev(x.p, 100, OT_EV_RETURN, OUTER, 0x7000, 5000);
 	ev(x.p, 100, OT_EV_ENTRY, MIDDLE, 0x6f00, 100);	/* never returns */
 	fill(&x, NULL, NFUNCS);
+	x.r.records.lost_at_end = 5;	/* no record after them in their ring */
 	render(&x, "lossy", 0);
 	render(&x, "lossy", 1);
 	done(&x);
@@ -320,7 +321,8 @@ static void test_list(void **state)
 	free(buf);
 }
 
-/* --backend inject: its header, a refused function, what disarming did. */
+/* --backend inject: its header, a refused function, the programs the
+ * process exec'd (one not traced), what disarming did. */
 static void test_inject(void **state)
 {
 	static const struct ot_report_refused refused[] = {
@@ -330,7 +332,9 @@ static void test_inject(void **state)
 		.clock = "tsc", .regions = 2, .code_bytes = 8192, .private_bytes = 268894208,
 		.shared_bytes = 1074794496, .unwinder = 1, .arm_pause_ns = 1350000,
 		.refused = refused, .nrefused = 1, .noret = 0, .disarm_pause_ns = 910000,
-		.returns_restored = 1,
+		.returns_restored = 1, .execs = 2, .unrecorded_threads = 3,
+		.unrecorded_handlers = 7,
+		.exec_why = "inject needs glibc's threads and libc.so.6 is not mapped",
 	};
 	struct fixture x;
 	char *buf = NULL;
@@ -348,6 +352,8 @@ static void test_inject(void **state)
 	ot_check_add(&x.check, OT_STATUS_LOSSY, "1 of 3 functions were not armed: inject could not "
 		     "patch them (arming.refused says why)");
 	x.r.inject = &in;
+	x.r.records.foreign = 40;
+	x.r.records.foreign_lost = 12;	/* a forked child's ring overflowed */
 	x.r.backend = "inject";
 	x.r.objects = "trampolines";
 	x.r.returns = "trampoline";
@@ -417,10 +423,13 @@ static void test_follow(void **state)
 		  .total_ns = 80000, .max_ns = 1600 },
 	};
 	static const struct ot_report_follow fol = { .processes = 5, .dropped = 1 };
+	struct ot_event lost = { .kind = OT_EV_LOST, .lost = 3 };
 	struct fixture x;
 
 	(void)state;
 	x.p = trees(10);
+	lost.time = clock_ns += 10;
+	ot_pair_feed(x.p, &lost);	/* a CPU's ring: whose records, nobody knows */
 	fill(&x, NULL, NFUNCS);
 	ot_check_add(&x.check, OT_STATUS_LOSSY, "1 process forked by followed ones was not "
 		     "followed: the kernel's table of them was full");
@@ -429,6 +438,54 @@ static void test_follow(void **state)
 	x.r.nprocs = 3;
 	render(&x, "follow", 0);
 	render(&x, "follow", 1);
+	done(&x);
+}
+
+/*
+ * multi: the process exec'd from a thread other than its first three
+ * times, held for two of them; the third ran unprobed (status says so).
+ */
+static void test_thread_execs(void **state)
+{
+	static const struct ot_report_thread_execs te = { .count = 3, .held = 2,
+							  .unprobed_ns = 41500000 };
+	struct fixture x;
+
+	(void)state;
+	x.p = trees(10);
+	fill(&x, NULL, NFUNCS);
+	ot_check_add(&x.check, OT_STATUS_LOSSY, "1 of 3 programs the process exec'd from a "
+		     "thread other than its first ran unprobed for up to 41.5 ms before their "
+		     "probes were armed again (--freeze holds a -p process there instead): their "
+		     "calls meanwhile are not counted");
+	x.r.thread_execs = &te;
+	render(&x, "thread-execs", 0);
+	render(&x, "thread-execs", 1);
+	done(&x);
+}
+
+/*
+ * A kernel without PERF_FORMAT_LOST (Linux < 6.0), a ring that filled:
+ * nothing reported lost, and the report says the count may be short.
+ */
+static void test_lost_inexact(void **state)
+{
+	const struct ot_func_stats *st[NFUNCS];
+	struct fixture x;
+	size_t i;
+
+	(void)state;
+	x.p = trees(10);
+	fill(&x, NULL, NFUNCS);
+	ot_check_free(&x.check);
+	for (i = 0; i < NFUNCS; i++)
+		st[i] = ot_pair_stats(x.p, i);
+	ot_check_run(&x.check, NFUNCS, names, st, NULL, 0, 1, 0, 0, NULL);
+	x.r.records.lost_inexact = 1;
+	x.r.backend = "perf";
+	x.r.objects = "perf events";
+	render(&x, "lost-inexact", 0);
+	render(&x, "lost-inexact", 1);
 	done(&x);
 }
 
@@ -477,6 +534,8 @@ int main(void)
 		cmocka_unit_test(test_inject),
 		cmocka_unit_test(test_values),
 		cmocka_unit_test(test_follow),
+		cmocka_unit_test(test_thread_execs),
+		cmocka_unit_test(test_lost_inexact),
 	};
 
 	return cmocka_run_group_tests_name("report", tests, NULL, NULL);

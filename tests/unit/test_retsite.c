@@ -65,8 +65,12 @@ static void test_indirect_exits(void **state)
 	assert_int_equal(ot_exits_mem(notrack, sizeof(notrack), 0, &x), 0);
 	assert_int_equal(x.indirect, 0);
 	ot_exits_free(&x);
+	/* Through an absolute table (non-PIE): its entries tell, for the caller. */
 	assert_int_equal(ot_exits_mem(table, sizeof(table), 0, &x), 0);
 	assert_int_equal(x.indirect, 0);
+	assert_int_equal(x.ntables, 1);
+	assert_int_equal(x.tables[0].addr, 0);
+	assert_true(x.tables[0].vaddr);
 	ot_exits_free(&x);
 	assert_int_equal(ot_exits_mem(pic, sizeof(pic), 0, &x), 0);
 	assert_int_equal(x.indirect, 0);
@@ -79,6 +83,74 @@ static void test_indirect_exits(void **state)
 }
 
 /* On a real function: every site found is a ret byte inside it. */
+#if defined(__x86_64__)
+/*
+ * Jumps through a table of 8-byte pointers: the table's address when the
+ * code shows it (g++ -O2's dispatch through a static table of functions,
+ * and with the entry loaded, tested and jumped to), an indirect exit when
+ * it does not (a table passed in, a lea that another path may skip, a
+ * register a call may change).
+ */
+static void test_table_jumps(void **state)
+{
+	/* mov %edi,%eax; lea 0x2aa7(%rip),%rdx; mov %rsi,%rdi; and $3,%eax;
+	 * jmp *(%rdx,%rax,8) */
+	static const uint8_t dispatch[] = {
+		0x89, 0xf8, 0x48, 0x8d, 0x15, 0xa7, 0x2a, 0x00, 0x00, 0x48, 0x89, 0xf7,
+		0x83, 0xe0, 0x03, 0xff, 0x24, 0xc2,
+	};
+	/* ...; mov (%rdx,%rax,8),%rax; test %rax,%rax; je 1f; jmp *%rax;
+	 * nopw; 1: jmp fallback (outside) */
+	static const uint8_t loaded[] = {
+		0x89, 0xf8, 0x48, 0x8d, 0x15, 0x67, 0x2a, 0x00, 0x00, 0x48, 0x89, 0xf7,
+		0x83, 0xe0, 0x03, 0x48, 0x8b, 0x04, 0xc2, 0x48, 0x85, 0xc0, 0x74, 0x08,
+		0xff, 0xe0, 0x66, 0x0f, 0x1f, 0x44, 0x00, 0x00, 0xeb, 0xae,
+	};
+	/* mov %rdi,%rax; and $3,%esi; mov %rdx,%rdi; jmp *(%rax,%rsi,8) */
+	static const uint8_t given[] = {
+		0x48, 0x89, 0xf8, 0x83, 0xe6, 0x03, 0x48, 0x89, 0xd7, 0xff, 0x24, 0xf0,
+	};
+	/* lea 0x100(%rip),%rdx; 1: jmp *(%rdx,%rax,8); xor %rdx,%rdx; jmp 1b */
+	static const uint8_t joined[] = {
+		0x48, 0x8d, 0x15, 0x00, 0x01, 0x00, 0x00, 0xff, 0x24, 0xc2,
+		0x48, 0x31, 0xd2, 0xeb, 0xf8,
+	};
+	/* lea 0x100(%rip),%rdx; call +0; jmp *(%rdx,%rax,8) */
+	static const uint8_t called[] = {
+		0x48, 0x8d, 0x15, 0x00, 0x01, 0x00, 0x00, 0xe8, 0x00, 0x00, 0x00, 0x00,
+		0xff, 0x24, 0xc2,
+	};
+	struct ot_exits x;
+
+	(void)state;
+	assert_int_equal(ot_exits_mem(dispatch, sizeof(dispatch), 0x12f0, &x), 0);
+	assert_int_equal(x.ntables, 1);
+	assert_int_equal(x.tables[0].addr, 0x3da0);
+	assert_false(x.tables[0].vaddr);
+	assert_int_equal(x.indirect + x.nrets + x.ntails, 0);
+	ot_exits_free(&x);
+	assert_int_equal(ot_exits_mem(loaded, sizeof(loaded), 0x1310, &x), 0);
+	assert_int_equal(x.ntables, 1);
+	assert_int_equal(x.tables[0].addr, 0x3d80);
+	assert_int_equal(x.ntails, 1);
+	assert_int_equal(x.tails[0], 0x12e0);
+	assert_int_equal(x.indirect, 0);
+	ot_exits_free(&x);
+	assert_int_equal(ot_exits_mem(given, sizeof(given), 0x1400, &x), 0);
+	assert_int_equal(x.indirect, 1);
+	assert_int_equal(x.ntables, 0);
+	ot_exits_free(&x);
+	assert_int_equal(ot_exits_mem(joined, sizeof(joined), 0, &x), 0);
+	assert_int_equal(x.indirect, 1);
+	assert_int_equal(x.ntables, 0);
+	ot_exits_free(&x);
+	assert_int_equal(ot_exits_mem(called, sizeof(called), 0, &x), 0);
+	assert_int_equal(x.indirect, 1);
+	assert_int_equal(x.ntables, 0);
+	ot_exits_free(&x);
+}
+#endif
+
 static void test_fixture_function(void **state)
 {
 	const char *bin = OT_FIXTURE_DIR "/fixture-nopie";
@@ -107,6 +179,7 @@ int main(void)
 #if defined(__x86_64__)
 		cmocka_unit_test(test_code_in_memory),
 		cmocka_unit_test(test_indirect_exits),
+		cmocka_unit_test(test_table_jumps),
 #endif
 		cmocka_unit_test(test_fixture_function),
 	};

@@ -8,7 +8,8 @@ The program, run as
     PROG count R   calls f_i (i % 5 + 1) times per round, R rounds, from
                    one thread, then exits: exact counts to check;
     PROG spin      keeps one thread per online CPU calling every function,
-                   without pause, until killed: a target busy on every CPU.
+                   without pause, until killed: a target busy on every CPU;
+                   prints "ready PID" once its threads run, for -p.
 Each function adds its own constant, so the compiler cannot fold them into
 one (GCC's -fipa-icf would, and the probes would then share an address).
 """
@@ -16,7 +17,7 @@ import sys
 
 n, out = int(sys.argv[1]), sys.argv[2]
 with open(out, "w") as f:
-    f.write("#include <pthread.h>\n#include <stdlib.h>\n#include <string.h>\n"
+    f.write("#include <pthread.h>\n#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n"
             "#include <unistd.h>\nstatic volatile long sink;\n")
     for i in range(n):
         f.write("__attribute__((noinline)) void f%04d(void) { sink += %d; }\n" % (i, i + 1))
@@ -50,6 +51,8 @@ int main(int argc, char **argv)
 
 		for (long c = 1; c < sysconf(_SC_NPROCESSORS_ONLN); c++)
 			pthread_create(&t, NULL, spin, NULL);
+		printf("ready %d\\n", (int)getpid());
+		fflush(stdout);
 		spin(NULL);
 	}
 	return 2;

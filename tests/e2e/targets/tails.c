@@ -5,10 +5,12 @@
  * (dispatch_ptr -> *fn).  And lockinc, whose first instruction has a LOCK
  * prefix, which the kernel will not probe.  Prints a checksum of
  * everything it computed, so that a changed run shows.
- * Usage: tails [N]  (default 1000 calls of each)
+ * Usage: tails [N [ready]]  (default 1000 calls of each; with "ready" it
+ * first prints "ready PID", for a tracer to attach with -p)
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 long crc(long x);
@@ -63,6 +65,10 @@ int main(int argc, char **argv)
 	long (*volatile fn)(long) = square;
 	long page = sysconf(_SC_PAGESIZE);
 
+	if (argc > 2 && !strcmp(argv[2], "ready")) {
+		printf("ready %d\n", (int)getpid());
+		fflush(stdout);
+	}
 	for (i = 0; i < n; i++) {
 		sum += crc(i);
 		sum += pagesize(i) - page;

@@ -1,0 +1,128 @@
+#include "inject_ring.h"
+#include "inject_layout.h"
+
+static uint64_t load64(const uint8_t *p)
+{
+	return __atomic_load_n((const uint64_t *)p, __ATOMIC_ACQUIRE);
+}
+
+/* Decoded records, handed to the drain a batch at a time. */
+#define BATCH 256
+struct batch {
+	struct ot_drain *d;
+	const struct ot_inject_view *v;
+	size_t n;
+	struct ot_drain_trec r[BATCH];
+};
+
+static void flush(struct batch *b)
+{
+	ot_drain_thread(b->d, b->v->queue, b->v->pid, b->v->tid, b->r, b->n);
+	b->n = 0;
+}
+
+static void add(struct batch *b, struct ot_drain_trec r)
+{
+	if (b->n == BATCH)
+		flush(b);
+	b->r[b->n++] = r;
+}
+
+static void lost(struct batch *b, uint64_t time, uint64_t n)
+{
+	if (n)
+		add(b, OT_DRAIN_TREC(time, n, 0));
+}
+
+/* Records the thread dropped, up to its count now (a marker's or the
+ * area's own), reported at time t: what was not reported yet. */
+static void area_lost(struct ot_inject_view *v, struct batch *b, uint64_t t, uint64_t upto)
+{
+	if (upto > v->lost) {
+		lost(b, t, upto - v->lost);
+		v->lost = upto;
+	}
+}
+
+/* A record's probe id (as lib/backend_inject registers them) by its kind. */
+static const uint16_t id_of_kind[4] = {
+	[OT_INJ_K_ENTRY] = 1, [OT_INJ_K_RETURN] = 2, [OT_INJ_K_TAIL] = 3,
+};
+
+/*
+ * The records of a contiguous span of the ring into the batch.  restrict:
+ * the map is not written meanwhile, so its current piece may stay in
+ * registers (ot_tsc_ns is inline).
+ */
+static void read_span(struct batch *b, struct ot_inject_view *v, const uint64_t *rec,
+		      uint64_t n, const struct ot_tsc *restrict tsc)
+{
+	uint64_t time = v->last_time;
+
+	while (n) {
+		/* A chunk the batch has room for: each record makes one entry
+		 * at most (a marker, one lost entry). */
+		uint64_t m = n < BATCH - b->n ? n : BATCH - b->n;
+		struct ot_drain_trec *out = b->r + b->n;
+
+		for (n -= m; m; m--, rec += OT_INJ_REC_SIZE / 8) {
+			uint64_t word = rec[1];
+			unsigned kind = (unsigned)(word >> 14) & 3;
+
+			uint64_t t = tsc ? ot_tsc_ns(tsc, rec[0]) : rec[0];
+
+			/* The ring's order is the thread's: a return stamped before
+			 * a signal handler's calls but written after them, or a
+			 * refitted TSC map, never reorders what the pairing sees. */
+			time = t > time ? t : time;
+			if (kind == OT_INJ_K_LOST) {
+				b->n = (size_t)(out - b->r);
+				area_lost(v, b, time, word >> 16);
+				out = b->r + b->n;
+				continue;
+			}
+			/* sp << 16 stays; function and kind become the probe's id. */
+			out->time = time;
+			out->word = (word & ~0xffffull) |
+				    (uint16_t)(4 * (word & 0x3fff) + id_of_kind[kind]);
+			out++;
+		}
+		b->n = (size_t)(out - b->r);
+		if (b->n == BATCH)
+			flush(b);
+	}
+	v->last_time = time;
+}
+
+/*
+ * Drops happen only while the ring is full, so those no marker in [tail,
+ * head) reports come after its last record: the area's count, read after
+ * them, places them there (a thread that stops calling after a burst
+ * writes no marker at all).
+ */
+size_t ot_inject_ring_read(struct ot_inject_view *v, uint8_t *ar, uint64_t ring_n,
+			   const struct ot_tsc *tsc, struct ot_drain *d, uint64_t now)
+{
+	uint64_t head = load64(ar + OT_INJ_A_HEAD), tail = *(uint64_t *)(ar + OT_INJ_A_TAIL);
+	uint64_t n = head - tail, at, first;
+	const uint64_t *ring = (const uint64_t *)(ar + OT_INJ_A_RING);
+	struct batch b = { .d = d, .v = v, .n = 0 };
+
+	if (n > ring_n) {	/* a corrupt head (the process wrote over it) */
+		lost(&b, now, n - ring_n);
+		tail = head - ring_n;
+		n = ring_n;
+	}
+	/* Up to the ring's end, then from its start. */
+	at = tail & (ring_n - 1);
+	first = ring_n - at < n ? ring_n - at : n;
+	read_span(&b, v, ring + at * (OT_INJ_REC_SIZE / 8), first, tsc);
+	read_span(&b, v, ring, n - first, tsc);
+	__atomic_store_n((uint64_t *)(ar + OT_INJ_A_TAIL), head, __ATOMIC_RELEASE);
+	area_lost(v, &b, v->last_time, load64(ar + OT_INJ_A_LOST));
+	/* A signal handler's calls while the runtime ran on its thread: not
+	 * recorded at all (neither entry nor return), counted apart. */
+	v->reentered = load64(ar + OT_INJ_A_REENTERED);
+	flush(&b);
+	return (size_t)n;
+}

@@ -1,0 +1,83 @@
+# --backend inject (and the uprobe backends' kernel rings): every record a
+# ring drops is counted when it happens, whatever follows - a burst that overflows the ring, then no
+# call at all (no later record carries the news).  Records kept plus
+# records lost is exactly two per call, and the status is not ok.  A
+# forked child's ring losses are its own, not the traced process's; calls
+# of signal handlers that interrupt the runtime are counted as such, and
+# every one of them is either a scope or counted.
+. "$(dirname "$0")/lib.sh"
+T="$top/build/targets"
+[ "$(uname -m)" = x86_64 ] || skip_ "inject is for x86-64"
+
+# every_record FILE CALLS: each call's entry and return, kept or counted lost.
+every_record() {
+	json_check "$1" 'j["records"]["samples"] + j["records"]["lost"] == 2 * '"$2" \
+		'j["records"]["lost"] > 0 and j["status"] == "lossy"' \
+		'fn["tick"]["scopes"] * 2 + fn["tick"]["unclosed"] + fn["tick"]["orphans"] == j["records"]["samples"]'
+}
+
+# -- CMD: the burst, then the program exits.
+"$OT" --backend inject --ring-kb 4 --json -o "$work/cmd.json" -f tick -- "$T/burst" 400000 \
+	>"$work/cmd.out" 2>"$work/cmd.err" || fail_ "-- CMD: exit status $?: $(cat "$work/cmd.err")"
+grep -q '^calls 400000 ' "$work/cmd.out" || fail_ "the burst did not run: $(cat "$work/cmd.out")"
+every_record "$work/cmd.json" 400000
+# The same burst through the uprobe backends' rings: the kernel's count.
+if [ "$(id -u)" = 0 ] && [ -r /sys/bus/event_source/devices/uprobe/type ]; then
+	for b in multi perf; do
+		"$OT" --backend "$b" --ring-kb 4 --json -o "$work/$b.json" -f tick -- "$T/burst" 400000 \
+			>/dev/null 2>"$work/$b.err" || fail_ "$b: exit status $?: $(cat "$work/$b.err")"
+		json_check "$work/$b.json" 'j["records"]["samples"] + j["records"]["lost"] == 800000' \
+			'j["records"]["lost"] > 0 and j["status"] == "lossy"'
+	done
+fi
+
+# -p: the burst, then the program lives on without a call; the capture
+# ends by SIGINT.
+"$T/burst" 400000 wait >"$work/p.out" &
+spid=$!
+cleanup_pids="$spid"
+wait_for "$work/p.out" '^ready '
+"$OT" -v --backend inject --ring-kb 4 --json -o "$work/p.json" -p "$spid" -f tick 2>"$work/p.err" &
+otpid=$!
+cleanup_pids="$spid $otpid"
+wait_for "$work/p.err" 'armed 1 functions'
+kill -USR1 "$spid"
+wait_for "$work/p.out" '^calls 400000'
+kill -INT "$otpid"
+wait "$otpid" || fail_ "-p: exit status $?: $(cat "$work/p.err")"
+every_record "$work/p.json" 400000
+kill "$spid"
+wait "$spid" || fail_ "the target exited with $?"
+
+# A forked child bursts (the parent makes no traced call): its kept and
+# dropped records are another process's, the traced one lost nothing.
+"$OT" --backend inject --ring-kb 4 --json -o "$work/child.json" -f tick -- "$T/burst" 100000 child \
+	>"$work/child.out" 2>"$work/child.err" || fail_ "child: exit status $?: $(cat "$work/child.err")"
+json_check "$work/child.json" 'j["status"] == "ok" and j["records"]["lost"] == 0' \
+	'j["records"]["foreign_lost"] > 0' \
+	'j["records"]["foreign"] + j["records"]["foreign_lost"] == 200000'
+"$OT" --backend inject --ring-kb 4 -o "$work/child.txt" -f tick -- "$T/burst" 100000 child \
+	>/dev/null 2>&1 || fail_ "child, text: exit status $?"
+grep -Eq '^records: 0 samples, 0 lost in the process.s rings, 0 malformed, [0-9]+ of other processes \([1-9][0-9]* lost in their rings\); ' \
+	"$work/child.txt" || fail_ "child: records line: $(grep '^records' "$work/child.txt")"
+! grep -q 'ring-kb' "$work/child.txt" || fail_ "the child's losses are blamed on the traced process"
+
+# A timer's handler calling hwork() every 20 us while work() runs: every
+# handler call is a scope or counted as not recorded, and those counted
+# are said to be what they are, not ring losses.
+"$OT" --backend inject --json -o "$work/sig.json" -f work,hwork -- "$T/sigcalls" 2000000 \
+	>"$work/sig.out" 2>"$work/sig.err" || fail_ "sigcalls: exit status $?: $(cat "$work/sig.err")"
+handled=$(sed -n 's/^work 2000000 hwork //p' "$work/sig.out")
+[ -n "$handled" ] || fail_ "sigcalls did not finish: $(cat "$work/sig.out")"
+json_check "$work/sig.json" 'fn["work"]["scopes"] == 2000000 and j["records"]["lost"] == 0' \
+	'fn["hwork"]["scopes"] + j["inject"]["unrecorded_calls"]["signal_handlers"] == '"$handled" \
+	'j["status"] == ("lossy" if j["inject"]["unrecorded_calls"]["signal_handlers"] else "ok")' \
+	'all("signal handlers" in r for r in j["reasons"])'
+"$OT" --backend inject -o "$work/sig.txt" -f work,hwork -- "$T/sigcalls" 2000000 >/dev/null 2>&1 ||
+	fail_ "sigcalls, text: exit status $?"
+if grep -q '^status: lossy' "$work/sig.txt"; then
+	grep -Eq "^warning: [0-9]+ calls of signal handlers that interrupted inject's runtime on their thread were not recorded: scope counts are low$" \
+		"$work/sig.txt" || fail_ "no word on the handlers' calls: $(cat "$work/sig.txt")"
+fi
+! grep -q 'ring-kb' "$work/sig.txt" || fail_ "handlers' calls blamed on the rings: $(cat "$work/sig.txt")"
+pass_
