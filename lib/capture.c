@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/param.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <time.h>
@@ -605,6 +606,7 @@ static void run(struct ot_capture *c)
 		c->t_start + (uint64_t)(c->o.duration * 1e9) : UINT64_MAX;
 	unsigned ncpus = ot_probes_ncpus(c->probes), i, nfd = 3 + ncpus;
 	struct pollfd *pfd = ot_xcalloc(nfd, sizeof(*pfd));
+	uint64_t drain_at = 0;	/* the next drain, however often we wake */
 
 	/* Signals, the target's exit, and a ring a quarter full wake us; else
 	 * we sleep the drain interval. */
@@ -616,18 +618,33 @@ static void run(struct ot_capture *c)
 	for (i = 0; i < nfd; i++)
 		pfd[i].events = POLLIN;
 	for (;;) {
-		uint64_t now = ot_now_ns();
-		int timeout = ot_probes_poll_ms(c->probes, (int)c->o.drain_ms);
+		uint64_t now = ot_now_ns(), wait;
+		short others = 0;
+		int n;
 
-		if (deadline != UINT64_MAX && deadline - now < (uint64_t)timeout * 1000000)
-			timeout = deadline > now ? (int)((deadline - now) / 1000000) : 0;
-		if (c->ivl && c->ivl_next - now < (uint64_t)timeout * 1000000)
-			timeout = c->ivl_next > now ? (int)((c->ivl_next - now) / 1000000) : 0;
-		pfd[1].revents = 0;
-		if (poll(pfd, nfd, timeout) > 0 && (pfd[0].revents & POLLIN) &&
-		    end_signal(c))
+		if (!drain_at)
+			drain_at = now + (uint64_t)ot_probes_poll_ms(c->probes, (int)c->o.drain_ms) *
+					 1000000;
+		wait = drain_at > now ? drain_at - now : 0;
+		if (deadline != UINT64_MAX)
+			wait = MIN(wait, deadline > now ? deadline - now : 0);
+		if (c->ivl)
+			wait = MIN(wait, c->ivl_next > now ? c->ivl_next - now : 0);
+		for (i = 0; i < nfd; i++)
+			pfd[i].revents = 0;
+		n = poll(pfd, nfd, (int)((wait + 999999) / 1000000));
+		if (n > 0 && (pfd[0].revents & POLLIN) && end_signal(c))
 			break;
+		for (i = 1; i < nfd; i++)
+			others |= pfd[i].revents;
 		now = ot_now_ns();
+		/* Only SIGCHLD: a thread of the process stopped for us (a signal
+		 * to pass on), which it waits for - at once, no drain yet. */
+		if (n > 0 && !others && now < drain_at) {
+			ot_probes_events(c->probes);
+			continue;
+		}
+		drain_at = 0;
 		drain_round(c, now > MERGE_SLACK_NS ? now - MERGE_SLACK_NS : 0);
 		/* The poll already said whether the pidfd fired: no second syscall. */
 		if (c->o.follow) {

@@ -62,7 +62,7 @@ grep -Eq '^records: 0 samples, 0 lost in the process.s rings, 0 malformed, [0-9]
 	"$work/child.txt" || fail_ "child: records line: $(grep '^records' "$work/child.txt")"
 ! grep -q 'ring-kb' "$work/child.txt" || fail_ "the child's losses are blamed on the traced process"
 
-# A timer's handler calling hwork() every 20 us while work() runs: every
+# A timer's handler calling hwork() every 200 us while work() runs: every
 # handler call is a scope or counted as not recorded, and those counted
 # are said to be what they are, not ring losses.
 "$OT" --backend inject --json -o "$work/sig.json" -f work,hwork -- "$T/sigcalls" 2000000 \

@@ -1,7 +1,7 @@
 /*
  * Calls from signal handlers that may land while the interrupted code is
  * inside a tracer's runtime: work() N times in a loop while a timer
- * signal arrives every 20 us, its handler calling hwork().  Prints how
+ * signal arrives every 200 us, its handler calling hwork().  Prints how
  * many calls each made, so that a tracer's counts can be checked whatever
  * the timing.  Usage: sigcalls N
  */
@@ -39,7 +39,7 @@ static void on_alarm(int sig)
 int main(int argc, char **argv)
 {
 	long n = argc > 1 ? atol(argv[1]) : 1000000, i;
-	struct itimerval it = { { 0, 20 }, { 0, 20 } }, off;
+	struct itimerval it = { { 0, 200 }, { 0, 200 } }, off;
 	struct sigaction sa;
 
 	memset(&sa, 0, sizeof(sa));
