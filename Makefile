@@ -55,7 +55,8 @@ $(BUILD)/lib/inject_rt.o: lib/inject_rt.S lib/inject_layout.h Makefile
 
 $(BUILD)/orbit-trace.o: ALL_CFLAGS += \
 	-DOT_ELFUTILS_VERSION='"$(shell pkg-config --modversion libelf 2>/dev/null)"' \
-	-DOT_LIBCAP_VERSION='"$(shell pkg-config --modversion libcap 2>/dev/null)"' \
+	-DOT_LIBCAP_VERSION='"$(shell pkg-config --modversion libcap 2>/dev/null)"'
+$(BUILD)/lib/backend_multi.o: ALL_CFLAGS += \
 	-DOT_LIBBPF_VERSION='"$(shell pkg-config --modversion libbpf 2>/dev/null)"'
 
 # The multi backend's BPF program: compiled for the BPF target, then

@@ -46,12 +46,15 @@ static int exit_status(enum ot_capture_result r)
 
 static void version(void)
 {
-	printf("orbit-trace %s\n"
-	       "backends: multi (uprobe_multi BPF links, libbpf %s), "
-	       "perf (uprobe PMU perf events), inject (trampolines in the process, ptrace)\n"
-	       "demangler: libiberty (C++ Itanium ABI, Rust legacy and v0)\n"
-	       "built with: elfutils %s, libcap %s\n",
-	       OT_VERSION, OT_LIBBPF_VERSION, OT_ELFUTILS_VERSION, OT_LIBCAP_VERSION);
+	const struct ot_backend_info *b;
+	size_t i;
+
+	printf("orbit-trace %s\nbackends:", OT_VERSION);
+	/* auto (0) is a choice among the others, not a backend. */
+	for (i = 1; (b = ot_backend_at(i)); i++)
+		printf("%s %s (%s)", i > 1 ? "," : "", b->name, b->built_on);
+	printf("\ndemangler: libiberty (C++ Itanium ABI, Rust legacy and v0)\n"
+	       "built with: elfutils %s, libcap %s\n", OT_ELFUTILS_VERSION, OT_LIBCAP_VERSION);
 }
 
 int main(int argc, char **argv)

@@ -9,7 +9,8 @@
  * enable/disable any number of times, close.  A backend without per-CPU
  * rings (open_ring NULL: inject) drains its own.  A backend registers every
  * probe it arms with ot_probes_id_insert.  A new backend is one new file
- * and one entry in lib/probes.c's table.
+ * and one entry in lib/probes.c's table; what it can do (info.can) is all
+ * the layers above know of it.
  */
 #ifndef OT_BACKEND_H
 #define OT_BACKEND_H
@@ -30,7 +31,7 @@ struct ot_cpu_ring {
 };
 
 struct ot_backend_ops {
-	const char *name;	/* --backend NAME */
+	struct ot_backend_info info;	/* its name and what it can do */
 	const char *objects;	/* what holds the probes, for people */
 	int bpf_layout;		/* ring samples are the BPF program's layout */
 	int quick_close;	/* releasing takes a few system calls */

@@ -709,7 +709,24 @@ static const struct ot_probes_inproc *inject_inproc(struct ot_probes *p)
 
 const struct ot_backend_ops ot_backend_inject = {
 	.ring_kb = OT_RING_KB_INJECT_DEFAULT,
-	.name = "inject",
+	.info = {
+		.name = "inject",
+		.built_on = "trampolines in the process, ptrace",
+		.can = OT_HOLDS_AT_ENTRY | OT_RINGS_IN_PROCESS,
+		.why_not = {
+			[1] = "--follow needs the multi backend (its BPF program follows forks "
+			      "in the kernel): not with --backend inject",
+			[2] = "--backend inject patches one process: not with -a",
+			[3] = "--freeze is for the uprobe backends: inject stops the process with "
+			      "ptrace while it patches it",
+			[4] = "--compensate takes the uprobes' cost out: inject's is tens of ns "
+			      "(OVERHEAD in orbit-trace(1))",
+			[5] = "--returns is for the uprobe backends: inject sees every return at "
+			      "its trampoline",
+			[6] = "values (NAME(argN), NAME%ret) are recorded by the uprobe backends: "
+			      "not with --backend inject",
+		},
+	},
 	.objects = "trampolines",
 	.quick_close = 1,
 	.load = inject_load,

@@ -841,7 +841,12 @@ static size_t multi_nevents(const struct ot_probes *p)
 
 const struct ot_backend_ops ot_backend_multi = {
 	.ring_kb = OT_RING_KB_DEFAULT,
-	.name = "multi",
+	.info = {
+		.name = "multi",
+		.built_on = "uprobe_multi BPF links, libbpf " OT_LIBBPF_VERSION,
+		.can = OT_CAN_AUTO | OT_CAN_FOLLOW | OT_CAN_ALL | OT_CAN_FREEZE | OT_CAN_COMPENSATE |
+		       OT_CAN_RETURNS | OT_CAN_VALUES | OT_NEEDS_SYS_ADMIN,
+	},
 	.objects = "uprobe_multi links",
 	.bpf_layout = 1,
 	.quick_close = 1,

@@ -311,7 +311,16 @@ static size_t perf_nevents(const struct ot_probes *p)
 
 const struct ot_backend_ops ot_backend_perf = {
 	.ring_kb = OT_RING_KB_DEFAULT,
-	.name = "perf",
+	.info = {
+		.name = "perf",
+		.built_on = "uprobe PMU perf events",
+		.can = OT_CAN_AUTO | OT_CAN_ALL | OT_CAN_FREEZE | OT_CAN_COMPENSATE | OT_CAN_RETURNS |
+		       OT_CAN_VALUES | OT_NEEDS_SYS_ADMIN,
+		.why_not = {
+			[1] = "--follow needs the multi backend (its BPF program follows forks "
+			      "in the kernel): not with --backend perf",
+		},
+	},
 	.objects = "perf events",
 	.bpf_layout = 0,
 	.quick_close = 0,

@@ -1088,7 +1088,7 @@ struct ot_capture *ot_capture_new(const struct ot_options *o, int sigpipe_ignore
 	struct ot_capture *c = ot_xcalloc(1, sizeof(*c));
 
 	c->o = *o;
-	c->inject = o->backend == OT_BACKEND_INJECT;
+	c->inject = !!(o->backend->can & OT_RINGS_IN_PROCESS);
 	c->sigpipe_ignored = sigpipe_ignored;
 	c->sigfd = -1;
 	c->target.pidfd = c->target.go_fd = c->target.err_fd = -1;

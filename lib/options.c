@@ -112,6 +112,20 @@ static enum ot_options_result bad(char **msg, const char *fmt, ...)
 	return OT_OPTIONS_BAD;
 }
 
+/* "--backend 'x' is invalid: expected 'auto', 'multi', 'perf' or 'inject'". */
+static enum ot_options_result bad_backend(const char *arg, char **msg)
+{
+	char names[256];
+	const struct ot_backend_info *b;
+	size_t i, len = 0;
+
+	names[0] = 0;
+	for (i = 0; (b = ot_backend_at(i)) && len < sizeof(names); i++)
+		len += (size_t)snprintf(names + len, sizeof(names) - len, "%s'%s'",
+					!i ? "" : ot_backend_at(i + 1) ? ", " : " or ", b->name);
+	return bad(msg, "--backend '%s' is invalid: expected %s", arg, names);
+}
+
 /* s as an integer in min..max (a power of two with pow2), or a reason. */
 static int parse_ulong(const char *what, const char *s, unsigned long min, unsigned long max,
 		       int pow2, unsigned long *out, char **msg)
@@ -302,17 +316,9 @@ static enum ot_options_result one(struct ot_options *o, int c, const char *arg,
 		o->slowest = (size_t)v;
 		break;
 	case OPT_BACKEND:
-		if (!strcmp(arg, "auto"))
-			o->backend = OT_BACKEND_AUTO;
-		else if (!strcmp(arg, "perf"))
-			o->backend = OT_BACKEND_PERF;
-		else if (!strcmp(arg, "multi"))
-			o->backend = OT_BACKEND_MULTI;
-		else if (!strcmp(arg, "inject"))
-			o->backend = OT_BACKEND_INJECT;
-		else
-			return bad(msg, "--backend '%s' is invalid: expected 'auto', 'perf', 'multi' "
-				   "or 'inject'", arg);
+		o->backend = ot_backend_find(arg);
+		if (!o->backend)
+			return bad_backend(arg, msg);
 		break;
 	case OPT_RETURNS:
 		if (strcmp(arg, "uretprobe") && strcmp(arg, "insn"))
@@ -353,6 +359,21 @@ static enum ot_options_result restore_rules(const struct ot_options *o, char **m
 	return OT_OPTIONS_RUN;
 }
 
+/* What the options ask of the backend, refused as it says where it cannot. */
+static enum ot_options_result backend_rules(struct ot_options *o, char **msg)
+{
+	const unsigned asked = (o->follow ? OT_CAN_FOLLOW : 0) | (o->all ? OT_CAN_ALL : 0) |
+		(o->freeze ? OT_CAN_FREEZE : 0) | (o->compensate ? OT_CAN_COMPENSATE : 0) |
+		(o->ret_mode_set ? OT_CAN_RETURNS : 0) |
+		(!o->list && ot_select_asks_values(o->functions) ? OT_CAN_VALUES : 0);
+	unsigned can;
+
+	for (can = 1; can <= OT_CAN_OPTIONS; can <<= 1)
+		if ((asked & can) && ot_backend_why_not(o->backend, can))
+			return bad(msg, "%s", ot_backend_why_not(o->backend, can));
+	return OT_OPTIONS_RUN;
+}
+
 enum ot_options_result ot_options_parse(struct ot_options *o, int argc, char **argv, char **msg)
 {
 	static const char optstring[] = "+:p:af:ld:I:o:qvhV";
@@ -363,6 +384,7 @@ enum ot_options_result ot_options_parse(struct ot_options *o, int argc, char **a
 	*msg = NULL;
 	o->max_loss = -1;
 	o->ring_kb = OT_RING_KB_DEFAULT;
+	o->backend = ot_backend_find("auto");
 	o->drain_ms = OT_DRAIN_MS_DEFAULT;
 	o->slowest = OT_SLOWEST_DEFAULT;
 	s = getenv("ORBIT_UPROBE_RING_KB");
@@ -414,27 +436,10 @@ enum ot_options_result ot_options_parse(struct ot_options *o, int argc, char **a
 		return bad(msg, "--freeze applies to -p: a command started with -- is armed before it runs");
 	if (o->follow && o->all)
 		return bad(msg, "--follow follows -p PID or a command: -a traces every process already");
-	if (o->follow && (o->backend == OT_BACKEND_PERF || o->backend == OT_BACKEND_INJECT))
-		return bad(msg, "--follow needs the multi backend (its BPF program follows forks in "
-			   "the kernel): not with --backend %s", ot_backend_name(o->backend));
+	if (backend_rules(o, msg) != OT_OPTIONS_RUN)
+		return OT_OPTIONS_BAD;
 	if (o->follow && o->compensate)
 		return bad(msg, "--compensate does not go with --follow");
-	if (o->backend == OT_BACKEND_INJECT) {
-		if (o->all)
-			return bad(msg, "--backend inject patches one process: not with -a");
-		if (o->freeze)
-			return bad(msg, "--freeze is for the uprobe backends: inject stops the "
-				   "process with ptrace while it patches it");
-		if (o->compensate)
-			return bad(msg, "--compensate takes the uprobes' cost out: inject's is tens "
-				   "of ns (OVERHEAD in orbit-trace(1))");
-		if (o->ret_mode_set)
-			return bad(msg, "--returns is for the uprobe backends: inject sees every "
-				   "return at its trampoline");
-		if (!o->list && ot_select_asks_values(o->functions))
-			return bad(msg, "values (NAME(argN), NAME%%ret) are recorded by the uprobe "
-				   "backends: not with --backend inject");
-	}
 	if (o->max_loss >= 0 && !o->expect)
 		return bad(msg, "--max-loss needs --expect");
 	if (o->interval > 0 && o->list)

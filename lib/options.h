@@ -47,7 +47,7 @@ struct ot_options {
 	int ret_insn;		/* --returns insn */
 	int ret_mode_set;	/* --returns given: no automatic choice */
 	int compensate;		/* --compensate */
-	enum ot_backend backend; /* --backend */
+	const struct ot_backend_info *backend; /* --backend (auto unless named) */
 	int inject_clock;	/* ORBIT_INJECT_CLOCK: -1 inject's choice, 0 tsc, 1 vdso */
 	int freeze;		/* --freeze */
 	int restore;		/* --restore: take back what a killed orbit-trace left */

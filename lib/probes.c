@@ -15,13 +15,57 @@
 #include <time.h>
 #include <unistd.h>
 
-/* --backend auto tries these in order; inject only when named. */
+/* --backend auto tries those it may take (OT_CAN_AUTO), in this order. */
 static const struct ot_backend_ops *const backends[] = {
 	&ot_backend_multi,
 	&ot_backend_perf,
 	&ot_backend_inject,
 };
-#define NAUTO 2
+#define NBACKENDS (sizeof(backends) / sizeof(*backends))
+
+/* auto: what some backend it may take can do (it takes one that can). */
+static struct ot_backend_info auto_info = { .name = "auto" };
+
+static const struct ot_backend_info *auto_backend(void)
+{
+	size_t i;
+
+	if (!auto_info.can) {
+		auto_info.built_on = "the first of the others that loads";
+		for (i = 0; i < NBACKENDS; i++)
+			if (backends[i]->info.can & OT_CAN_AUTO)
+				auto_info.can |= backends[i]->info.can;
+	}
+	return &auto_info;
+}
+
+const struct ot_backend_info *ot_backend_at(size_t i)
+{
+	if (i == 0)
+		return auto_backend();
+	return i <= NBACKENDS ? &backends[i - 1]->info : NULL;
+}
+
+const struct ot_backend_info *ot_backend_find(const char *name)
+{
+	const struct ot_backend_info *b;
+	size_t i;
+
+	for (i = 0; (b = ot_backend_at(i)); i++)
+		if (!strcmp(b->name, name))
+			return b;
+	return NULL;
+}
+
+const char *ot_backend_why_not(const struct ot_backend_info *b, unsigned can)
+{
+	unsigned k = (unsigned)__builtin_ctz(can);
+
+	if (b->can & can)
+		return NULL;
+	return k < sizeof(b->why_not) / sizeof(*b->why_not) && b->why_not[k] ? b->why_not[k] :
+	       "the backend cannot do it";
+}
 
 /* Parse a cpulist such as "0-3,6" into an array of CPU numbers. */
 static int online_cpus(int **out, unsigned *n)
@@ -199,12 +243,6 @@ const char *ot_probes_arm_hint(int err)
 	return "";
 }
 
-const char *ot_backend_name(enum ot_backend b)
-{
-	return b == OT_BACKEND_PERF ? "perf" : b == OT_BACKEND_MULTI ? "multi" :
-	       b == OT_BACKEND_INJECT ? "inject" : "auto";
-}
-
 /* Per CPU: the event that owns the ring, mapped. */
 static int open_rings(struct ot_probes *p, size_t page, size_t ring_kb)
 {
@@ -243,31 +281,36 @@ static int open_rings(struct ot_probes *p, size_t page, size_t ring_kb)
 	return 0;
 }
 
-/* The backend --backend names, loaded; for auto the first that loads. */
-static int pick(struct ot_probes *p, enum ot_backend want)
+/* The backend --backend names, loaded; for auto the first that loads and
+ * can do what need asks. */
+static int pick(struct ot_probes *p, const struct ot_backend_info *want, unsigned need)
 {
+	int any = want == auto_backend(), ret = -ENOENT;
+	const char *next;
 	char why[256];
-	size_t i;
-	int ret = -ENOENT;
+	size_t i, k;
 
-	for (i = 0; i < sizeof(backends) / sizeof(*backends); i++) {
+	for (i = 0; i < NBACKENDS; i++) {
 		const struct ot_backend_ops *ops = backends[i];
 
-		if (want != OT_BACKEND_AUTO && strcmp(ops->name, ot_backend_name(want)))
+		if (any ? (ops->info.can & (OT_CAN_AUTO | need)) != (OT_CAN_AUTO | need) :
+			  want != &ops->info)
 			continue;
-		if (want == OT_BACKEND_AUTO && i >= NAUTO)
-			break;
 		p->ops = ops;
 		why[0] = 0;
 		ret = ops->load(p, why, sizeof(why));
 		if (!ret)
 			return 0;
-		if (want != OT_BACKEND_AUTO) {
-			ot_error("cannot use the %s backend: %s", ops->name, why);
+		if (!any) {
+			ot_error("cannot use the %s backend: %s", ops->info.name, why);
 			return ret;
 		}
-		ot_verbose("%s backend unavailable (%s): using %s", ops->name, why,
-			   i + 1 < NAUTO ? backends[i + 1]->name : "none");
+		for (next = "none", k = i + 1; k < NBACKENDS; k++)
+			if ((backends[k]->info.can & (OT_CAN_AUTO | need)) == (OT_CAN_AUTO | need)) {
+				next = backends[k]->info.name;
+				break;
+			}
+		ot_verbose("%s backend unavailable (%s): using %s", ops->info.name, why, next);
 	}
 	p->ops = NULL;
 	ot_error("no probe backend can be used here (-v says why)");
@@ -306,8 +349,7 @@ int ot_probes_arm(const struct ot_probe_target *t, size_t n,
 	for (p->idcap = 16; p->idcap < 2 * p->nuprobes * ncpus; p->idcap *= 2)
 		;
 	p->ids = ot_xcalloc(p->idcap, sizeof(*p->ids));
-	/* --follow needs the BPF program's filter: multi or nothing. */
-	ret = pick(p, o->follow && o->backend == OT_BACKEND_AUTO ? OT_BACKEND_MULTI : o->backend);
+	ret = pick(p, o->backend ? o->backend : auto_backend(), o->follow ? OT_CAN_FOLLOW : 0);
 	if (!ret && !p->opts.ring_kb)
 		p->opts.ring_kb = p->ops->ring_kb;
 	if (!ret && (p->opts.ring_kb * 1024 < page || (p->opts.ring_kb & (p->opts.ring_kb - 1)))) {
@@ -344,7 +386,12 @@ size_t ot_probes_ring_kb(const struct ot_probes *p)
 
 const char *ot_probes_backend(const struct ot_probes *p)
 {
-	return p->ops->name;
+	return p->ops->info.name;
+}
+
+unsigned ot_probes_can(const struct ot_probes *p)
+{
+	return p->ops->info.can;
 }
 
 const char *ot_probes_objects(const struct ot_probes *p)

@@ -78,14 +78,47 @@ enum ot_probe_kind {
 
 struct ot_probes;
 
-enum ot_backend {
-	OT_BACKEND_AUTO,	/* multi where the kernel has it, else perf */
-	OT_BACKEND_PERF,
-	OT_BACKEND_MULTI,
-	OT_BACKEND_INJECT,
+/*
+ * What a backend can do.  The layers above ask these, never a backend's
+ * name: a new backend is one file and one line of lib/probes.c's table.
+ */
+enum ot_backend_can {
+	OT_CAN_AUTO = 1 << 0,		/* --backend auto may take it */
+	OT_CAN_FOLLOW = 1 << 1,		/* --follow: forks followed in the kernel */
+	OT_CAN_ALL = 1 << 2,		/* -a: every process running the files */
+	OT_CAN_FREEZE = 1 << 3,		/* --freeze: worth stopping a -p target for */
+	OT_CAN_COMPENSATE = 1 << 4,	/* --compensate: a probe's cost to take out */
+	OT_CAN_RETURNS = 1 << 5,	/* --returns chooses how returns are seen */
+	OT_CAN_VALUES = 1 << 6,		/* NAME(argN), NAME%ret */
+	OT_NEEDS_SYS_ADMIN = 1 << 7,	/* arms uprobes: the uprobe PMU's CAP_SYS_ADMIN */
+	/* Patches code that is there: a command it starts runs to its entry
+	 * point (its libraries mapped) before arming, held with ptrace. */
+	OT_HOLDS_AT_ENTRY = 1 << 8,
+	/* Its rings are in the traced process's memory: what they drop is
+	 * the process's, counted apart from the kernel's. */
+	OT_RINGS_IN_PROCESS = 1 << 9,
+};
+/* The options' capabilities, in the order their refusals are checked. */
+#define OT_CAN_OPTIONS (OT_CAN_FOLLOW | OT_CAN_ALL | OT_CAN_FREEZE | OT_CAN_COMPENSATE | \
+			OT_CAN_RETURNS | OT_CAN_VALUES)
+
+struct ot_backend_info {
+	const char *name;	/* --backend NAME */
+	const char *built_on;	/* for -V: what its probes are */
+	unsigned can;		/* enum ot_backend_can */
+	/* Why it cannot do what an OT_CAN_* it lacks asks, as the option's
+	 * refusal: why_not[k] for the bit 1 << k. */
+	const char *why_not[8];
 };
 
-const char *ot_backend_name(enum ot_backend b);
+/* The backend NAME ("auto": the capabilities of those auto may take), or
+ * NULL. */
+const struct ot_backend_info *ot_backend_find(const char *name);
+/* The table in order, auto first; NULL past its end. */
+const struct ot_backend_info *ot_backend_at(size_t i);
+/* b's refusal of the option capability can (one bit), or NULL when it
+ * can. */
+const char *ot_backend_why_not(const struct ot_backend_info *b, unsigned can);
 
 /* The rings' default sizes, KiB: per CPU (the uprobe backends), per
  * thread (inject: a thread alone can outpace a drain for a while). */
@@ -96,7 +129,7 @@ struct ot_probes_opts {
 	size_t ring_kb;		/* 0: the backend's own default; else per CPU (per
 				 * thread with inject), a power-of-two
 				 * number of pages */
-	enum ot_backend backend;
+	const struct ot_backend_info *backend;	/* --backend's (ot_backend_find) */
 	int pid;		/* the traced process (multi filters on it) */
 	int pidfd;		/* its pidfd, or -1 (inject) */
 	int held;		/* inject: pid is stopped under our ptrace (-- CMD) */
@@ -122,6 +155,8 @@ size_t ot_probes_ring_kb(const struct ot_probes *p);
 
 /* The backend that armed the probes, by name ("multi", "perf"). */
 const char *ot_probes_backend(const struct ot_probes *p);
+/* What it can do (its OT_CAN_* and the like). */
+unsigned ot_probes_can(const struct ot_probes *p);
 
 /* Return probes first, then entry probes.  Returns 0 or -errno. */
 int ot_probes_enable(struct ot_probes *p);

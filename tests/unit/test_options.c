@@ -76,7 +76,7 @@ static void test_bad_values(void **state)
 	BAD("--slower-than '-2ms' is invalid: expected a duration with its unit, e.g. 500us, 2ms, 1s", "--slower-than", "-2ms", "-f", "x", "--", "t");
 	BAD("--slower-than '2 ms' is invalid: expected a duration with its unit, e.g. 500us, 2ms, 1s", "--slower-than", "2 ms", "-f", "x", "--", "t");
 	BAD("--slowest '1001' is invalid: expected an integer in 0..1000", "--slowest", "1001", "-f", "x", "--", "t");
-	BAD("--backend 'bpf' is invalid: expected 'auto', 'perf', 'multi' or 'inject'", "--backend", "bpf", "-f", "x", "--", "t");
+	BAD("--backend 'bpf' is invalid: expected 'auto', 'multi', 'perf' or 'inject'", "--backend", "bpf", "-f", "x", "--", "t");
 	BAD("--returns 'ret' is invalid: expected 'uretprobe' or 'insn'", "--returns", "ret", "-f", "x", "--", "t");
 	BAD("option '-f' needs an argument", "-p", "1", "-f");
 	BAD("option '--output' needs an argument", "-p", "1", "-f", "x", "--output");
@@ -148,7 +148,7 @@ static void test_environment(void **state)
 	/* inject's clock: its own choice unless forced; its rings' size too. */
 	assert_int_equal(parse(&o, &msg, "--backend", "inject", "-f", "x", "--", "t", (char *)NULL),
 			 OT_OPTIONS_RUN);
-	assert_int_equal(o.backend, OT_BACKEND_INJECT);
+	assert_string_equal(o.backend->name, "inject");
 	assert_false(o.ring_kb_set);
 	assert_int_equal(o.inject_clock, -1);
 	ot_options_free(&o);
@@ -174,7 +174,7 @@ static void test_good_line(void **state)
 	assert_string_equal(o.functions, "a,b");
 	assert_string_equal(o.output, "r.json");
 	assert_true(o.json && o.ret_insn && o.ret_mode_set);
-	assert_int_equal(o.backend, OT_BACKEND_PERF);
+	assert_string_equal(o.backend->name, "perf");
 	assert_true(o.duration == 1.5);
 	assert_int_equal(o.nexpect, 2);
 	assert_int_equal(o.expect[0].depth, 0);
