@@ -355,7 +355,7 @@ int main(int argc, char **argv)
 def drain_section():
     """What one drain sustains: threads calling an empty traced function
     as fast as they can for 2 s under --backend inject, no tuning flag
-    (4 MB ring per thread, the drain's own pace).  offered = 2 records
+    (16 MB ring per thread, the drain's own pace).  offered = 2 records
     per call the target made; recorded = the report's samples; lost %
     of offered; the tracer's CPU per recorded record and in all, from
     the JSON report (tracer.cpu_ns, start-up included).  Medians of RUNS
