@@ -204,13 +204,17 @@ static const struct option longopts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-/* One option and its argument; OT_OPTIONS_RUN when it is fine. */
-static enum ot_options_result one(struct ot_options *o, int c, const char *arg,
-				  const char *word, char **msg)
+/*
+ * The option groups' parsers: each takes an option of its own group and
+ * returns OT_OPTIONS_RUN, or OT_OPTIONS_BAD with *msg; any other option
+ * is NOT_MINE, for the next group.
+ */
+enum { NOT_MINE = -1 };
+
+/* What to trace, and how to hold it. */
+static int target_option(struct ot_options *o, int c, const char *arg, char **msg)
 {
 	unsigned long v;
-	char *badterm;
-	int n;
 
 	switch (c) {
 	case 'p':
@@ -227,58 +231,6 @@ static enum ot_options_result one(struct ot_options *o, int c, const char *arg,
 	case 'l':
 		o->list = 1;
 		break;
-	case 'd':
-		if (parse_double(arg, 0, 1, INFINITY, &o->duration))
-			return bad(msg, "--duration '%s' is invalid: expected a number of seconds > 0",
-				   arg);
-		break;
-	case 'I':
-		if (parse_double(arg, 0.01, 0, 86400, &o->interval))
-			return bad(msg, "--interval '%s' is invalid: expected a number of seconds "
-				   "0.01..86400", arg);
-		break;
-	case 'o':
-		o->output = arg;
-		break;
-	case OPT_JSON:
-		o->json = 1;
-		break;
-	case OPT_RING_KB:
-		o->ring_kb_set = 1;
-		return parse_ulong("--ring-kb", arg, 4, OT_RING_KB_MAX, 1, &o->ring_kb, msg) ?
-		       OT_OPTIONS_BAD : OT_OPTIONS_RUN;
-	case OPT_DRAIN_MS:
-		return parse_ulong("--drain-ms", arg, 1, 100, 0, &o->drain_ms, msg) ?
-		       OT_OPTIONS_BAD : OT_OPTIONS_RUN;
-	case OPT_EXPECT:
-		ot_expect_free(o->expect, o->nexpect);
-		o->expect = NULL;
-		o->nexpect = 0;
-		n = ot_expect_parse(arg, &o->expect, &badterm);
-		if (n < 0) {
-			bad(msg, "--expect '%s' is invalid: expected NAME=COUNT[@DEPTH][,NAME=COUNT...]",
-			    badterm);
-			free(badterm);
-			return OT_OPTIONS_BAD;
-		}
-		o->nexpect = (size_t)n;
-		break;
-	case OPT_MAX_LOSS:
-		if (parse_double(arg, 0, 0, 100, &o->max_loss))
-			return bad(msg, "--max-loss '%s' is invalid: expected a percentage 0..100", arg);
-		break;
-	case OPT_HIST:
-		o->hist = 1;
-		break;
-	case OPT_COMPENSATE:
-		o->compensate = 1;
-		break;
-	case OPT_TRACE:
-		o->trace = arg;
-		break;
-	case OPT_FOLDED:
-		o->folded = arg;
-		break;
 	case OPT_USER:
 		o->user = arg;
 		break;
@@ -291,15 +243,35 @@ static enum ot_options_result one(struct ot_options *o, int c, const char *arg,
 	case OPT_RESTORE:
 		o->restore = 1;
 		break;
-	case OPT_SLOWER_THAN:
-		if (parse_time(arg, &o->slower_than))
-			return bad(msg, "--slower-than '%s' is invalid: expected a duration with "
-				   "its unit, e.g. 500us, 2ms, 1s", arg);
+	default:
+		return NOT_MINE;
+	}
+	return OT_OPTIONS_RUN;
+}
+
+/* How long the capture runs, and how its probes and rings work. */
+static int capture_option(struct ot_options *o, int c, const char *arg, char **msg)
+{
+	switch (c) {
+	case 'd':
+		if (parse_double(arg, 0, 1, INFINITY, &o->duration))
+			return bad(msg, "--duration '%s' is invalid: expected a number of seconds > 0",
+				   arg);
 		break;
-	case OPT_SLOWEST:
-		if (parse_ulong("--slowest", arg, 0, OT_SLOWEST_MAX, 0, &v, msg))
-			return OT_OPTIONS_BAD;
-		o->slowest = (size_t)v;
+	case 'I':
+		if (parse_double(arg, 0.01, 0, 86400, &o->interval))
+			return bad(msg, "--interval '%s' is invalid: expected a number of seconds "
+				   "0.01..86400", arg);
+		break;
+	case OPT_RING_KB:
+		o->ring_kb_set = 1;
+		return parse_ulong("--ring-kb", arg, 4, OT_RING_KB_MAX, 1, &o->ring_kb, msg) ?
+		       OT_OPTIONS_BAD : OT_OPTIONS_RUN;
+	case OPT_DRAIN_MS:
+		return parse_ulong("--drain-ms", arg, 1, 100, 0, &o->drain_ms, msg) ?
+		       OT_OPTIONS_BAD : OT_OPTIONS_RUN;
+	case OPT_COMPENSATE:
+		o->compensate = 1;
 		break;
 	case OPT_BACKEND:
 		if (!strcmp(arg, "auto"))
@@ -320,12 +292,99 @@ static enum ot_options_result one(struct ot_options *o, int c, const char *arg,
 		o->ret_insn = !strcmp(arg, "insn");
 		o->ret_mode_set = 1;
 		break;
+	default:
+		return NOT_MINE;
+	}
+	return OT_OPTIONS_RUN;
+}
+
+/* What the capture is checked against. */
+static int check_option(struct ot_options *o, int c, const char *arg, char **msg)
+{
+	char *badterm;
+	int n;
+
+	switch (c) {
+	case OPT_EXPECT:
+		ot_expect_free(o->expect, o->nexpect);
+		o->expect = NULL;
+		o->nexpect = 0;
+		n = ot_expect_parse(arg, &o->expect, &badterm);
+		if (n < 0) {
+			bad(msg, "--expect '%s' is invalid: expected NAME=COUNT[@DEPTH][,NAME=COUNT...]",
+			    badterm);
+			free(badterm);
+			return OT_OPTIONS_BAD;
+		}
+		o->nexpect = (size_t)n;
+		break;
+	case OPT_MAX_LOSS:
+		if (parse_double(arg, 0, 0, 100, &o->max_loss))
+			return bad(msg, "--max-loss '%s' is invalid: expected a percentage 0..100", arg);
+		break;
+	default:
+		return NOT_MINE;
+	}
+	return OT_OPTIONS_RUN;
+}
+
+/* What is written, where, and how much. */
+static int output_option(struct ot_options *o, int c, const char *arg, char **msg)
+{
+	unsigned long v;
+
+	switch (c) {
+	case 'o':
+		o->output = arg;
+		break;
+	case OPT_JSON:
+		o->json = 1;
+		break;
+	case OPT_HIST:
+		o->hist = 1;
+		break;
+	case OPT_TRACE:
+		o->trace = arg;
+		break;
+	case OPT_FOLDED:
+		o->folded = arg;
+		break;
+	case OPT_SLOWER_THAN:
+		if (parse_time(arg, &o->slower_than))
+			return bad(msg, "--slower-than '%s' is invalid: expected a duration with "
+				   "its unit, e.g. 500us, 2ms, 1s", arg);
+		break;
+	case OPT_SLOWEST:
+		if (parse_ulong("--slowest", arg, 0, OT_SLOWEST_MAX, 0, &v, msg))
+			return OT_OPTIONS_BAD;
+		o->slowest = (size_t)v;
+		break;
 	case 'q':
 		o->verbosity = -1;
 		break;
 	case 'v':
 		o->verbosity = 1;
 		break;
+	default:
+		return NOT_MINE;
+	}
+	return OT_OPTIONS_RUN;
+}
+
+/* One option and its argument; OT_OPTIONS_RUN when it is fine. */
+static enum ot_options_result one(struct ot_options *o, int c, const char *arg,
+				  const char *word, char **msg)
+{
+	static int (*const groups[])(struct ot_options *, int, const char *, char **) = {
+		target_option, capture_option, check_option, output_option,
+	};
+	size_t i;
+	int r;
+
+	for (i = 0; i < sizeof(groups) / sizeof(groups[0]); i++)
+		if ((r = groups[i](o, c, arg, msg)) != NOT_MINE)
+			return (enum ot_options_result)r;
+	switch (c) {
 	case 'h':
 		return OT_OPTIONS_HELP;
 	case 'V':
@@ -337,7 +396,6 @@ static enum ot_options_result one(struct ot_options *o, int c, const char *arg,
 			return bad(msg, "unknown option '-%c'", c);
 		return bad(msg, "unknown option '%s'", word);
 	}
-	return OT_OPTIONS_RUN;
 }
 
 /* --restore does that alone, to one process. */
@@ -353,14 +411,11 @@ static enum ot_options_result restore_rules(const struct ot_options *o, char **m
 	return OT_OPTIONS_RUN;
 }
 
-enum ot_options_result ot_options_parse(struct ot_options *o, int argc, char **argv, char **msg)
+/* The defaults, and the environment's in place of some (ORBIT_*). */
+static enum ot_options_result defaults(struct ot_options *o, char **msg)
 {
-	static const char optstring[] = "+:p:af:ld:I:o:qvhV";
 	const char *s;
-	int c;
 
-	memset(o, 0, sizeof(*o));
-	*msg = NULL;
 	o->max_loss = -1;
 	o->ring_kb = OT_RING_KB_DEFAULT;
 	o->drain_ms = OT_DRAIN_MS_DEFAULT;
@@ -379,25 +434,32 @@ enum ot_options_result ot_options_parse(struct ot_options *o, int argc, char **a
 			return bad(msg, "ORBIT_INJECT_CLOCK '%s' is invalid: expected 'tsc' or 'vdso'", s);
 		o->inject_clock = !strcmp(s, "vdso");
 	}
-	opterr = 0;
-	optind = 0;	/* a fresh scan (GNU getopt), for every call */
-	while ((c = getopt_long(argc, argv, optstring, longopts, NULL)) != -1) {
-		enum ot_options_result r;
+	return OT_OPTIONS_RUN;
+}
 
-		if (c == '?' && optopt)
-			c = optopt;
-		else if (c == '?')
-			c = 0;
-		r = one(o, c, optarg, argv[optind - 1], msg);
-		if (r != OT_OPTIONS_RUN)
-			return r;
-	}
-	if (optind < argc)
-		o->argv = &argv[optind];
-	if (o->restore)
-		return restore_rules(o, msg);
-	if (!o->functions && o->list)
-		o->functions = "*";
+/* What --backend inject cannot do, being in the process rather than the kernel. */
+static enum ot_options_result inject_rules(const struct ot_options *o, char **msg)
+{
+	if (o->all)
+		return bad(msg, "--backend inject patches one process: not with -a");
+	if (o->freeze)
+		return bad(msg, "--freeze is for the uprobe backends: inject stops the "
+			   "process with ptrace while it patches it");
+	if (o->compensate)
+		return bad(msg, "--compensate takes the uprobes' cost out: inject's is tens "
+			   "of ns (OVERHEAD in orbit-trace(1))");
+	if (o->ret_mode_set)
+		return bad(msg, "--returns is for the uprobe backends: inject sees every "
+			   "return at its trampoline");
+	if (!o->list && ot_select_asks_values(o->functions))
+		return bad(msg, "values (NAME(argN), NAME%%ret) are recorded by the uprobe "
+			   "backends: not with --backend inject");
+	return OT_OPTIONS_RUN;
+}
+
+/* Options that need, or exclude, one another. */
+static enum ot_options_result combinations(const struct ot_options *o, char **msg)
+{
 	if (!o->functions)
 		return bad(msg, "no functions to trace: give -f FUNCTIONS");
 	if (o->pid && o->argv)
@@ -419,26 +481,45 @@ enum ot_options_result ot_options_parse(struct ot_options *o, int argc, char **a
 			   "the kernel): not with --backend %s", ot_backend_name(o->backend));
 	if (o->follow && o->compensate)
 		return bad(msg, "--compensate does not go with --follow");
-	if (o->backend == OT_BACKEND_INJECT) {
-		if (o->all)
-			return bad(msg, "--backend inject patches one process: not with -a");
-		if (o->freeze)
-			return bad(msg, "--freeze is for the uprobe backends: inject stops the "
-				   "process with ptrace while it patches it");
-		if (o->compensate)
-			return bad(msg, "--compensate takes the uprobes' cost out: inject's is tens "
-				   "of ns (OVERHEAD in orbit-trace(1))");
-		if (o->ret_mode_set)
-			return bad(msg, "--returns is for the uprobe backends: inject sees every "
-				   "return at its trampoline");
-		if (!o->list && ot_select_asks_values(o->functions))
-			return bad(msg, "values (NAME(argN), NAME%%ret) are recorded by the uprobe "
-				   "backends: not with --backend inject");
-	}
+	if (o->backend == OT_BACKEND_INJECT && inject_rules(o, msg) != OT_OPTIONS_RUN)
+		return OT_OPTIONS_BAD;
 	if (o->max_loss >= 0 && !o->expect)
 		return bad(msg, "--max-loss needs --expect");
 	if (o->interval > 0 && o->list)
 		return bad(msg, "--interval applies to a capture, not to -l");
+	return OT_OPTIONS_RUN;
+}
+
+enum ot_options_result ot_options_parse(struct ot_options *o, int argc, char **argv, char **msg)
+{
+	static const char optstring[] = "+:p:af:ld:I:o:qvhV";
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	*msg = NULL;
+	if (defaults(o, msg) != OT_OPTIONS_RUN)
+		return OT_OPTIONS_BAD;
+	opterr = 0;
+	optind = 0;	/* a fresh scan (GNU getopt), for every call */
+	while ((c = getopt_long(argc, argv, optstring, longopts, NULL)) != -1) {
+		enum ot_options_result r;
+
+		if (c == '?' && optopt)
+			c = optopt;
+		else if (c == '?')
+			c = 0;
+		r = one(o, c, optarg, argv[optind - 1], msg);
+		if (r != OT_OPTIONS_RUN)
+			return r;
+	}
+	if (optind < argc)
+		o->argv = &argv[optind];
+	if (o->restore)
+		return restore_rules(o, msg);
+	if (!o->functions && o->list)
+		o->functions = "*";
+	if (combinations(o, msg) != OT_OPTIONS_RUN)
+		return OT_OPTIONS_BAD;
 	if (o->max_loss < 0)
 		o->max_loss = 1;
 	return OT_OPTIONS_RUN;
