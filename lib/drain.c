@@ -1,5 +1,5 @@
 #include "drain.h"
-#include "probes.h"
+#include "kinds.h"
 #include "xalloc.h"
 
 #include <stdlib.h>

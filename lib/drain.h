@@ -22,9 +22,10 @@
 #include <stdint.h>
 
 /*
- * Map a probe id to (function index, kind): enum ot_probe_kind (an entry,
- * a uretprobe, a return instruction...), with the value it records
- * (OT_VALUE_*) in bits 8-15.  Returns 0 if known, else -ENOENT.
+ * Map a probe id to (function index, kind): enum ot_probe_kind of
+ * lib/kinds.h (an entry, a uretprobe, a return instruction...), with the
+ * value it records (OT_VALUE_*) in bits 8-15.  Returns 0 if known, else
+ * -ENOENT.
  */
 typedef int (*ot_drain_lookup_fn)(void *ctx, uint64_t id, uint32_t *func,
 				  int *kind);

@@ -15,3 +15,11 @@ void ot_json_string(FILE *f, const char *s)
 	}
 	fputc('"', f);
 }
+
+void ot_json_string_or_null(FILE *f, const char *s)
+{
+	if (s)
+		ot_json_string(f, s);
+	else
+		fputs("null", f);
+}

@@ -9,5 +9,7 @@
 
 /* s as a JSON string literal, quotes included; NULL as "". */
 void ot_json_string(FILE *f, const char *s);
+/* The same, but NULL as null: a field that may have no value. */
+void ot_json_string_or_null(FILE *f, const char *s);
 
 #endif

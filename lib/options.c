@@ -218,13 +218,17 @@ static const struct option longopts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-/* One option and its argument; OT_OPTIONS_RUN when it is fine. */
-static enum ot_options_result one(struct ot_options *o, int c, const char *arg,
-				  const char *word, char **msg)
+/*
+ * The option groups' parsers: each takes an option of its own group and
+ * returns OT_OPTIONS_RUN, or OT_OPTIONS_BAD with *msg; any other option
+ * is NOT_MINE, for the next group.
+ */
+enum { NOT_MINE = -1 };
+
+/* What to trace, and how to hold it. */
+static int target_option(struct ot_options *o, int c, const char *arg, char **msg)
 {
 	unsigned long v;
-	char *badterm;
-	int n;
 
 	switch (c) {
 	case 'p':
@@ -241,6 +245,28 @@ static enum ot_options_result one(struct ot_options *o, int c, const char *arg,
 	case 'l':
 		o->list = 1;
 		break;
+	case OPT_USER:
+		o->user = arg;
+		break;
+	case OPT_FREEZE:
+		o->freeze = 1;
+		break;
+	case OPT_FOLLOW:
+		o->follow = 1;
+		break;
+	case OPT_RESTORE:
+		o->restore = 1;
+		break;
+	default:
+		return NOT_MINE;
+	}
+	return OT_OPTIONS_RUN;
+}
+
+/* How long the capture runs, and how its probes and rings work. */
+static int capture_option(struct ot_options *o, int c, const char *arg, char **msg)
+{
+	switch (c) {
 	case 'd':
 		if (parse_double(arg, 0, 1, INFINITY, &o->duration))
 			return bad(msg, "--duration '%s' is invalid: expected a number of seconds > 0",
@@ -251,12 +277,6 @@ static enum ot_options_result one(struct ot_options *o, int c, const char *arg,
 			return bad(msg, "--interval '%s' is invalid: expected a number of seconds "
 				   "0.01..86400", arg);
 		break;
-	case 'o':
-		o->output = arg;
-		break;
-	case OPT_JSON:
-		o->json = 1;
-		break;
 	case OPT_RING_KB:
 		o->ring_kb_set = 1;
 		return parse_ulong("--ring-kb", arg, 4, OT_RING_KB_MAX, 1, &o->ring_kb, msg) ?
@@ -264,6 +284,33 @@ static enum ot_options_result one(struct ot_options *o, int c, const char *arg,
 	case OPT_DRAIN_MS:
 		return parse_ulong("--drain-ms", arg, 1, 100, 0, &o->drain_ms, msg) ?
 		       OT_OPTIONS_BAD : OT_OPTIONS_RUN;
+	case OPT_COMPENSATE:
+		o->compensate = 1;
+		break;
+	case OPT_BACKEND:
+		o->backend = ot_backend_find(arg);
+		if (!o->backend)
+			return bad_backend(arg, msg);
+		break;
+	case OPT_RETURNS:
+		if (strcmp(arg, "uretprobe") && strcmp(arg, "insn"))
+			return bad(msg, "--returns '%s' is invalid: expected 'uretprobe' or 'insn'", arg);
+		o->ret_insn = !strcmp(arg, "insn");
+		o->ret_mode_set = 1;
+		break;
+	default:
+		return NOT_MINE;
+	}
+	return OT_OPTIONS_RUN;
+}
+
+/* What the capture is checked against. */
+static int check_option(struct ot_options *o, int c, const char *arg, char **msg)
+{
+	char *badterm;
+	int n;
+
+	switch (c) {
 	case OPT_EXPECT:
 		ot_expect_free(o->expect, o->nexpect);
 		o->expect = NULL;
@@ -281,29 +328,32 @@ static enum ot_options_result one(struct ot_options *o, int c, const char *arg,
 		if (parse_double(arg, 0, 0, 100, &o->max_loss))
 			return bad(msg, "--max-loss '%s' is invalid: expected a percentage 0..100", arg);
 		break;
+	default:
+		return NOT_MINE;
+	}
+	return OT_OPTIONS_RUN;
+}
+
+/* What is written, where, and how much. */
+static int output_option(struct ot_options *o, int c, const char *arg, char **msg)
+{
+	unsigned long v;
+
+	switch (c) {
+	case 'o':
+		o->output = arg;
+		break;
+	case OPT_JSON:
+		o->json = 1;
+		break;
 	case OPT_HIST:
 		o->hist = 1;
-		break;
-	case OPT_COMPENSATE:
-		o->compensate = 1;
 		break;
 	case OPT_TRACE:
 		o->trace = arg;
 		break;
 	case OPT_FOLDED:
 		o->folded = arg;
-		break;
-	case OPT_USER:
-		o->user = arg;
-		break;
-	case OPT_FREEZE:
-		o->freeze = 1;
-		break;
-	case OPT_FOLLOW:
-		o->follow = 1;
-		break;
-	case OPT_RESTORE:
-		o->restore = 1;
 		break;
 	case OPT_SLOWER_THAN:
 		if (parse_time(arg, &o->slower_than))
@@ -315,23 +365,32 @@ static enum ot_options_result one(struct ot_options *o, int c, const char *arg,
 			return OT_OPTIONS_BAD;
 		o->slowest = (size_t)v;
 		break;
-	case OPT_BACKEND:
-		o->backend = ot_backend_find(arg);
-		if (!o->backend)
-			return bad_backend(arg, msg);
-		break;
-	case OPT_RETURNS:
-		if (strcmp(arg, "uretprobe") && strcmp(arg, "insn"))
-			return bad(msg, "--returns '%s' is invalid: expected 'uretprobe' or 'insn'", arg);
-		o->ret_insn = !strcmp(arg, "insn");
-		o->ret_mode_set = 1;
-		break;
 	case 'q':
 		o->verbosity = -1;
 		break;
 	case 'v':
 		o->verbosity = 1;
 		break;
+	default:
+		return NOT_MINE;
+	}
+	return OT_OPTIONS_RUN;
+}
+
+/* One option and its argument; OT_OPTIONS_RUN when it is fine. */
+static enum ot_options_result one(struct ot_options *o, int c, const char *arg,
+				  const char *word, char **msg)
+{
+	static int (*const groups[])(struct ot_options *, int, const char *, char **) = {
+		target_option, capture_option, check_option, output_option,
+	};
+	size_t i;
+	int r;
+
+	for (i = 0; i < sizeof(groups) / sizeof(groups[0]); i++)
+		if ((r = groups[i](o, c, arg, msg)) != NOT_MINE)
+			return (enum ot_options_result)r;
+	switch (c) {
 	case 'h':
 		return OT_OPTIONS_HELP;
 	case 'V':
@@ -343,7 +402,6 @@ static enum ot_options_result one(struct ot_options *o, int c, const char *arg,
 			return bad(msg, "unknown option '-%c'", c);
 		return bad(msg, "unknown option '%s'", word);
 	}
-	return OT_OPTIONS_RUN;
 }
 
 /* --restore does that alone, to one process. */
@@ -360,7 +418,7 @@ static enum ot_options_result restore_rules(const struct ot_options *o, char **m
 }
 
 /* What the options ask of the backend, refused as it says where it cannot. */
-static enum ot_options_result backend_rules(struct ot_options *o, char **msg)
+static enum ot_options_result backend_rules(const struct ot_options *o, char **msg)
 {
 	const unsigned asked = (o->follow ? OT_CAN_FOLLOW : 0) | (o->all ? OT_CAN_ALL : 0) |
 		(o->freeze ? OT_CAN_FREEZE : 0) | (o->compensate ? OT_CAN_COMPENSATE : 0) |
@@ -374,14 +432,11 @@ static enum ot_options_result backend_rules(struct ot_options *o, char **msg)
 	return OT_OPTIONS_RUN;
 }
 
-enum ot_options_result ot_options_parse(struct ot_options *o, int argc, char **argv, char **msg)
+/* The defaults, and the environment's in place of some (ORBIT_*). */
+static enum ot_options_result defaults(struct ot_options *o, char **msg)
 {
-	static const char optstring[] = "+:p:af:ld:I:o:qvhV";
 	const char *s;
-	int c;
 
-	memset(o, 0, sizeof(*o));
-	*msg = NULL;
 	o->max_loss = -1;
 	o->ring_kb = OT_RING_KB_DEFAULT;
 	o->backend = ot_backend_find("auto");
@@ -401,25 +456,12 @@ enum ot_options_result ot_options_parse(struct ot_options *o, int argc, char **a
 			return bad(msg, "ORBIT_INJECT_CLOCK '%s' is invalid: expected 'tsc' or 'vdso'", s);
 		o->inject_clock = !strcmp(s, "vdso");
 	}
-	opterr = 0;
-	optind = 0;	/* a fresh scan (GNU getopt), for every call */
-	while ((c = getopt_long(argc, argv, optstring, longopts, NULL)) != -1) {
-		enum ot_options_result r;
+	return OT_OPTIONS_RUN;
+}
 
-		if (c == '?' && optopt)
-			c = optopt;
-		else if (c == '?')
-			c = 0;
-		r = one(o, c, optarg, argv[optind - 1], msg);
-		if (r != OT_OPTIONS_RUN)
-			return r;
-	}
-	if (optind < argc)
-		o->argv = &argv[optind];
-	if (o->restore)
-		return restore_rules(o, msg);
-	if (!o->functions && o->list)
-		o->functions = "*";
+/* Options that need, or exclude, one another. */
+static enum ot_options_result combinations(const struct ot_options *o, char **msg)
+{
 	if (!o->functions)
 		return bad(msg, "no functions to trace: give -f FUNCTIONS");
 	if (o->pid && o->argv)
@@ -444,6 +486,39 @@ enum ot_options_result ot_options_parse(struct ot_options *o, int argc, char **a
 		return bad(msg, "--max-loss needs --expect");
 	if (o->interval > 0 && o->list)
 		return bad(msg, "--interval applies to a capture, not to -l");
+	return OT_OPTIONS_RUN;
+}
+
+enum ot_options_result ot_options_parse(struct ot_options *o, int argc, char **argv, char **msg)
+{
+	static const char optstring[] = "+:p:af:ld:I:o:qvhV";
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	*msg = NULL;
+	if (defaults(o, msg) != OT_OPTIONS_RUN)
+		return OT_OPTIONS_BAD;
+	opterr = 0;
+	optind = 0;	/* a fresh scan (GNU getopt), for every call */
+	while ((c = getopt_long(argc, argv, optstring, longopts, NULL)) != -1) {
+		enum ot_options_result r;
+
+		if (c == '?' && optopt)
+			c = optopt;
+		else if (c == '?')
+			c = 0;
+		r = one(o, c, optarg, argv[optind - 1], msg);
+		if (r != OT_OPTIONS_RUN)
+			return r;
+	}
+	if (optind < argc)
+		o->argv = &argv[optind];
+	if (o->restore)
+		return restore_rules(o, msg);
+	if (!o->functions && o->list)
+		o->functions = "*";
+	if (combinations(o, msg) != OT_OPTIONS_RUN)
+		return OT_OPTIONS_BAD;
 	if (o->max_loss < 0)
 		o->max_loss = 1;
 	return OT_OPTIONS_RUN;

@@ -27,6 +27,7 @@
 #ifndef OT_PROBES_H
 #define OT_PROBES_H
 
+#include "kinds.h"
 #include "ring.h"
 
 #include <stddef.h>
@@ -60,21 +61,9 @@ struct ot_probe_target {
 	uint8_t arg, ret_value;
 };
 
-/* Which value a probe records: 0 none, OT_VALUE_ARG1 + n - 1 for
- * argument n, OT_VALUE_RET the return value. */
-#define OT_VALUE_ARG1 1
-#define OT_VALUE_RET 15
+/* Which value target t's probe of kind (enum ot_probe_kind) records:
+ * OT_VALUE_* of lib/kinds.h, 0 none. */
 int ot_probes_target_value(const struct ot_probe_target *t, int kind);
-
-/* What a sample's probe is: ot_probes_lookup's *kind. */
-enum ot_probe_kind {
-	OT_PROBE_ENTRY = 0,
-	OT_PROBE_URETPROBE = 1,
-	OT_PROBE_RET_INSN = 2,
-	OT_PROBE_TAIL_RET = 3,	/* a return instruction of a tail callee */
-	OT_PROBE_EXACT_RET = 4,	/* a return carrying its call's entry SP (inject) */
-	OT_PROBE_TAIL_ENTRY = 5, /* an entry by a jump from a traced function (inject) */
-};
 
 struct ot_probes;
 

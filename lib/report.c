@@ -60,13 +60,12 @@ static size_t children(const struct ot_report *r, uint32_t n, uint32_t **out)
 /* Direct recursion past this many levels is shown as one row. */
 #define TREE_REC_LEVELS 4
 
-/*
- * One call tree row per node, children busiest first.  A function calling
- * itself stays at its caller's indentation with its level ("rec (level
- * 2)"), and levels past TREE_REC_LEVELS are summed into one row, so a
- * recursion 64 deep stays readable.  With f NULL only the widest label is
- * measured into *lw, so that the columns line up.
- */
+/* Time in the node's own code, not in the traced functions it called. */
+static uint64_t node_self(const struct ot_tree_node *n)
+{
+	return n->total_ns > n->child_ns ? n->total_ns - n->child_ns : 0;
+}
+
 /* Did a scope close on node n's path or below it?  (A call still open at
  * the end made a node without one.) */
 static int tree_busy(const struct ot_report *r, uint32_t n)
@@ -81,58 +80,81 @@ static int tree_busy(const struct ot_report *r, uint32_t n)
 	return 0;
 }
 
+/*
+ * The rest of node n's chain of direct recursion, below level: its calls
+ * and self time added to *calls and *self, so that one row stands for
+ * them.  Returns the chain's last level.
+ */
+static unsigned rec_chain(const struct ot_report *r, uint32_t n, unsigned level,
+			  uint64_t *calls, uint64_t *self)
+{
+	uint32_t func = r->tree[n].func, c, x, same;
+
+	for (c = n; (c = r->tree[c].first_child);) {
+		same = 0;
+		for (x = c; x; x = r->tree[x].next_sibling)
+			if (r->tree[x].func == func)
+				same = x;
+		if (!same)
+			break;
+		c = same;
+		*calls += r->tree[c].calls;
+		*self += node_self(&r->tree[c]);
+		level++;
+	}
+	return level;
+}
+
+/* Node n's row; with f NULL only its label's width, widening *lw. */
+static void tree_row(FILE *f, const struct ot_report *r, uint32_t n, unsigned indent,
+		     unsigned level, size_t *lw)
+{
+	const struct ot_tree_node *node = &r->tree[n];
+	uint64_t parent_total = r->tree[node->parent].total_ns;
+	uint64_t calls = node->calls, self = node_self(node);
+	char a[32], b[32], pct[16], label[256], suffix[48] = "";
+
+	if (level > TREE_REC_LEVELS) {
+		unsigned last = rec_chain(r, n, level, &calls, &self);
+
+		snprintf(suffix, sizeof(suffix), " (levels %u..%u)", level, last);
+	} else if (level > 1) {
+		snprintf(suffix, sizeof(suffix), " (level %u)", level);
+	}
+	if (node->parent && parent_total)
+		snprintf(pct, sizeof(pct), "%.1f%%",
+			 100.0 * (double)node->total_ns / (double)parent_total);
+	else
+		snprintf(pct, sizeof(pct), "-");
+	snprintf(label, sizeof(label), "%*s%s%s", (int)(2 * indent), "",
+		 r->names[node->func], suffix);
+	if (!f) {
+		if (strlen(label) > *lw)
+			*lw = strlen(label);
+		return;
+	}
+	fprintf(f, "%-*s %10" PRIu64 " %10s %10s %8s\n", (int)*lw, label, calls,
+		ot_report_duration(node->total_ns, a, sizeof(a)),
+		ot_report_duration(self, b, sizeof(b)), pct);
+}
+
+/*
+ * One call tree row per node, children busiest first.  A function calling
+ * itself stays at its caller's indentation with its level ("rec (level
+ * 2)"), and levels past TREE_REC_LEVELS are summed into one row, so a
+ * recursion 64 deep stays readable.  With f NULL only the widest label is
+ * measured into *lw, so that the columns line up.
+ */
 static void tree_text(FILE *f, const struct ot_report *r, uint32_t n,
 		      unsigned indent, unsigned level, size_t *lw)
 {
-	const struct ot_tree_node *node = &r->tree[n];
-	char a[32], b[32], pct[16], label[256], suffix[48] = "";
-	uint64_t calls = node->calls, total = node->total_ns;
-	uint64_t self = node->total_ns > node->child_ns ? node->total_ns - node->child_ns : 0;
-	uint32_t *kids, c;
+	uint32_t *kids;
 	size_t k, i;
 
 	if (n && !tree_busy(r, n))
 		return;
 	if (n) {
-		uint64_t parent_total = r->tree[node->parent].total_ns;
-
-		if (level > TREE_REC_LEVELS) {
-			unsigned last = level;
-
-			/* Sum the rest of the chain: calls and self time. */
-			for (c = n; (c = r->tree[c].first_child);) {
-				uint32_t same = 0, x;
-
-				for (x = c; x; x = r->tree[x].next_sibling)
-					if (r->tree[x].func == node->func)
-						same = x;
-				if (!same)
-					break;
-				c = same;
-				calls += r->tree[c].calls;
-				self += r->tree[c].total_ns > r->tree[c].child_ns ?
-					r->tree[c].total_ns - r->tree[c].child_ns : 0;
-				last++;
-			}
-			snprintf(suffix, sizeof(suffix), " (levels %u..%u)", level, last);
-		} else if (level > 1) {
-			snprintf(suffix, sizeof(suffix), " (level %u)", level);
-		}
-		if (node->parent && parent_total)
-			snprintf(pct, sizeof(pct), "%.1f%%",
-				 100.0 * (double)total / (double)parent_total);
-		else
-			snprintf(pct, sizeof(pct), "-");
-		snprintf(label, sizeof(label), "%*s%s%s", (int)(2 * indent), "",
-			 r->names[node->func], suffix);
-		if (!f) {
-			if (strlen(label) > *lw)
-				*lw = strlen(label);
-		} else {
-			fprintf(f, "%-*s %10" PRIu64 " %10s %10s %8s\n", (int)*lw, label, calls,
-				ot_report_duration(total, a, sizeof(a)),
-				ot_report_duration(self, b, sizeof(b)), pct);
-		}
+		tree_row(f, r, n, indent, level, lw);
 		if (level > TREE_REC_LEVELS)
 			return;
 	}
@@ -140,7 +162,7 @@ static void tree_text(FILE *f, const struct ot_report *r, uint32_t n,
 		return; /* deep nesting: the JSON has every path */
 	k = children(r, n, &kids);
 	for (i = 0; i < k; i++) {
-		int rec = n && r->tree[kids[i]].func == node->func;
+		int rec = n && r->tree[kids[i]].func == r->tree[n].func;
 
 		tree_text(f, r, kids[i], rec ? indent : indent + (n ? 1 : 0),
 			  rec ? level + 1 : 1, lw);
@@ -148,14 +170,21 @@ static void tree_text(FILE *f, const struct ot_report *r, uint32_t n,
 	free(kids);
 }
 
+/* v in the largest power of 1024 that divides it: "4K", "1M", "3". */
+static void pow2_unit(uint64_t v, char *buf, size_t len)
+{
+	static const char sfx[] = " KMGTPE";
+	unsigned u;
+
+	for (u = 0; v >= 1024 && !(v % 1024) && u < 6; u++)
+		v /= 1024;
+	snprintf(buf, len, "%" PRIu64 "%.*s", v, u ? 1 : 0, &sfx[u]);
+}
+
 /* "[4K, 8K)": a power-of-two range in bpftrace's notation. */
 static void pow2_label(unsigned row, char *buf, size_t len)
 {
-	static const char sfx[] = " KMGTPE";
-	uint64_t lo = row ? (uint64_t)1 << (row - 1) : 0;
-	uint64_t hi = row < 64 ? (uint64_t)1 << row : 0;
 	char l[32], h[32];
-	unsigned u;
 
 	if (row == 64) {
 		snprintf(buf, len, "[8E, ...)");
@@ -169,12 +198,8 @@ static void pow2_label(unsigned row, char *buf, size_t len)
 		snprintf(buf, len, "[1]");
 		return;
 	}
-	for (u = 0; lo >= 1024 && !(lo % 1024) && u < 6; u++)
-		lo /= 1024;
-	snprintf(l, sizeof(l), "%" PRIu64 "%.*s", lo, u ? 1 : 0, &sfx[u]);
-	for (u = 0; hi >= 1024 && !(hi % 1024) && u < 6; u++)
-		hi /= 1024;
-	snprintf(h, sizeof(h), "%" PRIu64 "%.*s", hi, u ? 1 : 0, &sfx[u]);
+	pow2_unit((uint64_t)1 << (row - 1), l, sizeof(l));
+	pow2_unit((uint64_t)1 << row, h, sizeof(h));
 	snprintf(buf, len, "[%s, %s)", l, h);
 }
 
@@ -279,11 +304,21 @@ static void value_label(unsigned b, char *buf, size_t len)
 		snprintf(buf, len, "[%" PRId64 ", %" PRId64 "]", lo, hi);
 }
 
+/* A function's recorded value k (0 its argument, 1 its return value) and
+ * *what names it ("arg2", "ret"); NULL when it records none. */
+static const struct ot_values *value_of(const struct ot_report_func *fn, unsigned k,
+					const char **what)
+{
+	*what = k ? fn->ret_name : fn->arg_name;
+	return k ? fn->ret : fn->arg;
+}
+
 /* The VALUES table: per function and value, count, min, p50, max; with
  * --hist, their log2 buckets drawn like the durations'. */
 static void values_text(FILE *f, const struct ot_report *r, size_t w)
 {
-	size_t i, k, vw = w + 8;
+	size_t i, vw = w + 8;
+	unsigned k;
 	int any = 0;
 
 	for (i = 0; i < r->nfuncs; i++)
@@ -293,13 +328,13 @@ static void values_text(FILE *f, const struct ot_report *r, size_t w)
 	fprintf(f, "\n%-*s %10s %20s %20s %20s\n", (int)vw, "VALUE", "COUNT", "MIN", "P50", "MAX");
 	for (i = 0; i < r->nfuncs; i++) {
 		for (k = 0; k < 2; k++) {
-			const struct ot_values *v = k ? r->funcs[i].ret : r->funcs[i].arg;
+			const char *what;
+			const struct ot_values *v = value_of(&r->funcs[i], k, &what);
 			char name[256];
 
 			if (!v)
 				continue;
-			snprintf(name, sizeof(name), "%s %s", r->funcs[i].name,
-				 k ? r->funcs[i].ret_name : r->funcs[i].arg_name);
+			snprintf(name, sizeof(name), "%s %s", r->funcs[i].name, what);
 			if (!v->count) {
 				fprintf(f, "%-*s %10d %20s %20s %20s\n", (int)vw, name, 0, "-", "-", "-");
 				continue;
@@ -312,12 +347,12 @@ static void values_text(FILE *f, const struct ot_report *r, size_t w)
 		return;
 	for (i = 0; i < r->nfuncs; i++) {
 		for (k = 0; k < 2; k++) {
-			const struct ot_values *v = k ? r->funcs[i].ret : r->funcs[i].arg;
+			const char *what;
+			const struct ot_values *v = value_of(&r->funcs[i], k, &what);
 
 			if (!v || !v->count)
 				continue;
-			fprintf(f, "\n@%s %s:\n", r->funcs[i].name,
-				k ? r->funcs[i].ret_name : r->funcs[i].arg_name);
+			fprintf(f, "\n@%s %s:\n", r->funcs[i].name, what);
 			draw_rows(f, v->log2, OT_VALUES_LOG2, value_label, 24, 40);
 		}
 	}
@@ -454,64 +489,112 @@ static void thread_execs_text(FILE *f, const struct ot_report_thread_execs *te)
 			te->held, held, te->count - te->held);
 }
 
-void ot_report_text(FILE *f, const struct ot_report *r)
-{
-	char foreign_lost[64] = "";
-	const struct ot_report_records *rec = &r->records;
-	char a[32], depths[128], b[64];
-	size_t i, w = 8, dw = 8;
+/* How the target ended, as its wait status says; unknown while it runs or
+ * when it was not ours to wait for. */
+enum target_end { END_UNKNOWN, END_EXIT, END_SIGNAL };
 
+static enum target_end target_end(const struct ot_report *r, int *code)
+{
+	if (!r->target_exited || r->target_status < 0)
+		return END_UNKNOWN;
+	if (WIFEXITED(r->target_status)) {
+		*code = WEXITSTATUS(r->target_status);
+		return END_EXIT;
+	}
+	if (WIFSIGNALED(r->target_status)) {
+		*code = WTERMSIG(r->target_status);
+		return END_SIGNAL;
+	}
+	return END_UNKNOWN;
+}
+
+/* The FUNCTION column: as wide as the longest name, 8 to 40. */
+static size_t name_width(const struct ot_report *r)
+{
+	size_t i, w = 8;
+
+	for (i = 0; i < r->nfuncs; i++)
+		if (strlen(r->funcs[i].name) > w)
+			w = strlen(r->funcs[i].name);
+	return w > 40 ? 40 : w;
+}
+
+static void title_text(FILE *f, const struct ot_report *r)
+{
 	if (r->pid > 0)
 		fprintf(f, "orbit-trace report: %s (pid %d)\n", r->binary, r->pid);
 	else
 		fprintf(f, "orbit-trace report: %s\n", r->binary);
+}
+
+/* inject's arming: what it paused and put in the process, the programs
+ * the process exec'd, the functions it refused. */
+static void arming_inject_text(FILE *f, const struct ot_report *r)
+{
+	const struct ot_report_inject *in = r->inject;
+	char a[32], p[32];
+	size_t i;
+
+	fprintf(f, "armed %zu of %zu functions in %s, the target paused %s: %zu %s in %zu "
+		"code region%s (backend inject), clock %s, %zu KB ring per thread\n",
+		r->functions_armed, r->functions_requested,
+		ot_report_duration(r->arm_ns, a, sizeof(a)),
+		ot_report_duration(in->arm_pause_ns, p, sizeof(p)), r->events,
+		r->objects, in->regions, in->regions == 1 ? "" : "s", in->clock, r->ring_kb);
+	if (in->execs)
+		fprintf(f, "exec: %u program%s the process exec'd, instrumented at %s entry "
+			"point%s\n", in->execs, in->execs == 1 ? "" : "s",
+			in->execs == 1 ? "its" : "their", in->execs == 1 ? "" : "s");
+	if (in->exec_why)
+		fprintf(f, "exec: a program the process exec'd is not traced: %s\n", in->exec_why);
+	for (i = 0; i < in->nrefused; i++)
+		fprintf(f, "not armed: %s: %s\n", in->refused[i].name, in->refused[i].why);
+}
+
+/* The uprobe backends' arming: its cost to every CPU, the probes, where
+ * returns were seen, the rings; multi's execs from other threads. */
+static void arming_uprobes_text(FILE *f, const struct ot_report *r)
+{
+	char a[32], b[64];
+
 	if (r->returns && !strcmp(r->returns, "mixed"))
 		snprintf(b, sizeof(b), " (returns of %zu seen at return instructions)",
 			 r->insn_returns);
 	else
 		snprintf(b, sizeof(b), "%s", r->returns && !strcmp(r->returns, "insn") ?
 			 " (returns seen at return instructions)" : "");
-	if (r->inject) {
-		char p[32];
+	fprintf(f, "armed %zu of %zu functions in %s (%" PRIu64 " IPIs, %" PRIu64
+		" TLB shootdowns%s): %zu uprobes%s, %zu %s (backend %s) on %u CPUs, "
+		"%zu KB ring per CPU\n",
+		r->functions_armed, r->functions_requested,
+		ot_report_duration(r->arm_ns, a, sizeof(a)), r->arm_ipis, r->arm_tlb,
+		r->frozen ? "; target stopped meanwhile" : "", r->uprobes, b,
+		r->events, r->objects, r->backend, r->cpus, r->ring_kb);
+	if (r->thread_execs && r->thread_execs->count)
+		thread_execs_text(f, r->thread_execs);
+}
 
-		fprintf(f, "armed %zu of %zu functions in %s, the target paused %s: %zu %s in %zu "
-			"code region%s (backend inject), clock %s, %zu KB ring per thread\n",
-			r->functions_armed, r->functions_requested,
-			ot_report_duration(r->arm_ns, a, sizeof(a)),
-			ot_report_duration(r->inject->arm_pause_ns, p, sizeof(p)), r->events,
-			r->objects, r->inject->regions, r->inject->regions == 1 ? "" : "s",
-			r->inject->clock, r->ring_kb);
-		if (r->inject->execs)
-			fprintf(f, "exec: %u program%s the process exec'd, instrumented at %s entry "
-				"point%s\n", r->inject->execs, r->inject->execs == 1 ? "" : "s",
-				r->inject->execs == 1 ? "its" : "their", r->inject->execs == 1 ? "" : "s");
-		if (r->inject->exec_why)
-			fprintf(f, "exec: a program the process exec'd is not traced: %s\n",
-				r->inject->exec_why);
-		for (i = 0; i < r->inject->nrefused; i++)
-			fprintf(f, "not armed: %s: %s\n", r->inject->refused[i].name,
-				r->inject->refused[i].why);
-	} else {
-		fprintf(f, "armed %zu of %zu functions in %s (%" PRIu64 " IPIs, %" PRIu64
-			" TLB shootdowns%s): %zu uprobes%s, %zu %s (backend %s) on %u CPUs, "
-			"%zu KB ring per CPU\n",
-			r->functions_armed, r->functions_requested,
-			ot_report_duration(r->arm_ns, a, sizeof(a)), r->arm_ipis, r->arm_tlb,
-			r->frozen ? "; target stopped meanwhile" : "", r->uprobes, b,
-			r->events, r->objects, r->backend,
-			r->cpus, r->ring_kb);
-		if (r->thread_execs && r->thread_execs->count)
-			thread_execs_text(f, r->thread_execs);
-	}
+static void capture_text(FILE *f, const struct ot_report *r)
+{
+	char a[32];
+	int code = 0;
+	enum target_end end = target_end(r, &code);
+
 	fprintf(f, "capture: %s, ended by %s", ot_report_duration(r->duration_ns, a, sizeof(a)),
 		r->ended_by);
-	if (r->target_exited && r->target_status >= 0) {
-		if (WIFEXITED(r->target_status))
-			fprintf(f, " (exit status %d)", WEXITSTATUS(r->target_status));
-		else if (WIFSIGNALED(r->target_status))
-			fprintf(f, " (killed by signal %d)", WTERMSIG(r->target_status));
-	}
+	if (end == END_EXIT)
+		fprintf(f, " (exit status %d)", code);
+	else if (end == END_SIGNAL)
+		fprintf(f, " (killed by signal %d)", code);
 	fprintf(f, "; drained at least every %u ms\n", r->drain_ms);
+}
+
+/* What the rings gave, and which processes --follow followed. */
+static void records_text(FILE *f, const struct ot_report *r)
+{
+	const struct ot_report_records *rec = &r->records;
+	char foreign_lost[64] = "";
+
 	if (rec->foreign_lost)
 		snprintf(foreign_lost, sizeof(foreign_lost), " (%" PRIu64 " lost in their rings)",
 			 rec->foreign_lost);
@@ -524,6 +607,14 @@ void ot_report_text(FILE *f, const struct ot_report *r)
 		fprintf(f, "followed: %" PRIu64 " process%s (pid %d and its descendants), %" PRIu64
 			" not followed\n", r->follow->processes, r->follow->processes == 1 ? "" : "es",
 			r->pid, r->follow->dropped);
+}
+
+/* Why the counts below may be short of the calls made, and what to try. */
+static void warnings_text(FILE *f, const struct ot_report *r)
+{
+	const struct ot_report_records *rec = &r->records;
+	size_t i;
+
 	if (rec->late || rec->no_sp || rec->unknown)
 		fprintf(f, "warning: %" PRIu64 " records arrived out of order, %" PRIu64
 			" had no stack pointer, %" PRIu64 " had an unknown id\n",
@@ -549,12 +640,14 @@ void ot_report_text(FILE *f, const struct ot_report *r)
 		fprintf(f, "warning: %" PRIu64 " calls of threads inject had no room for (more "
 			"threads at once than its slots and ring areas) were not recorded: scope "
 			"counts are low\n", r->inject->unrecorded_threads);
+}
 
-	for (i = 0; i < r->nfuncs; i++)
-		if (strlen(r->funcs[i].name) > w)
-			w = strlen(r->funcs[i].name);
-	if (w > 40)
-		w = 40;
+/* The scopes table: per function, scopes, depths and what pairing healed. */
+static void functions_text(FILE *f, const struct ot_report *r, size_t w)
+{
+	char depths[128];
+	size_t i, dw = 8;
+
 	/* DEPTH is as wide as its widest entry ("1:1000,2:1000"). */
 	for (i = 0; i < r->nfuncs; i++) {
 		depths_text(r->funcs[i].st, depths, sizeof(depths));
@@ -577,51 +670,102 @@ void ot_report_text(FILE *f, const struct ot_report *r)
 			(int)w, r->funcs[i].name, s->scopes, (int)dw, depths,
 			s->duplicates, s->unclosed, s->orphans, wrong, s->outside_parent);
 	}
-	if (r->has_expect) {
-		fprintf(f, "\n%-*s %10s %10s %10s %8s\n", (int)w, "EXPECTED",
-			"EXPECTED", "OBSERVED", "MISSING", "LOSS");
-		for (i = 0; i < r->nfuncs; i++) {
-			const struct ot_func_check *fc = &r->check->fn[i];
+}
 
-			if (!fc->has_expected)
-				continue;
-			fprintf(f, "%-*s %10" PRIu64 " %10" PRIu64 " %10" PRId64 " %7.3f%%\n",
-				(int)w, r->funcs[i].name, fc->expected,
-				r->funcs[i].st->scopes, fc->missing, fc->loss_pct);
-		}
-	}
-	durations_text(f, r, w, "DURATION", 0);
-	values_text(f, r, w);
-	slowest_text(f, r, w);
-	procs_text(f, r, w);
-	if (r->calib) {
-		char e[32];
+/* --expect: the calls expected against the scopes seen. */
+static void expected_text(FILE *f, const struct ot_report *r, size_t w)
+{
+	size_t i;
 
-		fprintf(f, "\nprobe cost, calibrated %s: %s per traced call, %s of it inside its own scope\n",
-			r->calib->live_calls ? "during the capture" : "before the capture",
-			ot_report_duration(r->calib->pair_ns, e, sizeof(e)),
-			ot_report_duration(r->calib->own_ns, a, sizeof(a)));
-		durations_text(f, r, w, "COMPENSATED", 1);
-	}
-	if (r->ntree > 1) {
-		size_t lw = 32;
+	if (!r->has_expect)
+		return;
+	fprintf(f, "\n%-*s %10s %10s %10s %8s\n", (int)w, "EXPECTED",
+		"EXPECTED", "OBSERVED", "MISSING", "LOSS");
+	for (i = 0; i < r->nfuncs; i++) {
+		const struct ot_func_check *fc = &r->check->fn[i];
 
-		tree_text(NULL, r, 0, 0, 0, &lw);
-		fprintf(f, "\n%-*s %10s %10s %10s %8s\n", (int)lw, "CALL TREE", "CALLS",
-			"TOTAL", "SELF", "PARENT%");
-		tree_text(f, r, 0, 0, 0, &lw);
-		if (r->tree_dropped)
-			fprintf(f, "(%" PRIu64 " scopes on paths beyond the tree's %d-node limit)\n",
-				r->tree_dropped, OT_PAIR_TREE_MAX);
+		if (!fc->has_expected)
+			continue;
+		fprintf(f, "%-*s %10" PRIu64 " %10" PRIu64 " %10" PRId64 " %7.3f%%\n",
+			(int)w, r->funcs[i].name, fc->expected,
+			r->funcs[i].st->scopes, fc->missing, fc->loss_pct);
 	}
-	if (r->draw_hist)
-		for (i = 0; i < r->nfuncs; i++)
-			if (r->funcs[i].st->hist.count)
-				hist_text(f, r->funcs[i].name, &r->funcs[i].st->hist);
+}
+
+/* --compensate: the probes' measured cost, and the durations without it. */
+static void calib_text(FILE *f, const struct ot_report *r, size_t w)
+{
+	char a[32], e[32];
+
+	if (!r->calib)
+		return;
+	fprintf(f, "\nprobe cost, calibrated %s: %s per traced call, %s of it inside its own scope\n",
+		r->calib->live_calls ? "during the capture" : "before the capture",
+		ot_report_duration(r->calib->pair_ns, e, sizeof(e)),
+		ot_report_duration(r->calib->own_ns, a, sizeof(a)));
+	durations_text(f, r, w, "COMPENSATED", 1);
+}
+
+static void call_tree_text(FILE *f, const struct ot_report *r)
+{
+	size_t lw = 32;
+
+	if (r->ntree <= 1)
+		return;
+	tree_text(NULL, r, 0, 0, 0, &lw);
+	fprintf(f, "\n%-*s %10s %10s %10s %8s\n", (int)lw, "CALL TREE", "CALLS",
+		"TOTAL", "SELF", "PARENT%");
+	tree_text(f, r, 0, 0, 0, &lw);
+	if (r->tree_dropped)
+		fprintf(f, "(%" PRIu64 " scopes on paths beyond the tree's %d-node limit)\n",
+			r->tree_dropped, OT_PAIR_TREE_MAX);
+}
+
+/* --hist: each function's durations drawn. */
+static void hists_text(FILE *f, const struct ot_report *r)
+{
+	size_t i;
+
+	if (!r->draw_hist)
+		return;
+	for (i = 0; i < r->nfuncs; i++)
+		if (r->funcs[i].st->hist.count)
+			hist_text(f, r->funcs[i].name, &r->funcs[i].st->hist);
+}
+
+/* The verdict, and each reason for it. */
+static void status_text(FILE *f, const struct ot_report *r)
+{
+	size_t i;
+
 	fprintf(f, "\nstatus: %s\n", status_of(r));
 	for (i = 0; i < r->check->nreasons; i++)
 		fprintf(f, "%s: %s\n", r->check->status == OT_STATUS_FAILED ?
 			"check failed" : "note", r->check->reasons[i]);
+}
+
+void ot_report_text(FILE *f, const struct ot_report *r)
+{
+	size_t w = name_width(r);
+
+	title_text(f, r);
+	if (r->inject)
+		arming_inject_text(f, r);
+	else
+		arming_uprobes_text(f, r);
+	capture_text(f, r);
+	records_text(f, r);
+	warnings_text(f, r);
+	functions_text(f, r, w);
+	expected_text(f, r, w);
+	durations_text(f, r, w, "DURATION", 0);
+	values_text(f, r, w);
+	slowest_text(f, r, w);
+	procs_text(f, r, w);
+	calib_text(f, r, w);
+	call_tree_text(f, r);
+	hists_text(f, r);
+	status_text(f, r);
 }
 
 void ot_report_text_disarm(FILE *f, const struct ot_report *r)
@@ -673,10 +817,7 @@ static void inject_json(FILE *f, const struct ot_report_inject *in)
 	fprintf(f, "], \"unrecorded_calls\": {\"threads\": %" PRIu64 ", \"signal_handlers\": %"
 		PRIu64 "}, \"execs\": %u, \"exec_untraced\": ", in->unrecorded_threads,
 		in->unrecorded_handlers, in->execs);
-	if (in->exec_why)
-		ot_json_string(f, in->exec_why);
-	else
-		fputs("null", f);
+	ot_json_string_or_null(f, in->exec_why);
 	fputs("},\n", f);
 }
 
@@ -697,25 +838,33 @@ static void tree_path_json(FILE *f, const struct ot_report *r, uint32_t i)
 	free(chain);
 }
 
-void ot_report_json(FILE *f, const struct ot_report *r)
+static void status_json(FILE *f, const struct ot_report *r)
 {
-	const struct ot_report_records *rec = &r->records;
-	size_t i, sk;
+	size_t i;
 
-	fprintf(f, "{\n  \"version\": 1,\n  \"status\": \"%s\",\n  \"reasons\": [",
-		status_of(r));
+	fprintf(f, "  \"version\": 1,\n  \"status\": \"%s\",\n  \"reasons\": [", status_of(r));
 	for (i = 0; i < r->check->nreasons; i++) {
 		fprintf(f, "%s", i ? ", " : "");
 		ot_json_string(f, r->check->reasons[i]);
 	}
-	fprintf(f, "],\n  \"target\": {\"binary\": ");
+	fprintf(f, "],\n");
+}
+
+/* "target": the program, how it ended, what --follow and multi's
+ * re-arming after execs from other threads saw of it. */
+static void target_json(FILE *f, const struct ot_report *r)
+{
+	int code = 0;
+	enum target_end end = target_end(r, &code);
+
+	fprintf(f, "  \"target\": {\"binary\": ");
 	ot_json_string(f, r->binary);
 	fprintf(f, ", \"pid\": %d, \"exited\": %s", r->pid,
 		r->target_exited ? "true" : "false");
-	if (r->target_exited && r->target_status >= 0 && WIFEXITED(r->target_status))
-		fprintf(f, ", \"exit_status\": %d", WEXITSTATUS(r->target_status));
-	else if (r->target_exited && r->target_status >= 0 && WIFSIGNALED(r->target_status))
-		fprintf(f, ", \"signal\": %d", WTERMSIG(r->target_status));
+	if (end == END_EXIT)
+		fprintf(f, ", \"exit_status\": %d", code);
+	else if (end == END_SIGNAL)
+		fprintf(f, ", \"signal\": %d", code);
 	if (r->follow)
 		fprintf(f, ", \"follow\": {\"processes\": %" PRIu64 ", \"not_followed\": %" PRIu64 "}",
 			r->follow->processes, r->follow->dropped);
@@ -724,31 +873,46 @@ void ot_report_json(FILE *f, const struct ot_report *r)
 			", \"unprobed_ns\": %" PRIu64 "}", r->thread_execs->count,
 			r->thread_execs->held, r->thread_execs->unprobed_ns);
 	fprintf(f, "},\n");
+}
+
+static void arming_json(FILE *f, const struct ot_report *r)
+{
 	fprintf(f, "  \"arming\": {\"functions_requested\": %zu, \"functions_armed\": %zu, "
 		"\"backend\": \"%s\", \"frozen\": %s, \"uprobes\": %zu, \"events\": %zu, "
 		"\"cpus\": %u, \"returns\": \"%s\", "
 		"\"wall_ns\": %" PRIu64 ", \"ipis\": %" PRIu64 ", \"tlb_shootdowns\": %" PRIu64 "},\n",
 		r->functions_requested, r->functions_armed, r->backend ? r->backend : "perf",
-		r->frozen ? "true" : "false", r->uprobes, r->events, r->cpus, r->returns ? r->returns : "uretprobe",
-		r->arm_ns, r->arm_ipis, r->arm_tlb);
+		r->frozen ? "true" : "false", r->uprobes, r->events, r->cpus,
+		r->returns ? r->returns : "uretprobe", r->arm_ns, r->arm_ipis, r->arm_tlb);
 	if (r->inject)
 		inject_json(f, r->inject);
-	if (r->disarmed)
-		fprintf(f, "  \"disarming\": {\"frozen\": %s, \"wall_ns\": %" PRIu64 ", \"ipis\": %" PRIu64
-			", \"tlb_shootdowns\": %" PRIu64 "},\n", r->disarm_frozen ? "true" : "false",
-			r->disarm_ns, r->disarm_ipis, r->disarm_tlb);
-	if (r->inject && r->disarmed) {
-		fprintf(f, "  \"inject_removal\": {\"target_exited\": %s, \"pause_ns\": %" PRIu64
-			", \"returns_restored\": %zu, \"calls_without_return\": %" PRIu64
-			", \"left_mapped_bytes\": %" PRIu64 ", \"left_why\": ",
-			r->inject->gone ? "true" : "false", r->inject->disarm_pause_ns,
-			r->inject->returns_restored, r->inject->noret, r->inject->left_bytes);
-		if (r->inject->left_why)
-			ot_json_string(f, r->inject->left_why);
-		else
-			fputs("null", f);
-		fputs("},\n", f);
-	}
+}
+
+/* "disarming", and with inject "inject_removal": what it put back and left. */
+static void disarming_json(FILE *f, const struct ot_report *r)
+{
+	if (!r->disarmed)
+		return;
+	fprintf(f, "  \"disarming\": {\"frozen\": %s, \"wall_ns\": %" PRIu64 ", \"ipis\": %" PRIu64
+		", \"tlb_shootdowns\": %" PRIu64 "},\n", r->disarm_frozen ? "true" : "false",
+		r->disarm_ns, r->disarm_ipis, r->disarm_tlb);
+	if (!r->inject)
+		return;
+	fprintf(f, "  \"inject_removal\": {\"target_exited\": %s, \"pause_ns\": %" PRIu64
+		", \"returns_restored\": %zu, \"calls_without_return\": %" PRIu64
+		", \"left_mapped_bytes\": %" PRIu64 ", \"left_why\": ",
+		r->inject->gone ? "true" : "false", r->inject->disarm_pause_ns,
+		r->inject->returns_restored, r->inject->noret, r->inject->left_bytes);
+	ot_json_string_or_null(f, r->inject->left_why);
+	fputs("},\n", f);
+}
+
+/* "capture", "tracer" and "records": how long, what it cost us, what the
+ * rings gave. */
+static void capture_json(FILE *f, const struct ot_report *r)
+{
+	const struct ot_report_records *rec = &r->records;
+
 	fprintf(f, "  \"capture\": {\"duration_ns\": %" PRIu64 ", \"ring_kb\": %zu, "
 		"\"drain_ms\": %u, \"ended_by\": ", r->duration_ns, r->ring_kb,
 		r->drain_ms);
@@ -763,94 +927,140 @@ void ot_report_json(FILE *f, const struct ot_report *r)
 		", \"late\": %" PRIu64 ", \"no_sp\": %" PRIu64 ", \"unknown\": %" PRIu64 "},\n",
 		rec->samples, rec->lost, rec->lost_at_end, rec->lost_inexact ? "false" : "true",
 		rec->malformed, rec->foreign, rec->foreign_lost, rec->late, rec->no_sp, rec->unknown);
+}
+
+/* A function's names, where it is, its scopes by depth. */
+static void func_where_json(FILE *f, const struct ot_report_func *fn)
+{
+	const struct ot_func_stats *s = fn->st;
+	unsigned d;
+	int first = 1;
+
+	fprintf(f, "{\"name\": ");
+	ot_json_string(f, fn->name);
+	fprintf(f, ", \"symbol\": ");
+	ot_json_string(f, fn->symbol ? fn->symbol : fn->name);
+	if (fn->aliases) {
+		fprintf(f, ", \"aliases\": ");
+		ot_json_string(f, fn->aliases);
+	}
+	fprintf(f, ", \"binary\": ");
+	ot_json_string(f, fn->binary);
+	fprintf(f, ", \"offset\": %" PRIu64 ", \"scopes\": %" PRIu64 ", \"depths\": {",
+		fn->offset, s->scopes);
+	for (d = 0; d < s->ndepths; d++) {
+		if (!s->depths[d])
+			continue;
+		fprintf(f, "%s\"%u\": %" PRIu64, first ? "" : ", ", d, s->depths[d]);
+		first = 0;
+	}
+	fprintf(f, "}, ");
+}
+
+/* A function's verdict: expected calls and depth, and what pairing healed. */
+static void func_check_json(FILE *f, const struct ot_func_stats *s,
+			    const struct ot_func_check *fc)
+{
+	if (fc->has_expected)
+		fprintf(f, "\"expected\": %" PRIu64 ", \"missing\": %" PRId64
+			", \"loss_pct\": %.6f, ", fc->expected, fc->missing, fc->loss_pct);
+	else
+		fprintf(f, "\"expected\": null, \"missing\": null, \"loss_pct\": null, ");
+	fprintf(f, "\"spans_loss\": %" PRIu64 ", ", s->spans_loss);
+	fprintf(f, "\"duplicates\": %" PRIu64 ", \"unclosed\": %" PRIu64
+		", \"orphans\": %" PRIu64 ", ", s->duplicates, s->unclosed, s->orphans);
+	if (fc->has_depth)
+		fprintf(f, "\"expected_depth\": %u, \"wrong_depth\": %" PRIu64 ", ",
+			fc->depth, fc->wrong_depth);
+	else
+		fprintf(f, "\"expected_depth\": null, \"wrong_depth\": null, ");
+	fprintf(f, "\"outside_parent\": %" PRIu64, s->outside_parent);
+}
+
+static void slowest_json(FILE *f, const struct ot_report_func *fn)
+{
+	size_t k;
+
+	fprintf(f, ",\n     \"slowest\": [");
+	for (k = 0; k < fn->nslowest; k++) {
+		const struct ot_report_slow *sl = &fn->slowest[k];
+
+		fprintf(f, "%s{\"at_ns\": %" PRIu64 ", \"duration_ns\": %" PRIu64
+			", \"tid\": %u, \"path\": ", k ? ", " : "", sl->at_ns,
+			sl->duration_ns, sl->tid);
+		ot_json_string(f, sl->path);
+		fputc('}', f);
+	}
+	fprintf(f, "]");
+}
+
+/* "functions": one object per function, in the order they were asked for. */
+static void functions_json(FILE *f, const struct ot_report *r)
+{
+	size_t i;
+
 	fprintf(f, "  \"functions\": [");
 	for (i = 0; i < r->nfuncs; i++) {
 		const struct ot_report_func *fn = &r->funcs[i];
-		const struct ot_func_stats *s = fn->st;
-		const struct ot_hist *h = &s->hist;
-		unsigned d;
-		int first = 1;
 
-		fprintf(f, "%s\n    {\"name\": ", i ? "," : "");
-		ot_json_string(f, fn->name);
-		fprintf(f, ", \"symbol\": ");
-		ot_json_string(f, fn->symbol ? fn->symbol : fn->name);
-		if (fn->aliases) {
-			fprintf(f, ", \"aliases\": ");
-			ot_json_string(f, fn->aliases);
-		}
-		fprintf(f, ", \"binary\": ");
-		ot_json_string(f, fn->binary);
-		fprintf(f, ", \"offset\": %" PRIu64 ", \"scopes\": %" PRIu64 ", \"depths\": {",
-			fn->offset, s->scopes);
-		for (d = 0; d < s->ndepths; d++) {
-			if (!s->depths[d])
-				continue;
-			fprintf(f, "%s\"%u\": %" PRIu64, first ? "" : ", ", d, s->depths[d]);
-			first = 0;
-		}
-		fprintf(f, "}, ");
-		if (r->check->fn[i].has_expected)
-			fprintf(f, "\"expected\": %" PRIu64 ", \"missing\": %" PRId64
-				", \"loss_pct\": %.6f, ", r->check->fn[i].expected,
-				r->check->fn[i].missing, r->check->fn[i].loss_pct);
-		else
-			fprintf(f, "\"expected\": null, \"missing\": null, \"loss_pct\": null, ");
-		fprintf(f, "\"spans_loss\": %" PRIu64 ", ", s->spans_loss);
-		fprintf(f, "\"duplicates\": %" PRIu64 ", \"unclosed\": %" PRIu64
-			", \"orphans\": %" PRIu64 ", ", s->duplicates, s->unclosed, s->orphans);
-		if (r->check->fn[i].has_depth)
-			fprintf(f, "\"expected_depth\": %u, \"wrong_depth\": %" PRIu64 ", ",
-				r->check->fn[i].depth, r->check->fn[i].wrong_depth);
-		else
-			fprintf(f, "\"expected_depth\": null, \"wrong_depth\": null, ");
-		fprintf(f, "\"outside_parent\": %" PRIu64 ",\n     \"duration_ns\": ",
-			s->outside_parent);
-		hist_json(f, h);
+		fprintf(f, "%s\n    ", i ? "," : "");
+		func_where_json(f, fn);
+		func_check_json(f, fn->st, &r->check->fn[i]);
+		fprintf(f, ",\n     \"duration_ns\": ");
+		hist_json(f, &fn->st->hist);
 		if (r->calib) {
 			fprintf(f, ", \"compensated_ns\": ");
-			hist_json(f, s->comp);
+			hist_json(f, fn->st->comp);
 		}
-		if (r->funcs[i].arg || r->funcs[i].ret) {
+		if (fn->arg || fn->ret) {
 			fprintf(f, ",\n     \"arg\": ");
-			values_json(f, r->funcs[i].arg_name, r->funcs[i].arg);
+			values_json(f, fn->arg_name, fn->arg);
 			fprintf(f, ", \"ret\": ");
-			values_json(f, r->funcs[i].ret_name, r->funcs[i].ret);
+			values_json(f, fn->ret_name, fn->ret);
 		}
-		fprintf(f, ",\n     \"slowest\": [");
-		for (sk = 0; sk < r->funcs[i].nslowest; sk++) {
-			const struct ot_report_slow *sl = &r->funcs[i].slowest[sk];
-
-			fprintf(f, "%s{\"at_ns\": %" PRIu64 ", \"duration_ns\": %" PRIu64
-				", \"tid\": %u, \"path\": ", sk ? ", " : "", sl->at_ns,
-				sl->duration_ns, sl->tid);
-			ot_json_string(f, sl->path);
-			fputc('}', f);
-		}
-		fprintf(f, "]}");
+		slowest_json(f, fn);
+		fprintf(f, "}");
 	}
 	fprintf(f, "\n  ],\n");
-	if (r->nprocs) {
-		fprintf(f, "  \"processes\": [");
-		for (i = 0; i < r->nprocs; i++) {
-			const struct ot_report_proc *p = &r->procs[i];
+}
 
-			fprintf(f, "%s\n    {\"pid\": %u, ", i ? "," : "", p->pid);
-			if (r->follow)
-				fprintf(f, "\"ppid\": %u, ", p->ppid);
-			fprintf(f, "\"comm\": ");
-			ot_json_string(f, p->comm);
-			fprintf(f, ", \"function\": ");
-			ot_json_string(f, r->names[p->func]);
-			fprintf(f, ", \"scopes\": %" PRIu64 ", \"total_ns\": %" PRIu64
-				", \"max_ns\": %" PRIu64 "}", p->scopes, p->total_ns, p->max_ns);
-		}
-		fprintf(f, "\n  ],\n");
+/* "processes" (-a, --follow): each process's share of each function. */
+static void processes_json(FILE *f, const struct ot_report *r)
+{
+	size_t i;
+
+	if (!r->nprocs)
+		return;
+	fprintf(f, "  \"processes\": [");
+	for (i = 0; i < r->nprocs; i++) {
+		const struct ot_report_proc *p = &r->procs[i];
+
+		fprintf(f, "%s\n    {\"pid\": %u, ", i ? "," : "", p->pid);
+		if (r->follow)
+			fprintf(f, "\"ppid\": %u, ", p->ppid);
+		fprintf(f, "\"comm\": ");
+		ot_json_string(f, p->comm);
+		fprintf(f, ", \"function\": ");
+		ot_json_string(f, r->names[p->func]);
+		fprintf(f, ", \"scopes\": %" PRIu64 ", \"total_ns\": %" PRIu64
+			", \"max_ns\": %" PRIu64 "}", p->scopes, p->total_ns, p->max_ns);
 	}
+	fprintf(f, "\n  ],\n");
+}
+
+static void calibration_json(FILE *f, const struct ot_report *r)
+{
 	if (r->calib)
 		fprintf(f, "  \"calibration\": {\"pair_ns\": %" PRIu64 ", \"own_ns\": %" PRIu64
 			", \"empty_ns\": %" PRIu64 ", \"live_calls\": %" PRIu64 "},\n", r->calib->pair_ns,
 			r->calib->own_ns, r->calib->empty_ns, r->calib->live_calls);
+}
+
+/* "call_tree": every path, however deep, where the text stops. */
+static void call_tree_json(FILE *f, const struct ot_report *r)
+{
+	size_t i;
+
 	fprintf(f, "  \"call_tree\": [");
 	for (i = 1; i < r->ntree; i++) {
 		const struct ot_tree_node *n = &r->tree[i];
@@ -858,10 +1068,24 @@ void ot_report_json(FILE *f, const struct ot_report *r)
 		fprintf(f, "%s\n    {\"path\": [", i > 1 ? "," : "");
 		tree_path_json(f, r, (uint32_t)i);
 		fprintf(f, "], \"calls\": %" PRIu64 ", \"total_ns\": %" PRIu64
-			", \"self_ns\": %" PRIu64 "}", n->calls, n->total_ns,
-			n->total_ns > n->child_ns ? n->total_ns - n->child_ns : 0);
+			", \"self_ns\": %" PRIu64 "}", n->calls, n->total_ns, node_self(n));
 	}
-	fprintf(f, "\n  ],\n  \"call_tree_dropped\": %" PRIu64 "\n}\n", r->tree_dropped);
+	fprintf(f, "\n  ],\n  \"call_tree_dropped\": %" PRIu64 "\n", r->tree_dropped);
+}
+
+void ot_report_json(FILE *f, const struct ot_report *r)
+{
+	fputs("{\n", f);
+	status_json(f, r);
+	target_json(f, r);
+	arming_json(f, r);
+	disarming_json(f, r);
+	capture_json(f, r);
+	functions_json(f, r);
+	processes_json(f, r);
+	calibration_json(f, r);
+	call_tree_json(f, r);
+	fputs("}\n", f);
 }
 
 int ot_report_list(FILE *f, const struct ot_list *l)
@@ -1008,16 +1232,10 @@ void ot_report_restore_json(FILE *f, const struct ot_report_restore *r)
 	fprintf(f, ", \"found\": %s, \"tracer\": %d, \"patches\": %zu, \"restored\": %zu, "
 		"\"kept\": %zu, \"kept_why\": ", r->found ? "true" : "false", r->tracer, r->patches,
 		r->restored, r->kept);
-	if (r->kept_why)
-		ot_json_string(f, r->kept_why);
-	else
-		fputs("null", f);
+	ot_json_string_or_null(f, r->kept_why);
 	fprintf(f, ", \"returns_restored\": %zu, \"unmapped_bytes\": %" PRIu64
 		", \"left_mapped_bytes\": %" PRIu64 ", \"left_why\": ", r->returns_restored,
 		r->unmapped_bytes, r->left_bytes);
-	if (r->left_why)
-		ot_json_string(f, r->left_why);
-	else
-		fputs("null", f);
+	ot_json_string_or_null(f, r->left_why);
 	fputs("}\n", f);
 }

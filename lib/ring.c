@@ -1,5 +1,5 @@
 #include "ring.h"
-#include "probes.h"
+#include "kinds.h"
 #include "xalloc.h"
 
 #include <errno.h>

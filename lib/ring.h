@@ -78,7 +78,7 @@ struct ot_record {
  * stack pointer, the integer arguments and the return value. */
 uint64_t ot_ring_value_regs(void);
 
-/* The value selector's register of a sample (OT_VALUE_* of lib/probes.h:
+/* The value selector's register of a sample (OT_VALUE_* of lib/kinds.h:
  * argument n, or the return value) into *v: 0, or -ENOENT if the record
  * has none. */
 int ot_record_value(const struct ot_record *r, int sel, uint64_t *v);

@@ -629,17 +629,24 @@ static void append(char **s, const char *term, size_t len)
 	(*s)[old + len] = 0;
 }
 
-int ot_binset_select(struct ot_binset *b, const char *spec,
-		     struct ot_selection *out)
+/*
+ * The terms of -f grouped by the binary they name, each group's terms
+ * joined by commas in the order they came in.  A "!NAME" naming no
+ * binary excludes in every group, so it is kept apart.
+ */
+struct term_groups {
+	char **terms;
+	char **keys;		/* LIB of LIB:NAME, or NULL: the program */
+	size_t n;
+	char *global_excl;
+};
+
+static void group_terms(const char *spec, struct term_groups *tg)
 {
 	char *copy = ot_xstrdup(spec), *cursor = copy, *term;
-	char **groups = NULL, *global_excl = NULL;
-	const char **keys = NULL;
-	size_t ngroups = 0, g, i, *idx = NULL, *skidx = NULL;
-	int ret = 0;
+	size_t g;
 
-	memset(out, 0, sizeof(*out));
-	/* Group the terms by binary, keeping the order they came in. */
+	memset(tg, 0, sizeof(*tg));
 	while ((term = next_term(&cursor))) {
 		int neg = *term == '!';
 		size_t pre = lib_prefix(term + neg);
@@ -654,25 +661,80 @@ int ot_binset_select(struct ot_binset *b, const char *spec,
 			continue;
 		}
 		if (neg && !key) {
-			append(&global_excl, term, strlen(term));
+			append(&tg->global_excl, term, strlen(term));
 			continue;
 		}
-		for (g = 0; g < ngroups; g++)
-			if ((!key && !keys[g]) || (key && keys[g] && !strcmp(key, keys[g])))
+		for (g = 0; g < tg->n; g++)
+			if ((!key && !tg->keys[g]) || (key && tg->keys[g] && !strcmp(key, tg->keys[g])))
 				break;
-		if (g == ngroups) {
-			groups = ot_xreallocarray(groups, ngroups + 1, sizeof(*groups));
-			keys = ot_xreallocarray(keys, ngroups + 1, sizeof(*keys));
-			groups[ngroups] = NULL;
-			keys[ngroups++] = key;
+		if (g == tg->n) {
+			tg->terms = ot_xreallocarray(tg->terms, tg->n + 1, sizeof(*tg->terms));
+			tg->keys = ot_xreallocarray(tg->keys, tg->n + 1, sizeof(*tg->keys));
+			tg->terms[tg->n] = NULL;
+			tg->keys[tg->n++] = key;
 		} else {
 			free(key);
 		}
 		snprintf(buf, sizeof(buf), "%s%s", neg ? "!" : "", name);
-		append(&groups[g], buf, strlen(buf));
+		append(&tg->terms[g], buf, strlen(buf));
 	}
-	for (g = 0; g < ngroups && !ret; g++) {
-		struct ot_binary *bin = keys[g] ? library(b, keys[g]) : &b->bin[0];
+	free(copy);
+}
+
+static void term_groups_free(struct term_groups *tg)
+{
+	size_t g;
+
+	for (g = 0; g < tg->n; g++) {
+		free(tg->terms[g]);
+		free(tg->keys[g]);
+	}
+	free(tg->terms);
+	free(tg->keys);
+	free(tg->global_excl);
+}
+
+/*
+ * One binary's selection, part, moved to the end of out.  Which binary
+ * (its index bin) is kept in *idx and *skidx, not as a pointer: bin[]
+ * moves while later groups open their libraries.
+ */
+static void take_part(struct ot_selection *out, struct ot_selection *part, size_t bin,
+		      size_t **idx, size_t **skidx)
+{
+	size_t i;
+
+	out->fn = ot_xreallocarray(out->fn, out->n + part->n, sizeof(*out->fn));
+	*idx = ot_xreallocarray(*idx, out->n + part->n, sizeof(**idx));
+	for (i = 0; i < part->n; i++) {
+		out->fn[out->n + i] = part->fn[i];
+		(*idx)[out->n + i] = bin;
+	}
+	out->n += part->n;
+	out->requested += part->requested;
+	out->skipped = ot_xreallocarray(out->skipped, out->nskipped + part->nskipped + 1,
+					sizeof(*out->skipped));
+	*skidx = ot_xreallocarray(*skidx, out->nskipped + part->nskipped + 1, sizeof(**skidx));
+	for (i = 0; i < part->nskipped; i++) {
+		out->skipped[out->nskipped + i] = part->skipped[i];
+		(*skidx)[out->nskipped + i] = bin;
+	}
+	out->nskipped += part->nskipped;
+	free(part->skipped);
+	free(part->fn);
+}
+
+int ot_binset_select(struct ot_binset *b, const char *spec,
+		     struct ot_selection *out)
+{
+	struct term_groups tg;
+	size_t g, i, *idx = NULL, *skidx = NULL;
+	int ret = 0;
+
+	memset(out, 0, sizeof(*out));
+	group_terms(spec, &tg);
+	for (g = 0; g < tg.n && !ret; g++) {
+		struct ot_binary *bin = tg.keys[g] ? library(b, tg.keys[g]) : &b->bin[0];
 		struct ot_selection part;
 
 		if (!bin) {
@@ -681,34 +743,18 @@ int ot_binset_select(struct ot_binset *b, const char *spec,
 		}
 		if (!bin->elf) {
 			/* No program of its own (-a): every term names its file. */
-			ot_error("'%s' names no file: give it as FILE:NAME or SONAME:NAME", groups[g]);
+			ot_error("'%s' names no file: give it as FILE:NAME or SONAME:NAME",
+				 tg.terms[g]);
 			ret = -ENOENT;
 			break;
 		}
-		if (global_excl)
-			append(&groups[g], global_excl, strlen(global_excl));
-		if (select_in(bin->elf, groups[g], bin->is_main ? b->script : NULL, &part)) {
+		if (tg.global_excl)
+			append(&tg.terms[g], tg.global_excl, strlen(tg.global_excl));
+		if (select_in(bin->elf, tg.terms[g], bin->is_main ? b->script : NULL, &part)) {
 			ret = -ENOENT;
 			break;
 		}
-		out->fn = ot_xreallocarray(out->fn, out->n + part.n, sizeof(*out->fn));
-		idx = ot_xreallocarray(idx, out->n + part.n, sizeof(*idx));
-		for (i = 0; i < part.n; i++) {
-			out->fn[out->n + i] = part.fn[i];
-			idx[out->n + i] = (size_t)(bin - b->bin);
-		}
-		out->n += part.n;
-		out->requested += part.requested;
-		out->skipped = ot_xreallocarray(out->skipped, out->nskipped + part.nskipped + 1,
-						sizeof(*out->skipped));
-		skidx = ot_xreallocarray(skidx, out->nskipped + part.nskipped + 1, sizeof(*skidx));
-		for (i = 0; i < part.nskipped; i++) {
-			out->skipped[out->nskipped + i] = part.skipped[i];
-			skidx[out->nskipped + i] = (size_t)(bin - b->bin);
-		}
-		out->nskipped += part.nskipped;
-		free(part.skipped);
-		free(part.fn);
+		take_part(out, &part, (size_t)(bin - b->bin), &idx, &skidx);
 	}
 	/* bin[] moves as libraries are added: point into it once all are open. */
 	for (i = 0; !ret && i < out->n; i++)
@@ -717,14 +763,7 @@ int ot_binset_select(struct ot_binset *b, const char *spec,
 		out->skipped[i].bin = &b->bin[skidx[i]];
 	free(idx);
 	free(skidx);
-	for (g = 0; g < ngroups; g++) {
-		free(groups[g]);
-		free((char *)keys[g]);
-	}
-	free(groups);
-	free(keys);
-	free(global_excl);
-	free(copy);
+	term_groups_free(&tg);
 	if (ret)
 		ot_selection_free(out);
 	return ret;

@@ -147,7 +147,7 @@ static __always_inline int emit(struct pt_regs *ctx, __u32 bit)
 	s.id = bpf_get_attach_cookie(ctx);
 	s.sp = PT_REGS_SP(ctx);
 	/*
-	 * lib/probes.h: 1..6 an integer argument, 15 the return value.  Every
+	 * lib/kinds.h: 1..6 an integer argument, 15 the return value.  Every
 	 * register is read at its fixed offset first: a switch of loads lets
 	 * clang sink them into one load through ctx + offset, which the
 	 * verifier refuses (a modified context pointer); the empty asm keeps

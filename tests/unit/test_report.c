@@ -375,6 +375,10 @@ static void test_inject(void **state)
 	fclose(f);
 	golden("inject-disarm.txt", buf, len);
 	free(buf);
+	/* The same in JSON: what was left, and why. */
+	in.gone = 0;
+	in.exec_why = NULL;
+	render(&x, "inject-left", 1);
 	done(&x);
 }
 
@@ -521,6 +525,102 @@ static void test_interval(void **state)
 	free(buf);
 }
 
+/*
+ * What the other cases never show: no pid, a target killed by a signal,
+ * records out of order or without SP or id, an alias, a name past 40
+ * columns, a function that closed no scope, a tree past its node limit,
+ * execs all held; and the same report as one JSON line.
+ */
+static void test_edges(void **state)
+{
+	static const char *const long_names[NFUNCS] = {
+		"outer", "middle", "a_function_whose_name_is_longer_than_forty_columns",
+	};
+	static const struct ot_report_thread_execs te = { .count = 2, .held = 2 };
+	struct fixture x;
+	char *buf = NULL;
+	size_t len = 0;
+	unsigned k;
+	FILE *f;
+
+	(void)state;
+	clock_ns = 0;
+	x.p = ot_pair_new(NFUNCS);
+	for (k = 0; k < 5; k++) {
+		ev(x.p, 100, OT_EV_ENTRY, OUTER, 0x7000, 1000);
+		ev(x.p, 100, OT_EV_ENTRY, MIDDLE, 0x6f00, 300);
+		ev(x.p, 100, OT_EV_RETURN, MIDDLE, 0x6f00, 1500 + 100 * k);
+		ev(x.p, 100, OT_EV_RETURN, OUTER, 0x7000, 400);
+	}
+	fill(&x, NULL, NFUNCS);
+	for (k = 0; k < NFUNCS; k++)
+		x.fn[k].name = long_names[k];
+	x.r.names = long_names;
+	x.fn[OUTER].aliases = "outer_alias";
+	x.fn[INNER].symbol = "_Z5innerv";
+	x.r.pid = 0;
+	x.r.target_status = 9;	/* a wait status: killed by SIGKILL */
+	x.r.ended_by = "target exit";
+	x.r.records.late = 2;
+	x.r.records.no_sp = 1;
+	x.r.records.unknown = 4;
+	x.r.tree_dropped = 7;
+	x.r.thread_execs = &te;
+	render(&x, "edges", 0);
+	render(&x, "edges", 1);
+	f = open_memstream(&buf, &len);
+	ot_report_json_line(f, &x.r);
+	fclose(f);
+	golden("edges.jsonl", buf, len);
+	free(buf);
+	done(&x);
+}
+
+/* multi: one exec from another thread, not held: it ran before it was armed. */
+static void test_thread_exec_unheld(void **state)
+{
+	static const struct ot_report_thread_execs te = { .count = 1, .held = 0,
+							  .unprobed_ns = 2000000 };
+	struct fixture x;
+
+	(void)state;
+	x.p = trees(3);
+	fill(&x, NULL, NFUNCS);
+	x.r.thread_execs = &te;
+	render(&x, "thread-exec-unheld", 0);
+	done(&x);
+}
+
+/* --restore: nothing found; found, with entries kept and memory left. */
+static void test_restore(void **state)
+{
+	struct ot_report_restore none = { .pid = 77, .comm = "idle" };
+	struct ot_report_restore some = {
+		.pid = 4242, .comm = "app", .found = 1, .tracer = 4000, .patches = 3,
+		.restored = 2, .kept = 1, .kept_why = "its bytes differ from the file's",
+		.returns_restored = 1, .unmapped_bytes = 3145728, .left_bytes = 1048576,
+		.left_why = "a thread was inside a trampoline",
+	};
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	(void)state;
+	f = open_memstream(&buf, &len);
+	ot_report_restore_text(f, &none);
+	ot_report_restore_json(f, &none);
+	ot_report_restore_text(f, &some);
+	ot_report_restore_json(f, &some);
+	some.kept = 0;
+	some.kept_why = NULL;
+	some.left_why = NULL;
+	ot_report_restore_text(f, &some);
+	ot_report_restore_json(f, &some);
+	fclose(f);
+	golden("restore.txt", buf, len);
+	free(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -536,6 +636,9 @@ int main(void)
 		cmocka_unit_test(test_follow),
 		cmocka_unit_test(test_thread_execs),
 		cmocka_unit_test(test_lost_inexact),
+		cmocka_unit_test(test_edges),
+		cmocka_unit_test(test_thread_exec_unheld),
+		cmocka_unit_test(test_restore),
 	};
 
 	return cmocka_run_group_tests_name("report", tests, NULL, NULL);
