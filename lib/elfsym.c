@@ -561,6 +561,25 @@ const char *ot_elf_stack_switch(const struct ot_elf *e)
 	return NULL;
 }
 
+int ot_elf_file_has_section(const char *path, const char *name)
+{
+	int fd, has = 0;
+	Elf *elf;
+
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return 0;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	if (elf && elf_kind(elf) == ELF_K_ELF)
+		has = has_section(elf, name);
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	return has;
+}
+
 int ot_elf_has_eh(const struct ot_elf *e)
 {
 	return e->has_eh;

@@ -86,6 +86,11 @@ const char *ot_elf_source(const struct ot_elf *e);
 /* 1 if the file has C++ exception tables (.gcc_except_table). */
 int ot_elf_has_eh(const struct ot_elf *e);
 
+/* 1 if the ELF file at path has a section named name, 0 if not (or it is
+ * no ELF file), -errno if it cannot be opened.  Quiet, without reading
+ * its symbols. */
+int ot_elf_file_has_section(const char *path, const char *name);
+
 /*
  * The stack-switching function the file calls or defines (swapcontext,
  * boost.context's jump_fcontext...), or NULL: its threads may run
