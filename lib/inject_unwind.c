@@ -1,5 +1,6 @@
 #include "inject_unwind.h"
 #include "elfsym.h"
+#include "inject_layout.h"
 #include "inject_priv.h"
 #include "xalloc.h"
 
@@ -45,14 +46,14 @@ static size_t ra_expression(uint8_t *e, uint64_t table)
 	e[n++] = 0x40;		/* lit16 */
 	e[n++] = 0x1c;		/* minus: [cfa, key = CFA - 16] */
 	e[n++] = 0x12;		/* dup */
-	e[n++] = 0x33;		/* lit3 */
+	e[n++] = 0x30 + OT_INJ_KEY_SHIFT;	/* lit: the key shift */
 	e[n++] = 0x25;		/* shr */
 	e[n++] = 0x10;		/* constu mask */
 	n += uleb(e + n, OT_INJ_TABLE_MASK);
 	e[n++] = 0x1a;		/* and: [key, h] */
 	loop = n;
 	e[n++] = 0x12;		/* dup */
-	e[n++] = 0x35;		/* lit5 */
+	e[n++] = 0x30 + OT_INJ_ENT_SHIFT;	/* lit: the entry size shift */
 	e[n++] = 0x24;		/* shl */
 	e[n++] = 0x03;		/* addr table */
 	memcpy(e + n, &table, 8);
@@ -90,8 +91,8 @@ static size_t ra_expression(uint8_t *e, uint64_t table)
 	e[n++] = 0x2f;		/* skip loop */
 	n += 2;
 	found = n;
-	e[n++] = 0x23;		/* plus_uconst 8: &e.ret */
-	e[n++] = 8;
+	e[n++] = 0x23;		/* plus_uconst: &e.ret */
+	e[n++] = OT_INJ_E_RET;
 	e[n++] = 0x06;		/* deref: [cfa, key, h, ret] */
 	e[n++] = 0x16;		/* (swap, drop) x3: [ret] */
 	e[n++] = 0x13;
