@@ -718,6 +718,69 @@ int ot_elf_lookup(const char *path, const char *name, uint64_t *offset, uint64_t
 	return ret;
 }
 
+/* The first PT_LOAD's p_vaddr, 0 without one. */
+static uint64_t first_load(Elf *elf)
+{
+	size_t i;
+
+	for (i = 0;; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(elf, (int)i, &ph))
+			return 0;
+		if (ph.p_type == PT_LOAD)
+			return ph.p_vaddr;
+	}
+}
+
+int ot_elf_image_lookup(const void *image, size_t len, const char *name, uint64_t *off)
+{
+	/* A copy: libelf may write to the image it reads, and this one is
+	 * the process's own vDSO. */
+	unsigned char *copy;
+	Elf *elf;
+	Elf_Scn *scn = NULL;
+	uint64_t first;
+	int ret = -ENOENT;
+
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return -ENOEXEC;
+	copy = ot_xmalloc(len);
+	memcpy(copy, image, len);
+	elf = elf_memory((char *)copy, len);
+	if (!elf || elf_kind(elf) != ELF_K_ELF) {
+		if (elf)
+			elf_end(elf);
+		free(copy);
+		return -ENOEXEC;
+	}
+	first = first_load(elf);
+	while (ret && (scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *data;
+		size_t k;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNSYM || !sh.sh_entsize)
+			continue;
+		data = elf_getdata(scn, NULL);
+		for (k = 0; data && k < sh.sh_size / sh.sh_entsize; k++) {
+			GElf_Sym s;
+			const char *sname;
+
+			if (!gelf_getsym(data, (int)k, &s))
+				continue;
+			sname = elf_strptr(elf, sh.sh_link, s.st_name);
+			if (sname && !strcmp(sname, name) && s.st_value) {
+				*off = s.st_value - first;
+				ret = 0;
+			}
+		}
+	}
+	elf_end(elf);
+	free(copy);
+	return ret;
+}
+
 #if defined(__x86_64__)
 #define OT_R_RELATIVE R_X86_64_RELATIVE
 #elif defined(__aarch64__)

@@ -116,6 +116,14 @@ enum ot_other ot_elf_other(const struct ot_elf *e, const char *name);
 int ot_elf_lookup(const char *path, const char *name, uint64_t *offset, uint64_t *size,
 		  void *buf, size_t len);
 
+/*
+ * The defined symbol name in the .dynsym of an ELF image in memory, len
+ * bytes at image (the vDSO: no file to open), read from a copy: 0 with
+ * *off, its address less the first PT_LOAD's (where it is once that
+ * segment is mapped at the image's start), or -ENOENT, -ENOEXEC.  Quiet.
+ */
+int ot_elf_image_lookup(const void *image, size_t len, const char *name, uint64_t *off);
+
 /* The name to show for s: demangled with parameters, else raw. */
 const char *ot_sym_display(const struct ot_sym *s);
 

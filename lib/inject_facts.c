@@ -10,8 +10,6 @@
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <gelf.h>
-#include <libelf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -128,63 +126,22 @@ static int find_tid_off(struct ot_inject *in, const char **why)
 /* __vdso_clock_gettime in the process: its vDSO is this one's, elsewhere. */
 static uint64_t vdso_gettime(const struct ot_inject *in)
 {
-	uint64_t base = getauxval(AT_SYSINFO_EHDR), tbase = 0, len = 0, found = 0, first = 0;
-	size_t i;
-	unsigned char *copy;
-	Elf *elf;
-	Elf_Scn *scn = NULL;
+	uint64_t base = getauxval(AT_SYSINFO_EHDR), tbase = 0, len = 0, off;
+	struct ot_proc_map *self;
+	size_t i, nself;
 
 	for (i = 0; i < in->nmaps; i++)
 		if (!strcmp(in->maps[i].path, "[vdso]"))
 			tbase = in->maps[i].lo;
-	{
-		struct ot_proc_map *self;
-		size_t nself;
-
-		if (!ot_proc_maps(getpid(), getpid(), &self, &nself))
-			for (i = 0; i < nself; i++)
-				if (!strcmp(self[i].path, "[vdso]"))
-					len = self[i].hi - self[i].lo;
-		ot_proc_maps_free(self, nself);
-	}
-	if (!base || !tbase || !len || elf_version(EV_CURRENT) == EV_NONE)
+	if (!ot_proc_maps(getpid(), getpid(), &self, &nself))
+		for (i = 0; i < nself; i++)
+			if (!strcmp(self[i].path, "[vdso]"))
+				len = self[i].hi - self[i].lo;
+	ot_proc_maps_free(self, nself);
+	if (!base || !tbase || !len ||
+	    ot_elf_image_lookup((const void *)base, (size_t)len, "__vdso_clock_gettime", &off))
 		return 0;
-	copy = ot_xmalloc(len);
-	memcpy(copy, (const void *)base, len);
-	elf = elf_memory((char *)copy, len);
-	for (i = 0; elf; i++) {
-		GElf_Phdr ph;
-
-		if (!gelf_getphdr(elf, (int)i, &ph))
-			break;
-		if (ph.p_type == PT_LOAD) {
-			first = ph.p_vaddr;
-			break;
-		}
-	}
-	while (elf && !found && (scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		Elf_Data *data;
-		size_t k;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNSYM || !sh.sh_entsize)
-			continue;
-		data = elf_getdata(scn, NULL);
-		for (k = 0; data && k < sh.sh_size / sh.sh_entsize; k++) {
-			GElf_Sym s;
-			const char *name;
-
-			if (!gelf_getsym(data, (int)k, &s))
-				continue;
-			name = elf_strptr(elf, sh.sh_link, s.st_name);
-			if (name && !strcmp(name, "__vdso_clock_gettime") && s.st_value)
-				found = tbase + s.st_value - first;
-		}
-	}
-	if (elf)
-		elf_end(elf);
-	free(copy);
-	return found;
+	return tbase + off;
 }
 
 static void pick_clock(struct ot_inject *in)
