@@ -21,6 +21,12 @@
 
 /* ---- attaching ---- */
 
+int inject_read_maps(struct ot_inject *in)
+{
+	ot_proc_maps_free(in->maps, in->nmaps);
+	return ot_proc_maps(in->pid, inject_live_tid(in), &in->maps, &in->nmaps);
+}
+
 /*
  * A process an orbit-trace that was killed left instrumented: taken back
  * first (said), then traced as any other.  0, or -errno after printing.
@@ -95,6 +101,8 @@ int ot_inject_attach(pid_t pid, const struct ot_inject_opts *o, struct ot_tracee
 	*out = in;
 	return reclaim(in);
 }
+
+/* ---- installing ---- */
 
 /* The code regions, then the patches that lead into them. */
 static int write_all(struct ot_inject *in)
@@ -402,10 +410,4 @@ void ot_inject_free(struct ot_inject *in)
 const struct ot_inject_info *ot_inject_info(const struct ot_inject *in)
 {
 	return &in->info;
-}
-
-int inject_read_maps(struct ot_inject *in)
-{
-	ot_proc_maps_free(in->maps, in->nmaps);
-	return ot_proc_maps(in->pid, inject_live_tid(in), &in->maps, &in->nmaps);
 }

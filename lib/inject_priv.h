@@ -73,6 +73,7 @@ struct ot_inject {
 	uint64_t t_stop;
 	struct ot_proc_map *maps;
 	size_t nmaps;
+	/* inject_region.c (inject_recover.c when reading back a table): */
 	struct region *reg;
 	size_t nreg;
 	uint64_t rt;		/* the runtime in the process (first region) */
@@ -84,17 +85,18 @@ struct ot_inject {
 	int memfd;
 	struct patch *patches;
 	size_t npatches;
-	uint32_t tid_off;
-	int fsbase;
+	uint32_t tid_off;	/* inject_facts.c: glibc's struct pthread tid */
+	int fsbase;		/* and whether rdfsbase works there */
 	struct user_regs_struct *regs;	/* each stopped thread's, read once */
 	int execd;		/* its program is gone (the process exec'd) */
 	pthread_mutex_t *owner;	/* in the shared header, held (hold_owner) */
-	/* The file last read, for the functions of one file in a row. */
+	/* inject_tramp.c: the file last read, for the functions of one file
+	 * in a row. */
 	char *file_path;
 	int file_fd;
 	struct stat file_st;
-	uint64_t vdso_fn;
-	char why[256];
+	uint64_t vdso_fn;	/* inject_facts.c: __vdso_clock_gettime there */
+	char why[256];		/* a refusal's words (inject_refuse_process) */
 	struct ot_inject_info info;
 };
 
