@@ -14,7 +14,7 @@
 
 /* ---- functions ---- */
 
-/* Why thread i stopped where patching [lo, hi) would break it, or NULL:
+/* 1 and *tid when a stopped thread would break if [lo, hi) were patched:
  * its next instruction is inside (the start is fine: it runs the jmp). */
 static int thread_inside(struct ot_inject *in, uint64_t lo, uint64_t hi, pid_t *tid)
 {
