@@ -49,18 +49,25 @@
 #define RT_NOW_SAVED	rcx, rdx, rsi, rdi, r8, r9, r10, r11, rbx
 /* What the entry touches besides r9 and rax (saved before, with the flags). */
 #define RT_ENTRY_SAVED	rcx, rdx, rsi, rdi, r8, r10, r11
-/* What the return touches: all it may, since it returns into code that
- * expects every register but the flags as its callee left them. */
+/* What the return touches, rax and rdx the callee's return value: its
+ * caller expects every register but the flags as the callee left them. */
 #define RT_RET_SAVED	rax, rcx, rdx, rsi, rdi, r8, r9, r10, r11
 /* What the unwinder hook's answer touches besides rax, its result. */
 #define RT_FDE_SAVED	rcx, rdx, rdi, r11
 
-	NSAVED	rt_entry_nsaved, RT_ENTRY_SAVED
-	.if	rt_entry_nsaved != OT_INJ_RT_ENTRY_NSAVED
+/* A return's entry, copied to its stack by pushing the quadwords at
+ * E_FUNC then E_TAIL1 (lib/inject_layout.h): where each field lands. */
+	.set	.LRET_TAIL1, 0
+	.set	.LRET_TAIL2, OT_INJ_E_TAIL2 - OT_INJ_E_TAIL1
+	.set	.LRET_FUNC, 8
+	.set	.LRET_TAIL0, 8 + OT_INJ_E_TAIL0 - OT_INJ_E_FUNC
+
+	NSAVED	.Lrt_entry_nsaved, RT_ENTRY_SAVED
+	.if	.Lrt_entry_nsaved != OT_INJ_RT_ENTRY_NSAVED
 	.error	"OT_INJ_RT_ENTRY_NSAVED is not the length of RT_ENTRY_SAVED"
 	.endif
-	NSAVED	rt_ret_nsaved, RT_RET_SAVED
-	.if	rt_ret_nsaved != OT_INJ_RT_RET_NSAVED
+	NSAVED	.Lrt_ret_nsaved, RT_RET_SAVED
+	.if	.Lrt_ret_nsaved != OT_INJ_RT_RET_NSAVED
 	.error	"OT_INJ_RT_RET_NSAVED is not the length of RT_RET_SAVED"
 	.endif
 
@@ -567,17 +574,17 @@ ot_inj_rt_ret:
 	call	rt_area
 	test	%rdi, %rdi
 	jz	.Lret_done
-	cmpq	$0, 0(%rsp)
+	cmpq	$0, .LRET_TAIL1(%rsp)		/* and tail2 */
 	jne	1f
-	cmpl	$0, 12(%rsp)
+	cmpl	$0, .LRET_TAIL0(%rsp)
 	je	2f
-1:	mov	4(%rsp), %eax			/* tail2 */
+1:	mov	.LRET_TAIL2(%rsp), %eax
 	call	rt_ret_rec
-	mov	0(%rsp), %eax			/* tail1 */
+	mov	.LRET_TAIL1(%rsp), %eax
 	call	rt_ret_rec
-	mov	12(%rsp), %eax			/* tail0 */
+	mov	.LRET_TAIL0(%rsp), %eax
 	call	rt_ret_rec
-2:	mov	8(%rsp), %eax			/* the function */
+2:	mov	.LRET_FUNC(%rsp), %eax
 	inc	%eax
 	call	rt_ret_rec
 .Lret_done:
