@@ -3,7 +3,8 @@
  * after the "(comm)" (which may hold spaces and parentheses), status's
  * "Key:" lines, comm, auxv's pairs, the states of its threads, its
  * mappings (maps); and any small /proc or /sys file.  Nothing here
- * prints or exits; a file that cannot be read is a process gone.
+ * prints or exits (out of memory aside: lib/xalloc.h); a file that
+ * cannot be read is a process gone.
  */
 #ifndef OT_PROCFS_H
 #define OT_PROCFS_H
