@@ -204,6 +204,121 @@ static int cmp_sym(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
+/* A name that is no function defined here (ot_elf_other), copied to
+ * e->strings at *pos; data objects also into e->objs (tables' extents).
+ * 0, or -1 when the strings overflow. */
+static int add_other(struct ot_elf *e, const GElf_Sym *s, const char *name, size_t count,
+		     size_t bytes, size_t *pos)
+{
+	int type = GELF_ST_TYPE(s->st_info);
+	size_t len;
+
+	if (s->st_shndx == SHN_UNDEF ? type > STT_FUNC
+				      : type != STT_OBJECT && type != STT_TLS &&
+					type != STT_GNU_IFUNC)
+		return 0;
+	if (type == STT_OBJECT && s->st_shndx != SHN_UNDEF && s->st_size >= 8 &&
+	    e->nobjs < count) {
+		e->objs[e->nobjs].vaddr = s->st_value;
+		e->objs[e->nobjs++].memsz = s->st_size;
+	}
+	len = strlen(name) + 1;
+	if (*pos + len > bytes)
+		return -1;
+	memcpy(e->strings + *pos, name, len);
+	e->others[e->nothers].name = e->strings + *pos;
+	e->others[e->nothers++].kind = s->st_shndx == SHN_UNDEF ? OTHER_IMPORTED :
+					type == STT_GNU_IFUNC ? OTHER_IFUNC : OTHER_DATA;
+	*pos += len;
+	return 0;
+}
+
+/* A defined function, into e->syms[kept] with its name at *pos: 1 added,
+ * 0 left out (said under -v), -1 when the strings overflow. */
+static int add_function(struct ot_elf *e, const GElf_Sym *s, const char *name,
+			const struct seg *segs, size_t nsegs, size_t kept, size_t bytes,
+			size_t *pos)
+{
+	struct ot_sym *sym = &e->syms[kept];
+	uint64_t off;
+	size_t len;
+
+	/*
+	 * The debug .symtab spells versioned functions "fopen@@GLIBC_2.2.5"
+	 * (the default, what programs call) and "realpath@GLIBC_2.2.5" (an
+	 * old version kept for old binaries): keep the default under its
+	 * plain name, leave the old ones out as .dynsym's versym does.
+	 */
+	if (strchr(name, '@') && !strstr(name, "@@")) {
+		ot_verbose("%s: skipping %s: an old, hidden version", e->display, name);
+		return 0;
+	}
+	if (addr_to_offset(segs, nsegs, s->st_value, &off)) {
+		ot_verbose("%s: skipping %s (0x%llx): not in an executable segment",
+			   e->display, name, (unsigned long long)s->st_value);
+		return 0;
+	}
+	len = strstr(name, "@@") ? (size_t)(strstr(name, "@@") - name) : strlen(name);
+	if (*pos + len + 1 > bytes)
+		return -1;
+	memcpy(e->strings + *pos, name, len);
+	e->strings[*pos + len] = 0;
+	sym->name = e->strings + *pos;
+	sym->not_called = not_called(e, sym->name, s->st_value);
+	*pos += len + 1;
+	sym->addr = s->st_value;
+	sym->size = s->st_size;
+	sym->offset = off;
+	return 1;
+}
+
+/* The kept symbols demangled, sorted by name, each (name, address) once. */
+static void finish_symbols(struct ot_elf *e, size_t kept)
+{
+	size_t i;
+
+	/* Demangled names are malloc'd by libiberty; freed in ot_elf_close. */
+	for (i = 0; i < kept; i++) {
+		e->syms[i].demangled = cplus_demangle(e->syms[i].name,
+						      DMGL_PARAMS | DMGL_ANSI | DMGL_AUTO);
+		if (e->syms[i].demangled)
+			e->syms[i].base = cplus_demangle(e->syms[i].name,
+							 DMGL_ANSI | DMGL_AUTO);
+	}
+	qsort(e->syms, kept, sizeof(*e->syms), cmp_sym);
+	/* The same name at the same address twice (versioned dynsym) is one. */
+	e->nsyms = 0;
+	for (i = 0; i < kept; i++) {
+		if (e->nsyms && !cmp_sym(&e->syms[e->nsyms - 1], &e->syms[i])) {
+			free((char *)e->syms[i].demangled);
+			free((char *)e->syms[i].base);
+			continue;
+		}
+		e->syms[e->nsyms++] = e->syms[i];
+	}
+}
+
+/* The bytes the names of the count symbols take, NULs included: 0 and
+ * *bytes, or -1. */
+static int names_size(Elf *elf, Elf_Data *data, const GElf_Shdr *sh, size_t count,
+		      size_t *bytes)
+{
+	size_t i;
+
+	*bytes = 0;
+	for (i = 0; i < count; i++) {
+		GElf_Sym s;
+		const char *name;
+
+		if (!gelf_getsym(data, (int)i, &s))
+			return -1;
+		name = elf_strptr(elf, sh->sh_link, s.st_name);
+		if (name)
+			*bytes += strlen(name) + 1;
+	}
+	return 0;
+}
+
 static int read_symbols(struct ot_elf *e, Elf *elf, Elf_Scn *scn,
 			const GElf_Shdr *sh, const struct seg *segs,
 			size_t nsegs)
@@ -229,22 +344,13 @@ static int read_symbols(struct ot_elf *e, Elf *elf, Elf_Scn *scn,
 	e->objs = ot_xcalloc(count, sizeof(*e->objs));
 	e->nobjs = 0;
 	/* Names are copied so nothing points into libelf's buffers. */
-	for (i = 0; i < count; i++) {
-		GElf_Sym s;
-		const char *name;
-
-		if (!gelf_getsym(data, (int)i, &s))
-			return -1;
-		name = elf_strptr(elf, sh->sh_link, s.st_name);
-		if (name)
-			bytes += strlen(name) + 1;
-	}
+	if (names_size(elf, data, sh, count, &bytes))
+		return -1;
 	e->strings = ot_xmalloc(bytes + 1);
 	for (i = 0; i < count; i++) {
 		GElf_Sym s;
 		const char *name;
-		uint64_t off;
-		size_t len;
+		int r;
 
 		if (!gelf_getsym(data, (int)i, &s))
 			return -1;
@@ -261,74 +367,16 @@ static int read_symbols(struct ot_elf *e, Elf *elf, Elf_Scn *scn,
 		}
 		if (GELF_ST_TYPE(s.st_info) != STT_FUNC ||
 		    s.st_shndx == SHN_UNDEF || !s.st_value) {
-			int type = GELF_ST_TYPE(s.st_info);
-
-			if (s.st_shndx == SHN_UNDEF ? type > STT_FUNC
-						     : type != STT_OBJECT && type != STT_TLS &&
-						       type != STT_GNU_IFUNC)
-				continue;
-			if (type == STT_OBJECT && s.st_shndx != SHN_UNDEF && s.st_size >= 8 &&
-			    e->nobjs < count) {
-				e->objs[e->nobjs].vaddr = s.st_value;
-				e->objs[e->nobjs++].memsz = s.st_size;
-			}
-			len = strlen(name) + 1;
-			if (pos + len > bytes)
+			if (add_other(e, &s, name, count, bytes, &pos))
 				return -1;
-			memcpy(e->strings + pos, name, len);
-			e->others[e->nothers].name = e->strings + pos;
-			e->others[e->nothers++].kind = s.st_shndx == SHN_UNDEF ? OTHER_IMPORTED :
-							type == STT_GNU_IFUNC ? OTHER_IFUNC : OTHER_DATA;
-			pos += len;
 			continue;
 		}
-		/*
-		 * The debug .symtab spells versioned functions "fopen@@GLIBC_2.2.5"
-		 * (the default, what programs call) and "realpath@GLIBC_2.2.5" (an
-		 * old version kept for old binaries): keep the default under its
-		 * plain name, leave the old ones out as .dynsym's versym does.
-		 */
-		if (strchr(name, '@') && !strstr(name, "@@")) {
-			ot_verbose("%s: skipping %s: an old, hidden version", e->display, name);
-			continue;
-		}
-		if (addr_to_offset(segs, nsegs, s.st_value, &off)) {
-			ot_verbose("%s: skipping %s (0x%llx): not in an executable segment",
-				   e->display, name, (unsigned long long)s.st_value);
-			continue;
-		}
-		len = strstr(name, "@@") ? (size_t)(strstr(name, "@@") - name) : strlen(name);
-		if (pos + len + 1 > bytes)
+		r = add_function(e, &s, name, segs, nsegs, kept, bytes, &pos);
+		if (r < 0)
 			return -1;
-		memcpy(e->strings + pos, name, len);
-		e->strings[pos + len] = 0;
-		e->syms[kept].name = e->strings + pos;
-		e->syms[kept].not_called = not_called(e, e->syms[kept].name, s.st_value);
-		pos += len + 1;
-		e->syms[kept].addr = s.st_value;
-		e->syms[kept].size = s.st_size;
-		e->syms[kept].offset = off;
-		kept++;
+		kept += (size_t)r;
 	}
-	/* Demangled names are malloc'd by libiberty; freed in ot_elf_close. */
-	for (i = 0; i < kept; i++) {
-		e->syms[i].demangled = cplus_demangle(e->syms[i].name,
-						      DMGL_PARAMS | DMGL_ANSI | DMGL_AUTO);
-		if (e->syms[i].demangled)
-			e->syms[i].base = cplus_demangle(e->syms[i].name,
-							 DMGL_ANSI | DMGL_AUTO);
-	}
-	qsort(e->syms, kept, sizeof(*e->syms), cmp_sym);
-	/* The same name at the same address twice (versioned dynsym) is one. */
-	e->nsyms = 0;
-	for (i = 0; i < kept; i++) {
-		if (e->nsyms && !cmp_sym(&e->syms[e->nsyms - 1], &e->syms[i])) {
-			free((char *)e->syms[i].demangled);
-			free((char *)e->syms[i].base);
-			continue;
-		}
-		e->syms[e->nsyms++] = e->syms[i];
-	}
+	finish_symbols(e, kept);
 	return 0;
 }
 
@@ -561,6 +609,25 @@ const char *ot_elf_stack_switch(const struct ot_elf *e)
 	return NULL;
 }
 
+int ot_elf_file_has_section(const char *path, const char *name)
+{
+	int fd, has = 0;
+	Elf *elf;
+
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return 0;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	if (elf && elf_kind(elf) == ELF_K_ELF)
+		has = has_section(elf, name);
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	return has;
+}
+
 int ot_elf_has_eh(const struct ot_elf *e)
 {
 	return e->has_eh;
@@ -648,6 +715,69 @@ int ot_elf_lookup(const char *path, const char *name, uint64_t *offset, uint64_t
 	if (elf)
 		elf_end(elf);
 	close(fd);
+	return ret;
+}
+
+/* The first PT_LOAD's p_vaddr, 0 without one. */
+static uint64_t first_load(Elf *elf)
+{
+	size_t i;
+
+	for (i = 0;; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(elf, (int)i, &ph))
+			return 0;
+		if (ph.p_type == PT_LOAD)
+			return ph.p_vaddr;
+	}
+}
+
+int ot_elf_image_lookup(const void *image, size_t len, const char *name, uint64_t *off)
+{
+	/* A copy: libelf may write to the image it reads, and this one is
+	 * the process's own vDSO. */
+	unsigned char *copy;
+	Elf *elf;
+	Elf_Scn *scn = NULL;
+	uint64_t first;
+	int ret = -ENOENT;
+
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return -ENOEXEC;
+	copy = ot_xmalloc(len);
+	memcpy(copy, image, len);
+	elf = elf_memory((char *)copy, len);
+	if (!elf || elf_kind(elf) != ELF_K_ELF) {
+		if (elf)
+			elf_end(elf);
+		free(copy);
+		return -ENOEXEC;
+	}
+	first = first_load(elf);
+	while (ret && (scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *data;
+		size_t k;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNSYM || !sh.sh_entsize)
+			continue;
+		data = elf_getdata(scn, NULL);
+		for (k = 0; data && k < sh.sh_size / sh.sh_entsize; k++) {
+			GElf_Sym s;
+			const char *sname;
+
+			if (!gelf_getsym(data, (int)k, &s))
+				continue;
+			sname = elf_strptr(elf, sh.sh_link, s.st_name);
+			if (sname && !strcmp(sname, name) && s.st_value) {
+				*off = s.st_value - first;
+				ret = 0;
+			}
+		}
+	}
+	elf_end(elf);
+	free(copy);
 	return ret;
 }
 

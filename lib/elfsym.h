@@ -86,6 +86,11 @@ const char *ot_elf_source(const struct ot_elf *e);
 /* 1 if the file has C++ exception tables (.gcc_except_table). */
 int ot_elf_has_eh(const struct ot_elf *e);
 
+/* 1 if the ELF file at path has a section named name, 0 if not (or it is
+ * no ELF file), -errno if it cannot be opened.  Quiet, without reading
+ * its symbols. */
+int ot_elf_file_has_section(const char *path, const char *name);
+
 /*
  * The stack-switching function the file calls or defines (swapcontext,
  * boost.context's jump_fcontext...), or NULL: its threads may run
@@ -110,6 +115,14 @@ enum ot_other ot_elf_other(const struct ot_elf *e, const char *name);
  */
 int ot_elf_lookup(const char *path, const char *name, uint64_t *offset, uint64_t *size,
 		  void *buf, size_t len);
+
+/*
+ * The defined symbol name in the .dynsym of an ELF image in memory, len
+ * bytes at image (the vDSO: no file to open), read from a copy: 0 with
+ * *off, its address less the first PT_LOAD's (where it is once that
+ * segment is mapped at the image's start), or -ENOENT, -ENOEXEC.  Quiet.
+ */
+int ot_elf_image_lookup(const void *image, size_t len, const char *name, uint64_t *off);
 
 /* The name to show for s: demangled with parameters, else raw. */
 const char *ot_sym_display(const struct ot_sym *s);

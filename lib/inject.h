@@ -7,7 +7,9 @@
  * function entries patched with a jmp rel32, the threads let go.  And the
  * reverse: stopped again, every byte restored, hijacked return addresses
  * put back, what is no longer needed unmapped.  The layout is
- * lib/inject_layout.h; the code run there, lib/inject_rt.S.
+ * lib/inject_layout.h; the code run there, lib/inject_rt.S.  This file's
+ * lib/inject.c holds the lifecycle and the install/remove transaction;
+ * the jobs it hands out are in lib/inject_*.h (inject_priv.h says which).
  *
  * Refusals are per function, with the reason (ot_inject_fn.refused): not
  * mapped, too short, a branch into the patch, an instruction that cannot
@@ -140,15 +142,5 @@ int ot_inject_recover(pid_t pid, struct ot_tracee *t, struct ot_inject_recovery 
 /* orbit-trace --restore -p PID: attach, ot_inject_recover, detach.
  * 0, or -errno after printing. */
 int ot_inject_restore(pid_t pid, struct ot_inject_recovery *out);
-
-/*
- * The unwind entry (a CIE and an FDE, DWARF CFI) that describes the
- * return trampoline at [lo, lo + len) for a thread whose table of return
- * addresses is at table: the frame's caller's SP is its own and its return
- * address the table's entry for the slot below it.  Written at out; returns the
- * offset of the FDE in out (what _Unwind_Find_FDE returns), or 0 if it
- * does not fit in size bytes.
- */
-size_t ot_inject_fde(uint8_t *out, size_t size, uint64_t table, uint64_t lo, uint64_t len);
 
 #endif

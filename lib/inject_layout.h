@@ -1,8 +1,9 @@
 /*
  * inject_layout.h - the memory --backend inject puts in a traced process,
  * shared by the runtime that runs there (lib/inject_rt.S, through cpp) and
- * the C code that lays it out and reads it (lib/inject.c,
- * lib/backend_inject.c).  Numbers only: no C here.
+ * the C code that lays it out and reads it (lib/inject*.c,
+ * lib/backend_inject.c).  Numbers only: no C here.  Each number is
+ * defined once: the assembly uses these names, never the values.
  *
  * Three kinds of region:
  *   code     one per mapped file with patched functions, within 2 GiB of
@@ -55,7 +56,8 @@
 /* Private: thread slots, open addressing on the thread pointer. */
 #define OT_INJ_SLOT_BITS	11
 #define OT_INJ_NSLOTS		(1 << OT_INJ_SLOT_BITS)
-#define OT_INJ_SLOT_SIZE	64
+#define OT_INJ_SLOT_SHIFT	6
+#define OT_INJ_SLOT_SIZE	(1 << OT_INJ_SLOT_SHIFT)
 #define OT_INJ_PS_KEY		0	/* u64 thread pointer (%fs base); 0: free */
 #define OT_INJ_PS_TID		8	/* u32 the thread id its ring area is for */
 #define OT_INJ_PS_BUSY		12	/* u32 in the runtime (a signal handler's hits skip) */
@@ -66,13 +68,16 @@
 
 /*
  * Per slot, the return table: open addressing on the return address's
- * stack slot (its address >> 3, so a thread's frames sit together).  An
- * entry: the slot's address, the return address it held, the function,
- * and up to three functions that tail-called on from it (id + 1).
+ * stack slot (its address >> OT_INJ_KEY_SHIFT, so a thread's frames sit
+ * together).  An entry: the slot's address, the return address it held,
+ * the function, and up to three functions that tail-called on from it
+ * (id + 1).
  */
 #define OT_INJ_TABLE_BITS	12
 #define OT_INJ_TABLE_MASK	((1 << OT_INJ_TABLE_BITS) - 1)
-#define OT_INJ_ENT_SIZE		32
+#define OT_INJ_KEY_SHIFT	3
+#define OT_INJ_ENT_SHIFT	5
+#define OT_INJ_ENT_SIZE		(1 << OT_INJ_ENT_SHIFT)
 #define OT_INJ_TABLE_SIZE	(OT_INJ_ENT_SIZE << OT_INJ_TABLE_BITS)
 #define OT_INJ_TABLE_MAX	3072	/* past this, returns go unseen (noret) */
 #define OT_INJ_E_KEY		0
@@ -130,12 +135,32 @@
  * "sp" is the area's A_LOST when it was written: the records dropped
  * before it, in all.
  */
-#define OT_INJ_REC_SIZE		16
+#define OT_INJ_REC_SHIFT	4
+#define OT_INJ_REC_SIZE		(1 << OT_INJ_REC_SHIFT)
+#define OT_INJ_W_SP_SHIFT	16	/* the stack slot (a marker: its count) */
+#define OT_INJ_W_KIND_SHIFT	14	/* OT_INJ_K_* */
+#define OT_INJ_W_KIND_MASK	3
+#define OT_INJ_W_FUNC_MASK	0x3fff	/* the function's number */
 #define OT_INJ_K_ENTRY		0
 #define OT_INJ_K_RETURN		1
 #define OT_INJ_K_LOST		2
 #define OT_INJ_K_TAIL		3	/* an entry by a jump from a traced function */
 #define OT_INJ_MAX_FUNCS	16383
+
+/*
+ * The runtime's frames.  Its entry and its return save the registers
+ * they touch (lists in lib/inject_rt.S, which checks these counts); the
+ * return address's stack slot S is then this far above the stack
+ * pointer:
+ *   at an entry, the saved registers, then r9 and the flags, then the
+ *   trampoline's return address and the rax it pushed;
+ *   at a return (entered by `ret` from S, which it takes back), the
+ *   saved registers, rax and r9 among them.
+ */
+#define OT_INJ_RT_ENTRY_NSAVED	7
+#define OT_INJ_RT_ENTRY_S	((OT_INJ_RT_ENTRY_NSAVED + 4) * 8)
+#define OT_INJ_RT_RET_NSAVED	9
+#define OT_INJ_RT_RET_S		(OT_INJ_RT_RET_NSAVED * 8)
 
 /* The runtime's clock. */
 #define OT_INJ_CLOCK_TSC	0

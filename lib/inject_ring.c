@@ -67,7 +67,7 @@ static void read_span(struct batch *b, struct ot_inject_view *v, const uint64_t 
 
 		for (n -= m; m; m--, rec += OT_INJ_REC_SIZE / 8) {
 			uint64_t word = rec[1];
-			unsigned kind = (unsigned)(word >> 14) & 3;
+			unsigned kind = (unsigned)(word >> OT_INJ_W_KIND_SHIFT) & OT_INJ_W_KIND_MASK;
 
 			uint64_t t = tsc ? ot_tsc_ns(tsc, rec[0]) : rec[0];
 
@@ -77,14 +77,15 @@ static void read_span(struct batch *b, struct ot_inject_view *v, const uint64_t 
 			time = t > time ? t : time;
 			if (kind == OT_INJ_K_LOST) {
 				b->n = (size_t)(out - b->r);
-				area_lost(v, b, time, word >> 16);
+				area_lost(v, b, time, word >> OT_INJ_W_SP_SHIFT);
 				out = b->r + b->n;
 				continue;
 			}
-			/* sp << 16 stays; function and kind become the probe's id. */
+			/* The sp stays where the drain's word keeps it too; function
+			 * and kind become the probe's id. */
 			out->time = time;
-			out->word = (word & ~0xffffull) |
-				    (uint16_t)(4 * (word & 0x3fff) + id_of_kind[kind]);
+			out->word = (word & ~((1ull << OT_INJ_W_SP_SHIFT) - 1)) |
+				    (uint16_t)(4 * (word & OT_INJ_W_FUNC_MASK) + id_of_kind[kind]);
 			out++;
 		}
 		b->n = (size_t)(out - b->r);

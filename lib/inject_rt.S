@@ -21,6 +21,56 @@
 
 #if defined(__x86_64__)
 
+/*
+ * Registers saved and restored as one list, so that the pops mirror the
+ * pushes by construction: SAVE pushes its list in order, RESTORE pops
+ * the same list in reverse, NSAVED counts it (to check the offsets
+ * inject_layout.h derives from it).
+ */
+.macro SAVE regs:vararg
+	.irp r, \regs
+	push	%\r
+	.endr
+.endm
+.macro RESTORE first, rest:vararg
+	.ifnb \rest
+	RESTORE \rest
+	.endif
+	pop	%\first
+.endm
+.macro NSAVED sym, regs:vararg
+	.set	\sym, 0
+	.irp r, \regs
+	.set	\sym, \sym + 1
+	.endr
+.endm
+
+/* What the vDSO's clock_gettime may clobber, and rbx kept by rt_now. */
+#define RT_NOW_SAVED	rcx, rdx, rsi, rdi, r8, r9, r10, r11, rbx
+/* What the entry touches besides r9 and rax (saved before, with the flags). */
+#define RT_ENTRY_SAVED	rcx, rdx, rsi, rdi, r8, r10, r11
+/* What the return touches, rax and rdx the callee's return value: its
+ * caller expects every register but the flags as the callee left them. */
+#define RT_RET_SAVED	rax, rcx, rdx, rsi, rdi, r8, r9, r10, r11
+/* What the unwinder hook's answer touches besides rax, its result. */
+#define RT_FDE_SAVED	rcx, rdx, rdi, r11
+
+/* A return's entry, copied to its stack by pushing the quadwords at
+ * E_FUNC then E_TAIL1 (lib/inject_layout.h): where each field lands. */
+	.set	.LRET_TAIL1, 0
+	.set	.LRET_TAIL2, OT_INJ_E_TAIL2 - OT_INJ_E_TAIL1
+	.set	.LRET_FUNC, 8
+	.set	.LRET_TAIL0, 8 + OT_INJ_E_TAIL0 - OT_INJ_E_FUNC
+
+	NSAVED	.Lrt_entry_nsaved, RT_ENTRY_SAVED
+	.if	.Lrt_entry_nsaved != OT_INJ_RT_ENTRY_NSAVED
+	.error	"OT_INJ_RT_ENTRY_NSAVED is not the length of RT_ENTRY_SAVED"
+	.endif
+	NSAVED	.Lrt_ret_nsaved, RT_RET_SAVED
+	.if	.Lrt_ret_nsaved != OT_INJ_RT_RET_NSAVED
+	.error	"OT_INJ_RT_RET_NSAVED is not the length of RT_RET_SAVED"
+	.endif
+
 	.section .rodata.ot_inj_rt, "a"
 	.balign 64
 	.globl	ot_inj_rt_start
@@ -65,15 +115,7 @@ rt_now:
 	or	%rdx, %rax
 	pop	%rdx
 	ret
-1:	push	%rcx
-	push	%rdx
-	push	%rsi
-	push	%rdi
-	push	%r8
-	push	%r9
-	push	%r10
-	push	%r11
-	push	%rbx
+1:	SAVE	RT_NOW_SAVED
 	mov	%rsp, %rbx
 	and	$-16, %rsp
 	sub	$16, %rsp
@@ -83,15 +125,7 @@ rt_now:
 	imul	$1000000000, (%rsp), %rax
 	add	8(%rsp), %rax
 	mov	%rbx, %rsp
-	pop	%rbx
-	pop	%r11
-	pop	%r10
-	pop	%r9
-	pop	%r8
-	pop	%rdi
-	pop	%rsi
-	pop	%rdx
-	pop	%rcx
+	RESTORE	RT_NOW_SAVED
 	ret
 
 /* r11 = this thread's slot, claimed on its first hit, or 0 (no thread
@@ -111,7 +145,7 @@ rt_slot:
 	mov	$OT_INJ_NSLOTS, %edx		/* slots left to try */
 .Lslot_probe:
 	mov	%rdi, %r11
-	shl	$6, %r11
+	shl	$OT_INJ_SLOT_SHIFT, %r11
 	add	ot_inj_rt_priv(%rip), %r11
 	cmp	OT_INJ_PS_KEY(%r11), %rax
 	je	.Lslot_found
@@ -210,7 +244,7 @@ rt_emit:
 	ja	.Lemit_full
 	mov	ot_inj_rt_ring_mask(%rip), %rdx
 	and	%rcx, %rdx
-	shl	$4, %rdx
+	shl	$OT_INJ_REC_SHIFT, %rdx
 	mov	%r9, OT_INJ_A_RING(%rdi,%rdx)
 	mov	%r10, OT_INJ_A_RING+8(%rdi,%rdx)
 	inc	%rcx
@@ -254,11 +288,11 @@ rt_emit:
 	ja	.Lemit_full
 	mov	ot_inj_rt_ring_mask(%rip), %rdx
 	and	%rcx, %rdx
-	shl	$4, %rdx
+	shl	$OT_INJ_REC_SHIFT, %rdx
 	mov	%r9, OT_INJ_A_RING(%rdi,%rdx)
 	mov	OT_INJ_A_LOST(%rdi), %rax
-	shl	$16, %rax
-	or	$(OT_INJ_K_LOST << 14), %rax
+	shl	$OT_INJ_W_SP_SHIFT, %rax
+	or	$(OT_INJ_K_LOST << OT_INJ_W_KIND_SHIFT), %rax
 	mov	%rax, OT_INJ_A_RING+8(%rdi,%rdx)
 	inc	%rcx
 	mov	%rcx, OT_INJ_A_HEAD(%rdi)
@@ -270,10 +304,10 @@ rt_emit:
 rt_probe:
 	mov	OT_INJ_PS_TABLE(%r11), %rdx
 	mov	%rsi, %rcx
-	shr	$3, %rcx
+	shr	$OT_INJ_KEY_SHIFT, %rcx
 	and	$OT_INJ_TABLE_MASK, %rcx
 1:	mov	%rcx, %rax
-	shl	$5, %rax
+	shl	$OT_INJ_ENT_SHIFT, %rax
 	add	%rdx, %rax
 	cmp	OT_INJ_E_KEY(%rax), %rsi
 	je	2f
@@ -319,18 +353,18 @@ rt_delete:
 	push	%r8
 	mov	OT_INJ_PS_TABLE(%r11), %rdx
 	sub	%rdx, %rax
-	shr	$5, %rax			/* i: the hole */
+	shr	$OT_INJ_ENT_SHIFT, %rax		/* i: the hole */
 	mov	%rax, %rcx			/* j */
 .Ldel_next:
 	inc	%rcx
 	and	$OT_INJ_TABLE_MASK, %rcx
 	mov	%rcx, %rdi
-	shl	$5, %rdi
+	shl	$OT_INJ_ENT_SHIFT, %rdi
 	add	%rdx, %rdi			/* &e[j] */
 	mov	OT_INJ_E_KEY(%rdi), %r10
 	test	%r10, %r10
 	jz	.Ldel_end
-	shr	$3, %r10
+	shr	$OT_INJ_KEY_SHIFT, %r10
 	and	$OT_INJ_TABLE_MASK, %r10	/* k: e[j]'s home */
 	cmp	%rax, %rcx
 	jb	.Ldel_wrapped
@@ -346,7 +380,7 @@ rt_delete:
 	jbe	.Ldel_next
 .Ldel_move:
 	mov	%rax, %r10
-	shl	$5, %r10
+	shl	$OT_INJ_ENT_SHIFT, %r10
 	add	%rdx, %r10			/* &e[i] */
 	mov	8(%rdi), %r8
 	mov	%r8, 8(%r10)
@@ -359,7 +393,7 @@ rt_delete:
 	mov	%rcx, %rax			/* the hole moves to j */
 	jmp	.Ldel_next
 .Ldel_end:
-	shl	$5, %rax
+	shl	$OT_INJ_ENT_SHIFT, %rax
 	movq	$0, OT_INJ_E_KEY(%rdx,%rax)
 	decq	OT_INJ_PS_COUNT(%r11)
 	pop	%r8
@@ -394,14 +428,8 @@ ot_inj_rt_entry:
 	je	.Lent_off
 	testl	$OT_INJ_OWNER_TID, OT_INJ_H_OWNER(%rax)
 	jz	.Lent_off
-	push	%rcx
-	push	%rdx
-	push	%rsi
-	push	%rdi
-	push	%r8
-	push	%r10
-	push	%r11
-	lea	88(%rsp), %rsi			/* S: 9 pushes, the trampoline's return and its rax */
+	SAVE	RT_ENTRY_SAVED
+	lea	OT_INJ_RT_ENTRY_S(%rsp), %rsi	/* S */
 	mov	%rax, %r8
 	call	rt_slot
 	test	%r11, %r11
@@ -431,7 +459,7 @@ ot_inj_rt_entry:
 	jz	.Lent_done
 .Lent_emit:
 	mov	%rsi, %rax
-	shl	$16, %rax
+	shl	$OT_INJ_W_SP_SHIFT, %rax
 	or	%r9, %rax
 	or	%rax, %r10
 	call	rt_now
@@ -440,13 +468,7 @@ ot_inj_rt_entry:
 .Lent_done:
 	movl	$0, OT_INJ_PS_BUSY(%r11)
 .Lent_out:
-	pop	%r11
-	pop	%r10
-	pop	%r8
-	pop	%rdi
-	pop	%rsi
-	pop	%rdx
-	pop	%rcx
+	RESTORE	RT_ENTRY_SAVED
 .Lent_off:
 	pop	%rax
 	add	$0x7f, %al			/* OF back: set iff seto saw it */
@@ -457,7 +479,7 @@ ot_inj_rt_entry:
 	/* Entered by a jump from a traced function, whose return already
 	 * comes here: this one returns with it. */
 	call	rt_lookup
-	mov	$(OT_INJ_K_TAIL << 14), %r10d
+	mov	$(OT_INJ_K_TAIL << OT_INJ_W_KIND_SHIFT), %r10d
 	test	%rax, %rax
 	jz	.Lent_noret
 	lea	1(%r9), %ecx
@@ -520,16 +542,8 @@ ot_inj_rt_ret_lo:
 	int3
 ot_inj_rt_ret:
 	sub	$8, %rsp
-	push	%rax
-	push	%rcx
-	push	%rdx
-	push	%rsi
-	push	%rdi
-	push	%r8
-	push	%r9
-	push	%r10
-	push	%r11
-	lea	72(%rsp), %rsi			/* S */
+	SAVE	RT_RET_SAVED
+	lea	OT_INJ_RT_RET_S(%rsp), %rsi	/* S */
 	call	rt_now
 	mov	%rax, %r9			/* the return's time, before the work */
 	mov	ot_inj_rt_shared(%rip), %r8
@@ -560,32 +574,24 @@ ot_inj_rt_ret:
 	call	rt_area
 	test	%rdi, %rdi
 	jz	.Lret_done
-	cmpq	$0, 0(%rsp)
+	cmpq	$0, .LRET_TAIL1(%rsp)		/* and tail2 */
 	jne	1f
-	cmpl	$0, 12(%rsp)
+	cmpl	$0, .LRET_TAIL0(%rsp)
 	je	2f
-1:	mov	4(%rsp), %eax			/* tail2 */
+1:	mov	.LRET_TAIL2(%rsp), %eax
 	call	rt_ret_rec
-	mov	0(%rsp), %eax			/* tail1 */
+	mov	.LRET_TAIL1(%rsp), %eax
 	call	rt_ret_rec
-	mov	12(%rsp), %eax			/* tail0 */
+	mov	.LRET_TAIL0(%rsp), %eax
 	call	rt_ret_rec
-2:	mov	8(%rsp), %eax			/* the function */
+2:	mov	.LRET_FUNC(%rsp), %eax
 	inc	%eax
 	call	rt_ret_rec
 .Lret_done:
 	add	$16, %rsp
 	pop	%rax
 	mov	%eax, OT_INJ_PS_BUSY(%r11)
-	pop	%r11
-	pop	%r10
-	pop	%r9
-	pop	%r8
-	pop	%rdi
-	pop	%rsi
-	pop	%rdx
-	pop	%rcx
-	pop	%rax
+	RESTORE	RT_RET_SAVED
 	/*
 	 * Not `ret`: the return stack predictor would pair it with a call
 	 * long gone and mispredict every return after it.  The signal frame
@@ -760,8 +766,8 @@ rt_ret_rec:
 	jz	1f
 	dec	%eax
 	mov	%rsi, %r10
-	shl	$16, %r10
-	or	$(OT_INJ_K_RETURN << 14), %r10
+	shl	$OT_INJ_W_SP_SHIFT, %r10
+	or	$(OT_INJ_K_RETURN << OT_INJ_W_KIND_SHIFT), %r10
 	or	%rax, %r10
 	jmp	rt_emit
 1:	ret
@@ -785,10 +791,7 @@ ot_inj_rt_find_fde:
 	jae	.Lfde_theirs
 	pop	%rcx
 	add	$8, %rsp			/* the trampoline's rax: the result is ours */
-	push	%rcx
-	push	%rdx
-	push	%rdi
-	push	%r11
+	SAVE	RT_FDE_SAVED
 	call	rt_slot
 	xor	%eax, %eax
 	test	%r11, %r11
@@ -798,10 +801,7 @@ ot_inj_rt_find_fde:
 	movq	$0, 8(%rsi)			/* dbase */
 	lea	ot_inj_rt_ret_lo(%rip), %rcx
 	mov	%rcx, 16(%rsi)			/* func */
-1:	pop	%r11
-	pop	%rdi
-	pop	%rdx
-	pop	%rcx
+1:	RESTORE	RT_FDE_SAVED
 	ret
 .Lfde_theirs:
 	pop	%rcx

@@ -1,4 +1,5 @@
 #include "procfs.h"
+#include "xalloc.h"
 
 #include <dirent.h>
 #include <elf.h>
@@ -7,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 int ot_proc_read_file(const char *path, char *buf, size_t len)
@@ -154,4 +156,79 @@ pid_t ot_proc_live_task(pid_t pid)
 	if (d)
 		closedir(d);
 	return live;
+}
+
+void ot_proc_maps_free(struct ot_proc_map *maps, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		free(maps[i].path);
+	free(maps);
+}
+
+int ot_proc_maps(pid_t pid, pid_t tid, struct ot_proc_map **maps, size_t *n)
+{
+	char path[64], line[4352];
+	FILE *f;
+
+	*maps = NULL;
+	*n = 0;
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/maps", (int)pid, (int)tid);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long lo, hi, off, ino;
+		unsigned maj, min;
+		char perms[5];
+		int pos = 0;
+		struct ot_proc_map *m;
+
+		if (sscanf(line, "%llx-%llx %4s %llx %x:%x %llu %n", &lo, &hi, perms, &off, &maj,
+			   &min, &ino, &pos) < 7)
+			continue;
+		line[strcspn(line, "\n")] = 0;
+		*maps = ot_xreallocarray(*maps, *n + 1, sizeof(**maps));
+		m = &(*maps)[(*n)++];
+		m->lo = lo;
+		m->hi = hi;
+		m->off = off;
+		memcpy(m->perms, perms, sizeof(m->perms));
+		m->dev = makedev(maj, min);
+		m->ino = (ino_t)ino;
+		m->path = ot_xstrdup(pos ? line + pos : "");
+	}
+	fclose(f);
+	return 0;
+}
+
+const struct ot_proc_map *ot_proc_maps_text(const struct ot_proc_map *maps, size_t n,
+					    dev_t dev, ino_t ino, uint64_t off)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		const struct ot_proc_map *m = &maps[i];
+
+		if (m->perms[2] == 'x' && m->ino == ino && m->dev == dev &&
+		    off >= m->off && off - m->off < m->hi - m->lo)
+			return m;
+	}
+	return NULL;
+}
+
+const struct ot_proc_map *ot_proc_maps_lib(const struct ot_proc_map *maps, size_t n,
+					   const char *prefix)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		const char *base = strrchr(maps[i].path, '/');
+
+		if (maps[i].perms[2] == 'x' && maps[i].path[0] == '/' &&
+		    !strncmp(base ? base + 1 : maps[i].path, prefix, strlen(prefix)))
+			return &maps[i];
+	}
+	return NULL;
 }

@@ -1,9 +1,10 @@
 /*
  * procfs.h - a process's /proc files, read in one place: stat's fields
  * after the "(comm)" (which may hold spaces and parentheses), status's
- * "Key:" lines, comm, auxv's pairs, the states of its threads; and any
- * small /proc or /sys file.  Nothing
- * here prints or exits; a file that cannot be read is a process gone.
+ * "Key:" lines, comm, auxv's pairs, the states of its threads, its
+ * mappings (maps); and any small /proc or /sys file.  Nothing here
+ * prints or exits (out of memory aside: lib/xalloc.h); a file that
+ * cannot be read is a process gone.
  */
 #ifndef OT_PROCFS_H
 #define OT_PROCFS_H
@@ -11,6 +12,15 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+
+/* One line of /proc/PID/maps. */
+struct ot_proc_map {
+	uint64_t lo, hi, off;
+	char perms[5];		/* "r-xp": perms[2] == 'x' is executable */
+	dev_t dev;
+	ino_t ino;		/* 0: anonymous (or [vdso], [stack]...) */
+	char *path;		/* the file, "[vdso]", or "" */
+};
 
 /* A small /proc or /sys file, whole, into buf (NUL-terminated, cut at
  * len - 1): 0, or -errno. */
@@ -41,5 +51,23 @@ pid_t ot_proc_live_task(pid_t pid);
 /* How many threads of pid have a state letter in states (a thread that
  * went meanwhile counts as 'X'); *ntasks, all of them (0: pid is gone). */
 size_t ot_proc_tasks_in(pid_t pid, const char *states, size_t *ntasks);
+
+/*
+ * The mappings of pid as thread tid sees them (a first thread that ended
+ * has none: pass one that runs): 0 with *maps (malloc'd, free with
+ * ot_proc_maps_free) and *n, or -errno with *maps NULL and *n 0.
+ */
+int ot_proc_maps(pid_t pid, pid_t tid, struct ot_proc_map **maps, size_t *n);
+void ot_proc_maps_free(struct ot_proc_map *maps, size_t n);
+
+/* The executable mapping of file (dev, ino) that holds file offset off,
+ * or NULL. */
+const struct ot_proc_map *ot_proc_maps_text(const struct ot_proc_map *maps, size_t n,
+					    dev_t dev, ino_t ino, uint64_t off);
+
+/* The first executable mapping of a file whose base name starts with
+ * prefix ("libc.so.6"), or NULL. */
+const struct ot_proc_map *ot_proc_maps_lib(const struct ot_proc_map *maps, size_t n,
+					   const char *prefix);
 
 #endif

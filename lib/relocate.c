@@ -1,21 +1,11 @@
 #include "relocate.h"
+#include "x86emit.h"
 
 #include <capstone/capstone.h>
 #include <errno.h>
 #include <string.h>
 
 #if defined(__x86_64__)
-
-/* Does v fit a signed 32-bit displacement? */
-static int fits32(int64_t v)
-{
-	return v >= INT32_MIN && v <= INT32_MAX;
-}
-
-static void put32(uint8_t *p, int32_t v)
-{
-	memcpy(p, &v, sizeof(v));
-}
 
 static int in_group(const cs_insn *insn, int group)
 {

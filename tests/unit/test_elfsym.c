@@ -12,9 +12,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "lib/elfsym.h"
+#include "lib/procfs.h"
 #include "lib/select.h"
 
 static const char *const fixtures[] = {
@@ -221,6 +224,47 @@ static void test_not_an_elf(void **state)
 	unlink(path);
 }
 
+static void test_file_has_section(void **state)
+{
+	(void)state;
+	assert_int_equal(ot_elf_file_has_section(fixtures[0], ".text"), 1);
+	assert_int_equal(ot_elf_file_has_section(fixtures[0], ".no_such_section"), 0);
+	assert_int_equal(ot_elf_file_has_section("/nonexistent/x", ".text"), -ENOENT);
+}
+
+/* This process's own vDSO, found by its symbol and called: the clock it
+ * reads is CLOCK_MONOTONIC's. */
+static void test_image_lookup(void **state)
+{
+	uint64_t base = getauxval(AT_SYSINFO_EHDR), len = 0, off = 0;
+	struct ot_proc_map *maps;
+	size_t i, n;
+	int (*gettime)(clockid_t, struct timespec *);
+	struct timespec a, b, c;
+	static const char junk[4096];
+
+	(void)state;
+	if (!base)
+		skip();
+	assert_int_equal(ot_proc_maps(getpid(), getpid(), &maps, &n), 0);
+	for (i = 0; i < n; i++)
+		if (!strcmp(maps[i].path, "[vdso]"))
+			len = maps[i].hi - maps[i].lo;
+	ot_proc_maps_free(maps, n);
+	assert_true(len > 0);
+	assert_int_equal(ot_elf_image_lookup((const void *)base, len, "__vdso_clock_gettime", &off),
+			 0);
+	gettime = (int (*)(clockid_t, struct timespec *))(base + off);
+	assert_int_equal(clock_gettime(CLOCK_MONOTONIC, &a), 0);
+	assert_int_equal(gettime(CLOCK_MONOTONIC, &b), 0);
+	assert_int_equal(clock_gettime(CLOCK_MONOTONIC, &c), 0);
+	assert_true(b.tv_sec > a.tv_sec || (b.tv_sec == a.tv_sec && b.tv_nsec >= a.tv_nsec));
+	assert_true(c.tv_sec > b.tv_sec || (c.tv_sec == b.tv_sec && c.tv_nsec >= b.tv_nsec));
+	assert_int_equal(ot_elf_image_lookup((const void *)base, len, "no_such_symbol", &off),
+			 -ENOENT);
+	assert_int_equal(ot_elf_image_lookup(junk, sizeof(junk), "x", &off), -ENOEXEC);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -231,6 +275,8 @@ int main(void)
 		cmocka_unit_test(test_select_values),
 		cmocka_unit_test(test_misspelt_name),
 		cmocka_unit_test(test_not_an_elf),
+		cmocka_unit_test(test_file_has_section),
+		cmocka_unit_test(test_image_lookup),
 	};
 
 	return cmocka_run_group_tests_name("elfsym", tests, NULL, NULL);

@@ -68,7 +68,7 @@ static void put(uint8_t *ar, uint64_t time, unsigned kind, uint64_t sp_or_count,
 	uint64_t *rec = u64(ar, OT_INJ_A_RING + (h & (RING_N - 1)) * OT_INJ_REC_SIZE);
 
 	rec[0] = time;
-	rec[1] = sp_or_count << 16 | (uint64_t)kind << 14 | func;
+	rec[1] = sp_or_count << OT_INJ_W_SP_SHIFT | (uint64_t)kind << OT_INJ_W_KIND_SHIFT | func;
 	*u64(ar, OT_INJ_A_HEAD) = h + 1;
 }
 
@@ -286,7 +286,7 @@ static void test_many_records(void **state)
 
 		markers += kind == OT_INJ_K_LOST;
 		rec[0] = 100 + i;
-		rec[1] = (kind == OT_INJ_K_LOST ? markers : 0x7000) << 16 | (uint64_t)kind << 14 | 1;
+		rec[1] = (kind == OT_INJ_K_LOST ? markers : 0x7000) << OT_INJ_W_SP_SHIFT | (uint64_t)kind << OT_INJ_W_KIND_SHIFT | 1;
 	}
 	*u64(ar, OT_INJ_A_HEAD) = h;
 	assert_int_equal(ot_inject_ring_read(&v, ar, BIG, NULL, d, 0), N);
