@@ -1,6 +1,7 @@
 /*
- * What the text and the JSON reports share: the words and figures both
- * say, computed once so that the two cannot disagree.
+ * What the report's files share: the words and figures the text and the
+ * JSON both say, computed once so that the two cannot disagree, and the
+ * duration people read in every text line.
  */
 #include "report_priv.h"
 

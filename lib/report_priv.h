@@ -4,10 +4,11 @@
  *
  * The report is split by job: lib/report_text.c and lib/report_json.c
  * write it for people and for scripts, lib/report_tree.c the text's call
- * tree, lib/report_live.c the lines printed while the capture runs.  The
- * words and figures the two formats both say (the verdict, how the target
- * ended, a node's self time) are computed once, in lib/report.c, so that
- * the text and the JSON cannot disagree.
+ * tree, lib/report_live.c the lines printed while the capture runs,
+ * lib/report_restore.c --restore's report, lib/report_list.c -l's
+ * listing.  The words and figures the two formats both say (the verdict,
+ * how the target ended, a node's self time) are computed once, in
+ * lib/report.c, so that the text and the JSON cannot disagree.
  */
 #ifndef OT_REPORT_PRIV_H
 #define OT_REPORT_PRIV_H
