@@ -6,7 +6,8 @@
  * the pairing or drain could lie about.  The JSON keys are documented
  * field by field in orbit-trace(1), OUTPUT FIELDS: change both together.
  * tests/unit/test_report.c pins the output byte for byte
- * (tests/unit/expected/).
+ * (tests/unit/expected/).  Written by lib/report*.c, one file per job
+ * (lib/report_priv.h says which).
  */
 #ifndef OT_REPORT_H
 #define OT_REPORT_H

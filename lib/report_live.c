@@ -1,0 +1,76 @@
+/*
+ * What is printed while the capture runs: -I's interval blocks and
+ * --slower-than's lines, as text or as NDJSON lines each with its "type".
+ */
+#include "report_priv.h"
+#include "json.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+void ot_report_interval_text(FILE *f, const struct ot_report_interval *iv)
+{
+	char a[32], b[32], c[32], d[32];
+	size_t i, w = 8;
+
+	for (i = 0; i < iv->nfuncs; i++)
+		if (strlen(iv->names[i]) > w)
+			w = strlen(iv->names[i]);
+	if (w > 40)
+		w = 40;
+	fprintf(f, "interval %" PRIu64 ": %s to %s", iv->seq,
+		ot_report_duration(iv->start_ns, a, sizeof(a)),
+		ot_report_duration(iv->end_ns, b, sizeof(b)));
+	if (iv->lost)
+		fprintf(f, ", %" PRIu64 " records lost by the kernel", iv->lost);
+	fprintf(f, "\n%-*s %10s %9s %9s %9s\n", (int)w, "FUNCTION", "SCOPES", "P50", "P99", "MAX");
+	for (i = 0; i < iv->nfuncs; i++) {
+		const struct ot_hist *h = &iv->hist[i];
+
+		if (!h->count) {
+			fprintf(f, "%-*s %10d %9s %9s %9s\n", (int)w, iv->names[i], 0, "-", "-", "-");
+			continue;
+		}
+		fprintf(f, "%-*s %10" PRIu64 " %9s %9s %9s\n", (int)w, iv->names[i], h->count,
+			ot_report_duration(ot_hist_quantile(h, 0.50), b, sizeof(b)),
+			ot_report_duration(ot_hist_quantile(h, 0.99), c, sizeof(c)),
+			ot_report_duration(h->max, d, sizeof(d)));
+	}
+	fputc('\n', f);
+}
+
+void ot_report_interval_json(FILE *f, const struct ot_report_interval *iv)
+{
+	size_t i;
+
+	fprintf(f, "{\"type\": \"interval\", \"seq\": %" PRIu64 ", \"start_ns\": %" PRIu64
+		", \"end_ns\": %" PRIu64 ", \"lost\": %" PRIu64 ", \"functions\": [",
+		iv->seq, iv->start_ns, iv->end_ns, iv->lost);
+	for (i = 0; i < iv->nfuncs; i++) {
+		fprintf(f, "%s{\"name\": ", i ? ", " : "");
+		ot_json_string(f, iv->names[i]);
+		fprintf(f, ", \"scopes\": %" PRIu64 ", \"duration_ns\": ", iv->hist[i].count);
+		ot_report_hist_json(f, &iv->hist[i]);
+		fputc('}', f);
+	}
+	fprintf(f, "]}\n");
+}
+
+void ot_report_slow_text(FILE *f, int pid, const char *name, const struct ot_report_slow *s)
+{
+	char a[32], b[32];
+
+	fprintf(f, "slow: %s at %s, pid %d tid %u: %s (%s)\n", name,
+		ot_report_duration(s->at_ns, a, sizeof(a)), pid, s->tid,
+		ot_report_duration(s->duration_ns, b, sizeof(b)), s->path);
+}
+
+void ot_report_slow_json(FILE *f, int pid, const char *name, const struct ot_report_slow *s)
+{
+	fprintf(f, "{\"type\": \"slow\", \"name\": ");
+	ot_json_string(f, name);
+	fprintf(f, ", \"at_ns\": %" PRIu64 ", \"duration_ns\": %" PRIu64 ", \"pid\": %d"
+		", \"tid\": %u, \"path\": ", s->at_ns, s->duration_ns, pid, s->tid);
+	ot_json_string(f, s->path);
+	fprintf(f, "}\n");
+}
