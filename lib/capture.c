@@ -12,8 +12,8 @@
 #include "inject.h"
 #include "ipi.h"
 #include "pair.h"
+#include "plan.h"
 #include "report.h"
-#include "retsite.h"
 #include "returns.h"
 #include "target.h"
 #include "probes.h"
@@ -445,26 +445,6 @@ static void final_drain(struct ot_capture *c)
 	calib_update(c);
 }
 
-/* Returns at return instructions for functions in files with C++
- * exception tables, unless --returns says otherwise. */
-/* The stack-switching call the program makes, or NULL; with -a (no
- * program of its own) the function's own file is asked. */
-static const char *stack_switch(const struct ot_capture *c, size_t i)
-{
-	return ot_elf_stack_switch(c->elf ? c->elf : c->sel.fn[i].bin->elf);
-}
-
-static int insn_returns(const struct ot_capture *c, size_t i)
-{
-	if (c->inject)
-		return 0;	/* every return comes to its trampoline */
-	if (c->o.ret_mode_set)
-		return c->o.ret_insn;
-	/* A return probe kills a program whose threads switch stacks (the
-	 * kernel's return chain is per thread, not per stack). */
-	return stack_switch(c, i) || ot_elf_has_eh(c->sel.fn[i].bin->elf);
-}
-
 /* symbols: the target's binary and the functions -f selects. */
 static int resolve(struct ot_capture *c)
 {
@@ -501,74 +481,16 @@ static int resolve(struct ot_capture *c)
 			return OT_CAPTURE_BAD_INPUT;
 		}
 	}
-	for (i = 0; i < c->sel.n; i++) {
-		const struct ot_sym *s = c->sel.fn[i].sym;
+	{
+		struct ot_plan_opts po = {
+			.elf = c->elf, .display = c->target.display, .inject = c->inject,
+			.ret_mode_set = c->o.ret_mode_set, .ret_insn = c->o.ret_insn,
+			.list = c->o.list,
+		};
 
-		c->pt[i].path = c->sel.fn[i].bin->path;
-		c->pt[i].label = c->sel.fn[i].label;
-		c->pt[i].offset = s->offset;
-		c->pt[i].sym_offset = s->offset;
-		c->pt[i].sym_size = s->size;
-		c->pt[i].arg = OT_SEL_ARG(c->sel.fn[i].arg);
-		c->pt[i].ret_value = c->sel.fn[i].ret != 0;
-		ot_verbose("%s (+0x%llx, %llu bytes, from .%s)", c->pt[i].label,
-			   (unsigned long long)s->offset,
-			   (unsigned long long)s->size, ot_elf_source(c->sel.fn[i].bin->elf));
-		if (c->o.list)
-			continue;
-		if (c->inject)
-			continue;
-		{
-			const char *why;
-			uint64_t at;
-			int err = ot_entry_point(c->pt[i].path, s->offset, s->size, &at, &why);
-
-			if (err == -ENOTSUP) {
-				ot_error("%s cannot be traced: %s", c->pt[i].label, why);
-				return OT_CAPTURE_BAD_INPUT;
-			}
-			if (err) {
-				ot_error_errno(-err, "cannot read the code of %s", c->pt[i].label);
-				return OT_CAPTURE_FAILED;
-			}
-			if (why)
-				ot_verbose("%s: %s (+0x%llx)", c->pt[i].label, why,
-					   (unsigned long long)at);
-			c->pt[i].offset = at;
-		}
-		/*
-		 * A return probe aborts a C++ program whose exception unwinds
-		 * through the probed frame; probing return instructions cannot.
-		 * Which file has exception tables decides, per file.
-		 */
-		if (!i && stack_switch(c, i) && !insn_returns(c, i))
-			ot_warn("%s switches stacks (%s): a return probe kills it when a call "
-				"returns on another stack than it was made on; --returns insn "
-				"avoids that", c->target.display, stack_switch(c, i));
-		else if (!i && stack_switch(c, i) && !c->o.ret_mode_set)
-			ot_verbose("%s switches stacks (%s): returns are seen at return "
-				   "instructions (--returns insn)", c->target.display,
-				   stack_switch(c, i));
-		if (!c->o.ret_mode_set && ot_elf_has_eh(c->sel.fn[i].bin->elf) &&
-		    !stack_switch(c, i) &&
-		    (!i || c->sel.fn[i - 1].bin != c->sel.fn[i].bin))
-			ot_verbose("%s has C++ exception tables: returns of its functions are "
-				   "seen at return instructions (--returns insn)",
-				   c->sel.fn[i].bin->display);
-		if (insn_returns(c, i)) {
-			struct ot_returns *r = &c->ret[i];
-
-			if (ot_returns_find(&c->sel, i, c->pt[i].label, c->names[i], r))
-				return OT_CAPTURE_FAILED;
-			c->pt[i].ret_sites = r->sites;
-			c->pt[i].nret_sites = r->nsites;
-			c->pt[i].ntail_sites = r->ntail;
-		}
-		if (!insn_returns(c, i) && ot_elf_has_eh(c->sel.fn[i].bin->elf) &&
-		    (!i || c->sel.fn[i - 1].bin != c->sel.fn[i].bin))
-			ot_warn("%s uses C++ exceptions: one thrown through a function with a "
-				"return probe aborts the program; --returns insn avoids that "
-				"(see BUGS in orbit-trace(1))", c->sel.fn[i].bin->display);
+		ret = ot_plan_targets(&c->sel, &po, c->pt, c->ret);
+		if (ret)
+			return ret == -ENOTSUP ? OT_CAPTURE_BAD_INPUT : OT_CAPTURE_FAILED;
 	}
 	return OT_CAPTURE_OK;
 }
