@@ -6,6 +6,7 @@
 #include "debuginfo.h"
 #include "elfsym.h"
 #include "select.h"
+#include "sinks.h"
 #include "clock.h"
 #include "error.h"
 #include "export.h"
@@ -85,21 +86,12 @@ struct ot_capture {
 	struct ot_report_calib rep_calib;
 	uint32_t own_pid;	/* -a: records of this process are dropped */
 	uint64_t own_records;
-	/* -a: per process and function, what closed (PROCESSES table). */
-	struct ot_report_proc *procs;
-	size_t nprocs, procs_cap;
+	struct ot_sinks sinks;	/* what the scopes leave, but the timeline */
 	struct ot_report_func *rep_fn;
 	/* Read by the slow-disarm timer's thread, which may outlive the
 	 * probes: a copy of what they were. */
 	size_t disarm_n;
 	const char *disarm_what;
-	/* Per function its --slowest longest scopes, longest first. */
-	struct slow_keep { struct ot_report_slow *v; size_t n; } *slow;
-	/* -I: each function's scopes since the last interval report. */
-	struct ot_hist *ivl;
-	uint64_t ivl_seq, ivl_start, ivl_next, ivl_lost;
-	int live;		/* live status line on stderr */
-	uint64_t live_next, live_scopes, live_time;
 	int inject;		/* --backend inject */
 	struct ot_report_inject rep_inject;
 	struct ot_report_refused *refused;
@@ -112,8 +104,6 @@ struct ot_capture {
 	struct ot_report_thread_execs rep_texecs;
 	uint64_t fol_next;	/* when to read the kernel's table next */
 	int lost_exact;		/* records.lost is the whole count (ot_probes_final_lost) */
-	/* Per function, the distributions of the values -f asks for. */
-	struct value_keep { struct ot_values *arg, *ret; char arg_name[16]; } *vals;
 };
 
 
@@ -171,107 +161,6 @@ static void calib_update(struct ot_capture *c)
 	ot_pair_compensate(c->pair, c->calib.own_ns, c->calib.pair_ns);
 }
 
-static void live_status(struct ot_capture *c, uint64_t now, int final);
-
-/* -a: the process's row for this function (open addressing on pid and
- * function; the table doubles at half full). */
-static void count_process(struct ot_capture *c, const struct ot_scope *s, uint64_t dur)
-{
-	struct ot_report_proc *p;
-	size_t h;
-
-	if (2 * (c->nprocs + 1) > c->procs_cap) {
-		struct ot_report_proc *old = c->procs;
-		size_t oldcap = c->procs_cap, i;
-
-		c->procs_cap = oldcap ? 2 * oldcap : 64;
-		c->procs = ot_xcalloc(c->procs_cap, sizeof(*c->procs));
-		for (i = 0; i < oldcap; i++) {
-			if (!old[i].pid)
-				continue;
-			h = ((size_t)old[i].pid * 2654435761u + old[i].func) & (c->procs_cap - 1);
-			while (c->procs[h].pid)
-				h = (h + 1) & (c->procs_cap - 1);
-			c->procs[h] = old[i];
-		}
-		free(old);
-	}
-	h = ((size_t)s->pid * 2654435761u + s->func) & (c->procs_cap - 1);
-	while (c->procs[h].pid && (c->procs[h].pid != s->pid || c->procs[h].func != s->func))
-		h = (h + 1) & (c->procs_cap - 1);
-	p = &c->procs[h];
-	if (!p->pid) {
-		p->pid = s->pid;
-		p->func = s->func;
-		if (ot_proc_comm((pid_t)s->pid, p->comm, sizeof(p->comm)))
-			snprintf(p->comm, sizeof(p->comm), "?");
-		c->nprocs++;
-	}
-	p->scopes++;
-	p->total_ns += dur;
-	if (dur > p->max_ns)
-		p->max_ns = dur;
-}
-
-static int cmp_proc(const void *a, const void *b)
-{
-	const struct ot_report_proc *x = a, *y = b;
-
-	if (x->pid != y->pid)
-		return x->pid < y->pid ? -1 : 1;
-	return x->func < y->func ? -1 : x->func > y->func;
-}
-
-/* "outer > middle > inner": the scope's chain of traced callers, malloc'd. */
-static char *scope_path(const struct ot_capture *c, const struct ot_scope *s)
-{
-	const struct ot_tree_node *tree;
-	size_t ntree, len = 1, k;
-	uint32_t n;
-	char *path, *at;
-
-	tree = ot_pair_tree(c->pair, &ntree);
-	/* Past the tree's node limit the path is unknown: the name alone. */
-	if (!s->node || s->node >= ntree)
-		return ot_xstrdup(c->names[s->func]);
-	for (n = s->node; n && n < ntree; n = tree[n].parent)
-		len += strlen(c->names[tree[n].func]) + 3;
-	path = ot_xmalloc(len);
-	at = path + len - 1;
-	*at = 0;
-	for (n = s->node, k = 0; n && n < ntree; n = tree[n].parent, k++) {
-		const char *name = c->names[tree[n].func];
-		size_t l = strlen(name);
-
-		if (k) {
-			at -= 3;
-			memcpy(at, " > ", 3);
-		}
-		at -= l;
-		memcpy(at, name, l);
-	}
-	if (at != path)
-		memmove(path, at, strlen(at) + 1);
-	return path;
-}
-
-/* Keep sl among the function's --slowest longest scopes (takes its path). */
-static void keep_slow(struct slow_keep *k, size_t cap, struct ot_report_slow *sl)
-{
-	size_t i;
-
-	if (k->n == cap && sl->duration_ns <= k->v[k->n - 1].duration_ns) {
-		free((char *)sl->path);
-		return;
-	}
-	if (k->n == cap)
-		free((char *)k->v[--k->n].path);
-	for (i = k->n; i > 0 && k->v[i - 1].duration_ns < sl->duration_ns; i--)
-		k->v[i] = k->v[i - 1];
-	k->v[i] = *sl;
-	k->n++;
-}
-
 /* --follow: a process the kernel followed, as it last saw it. */
 static void on_follow(void *ctx, const struct ot_follow_proc *fp)
 {
@@ -290,136 +179,32 @@ static int cmp_fol(const void *a, const void *b)
 	return x->pid < y->pid ? -1 : x->pid > y->pid;
 }
 
-/* A scope's recorded values into its function's distributions. */
-static void keep_values(struct ot_capture *c, const struct ot_scope *s)
-{
-	const struct ot_selected *f = &c->sel.fn[s->func];
-	struct value_keep *k = &c->vals[s->func];
-
-	/* ":32": the low half, signed (an int's register). */
-	if (k->arg && s->has_arg)
-		ot_values_add(k->arg, f->arg & OT_SEL_32 ? (int64_t)(int32_t)s->arg : (int64_t)s->arg);
-	if (k->ret && s->has_ret)
-		ot_values_add(k->ret, f->ret & OT_SEL_32 ? (int64_t)(int32_t)s->ret : (int64_t)s->ret);
-}
-
-/*
- * When nothing but --slowest and --slower-than looks at function f's
- * scopes, the shortest one on_scope does anything with: the pairing skips
- * the rest (most scopes, once --slowest holds its N).
- */
-static void keep_min(struct ot_capture *c, uint32_t f)
-{
-	uint64_t min = UINT64_MAX;
-
-	if (c->timeline || c->vals || c->ivl || c->o.all || c->o.follow)
-		return;
-	if (c->slow) {
-		const struct slow_keep *k = &c->slow[f];
-		uint64_t kept = k->v[c->o.slowest - 1].duration_ns;
-
-		min = k->n < c->o.slowest ? 0 : kept < UINT64_MAX ? kept + 1 : UINT64_MAX;
-	}
-	if (c->o.slower_than && c->o.slower_than < min)
-		min = c->o.slower_than;
-	ot_pair_on_scope_min(c->pair, f, min);
-}
-
+/* The pairing's hook: the --trace timeline sees every scope, the sinks
+ * keep what they are asked to. */
 static void on_scope(void *ctx, const struct ot_scope *s)
 {
 	struct ot_capture *c = ctx;
-	uint64_t dur = s->end >= s->start ? s->end - s->start : 0;
-	struct ot_report_slow sl;
-	int slow = c->o.slower_than && dur >= c->o.slower_than;
 
 	if (c->timeline)
 		ot_timeline_scope(c->timeline, s);
-	if (c->vals)
-		keep_values(c, s);
-	if (c->ivl)
-		ot_hist_add(&c->ivl[s->func], dur);
-	if (c->o.all || c->o.follow)
-		count_process(c, s, dur);
-	if (!slow && (!c->slow || (c->slow[s->func].n == c->o.slowest &&
-				   dur <= c->slow[s->func].v[c->o.slowest - 1].duration_ns))) {
-		keep_min(c, s->func);
-		return;
-	}
-	sl.at_ns = s->start > c->t_start ? s->start - c->t_start : 0;
-	sl.duration_ns = dur;
-	sl.tid = s->tid;
-	sl.path = scope_path(c, s);
-	if (slow) {
-		live_status(c, 0, 1);
-		if (c->o.json)
-			ot_report_slow_json(c->out, (int)s->pid, c->names[s->func], &sl);
-		else
-			ot_report_slow_text(c->out, (int)s->pid, c->names[s->func], &sl);
-	}
-	if (c->slow)
-		keep_slow(&c->slow[s->func], c->o.slowest, &sl);
-	else
-		free((char *)sl.path);
-	keep_min(c, s->func);
+	ot_sinks_scope(&c->sinks, s);
 }
 
-
-/*
- * One line on a terminal, redrawn twice a second: people watching a long
- * capture want to know it is alive and whether it is losing records.
- */
-static void live_status(struct ot_capture *c, uint64_t now, int final)
+static int proc_comm(uint32_t pid, char *buf, size_t len)
 {
-	uint64_t scopes, hw = 0, size = 1;
+	return ot_proc_comm((pid_t)pid, buf, len);
+}
 
-	if (!c->live)
-		return;
-	if (final) {
-		if (c->live_next != c->t_start + 1000000000ull)
-			fputs("\r\033[K", stderr);
-		return;
-	}
-	if (now < c->live_next)
+/* The status line, when due: what it shows is only read then. */
+static void live_status(struct ot_capture *c, uint64_t now)
+{
+	uint64_t hw = 0, size = 1;
+
+	if (!ot_sinks_live_due(&c->sinks, now))
 		return;
 	ot_probes_ring_peak(c->probes, &hw, &size);
-	scopes = ot_pair_scopes(c->pair);
-	fprintf(stderr, "\r\033[Korbit-trace: %.1f s, %.0f scopes/s, %" PRIu64
-		" records lost, ring peak %.1f%%",
-		(double)(now - c->t_start) / 1e9,
-		(double)(scopes - c->live_scopes) * 1e9 /
-			(double)(now - (c->live_time ? c->live_time : c->t_start)),
-		ot_drain_stats(c->drain)->lost, 100.0 * (double)hw / (double)size);
-	c->live_scopes = scopes;
-	c->live_time = now;
-	c->live_next = now + 500000000ull;
-}
-
-/* -I: report the interval ending at now, and start the next. */
-static void interval_report(struct ot_capture *c, uint64_t now)
-{
-	uint64_t lost = ot_drain_stats(c->drain)->lost;
-	struct ot_report_interval iv = {
-		.seq = ++c->ivl_seq,
-		.start_ns = c->ivl_start - c->t_start,
-		.end_ns = now - c->t_start,
-		.lost = lost - c->ivl_lost,
-		.nfuncs = c->sel.n,
-		.names = c->names,
-		.hist = c->ivl,
-	};
-	size_t i;
-
-	live_status(c, now, 1);
-	if (c->o.json)
-		ot_report_interval_json(c->out, &iv);
-	else
-		ot_report_interval_text(c->out, &iv);
-	fflush(c->out);
-	for (i = 0; i < c->sel.n; i++)
-		ot_hist_init(&c->ivl[i]);
-	c->ivl_lost = lost;
-	c->ivl_start = now;
-	c->ivl_next = now + (uint64_t)(c->o.interval * 1e9);
+	ot_sinks_live(&c->sinks, now, ot_pair_scopes(c->pair), ot_drain_stats(c->drain)->lost,
+		      hw, size);
 }
 
 static void drain_round(struct ot_capture *c, uint64_t horizon)
@@ -540,7 +325,7 @@ static void run(struct ot_capture *c)
 	for (i = 0; i < nfd; i++)
 		pfd[i].events = POLLIN;
 	for (;;) {
-		uint64_t now = ot_now_ns(), wait;
+		uint64_t now = ot_now_ns(), wait, ivl_due;
 		short others = 0;
 		int n;
 
@@ -550,8 +335,8 @@ static void run(struct ot_capture *c)
 		wait = drain_at > now ? drain_at - now : 0;
 		if (deadline != UINT64_MAX)
 			wait = MIN(wait, deadline > now ? deadline - now : 0);
-		if (c->ivl)
-			wait = MIN(wait, c->ivl_next > now ? c->ivl_next - now : 0);
+		ivl_due = ot_sinks_interval_due(&c->sinks);
+		wait = MIN(wait, ivl_due > now ? ivl_due - now : 0);
 		for (i = 0; i < nfd; i++)
 			pfd[i].revents = 0;
 		n = poll(pfd, nfd, (int)((wait + 999999) / 1000000));
@@ -594,9 +379,9 @@ static void run(struct ot_capture *c)
 			c->ended_by = "duration";
 			break;
 		}
-		if (c->ivl && now >= c->ivl_next)
-			interval_report(c, now);
-		live_status(c, now, 0);
+		if (now >= ivl_due)
+			ot_sinks_interval(&c->sinks, now, ot_drain_stats(c->drain)->lost);
+		live_status(c, now);
 	}
 	/* --follow: those still running too, for the report. */
 	if (c->o.follow)
@@ -704,17 +489,8 @@ static void fill_report(struct ot_capture *c)
 							 : c->sel.fn[i].bin->path;
 		fn[i].offset = c->sel.fn[i].sym->offset;
 		fn[i].st = ot_pair_stats(c->pair, i);
-		if (c->vals) {
-			fn[i].arg = c->vals[i].arg;
-			fn[i].arg_name = c->vals[i].arg_name;
-			fn[i].ret = c->vals[i].ret;
-			fn[i].ret_name = c->sel.fn[i].ret & OT_SEL_32 ? "ret:32" : "ret";
-		}
-		if (c->slow) {
-			fn[i].slowest = c->slow[i].v;
-			fn[i].nslowest = c->slow[i].n;
-		}
 	}
+	ot_sinks_report(&c->sinks, fn);
 	r.binary = c->target.display;
 	r.pid = (int)c->target.pid;
 	r.functions_requested = c->sel.requested;
@@ -772,32 +548,9 @@ static void fill_report(struct ot_capture *c)
 		c->rep_follow.dropped = c->fol_dropped;
 		r.follow = &c->rep_follow;
 	}
-	if (c->nprocs) {
-		/* The table's used slots, in pid and function order. */
-		size_t k, n = 0;
-
-		for (k = 0; k < c->procs_cap; k++)
-			if (c->procs[k].pid)
-				c->procs[n++] = c->procs[k];
-		/* --follow: named as the kernel last saw them (after exec,
-		 * and whether or not they are still there to ask). */
-		if (c->nfol)
-			qsort(c->fol, c->nfol, sizeof(*c->fol), cmp_fol);
-		for (k = 0; k < n && c->nfol; k++) {
-			struct ot_follow_proc key = { .pid = c->procs[k].pid };
-			const struct ot_follow_proc *fp = bsearch(&key, c->fol, c->nfol,
-								  sizeof(*c->fol), cmp_fol);
-
-			if (fp) {
-				memcpy(c->procs[k].comm, fp->comm, sizeof(c->procs[k].comm));
-				c->procs[k].ppid = fp->ppid;
-			}
-		}
-		qsort(c->procs, n, sizeof(*c->procs), cmp_proc);
-		c->procs_cap = 0;	/* no longer a hash table */
-		r.procs = c->procs;
-		r.nprocs = n;
-	}
+	if (c->sinks.nprocs && c->nfol)
+		qsort(c->fol, c->nfol, sizeof(*c->fol), cmp_fol);
+	r.procs = ot_sinks_procs(&c->sinks, c->fol, c->nfol, &r.nprocs);
 	r.arm_ns = c->arm_ns;
 	r.arm_ipis = c->arm_ipi.cal;
 	r.arm_tlb = c->arm_ipi.tlb;
@@ -888,7 +641,7 @@ static void print_report(struct ot_capture *c)
 		fflush(c->out);
 	}
 	disarm(c);
-	if (c->o.json && (c->ivl || c->o.slower_than))
+	if (c->o.json && (c->sinks.ivl || c->o.slower_than))
 		ot_report_json_line(c->out, &c->rep);	/* NDJSON, after the streamed lines */
 	else if (c->o.json)
 		ot_report_json(c->out, &c->rep);
@@ -908,26 +661,12 @@ static void cleanup(struct ot_capture *c)
 	if (c->npt > c->sel.n)	/* the calibration's target is the last */
 		free((uint64_t *)c->pt[c->calib_target].ret_sites);
 	free(c->rep_fn);
-	for (i = 0; c->vals && i < c->sel.n; i++) {
-		free(c->vals[i].arg);
-		free(c->vals[i].ret);
-	}
-	free(c->vals);
 	free(c->fol);
 	for (i = 0; c->refused && i < c->rep_inject.nrefused; i++)
 		free((char *)c->refused[i].why);
 	free(c->refused);
 	free((char *)c->rep_inject.exec_why);
-	free(c->ivl);
-	free(c->procs);
-	for (i = 0; c->slow && i < c->sel.n; i++) {
-		size_t k;
-
-		for (k = 0; k < c->slow[i].n; k++)
-			free((char *)c->slow[i].v[k].path);
-		free(c->slow[i].v);
-	}
-	free(c->slow);
+	ot_sinks_free(&c->sinks);
 	ot_timeline_close(c->timeline);
 	if (c->folded)
 		fclose(c->folded);
@@ -1192,33 +931,22 @@ enum ot_capture_result ot_capture_arm(struct ot_capture *c)
 	 * once) must not lengthen arming, which with inject is a pause of the
 	 * target's threads.
 	 */
-	for (i = 0; i < c->sel.n; i++) {
-		const struct ot_selected *f = &c->sel.fn[i];
-
-		if (!f->arg && !f->ret)
-			continue;
-		if (!c->vals)
-			c->vals = ot_xcalloc(c->sel.n, sizeof(*c->vals));
-		if (f->arg) {
-			c->vals[i].arg = ot_xmalloc(sizeof(*c->vals[i].arg));
-			ot_values_init(c->vals[i].arg);
-			snprintf(c->vals[i].arg_name, sizeof(c->vals[i].arg_name), "arg%d%s",
-				 OT_SEL_ARG(f->arg), f->arg & OT_SEL_32 ? ":32" : "");
-		}
-		if (f->ret) {
-			c->vals[i].ret = ot_xmalloc(sizeof(*c->vals[i].ret));
-			ot_values_init(c->vals[i].ret);
-		}
-	}
 	c->pair = ot_pair_new(c->sel.n);
+	{
+		struct ot_sinks_opts so = {
+			.nfuncs = c->sel.n, .names = c->names, .out = c->out, .json = c->o.json,
+			.slowest = c->o.slowest, .slower_than = c->o.slower_than,
+			.per_process = c->o.all || c->o.follow, .every_scope = !!c->timeline,
+			.comm = proc_comm,
+		};
+
+		ot_sinks_init(&c->sinks, &so, c->pair);
+	}
+	for (i = 0; i < c->sel.n; i++)
+		ot_sinks_values(&c->sinks, i, c->sel.fn[i].arg, c->sel.fn[i].ret);
 	ot_pair_on_scope(c->pair, on_scope, c);
 	if (c->inject)
 		ot_pair_set_exact(c->pair);
-	if (c->o.slowest) {
-		c->slow = ot_xcalloc(c->sel.n, sizeof(*c->slow));
-		for (i = 0; i < c->sel.n; i++)
-			c->slow[i].v = ot_xcalloc(c->o.slowest, sizeof(*c->slow[i].v));
-	}
 	for (i = 0; i < c->sel.n; i++)
 		if (c->ret[i].tail_calls)
 			ot_pair_set_tail_calls(c->pair, i);
@@ -1289,15 +1017,9 @@ enum ot_capture_result ot_capture_arm(struct ot_capture *c)
 	if (c->calib_live && calibrate(c))
 		return OT_CAPTURE_FAILED;
 	c->t_start = ot_now_ns();
-	if (c->o.interval > 0) {
-		c->ivl = ot_xcalloc(c->sel.n + 1, sizeof(*c->ivl));
-		for (i = 0; i < c->sel.n; i++)
-			ot_hist_init(&c->ivl[i]);
-		c->ivl_start = c->t_start;
-		c->ivl_next = c->t_start + (uint64_t)(c->o.interval * 1e9);
-	}
-	c->live = isatty(STDERR_FILENO) && ot_error_verbosity() >= 0;
-	c->live_next = c->t_start + 1000000000ull;
+	ot_sinks_start(&c->sinks, c->t_start,
+		       c->o.interval > 0 ? (uint64_t)(c->o.interval * 1e9) : 0,
+		       isatty(STDERR_FILENO) && ot_error_verbosity() >= 0 ? stderr : NULL);
 	if (c->target.is_child && ot_target_release(&c->target))
 		return OT_CAPTURE_FAILED;
 	if (!c->o.all && !c->target.is_child && ot_target_check_exit(&c->target)) {
@@ -1319,14 +1041,14 @@ enum ot_capture_result ot_capture_report(struct ot_capture *c)
 
 	/* Disable first, drain what is left, report; disarm last (slow). */
 	c->t_end = ot_now_ns();
-	live_status(c, c->t_end, 1);
+	ot_sinks_live_clear(&c->sinks);
 	ot_calib_live_stop(c->calib_live);
 	c->calib_live = NULL;
 	ot_probes_disable(c->probes);
 	final_drain(c);
 	/* The last, shorter interval: the intervals add up to the capture. */
-	if (c->ivl)
-		interval_report(c, ot_now_ns());
+	if (ot_sinks_interval_due(&c->sinks) != UINT64_MAX)
+		ot_sinks_interval(&c->sinks, ot_now_ns(), ot_drain_stats(c->drain)->lost);
 	ot_pair_finish(c->pair);
 	if (c->inject)
 		inject_final(c);
