@@ -149,53 +149,23 @@ static void final_drain(struct ot_capture *c)
 	calib_update(c);
 }
 
-/* symbols: the target's binary and the functions -f selects. */
+/* The target's program, the functions -f selects, and their probe targets. */
 static int resolve(struct ot_capture *c)
 {
-	size_t i;
-	int ret;
+	int script = !c->o.all && ot_target_is_script(&c->target);
+	struct ot_plan_opts po = {
+		/* -a: no program of its own; every term names its file. */
+		.exe = c->o.all ? NULL : c->target.exe, .display = c->target.display,
+		.script = script ? c->o.argv[0] : NULL, .interpreter = c->target.run,
+		.find_lib = ot_target_find_lib, .find_lib_ctx = &c->target,
+		.functions = c->o.functions, .expect = c->o.expect, .nexpect = c->o.nexpect,
+		.inject = c->inject, .ret_mode_set = c->o.ret_mode_set,
+		.ret_insn = c->o.ret_insn, .list = c->o.list,
+	};
+	int ret = ot_plan_make(&c->plan, &po);
 
-	/* -a: no program of its own; every term names its file. */
-	ret = c->o.all ? 0 : ot_elf_open(c->target.exe, c->target.display, &c->elf);
-	if (ret)
-		return OT_CAPTURE_FAILED;
-	c->bins = ot_binset_new(c->elf, c->o.all ? "" : c->target.exe, c->target.display,
-				ot_target_find_lib, &c->target);
-	if (!c->o.all && ot_target_is_script(&c->target))
-		ot_binset_set_script(c->bins, c->o.argv[0], c->target.run);
-	ret = ot_binset_select(c->bins, c->o.functions, &c->sel);
 	if (ret)
 		return ret == -ENOENT ? OT_CAPTURE_BAD_INPUT : OT_CAPTURE_FAILED;
-	c->pt = ot_xcalloc(c->sel.n, sizeof(*c->pt));
-	c->ret = ot_xcalloc(c->sel.n, sizeof(*c->ret));
-	/* The pairing, the report and the exports index names by function. */
-	c->names = ot_xcalloc(c->sel.n, sizeof(*c->names));
-	for (i = 0; i < c->sel.n; i++)
-		c->names[i] = c->sel.fn[i].name;
-	for (i = 0; i < c->o.nexpect; i++) {
-		size_t k;
-
-		for (k = 0; k < c->sel.n; k++)
-			if (!strcmp(c->names[k], c->o.expect[i].name))
-				break;
-		if (k == c->sel.n) {
-			ot_error("--expect names '%s', which -f does not trace\n"
-				 "Try 'orbit-trace --help' for more information.",
-				 c->o.expect[i].name);
-			return OT_CAPTURE_BAD_INPUT;
-		}
-	}
-	{
-		struct ot_plan_opts po = {
-			.elf = c->elf, .display = c->target.display, .inject = c->inject,
-			.ret_mode_set = c->o.ret_mode_set, .ret_insn = c->o.ret_insn,
-			.list = c->o.list,
-		};
-
-		ret = ot_plan_targets(&c->sel, &po, c->pt, c->ret);
-		if (ret)
-			return ret == -ENOTSUP ? OT_CAPTURE_BAD_INPUT : OT_CAPTURE_FAILED;
-	}
 	return OT_CAPTURE_OK;
 }
 
@@ -398,8 +368,8 @@ static void cleanup(struct ot_capture *c)
 	disarm(c);
 	ot_target_thaw(&c->target); /* never leave a -p process stopped */
 	ot_pair_free(c->calib_pair);
-	if (c->npt > c->sel.n)	/* the calibration's target is the last */
-		free((uint64_t *)c->pt[c->calib_target].ret_sites);
+	if (c->npt > c->plan.sel.n)	/* the calibration's target is the last */
+		free((uint64_t *)c->plan.pt[c->calib_target].ret_sites);
 	free(c->rep_fn);
 	free(c->fol);
 	for (i = 0; c->refused && i < c->rep_inject.nrefused; i++)
@@ -413,14 +383,7 @@ static void cleanup(struct ot_capture *c)
 	ot_check_free(&c->check);
 	ot_drain_free(c->drain);
 	ot_pair_free(c->pair);
-	free(c->names);
-	for (i = 0; c->ret && i < c->sel.n; i++)
-		ot_returns_free(&c->ret[i]);
-	free(c->ret);
-	free(c->pt);
-	ot_selection_free(&c->sel);
-	ot_binset_free(c->bins);
-	ot_elf_close(c->elf);
+	ot_plan_free(&c->plan);
 	ot_target_stop(&c->target);
 	ot_target_fini(&c->target);
 	if (c->out && c->out != stdout)
@@ -531,19 +494,19 @@ enum ot_capture_result ot_capture_arm(struct ot_capture *c)
 	/* inject arms no uprobe: ptrace's own permission check decides. */
 	if (!c->inject && ot_caps_check())
 		return OT_CAPTURE_FAILED;
-	c->npt = c->sel.n;
+	c->npt = c->plan.sel.n;
 	if (c->o.compensate) {
 		size_t insn = 0;
 
 		/* Calibrate the kind of return probe most functions get. */
-		for (i = 0; i < c->sel.n; i++)
-			insn += c->pt[i].ret_sites != NULL;
+		for (i = 0; i < c->plan.sel.n; i++)
+			insn += c->plan.pt[i].ret_sites != NULL;
 		c->calib.empty_ns = ot_calib_empty_ns();
-		c->calib_target = (uint32_t)c->sel.n;
-		c->pt = ot_xreallocarray(c->pt, c->sel.n + 1, sizeof(*c->pt));
-		if (ot_calib_probe(2 * insn > c->sel.n, &c->pt[c->calib_target]))
+		c->calib_target = (uint32_t)c->plan.sel.n;
+		c->plan.pt = ot_xreallocarray(c->plan.pt, c->plan.sel.n + 1, sizeof(*c->plan.pt));
+		if (ot_calib_probe(2 * insn > c->plan.sel.n, &c->plan.pt[c->calib_target]))
 			return OT_CAPTURE_FAILED;
-		c->pt[c->calib_target].pid = (int)getpid();
+		c->plan.pt[c->calib_target].pid = (int)getpid();
 		c->npt++;
 	}
 	/*
@@ -561,17 +524,18 @@ enum ot_capture_result ot_capture_arm(struct ot_capture *c)
 		return OT_CAPTURE_FAILED;
 	if (c->o.trace && ot_timeline_open(c->o.trace, c->target.pid,
 					   basename(c->target.display), ot_now_ns(),
-					   c->names, &c->timeline))
+					   c->plan.names, &c->timeline))
 		return OT_CAPTURE_FAILED;
 	/*
 	 * The pairing first: its histograms (30 KB per function, written at
 	 * once) must not lengthen arming, which with inject is a pause of the
 	 * target's threads.
 	 */
-	c->pair = ot_pair_new(c->sel.n);
+	c->pair = ot_pair_new(c->plan.sel.n);
 	{
 		struct ot_sinks_opts so = {
-			.nfuncs = c->sel.n, .names = c->names, .out = c->out, .json = c->o.json,
+			.nfuncs = c->plan.sel.n, .names = c->plan.names,
+			.out = c->out, .json = c->o.json,
 			.slowest = c->o.slowest, .slower_than = c->o.slower_than,
 			.per_process = c->o.all || c->o.follow, .every_scope = !!c->timeline,
 			.comm = proc_comm,
@@ -579,13 +543,13 @@ enum ot_capture_result ot_capture_arm(struct ot_capture *c)
 
 		ot_sinks_init(&c->sinks, &so, c->pair);
 	}
-	for (i = 0; i < c->sel.n; i++)
-		ot_sinks_values(&c->sinks, i, c->sel.fn[i].arg, c->sel.fn[i].ret);
+	for (i = 0; i < c->plan.sel.n; i++)
+		ot_sinks_values(&c->sinks, i, c->plan.sel.fn[i].arg, c->plan.sel.fn[i].ret);
 	ot_pair_on_scope(c->pair, on_scope, c);
 	if (c->inject)
 		ot_pair_set_exact(c->pair);
-	for (i = 0; i < c->sel.n; i++)
-		if (c->ret[i].tail_calls)
+	for (i = 0; i < c->plan.sel.n; i++)
+		if (c->plan.ret[i].tail_calls)
 			ot_pair_set_tail_calls(c->pair, i);
 	/* What arming costs the machine, measured the way the seed measured
 	 * static keys: wall time and /proc/interrupts deltas. */
@@ -607,7 +571,7 @@ enum ot_capture_result ot_capture_arm(struct ot_capture *c)
 			.hold_exec = c->target.is_child || c->o.freeze,
 		};
 
-		if (ot_probes_arm(c->pt, c->npt, &po, &c->probes))
+		if (ot_probes_arm(c->plan.pt, c->npt, &po, &c->probes))
 			return OT_CAPTURE_FAILED;
 	}
 	if (c->inject)
@@ -648,7 +612,7 @@ enum ot_capture_result ot_capture_arm(struct ot_capture *c)
 		ot_error("cannot drop capabilities after arming");
 		return OT_CAPTURE_FAILED;
 	}
-	ot_verbose("armed %zu functions (%zu %s) on %s", c->sel.n,
+	ot_verbose("armed %zu functions (%zu %s) on %s", c->plan.sel.n,
 		   ot_probes_nevents(c->probes), ot_probes_objects(c->probes),
 		   c->target.display);
 	if (c->calib_live && calibrate(c))
@@ -696,7 +660,7 @@ enum ot_capture_result ot_capture_report(struct ot_capture *c)
 		size_t n;
 		const struct ot_tree_node *tree = ot_pair_tree(c->pair, &n);
 
-		if (ot_folded_write(c->folded, tree, n, c->names) || fflush(c->folded)) {
+		if (ot_folded_write(c->folded, tree, n, c->plan.names) || fflush(c->folded)) {
 			ot_error_errno(EIO, "cannot write %s", c->o.folded);
 			return OT_CAPTURE_FAILED;
 		}

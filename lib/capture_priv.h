@@ -11,15 +11,13 @@
 #include "capture.h"
 #include "check.h"
 #include "drain.h"
-#include "elfsym.h"
 #include "export.h"
 #include "ipi.h"
 #include "options.h"
 #include "pair.h"
+#include "plan.h"
 #include "probes.h"
 #include "report.h"
-#include "returns.h"
-#include "select.h"
 #include "sinks.h"
 #include "target.h"
 
@@ -34,11 +32,8 @@ struct ot_capture {
 	FILE *out;
 	struct ot_target target;
 	struct ot_user user;
-	struct ot_elf *elf;	/* the main executable */
-	struct ot_binset *bins;	/* it and the libraries -f names */
-	struct ot_selection sel;
-	struct ot_probe_target *pt;
-	struct ot_returns *ret;	/* per function, where --returns insn sees it */
+	/* The program, the selection, the probe targets (+ 1 with --compensate). */
+	struct ot_plan plan;
 	struct ot_probes *probes;
 	struct ot_pair *pair;
 	struct ot_drain *drain;
@@ -46,7 +41,6 @@ struct ot_capture {
 	sigset_t oldmask;
 	uint64_t t_start, t_end;
 	const char *ended_by;
-	const char **names;	/* function index -> sel.fn[i].name */
 	struct ot_timeline *timeline;
 	FILE *folded;
 	struct ot_check check;
@@ -55,7 +49,7 @@ struct ot_capture {
 	struct ot_ipi arm_before, arm_ipi; /* IPIs and shootdowns it caused */
 	/*
 	 * Two sinks share the rings: the selection's scopes (pair, probe
-	 * targets 0..sel.n-1) and, with --compensate, the calibration's
+	 * targets 0..plan.sel.n-1) and, with --compensate, the calibration's
 	 * (calib_pair, probe target calib_target: orbit-trace's own
 	 * ot_calib_target, called by calib_live).
 	 */

@@ -54,13 +54,13 @@ void ot_capture_inject_final(struct ot_capture *c)
 	r->exec_why = ip->exec_why ? ot_xstrdup(ip->exec_why) : NULL;
 	r->unrecorded_threads = ip->unrecorded_threads;
 	r->unrecorded_handlers = ip->unrecorded_handlers;
-	c->refused = ot_xcalloc(c->sel.n + 1, sizeof(*c->refused));
-	for (i = 0; i < c->sel.n; i++) {
+	c->refused = ot_xcalloc(c->plan.sel.n + 1, sizeof(*c->refused));
+	for (i = 0; i < c->plan.sel.n; i++) {
 		const char *why = ot_probes_refused(c->probes, i);
 
 		if (why) {
 			/* The backend's copy goes when it is disarmed, before JSON. */
-			c->refused[r->nrefused].name = c->names[i];
+			c->refused[r->nrefused].name = c->plan.names[i];
 			c->refused[r->nrefused++].why = ot_xstrdup(why);
 		}
 	}
@@ -101,17 +101,17 @@ static void judge_thread_execs(struct ot_capture *c)
 
 void ot_capture_judge(struct ot_capture *c)
 {
-	const struct ot_func_stats **st = ot_xcalloc(c->sel.n, sizeof(*st));
+	const struct ot_func_stats **st = ot_xcalloc(c->plan.sel.n, sizeof(*st));
 	size_t i;
 
-	for (i = 0; i < c->sel.n; i++)
+	for (i = 0; i < c->plan.sel.n; i++)
 		st[i] = ot_pair_stats(c->pair, i);
-	ot_check_run(&c->check, c->sel.n, c->names, st, c->o.expect,
+	ot_check_run(&c->check, c->plan.sel.n, c->plan.names, st, c->o.expect,
 		     c->o.nexpect, c->o.max_loss, ot_drain_stats(c->drain)->lost,
 		     c->lost_exact, c->inject ? "the process's rings" : NULL);
-	for (i = 0; i < c->sel.n; i++)
-		if (c->ret[i].inexact)
-			ot_check_add(&c->check, OT_STATUS_LOSSY, c->ret[i].inexact);
+	for (i = 0; i < c->plan.sel.n; i++)
+		if (c->plan.ret[i].inexact)
+			ot_check_add(&c->check, OT_STATUS_LOSSY, c->plan.ret[i].inexact);
 	if (c->fol_dropped) {
 		char why[192];
 
@@ -125,7 +125,8 @@ void ot_capture_judge(struct ot_capture *c)
 		char why[192];
 
 		snprintf(why, sizeof(why), "%zu of %zu functions were not armed: inject could not "
-			 "patch them (arming.refused says why)", c->rep_inject.nrefused, c->sel.n);
+			 "patch them (arming.refused says why)", c->rep_inject.nrefused,
+			 c->plan.sel.n);
 		ot_check_add(&c->check, OT_STATUS_LOSSY, why);
 	}
 	if (c->rep_inject.unrecorded_handlers || c->rep_inject.unrecorded_threads) {
@@ -153,33 +154,34 @@ void ot_capture_judge(struct ot_capture *c)
 /* Everything the report says, read while the probes and rings still exist. */
 void ot_capture_fill_report(struct ot_capture *c)
 {
-	struct ot_report_func *fn = ot_xcalloc(c->sel.n, sizeof(*fn));
+	struct ot_report_func *fn = ot_xcalloc(c->plan.sel.n, sizeof(*fn));
 	struct ot_report r;
 	unsigned i;
 
 	memset(&r, 0, sizeof(r));
 	r.ring_high_water = ot_probes_high_water(c->probes);
-	for (i = 0; i < c->sel.n; i++) {
-		fn[i].name = c->names[i];
-		fn[i].symbol = c->sel.fn[i].sym->name;
-		fn[i].aliases = c->sel.fn[i].aliases;
-		fn[i].binary = c->sel.fn[i].bin->is_main ? c->target.display
-							 : c->sel.fn[i].bin->path;
-		fn[i].offset = c->sel.fn[i].sym->offset;
+	for (i = 0; i < c->plan.sel.n; i++) {
+		fn[i].name = c->plan.names[i];
+		fn[i].symbol = c->plan.sel.fn[i].sym->name;
+		fn[i].aliases = c->plan.sel.fn[i].aliases;
+		fn[i].binary = c->plan.sel.fn[i].bin->is_main ? c->target.display
+							 : c->plan.sel.fn[i].bin->path;
+		fn[i].offset = c->plan.sel.fn[i].sym->offset;
 		fn[i].st = ot_pair_stats(c->pair, i);
 	}
 	ot_sinks_report(&c->sinks, fn);
 	r.binary = c->target.display;
 	r.pid = (int)c->target.pid;
-	r.functions_requested = c->sel.requested;
-	r.functions_armed = c->sel.n;
+	r.functions_requested = c->plan.sel.requested;
+	r.functions_armed = c->plan.sel.n;
 	r.uprobes = c->inject ? 0 : ot_probes_nuprobes(c->probes);
-	for (i = 0; i < c->sel.n; i++)
-		r.insn_returns += c->pt[i].ret_sites != NULL;
-	r.returns = r.insn_returns == c->sel.n ? "insn" : !r.insn_returns ? "uretprobe" : "mixed";
+	for (i = 0; i < c->plan.sel.n; i++)
+		r.insn_returns += c->plan.pt[i].ret_sites != NULL;
+	r.returns = r.insn_returns == c->plan.sel.n ? "insn" :
+		    !r.insn_returns ? "uretprobe" : "mixed";
 	if (c->inject) {
 		r.returns = "trampoline";
-		r.functions_armed = c->sel.n - c->rep_inject.nrefused;
+		r.functions_armed = c->plan.sel.n - c->rep_inject.nrefused;
 		r.inject = &c->rep_inject;
 	}
 	r.backend = ot_probes_backend(c->probes);
@@ -205,14 +207,14 @@ void ot_capture_fill_report(struct ot_capture *c)
 		r.records = rec;
 	}
 	r.threads = ot_pair_threads(c->pair);
-	r.nfuncs = c->sel.n;
+	r.nfuncs = c->plan.sel.n;
 	r.funcs = fn;
 	r.check = &c->check;
 	r.has_expect = c->o.nexpect > 0;
 	r.max_loss_pct = c->o.max_loss;
 	r.tree = ot_pair_tree(c->pair, &r.ntree);
 	r.tree_dropped = ot_pair_tree_dropped(c->pair);
-	r.names = c->names;
+	r.names = c->plan.names;
 	r.draw_hist = c->o.hist;
 	c->rep_calib.pair_ns = c->calib.pair_ns;
 	c->rep_calib.own_ns = c->calib.own_ns;
@@ -254,19 +256,19 @@ void ot_capture_fill_report(struct ot_capture *c)
  */
 enum ot_capture_result ot_capture_list(struct ot_capture *c)
 {
-	struct ot_list_fn *fn = ot_xcalloc(c->sel.n + 1, sizeof(*fn));
-	struct ot_list_skip *sk = ot_xcalloc(c->sel.nskipped + 1, sizeof(*sk));
-	uint64_t *part = ot_xcalloc(c->sel.n + 1, sizeof(*part));
-	const char **raw = ot_xcalloc(c->sel.n + 1, sizeof(*raw));
+	struct ot_list_fn *fn = ot_xcalloc(c->plan.sel.n + 1, sizeof(*fn));
+	struct ot_list_skip *sk = ot_xcalloc(c->plan.sel.nskipped + 1, sizeof(*sk));
+	uint64_t *part = ot_xcalloc(c->plan.sel.n + 1, sizeof(*part));
+	const char **raw = ot_xcalloc(c->plan.sel.n + 1, sizeof(*raw));
 	const struct ot_binary *shown = NULL;
-	struct ot_list l = { fn, c->sel.n, sk, c->sel.nskipped };
+	struct ot_list l = { fn, c->plan.sel.n, sk, c->plan.sel.nskipped };
 	int have_dwarf = 0, bad;
 	size_t i, k;
 
-	for (i = 0; i < c->sel.n; i++)
-		raw[i] = c->sel.fn[i].sym->name;
-	for (i = 0; i < c->sel.n; i++) {
-		const struct ot_selected *s = &c->sel.fn[i];
+	for (i = 0; i < c->plan.sel.n; i++)
+		raw[i] = c->plan.sel.fn[i].sym->name;
+	for (i = 0; i < c->plan.sel.n; i++) {
+		const struct ot_selected *s = &c->plan.sel.fn[i];
 
 		fn[i].file = s->bin->path;
 		fn[i].file_functions = ot_elf_nsyms(s->bin->elf);
@@ -280,17 +282,17 @@ enum ot_capture_result ot_capture_list(struct ot_capture *c)
 			continue;
 		shown = s->bin;
 		/* Counted by name in this file's DWARF: keep its own functions'. */
-		if (!ot_debuginfo_inlined(shown->path, raw, c->sel.n, part)) {
+		if (!ot_debuginfo_inlined(shown->path, raw, c->plan.sel.n, part)) {
 			have_dwarf = 1;
-			for (k = 0; k < c->sel.n; k++)
-				if (c->sel.fn[k].bin == shown)
+			for (k = 0; k < c->plan.sel.n; k++)
+				if (c->plan.sel.fn[k].bin == shown)
 					fn[k].inlined = part[k];
 		}
 	}
-	for (i = 0; i < c->sel.nskipped; i++) {
-		sk[i].file = c->sel.skipped[i].bin->display;
-		sk[i].name = ot_sym_display(c->sel.skipped[i].sym);
-		sk[i].why = c->sel.skipped[i].sym->not_called;
+	for (i = 0; i < c->plan.sel.nskipped; i++) {
+		sk[i].file = c->plan.sel.skipped[i].bin->display;
+		sk[i].name = ot_sym_display(c->plan.sel.skipped[i].sym);
+		sk[i].why = c->plan.sel.skipped[i].sym->not_called;
 	}
 	if (!have_dwarf)
 		ot_verbose("no DWARF: inlined copies of these functions cannot be listed");
