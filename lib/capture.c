@@ -477,71 +477,64 @@ static int calibrate(struct ot_capture *c)
 }
 
 
-enum ot_capture_result ot_capture_arm(struct ot_capture *c)
+/* --compensate: orbit-trace's own ot_calib_target, the last probe target. */
+static int add_calib_target(struct ot_capture *c)
 {
-	size_t i;
+	size_t i, insn = 0;
 
-	/* Output files are opened before arming: a typo must not cost a capture. */
-	if (c->o.folded) {
-		c->folded = fopen(c->o.folded, "we");
-		if (!c->folded) {
-			ot_error_errno(errno, "cannot open %s", c->o.folded);
-			return OT_CAPTURE_FAILED;
-		}
-	}
+	/* Calibrate the kind of return probe most functions get. */
+	for (i = 0; i < c->plan.sel.n; i++)
+		insn += c->plan.pt[i].ret_sites != NULL;
+	c->calib.empty_ns = ot_calib_empty_ns();
+	c->calib_target = (uint32_t)c->plan.sel.n;
+	c->plan.pt = ot_xreallocarray(c->plan.pt, c->plan.sel.n + 1, sizeof(*c->plan.pt));
+	if (ot_calib_probe(2 * insn > c->plan.sel.n, &c->plan.pt[c->calib_target]))
+		return -1;
+	c->plan.pt[c->calib_target].pid = (int)getpid();
+	c->npt++;
+	return 0;
+}
 
-	/* inject arms no uprobe: ptrace's own permission check decides. */
-	if (!c->inject && ot_caps_check())
-		return OT_CAPTURE_FAILED;
-	c->npt = c->plan.sel.n;
-	if (c->o.compensate) {
-		size_t insn = 0;
-
-		/* Calibrate the kind of return probe most functions get. */
-		for (i = 0; i < c->plan.sel.n; i++)
-			insn += c->plan.pt[i].ret_sites != NULL;
-		c->calib.empty_ns = ot_calib_empty_ns();
-		c->calib_target = (uint32_t)c->plan.sel.n;
-		c->plan.pt = ot_xreallocarray(c->plan.pt, c->plan.sel.n + 1, sizeof(*c->plan.pt));
-		if (ot_calib_probe(2 * insn > c->plan.sel.n, &c->plan.pt[c->calib_target]))
-			return OT_CAPTURE_FAILED;
-		c->plan.pt[c->calib_target].pid = (int)getpid();
-		c->npt++;
-	}
-	/*
-	 * Forked now, exec'd only once armed: no call before arming is missed.
-	 * Under sudo the command runs as the user who typed it, not as root:
-	 * tracing a program must not change what it may do.
-	 */
+/*
+ * -- CMD: forked now, exec'd only once armed: no call before arming is
+ * missed.  Under sudo the command runs as the user who typed it, not as
+ * root: tracing a program must not change what it may do.
+ */
+static int spawn(struct ot_capture *c)
+{
 	c->target.sigpipe_ignored = c->sigpipe_ignored;
 	if (c->o.argv && (ot_user_resolve(c->o.user, &c->user) ||
 			  ot_target_spawn(&c->target, c->o.argv, &c->oldmask, &c->user)))
-		return OT_CAPTURE_FAILED;
+		return -1;
 	/* inject patches code that is there: the program exec'd, its libraries
 	 * loaded, held at its entry point. */
 	if (c->inject && c->o.argv && ot_target_exec_stopped(&c->target))
-		return OT_CAPTURE_FAILED;
+		return -1;
+	return 0;
+}
+
+/*
+ * Where the scopes go, made before arming: the pairing's histograms (30 KB
+ * per function, written at once) must not lengthen arming, which with
+ * inject is a pause of the target's threads.
+ */
+static int make_sinks(struct ot_capture *c)
+{
+	struct ot_sinks_opts so = {
+		.nfuncs = c->plan.sel.n, .names = c->plan.names,
+		.out = c->out, .json = c->o.json,
+		.slowest = c->o.slowest, .slower_than = c->o.slower_than,
+		.per_process = c->o.all || c->o.follow, .comm = proc_comm,
+	};
+	size_t i;
+
 	if (c->o.trace && ot_timeline_open(c->o.trace, c->target.pid,
 					   basename(c->target.display), ot_now_ns(),
 					   c->plan.names, &c->timeline))
-		return OT_CAPTURE_FAILED;
-	/*
-	 * The pairing first: its histograms (30 KB per function, written at
-	 * once) must not lengthen arming, which with inject is a pause of the
-	 * target's threads.
-	 */
+		return -1;
 	c->pair = ot_pair_new(c->plan.sel.n);
-	{
-		struct ot_sinks_opts so = {
-			.nfuncs = c->plan.sel.n, .names = c->plan.names,
-			.out = c->out, .json = c->o.json,
-			.slowest = c->o.slowest, .slower_than = c->o.slower_than,
-			.per_process = c->o.all || c->o.follow, .every_scope = !!c->timeline,
-			.comm = proc_comm,
-		};
-
-		ot_sinks_init(&c->sinks, &so, c->pair);
-	}
+	so.every_scope = !!c->timeline;
+	ot_sinks_init(&c->sinks, &so, c->pair);
 	for (i = 0; i < c->plan.sel.n; i++)
 		ot_sinks_values(&c->sinks, i, c->plan.sel.fn[i].arg, c->plan.sel.fn[i].ret);
 	ot_pair_on_scope(c->pair, on_scope, c);
@@ -550,29 +543,30 @@ enum ot_capture_result ot_capture_arm(struct ot_capture *c)
 	for (i = 0; i < c->plan.sel.n; i++)
 		if (c->plan.ret[i].tail_calls)
 			ot_pair_set_tail_calls(c->pair, i);
-	/* What arming costs the machine, measured the way the seed measured
-	 * static keys: wall time and /proc/interrupts deltas. */
-	ot_ipi_read(&c->arm_before);
-	c->arm_t0 = ot_now_ns();
-	if (c->o.freeze && ot_target_freeze(&c->target))
-		return OT_CAPTURE_FAILED;
-	{
-		struct ot_probes_opts po = {
-			.ring_kb = c->o.ring_kb_set ? c->o.ring_kb : 0,
-			.backend = c->o.backend,
-			.pid = (int)c->target.pid,
-			.pidfd = c->target.pidfd,
-			.held = c->inject && c->o.argv,
-			.clock = c->o.inject_clock,
-			.follow = c->o.follow,
-			/* A command's stop is seen by its parent, us; a -p
-			 * process's by its own, so only where --freeze says. */
-			.hold_exec = c->target.is_child || c->o.freeze,
-		};
+	return 0;
+}
 
-		if (ot_probes_arm(c->plan.pt, c->npt, &po, &c->probes))
-			return OT_CAPTURE_FAILED;
-	}
+/* The probes armed (the process frozen meanwhile with --freeze), the drain
+ * made, the probes enabled. */
+static int arm_probes(struct ot_capture *c)
+{
+	struct ot_probes_opts po = {
+		.ring_kb = c->o.ring_kb_set ? c->o.ring_kb : 0,
+		.backend = c->o.backend,
+		.pid = (int)c->target.pid,
+		.pidfd = c->target.pidfd,
+		.held = c->inject && c->o.argv,
+		.clock = c->o.inject_clock,
+		.follow = c->o.follow,
+		/* A command's stop is seen by its parent, us; a -p
+		 * process's by its own, so only where --freeze says. */
+		.hold_exec = c->target.is_child || c->o.freeze,
+	};
+
+	if (c->o.freeze && ot_target_freeze(&c->target))
+		return -1;
+	if (ot_probes_arm(c->plan.pt, c->npt, &po, &c->probes))
+		return -1;
 	if (c->inject)
 		ot_capture_inject_armed(c);
 	if (c->o.all)
@@ -586,36 +580,34 @@ enum ot_capture_result ot_capture_arm(struct ot_capture *c)
 		ot_drain_also_pid(c->drain, (uint32_t)getpid());
 	}
 	if (ot_probes_enable(c->probes))
-		return OT_CAPTURE_FAILED;
+		return -1;
 	if (c->inject && ot_probes_inproc(c->probes))
 		c->rep_inject.arm_pause_ns = ot_probes_inproc(c->probes)->arm_pause_ns;
 	ot_target_thaw(&c->target);
-	if (c->calib_pair && ot_calib_live_start(&c->calib_live))
-		return OT_CAPTURE_FAILED;
-	{
-		struct ot_ipi after;
+	return 0;
+}
 
-		c->arm_ns = ot_now_ns() - c->arm_t0;
-		ot_ipi_read(&after);
-		c->arm_ipi.cal = after.cal - c->arm_before.cal;
-		c->arm_ipi.tlb = after.tlb - c->arm_before.tlb;
-	}
-	/*
-	 * Armed and mapped: nothing left needs privilege, so keep none but
-	 * CAP_KILL where another user's process is signalled later: a
-	 * command run as the user, and a -p process with --freeze (stopped
-	 * again for disarming, and continued after an exec the multi backend
-	 * holds it at).
-	 */
+/*
+ * Armed and mapped: nothing left needs privilege, so keep none but
+ * CAP_KILL where another user's process is signalled later: a command run
+ * as the user, and a -p process with --freeze (stopped again for
+ * disarming, and continued after an exec the multi backend holds it at).
+ */
+static int drop_caps(struct ot_capture *c)
+{
 	if (ot_caps_drop((c->user.set && c->user.uid != getuid()) || c->o.freeze, c->inject)) {
 		ot_error("cannot drop capabilities after arming");
-		return OT_CAPTURE_FAILED;
+		return -1;
 	}
 	ot_verbose("armed %zu functions (%zu %s) on %s", c->plan.sel.n,
 		   ot_probes_nevents(c->probes), ot_probes_objects(c->probes),
 		   c->target.display);
-	if (c->calib_live && calibrate(c))
-		return OT_CAPTURE_FAILED;
+	return 0;
+}
+
+/* The capture's clock starts, and the command with it. */
+static enum ot_capture_result start(struct ot_capture *c)
+{
 	c->t_start = ot_now_ns();
 	ot_sinks_start(&c->sinks, c->t_start,
 		       c->o.interval > 0 ? (uint64_t)(c->o.interval * 1e9) : 0,
@@ -627,6 +619,36 @@ enum ot_capture_result ot_capture_arm(struct ot_capture *c)
 		return OT_CAPTURE_FAILED;
 	}
 	return OT_CAPTURE_OK;
+}
+
+enum ot_capture_result ot_capture_arm(struct ot_capture *c)
+{
+	struct ot_ipi after;
+
+	/* Output files are opened before arming: a typo must not cost a capture. */
+	if (c->o.folded && !(c->folded = fopen(c->o.folded, "we"))) {
+		ot_error_errno(errno, "cannot open %s", c->o.folded);
+		return OT_CAPTURE_FAILED;
+	}
+	/* inject arms no uprobe: ptrace's own permission check decides. */
+	if (!c->inject && ot_caps_check())
+		return OT_CAPTURE_FAILED;
+	c->npt = c->plan.sel.n;
+	if ((c->o.compensate && add_calib_target(c)) || spawn(c) || make_sinks(c))
+		return OT_CAPTURE_FAILED;
+	/* What arming costs the machine, measured the way the seed measured
+	 * static keys: wall time and /proc/interrupts deltas. */
+	ot_ipi_read(&c->arm_before);
+	c->arm_t0 = ot_now_ns();
+	if (arm_probes(c) || (c->calib_pair && ot_calib_live_start(&c->calib_live)))
+		return OT_CAPTURE_FAILED;
+	c->arm_ns = ot_now_ns() - c->arm_t0;
+	ot_ipi_read(&after);
+	c->arm_ipi.cal = after.cal - c->arm_before.cal;
+	c->arm_ipi.tlb = after.tlb - c->arm_before.tlb;
+	if (drop_caps(c) || (c->calib_live && calibrate(c)))
+		return OT_CAPTURE_FAILED;
+	return start(c);
 }
 
 enum ot_capture_result ot_capture_run(struct ot_capture *c)
