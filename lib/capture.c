@@ -1,8 +1,18 @@
+/*
+ * capture.c - one capture's life cycle, in capture.h's steps: open, arm,
+ * run, report, free.  It owns the order - what is acquired when, and
+ * released in reverse - and the run loop that drains the rings into the
+ * pairing until the capture ends.  The parts it puts together are made
+ * elsewhere: the plan (lib/plan), what scopes leave (lib/sinks), the
+ * report (lib/capture_report), disarming (lib/disarm).
+ */
 #include "capture.h"
 #include "capture_priv.h"
 #include "capture_report.h"
 #include "caps.h"
 #include "clock.h"
+#include "disarm.h"
+#include "endsig.h"
 #include "error.h"
 #include "plan.h"
 #include "procfs.h"
@@ -15,10 +25,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/param.h>
-#include <sys/signalfd.h>
 #include <time.h>
 #include <unistd.h>
-
 
 /*
  * How far behind "now" the merge stops: a sample is timestamped a moment
@@ -27,9 +35,6 @@
  * descheduled mid-write.  Anything later still is counted as "late".
  */
 #define MERGE_SLACK_NS (20ull * 1000 * 1000)
-
-
-
 
 /* Each record to its sink: the calibration's function to its own pairing. */
 static void feed_pair(void *ctx, const struct ot_event *ev)
@@ -58,31 +63,15 @@ static void feed_pair(void *ctx, const struct ot_event *ev)
  */
 static void calib_update(struct ot_capture *c)
 {
-	const struct ot_func_stats *st;
-	uint64_t call_ns, now;
-	size_t bursts;
+	uint64_t now;
 
 	/* The bursts' median is a sort: a few times a second is plenty,
 	 * not at every ring wake-up. */
 	if (!c->calib_live || (now = ot_now_ns()) < c->calib_next)
 		return;
 	c->calib_next = now + 200000000ull;
-	st = ot_pair_stats(c->calib_pair, 0);
-	call_ns = ot_calib_live_call_ns(c->calib_live, &bursts);
-	if (st->scopes < 4 * OT_CALIB_LIVE_CALLS || bursts < 4)
-		return;
-	c->calib.own_ns = ot_hist_quantile(&st->hist, 0.5);
-	c->calib.pair_ns = call_ns > c->calib.empty_ns ? call_ns - c->calib.empty_ns : 0;
-	/*
-	 * Both figures measure one call's probes, own_ns only the part inside
-	 * its scope, so it cannot be the larger; two medians taken apart can
-	 * say otherwise where the two are close (the trap dominating both, as
-	 * on VMs with a 5 us trap): the scope then carries the whole pair.
-	 */
-	if (c->calib.own_ns > c->calib.pair_ns)
-		c->calib.own_ns = c->calib.pair_ns;
-	c->calib.live_calls = st->scopes;
-	ot_pair_compensate(c->pair, c->calib.own_ns, c->calib.pair_ns);
+	if (ot_calib_update(&c->calib, ot_pair_stats(c->calib_pair, 0), c->calib_live))
+		ot_pair_compensate(c->pair, c->calib.own_ns, c->calib.pair_ns);
 }
 
 /* --follow: a process the kernel followed, as it last saw it. */
@@ -95,7 +84,6 @@ static void on_follow(void *ctx, const struct ot_follow_proc *fp)
 					  sizeof(*c->fol));
 	c->fol[c->nfol++] = *fp;
 }
-
 
 /* The pairing's hook: the --trace timeline sees every scope, the sinks
  * keep what they are asked to. */
@@ -168,30 +156,13 @@ static int resolve(struct ot_capture *c)
 	return OT_CAPTURE_OK;
 }
 
-/*
- * The signals waiting on the signalfd: SIGCHLD is the traced process
- * doing something its backend must see (inject: an exec); SIGINT or
- * SIGTERM ends the capture.  1 when it ends.
- */
+/* SIGINT or SIGTERM: the capture ends (SIGCHLD only wakes the loop). */
 static int end_signal(struct ot_capture *c)
 {
-	struct signalfd_siginfo si;
-
-	while (read(c->sigfd, &si, sizeof(si)) == sizeof(si)) {
-		if (si.ssi_signo == SIGCHLD)
-			continue;
-		ot_verbose("signal %u: ending the capture", si.ssi_signo);
-		c->ended_by = "signal";
-		/*
-		 * A second SIGINT or SIGTERM ends orbit-trace at once,
-		 * even if it was started ignoring them (sh's "&").
-		 */
-		signal(SIGINT, SIG_DFL);
-		signal(SIGTERM, SIG_DFL);
-		sigprocmask(SIG_SETMASK, &c->oldmask, NULL);
-		return 1;
-	}
-	return 0;
+	if (!ot_endsig_read(c->sigfd, &c->oldmask))
+		return 0;
+	c->ended_by = "signal";
+	return 1;
 }
 
 /* rings -> records -> scopes, until the target exits, time runs out or a signal comes. */
@@ -277,66 +248,12 @@ static void run(struct ot_capture *c)
 	free(pfd);
 }
 
-
-static void on_slow_disarm(union sigval v)
-{
-	const struct ot_capture *c = v.sival_ptr;
-
-	ot_warn("still disarming %zu %s (the kernel waits for grace periods on each)...",
-		c->disarm_n, c->disarm_what);
-}
-
-/*
- * Release every probe, measuring what it costs like arming.  Slow with the
- * perf backend (two grace periods per fd), so the user hears about it when
- * it passes a second.
- */
+/* The slow part last: every probe released, timed (lib/disarm). */
 static void disarm(struct ot_capture *c)
 {
-	struct sigevent sev = { .sigev_notify = SIGEV_THREAD };
-	struct itimerspec one_s = { .it_value = { .tv_sec = 1 } };
-	struct ot_ipi before, after;
-	timer_t timer;
-	int timed;
-	uint64_t t0;
-
-	if (!c->probes)
-		return;
-	c->disarm_n = ot_probes_nevents(c->probes);
-	c->disarm_what = ot_probes_objects(c->probes);
-	sev.sigev_notify_function = on_slow_disarm;
-	sev.sigev_value.sival_ptr = c;
-	timed = !timer_create(CLOCK_MONOTONIC, &sev, &timer);
-	if (timed)
-		timer_settime(timer, 0, &one_s, NULL);
-	t0 = ot_now_ns();
-	ot_ipi_read(&before);
-	/*
-	 * The perf backend takes ~0.3 s per function to disarm: a process is
-	 * not held stopped that long, so only its arming is frozen.  A failed
-	 * freeze was printed; disarming goes on regardless.
-	 */
-	if (c->o.freeze && !c->o.all && ot_probes_quick_close(c->probes) &&
-	    !c->target.exited && !ot_target_check_exit(&c->target))
-		ot_target_freeze(&c->target);
-	c->rep.disarm_frozen = c->target.frozen;
-	if (ot_probes_close_inproc(c->probes, &c->inproc)) {
-		c->rep_inject.disarm_pause_ns = c->inproc.disarm_pause_ns;
-		c->rep_inject.returns_restored = c->inproc.returns_restored;
-		c->rep_inject.left_bytes = c->inproc.left_bytes;
-		c->rep_inject.left_why = c->inproc.left_why;
-		c->rep_inject.gone = c->inproc.gone;
-		c->rep_inject.noret = c->inproc.noret;
-	}
+	ot_disarm(&c->disarm, c->probes, &c->target, c->o.freeze && !c->o.all, &c->rep,
+		  &c->rep_inject);
 	c->probes = NULL;
-	ot_target_thaw(&c->target);
-	ot_ipi_read(&after);
-	c->rep.disarmed = 1;
-	c->rep.disarm_ns = ot_now_ns() - t0;
-	c->rep.disarm_ipis = after.cal - before.cal;
-	c->rep.disarm_tlb = after.tlb - before.tlb;
-	if (timed)
-		timer_delete(timer);
 }
 
 /*
@@ -391,7 +308,6 @@ static void cleanup(struct ot_capture *c)
 		close(c->sigfd);
 }
 
-
 struct ot_capture *ot_capture_new(const struct ot_options *o, int sigpipe_ignored)
 {
 	struct ot_capture *c = ot_xcalloc(1, sizeof(*c));
@@ -406,7 +322,6 @@ struct ot_capture *ot_capture_new(const struct ot_options *o, int sigpipe_ignore
 
 enum ot_capture_result ot_capture_open(struct ot_capture *c)
 {
-	sigset_t mask;
 	int ret;
 
 	c->out = stdout;
@@ -418,20 +333,9 @@ enum ot_capture_result ot_capture_open(struct ot_capture *c)
 			return OT_CAPTURE_FAILED;
 		}
 	}
-	/* SIGINT/SIGTERM end the capture through the poll loop; the report
-	 * is still printed.  The started command gets the old mask back. */
-	sigemptyset(&mask);
-	sigaddset(&mask, SIGINT);
-	sigaddset(&mask, SIGTERM);
-	/* And SIGCHLD: a process held with ptrace stopping (inject). */
-	sigaddset(&mask, SIGCHLD);
-	sigprocmask(SIG_BLOCK, &mask, &c->oldmask);
-	c->sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
-	if (c->sigfd < 0) {
-		ot_error_errno(errno, "cannot create a signalfd");
+	c->sigfd = ot_endsig_open(&c->oldmask);
+	if (c->sigfd < 0)
 		return OT_CAPTURE_FAILED;
-	}
-
 	if (c->o.all) {
 		c->target.display = ot_xstrdup("every process");
 		ret = 0;
@@ -475,7 +379,6 @@ static int calibrate(struct ot_capture *c)
 		   (unsigned long long)c->calib.own_ns);
 	return 0;
 }
-
 
 /* --compensate: orbit-trace's own ot_calib_target, the last probe target. */
 static int add_calib_target(struct ot_capture *c)
@@ -659,8 +562,6 @@ enum ot_capture_result ot_capture_run(struct ot_capture *c)
 
 enum ot_capture_result ot_capture_report(struct ot_capture *c)
 {
-	size_t i;
-
 	/* Disable first, drain what is left, report; disarm last (slow). */
 	c->t_end = ot_now_ns();
 	ot_sinks_live_clear(&c->sinks);
@@ -677,33 +578,7 @@ enum ot_capture_result ot_capture_report(struct ot_capture *c)
 	ot_capture_judge(c);
 	ot_capture_fill_report(c);
 	print_report(c);
-	if (c->folded) {
-		size_t n;
-		const struct ot_tree_node *tree = ot_pair_tree(c->pair, &n);
-
-		if (ot_folded_write(c->folded, tree, n, c->plan.names) || fflush(c->folded)) {
-			ot_error_errno(EIO, "cannot write %s", c->o.folded);
-			return OT_CAPTURE_FAILED;
-		}
-	}
-	if (c->timeline) {
-		int err = ot_timeline_close(c->timeline);
-
-		c->timeline = NULL;
-		if (err)
-			return OT_CAPTURE_FAILED;
-	}
-	if (ferror(c->out)) {
-		ot_error("cannot write the report%s%s", c->o.output ? " to " : "",
-			 c->o.output ? c->o.output : "");
-		return OT_CAPTURE_FAILED;
-	}
-	if (c->check.status == OT_STATUS_FAILED) {
-		for (i = 0; i < c->check.nreasons; i++)
-			ot_error("check failed: %s", c->check.reasons[i]);
-		return OT_CAPTURE_CHECK_FAILED;
-	}
-	return OT_CAPTURE_OK;
+	return ot_capture_outputs(c);
 }
 
 void ot_capture_free(struct ot_capture *c)

@@ -10,6 +10,7 @@
 #include "calib.h"
 #include "capture.h"
 #include "check.h"
+#include "disarm.h"
 #include "drain.h"
 #include "export.h"
 #include "ipi.h"
@@ -64,14 +65,10 @@ struct ot_capture {
 	uint64_t own_records;
 	struct ot_sinks sinks;	/* what the scopes leave, but the timeline */
 	struct ot_report_func *rep_fn;
-	/* Read by the slow-disarm timer's thread, which may outlive the
-	 * probes: a copy of what they were. */
-	size_t disarm_n;
-	const char *disarm_what;
+	struct ot_disarm disarm;	/* outlives disarming: its timer's thread */
 	int inject;		/* --backend inject */
 	struct ot_report_inject rep_inject;
 	struct ot_report_refused *refused;
-	struct ot_probes_inproc inproc;	/* inject's word, copied before disarming */
 	/* --follow: each process followed, once it exited or the capture ended. */
 	struct ot_follow_proc *fol;
 	size_t nfol, folcap;

@@ -4,6 +4,7 @@
 #include "error.h"
 #include "xalloc.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -302,4 +303,37 @@ enum ot_capture_result ot_capture_list(struct ot_capture *c)
 	free(sk);
 	free(fn);
 	return bad ? OT_CAPTURE_FAILED : OT_CAPTURE_DONE;
+}
+
+enum ot_capture_result ot_capture_outputs(struct ot_capture *c)
+{
+	size_t i;
+
+	if (c->folded) {
+		size_t n;
+		const struct ot_tree_node *tree = ot_pair_tree(c->pair, &n);
+
+		if (ot_folded_write(c->folded, tree, n, c->plan.names) || fflush(c->folded)) {
+			ot_error_errno(EIO, "cannot write %s", c->o.folded);
+			return OT_CAPTURE_FAILED;
+		}
+	}
+	if (c->timeline) {
+		int err = ot_timeline_close(c->timeline);
+
+		c->timeline = NULL;
+		if (err)
+			return OT_CAPTURE_FAILED;
+	}
+	if (ferror(c->out)) {
+		ot_error("cannot write the report%s%s", c->o.output ? " to " : "",
+			 c->o.output ? c->o.output : "");
+		return OT_CAPTURE_FAILED;
+	}
+	if (c->check.status == OT_STATUS_FAILED) {
+		for (i = 0; i < c->check.nreasons; i++)
+			ot_error("check failed: %s", c->check.reasons[i]);
+		return OT_CAPTURE_CHECK_FAILED;
+	}
+	return OT_CAPTURE_OK;
 }

@@ -6,9 +6,9 @@
  * Only lib/capture calls these, in its steps' order: inject_armed once
  * the probes are armed; at the end, with the probes disabled and drained
  * but not yet disarmed (the report reads them), inject_final, then judge,
- * then fill_report.  They print nothing but -l's listing and the
- * verbose line inject_armed adds; nothing here fails but the listing's
- * write.
+ * then fill_report; outputs once the report is printed.  They print
+ * nothing but -l's listing, the verbose line inject_armed adds and what
+ * outputs says; nothing here fails but a write.
  */
 #ifndef OT_CAPTURE_REPORT_H
 #define OT_CAPTURE_REPORT_H
@@ -28,6 +28,13 @@ void ot_capture_judge(struct ot_capture *c);
 
 /* c->rep, read while the probes and rings still exist. */
 void ot_capture_fill_report(struct ot_capture *c);
+
+/*
+ * The exports finished (--folded written, --trace closed), the report's
+ * write checked, a failed verdict's reasons said.  OT_CAPTURE_OK,
+ * OT_CAPTURE_FAILED or OT_CAPTURE_CHECK_FAILED, printed.
+ */
+enum ot_capture_result ot_capture_outputs(struct ot_capture *c);
 
 /* -l: the selection listed to c->out.  OT_CAPTURE_DONE, or
  * OT_CAPTURE_FAILED when it could not be written. */
