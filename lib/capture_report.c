@@ -152,6 +152,32 @@ void ot_capture_judge(struct ot_capture *c)
 	free(st);
 }
 
+/* What the drain counted, as the report has it. */
+static struct ot_report_records records(const struct ot_capture *c)
+{
+	const struct ot_drain_stats *d = ot_drain_stats(c->drain);
+	struct ot_report_records rec = {
+		.samples = d->samples, .lost = d->lost, .malformed = d->malformed,
+		.foreign = d->foreign, .late = d->late, .no_sp = d->no_sp,
+		.unknown = d->unknown, .foreign_lost = d->foreign_lost,
+		.lost_at_end = d->lost_at_end, .lost_inexact = !c->lost_exact,
+	};
+
+	return rec;
+}
+
+/* RUSAGE_SELF: the tracer alone, not the command it reaped. */
+static void tracer_usage(struct ot_report *r)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru))
+		return;
+	r->tracer_cpu_ns = (uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000ull +
+			   (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000ull;
+	r->tracer_max_rss_kb = (uint64_t)ru.ru_maxrss;
+}
+
 /* Everything the report says, read while the probes and rings still exist. */
 void ot_capture_fill_report(struct ot_capture *c)
 {
@@ -196,17 +222,7 @@ void ot_capture_fill_report(struct ot_capture *c)
 	r.ended_by = c->ended_by;
 	r.target_exited = c->target.exited;
 	r.target_status = c->target.is_child ? c->target.status : -1;
-	{
-		const struct ot_drain_stats *d = ot_drain_stats(c->drain);
-		struct ot_report_records rec = {
-			.samples = d->samples, .lost = d->lost, .malformed = d->malformed,
-			.foreign = d->foreign, .late = d->late, .no_sp = d->no_sp,
-			.unknown = d->unknown, .foreign_lost = d->foreign_lost,
-			.lost_at_end = d->lost_at_end, .lost_inexact = !c->lost_exact,
-		};
-
-		r.records = rec;
-	}
+	r.records = records(c);
 	r.threads = ot_pair_threads(c->pair);
 	r.nfuncs = c->plan.sel.n;
 	r.funcs = fn;
@@ -235,17 +251,7 @@ void ot_capture_fill_report(struct ot_capture *c)
 	r.arm_ns = c->arm_ns;
 	r.arm_ipis = c->arm_ipi.cal;
 	r.arm_tlb = c->arm_ipi.tlb;
-	{
-		struct rusage ru;
-
-		/* RUSAGE_SELF: the tracer alone, not the command it reaped. */
-		if (!getrusage(RUSAGE_SELF, &ru)) {
-			r.tracer_cpu_ns = (uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) *
-					  1000000000ull +
-					  (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000ull;
-			r.tracer_max_rss_kb = (uint64_t)ru.ru_maxrss;
-		}
-	}
+	tracer_usage(&r);
 	c->rep = r;
 	c->rep_fn = fn;
 }
