@@ -96,6 +96,7 @@ static void on_scope(void *ctx, const struct ot_scope *s)
 	ot_sinks_scope(&c->sinks, s);
 }
 
+/* lib/sinks stays pure: reading /proc is the capture's. */
 static int proc_comm(uint32_t pid, char *buf, size_t len)
 {
 	return ot_proc_comm((pid_t)pid, buf, len);
