@@ -7,6 +7,7 @@
 #include "lib/capture.h"
 #include "lib/error.h"
 #include "lib/options.h"
+#include "lib/restore.h"
 
 #include <signal.h>
 #include <stdio.h>

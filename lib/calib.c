@@ -187,3 +187,25 @@ void ot_calib_live_stop(struct ot_calib_live *l)
 	pthread_mutex_destroy(&l->lock);
 	free(l);
 }
+
+int ot_calib_update(struct ot_calib *cal, const struct ot_func_stats *st,
+		    struct ot_calib_live *live)
+{
+	size_t bursts;
+	uint64_t call_ns = ot_calib_live_call_ns(live, &bursts);
+
+	if (st->scopes < 4 * OT_CALIB_LIVE_CALLS || bursts < 4)
+		return 0;
+	cal->own_ns = ot_hist_quantile(&st->hist, 0.5);
+	cal->pair_ns = call_ns > cal->empty_ns ? call_ns - cal->empty_ns : 0;
+	/*
+	 * Both figures measure one call's probes, own_ns only the part inside
+	 * its scope, so it cannot be the larger; two medians taken apart can
+	 * say otherwise where the two are close (the trap dominating both, as
+	 * on VMs with a 5 us trap): the scope then carries the whole pair.
+	 */
+	if (cal->own_ns > cal->pair_ns)
+		cal->own_ns = cal->pair_ns;
+	cal->live_calls = st->scopes;
+	return 1;
+}

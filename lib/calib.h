@@ -15,6 +15,7 @@
 #ifndef OT_CALIB_H
 #define OT_CALIB_H
 
+#include "pair.h"
 #include "probes.h"
 
 #include <stddef.h>
@@ -67,5 +68,13 @@ uint64_t ot_calib_live_call_ns(struct ot_calib_live *l, size_t *bursts);
 
 /* Stop and join the thread; NULL is a no-op. */
 void ot_calib_live_stop(struct ot_calib_live *l);
+
+/*
+ * cal's own_ns, pair_ns and live_calls from the calibration's scopes so
+ * far (st: their pairing's statistics) and live's bursts.  1 when they
+ * were enough and cal changed, 0 when it is left as it was.
+ */
+int ot_calib_update(struct ot_calib *cal, const struct ot_func_stats *st,
+		    struct ot_calib_live *live);
 
 #endif

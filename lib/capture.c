@@ -1,39 +1,32 @@
+/*
+ * capture.c - one capture's life cycle, in capture.h's steps: open, arm,
+ * run, report, free.  It owns the order - what is acquired when, and
+ * released in reverse - and the run loop that drains the rings into the
+ * pairing until the capture ends.  The parts it puts together are made
+ * elsewhere: the plan (lib/plan), what scopes leave (lib/sinks), the
+ * report (lib/capture_report), disarming (lib/disarm).
+ */
 #include "capture.h"
-#include "calib.h"
+#include "capture_priv.h"
+#include "capture_report.h"
 #include "caps.h"
-#include "check.h"
-#include "drain.h"
-#include "debuginfo.h"
-#include "elfsym.h"
-#include "select.h"
 #include "clock.h"
+#include "disarm.h"
+#include "endsig.h"
 #include "error.h"
-#include "export.h"
-#include "inject.h"
-#include "ipi.h"
-#include "pair.h"
-#include "report.h"
-#include "retsite.h"
-#include "returns.h"
-#include "target.h"
-#include "probes.h"
+#include "plan.h"
 #include "procfs.h"
-#include "values.h"
 #include "xalloc.h"
 
 #include <errno.h>
-#include <inttypes.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/param.h>
-#include <sys/resource.h>
-#include <sys/signalfd.h>
 #include <time.h>
 #include <unistd.h>
-
 
 /*
  * How far behind "now" the merge stops: a sample is timestamped a moment
@@ -42,80 +35,6 @@
  * descheduled mid-write.  Anything later still is counted as "late".
  */
 #define MERGE_SLACK_NS (20ull * 1000 * 1000)
-
-
-/* Everything one capture owns, in the order it is acquired. */
-struct ot_capture {
-	struct ot_options o;	/* a copy: the caller owns what it points to */
-	int sigpipe_ignored;	/* SIGPIPE as the command should start with it */
-	FILE *out;
-	struct ot_target target;
-	struct ot_user user;
-	struct ot_elf *elf;	/* the main executable */
-	struct ot_binset *bins;	/* it and the libraries -f names */
-	struct ot_selection sel;
-	struct ot_probe_target *pt;
-	struct ot_returns *ret;	/* per function, where --returns insn sees it */
-	struct ot_probes *probes;
-	struct ot_pair *pair;
-	struct ot_drain *drain;
-	int sigfd;
-	sigset_t oldmask;
-	uint64_t t_start, t_end;
-	const char *ended_by;
-	const char **names;	/* function index -> sel.fn[i].name */
-	struct ot_timeline *timeline;
-	FILE *folded;
-	struct ot_check check;
-	struct ot_calib calib;
-	uint64_t arm_t0, arm_ns; /* arming's wall time, open to enable */
-	struct ot_ipi arm_before, arm_ipi; /* IPIs and shootdowns it caused */
-	/*
-	 * Two sinks share the rings: the selection's scopes (pair, probe
-	 * targets 0..sel.n-1) and, with --compensate, the calibration's
-	 * (calib_pair, probe target calib_target: orbit-trace's own
-	 * ot_calib_target, called by calib_live).
-	 */
-	size_t npt;		/* probe targets: the selection, + 1 with --compensate */
-	uint32_t calib_target;
-	struct ot_pair *calib_pair;
-	struct ot_calib_live *calib_live;
-	uint64_t calib_next;	/* when calib_update next looks */
-	struct ot_report rep;	/* filled once the capture is over */
-	struct ot_report_calib rep_calib;
-	uint32_t own_pid;	/* -a: records of this process are dropped */
-	uint64_t own_records;
-	/* -a: per process and function, what closed (PROCESSES table). */
-	struct ot_report_proc *procs;
-	size_t nprocs, procs_cap;
-	struct ot_report_func *rep_fn;
-	/* Read by the slow-disarm timer's thread, which may outlive the
-	 * probes: a copy of what they were. */
-	size_t disarm_n;
-	const char *disarm_what;
-	/* Per function its --slowest longest scopes, longest first. */
-	struct slow_keep { struct ot_report_slow *v; size_t n; } *slow;
-	/* -I: each function's scopes since the last interval report. */
-	struct ot_hist *ivl;
-	uint64_t ivl_seq, ivl_start, ivl_next, ivl_lost;
-	int live;		/* live status line on stderr */
-	uint64_t live_next, live_scopes, live_time;
-	int inject;		/* --backend inject */
-	struct ot_report_inject rep_inject;
-	struct ot_report_refused *refused;
-	struct ot_probes_inproc inproc;	/* inject's word, copied before disarming */
-	/* --follow: each process followed, once it exited or the capture ended. */
-	struct ot_follow_proc *fol;
-	size_t nfol, folcap;
-	uint64_t fol_dropped;
-	struct ot_report_follow rep_follow;
-	struct ot_report_thread_execs rep_texecs;
-	uint64_t fol_next;	/* when to read the kernel's table next */
-	int lost_exact;		/* records.lost is the whole count (ot_probes_final_lost) */
-	/* Per function, the distributions of the values -f asks for. */
-	struct value_keep { struct ot_values *arg, *ret; char arg_name[16]; } *vals;
-};
-
 
 /* Each record to its sink: the calibration's function to its own pairing. */
 static void feed_pair(void *ctx, const struct ot_event *ev)
@@ -144,132 +63,15 @@ static void feed_pair(void *ctx, const struct ot_event *ev)
  */
 static void calib_update(struct ot_capture *c)
 {
-	const struct ot_func_stats *st;
-	uint64_t call_ns, now;
-	size_t bursts;
+	uint64_t now;
 
 	/* The bursts' median is a sort: a few times a second is plenty,
 	 * not at every ring wake-up. */
 	if (!c->calib_live || (now = ot_now_ns()) < c->calib_next)
 		return;
 	c->calib_next = now + 200000000ull;
-	st = ot_pair_stats(c->calib_pair, 0);
-	call_ns = ot_calib_live_call_ns(c->calib_live, &bursts);
-	if (st->scopes < 4 * OT_CALIB_LIVE_CALLS || bursts < 4)
-		return;
-	c->calib.own_ns = ot_hist_quantile(&st->hist, 0.5);
-	c->calib.pair_ns = call_ns > c->calib.empty_ns ? call_ns - c->calib.empty_ns : 0;
-	/*
-	 * Both figures measure one call's probes, own_ns only the part inside
-	 * its scope, so it cannot be the larger; two medians taken apart can
-	 * say otherwise where the two are close (the trap dominating both, as
-	 * on VMs with a 5 us trap): the scope then carries the whole pair.
-	 */
-	if (c->calib.own_ns > c->calib.pair_ns)
-		c->calib.own_ns = c->calib.pair_ns;
-	c->calib.live_calls = st->scopes;
-	ot_pair_compensate(c->pair, c->calib.own_ns, c->calib.pair_ns);
-}
-
-static void live_status(struct ot_capture *c, uint64_t now, int final);
-
-/* -a: the process's row for this function (open addressing on pid and
- * function; the table doubles at half full). */
-static void count_process(struct ot_capture *c, const struct ot_scope *s, uint64_t dur)
-{
-	struct ot_report_proc *p;
-	size_t h;
-
-	if (2 * (c->nprocs + 1) > c->procs_cap) {
-		struct ot_report_proc *old = c->procs;
-		size_t oldcap = c->procs_cap, i;
-
-		c->procs_cap = oldcap ? 2 * oldcap : 64;
-		c->procs = ot_xcalloc(c->procs_cap, sizeof(*c->procs));
-		for (i = 0; i < oldcap; i++) {
-			if (!old[i].pid)
-				continue;
-			h = ((size_t)old[i].pid * 2654435761u + old[i].func) & (c->procs_cap - 1);
-			while (c->procs[h].pid)
-				h = (h + 1) & (c->procs_cap - 1);
-			c->procs[h] = old[i];
-		}
-		free(old);
-	}
-	h = ((size_t)s->pid * 2654435761u + s->func) & (c->procs_cap - 1);
-	while (c->procs[h].pid && (c->procs[h].pid != s->pid || c->procs[h].func != s->func))
-		h = (h + 1) & (c->procs_cap - 1);
-	p = &c->procs[h];
-	if (!p->pid) {
-		p->pid = s->pid;
-		p->func = s->func;
-		if (ot_proc_comm((pid_t)s->pid, p->comm, sizeof(p->comm)))
-			snprintf(p->comm, sizeof(p->comm), "?");
-		c->nprocs++;
-	}
-	p->scopes++;
-	p->total_ns += dur;
-	if (dur > p->max_ns)
-		p->max_ns = dur;
-}
-
-static int cmp_proc(const void *a, const void *b)
-{
-	const struct ot_report_proc *x = a, *y = b;
-
-	if (x->pid != y->pid)
-		return x->pid < y->pid ? -1 : 1;
-	return x->func < y->func ? -1 : x->func > y->func;
-}
-
-/* "outer > middle > inner": the scope's chain of traced callers, malloc'd. */
-static char *scope_path(const struct ot_capture *c, const struct ot_scope *s)
-{
-	const struct ot_tree_node *tree;
-	size_t ntree, len = 1, k;
-	uint32_t n;
-	char *path, *at;
-
-	tree = ot_pair_tree(c->pair, &ntree);
-	/* Past the tree's node limit the path is unknown: the name alone. */
-	if (!s->node || s->node >= ntree)
-		return ot_xstrdup(c->names[s->func]);
-	for (n = s->node; n && n < ntree; n = tree[n].parent)
-		len += strlen(c->names[tree[n].func]) + 3;
-	path = ot_xmalloc(len);
-	at = path + len - 1;
-	*at = 0;
-	for (n = s->node, k = 0; n && n < ntree; n = tree[n].parent, k++) {
-		const char *name = c->names[tree[n].func];
-		size_t l = strlen(name);
-
-		if (k) {
-			at -= 3;
-			memcpy(at, " > ", 3);
-		}
-		at -= l;
-		memcpy(at, name, l);
-	}
-	if (at != path)
-		memmove(path, at, strlen(at) + 1);
-	return path;
-}
-
-/* Keep sl among the function's --slowest longest scopes (takes its path). */
-static void keep_slow(struct slow_keep *k, size_t cap, struct ot_report_slow *sl)
-{
-	size_t i;
-
-	if (k->n == cap && sl->duration_ns <= k->v[k->n - 1].duration_ns) {
-		free((char *)sl->path);
-		return;
-	}
-	if (k->n == cap)
-		free((char *)k->v[--k->n].path);
-	for (i = k->n; i > 0 && k->v[i - 1].duration_ns < sl->duration_ns; i--)
-		k->v[i] = k->v[i - 1];
-	k->v[i] = *sl;
-	k->n++;
+	if (ot_calib_update(&c->calib, ot_pair_stats(c->calib_pair, 0), c->calib_live))
+		ot_pair_compensate(c->pair, c->calib.own_ns, c->calib.pair_ns);
 }
 
 /* --follow: a process the kernel followed, as it last saw it. */
@@ -283,143 +85,33 @@ static void on_follow(void *ctx, const struct ot_follow_proc *fp)
 	c->fol[c->nfol++] = *fp;
 }
 
-static int cmp_fol(const void *a, const void *b)
-{
-	const struct ot_follow_proc *x = a, *y = b;
-
-	return x->pid < y->pid ? -1 : x->pid > y->pid;
-}
-
-/* A scope's recorded values into its function's distributions. */
-static void keep_values(struct ot_capture *c, const struct ot_scope *s)
-{
-	const struct ot_selected *f = &c->sel.fn[s->func];
-	struct value_keep *k = &c->vals[s->func];
-
-	/* ":32": the low half, signed (an int's register). */
-	if (k->arg && s->has_arg)
-		ot_values_add(k->arg, f->arg & OT_SEL_32 ? (int64_t)(int32_t)s->arg : (int64_t)s->arg);
-	if (k->ret && s->has_ret)
-		ot_values_add(k->ret, f->ret & OT_SEL_32 ? (int64_t)(int32_t)s->ret : (int64_t)s->ret);
-}
-
-/*
- * When nothing but --slowest and --slower-than looks at function f's
- * scopes, the shortest one on_scope does anything with: the pairing skips
- * the rest (most scopes, once --slowest holds its N).
- */
-static void keep_min(struct ot_capture *c, uint32_t f)
-{
-	uint64_t min = UINT64_MAX;
-
-	if (c->timeline || c->vals || c->ivl || c->o.all || c->o.follow)
-		return;
-	if (c->slow) {
-		const struct slow_keep *k = &c->slow[f];
-		uint64_t kept = k->v[c->o.slowest - 1].duration_ns;
-
-		min = k->n < c->o.slowest ? 0 : kept < UINT64_MAX ? kept + 1 : UINT64_MAX;
-	}
-	if (c->o.slower_than && c->o.slower_than < min)
-		min = c->o.slower_than;
-	ot_pair_on_scope_min(c->pair, f, min);
-}
-
+/* The pairing's hook: the --trace timeline sees every scope, the sinks
+ * keep what they are asked to. */
 static void on_scope(void *ctx, const struct ot_scope *s)
 {
 	struct ot_capture *c = ctx;
-	uint64_t dur = s->end >= s->start ? s->end - s->start : 0;
-	struct ot_report_slow sl;
-	int slow = c->o.slower_than && dur >= c->o.slower_than;
 
 	if (c->timeline)
 		ot_timeline_scope(c->timeline, s);
-	if (c->vals)
-		keep_values(c, s);
-	if (c->ivl)
-		ot_hist_add(&c->ivl[s->func], dur);
-	if (c->o.all || c->o.follow)
-		count_process(c, s, dur);
-	if (!slow && (!c->slow || (c->slow[s->func].n == c->o.slowest &&
-				   dur <= c->slow[s->func].v[c->o.slowest - 1].duration_ns))) {
-		keep_min(c, s->func);
-		return;
-	}
-	sl.at_ns = s->start > c->t_start ? s->start - c->t_start : 0;
-	sl.duration_ns = dur;
-	sl.tid = s->tid;
-	sl.path = scope_path(c, s);
-	if (slow) {
-		live_status(c, 0, 1);
-		if (c->o.json)
-			ot_report_slow_json(c->out, (int)s->pid, c->names[s->func], &sl);
-		else
-			ot_report_slow_text(c->out, (int)s->pid, c->names[s->func], &sl);
-	}
-	if (c->slow)
-		keep_slow(&c->slow[s->func], c->o.slowest, &sl);
-	else
-		free((char *)sl.path);
-	keep_min(c, s->func);
+	ot_sinks_scope(&c->sinks, s);
 }
 
-
-/*
- * One line on a terminal, redrawn twice a second: people watching a long
- * capture want to know it is alive and whether it is losing records.
- */
-static void live_status(struct ot_capture *c, uint64_t now, int final)
+/* lib/sinks stays pure: reading /proc is the capture's. */
+static int proc_comm(uint32_t pid, char *buf, size_t len)
 {
-	uint64_t scopes, hw = 0, size = 1;
+	return ot_proc_comm((pid_t)pid, buf, len);
+}
 
-	if (!c->live)
-		return;
-	if (final) {
-		if (c->live_next != c->t_start + 1000000000ull)
-			fputs("\r\033[K", stderr);
-		return;
-	}
-	if (now < c->live_next)
+/* The status line, when due: what it shows is only read then. */
+static void live_status(struct ot_capture *c, uint64_t now)
+{
+	uint64_t hw = 0, size = 1;
+
+	if (!ot_sinks_live_due(&c->sinks, now))
 		return;
 	ot_probes_ring_peak(c->probes, &hw, &size);
-	scopes = ot_pair_scopes(c->pair);
-	fprintf(stderr, "\r\033[Korbit-trace: %.1f s, %.0f scopes/s, %" PRIu64
-		" records lost, ring peak %.1f%%",
-		(double)(now - c->t_start) / 1e9,
-		(double)(scopes - c->live_scopes) * 1e9 /
-			(double)(now - (c->live_time ? c->live_time : c->t_start)),
-		ot_drain_stats(c->drain)->lost, 100.0 * (double)hw / (double)size);
-	c->live_scopes = scopes;
-	c->live_time = now;
-	c->live_next = now + 500000000ull;
-}
-
-/* -I: report the interval ending at now, and start the next. */
-static void interval_report(struct ot_capture *c, uint64_t now)
-{
-	uint64_t lost = ot_drain_stats(c->drain)->lost;
-	struct ot_report_interval iv = {
-		.seq = ++c->ivl_seq,
-		.start_ns = c->ivl_start - c->t_start,
-		.end_ns = now - c->t_start,
-		.lost = lost - c->ivl_lost,
-		.nfuncs = c->sel.n,
-		.names = c->names,
-		.hist = c->ivl,
-	};
-	size_t i;
-
-	live_status(c, now, 1);
-	if (c->o.json)
-		ot_report_interval_json(c->out, &iv);
-	else
-		ot_report_interval_text(c->out, &iv);
-	fflush(c->out);
-	for (i = 0; i < c->sel.n; i++)
-		ot_hist_init(&c->ivl[i]);
-	c->ivl_lost = lost;
-	c->ivl_start = now;
-	c->ivl_next = now + (uint64_t)(c->o.interval * 1e9);
+	ot_sinks_live(&c->sinks, now, ot_pair_scopes(c->pair), ot_drain_stats(c->drain)->lost,
+		      hw, size);
 }
 
 static void drain_round(struct ot_capture *c, uint64_t horizon)
@@ -445,158 +137,33 @@ static void final_drain(struct ot_capture *c)
 	calib_update(c);
 }
 
-/* Returns at return instructions for functions in files with C++
- * exception tables, unless --returns says otherwise. */
-/* The stack-switching call the program makes, or NULL; with -a (no
- * program of its own) the function's own file is asked. */
-static const char *stack_switch(const struct ot_capture *c, size_t i)
-{
-	return ot_elf_stack_switch(c->elf ? c->elf : c->sel.fn[i].bin->elf);
-}
-
-static int insn_returns(const struct ot_capture *c, size_t i)
-{
-	if (c->inject)
-		return 0;	/* every return comes to its trampoline */
-	if (c->o.ret_mode_set)
-		return c->o.ret_insn;
-	/* A return probe kills a program whose threads switch stacks (the
-	 * kernel's return chain is per thread, not per stack). */
-	return stack_switch(c, i) || ot_elf_has_eh(c->sel.fn[i].bin->elf);
-}
-
-/* symbols: the target's binary and the functions -f selects. */
+/* The target's program, the functions -f selects, and their probe targets. */
 static int resolve(struct ot_capture *c)
 {
-	size_t i;
-	int ret;
+	int script = !c->o.all && ot_target_is_script(&c->target);
+	struct ot_plan_opts po = {
+		/* -a: no program of its own; every term names its file. */
+		.exe = c->o.all ? NULL : c->target.exe, .display = c->target.display,
+		.script = script ? c->o.argv[0] : NULL, .interpreter = c->target.run,
+		.find_lib = ot_target_find_lib, .find_lib_ctx = &c->target,
+		.functions = c->o.functions, .expect = c->o.expect, .nexpect = c->o.nexpect,
+		.inject = c->inject, .ret_mode_set = c->o.ret_mode_set,
+		.ret_insn = c->o.ret_insn, .list = c->o.list,
+	};
+	int ret = ot_plan_make(&c->plan, &po);
 
-	/* -a: no program of its own; every term names its file. */
-	ret = c->o.all ? 0 : ot_elf_open(c->target.exe, c->target.display, &c->elf);
-	if (ret)
-		return OT_CAPTURE_FAILED;
-	c->bins = ot_binset_new(c->elf, c->o.all ? "" : c->target.exe, c->target.display,
-				ot_target_find_lib, &c->target);
-	if (!c->o.all && ot_target_is_script(&c->target))
-		ot_binset_set_script(c->bins, c->o.argv[0], c->target.run);
-	ret = ot_binset_select(c->bins, c->o.functions, &c->sel);
 	if (ret)
 		return ret == -ENOENT ? OT_CAPTURE_BAD_INPUT : OT_CAPTURE_FAILED;
-	c->pt = ot_xcalloc(c->sel.n, sizeof(*c->pt));
-	c->ret = ot_xcalloc(c->sel.n, sizeof(*c->ret));
-	/* The pairing, the report and the exports index names by function. */
-	c->names = ot_xcalloc(c->sel.n, sizeof(*c->names));
-	for (i = 0; i < c->sel.n; i++)
-		c->names[i] = c->sel.fn[i].name;
-	for (i = 0; i < c->o.nexpect; i++) {
-		size_t k;
-
-		for (k = 0; k < c->sel.n; k++)
-			if (!strcmp(c->names[k], c->o.expect[i].name))
-				break;
-		if (k == c->sel.n) {
-			ot_error("--expect names '%s', which -f does not trace\n"
-				 "Try 'orbit-trace --help' for more information.",
-				 c->o.expect[i].name);
-			return OT_CAPTURE_BAD_INPUT;
-		}
-	}
-	for (i = 0; i < c->sel.n; i++) {
-		const struct ot_sym *s = c->sel.fn[i].sym;
-
-		c->pt[i].path = c->sel.fn[i].bin->path;
-		c->pt[i].label = c->sel.fn[i].label;
-		c->pt[i].offset = s->offset;
-		c->pt[i].sym_offset = s->offset;
-		c->pt[i].sym_size = s->size;
-		c->pt[i].arg = OT_SEL_ARG(c->sel.fn[i].arg);
-		c->pt[i].ret_value = c->sel.fn[i].ret != 0;
-		ot_verbose("%s (+0x%llx, %llu bytes, from .%s)", c->pt[i].label,
-			   (unsigned long long)s->offset,
-			   (unsigned long long)s->size, ot_elf_source(c->sel.fn[i].bin->elf));
-		if (c->o.list)
-			continue;
-		if (c->inject)
-			continue;
-		{
-			const char *why;
-			uint64_t at;
-			int err = ot_entry_point(c->pt[i].path, s->offset, s->size, &at, &why);
-
-			if (err == -ENOTSUP) {
-				ot_error("%s cannot be traced: %s", c->pt[i].label, why);
-				return OT_CAPTURE_BAD_INPUT;
-			}
-			if (err) {
-				ot_error_errno(-err, "cannot read the code of %s", c->pt[i].label);
-				return OT_CAPTURE_FAILED;
-			}
-			if (why)
-				ot_verbose("%s: %s (+0x%llx)", c->pt[i].label, why,
-					   (unsigned long long)at);
-			c->pt[i].offset = at;
-		}
-		/*
-		 * A return probe aborts a C++ program whose exception unwinds
-		 * through the probed frame; probing return instructions cannot.
-		 * Which file has exception tables decides, per file.
-		 */
-		if (!i && stack_switch(c, i) && !insn_returns(c, i))
-			ot_warn("%s switches stacks (%s): a return probe kills it when a call "
-				"returns on another stack than it was made on; --returns insn "
-				"avoids that", c->target.display, stack_switch(c, i));
-		else if (!i && stack_switch(c, i) && !c->o.ret_mode_set)
-			ot_verbose("%s switches stacks (%s): returns are seen at return "
-				   "instructions (--returns insn)", c->target.display,
-				   stack_switch(c, i));
-		if (!c->o.ret_mode_set && ot_elf_has_eh(c->sel.fn[i].bin->elf) &&
-		    !stack_switch(c, i) &&
-		    (!i || c->sel.fn[i - 1].bin != c->sel.fn[i].bin))
-			ot_verbose("%s has C++ exception tables: returns of its functions are "
-				   "seen at return instructions (--returns insn)",
-				   c->sel.fn[i].bin->display);
-		if (insn_returns(c, i)) {
-			struct ot_returns *r = &c->ret[i];
-
-			if (ot_returns_find(&c->sel, i, c->pt[i].label, c->names[i], r))
-				return OT_CAPTURE_FAILED;
-			c->pt[i].ret_sites = r->sites;
-			c->pt[i].nret_sites = r->nsites;
-			c->pt[i].ntail_sites = r->ntail;
-		}
-		if (!insn_returns(c, i) && ot_elf_has_eh(c->sel.fn[i].bin->elf) &&
-		    (!i || c->sel.fn[i - 1].bin != c->sel.fn[i].bin))
-			ot_warn("%s uses C++ exceptions: one thrown through a function with a "
-				"return probe aborts the program; --returns insn avoids that "
-				"(see BUGS in orbit-trace(1))", c->sel.fn[i].bin->display);
-	}
 	return OT_CAPTURE_OK;
 }
 
-/*
- * The signals waiting on the signalfd: SIGCHLD is the traced process
- * doing something its backend must see (inject: an exec); SIGINT or
- * SIGTERM ends the capture.  1 when it ends.
- */
+/* SIGINT or SIGTERM: the capture ends (SIGCHLD only wakes the loop). */
 static int end_signal(struct ot_capture *c)
 {
-	struct signalfd_siginfo si;
-
-	while (read(c->sigfd, &si, sizeof(si)) == sizeof(si)) {
-		if (si.ssi_signo == SIGCHLD)
-			continue;
-		ot_verbose("signal %u: ending the capture", si.ssi_signo);
-		c->ended_by = "signal";
-		/*
-		 * A second SIGINT or SIGTERM ends orbit-trace at once,
-		 * even if it was started ignoring them (sh's "&").
-		 */
-		signal(SIGINT, SIG_DFL);
-		signal(SIGTERM, SIG_DFL);
-		sigprocmask(SIG_SETMASK, &c->oldmask, NULL);
-		return 1;
-	}
-	return 0;
+	if (!ot_endsig_read(c->sigfd, &c->oldmask))
+		return 0;
+	c->ended_by = "signal";
+	return 1;
 }
 
 /* rings -> records -> scopes, until the target exits, time runs out or a signal comes. */
@@ -618,7 +185,7 @@ static void run(struct ot_capture *c)
 	for (i = 0; i < nfd; i++)
 		pfd[i].events = POLLIN;
 	for (;;) {
-		uint64_t now = ot_now_ns(), wait;
+		uint64_t now = ot_now_ns(), wait, ivl_due;
 		short others = 0;
 		int n;
 
@@ -628,8 +195,8 @@ static void run(struct ot_capture *c)
 		wait = drain_at > now ? drain_at - now : 0;
 		if (deadline != UINT64_MAX)
 			wait = MIN(wait, deadline > now ? deadline - now : 0);
-		if (c->ivl)
-			wait = MIN(wait, c->ivl_next > now ? c->ivl_next - now : 0);
+		ivl_due = ot_sinks_interval_due(&c->sinks);
+		wait = MIN(wait, ivl_due > now ? ivl_due - now : 0);
 		for (i = 0; i < nfd; i++)
 			pfd[i].revents = 0;
 		n = poll(pfd, nfd, (int)((wait + 999999) / 1000000));
@@ -672,9 +239,9 @@ static void run(struct ot_capture *c)
 			c->ended_by = "duration";
 			break;
 		}
-		if (c->ivl && now >= c->ivl_next)
-			interval_report(c, now);
-		live_status(c, now, 0);
+		if (now >= ivl_due)
+			ot_sinks_interval(&c->sinks, now, ot_drain_stats(c->drain)->lost);
+		live_status(c, now);
 	}
 	/* --follow: those still running too, for the report. */
 	if (c->o.follow)
@@ -682,277 +249,12 @@ static void run(struct ot_capture *c)
 	free(pfd);
 }
 
-/*
- * multi: an exec from a thread other than the process's first that could
- * not be held ran unprobed until its links were made again, and one whose
- * links could not be made again runs unprobed to the end.
- */
-static void judge_thread_execs(struct ot_capture *c)
-{
-	const struct ot_probes_thread_execs *te = ot_probes_thread_execs(c->probes);
-	char why[512], d[32];
-
-	if (!te)
-		return;
-	c->rep_texecs.count = te->count;
-	c->rep_texecs.held = te->held;
-	c->rep_texecs.unprobed_ns = te->unprobed_ns;
-	if (te->rearm_err) {
-		snprintf(why, sizeof(why), "the process exec'd from a thread other than its first "
-			 "and its probes could not be armed again (%s): the calls of its new "
-			 "program are not counted", strerror(te->rearm_err));
-		ot_check_add(&c->check, OT_STATUS_LOSSY, why);
-	}
-	if (te->count > te->held) {
-		snprintf(why, sizeof(why), "%" PRIu64 " of %" PRIu64 " programs the process "
-			 "exec'd from a thread other than its first ran unprobed for up to %s "
-			 "before their probes were armed again (%s): their calls meanwhile are "
-			 "not counted", te->count - te->held, te->count,
-			 ot_report_duration(te->unprobed_ns, d, sizeof(d)),
-			 te->why ? te->why : "not held");
-		ot_check_add(&c->check, OT_STATUS_LOSSY, why);
-	}
-}
-
-static void judge(struct ot_capture *c)
-{
-	const struct ot_func_stats **st = ot_xcalloc(c->sel.n, sizeof(*st));
-	size_t i;
-
-	for (i = 0; i < c->sel.n; i++)
-		st[i] = ot_pair_stats(c->pair, i);
-	ot_check_run(&c->check, c->sel.n, c->names, st, c->o.expect,
-		     c->o.nexpect, c->o.max_loss, ot_drain_stats(c->drain)->lost,
-		     c->lost_exact, c->inject ? "the process's rings" : NULL);
-	for (i = 0; i < c->sel.n; i++)
-		if (c->ret[i].inexact)
-			ot_check_add(&c->check, OT_STATUS_LOSSY, c->ret[i].inexact);
-	if (c->fol_dropped) {
-		char why[192];
-
-		snprintf(why, sizeof(why), "%llu process%s forked by followed ones %s not "
-			 "followed: the kernel's table of them was full",
-			 (unsigned long long)c->fol_dropped, c->fol_dropped == 1 ? "" : "es",
-			 c->fol_dropped == 1 ? "was" : "were");
-		ot_check_add(&c->check, OT_STATUS_LOSSY, why);
-	}
-	if (c->rep_inject.nrefused) {
-		char why[192];
-
-		snprintf(why, sizeof(why), "%zu of %zu functions were not armed: inject could not "
-			 "patch them (arming.refused says why)", c->rep_inject.nrefused, c->sel.n);
-		ot_check_add(&c->check, OT_STATUS_LOSSY, why);
-	}
-	if (c->rep_inject.unrecorded_handlers || c->rep_inject.unrecorded_threads) {
-		char why[256];
-
-		snprintf(why, sizeof(why), "%llu calls were not recorded: %llu of signal handlers "
-			 "that interrupted inject's runtime on their thread, %llu of threads it had "
-			 "no room for", (unsigned long long)(c->rep_inject.unrecorded_handlers +
-							      c->rep_inject.unrecorded_threads),
-			 (unsigned long long)c->rep_inject.unrecorded_handlers,
-			 (unsigned long long)c->rep_inject.unrecorded_threads);
-		ot_check_add(&c->check, OT_STATUS_LOSSY, why);
-	}
-	if (c->rep_inject.exec_why) {
-		char why[384];
-
-		snprintf(why, sizeof(why), "the process exec'd a program inject could not trace "
-			 "(%s): its calls are not counted", c->rep_inject.exec_why);
-		ot_check_add(&c->check, OT_STATUS_LOSSY, why);
-	}
-	judge_thread_execs(c);
-	free(st);
-}
-
-/* Everything the report says, read while the probes and rings still exist. */
-static void fill_report(struct ot_capture *c)
-{
-	struct ot_report_func *fn = ot_xcalloc(c->sel.n, sizeof(*fn));
-	struct ot_report r;
-	unsigned i;
-
-	memset(&r, 0, sizeof(r));
-	r.ring_high_water = ot_probes_high_water(c->probes);
-	for (i = 0; i < c->sel.n; i++) {
-		fn[i].name = c->names[i];
-		fn[i].symbol = c->sel.fn[i].sym->name;
-		fn[i].aliases = c->sel.fn[i].aliases;
-		fn[i].binary = c->sel.fn[i].bin->is_main ? c->target.display
-							 : c->sel.fn[i].bin->path;
-		fn[i].offset = c->sel.fn[i].sym->offset;
-		fn[i].st = ot_pair_stats(c->pair, i);
-		if (c->vals) {
-			fn[i].arg = c->vals[i].arg;
-			fn[i].arg_name = c->vals[i].arg_name;
-			fn[i].ret = c->vals[i].ret;
-			fn[i].ret_name = c->sel.fn[i].ret & OT_SEL_32 ? "ret:32" : "ret";
-		}
-		if (c->slow) {
-			fn[i].slowest = c->slow[i].v;
-			fn[i].nslowest = c->slow[i].n;
-		}
-	}
-	r.binary = c->target.display;
-	r.pid = (int)c->target.pid;
-	r.functions_requested = c->sel.requested;
-	r.functions_armed = c->sel.n;
-	r.uprobes = c->inject ? 0 : ot_probes_nuprobes(c->probes);
-	for (i = 0; i < c->sel.n; i++)
-		r.insn_returns += c->pt[i].ret_sites != NULL;
-	r.returns = r.insn_returns == c->sel.n ? "insn" : !r.insn_returns ? "uretprobe" : "mixed";
-	if (c->inject) {
-		r.returns = "trampoline";
-		r.functions_armed = c->sel.n - c->rep_inject.nrefused;
-		r.inject = &c->rep_inject;
-	}
-	r.backend = ot_probes_backend(c->probes);
-	r.objects = ot_probes_objects(c->probes);
-	r.frozen = c->o.freeze;
-	r.events = ot_probes_nevents(c->probes);
-	r.cpus = ot_probes_ncpus(c->probes);
-	r.ring_kb = ot_probes_ring_kb(c->probes);
-	r.drain_ms = (unsigned)c->o.drain_ms;
-	r.duration_ns = c->t_end - c->t_start;
-	r.ended_by = c->ended_by;
-	r.target_exited = c->target.exited;
-	r.target_status = c->target.is_child ? c->target.status : -1;
-	{
-		const struct ot_drain_stats *d = ot_drain_stats(c->drain);
-		struct ot_report_records rec = {
-			.samples = d->samples, .lost = d->lost, .malformed = d->malformed,
-			.foreign = d->foreign, .late = d->late, .no_sp = d->no_sp,
-			.unknown = d->unknown, .foreign_lost = d->foreign_lost,
-			.lost_at_end = d->lost_at_end, .lost_inexact = !c->lost_exact,
-		};
-
-		r.records = rec;
-	}
-	r.threads = ot_pair_threads(c->pair);
-	r.nfuncs = c->sel.n;
-	r.funcs = fn;
-	r.check = &c->check;
-	r.has_expect = c->o.nexpect > 0;
-	r.max_loss_pct = c->o.max_loss;
-	r.tree = ot_pair_tree(c->pair, &r.ntree);
-	r.tree_dropped = ot_pair_tree_dropped(c->pair);
-	r.names = c->names;
-	r.draw_hist = c->o.hist;
-	c->rep_calib.pair_ns = c->calib.pair_ns;
-	c->rep_calib.own_ns = c->calib.own_ns;
-	c->rep_calib.empty_ns = c->calib.empty_ns;
-	c->rep_calib.live_calls = c->calib.live_calls;
-	r.calib = c->o.compensate ? &c->rep_calib : NULL;
-	if (ot_probes_thread_execs(c->probes))
-		r.thread_execs = &c->rep_texecs;
-	if (c->o.follow) {
-		c->rep_follow.processes = c->nfol;
-		c->rep_follow.dropped = c->fol_dropped;
-		r.follow = &c->rep_follow;
-	}
-	if (c->nprocs) {
-		/* The table's used slots, in pid and function order. */
-		size_t k, n = 0;
-
-		for (k = 0; k < c->procs_cap; k++)
-			if (c->procs[k].pid)
-				c->procs[n++] = c->procs[k];
-		/* --follow: named as the kernel last saw them (after exec,
-		 * and whether or not they are still there to ask). */
-		if (c->nfol)
-			qsort(c->fol, c->nfol, sizeof(*c->fol), cmp_fol);
-		for (k = 0; k < n && c->nfol; k++) {
-			struct ot_follow_proc key = { .pid = c->procs[k].pid };
-			const struct ot_follow_proc *fp = bsearch(&key, c->fol, c->nfol,
-								  sizeof(*c->fol), cmp_fol);
-
-			if (fp) {
-				memcpy(c->procs[k].comm, fp->comm, sizeof(c->procs[k].comm));
-				c->procs[k].ppid = fp->ppid;
-			}
-		}
-		qsort(c->procs, n, sizeof(*c->procs), cmp_proc);
-		c->procs_cap = 0;	/* no longer a hash table */
-		r.procs = c->procs;
-		r.nprocs = n;
-	}
-	r.arm_ns = c->arm_ns;
-	r.arm_ipis = c->arm_ipi.cal;
-	r.arm_tlb = c->arm_ipi.tlb;
-	{
-		struct rusage ru;
-
-		/* RUSAGE_SELF: the tracer alone, not the command it reaped. */
-		if (!getrusage(RUSAGE_SELF, &ru)) {
-			r.tracer_cpu_ns = (uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) *
-					  1000000000ull +
-					  (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000ull;
-			r.tracer_max_rss_kb = (uint64_t)ru.ru_maxrss;
-		}
-	}
-	c->rep = r;
-	c->rep_fn = fn;
-}
-
-static void on_slow_disarm(union sigval v)
-{
-	const struct ot_capture *c = v.sival_ptr;
-
-	ot_warn("still disarming %zu %s (the kernel waits for grace periods on each)...",
-		c->disarm_n, c->disarm_what);
-}
-
-/*
- * Release every probe, measuring what it costs like arming.  Slow with the
- * perf backend (two grace periods per fd), so the user hears about it when
- * it passes a second.
- */
+/* The slow part last: every probe released, timed (lib/disarm). */
 static void disarm(struct ot_capture *c)
 {
-	struct sigevent sev = { .sigev_notify = SIGEV_THREAD };
-	struct itimerspec one_s = { .it_value = { .tv_sec = 1 } };
-	struct ot_ipi before, after;
-	timer_t timer;
-	int timed;
-	uint64_t t0;
-
-	if (!c->probes)
-		return;
-	c->disarm_n = ot_probes_nevents(c->probes);
-	c->disarm_what = ot_probes_objects(c->probes);
-	sev.sigev_notify_function = on_slow_disarm;
-	sev.sigev_value.sival_ptr = c;
-	timed = !timer_create(CLOCK_MONOTONIC, &sev, &timer);
-	if (timed)
-		timer_settime(timer, 0, &one_s, NULL);
-	t0 = ot_now_ns();
-	ot_ipi_read(&before);
-	/*
-	 * The perf backend takes ~0.3 s per function to disarm: a process is
-	 * not held stopped that long, so only its arming is frozen.  A failed
-	 * freeze was printed; disarming goes on regardless.
-	 */
-	if (c->o.freeze && !c->o.all && ot_probes_quick_close(c->probes) &&
-	    !c->target.exited && !ot_target_check_exit(&c->target))
-		ot_target_freeze(&c->target);
-	c->rep.disarm_frozen = c->target.frozen;
-	if (ot_probes_close_inproc(c->probes, &c->inproc)) {
-		c->rep_inject.disarm_pause_ns = c->inproc.disarm_pause_ns;
-		c->rep_inject.returns_restored = c->inproc.returns_restored;
-		c->rep_inject.left_bytes = c->inproc.left_bytes;
-		c->rep_inject.left_why = c->inproc.left_why;
-		c->rep_inject.gone = c->inproc.gone;
-		c->rep_inject.noret = c->inproc.noret;
-	}
+	ot_disarm(&c->disarm, c->probes, &c->target, c->o.freeze && !c->o.all, &c->rep,
+		  &c->rep_inject);
 	c->probes = NULL;
-	ot_target_thaw(&c->target);
-	ot_ipi_read(&after);
-	c->rep.disarmed = 1;
-	c->rep.disarm_ns = ot_now_ns() - t0;
-	c->rep.disarm_ipis = after.cal - before.cal;
-	c->rep.disarm_tlb = after.tlb - before.tlb;
-	if (timed)
-		timer_delete(timer);
 }
 
 /*
@@ -966,7 +268,7 @@ static void print_report(struct ot_capture *c)
 		fflush(c->out);
 	}
 	disarm(c);
-	if (c->o.json && (c->ivl || c->o.slower_than))
+	if (c->o.json && (c->sinks.ivl || c->o.slower_than))
 		ot_report_json_line(c->out, &c->rep);	/* NDJSON, after the streamed lines */
 	else if (c->o.json)
 		ot_report_json(c->out, &c->rep);
@@ -983,104 +285,28 @@ static void cleanup(struct ot_capture *c)
 	disarm(c);
 	ot_target_thaw(&c->target); /* never leave a -p process stopped */
 	ot_pair_free(c->calib_pair);
-	if (c->npt > c->sel.n)	/* the calibration's target is the last */
-		free((uint64_t *)c->pt[c->calib_target].ret_sites);
+	if (c->npt > c->plan.sel.n)	/* the calibration's target is the last */
+		free((uint64_t *)c->plan.pt[c->calib_target].ret_sites);
 	free(c->rep_fn);
-	for (i = 0; c->vals && i < c->sel.n; i++) {
-		free(c->vals[i].arg);
-		free(c->vals[i].ret);
-	}
-	free(c->vals);
 	free(c->fol);
 	for (i = 0; c->refused && i < c->rep_inject.nrefused; i++)
 		free((char *)c->refused[i].why);
 	free(c->refused);
 	free((char *)c->rep_inject.exec_why);
-	free(c->ivl);
-	free(c->procs);
-	for (i = 0; c->slow && i < c->sel.n; i++) {
-		size_t k;
-
-		for (k = 0; k < c->slow[i].n; k++)
-			free((char *)c->slow[i].v[k].path);
-		free(c->slow[i].v);
-	}
-	free(c->slow);
+	ot_sinks_free(&c->sinks);
 	ot_timeline_close(c->timeline);
 	if (c->folded)
 		fclose(c->folded);
 	ot_check_free(&c->check);
 	ot_drain_free(c->drain);
 	ot_pair_free(c->pair);
-	free(c->names);
-	for (i = 0; c->ret && i < c->sel.n; i++)
-		ot_returns_free(&c->ret[i]);
-	free(c->ret);
-	free(c->pt);
-	ot_selection_free(&c->sel);
-	ot_binset_free(c->bins);
-	ot_elf_close(c->elf);
+	ot_plan_free(&c->plan);
 	ot_target_stop(&c->target);
 	ot_target_fini(&c->target);
 	if (c->out && c->out != stdout)
 		fclose(c->out);
 	if (c->sigfd >= 0)
 		close(c->sigfd);
-}
-
-/*
- * -l: like perf probe -F, what a pattern selects, before anything is
- * armed.  DWARF, where there is some, tells which functions also have
- * inlined copies: calls to those never reach a probe.
- */
-static enum ot_capture_result list_selection(struct ot_capture *c)
-{
-	struct ot_list_fn *fn = ot_xcalloc(c->sel.n + 1, sizeof(*fn));
-	struct ot_list_skip *sk = ot_xcalloc(c->sel.nskipped + 1, sizeof(*sk));
-	uint64_t *part = ot_xcalloc(c->sel.n + 1, sizeof(*part));
-	const char **raw = ot_xcalloc(c->sel.n + 1, sizeof(*raw));
-	const struct ot_binary *shown = NULL;
-	struct ot_list l = { fn, c->sel.n, sk, c->sel.nskipped };
-	int have_dwarf = 0, bad;
-	size_t i, k;
-
-	for (i = 0; i < c->sel.n; i++)
-		raw[i] = c->sel.fn[i].sym->name;
-	for (i = 0; i < c->sel.n; i++) {
-		const struct ot_selected *s = &c->sel.fn[i];
-
-		fn[i].file = s->bin->path;
-		fn[i].file_functions = ot_elf_nsyms(s->bin->elf);
-		fn[i].file_source = ot_elf_source(s->bin->elf);
-		fn[i].offset = s->sym->offset;
-		fn[i].size = s->sym->size;
-		fn[i].symbol = s->sym->name;
-		fn[i].demangled = s->sym->demangled;
-		fn[i].aliases = s->aliases;
-		if (s->bin == shown)
-			continue;
-		shown = s->bin;
-		/* Counted by name in this file's DWARF: keep its own functions'. */
-		if (!ot_debuginfo_inlined(shown->path, raw, c->sel.n, part)) {
-			have_dwarf = 1;
-			for (k = 0; k < c->sel.n; k++)
-				if (c->sel.fn[k].bin == shown)
-					fn[k].inlined = part[k];
-		}
-	}
-	for (i = 0; i < c->sel.nskipped; i++) {
-		sk[i].file = c->sel.skipped[i].bin->display;
-		sk[i].name = ot_sym_display(c->sel.skipped[i].sym);
-		sk[i].why = c->sel.skipped[i].sym->not_called;
-	}
-	if (!have_dwarf)
-		ot_verbose("no DWARF: inlined copies of these functions cannot be listed");
-	bad = ot_report_list(c->out, &l) || fflush(c->out);
-	free(part);
-	free(raw);
-	free(sk);
-	free(fn);
-	return bad ? OT_CAPTURE_FAILED : OT_CAPTURE_DONE;
 }
 
 struct ot_capture *ot_capture_new(const struct ot_options *o, int sigpipe_ignored)
@@ -1097,7 +323,6 @@ struct ot_capture *ot_capture_new(const struct ot_options *o, int sigpipe_ignore
 
 enum ot_capture_result ot_capture_open(struct ot_capture *c)
 {
-	sigset_t mask;
 	int ret;
 
 	c->out = stdout;
@@ -1109,20 +334,9 @@ enum ot_capture_result ot_capture_open(struct ot_capture *c)
 			return OT_CAPTURE_FAILED;
 		}
 	}
-	/* SIGINT/SIGTERM end the capture through the poll loop; the report
-	 * is still printed.  The started command gets the old mask back. */
-	sigemptyset(&mask);
-	sigaddset(&mask, SIGINT);
-	sigaddset(&mask, SIGTERM);
-	/* And SIGCHLD: a process held with ptrace stopping (inject). */
-	sigaddset(&mask, SIGCHLD);
-	sigprocmask(SIG_BLOCK, &mask, &c->oldmask);
-	c->sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
-	if (c->sigfd < 0) {
-		ot_error_errno(errno, "cannot create a signalfd");
+	c->sigfd = ot_endsig_open(&c->oldmask);
+	if (c->sigfd < 0)
 		return OT_CAPTURE_FAILED;
-	}
-
 	if (c->o.all) {
 		c->target.display = ot_xstrdup("every process");
 		ret = 0;
@@ -1137,7 +351,7 @@ enum ot_capture_result ot_capture_open(struct ot_capture *c)
 	if (ret)
 		return ret;
 	if (c->o.list)
-		return list_selection(c);
+		return ot_capture_list(c);
 	return OT_CAPTURE_OK;
 }
 
@@ -1167,164 +381,98 @@ static int calibrate(struct ot_capture *c)
 	return 0;
 }
 
-/* inject: what it did, for the report. */
-static void inject_armed(struct ot_capture *c)
+/* --compensate: orbit-trace's own ot_calib_target, the last probe target. */
+static int add_calib_target(struct ot_capture *c)
 {
-	const struct ot_probes_inproc *ip = ot_probes_inproc(c->probes);
-	struct ot_report_inject *r = &c->rep_inject;
+	size_t i, insn = 0;
 
-	if (!ip)
-		return;
-	r->clock = ip->clock;
-	r->regions = ip->regions;
-	r->code_bytes = ip->code_bytes;
-	r->private_bytes = ip->private_bytes;
-	r->shared_bytes = ip->shared_bytes;
-	r->unwinder = ip->unwinder;
-	ot_verbose("inject: clock %s (%s); %zu code regions, %llu KB of code, %llu MB private "
-		   "and %llu MB shared mapped in process %d", ip->clock, ip->clock_why,
-		   ip->regions, (unsigned long long)ip->code_bytes >> 10,
-		   (unsigned long long)ip->private_bytes >> 20,
-		   (unsigned long long)ip->shared_bytes >> 20, (int)c->target.pid);
+	/* Calibrate the kind of return probe most functions get. */
+	for (i = 0; i < c->plan.sel.n; i++)
+		insn += c->plan.pt[i].ret_sites != NULL;
+	c->calib.empty_ns = ot_calib_empty_ns();
+	c->calib_target = (uint32_t)c->plan.sel.n;
+	c->plan.pt = ot_xreallocarray(c->plan.pt, c->plan.sel.n + 1, sizeof(*c->plan.pt));
+	if (ot_calib_probe(2 * insn > c->plan.sel.n, &c->plan.pt[c->calib_target]))
+		return -1;
+	c->plan.pt[c->calib_target].pid = (int)getpid();
+	c->npt++;
+	return 0;
 }
 
 /*
- * inject, at the end: the functions not armed in the program the process
- * runs last (an exec instruments each program again), and its execs.
+ * -- CMD: forked now, exec'd only once armed: no call before arming is
+ * missed.  Under sudo the command runs as the user who typed it, not as
+ * root: tracing a program must not change what it may do.
  */
-static void inject_final(struct ot_capture *c)
+static int spawn(struct ot_capture *c)
 {
-	const struct ot_probes_inproc *ip = ot_probes_inproc(c->probes);
-	struct ot_report_inject *r = &c->rep_inject;
-	size_t i;
-
-	if (!ip)
-		return;
-	r->execs = ip->execs;
-	r->exec_why = ip->exec_why ? ot_xstrdup(ip->exec_why) : NULL;
-	r->unrecorded_threads = ip->unrecorded_threads;
-	r->unrecorded_handlers = ip->unrecorded_handlers;
-	c->refused = ot_xcalloc(c->sel.n + 1, sizeof(*c->refused));
-	for (i = 0; i < c->sel.n; i++) {
-		const char *why = ot_probes_refused(c->probes, i);
-
-		if (why) {
-			/* The backend's copy goes when it is disarmed, before JSON. */
-			c->refused[r->nrefused].name = c->names[i];
-			c->refused[r->nrefused++].why = ot_xstrdup(why);
-		}
-	}
-	r->refused = c->refused;
-}
-
-enum ot_capture_result ot_capture_arm(struct ot_capture *c)
-{
-	size_t i;
-
-	/* Output files are opened before arming: a typo must not cost a capture. */
-	if (c->o.folded) {
-		c->folded = fopen(c->o.folded, "we");
-		if (!c->folded) {
-			ot_error_errno(errno, "cannot open %s", c->o.folded);
-			return OT_CAPTURE_FAILED;
-		}
-	}
-
-	/* inject arms no uprobe: ptrace's own permission check decides. */
-	if (!c->inject && ot_caps_check())
-		return OT_CAPTURE_FAILED;
-	c->npt = c->sel.n;
-	if (c->o.compensate) {
-		size_t insn = 0;
-
-		/* Calibrate the kind of return probe most functions get. */
-		for (i = 0; i < c->sel.n; i++)
-			insn += c->pt[i].ret_sites != NULL;
-		c->calib.empty_ns = ot_calib_empty_ns();
-		c->calib_target = (uint32_t)c->sel.n;
-		c->pt = ot_xreallocarray(c->pt, c->sel.n + 1, sizeof(*c->pt));
-		if (ot_calib_probe(2 * insn > c->sel.n, &c->pt[c->calib_target]))
-			return OT_CAPTURE_FAILED;
-		c->pt[c->calib_target].pid = (int)getpid();
-		c->npt++;
-	}
-	/*
-	 * Forked now, exec'd only once armed: no call before arming is missed.
-	 * Under sudo the command runs as the user who typed it, not as root:
-	 * tracing a program must not change what it may do.
-	 */
 	c->target.sigpipe_ignored = c->sigpipe_ignored;
 	if (c->o.argv && (ot_user_resolve(c->o.user, &c->user) ||
 			  ot_target_spawn(&c->target, c->o.argv, &c->oldmask, &c->user)))
-		return OT_CAPTURE_FAILED;
+		return -1;
 	/* inject patches code that is there: the program exec'd, its libraries
 	 * loaded, held at its entry point. */
 	if (c->inject && c->o.argv && ot_target_exec_stopped(&c->target))
-		return OT_CAPTURE_FAILED;
+		return -1;
+	return 0;
+}
+
+/*
+ * Where the scopes go, made before arming: the pairing's histograms (30 KB
+ * per function, written at once) must not lengthen arming, which with
+ * inject is a pause of the target's threads.
+ */
+static int make_sinks(struct ot_capture *c)
+{
+	struct ot_sinks_opts so = {
+		.nfuncs = c->plan.sel.n, .names = c->plan.names,
+		.out = c->out, .json = c->o.json,
+		.slowest = c->o.slowest, .slower_than = c->o.slower_than,
+		.per_process = c->o.all || c->o.follow, .comm = proc_comm,
+	};
+	size_t i;
+
 	if (c->o.trace && ot_timeline_open(c->o.trace, c->target.pid,
 					   basename(c->target.display), ot_now_ns(),
-					   c->names, &c->timeline))
-		return OT_CAPTURE_FAILED;
-	/*
-	 * The pairing first: its histograms (30 KB per function, written at
-	 * once) must not lengthen arming, which with inject is a pause of the
-	 * target's threads.
-	 */
-	for (i = 0; i < c->sel.n; i++) {
-		const struct ot_selected *f = &c->sel.fn[i];
-
-		if (!f->arg && !f->ret)
-			continue;
-		if (!c->vals)
-			c->vals = ot_xcalloc(c->sel.n, sizeof(*c->vals));
-		if (f->arg) {
-			c->vals[i].arg = ot_xmalloc(sizeof(*c->vals[i].arg));
-			ot_values_init(c->vals[i].arg);
-			snprintf(c->vals[i].arg_name, sizeof(c->vals[i].arg_name), "arg%d%s",
-				 OT_SEL_ARG(f->arg), f->arg & OT_SEL_32 ? ":32" : "");
-		}
-		if (f->ret) {
-			c->vals[i].ret = ot_xmalloc(sizeof(*c->vals[i].ret));
-			ot_values_init(c->vals[i].ret);
-		}
-	}
-	c->pair = ot_pair_new(c->sel.n);
+					   c->plan.names, &c->timeline))
+		return -1;
+	c->pair = ot_pair_new(c->plan.sel.n);
+	so.every_scope = !!c->timeline;
+	ot_sinks_init(&c->sinks, &so, c->pair);
+	for (i = 0; i < c->plan.sel.n; i++)
+		ot_sinks_values(&c->sinks, i, c->plan.sel.fn[i].arg, c->plan.sel.fn[i].ret);
 	ot_pair_on_scope(c->pair, on_scope, c);
 	if (c->inject)
 		ot_pair_set_exact(c->pair);
-	if (c->o.slowest) {
-		c->slow = ot_xcalloc(c->sel.n, sizeof(*c->slow));
-		for (i = 0; i < c->sel.n; i++)
-			c->slow[i].v = ot_xcalloc(c->o.slowest, sizeof(*c->slow[i].v));
-	}
-	for (i = 0; i < c->sel.n; i++)
-		if (c->ret[i].tail_calls)
+	for (i = 0; i < c->plan.sel.n; i++)
+		if (c->plan.ret[i].tail_calls)
 			ot_pair_set_tail_calls(c->pair, i);
-	/* What arming costs the machine, measured the way the seed measured
-	 * static keys: wall time and /proc/interrupts deltas. */
-	ot_ipi_read(&c->arm_before);
-	c->arm_t0 = ot_now_ns();
-	if (c->o.freeze && ot_target_freeze(&c->target))
-		return OT_CAPTURE_FAILED;
-	{
-		struct ot_probes_opts po = {
-			.ring_kb = c->o.ring_kb_set ? c->o.ring_kb : 0,
-			.backend = c->o.backend,
-			.pid = (int)c->target.pid,
-			.pidfd = c->target.pidfd,
-			.held = c->inject && c->o.argv,
-			.clock = c->o.inject_clock,
-			.follow = c->o.follow,
-			/* A command's stop is seen by its parent, us; a -p
-			 * process's by its own, so only where --freeze says. */
-			.hold_exec = c->target.is_child || c->o.freeze,
-		};
+	return 0;
+}
 
-		if (ot_probes_arm(c->pt, c->npt, &po, &c->probes))
-			return OT_CAPTURE_FAILED;
-	}
+/* The probes armed (the process frozen meanwhile with --freeze), the drain
+ * made, the probes enabled. */
+static int arm_probes(struct ot_capture *c)
+{
+	struct ot_probes_opts po = {
+		.ring_kb = c->o.ring_kb_set ? c->o.ring_kb : 0,
+		.backend = c->o.backend,
+		.pid = (int)c->target.pid,
+		.pidfd = c->target.pidfd,
+		.held = c->inject && c->o.argv,
+		.clock = c->o.inject_clock,
+		.follow = c->o.follow,
+		/* A command's stop is seen by its parent, us; a -p
+		 * process's by its own, so only where --freeze says. */
+		.hold_exec = c->target.is_child || c->o.freeze,
+	};
+
+	if (c->o.freeze && ot_target_freeze(&c->target))
+		return -1;
+	if (ot_probes_arm(c->plan.pt, c->npt, &po, &c->probes))
+		return -1;
 	if (c->inject)
-		inject_armed(c);
+		ot_capture_inject_armed(c);
 	if (c->o.all)
 		c->own_pid = (uint32_t)getpid();
 	/* --follow: the kernel keeps the tree's records only, of every pid. */
@@ -1336,46 +484,38 @@ enum ot_capture_result ot_capture_arm(struct ot_capture *c)
 		ot_drain_also_pid(c->drain, (uint32_t)getpid());
 	}
 	if (ot_probes_enable(c->probes))
-		return OT_CAPTURE_FAILED;
+		return -1;
 	if (c->inject && ot_probes_inproc(c->probes))
 		c->rep_inject.arm_pause_ns = ot_probes_inproc(c->probes)->arm_pause_ns;
 	ot_target_thaw(&c->target);
-	if (c->calib_pair && ot_calib_live_start(&c->calib_live))
-		return OT_CAPTURE_FAILED;
-	{
-		struct ot_ipi after;
+	return 0;
+}
 
-		c->arm_ns = ot_now_ns() - c->arm_t0;
-		ot_ipi_read(&after);
-		c->arm_ipi.cal = after.cal - c->arm_before.cal;
-		c->arm_ipi.tlb = after.tlb - c->arm_before.tlb;
-	}
-	/*
-	 * Armed and mapped: nothing left needs privilege, so keep none but
-	 * CAP_KILL where another user's process is signalled later: a
-	 * command run as the user, and a -p process with --freeze (stopped
-	 * again for disarming, and continued after an exec the multi backend
-	 * holds it at).
-	 */
+/*
+ * Armed and mapped: nothing left needs privilege, so keep none but
+ * CAP_KILL where another user's process is signalled later: a command run
+ * as the user, and a -p process with --freeze (stopped again for
+ * disarming, and continued after an exec the multi backend holds it at).
+ */
+static int drop_caps(struct ot_capture *c)
+{
 	if (ot_caps_drop((c->user.set && c->user.uid != getuid()) || c->o.freeze, c->inject)) {
 		ot_error("cannot drop capabilities after arming");
-		return OT_CAPTURE_FAILED;
+		return -1;
 	}
-	ot_verbose("armed %zu functions (%zu %s) on %s", c->sel.n,
+	ot_verbose("armed %zu functions (%zu %s) on %s", c->plan.sel.n,
 		   ot_probes_nevents(c->probes), ot_probes_objects(c->probes),
 		   c->target.display);
-	if (c->calib_live && calibrate(c))
-		return OT_CAPTURE_FAILED;
+	return 0;
+}
+
+/* The capture's clock starts, and the command with it. */
+static enum ot_capture_result start(struct ot_capture *c)
+{
 	c->t_start = ot_now_ns();
-	if (c->o.interval > 0) {
-		c->ivl = ot_xcalloc(c->sel.n + 1, sizeof(*c->ivl));
-		for (i = 0; i < c->sel.n; i++)
-			ot_hist_init(&c->ivl[i]);
-		c->ivl_start = c->t_start;
-		c->ivl_next = c->t_start + (uint64_t)(c->o.interval * 1e9);
-	}
-	c->live = isatty(STDERR_FILENO) && ot_error_verbosity() >= 0;
-	c->live_next = c->t_start + 1000000000ull;
+	ot_sinks_start(&c->sinks, c->t_start,
+		       c->o.interval > 0 ? (uint64_t)(c->o.interval * 1e9) : 0,
+		       isatty(STDERR_FILENO) && ot_error_verbosity() >= 0 ? stderr : NULL);
 	if (c->target.is_child && ot_target_release(&c->target))
 		return OT_CAPTURE_FAILED;
 	if (!c->o.all && !c->target.is_child && ot_target_check_exit(&c->target)) {
@@ -1383,6 +523,36 @@ enum ot_capture_result ot_capture_arm(struct ot_capture *c)
 		return OT_CAPTURE_FAILED;
 	}
 	return OT_CAPTURE_OK;
+}
+
+enum ot_capture_result ot_capture_arm(struct ot_capture *c)
+{
+	struct ot_ipi after;
+
+	/* Output files are opened before arming: a typo must not cost a capture. */
+	if (c->o.folded && !(c->folded = fopen(c->o.folded, "we"))) {
+		ot_error_errno(errno, "cannot open %s", c->o.folded);
+		return OT_CAPTURE_FAILED;
+	}
+	/* inject arms no uprobe: ptrace's own permission check decides. */
+	if (!c->inject && ot_caps_check())
+		return OT_CAPTURE_FAILED;
+	c->npt = c->plan.sel.n;
+	if ((c->o.compensate && add_calib_target(c)) || spawn(c) || make_sinks(c))
+		return OT_CAPTURE_FAILED;
+	/* What arming costs the machine, measured the way the seed measured
+	 * static keys: wall time and /proc/interrupts deltas. */
+	ot_ipi_read(&c->arm_before);
+	c->arm_t0 = ot_now_ns();
+	if (arm_probes(c) || (c->calib_pair && ot_calib_live_start(&c->calib_live)))
+		return OT_CAPTURE_FAILED;
+	c->arm_ns = ot_now_ns() - c->arm_t0;
+	ot_ipi_read(&after);
+	c->arm_ipi.cal = after.cal - c->arm_before.cal;
+	c->arm_ipi.tlb = after.tlb - c->arm_before.tlb;
+	if (drop_caps(c) || (c->calib_live && calibrate(c)))
+		return OT_CAPTURE_FAILED;
+	return start(c);
 }
 
 enum ot_capture_result ot_capture_run(struct ot_capture *c)
@@ -1393,51 +563,23 @@ enum ot_capture_result ot_capture_run(struct ot_capture *c)
 
 enum ot_capture_result ot_capture_report(struct ot_capture *c)
 {
-	size_t i;
-
 	/* Disable first, drain what is left, report; disarm last (slow). */
 	c->t_end = ot_now_ns();
-	live_status(c, c->t_end, 1);
+	ot_sinks_live_clear(&c->sinks);
 	ot_calib_live_stop(c->calib_live);
 	c->calib_live = NULL;
 	ot_probes_disable(c->probes);
 	final_drain(c);
 	/* The last, shorter interval: the intervals add up to the capture. */
-	if (c->ivl)
-		interval_report(c, ot_now_ns());
+	if (ot_sinks_interval_due(&c->sinks) != UINT64_MAX)
+		ot_sinks_interval(&c->sinks, ot_now_ns(), ot_drain_stats(c->drain)->lost);
 	ot_pair_finish(c->pair);
 	if (c->inject)
-		inject_final(c);
-	judge(c);
-	fill_report(c);
+		ot_capture_inject_final(c);
+	ot_capture_judge(c);
+	ot_capture_fill_report(c);
 	print_report(c);
-	if (c->folded) {
-		size_t n;
-		const struct ot_tree_node *tree = ot_pair_tree(c->pair, &n);
-
-		if (ot_folded_write(c->folded, tree, n, c->names) || fflush(c->folded)) {
-			ot_error_errno(EIO, "cannot write %s", c->o.folded);
-			return OT_CAPTURE_FAILED;
-		}
-	}
-	if (c->timeline) {
-		int err = ot_timeline_close(c->timeline);
-
-		c->timeline = NULL;
-		if (err)
-			return OT_CAPTURE_FAILED;
-	}
-	if (ferror(c->out)) {
-		ot_error("cannot write the report%s%s", c->o.output ? " to " : "",
-			 c->o.output ? c->o.output : "");
-		return OT_CAPTURE_FAILED;
-	}
-	if (c->check.status == OT_STATUS_FAILED) {
-		for (i = 0; i < c->check.nreasons; i++)
-			ot_error("check failed: %s", c->check.reasons[i]);
-		return OT_CAPTURE_CHECK_FAILED;
-	}
-	return OT_CAPTURE_OK;
+	return ot_capture_outputs(c);
 }
 
 void ot_capture_free(struct ot_capture *c)
@@ -1446,47 +588,4 @@ void ot_capture_free(struct ot_capture *c)
 		return;
 	cleanup(c);
 	free(c);
-}
-
-enum ot_capture_result ot_capture_restore(const struct ot_options *o)
-{
-	struct ot_inject_recovery rec;
-	struct ot_report_restore r;
-	char comm[32];
-	struct ot_target t;
-	FILE *out = stdout;
-	int bad;
-
-	/* No such process, a kernel thread, a zombie: said as for -p. */
-	if (ot_target_attach(&t, o->pid))
-		return OT_CAPTURE_FAILED;
-	ot_target_fini(&t);
-	if (ot_proc_comm(o->pid, comm, sizeof(comm)))
-		snprintf(comm, sizeof(comm), "?");
-	if (ot_inject_restore(o->pid, &rec))
-		return OT_CAPTURE_FAILED;
-	if (o->output && !(out = fopen(o->output, "we"))) {
-		ot_error_errno(errno, "cannot open %s", o->output);
-		return OT_CAPTURE_FAILED;
-	}
-	r = (struct ot_report_restore){
-		.pid = o->pid, .comm = comm, .found = rec.found, .tracer = rec.tracer,
-		.patches = rec.patches, .restored = rec.restored, .kept = rec.kept,
-		.kept_why = rec.kept ? rec.why : NULL, .returns_restored = rec.returns_restored,
-		.unmapped_bytes = rec.unmapped_bytes, .left_bytes = rec.left_bytes,
-		.left_why = rec.left_why,
-	};
-	if (o->json)
-		ot_report_restore_json(out, &r);
-	else
-		ot_report_restore_text(out, &r);
-	bad = fflush(out) || ferror(out);
-	if (out != stdout)
-		bad |= fclose(out);
-	if (bad) {
-		ot_error("cannot write the report%s%s", o->output ? " to " : "",
-			 o->output ? o->output : "");
-		return OT_CAPTURE_FAILED;
-	}
-	return rec.kept ? OT_CAPTURE_FAILED : OT_CAPTURE_DONE;
 }

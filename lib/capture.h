@@ -45,12 +45,4 @@ enum ot_capture_result ot_capture_run(struct ot_capture *c);
 enum ot_capture_result ot_capture_report(struct ot_capture *c);
 void ot_capture_free(struct ot_capture *c);
 
-/*
- * orbit-trace --restore -p PID: no capture - take back what an
- * orbit-trace that was killed left in the process, and say what (text or
- * JSON, to -o or stdout).  OT_CAPTURE_DONE, or OT_CAPTURE_FAILED after
- * printing why.
- */
-enum ot_capture_result ot_capture_restore(const struct ot_options *o);
-
 #endif

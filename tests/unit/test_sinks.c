@@ -1,0 +1,302 @@
+/*
+ * The scope sinks fed by hand (and, for paths, by a real pairing):
+ * --slowest keeps each function's N longest, longest first; --slower-than
+ * prints a line as a slow scope closes, with its chain of callers; values
+ * are read as -f asked (":32" the low half, signed); -a's rows per
+ * process and function, named by the comm function or by --follow; -I's
+ * intervals add up and start empty; the status line is drawn and erased
+ * only when due.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "lib/select.h"
+#include "lib/sinks.h"
+
+enum { OUTER, INNER, NFUNCS };
+
+static const char *names[NFUNCS] = { "outer", "inner" };
+
+static int comm_calls;
+
+static int fake_comm(uint32_t pid, char *buf, size_t len)
+{
+	comm_calls++;
+	if (pid == 13)
+		return -1;	/* gone */
+	snprintf(buf, len, "proc%u", pid);
+	return 0;
+}
+
+struct fixture {
+	struct ot_pair *pair;
+	struct ot_sinks s;
+	char *text;
+	size_t len;
+	FILE *out;
+};
+
+static void setup(struct fixture *f, const struct ot_sinks_opts *extra)
+{
+	struct ot_sinks_opts o = *extra;
+
+	memset(f, 0, sizeof(*f));
+	f->pair = ot_pair_new(NFUNCS);
+	f->out = open_memstream(&f->text, &f->len);
+	assert_non_null(f->out);
+	o.nfuncs = NFUNCS;
+	o.names = names;
+	o.out = f->out;
+	o.comm = fake_comm;
+	ot_sinks_init(&f->s, &o, f->pair);
+	ot_pair_on_scope(f->pair, ot_sinks_scope, &f->s);
+}
+
+static void teardown(struct fixture *f)
+{
+	ot_sinks_free(&f->s);
+	ot_pair_free(f->pair);
+	fclose(f->out);
+	free(f->text);
+}
+
+static void scope(struct fixture *f, uint32_t pid, uint32_t func, uint64_t start, uint64_t dur)
+{
+	struct ot_scope sc = { .pid = pid, .tid = pid, .func = func, .start = start,
+			       .end = start + dur };
+
+	ot_sinks_scope(&f->s, &sc);
+}
+
+static void test_slowest_keeps_longest_first(void **state)
+{
+	struct ot_sinks_opts o = { .slowest = 3 };
+	struct ot_report_func fn[NFUNCS];
+	struct fixture f;
+	uint64_t d[] = { 50, 10, 70, 30, 90, 20, 60 };
+	size_t i;
+
+	(void)state;
+	setup(&f, &o);
+	ot_sinks_start(&f.s, 1000, 0, NULL);
+	for (i = 0; i < sizeof(d) / sizeof(d[0]); i++)
+		scope(&f, 7, INNER, 1000 + 100 * i, d[i]);
+	scope(&f, 7, OUTER, 500, 5);	/* before the clock started */
+	memset(fn, 0, sizeof(fn));
+	ot_sinks_report(&f.s, fn);
+	assert_int_equal(fn[INNER].nslowest, 3);
+	assert_int_equal(fn[INNER].slowest[0].duration_ns, 90);
+	assert_int_equal(fn[INNER].slowest[1].duration_ns, 70);
+	assert_int_equal(fn[INNER].slowest[2].duration_ns, 60);
+	assert_int_equal(fn[INNER].slowest[0].at_ns, 400);
+	assert_string_equal(fn[INNER].slowest[0].path, "inner");	/* no tree node */
+	assert_int_equal(fn[OUTER].nslowest, 1);
+	assert_int_equal(fn[OUTER].slowest[0].at_ns, 0);
+	assert_null(fn[INNER].arg);
+	fflush(f.out);
+	assert_int_equal(f.len, 0);	/* nothing printed without --slower-than */
+	teardown(&f);
+}
+
+static void feed(struct ot_pair *p, uint8_t kind, uint32_t func, uint64_t t, uint64_t sp)
+{
+	struct ot_event ev = { .time = t, .sp = sp, .tid = 5, .pid = 5, .func = func,
+			       .kind = kind };
+
+	ot_pair_feed(p, &ev);
+}
+
+/* A slow scope's line names its callers, from the pairing's call tree. */
+static void test_slower_than_prints_path(void **state)
+{
+	struct ot_sinks_opts o = { .slower_than = 100 };
+	struct fixture f;
+
+	(void)state;
+	setup(&f, &o);
+	ot_sinks_start(&f.s, 1000, 0, NULL);
+	feed(f.pair, OT_EV_ENTRY, OUTER, 1000, 0x7000);
+	feed(f.pair, OT_EV_ENTRY, INNER, 1010, 0x6f00);
+	feed(f.pair, OT_EV_RETURN, INNER, 1050, 0x6f00);	/* 40 ns: quiet */
+	feed(f.pair, OT_EV_ENTRY, INNER, 1100, 0x6f00);
+	feed(f.pair, OT_EV_RETURN, INNER, 1300, 0x6f00);	/* 200 ns */
+	feed(f.pair, OT_EV_RETURN, OUTER, 1400, 0x7000);	/* 400 ns */
+	fflush(f.out);
+	assert_non_null(strstr(f.text, "slow: inner at 100 ns, pid 5 tid 5: 200 ns (outer > inner)\n"));
+	assert_non_null(strstr(f.text, "slow: outer at 0 ns, pid 5 tid 5: 400 ns (outer)\n"));
+	assert_null(strstr(f.text, "40 ns"));
+	teardown(&f);
+}
+
+static void test_slower_than_json(void **state)
+{
+	struct ot_sinks_opts o = { .slower_than = 10, .json = 1 };
+	struct fixture f;
+
+	(void)state;
+	setup(&f, &o);
+	ot_sinks_start(&f.s, 0, 0, NULL);
+	scope(&f, 9, OUTER, 20, 15);
+	fflush(f.out);
+	assert_string_equal(f.text, "{\"type\": \"slow\", \"name\": \"outer\", \"at_ns\": 20, "
+			    "\"duration_ns\": 15, \"pid\": 9, \"tid\": 9, \"path\": \"outer\"}\n");
+	teardown(&f);
+}
+
+static void test_values_as_asked(void **state)
+{
+	struct ot_sinks_opts o = { 0 };
+	struct ot_report_func fn[NFUNCS];
+	struct ot_scope sc = { .func = INNER, .has_arg = 1, .has_ret = 1,
+			       .arg = 0xffffffffu, .ret = 0xffffffffu };
+	struct fixture f;
+
+	(void)state;
+	setup(&f, &o);
+	ot_sinks_values(&f.s, OUTER, 0, 0);
+	ot_sinks_values(&f.s, INNER, 2 | OT_SEL_32, OT_SEL_RET);
+	ot_sinks_scope(&f.s, &sc);
+	sc.has_ret = 0;
+	sc.arg = 5;
+	ot_sinks_scope(&f.s, &sc);
+	memset(fn, 0, sizeof(fn));
+	ot_sinks_report(&f.s, fn);
+	assert_null(fn[OUTER].arg);
+	assert_null(fn[OUTER].ret);
+	assert_string_equal(fn[INNER].arg_name, "arg2:32");
+	assert_string_equal(fn[INNER].ret_name, "ret");
+	assert_int_equal(fn[INNER].arg->count, 2);
+	assert_int_equal(fn[INNER].arg->min, -1);	/* the low half, signed */
+	assert_int_equal(fn[INNER].arg->max, 5);
+	assert_int_equal(fn[INNER].ret->count, 1);
+	assert_int_equal(fn[INNER].ret->min, 0xffffffffll);	/* all 64 bits */
+	teardown(&f);
+}
+
+static void test_rows_per_process(void **state)
+{
+	struct ot_sinks_opts o = { .per_process = 1 };
+	struct ot_follow_proc fol[] = { { .pid = 12, .ppid = 11, .comm = "exec'd" } };
+	struct ot_report_proc *r;
+	struct fixture f;
+	size_t n, i;
+
+	(void)state;
+	setup(&f, &o);
+	/* Enough processes to grow the table past its first 64 slots. */
+	for (i = 0; i < 40; i++)
+		scope(&f, 100 + (uint32_t)i, OUTER, 0, 1);
+	scope(&f, 12, INNER, 0, 30);
+	scope(&f, 12, INNER, 0, 10);
+	scope(&f, 12, OUTER, 0, 5);
+	scope(&f, 13, OUTER, 0, 5);
+	assert_int_equal(comm_calls, 43);	/* once a row */
+	r = ot_sinks_procs(&f.s, fol, 1, &n);
+	assert_int_equal(n, 43);
+	assert_int_equal(r[0].pid, 12);
+	assert_int_equal(r[0].func, OUTER);
+	assert_int_equal(r[1].pid, 12);
+	assert_int_equal(r[1].func, INNER);
+	assert_int_equal(r[1].scopes, 2);
+	assert_int_equal(r[1].total_ns, 40);
+	assert_int_equal(r[1].max_ns, 30);
+	assert_string_equal(r[1].comm, "exec'd");	/* --follow's name wins */
+	assert_int_equal(r[1].ppid, 11);
+	assert_string_equal(r[2].comm, "?");
+	assert_string_equal(r[3].comm, "proc100");
+	for (i = 1; i < n; i++)
+		assert_true(r[i - 1].pid < r[i].pid || r[i - 1].func < r[i].func);
+	teardown(&f);
+}
+
+static void test_no_rows(void **state)
+{
+	struct ot_sinks_opts o = { 0 };
+	struct fixture f;
+	size_t n = 9;
+
+	(void)state;
+	setup(&f, &o);
+	scope(&f, 12, INNER, 0, 30);
+	assert_null(ot_sinks_procs(&f.s, NULL, 0, &n));
+	assert_int_equal(n, 0);
+	teardown(&f);
+}
+
+static void test_intervals(void **state)
+{
+	struct ot_sinks_opts o = { 0 };
+	struct fixture f;
+
+	(void)state;
+	setup(&f, &o);
+	scope(&f, 1, INNER, 10, 10);	/* before the start: in no interval */
+	assert_true(ot_sinks_interval_due(&f.s) == UINT64_MAX);
+	ot_sinks_start(&f.s, 1000000000ull, 1000000000ull, NULL);
+	assert_true(ot_sinks_interval_due(&f.s) == 2000000000ull);
+	scope(&f, 1, INNER, 1000000000ull, 2000);
+	scope(&f, 1, INNER, 1000000000ull, 4000);
+	ot_sinks_interval(&f.s, 2000000000ull, 3);
+	assert_true(ot_sinks_interval_due(&f.s) == 3000000000ull);
+	ot_sinks_interval(&f.s, 2500000000ull, 3);
+	fflush(f.out);
+	assert_non_null(strstr(f.text, "interval 1: 0 ns to 1.00 s, 3 records lost by the kernel\n"));
+	assert_non_null(strstr(f.text, "inner             2"));
+	/* The second starts empty and lost nothing more. */
+	assert_non_null(strstr(f.text, "interval 2: 1.00 s to 1.50 s\n"));
+	assert_non_null(strstr(strstr(f.text, "interval 2"), "inner             0"));
+	teardown(&f);
+}
+
+static void test_live_line(void **state)
+{
+	struct ot_sinks_opts o = { .slower_than = 1 };
+	struct fixture f;
+	char *err = NULL;
+	size_t len = 0;
+	FILE *live = open_memstream(&err, &len);
+
+	(void)state;
+	setup(&f, &o);
+	assert_false(ot_sinks_live_due(&f.s, UINT64_MAX));	/* not started */
+	ot_sinks_start(&f.s, 1000000000ull, 0, live);
+	scope(&f, 1, INNER, 1000000000ull, 5);	/* no line drawn yet: none erased */
+	fflush(live);
+	assert_int_equal(len, 0);
+	assert_false(ot_sinks_live_due(&f.s, 1999999999ull));
+	assert_true(ot_sinks_live_due(&f.s, 2000000000ull));
+	ot_sinks_live(&f.s, 2000000000ull, 1000, 7, 25, 100);
+	fflush(live);
+	assert_string_equal(err, "\r\033[Korbit-trace: 1.0 s, 1000 scopes/s, 7 records lost, "
+			    "ring peak 25.0%");
+	assert_false(ot_sinks_live_due(&f.s, 2499999999ull));
+	assert_true(ot_sinks_live_due(&f.s, 2500000000ull));
+	ot_sinks_live_clear(&f.s);
+	fflush(live);
+	assert_string_equal(err + len - 4, "\r\033[K");
+	teardown(&f);
+	fclose(live);
+	free(err);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_slowest_keeps_longest_first),
+		cmocka_unit_test(test_slower_than_prints_path),
+		cmocka_unit_test(test_slower_than_json),
+		cmocka_unit_test(test_values_as_asked),
+		cmocka_unit_test(test_rows_per_process),
+		cmocka_unit_test(test_no_rows),
+		cmocka_unit_test(test_intervals),
+		cmocka_unit_test(test_live_line),
+	};
+
+	return cmocka_run_group_tests_name("sinks", tests, NULL, NULL);
+}
