@@ -62,7 +62,7 @@ struct ot_backend_ops {
 	void (*ring_peak)(const struct ot_probes *p, uint64_t *pending, uint64_t *size,
 			  uint64_t *high_water);
 	const char *(*refused)(const struct ot_probes *p, size_t i);
-	const struct ot_probes_inproc *(*inproc)(struct ot_probes *p);
+	void (*say)(struct ot_probes *p, struct ot_probes_said *out);
 	/* Optional: what the traced process did that the backend must see
 	 * (inject: its execs; multi: its execs from a thread other than its
 	 * first), called when SIGCHLD comes and at every drain. */
@@ -92,9 +92,9 @@ struct ot_probes {
 	void *priv;			/* the backend's own state */
 	struct ot_probes_opts opts;	/* as ot_probes_arm was given them */
 	/* An in-process backend's last word, set by its close (removal's
-	 * pauses and what it left): ot_probes_close_inproc copies it out. */
-	struct ot_probes_inproc last_inproc;
-	int have_inproc;
+	 * pauses and what it left): ot_probes_close_said copies it out. */
+	struct ot_probes_said last_said;
+	int have_said;
 	int enabled;			/* between ot_probes_enable and _disable */
 	/* Events count the records they could not write (PERF_FORMAT_LOST,
 	 * Linux 6.0): 0 not known yet, 1 yes, -1 the kernel refused it. */

@@ -97,7 +97,7 @@ struct injset {
 	int waiting;
 	unsigned execs;			/* programs exec'd and instrumented again */
 	char exec_why[256];		/* why a program exec'd is not traced */
-	struct ot_probes_inproc inproc;
+	struct ot_inject_stats stats;	/* over every program, as last filled */
 };
 
 static uint64_t load64(const uint8_t *p)
@@ -144,7 +144,8 @@ static unsigned threads_of(pid_t pid)
 	return n;
 }
 
-static void fill_inproc(struct injset *s);
+static void fill_stats(struct injset *s);
+static void inject_say(struct ot_probes *p, struct ot_probes_said *out);
 
 static long futex(uint32_t *word, int op, uint32_t val, const struct timespec *timeout)
 {
@@ -206,6 +207,8 @@ static void bell_listen(struct injset *s, struct inj *j)
  * threads stopped, patched, recording entries (when on), let go. */
 static int arm_gen(struct injset *s, int on)
 {
+	const struct ot_inject_stats *st;
+	const char *clock_why;
 	struct inj *j;
 	size_t i, armed = 0;
 	char path[64];
@@ -250,7 +253,13 @@ static int arm_gen(struct injset *s, int on)
 				   s->targets[i].label, s->pid, j->fn[i].refused);
 	}
 	j->shm = ot_inject_shared(j->in, &j->shm_len);
-	j->clock = ot_inject_info(j->in)->clock;
+	j->clock = ot_inject_clock(j->in, &clock_why);
+	st = ot_inject_stats(j->in);
+	ot_verbose("inject: clock %s (%s); %zu code regions, %llu KB of code, %llu MB private "
+		   "and %llu MB shared mapped in process %d", st->clock, clock_why, st->regions,
+		   (unsigned long long)st->code_bytes >> 10,
+		   (unsigned long long)st->private_bytes >> 20,
+		   (unsigned long long)st->shared_bytes >> 20, s->pid);
 	if (j->shm)
 		bell_listen(s, j);
 	if (s->ngen > 1) {
@@ -338,7 +347,7 @@ static int inject_arm(struct ot_probes *p, const struct ot_probe_target *t, size
 		ot_probes_id_insert(p, 4 * i + 3, (uint32_t)i, OT_PROBE_TAIL_ENTRY,
 				    ot_probes_target_value(&t[i], OT_PROBE_ENTRY));
 	}
-	fill_inproc(s);
+	fill_stats(s);
 	return 0;
 }
 
@@ -365,6 +374,10 @@ static void inject_disable(struct ot_probes *p)
 	for (g = 0; s && g < s->ngen; g++)
 		if (s->gen[g]->in)
 			ot_inject_enable(s->gen[g]->in, 0);
+	/* Someone else's breakpoint on a patch made calls go unseen: said
+	 * before the counts are judged (removal comes after the report). */
+	if (s && current(s) && current(s)->in && !current(s)->execd)
+		ot_inject_check(current(s)->in);
 }
 
 /*
@@ -406,44 +419,33 @@ static void inject_events(struct ot_probes *p)
 	}
 }
 
-static void fill_inproc(struct injset *s)
+/* Its account: the latest program instrumented (an exec instruments each
+ * again; one that could not be has no in), and counts over them all. */
+static void fill_stats(struct injset *s)
 {
-	const struct ot_inject_info *in;
+	struct ot_inject_stats *st = &s->stats;
 	const struct inj *j;
 	size_t g;
 	unsigned a;
 
-	s->inproc.execs = s->execs;
-	s->inproc.exec_why = s->exec_why[0] ? s->exec_why : NULL;
-	/* The latest program instrumented (one that could not be has no in). */
 	for (g = s->ngen; g > 0 && !s->gen[g - 1]->in; g--)
 		;
-	if (!g)
-		return;
-	in = ot_inject_info(s->gen[g - 1]->in);
-	s->inproc.clock = in->clock == OT_INJ_CLOCK_TSC ? "tsc" : "vdso";
-	s->inproc.clock_why = in->clock_why;
-	s->inproc.regions = in->regions;
-	s->inproc.code_bytes = in->code_bytes;
-	s->inproc.private_bytes = in->private_bytes;
-	s->inproc.shared_bytes = in->shared_bytes;
-	s->inproc.unwinder = in->unwinder;
-	s->inproc.arm_pause_ns = ot_inject_info(s->gen[0]->in)->arm_pause_ns;
-	s->inproc.disarm_pause_ns = in->disarm_pause_ns;
-	s->inproc.returns_restored = in->returns_restored;
-	s->inproc.left_bytes = in->left_bytes;
-	s->inproc.left_why = in->left_why;
-	s->inproc.gone = in->gone;
-	s->inproc.noret = s->inproc.unrecorded_threads = s->inproc.unrecorded_handlers = 0;
+	if (g) {
+		*st = *ot_inject_stats(s->gen[g - 1]->in);
+		st->arm_pause_ns = ot_inject_stats(s->gen[0]->in)->arm_pause_ns;
+	}
+	st->execs = s->execs;
+	snprintf(st->exec_why, sizeof(st->exec_why), "%s", s->exec_why);
+	st->noret = st->unrecorded_threads = st->unrecorded_handlers = 0;
 	for (g = 0; g < s->ngen; g++) {
 		j = s->gen[g];
-		s->inproc.noret += j->noret;
-		s->inproc.unrecorded_threads += j->no_slot + j->no_area;
-		s->inproc.unrecorded_handlers += j->reentered + j->h_reentered;
+		st->noret += j->noret;
+		st->unrecorded_threads += j->no_slot + j->no_area;
+		st->unrecorded_handlers += j->reentered + j->h_reentered;
 		for (a = 0; j->shm && a < j->nareas; a++)
 			if (j->av[a].tid) {
-				s->inproc.noret += load64(area(j, a) + OT_INJ_A_NORET);
-				s->inproc.unrecorded_handlers += j->av[a].reentered;
+				st->noret += load64(area(j, a) + OT_INJ_A_NORET);
+				st->unrecorded_handlers += j->av[a].reentered;
 			}
 	}
 }
@@ -466,14 +468,13 @@ static void inject_close(struct ot_probes *p)
 	if (j && j->in) {
 		/* Arming failed with the command held: it does not run. */
 		ot_inject_kill(j->in);
-		fill_inproc(s);
+		fill_stats(s);
 		ot_inject_remove(j->in);
-		fill_inproc(s);
 	}
 	ot_tracee_detach(&s->t);
 	/* What removal did, for the report after the probes are gone. */
-	p->last_inproc = s->inproc;
-	p->have_inproc = 1;
+	inject_say(p, &p->last_said);
+	p->have_said = 1;
 	for (g = 0; g < s->ngen; g++) {
 		ot_inject_free(s->gen[g]->in);
 		free(s->gen[g]->av);
@@ -497,7 +498,7 @@ static size_t inject_nevents(const struct ot_probes *p)
 {
 	const struct inj *j = current(p->priv);
 
-	return j && j->in ? ot_inject_info(j->in)->patched : 0;
+	return j && j->in ? ot_inject_patched(j->in) : 0;
 }
 
 /* A queue for a new thread: one given back, else the next. */
@@ -697,14 +698,48 @@ static int inject_wake_fd(const struct ot_probes *p)
 	return s ? s->wake_fd : -1;
 }
 
-static const struct ot_probes_inproc *inject_inproc(struct ot_probes *p)
+/* Why the counts are not exact, beyond the rings' own losses. */
+static void say_why(const struct ot_probes *p, const struct ot_inject_stats *st,
+		    struct ot_probes_said *out)
+{
+	const struct injset *s = p->priv;
+	size_t i, refused = 0;
+
+	for (i = 0; i < s->nfn; i++)
+		refused += inject_refused(p, i) != NULL;
+	if (refused)
+		snprintf(out->why[out->nwhy++], sizeof(out->why[0]), "%zu of %zu functions were "
+			 "not armed: inject could not patch them (arming.refused says why)",
+			 refused, s->nfn);
+	if (st->unrecorded_handlers || st->unrecorded_threads)
+		snprintf(out->why[out->nwhy++], sizeof(out->why[0]), "%llu calls were not "
+			 "recorded: %llu of signal handlers that interrupted inject's runtime on "
+			 "their thread, %llu of threads it had no room for",
+			 (unsigned long long)(st->unrecorded_handlers + st->unrecorded_threads),
+			 (unsigned long long)st->unrecorded_handlers,
+			 (unsigned long long)st->unrecorded_threads);
+	if (st->exec_why[0])
+		snprintf(out->why[out->nwhy++], sizeof(out->why[0]), "the process exec'd a program "
+			 "inject could not trace (%s): its calls are not counted", st->exec_why);
+	if (st->overwritten)
+		snprintf(out->why[out->nwhy++], sizeof(out->why[0]), "%zu patched function%s "
+			 "(%s) found overwritten, by another tool's breakpoint or patch (a uprobe "
+			 "of perf, bpftrace or another orbit-trace): some of their calls went unseen",
+			 st->overwritten, st->overwritten == 1 ? " was" : "s were",
+			 st->overwritten_fn < s->nfn ? s->targets[st->overwritten_fn].label :
+			 "a hook of inject's");
+}
+
+static void inject_say(struct ot_probes *p, struct ot_probes_said *out)
 {
 	struct injset *s = p->priv;
 
 	if (!s)
-		return NULL;
-	fill_inproc(s);
-	return &s->inproc;
+		return;
+	fill_stats(s);
+	out->has_inject = 1;
+	out->inject = s->stats;
+	say_why(p, &s->stats, out);
 }
 
 const struct ot_backend_ops ot_backend_inject = {
@@ -712,7 +747,8 @@ const struct ot_backend_ops ot_backend_inject = {
 	.info = {
 		.name = "inject",
 		.built_on = "trampolines in the process, ptrace",
-		.can = OT_HOLDS_AT_ENTRY | OT_RINGS_IN_PROCESS,
+		.can = OT_HOLDS_AT_ENTRY | OT_RINGS_IN_PROCESS | OT_PATCHES_CODE,
+		.returns = "trampoline",
 		.why_not = {
 			[1] = "--follow needs the multi backend (its BPF program follows forks "
 			      "in the kernel): not with --backend inject",
@@ -740,7 +776,7 @@ const struct ot_backend_ops ot_backend_inject = {
 	.poll_ms = inject_poll_ms,
 	.ring_peak = inject_ring_peak,
 	.refused = inject_refused,
-	.inproc = inject_inproc,
+	.say = inject_say,
 	.events = inject_events,
 	.wake_fd = inject_wake_fd,
 };

@@ -147,7 +147,7 @@ static int resolve(struct ot_capture *c)
 		.script = script ? c->o.argv[0] : NULL, .interpreter = c->target.run,
 		.find_lib = ot_target_find_lib, .find_lib_ctx = &c->target,
 		.functions = c->o.functions, .expect = c->o.expect, .nexpect = c->o.nexpect,
-		.inject = c->inject, .ret_mode_set = c->o.ret_mode_set,
+		.patches_code = !!(c->o.backend->can & OT_PATCHES_CODE), .ret_mode_set = c->o.ret_mode_set,
 		.ret_insn = c->o.ret_insn, .list = c->o.list,
 	};
 	int ret = ot_plan_make(&c->plan, &po);
@@ -253,7 +253,7 @@ static void run(struct ot_capture *c)
 static void disarm(struct ot_capture *c)
 {
 	ot_disarm(&c->disarm, c->probes, &c->target, c->o.freeze && !c->o.all, &c->rep,
-		  &c->rep_inject);
+		  &c->said);
 	c->probes = NULL;
 }
 
@@ -289,10 +289,9 @@ static void cleanup(struct ot_capture *c)
 		free((uint64_t *)c->plan.pt[c->calib_target].ret_sites);
 	free(c->rep_fn);
 	free(c->fol);
-	for (i = 0; c->refused && i < c->rep_inject.nrefused; i++)
+	for (i = 0; i < c->nrefused; i++)
 		free((char *)c->refused[i].why);
 	free(c->refused);
-	free((char *)c->rep_inject.exec_why);
 	ot_sinks_free(&c->sinks);
 	ot_timeline_close(c->timeline);
 	if (c->folded)
@@ -314,7 +313,6 @@ struct ot_capture *ot_capture_new(const struct ot_options *o, int sigpipe_ignore
 	struct ot_capture *c = ot_xcalloc(1, sizeof(*c));
 
 	c->o = *o;
-	c->inject = !!(o->backend->can & OT_RINGS_IN_PROCESS);
 	c->sigpipe_ignored = sigpipe_ignored;
 	c->sigfd = -1;
 	c->target.pidfd = c->target.go_fd = c->target.err_fd = -1;
@@ -410,9 +408,10 @@ static int spawn(struct ot_capture *c)
 	if (c->o.argv && (ot_user_resolve(c->o.user, &c->user) ||
 			  ot_target_spawn(&c->target, c->o.argv, &c->oldmask, &c->user)))
 		return -1;
-	/* inject patches code that is there: the program exec'd, its libraries
-	 * loaded, held at its entry point. */
-	if (c->inject && c->o.argv && ot_target_exec_stopped(&c->target))
+	/* A backend that patches code patches what is there: the program
+	 * exec'd, its libraries loaded, held at its entry point. */
+	if ((c->o.backend->can & OT_HOLDS_AT_ENTRY) && c->o.argv &&
+	    ot_target_exec_stopped(&c->target))
 		return -1;
 	return 0;
 }
@@ -442,7 +441,7 @@ static int make_sinks(struct ot_capture *c)
 	for (i = 0; i < c->plan.sel.n; i++)
 		ot_sinks_values(&c->sinks, i, c->plan.sel.fn[i].arg, c->plan.sel.fn[i].ret);
 	ot_pair_on_scope(c->pair, on_scope, c);
-	if (c->inject)
+	if (c->o.backend->can & OT_PATCHES_CODE)
 		ot_pair_set_exact(c->pair);
 	for (i = 0; i < c->plan.sel.n; i++)
 		if (c->plan.ret[i].tail_calls)
@@ -459,7 +458,7 @@ static int arm_probes(struct ot_capture *c)
 		.backend = c->o.backend,
 		.pid = (int)c->target.pid,
 		.pidfd = c->target.pidfd,
-		.held = c->inject && c->o.argv,
+		.held = (c->o.backend->can & OT_HOLDS_AT_ENTRY) && c->o.argv,
 		.clock = c->o.inject_clock,
 		.follow = c->o.follow,
 		/* A command's stop is seen by its parent, us; a -p
@@ -471,8 +470,6 @@ static int arm_probes(struct ot_capture *c)
 		return -1;
 	if (ot_probes_arm(c->plan.pt, c->npt, &po, &c->probes))
 		return -1;
-	if (c->inject)
-		ot_capture_inject_armed(c);
 	if (c->o.all)
 		c->own_pid = (uint32_t)getpid();
 	/* --follow: the kernel keeps the tree's records only, of every pid. */
@@ -485,8 +482,6 @@ static int arm_probes(struct ot_capture *c)
 	}
 	if (ot_probes_enable(c->probes))
 		return -1;
-	if (c->inject && ot_probes_inproc(c->probes))
-		c->rep_inject.arm_pause_ns = ot_probes_inproc(c->probes)->arm_pause_ns;
 	ot_target_thaw(&c->target);
 	return 0;
 }
@@ -499,7 +494,8 @@ static int arm_probes(struct ot_capture *c)
  */
 static int drop_caps(struct ot_capture *c)
 {
-	if (ot_caps_drop((c->user.set && c->user.uid != getuid()) || c->o.freeze, c->inject)) {
+	if (ot_caps_drop((c->user.set && c->user.uid != getuid()) || c->o.freeze,
+			 !!(c->o.backend->can & OT_HOLDS_AT_ENTRY))) {
 		ot_error("cannot drop capabilities after arming");
 		return -1;
 	}
@@ -534,8 +530,8 @@ enum ot_capture_result ot_capture_arm(struct ot_capture *c)
 		ot_error_errno(errno, "cannot open %s", c->o.folded);
 		return OT_CAPTURE_FAILED;
 	}
-	/* inject arms no uprobe: ptrace's own permission check decides. */
-	if (!c->inject && ot_caps_check())
+	/* Without uprobes ptrace's own permission check decides. */
+	if ((c->o.backend->can & OT_NEEDS_SYS_ADMIN) && ot_caps_check())
 		return OT_CAPTURE_FAILED;
 	c->npt = c->plan.sel.n;
 	if ((c->o.compensate && add_calib_target(c)) || spawn(c) || make_sinks(c))
@@ -574,8 +570,7 @@ enum ot_capture_result ot_capture_report(struct ot_capture *c)
 	if (ot_sinks_interval_due(&c->sinks) != UINT64_MAX)
 		ot_sinks_interval(&c->sinks, ot_now_ns(), ot_drain_stats(c->drain)->lost);
 	ot_pair_finish(c->pair);
-	if (c->inject)
-		ot_capture_inject_final(c);
+	ot_capture_backend_said(c);
 	ot_capture_judge(c);
 	ot_capture_fill_report(c);
 	print_report(c);

@@ -66,9 +66,9 @@ struct ot_capture {
 	struct ot_sinks sinks;	/* what the scopes leave, but the timeline */
 	struct ot_report_func *rep_fn;
 	struct ot_disarm disarm;	/* outlives disarming: its timer's thread */
-	int inject;		/* --backend inject */
-	struct ot_report_inject rep_inject;
-	struct ot_report_refused *refused;
+	struct ot_probes_said said;	/* the backend's own word, for the report */
+	struct ot_report_refused *refused;	/* functions the backend did not arm */
+	size_t nrefused;
 	/* --follow: each process followed, once it exited or the capture ended. */
 	struct ot_follow_proc *fol;
 	size_t nfol, folcap;

@@ -18,54 +18,26 @@ static int cmp_fol(const void *a, const void *b)
 	return x->pid < y->pid ? -1 : x->pid > y->pid;
 }
 
-/* inject: what it did, for the report. */
-void ot_capture_inject_armed(struct ot_capture *c)
-{
-	const struct ot_probes_inproc *ip = ot_probes_inproc(c->probes);
-	struct ot_report_inject *r = &c->rep_inject;
-
-	if (!ip)
-		return;
-	r->clock = ip->clock;
-	r->regions = ip->regions;
-	r->code_bytes = ip->code_bytes;
-	r->private_bytes = ip->private_bytes;
-	r->shared_bytes = ip->shared_bytes;
-	r->unwinder = ip->unwinder;
-	ot_verbose("inject: clock %s (%s); %zu code regions, %llu KB of code, %llu MB private "
-		   "and %llu MB shared mapped in process %d", ip->clock, ip->clock_why,
-		   ip->regions, (unsigned long long)ip->code_bytes >> 10,
-		   (unsigned long long)ip->private_bytes >> 20,
-		   (unsigned long long)ip->shared_bytes >> 20, (int)c->target.pid);
-}
-
 /*
- * inject, at the end: the functions not armed in the program the process
- * runs last (an exec instruments each program again), and its execs.
+ * At the end, before judging: what the backend says of its own part, and
+ * the functions it did not arm in the program the process runs last (an
+ * exec arms each program again).
  */
-void ot_capture_inject_final(struct ot_capture *c)
+void ot_capture_backend_said(struct ot_capture *c)
 {
-	const struct ot_probes_inproc *ip = ot_probes_inproc(c->probes);
-	struct ot_report_inject *r = &c->rep_inject;
 	size_t i;
 
-	if (!ip)
-		return;
-	r->execs = ip->execs;
-	r->exec_why = ip->exec_why ? ot_xstrdup(ip->exec_why) : NULL;
-	r->unrecorded_threads = ip->unrecorded_threads;
-	r->unrecorded_handlers = ip->unrecorded_handlers;
+	ot_probes_say(c->probes, &c->said);
 	c->refused = ot_xcalloc(c->plan.sel.n + 1, sizeof(*c->refused));
 	for (i = 0; i < c->plan.sel.n; i++) {
 		const char *why = ot_probes_refused(c->probes, i);
 
 		if (why) {
 			/* The backend's copy goes when it is disarmed, before JSON. */
-			c->refused[r->nrefused].name = c->plan.names[i];
-			c->refused[r->nrefused++].why = ot_xstrdup(why);
+			c->refused[c->nrefused].name = c->plan.names[i];
+			c->refused[c->nrefused++].why = ot_xstrdup(why);
 		}
 	}
-	r->refused = c->refused;
 }
 
 /*
@@ -109,7 +81,8 @@ void ot_capture_judge(struct ot_capture *c)
 		st[i] = ot_pair_stats(c->pair, i);
 	ot_check_run(&c->check, c->plan.sel.n, c->plan.names, st, c->o.expect,
 		     c->o.nexpect, c->o.max_loss, ot_drain_stats(c->drain)->lost,
-		     c->lost_exact, c->inject ? "the process's rings" : NULL);
+		     c->lost_exact,
+		     ot_probes_can(c->probes) & OT_RINGS_IN_PROCESS ? "the process's rings" : NULL);
 	for (i = 0; i < c->plan.sel.n; i++)
 		if (c->plan.ret[i].inexact)
 			ot_check_add(&c->check, OT_STATUS_LOSSY, c->plan.ret[i].inexact);
@@ -122,32 +95,8 @@ void ot_capture_judge(struct ot_capture *c)
 			 c->fol_dropped == 1 ? "was" : "were");
 		ot_check_add(&c->check, OT_STATUS_LOSSY, why);
 	}
-	if (c->rep_inject.nrefused) {
-		char why[192];
-
-		snprintf(why, sizeof(why), "%zu of %zu functions were not armed: inject could not "
-			 "patch them (arming.refused says why)", c->rep_inject.nrefused,
-			 c->plan.sel.n);
-		ot_check_add(&c->check, OT_STATUS_LOSSY, why);
-	}
-	if (c->rep_inject.unrecorded_handlers || c->rep_inject.unrecorded_threads) {
-		char why[256];
-
-		snprintf(why, sizeof(why), "%llu calls were not recorded: %llu of signal handlers "
-			 "that interrupted inject's runtime on their thread, %llu of threads it had "
-			 "no room for", (unsigned long long)(c->rep_inject.unrecorded_handlers +
-							      c->rep_inject.unrecorded_threads),
-			 (unsigned long long)c->rep_inject.unrecorded_handlers,
-			 (unsigned long long)c->rep_inject.unrecorded_threads);
-		ot_check_add(&c->check, OT_STATUS_LOSSY, why);
-	}
-	if (c->rep_inject.exec_why) {
-		char why[384];
-
-		snprintf(why, sizeof(why), "the process exec'd a program inject could not trace "
-			 "(%s): its calls are not counted", c->rep_inject.exec_why);
-		ot_check_add(&c->check, OT_STATUS_LOSSY, why);
-	}
+	for (i = 0; i < c->said.nwhy; i++)
+		ot_check_add(&c->check, OT_STATUS_LOSSY, c->said.why[i]);
 	judge_thread_execs(c);
 	free(st);
 }
@@ -201,16 +150,17 @@ void ot_capture_fill_report(struct ot_capture *c)
 	r.pid = (int)c->target.pid;
 	r.functions_requested = c->plan.sel.requested;
 	r.functions_armed = c->plan.sel.n;
-	r.uprobes = c->inject ? 0 : ot_probes_nuprobes(c->probes);
+	r.uprobes = ot_probes_nuprobes(c->probes);
 	for (i = 0; i < c->plan.sel.n; i++)
 		r.insn_returns += c->plan.pt[i].ret_sites != NULL;
 	r.returns = r.insn_returns == c->plan.sel.n ? "insn" :
 		    !r.insn_returns ? "uretprobe" : "mixed";
-	if (c->inject) {
-		r.returns = "trampoline";
-		r.functions_armed = c->plan.sel.n - c->rep_inject.nrefused;
-		r.inject = &c->rep_inject;
-	}
+	if (ot_probes_returns(c->probes))
+		r.returns = ot_probes_returns(c->probes);
+	r.functions_armed = c->plan.sel.n - c->nrefused;
+	r.refused = c->refused;
+	r.nrefused = c->nrefused;
+	r.inject = c->said.has_inject ? &c->said.inject : NULL;
 	r.backend = ot_probes_backend(c->probes);
 	r.objects = ot_probes_objects(c->probes);
 	r.frozen = c->o.freeze;

@@ -1,13 +1,12 @@
 /*
  * capture_report.h - what a capture's report says, put together from the
  * capture's parts: the verdict's reasons, every figure of struct
- * ot_report, inject's own account; and -l's listing of a selection.
+ * ot_report, the backend's own account; and -l's listing of a selection.
  *
- * Only lib/capture calls these, in its steps' order: inject_armed once
- * the probes are armed; at the end, with the probes disabled and drained
- * but not yet disarmed (the report reads them), inject_final, then judge,
- * then fill_report; outputs once the report is printed.  They print
- * nothing but -l's listing, the verbose line inject_armed adds and what
+ * Only lib/capture calls these, in its steps' order: at the end, with the
+ * probes disabled and drained but not yet disarmed (the report reads
+ * them), backend_said, then judge, then fill_report; outputs once the
+ * report is printed.  They print nothing but -l's listing and what
  * outputs says; nothing here fails but a write.
  */
 #ifndef OT_CAPTURE_REPORT_H
@@ -15,12 +14,10 @@
 
 #include "capture.h"
 
-/* inject: where it mapped what, and its clock (c->rep_inject). */
-void ot_capture_inject_armed(struct ot_capture *c);
-
-/* inject: the functions it could not arm in the program the process runs
- * last, its execs, the calls its runtime could not record. */
-void ot_capture_inject_final(struct ot_capture *c);
+/* What the backend says of its part (c->said: why some counts are not
+ * exact; what an in-process backend did) and the functions it did not
+ * arm in the program the process runs last (c->refused). */
+void ot_capture_backend_said(struct ot_capture *c);
 
 /* The verdict (c->check): --expect, --max-loss, the pairing's check, and
  * every loss the backends or --returns insn reported. */

@@ -14,18 +14,8 @@ static void on_slow_disarm(union sigval v)
 		d->n, d->what);
 }
 
-static void inject_said(const struct ot_probes_inproc *ip, struct ot_report_inject *ri)
-{
-	ri->disarm_pause_ns = ip->disarm_pause_ns;
-	ri->returns_restored = ip->returns_restored;
-	ri->left_bytes = ip->left_bytes;
-	ri->left_why = ip->left_why;
-	ri->gone = ip->gone;
-	ri->noret = ip->noret;
-}
-
 void ot_disarm(struct ot_disarm *d, struct ot_probes *probes, struct ot_target *t, int freeze,
-	       struct ot_report *rep, struct ot_report_inject *ri)
+	       struct ot_report *rep, struct ot_probes_said *said)
 {
 	struct sigevent sev = { .sigev_notify = SIGEV_THREAD };
 	struct itimerspec one_s = { .it_value = { .tv_sec = 1 } };
@@ -50,8 +40,9 @@ void ot_disarm(struct ot_disarm *d, struct ot_probes *probes, struct ot_target *
 	if (freeze && ot_probes_quick_close(probes) && !t->exited && !ot_target_check_exit(t))
 		ot_target_freeze(t);
 	rep->disarm_frozen = t->frozen;
-	if (ot_probes_close_inproc(probes, &d->inproc))
-		inject_said(&d->inproc, ri);
+	/* The backend's last word (inject: its removal) replaces what it said
+	 * before; the report points into it. */
+	ot_probes_close_said(probes, said);
 	ot_target_thaw(t);
 	ot_ipi_read(&after);
 	rep->disarmed = 1;

@@ -20,18 +20,15 @@ struct ot_disarm {
 	 * after ot_disarm returns: keep this struct for the capture's life. */
 	size_t n;
 	const char *what;
-	/* inject's last word (its removal's pause, what it left); the report's
-	 * inject fields point into it. */
-	struct ot_probes_inproc inproc;
 };
 
 /*
  * Close probes (NULL: nothing to do), t frozen meanwhile when freeze and
- * the close is quick, and thawed after.  Sets rep's disarm fields and,
- * where an in-process backend said anything, ri's.  A failed freeze was
+ * the close is quick, and thawed after.  Sets rep's disarm fields, and
+ * *said to what the backend said last, where it said anything.  A failed freeze was
  * printed; disarming goes on regardless.
  */
 void ot_disarm(struct ot_disarm *d, struct ot_probes *probes, struct ot_target *t, int freeze,
-	       struct ot_report *rep, struct ot_report_inject *ri);
+	       struct ot_report *rep, struct ot_probes_said *said);
 
 #endif

@@ -180,7 +180,7 @@ int ot_inject_install(struct ot_inject *in, struct ot_inject_fn *fn, size_t n)
 	inject_recovery_table(in);
 	ret = write_all(in);
 	if (!ret) {
-		in->info.patched = patched;
+		in->patched = patched;
 		ret = (int)patched;
 	}
 out:
@@ -333,6 +333,41 @@ void inject_take_back(struct ot_inject *in)
 	free(hi);
 }
 
+size_t ot_inject_check(struct ot_inject *in)
+{
+	uint8_t now[OT_PATCH_LEN];
+	size_t i;
+
+	for (i = 0; i < in->npatches; i++) {
+		const struct patch *pa = &in->patches[i];
+
+		if (ot_tracee_read(in->t, pa->addr, now, OT_PATCH_LEN) ||
+		    !memcmp(now, pa->jmp, OT_PATCH_LEN))
+			continue;
+		if (!in->info.overwritten++)
+			in->info.overwritten_fn = pa->fn;
+	}
+	return in->info.overwritten;
+}
+
+/* Put a function's first bytes back, but for an int3 someone planted on
+ * our patch since (a uprobe): the kernel puts the file's byte back itself
+ * when that uprobe goes, and until then its owner keeps seeing hits. */
+static void restore_entry(struct ot_inject *in, const struct patch *pa)
+{
+	uint8_t now[OT_PATCH_LEN], put[OT_PATCH_LEN];
+	size_t k;
+
+	memcpy(put, pa->orig, OT_PATCH_LEN);
+	if (!ot_tracee_read(in->t, pa->addr, now, OT_PATCH_LEN))
+		for (k = 0; k < OT_PATCH_LEN; k++)
+			if (now[k] == 0xcc && pa->jmp[k] != 0xcc)
+				put[k] = 0xcc;
+	if (ot_tracee_write(in->t, pa->addr, put, OT_PATCH_LEN))
+		ot_warn("cannot restore the entry of a function at 0x%" PRIx64 " in process %d",
+			pa->addr, (int)in->pid);
+}
+
 int ot_inject_remove(struct ot_inject *in)
 {
 	uint64_t t0;
@@ -365,9 +400,7 @@ int ot_inject_remove(struct ot_inject *in)
 		return ret;
 	}
 	for (i = 0; i < in->npatches; i++)
-		if (ot_tracee_write(in->t, in->patches[i].addr, in->patches[i].orig, OT_PATCH_LEN))
-			ot_warn("cannot restore the entry of a function at 0x%" PRIx64 " in process %d",
-				in->patches[i].addr, (int)in->pid);
+		restore_entry(in, &in->patches[i]);
 	in->npatches = 0;
 	inject_take_back(in);
 	ot_tracee_detach(in->t);
@@ -407,7 +440,18 @@ void ot_inject_free(struct ot_inject *in)
 	free(in);
 }
 
-const struct ot_inject_info *ot_inject_info(const struct ot_inject *in)
+const struct ot_inject_stats *ot_inject_stats(const struct ot_inject *in)
 {
 	return &in->info;
+}
+
+int ot_inject_clock(const struct ot_inject *in, const char **why)
+{
+	*why = in->clock_why;
+	return in->clock;
+}
+
+size_t ot_inject_patched(const struct ot_inject *in)
+{
+	return in->patched;
 }

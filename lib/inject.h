@@ -22,6 +22,8 @@
 #ifndef OT_INJECT_H
 #define OT_INJECT_H
 
+#include "inject_stats.h"
+
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -42,21 +44,6 @@ struct ot_inject_opts {
 				 * clocksource is the TSC, else the vDSO's clock */
 	int adopt;		/* pid is stopped under our ptrace already */
 	int pidfd;		/* the process's pidfd, or -1 */
-};
-
-struct ot_inject_info {
-	int clock;			/* OT_INJ_CLOCK_* */
-	const char *clock_why;		/* why that clock */
-	size_t regions;			/* code regions */
-	uint64_t code_bytes, private_bytes, shared_bytes;
-	size_t patched;			/* functions */
-	int unwinder;			/* an _Unwind_Find_FDE hooked */
-	uint64_t arm_pause_ns;		/* threads stopped at arming (to resume) */
-	uint64_t disarm_pause_ns;	/* and at removal */
-	size_t returns_restored;	/* hijacked return addresses put back */
-	uint64_t left_bytes;		/* left mapped in the process */
-	const char *left_why;		/* why, when left_bytes */
-	int gone;			/* it had exited by removal */
 };
 
 struct ot_inject;
@@ -106,6 +93,16 @@ void ot_inject_execd(struct ot_inject *in);
  */
 int ot_inject_remove(struct ot_inject *in);
 
+/*
+ * Whether every patch is still as written.  Someone else's breakpoint on
+ * a patched function (a uprobe placed since by perf, bpftrace or another
+ * orbit-trace) lands on our jmp: the kernel then runs the file's first
+ * instruction and resumes after it, inside or past the jmp - the call
+ * unseen, or the process killed.  Reads the process (it may run); counts
+ * into ot_inject_stats' overwritten.  Returns the count so far.
+ */
+size_t ot_inject_check(struct ot_inject *in);
+
 /* A started command held at its entry that was never let go: kill it
  * (SIGKILL, while it is still stopped) rather than run it untraced. */
 void ot_inject_kill(struct ot_inject *in);
@@ -113,7 +110,12 @@ void ot_inject_kill(struct ot_inject *in);
 /* Release what is ours (after ot_inject_remove, or instead of it). */
 void ot_inject_free(struct ot_inject *in);
 
-const struct ot_inject_info *ot_inject_info(const struct ot_inject *in);
+/* What it did to the process (this program's part of the report). */
+const struct ot_inject_stats *ot_inject_stats(const struct ot_inject *in);
+/* The clock its runtime reads (OT_INJ_CLOCK_*), and why that one. */
+int ot_inject_clock(const struct ot_inject *in, const char **why);
+/* Functions patched by ot_inject_install. */
+size_t ot_inject_patched(const struct ot_inject *in);
 
 /* What ot_inject_recover found of an orbit-trace that died, and did. */
 struct ot_inject_recovery {

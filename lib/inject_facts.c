@@ -149,8 +149,8 @@ static void pick_clock(struct ot_inject *in)
 	char cs[64];
 
 	if (in->o.clock >= 0) {
-		in->info.clock = in->o.clock;
-		in->info.clock_why = "chosen (ORBIT_INJECT_CLOCK)";
+		in->clock = in->o.clock;
+		in->clock_why = "chosen (ORBIT_INJECT_CLOCK)";
 		return;
 	}
 	ot_proc_read_file("/sys/devices/system/clocksource/clocksource0/current_clocksource",
@@ -159,11 +159,11 @@ static void pick_clock(struct ot_inject *in)
 	/* The kernel keeps time with the TSC only once it found it stable and
 	 * in step across CPUs: then its ticks convert to CLOCK_MONOTONIC. */
 	if (!strcmp(cs, "tsc")) {
-		in->info.clock = OT_INJ_CLOCK_TSC;
-		in->info.clock_why = "the kernel's clocksource is the TSC";
+		in->clock = OT_INJ_CLOCK_TSC;
+		in->clock_why = "the kernel's clocksource is the TSC";
 	} else {
-		in->info.clock = OT_INJ_CLOCK_VDSO;
-		in->info.clock_why = "the kernel's clocksource is not the TSC";
+		in->clock = OT_INJ_CLOCK_VDSO;
+		in->clock_why = "the kernel's clocksource is not the TSC";
 	}
 }
 
@@ -179,7 +179,8 @@ int inject_process_facts(struct ot_inject *in)
 		return ret;
 	}
 	pick_clock(in);
-	if (in->info.clock == OT_INJ_CLOCK_VDSO) {
+	in->info.clock = in->clock == OT_INJ_CLOCK_TSC ? "tsc" : "vdso";
+	if (in->clock == OT_INJ_CLOCK_VDSO) {
 		in->vdso_fn = vdso_gettime(in);
 		if (!in->vdso_fn) {
 			ot_error("cannot inject into process %d: the TSC is not the kernel's clock "

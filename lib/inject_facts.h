@@ -18,7 +18,7 @@ const char *inject_refuse_process(struct ot_inject *in);
 
 /*
  * With every thread stopped and in->maps read: in->tid_off, in->fsbase,
- * in->info.clock and clock_why, and in->vdso_fn when the clock is the
+ * in->clock and clock_why, and in->vdso_fn when the clock is the
  * vDSO's.  0, or -errno after printing why the process cannot be traced.
  */
 int inject_process_facts(struct ot_inject *in);

@@ -97,7 +97,10 @@ struct ot_inject {
 	struct stat file_st;
 	uint64_t vdso_fn;	/* inject_facts.c: __vdso_clock_gettime there */
 	char why[256];		/* a refusal's words (inject_refuse_process) */
-	struct ot_inject_info info;
+	int clock;		/* inject_facts.c: OT_INJ_CLOCK_* */
+	const char *clock_why;	/* and why that one */
+	size_t patched;		/* functions patched */
+	struct ot_inject_stats info;	/* what it did, for the report */
 };
 
 /* A function's place in the process, planned before anything is mapped. */

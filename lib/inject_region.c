@@ -219,7 +219,7 @@ static void set_constants(struct ot_inject *in)
 	uint64_t areas = in->shared_t + OT_INJ_HDR_SIZE;
 	uint64_t mask = in->o.ring_kb * 1024 / OT_INJ_REC_SIZE - 1, quarter = (mask + 1) / 4 - 1;
 	uint64_t area_bytes = OT_INJ_A_RING + in->o.ring_kb * 1024;
-	uint32_t nareas = in->o.nareas, clock = (uint32_t)in->info.clock, fsb = (uint32_t)in->fsbase;
+	uint32_t nareas = in->o.nareas, clock = (uint32_t)in->clock, fsb = (uint32_t)in->fsbase;
 
 	memcpy(rt + RT_OFF(ot_inj_rt_priv), &in->priv, 8);
 	memcpy(rt + RT_OFF(ot_inj_rt_shared), &in->shared_t, 8);

@@ -20,8 +20,8 @@ static const char *stack_switch(const struct ot_selection *sel, const struct ot_
 static int insn_returns(const struct ot_selection *sel, const struct ot_elf *elf,
 			const struct ot_plan_opts *o, size_t i)
 {
-	if (o->inject)
-		return 0;	/* every return comes to its trampoline */
+	if (o->patches_code)
+		return 0;	/* every return comes to the backend's code */
 	if (o->ret_mode_set)
 		return o->ret_insn;
 	/* A return probe kills a program whose threads switch stacks (the
@@ -115,8 +115,9 @@ static int targets(struct ot_plan *p, const struct ot_plan_opts *o)
 		ot_verbose("%s (+0x%llx, %llu bytes, from .%s)", pt[i].label,
 			   (unsigned long long)s->offset,
 			   (unsigned long long)s->size, ot_elf_source(sel->fn[i].bin->elf));
-		/* -l lists symbols; inject patches the symbol's own first bytes. */
-		if (o->list || o->inject)
+		/* -l lists symbols; a patching backend patches the symbol's own
+		 * first bytes. */
+		if (o->list || o->patches_code)
 			continue;
 		if ((err = entry(sel, i, &pt[i])))
 			return err == -ENOTSUP ? -ENOENT : err;

@@ -32,7 +32,7 @@ struct ot_plan_opts {
 	const char *functions;	/* -f */
 	const struct ot_expect *expect;	/* --expect: each must name a selected function */
 	size_t nexpect;
-	int inject;		/* --backend inject: entries and returns are its own */
+	int patches_code;	/* the backend patches entries and sees returns itself */
 	int ret_mode_set;	/* --returns given ... */
 	int ret_insn;		/* ... and it said insn */
 	int list;		/* -l: the symbols, no code read */

@@ -394,6 +394,11 @@ unsigned ot_probes_can(const struct ot_probes *p)
 	return p->ops->info.can;
 }
 
+const char *ot_probes_returns(const struct ot_probes *p)
+{
+	return p->ops->info.returns;
+}
+
 const char *ot_probes_objects(const struct ot_probes *p)
 {
 	return p->ops->objects;
@@ -471,7 +476,7 @@ size_t ot_probes_nevents(const struct ot_probes *p)
 
 size_t ot_probes_nuprobes(const struct ot_probes *p)
 {
-	return p->nuprobes;
+	return p->ops->info.can & OT_PATCHES_CODE ? 0 : p->nuprobes;
 }
 
 size_t ot_probes_drain(struct ot_probes *p, struct ot_drain *d)
@@ -609,12 +614,14 @@ const struct ot_probes_thread_execs *ot_probes_thread_execs(const struct ot_prob
 	return p && p->ops && p->ops->thread_execs ? p->ops->thread_execs(p) : NULL;
 }
 
-const struct ot_probes_inproc *ot_probes_inproc(const struct ot_probes *p)
+void ot_probes_say(struct ot_probes *p, struct ot_probes_said *out)
 {
-	return p->ops->inproc ? p->ops->inproc((struct ot_probes *)p) : NULL;
+	memset(out, 0, sizeof(*out));
+	if (p && p->ops && p->ops->say)
+		p->ops->say(p, out);
 }
 
-int ot_probes_close_inproc(struct ot_probes *p, struct ot_probes_inproc *out)
+int ot_probes_close_said(struct ot_probes *p, struct ot_probes_said *out)
 {
 	int have;
 
@@ -625,9 +632,9 @@ int ot_probes_close_inproc(struct ot_probes *p, struct ot_probes_inproc *out)
 		p->ops->close(p);
 		p->ops = NULL;
 	}
-	have = p->have_inproc;
+	have = p->have_said;
 	if (have)
-		*out = p->last_inproc;
+		*out = p->last_said;
 	ot_probes_close(p);
 	return have;
 }

@@ -27,6 +27,7 @@
 #ifndef OT_PROBES_H
 #define OT_PROBES_H
 
+#include "inject_stats.h"
 #include "kinds.h"
 #include "ring.h"
 
@@ -86,6 +87,10 @@ enum ot_backend_can {
 	/* Its rings are in the traced process's memory: what they drop is
 	 * the process's, counted apart from the kernel's. */
 	OT_RINGS_IN_PROCESS = 1 << 9,
+	/* Patches each function's own first bytes and sees its returns in
+	 * its own code: no uprobe, no entry point or return probe to plan,
+	 * and every return paired with its call exactly. */
+	OT_PATCHES_CODE = 1 << 10,
 };
 /* The options' capabilities, in the order their refusals are checked. */
 #define OT_CAN_OPTIONS (OT_CAN_FOLLOW | OT_CAN_ALL | OT_CAN_FREEZE | OT_CAN_COMPENSATE | \
@@ -95,6 +100,7 @@ struct ot_backend_info {
 	const char *name;	/* --backend NAME */
 	const char *built_on;	/* for -V: what its probes are */
 	unsigned can;		/* enum ot_backend_can */
+	const char *returns;	/* how it sees returns, with OT_PATCHES_CODE */
 	/* Why it cannot do what an OT_CAN_* it lacks asks, as the option's
 	 * refusal: why_not[k] for the bit 1 << k. */
 	const char *why_not[8];
@@ -146,6 +152,9 @@ size_t ot_probes_ring_kb(const struct ot_probes *p);
 const char *ot_probes_backend(const struct ot_probes *p);
 /* What it can do (its OT_CAN_* and the like). */
 unsigned ot_probes_can(const struct ot_probes *p);
+/* How it sees returns when it alone decides ("trampoline"), or NULL:
+ * where the probe targets say. */
+const char *ot_probes_returns(const struct ot_probes *p);
 
 /* Return probes first, then entry probes.  Returns 0 or -errno. */
 int ot_probes_enable(struct ot_probes *p);
@@ -218,28 +227,21 @@ uint64_t ot_probes_high_water(const struct ot_probes *p);
 /* Why target i was not armed (inject refuses functions one by one), or NULL. */
 const char *ot_probes_refused(const struct ot_probes *p, size_t i);
 
-/* What an in-process backend (inject) did to the process; NULL for the
- * kernel's backends. */
-struct ot_probes_inproc {
-	const char *clock;		/* "tsc", "vdso" */
-	const char *clock_why;
-	size_t regions;
-	uint64_t code_bytes, private_bytes, shared_bytes;
-	int unwinder;			/* an unwinder's _Unwind_Find_FDE hooked */
-	uint64_t arm_pause_ns, disarm_pause_ns;
-	size_t returns_restored;
-	uint64_t left_bytes;		/* left mapped in the process */
-	const char *left_why;
-	int gone;			/* the process had exited by disarming */
-	uint64_t noret;			/* calls whose return could not be hijacked */
-	/* Calls not recorded at all (neither entry nor return): of threads
-	 * beyond its slots or ring areas, and of signal handlers that
-	 * interrupted the runtime on their thread. */
-	uint64_t unrecorded_threads, unrecorded_handlers;
-	unsigned execs;			/* programs it exec'd, instrumented again */
-	const char *exec_why;		/* why a program it exec'd is not traced */
+/*
+ * What a backend says of its own part of a capture, beyond its rings: why
+ * some of its counts are not exact, and, for one that works inside the
+ * process, what it did there.  A copy, valid after ot_probes_close.
+ */
+#define OT_PROBES_WHY_MAX 4
+struct ot_probes_said {
+	char why[OT_PROBES_WHY_MAX][384];	/* a line each; the status is lossy */
+	size_t nwhy;
+	int has_inject;				/* inject below is filled */
+	struct ot_inject_stats inject;
 };
-const struct ot_probes_inproc *ot_probes_inproc(const struct ot_probes *p);
+/* What it says now: after ot_probes_enable its arming, after the last
+ * drain its counts. */
+void ot_probes_say(struct ot_probes *p, struct ot_probes_said *out);
 
 /*
  * What the traced process did that the backend must act on now (inject:
@@ -288,8 +290,8 @@ int ot_probes_follow_poll(struct ot_probes *p, int alive,
 			  void (*fn)(void *ctx, const struct ot_follow_proc *proc),
 			  void *ctx, uint64_t *dropped);
 
-/* ot_probes_close, keeping what an in-process backend said last in *out
- * (its removal's pause, what it left mapped); 1 if it said anything. */
-int ot_probes_close_inproc(struct ot_probes *p, struct ot_probes_inproc *out);
+/* ot_probes_close, with what the backend said last (its removal's figures)
+ * in *out; 1 if it said anything. */
+int ot_probes_close_said(struct ot_probes *p, struct ot_probes_said *out);
 
 #endif

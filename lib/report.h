@@ -12,6 +12,7 @@
 #ifndef OT_REPORT_H
 #define OT_REPORT_H
 
+#include "inject_stats.h"
 #include "check.h"
 #include "pair.h"
 #include "values.h"
@@ -69,32 +70,10 @@ struct ot_report_calib {
 	uint64_t live_calls;	/* calibration scopes during the capture; 0: before only */
 };
 
-/* --backend inject: a function it did not patch, and why. */
+/* A function the backend did not arm (inject: could not patch), and why. */
 struct ot_report_refused {
 	const char *name;
 	const char *why;
-};
-
-/* --backend inject: what it did to the process (lib/inject's figures). */
-struct ot_report_inject {
-	const char *clock;		/* "tsc", "vdso" */
-	size_t regions;			/* code regions mapped */
-	uint64_t code_bytes, private_bytes, shared_bytes;
-	int unwinder;			/* an _Unwind_Find_FDE hooked */
-	uint64_t arm_pause_ns;		/* its threads stopped, at arming */
-	const struct ot_report_refused *refused;	/* in the last program */
-	size_t nrefused;
-	unsigned execs;			/* programs it exec'd, instrumented again */
-	uint64_t unrecorded_threads;	/* calls of threads it had no room for */
-	uint64_t unrecorded_handlers;	/* calls of handlers interrupting it */
-	const char *exec_why;		/* why a program it exec'd is not traced */
-	/* Known once disarmed: */
-	uint64_t noret;			/* calls whose return could not be seen */
-	uint64_t disarm_pause_ns;
-	size_t returns_restored;	/* hijacked return addresses put back */
-	uint64_t left_bytes;		/* left mapped in the process */
-	const char *left_why;
-	int gone;			/* the process had exited: nothing to remove */
 };
 
 /* orbit-trace --restore: what a killed orbit-trace had left, and what of
@@ -150,7 +129,10 @@ struct ot_report {
 	size_t nprocs;
 	uint64_t tracer_cpu_ns;		/* orbit-trace's own user+sys so far */
 	uint64_t tracer_max_rss_kb;
-	const struct ot_report_inject *inject;	/* --backend inject, else NULL */
+	/* What an in-process backend (inject) did to the process, else NULL. */
+	const struct ot_inject_stats *inject;
+	const struct ot_report_refused *refused;	/* by the backend, in the last program */
+	size_t nrefused;
 	/* --follow: the processes followed (the target among them) and the
 	 * children the kernel could not follow; else NULL. */
 	const struct ot_report_follow { uint64_t processes, dropped; } *follow;

@@ -55,8 +55,9 @@ void ot_report_hist_json(FILE *f, const struct ot_hist *h)
 }
 
 /* "inject": what --backend inject put in the process, and what it refused. */
-static void inject_json(FILE *f, const struct ot_report_inject *in)
+static void inject_json(FILE *f, const struct ot_report *r)
 {
+	const struct ot_inject_stats *in = r->inject;
 	size_t i;
 
 	fprintf(f, "  \"inject\": {\"clock\": \"%s\", \"code_regions\": %zu, \"code_bytes\": %" PRIu64
@@ -64,17 +65,17 @@ static void inject_json(FILE *f, const struct ot_report_inject *in)
 		", \"unwinder_hooked\": %s, \"pause_ns\": %" PRIu64 ", \"refused\": [",
 		in->clock ? in->clock : "tsc", in->regions, in->code_bytes, in->private_bytes,
 		in->shared_bytes, in->unwinder ? "true" : "false", in->arm_pause_ns);
-	for (i = 0; i < in->nrefused; i++) {
+	for (i = 0; i < r->nrefused; i++) {
 		fprintf(f, "%s{\"function\": ", i ? ", " : "");
-		ot_json_string(f, in->refused[i].name);
+		ot_json_string(f, r->refused[i].name);
 		fputs(", \"reason\": ", f);
-		ot_json_string(f, in->refused[i].why);
+		ot_json_string(f, r->refused[i].why);
 		fputs("}", f);
 	}
 	fprintf(f, "], \"unrecorded_calls\": {\"threads\": %" PRIu64 ", \"signal_handlers\": %"
 		PRIu64 "}, \"execs\": %u, \"exec_untraced\": ", in->unrecorded_threads,
 		in->unrecorded_handlers, in->execs);
-	ot_json_string_or_null(f, in->exec_why);
+	ot_json_string_or_null(f, in->exec_why[0] ? in->exec_why : NULL);
 	fputs("},\n", f);
 }
 
@@ -142,7 +143,7 @@ static void arming_json(FILE *f, const struct ot_report *r)
 		r->frozen ? "true" : "false", r->uprobes, r->events, r->cpus,
 		r->returns ? r->returns : "uretprobe", r->arm_ns, r->arm_ipis, r->arm_tlb);
 	if (r->inject)
-		inject_json(f, r->inject);
+		inject_json(f, r);
 }
 
 /* "disarming", and with inject "inject_removal": what it put back and left. */

@@ -306,7 +306,7 @@ static void title_text(FILE *f, const struct ot_report *r)
  * the process exec'd, the functions it refused. */
 static void arming_inject_text(FILE *f, const struct ot_report *r)
 {
-	const struct ot_report_inject *in = r->inject;
+	const struct ot_inject_stats *in = r->inject;
 	char a[32], p[32];
 	size_t i;
 
@@ -320,10 +320,10 @@ static void arming_inject_text(FILE *f, const struct ot_report *r)
 		fprintf(f, "exec: %u program%s the process exec'd, instrumented at %s entry "
 			"point%s\n", in->execs, in->execs == 1 ? "" : "s",
 			in->execs == 1 ? "its" : "their", in->execs == 1 ? "" : "s");
-	if (in->exec_why)
+	if (in->exec_why[0])
 		fprintf(f, "exec: a program the process exec'd is not traced: %s\n", in->exec_why);
-	for (i = 0; i < in->nrefused; i++)
-		fprintf(f, "not armed: %s: %s\n", in->refused[i].name, in->refused[i].why);
+	for (i = 0; i < r->nrefused; i++)
+		fprintf(f, "not armed: %s: %s\n", r->refused[i].name, r->refused[i].why);
 }
 
 /* The uprobe backends' arming: its cost to every CPU, the probes, where

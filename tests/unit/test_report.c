@@ -328,10 +328,10 @@ static void test_inject(void **state)
 	static const struct ot_report_refused refused[] = {
 		{ "inner", "a branch of the function lands inside the patched bytes" },
 	};
-	struct ot_report_inject in = {
+	struct ot_inject_stats in = {
 		.clock = "tsc", .regions = 2, .code_bytes = 8192, .private_bytes = 268894208,
 		.shared_bytes = 1074794496, .unwinder = 1, .arm_pause_ns = 1350000,
-		.refused = refused, .nrefused = 1, .noret = 0, .disarm_pause_ns = 910000,
+		.noret = 0, .disarm_pause_ns = 910000,
 		.returns_restored = 1, .execs = 2, .unrecorded_threads = 3,
 		.unrecorded_handlers = 7,
 		.exec_why = "inject needs glibc's threads and libc.so.6 is not mapped",
@@ -352,6 +352,8 @@ static void test_inject(void **state)
 	ot_check_add(&x.check, OT_STATUS_LOSSY, "1 of 3 functions were not armed: inject could not "
 		     "patch them (arming.refused says why)");
 	x.r.inject = &in;
+	x.r.refused = refused;
+	x.r.nrefused = 1;
 	x.r.records.foreign = 40;
 	x.r.records.foreign_lost = 12;	/* a forked child's ring overflowed */
 	x.r.backend = "inject";
@@ -377,7 +379,7 @@ static void test_inject(void **state)
 	free(buf);
 	/* The same in JSON: what was left, and why. */
 	in.gone = 0;
-	in.exec_why = NULL;
+	in.exec_why[0] = 0;
 	render(&x, "inject-left", 1);
 	done(&x);
 }

@@ -1,7 +1,8 @@
 /*
- * A process whose first thread has ended: main starts a worker, says it
- * is ready and calls pthread_exit; the worker calls work() N times on
- * SIGUSR1, says how many, and ends the process.  A tracer attaching with
+ * A process whose first thread has ended: main starts a worker and calls
+ * pthread_exit; the worker says it is ready once the first thread is a
+ * zombie (not before: a tracer attaching then would find it alive), calls
+ * work() N times on SIGUSR1, says how many, and ends the process.  A tracer attaching with
  * -p finds a zombie first thread and a live process.
  * Usage: leaderless N
  */
@@ -9,6 +10,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 long work(long x);
@@ -22,12 +24,31 @@ __attribute__((noinline)) long work(long x)
 	return sink;
 }
 
+/* The first thread's state, from its stat line: 'Z' once it has ended. */
+static char leader_state(void)
+{
+	char path[64], line[512], *p;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int)getpid());
+	f = fopen(path, "r");
+	if (!f)
+		return 'X';
+	p = fgets(line, sizeof(line), f) ? strrchr(line, ')') : NULL;
+	fclose(f);
+	return p && p[1] && p[2] ? p[2] : '?';
+}
+
 static void *worker(void *arg)
 {
 	sigset_t *set = arg;
 	long i;
 	int sig;
 
+	while (leader_state() != 'Z' && leader_state() != 'X')
+		usleep(1000);
+	printf("ready %d\n", (int)getpid());
+	fflush(stdout);
 	sigwait(set, &sig);
 	for (i = 0; i < n; i++)
 		work(i);
@@ -48,7 +69,5 @@ int main(int argc, char **argv)
 	sigprocmask(SIG_BLOCK, &set, NULL);
 	if (pthread_create(&th, NULL, worker, &set))
 		return 1;
-	printf("ready %d\n", (int)getpid());
-	fflush(stdout);
 	pthread_exit(NULL);
 }
