@@ -7,8 +7,10 @@
  * saying why: auto then tries the next backend), open_ring for each CPU
  * (the event that owns the ring; probes.c maps it), ring_mapped, arm,
  * enable/disable any number of times, close.  A backend without per-CPU
- * rings (open_ring NULL: inject) drains its own.  A backend registers every
- * probe it arms with ot_probes_id_insert.  A new backend is one new file
+ * rings (open_ring NULL: inject) drains its own, handing the drain each
+ * thread's compact records, whose ids say the function and kind
+ * (ot_drain_thread); a backend with per-CPU rings registers every probe
+ * it arms with ot_probes_id_insert.  A new backend is one new file
  * and one entry in lib/probes.c's table; what it can do (info.can) is all
  * the layers above know of it.
  */

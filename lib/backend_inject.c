@@ -304,7 +304,6 @@ static void fix_paths(struct injset *s)
 static int inject_arm(struct ot_probes *p, const struct ot_probe_target *t, size_t n, int pid)
 {
 	struct injset *s = ot_xcalloc(1, sizeof(*s));
-	size_t i;
 	uint64_t ticks, ns;
 	int ret;
 
@@ -338,15 +337,8 @@ static int inject_arm(struct ot_probes *p, const struct ot_probe_target *t, size
 			 pid, n);
 		return -ENOENT;
 	}
-	/* Every probe id there can be, in every program: 4 per function. */
-	for (i = 0; i < n; i++) {
-		ot_probes_id_insert(p, 4 * i + 1, (uint32_t)i, OT_PROBE_ENTRY,
-				    ot_probes_target_value(&t[i], OT_PROBE_ENTRY));
-		ot_probes_id_insert(p, 4 * i + 2, (uint32_t)i, OT_PROBE_EXACT_RET,
-				    ot_probes_target_value(&t[i], OT_PROBE_EXACT_RET));
-		ot_probes_id_insert(p, 4 * i + 3, (uint32_t)i, OT_PROBE_TAIL_ENTRY,
-				    ot_probes_target_value(&t[i], OT_PROBE_ENTRY));
-	}
+	/* No probe ids: its records name their function and kind
+	 * (lib/inject_ring, ot_drain_thread). */
 	fill_stats(s);
 	return 0;
 }

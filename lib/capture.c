@@ -476,6 +476,7 @@ static int arm_probes(struct ot_capture *c)
 	c->drain = ot_drain_new(ot_probes_nqueues(c->probes),
 				c->o.follow ? 0 : (uint32_t)c->target.pid,
 				ot_probes_lookup, c->probes, feed_pair, c);
+	ot_drain_thread_funcs(c->drain, (uint32_t)c->npt);
 	if (c->o.compensate) {
 		c->calib_pair = ot_pair_new(1);
 		ot_drain_also_pid(c->drain, (uint32_t)getpid());

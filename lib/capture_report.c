@@ -161,6 +161,7 @@ void ot_capture_fill_report(struct ot_capture *c)
 	r.refused = c->refused;
 	r.nrefused = c->nrefused;
 	r.inject = c->said.has_inject ? &c->said.inject : NULL;
+	r.rings_in_process = !!(ot_probes_can(c->probes) & OT_RINGS_IN_PROCESS);
 	r.backend = ot_probes_backend(c->probes);
 	r.objects = ot_probes_objects(c->probes);
 	r.frozen = c->o.freeze;

@@ -58,7 +58,13 @@ struct ot_drain {
 	int cur_bpf;	  /* that ring holds the multi backend's layout */
 	uint64_t cur_regs; /* and its samples' user registers */
 	struct idc *idc;  /* with the first compact record */
+	uint32_t tfuncs;  /* compact records' functions: 0..tfuncs-1 */
 };
+
+void ot_drain_thread_funcs(struct ot_drain *d, uint32_t n)
+{
+	d->tfuncs = n;
+}
 
 struct ot_drain *ot_drain_new(unsigned ncpus, uint32_t pid,
 			      ot_drain_lookup_fn lookup, void *lookup_ctx,
@@ -180,22 +186,24 @@ static void set_kind(struct ot_event *ev, int kind, uint64_t sp)
 		    kind == OT_PROBE_TAIL_ENTRY ? OT_EV_TAIL_ENTRY : 0;
 }
 
-/* The cache entry of compact id (not 0), filled on a miss. */
+/* The cache entry of compact id (not 0), filled on a miss: the id says
+ * its function and kind (OT_DRAIN_T_*). */
 static const struct idc *id_fill(struct ot_drain *d, uint16_t id)
 {
+	static const int kinds[4] = {
+		[OT_DRAIN_T_ENTRY] = OT_PROBE_ENTRY, [OT_DRAIN_T_RETURN] = OT_PROBE_EXACT_RET,
+		[OT_DRAIN_T_TAIL] = OT_PROBE_TAIL_ENTRY,
+	};
 	struct idc *e = &d->idc[id & (IDC_N - 1)];
 	struct ot_event ev;
-	uint32_t func;
-	int kind;
 
 	e->id = id;
-	if (d->lookup(d->lookup_ctx, id, &func, &kind)) {
+	if (!(id & 3) || (uint32_t)(id >> 2) >= d->tfuncs) {
 		e->kind = IDC_UNKNOWN;
 		return e;
 	}
-	/* A thread's records carry no value: kind's value bits go unused. */
-	set_kind(&ev, kind & 0xff, OT_RET_SP_DELTA);
-	e->func = func;
+	set_kind(&ev, kinds[id & 3], OT_RET_SP_DELTA);
+	e->func = id >> 2;
 	e->kind = ev.kind;
 	e->flags = ev.flags;
 	e->sp_delta = (uint8_t)(OT_RET_SP_DELTA - ev.sp);

@@ -91,22 +91,32 @@ void ot_drain_record(struct ot_drain *d, unsigned cpu,
  * One thread's record, compact: what a backend whose rings are per
  * thread (inject) hands over, 16 bytes where a queued event takes 56, so
  * the merge's window (20 ms of records) stays in cache.  word is
- * sp << 16 | id, the probe id 1..65535 and the user SP below 2^48; id 0
- * is a lost record, the number lost in place of the SP.  No values.
+ * sp << 16 | id, the user SP below 2^48; id 0 is a lost record, the
+ * number lost in place of the SP.  No values.  The id says the event
+ * itself, no probe table between: function << 2 | one of OT_DRAIN_T_*
+ * (functions below the count ot_drain_thread_funcs sets; 16383 at most).
  */
 struct ot_drain_trec {
 	uint64_t time;
 	uint64_t word;
 };
+enum {
+	OT_DRAIN_T_ENTRY = 1,
+	OT_DRAIN_T_RETURN = 2,	/* carries its call's entry SP (exact) */
+	OT_DRAIN_T_TAIL = 3,	/* an entry by a jump from a traced function */
+};
+#define OT_DRAIN_TREC_ID(func, t) ((uint16_t)((func) << 2 | (t)))
 #define OT_DRAIN_TREC(time, sp, id) \
 	((struct ot_drain_trec){ (time), (uint64_t)(sp) << 16 | (uint16_t)(id) })
+
+/* Compact records name functions 0..n-1 (others are counted unknown). */
+void ot_drain_thread_funcs(struct ot_drain *d, uint32_t n);
 
 /*
  * Queue n records of thread tid of process pid, as if read from queue q's
  * ring, in the order the thread made them (a record out of time order is
  * put in its place, as ot_drain_record does).  Counted and filtered as
- * ot_drain_record's (another process's samples and losses apart); probe ids are looked up once per id and cached, so
- * the lookup's answer for an id must not change while the drain lives.
+ * ot_drain_record's (another process's samples and losses apart).
  * A queue holds one thread's records at a time: given another thread's
  * while it still holds some, it turns into a queue of events.
  */

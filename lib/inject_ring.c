@@ -44,9 +44,10 @@ static void area_lost(struct ot_inject_view *v, struct batch *b, uint64_t t, uin
 	}
 }
 
-/* A record's probe id (as lib/backend_inject registers them) by its kind. */
-static const uint16_t id_of_kind[4] = {
-	[OT_INJ_K_ENTRY] = 1, [OT_INJ_K_RETURN] = 2, [OT_INJ_K_TAIL] = 3,
+/* A record's kind as the drain's compact records say it. */
+static const uint16_t t_of_kind[4] = {
+	[OT_INJ_K_ENTRY] = OT_DRAIN_T_ENTRY, [OT_INJ_K_RETURN] = OT_DRAIN_T_RETURN,
+	[OT_INJ_K_TAIL] = OT_DRAIN_T_TAIL,
 };
 
 /*
@@ -82,10 +83,10 @@ static void read_span(struct batch *b, struct ot_inject_view *v, const uint64_t 
 				continue;
 			}
 			/* The sp stays where the drain's word keeps it too; function
-			 * and kind become the probe's id. */
+			 * and kind become the compact record's id. */
 			out->time = time;
 			out->word = (word & ~((1ull << OT_INJ_W_SP_SHIFT) - 1)) |
-				    (uint16_t)(4 * (word & OT_INJ_W_FUNC_MASK) + id_of_kind[kind]);
+				    OT_DRAIN_TREC_ID(word & OT_INJ_W_FUNC_MASK, t_of_kind[kind]);
 			out++;
 		}
 		b->n = (size_t)(out - b->r);

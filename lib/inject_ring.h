@@ -33,9 +33,8 @@ struct ot_inject_view {
  * Every record of the area at ar (OT_INJ_A_*, a ring of ring_n records, a
  * power of two) since the last read, into the drain's queue v->queue as
  * thread v->tid of process v->pid; then A_TAIL published (release: the
- * thread may reuse the space).  Record ids are 4 * function + 1 (entry),
- * + 2 (return), + 3 (an entry by a tail jump), as lib/backend_inject
- * registers them.  Times are TSC ticks converted by tsc, or nanoseconds
+ * thread may reuse the space), each as the compact record of its function
+ * and kind (OT_DRAIN_TREC_ID: no probe ids between).  Times are TSC ticks converted by tsc, or nanoseconds
  * already when tsc is NULL (OT_INJ_CLOCK_VDSO), never below the area's
  * previous record's: the ring's order is the thread's.
  *

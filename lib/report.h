@@ -129,6 +129,7 @@ struct ot_report {
 	size_t nprocs;
 	uint64_t tracer_cpu_ns;		/* orbit-trace's own user+sys so far */
 	uint64_t tracer_max_rss_kb;
+	int rings_in_process;	/* the records' rings are in the process's memory */
 	/* What an in-process backend (inject) did to the process, else NULL. */
 	const struct ot_inject_stats *inject;
 	const struct ot_report_refused *refused;	/* by the backend, in the last program */

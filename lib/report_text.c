@@ -376,7 +376,7 @@ static void records_text(FILE *f, const struct ot_report *r)
 	fprintf(f, "records: %" PRIu64 " samples, %s%" PRIu64 " lost %s, %" PRIu64
 		" malformed, %" PRIu64 " of other processes%s; %zu thread%s\n",
 		rec->samples, rec->lost_inexact ? "at least " : "", rec->lost,
-		r->inject ? "in the process's rings" : "by the kernel",
+		r->rings_in_process ? "in the process's rings" : "by the kernel",
 		rec->malformed, rec->foreign, foreign_lost, r->threads, r->threads == 1 ? "" : "s");
 	if (r->follow)
 		fprintf(f, "followed: %" PRIu64 " process%s (pid %d and its descendants), %" PRIu64
@@ -403,8 +403,8 @@ static void warnings_text(FILE *f, const struct ot_report *r)
 		fprintf(f, "warning: %s lost %" PRIu64 " records%s: scope counts are low; "
 			"%" PRIu64 " scope%s open across a loss %s kept out of the durations "
 			"(try a larger --ring-kb or a shorter --drain-ms)\n",
-			r->inject ? "the process's rings" : "the kernel", rec->lost,
-			r->nprocs && !r->inject ? " (of any of the processes: the rings are per CPU)" :
+			r->rings_in_process ? "the process's rings" : "the kernel", rec->lost,
+			r->nprocs && !r->rings_in_process ? " (of any of the processes: the rings are per CPU)" :
 			"", spans, spans == 1 ? "" : "s", spans == 1 ? "is" : "are");
 	}
 	if (r->inject && r->inject->unrecorded_handlers)

@@ -238,22 +238,6 @@ static double perf_run(struct sink *s, struct ot_drain **dp, uint64_t *records)
 	return (double)ns / (double)total;
 }
 
-/* --backend inject: a probe table as lib/backend_inject fills it. */
-static struct ot_probes *inject_probes(void)
-{
-	struct ot_probes *p = calloc(1, sizeof(*p));
-	uint32_t f;
-
-	p->idcap = 64;
-	p->ids = calloc(p->idcap, sizeof(*p->ids));
-	for (f = 0; f < 3; f++) {
-		ot_probes_id_insert(p, 4 * f + 1, f, OT_PROBE_ENTRY, 0);
-		ot_probes_id_insert(p, 4 * f + 2, f, OT_PROBE_EXACT_RET, 0);
-		ot_probes_id_insert(p, 4 * f + 3, f, OT_PROBE_TAIL_ENTRY, 0);
-	}
-	return p;
-}
-
 #define INJ_RATE_NS	143			/* between records, all threads: 7 M/s */
 #define INJ_DRAIN_NS	1000000ull		/* the drain's interval when busy */
 #define INJ_SLACK_NS	20000000ull		/* capture.c's MERGE_SLACK_NS */
@@ -299,8 +283,7 @@ static double inject_run(unsigned nthreads, struct sink *s, struct ot_drain **dp
 			 uint64_t *records)
 {
 	uint64_t ring_n = RING / OT_INJ_REC_SIZE, total = 0, ns = 0, t = INJ_SLACK_NS, next_fit = 0;
-	struct ot_probes *probes = inject_probes();
-	struct ot_drain *d = ot_drain_new(nthreads, 7, ot_probes_lookup, probes, feed, s);
+	struct ot_drain *d = ot_drain_new(nthreads, 7, perf_lookup, NULL, feed, s);
 	struct ot_pair *p = new_pair(s, 1);
 	struct ot_inject_view v[8];
 	uint8_t *ar[8];
@@ -308,6 +291,8 @@ static double inject_run(unsigned nthreads, struct sink *s, struct ot_drain **dp
 	struct ot_tsc tsc;
 	int round;
 
+	/* The records name their function and kind: no probe table. */
+	ot_drain_thread_funcs(d, 3);
 	/* As lib/backend_inject: a sample at arming, then at every drain
 	 * until the map has a slope, then every 100 ms. */
 	ot_tsc_init(&tsc);
@@ -328,7 +313,8 @@ static double inject_run(unsigned nthreads, struct sink *s, struct ot_drain **dp
 			const struct step *st = &tree[step[c]];
 			unsigned kind = st->entry ? OT_INJ_K_ENTRY : OT_INJ_K_RETURN;
 
-			inj_put(ar[c], ring_n - 1, TICKS(t), st->sp << 16 | kind << 14 | st->func);
+			inj_put(ar[c], ring_n - 1, TICKS(t), (uint64_t)st->sp << OT_INJ_W_SP_SHIFT |
+				(uint64_t)kind << OT_INJ_W_KIND_SHIFT | st->func);
 			step[c] = (step[c] + 1) % 18;
 		}
 		t0 = now();
@@ -344,8 +330,6 @@ static double inject_run(unsigned nthreads, struct sink *s, struct ot_drain **dp
 	ot_pair_finish(p);
 	for (c = 0; c < nthreads; c++)
 		free(ar[c]);
-	free(probes->ids);
-	free(probes);
 	*dp = d;
 	*records = total;
 	return (double)ns / (double)total;

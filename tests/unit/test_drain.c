@@ -15,6 +15,10 @@
 
 #include "lib/drain.h"
 
+/* Compact ids of function 1 (ot_drain_thread). */
+#define E OT_DRAIN_TREC_ID(1, OT_DRAIN_T_ENTRY)
+#define R OT_DRAIN_TREC_ID(1, OT_DRAIN_T_RETURN)
+
 struct sink {
 	struct ot_event ev[512];
 	size_t n;
@@ -277,23 +281,24 @@ static void test_queue_grows(void **state)
 	ot_drain_free(d);
 }
 
-/* Compact records of threads: ids 4f+1 entries, 4f+2 returns (lookup's
- * odd/even split does not apply: these are ids 2 and 3 of function 1). */
+/* Compact records of threads: their ids say function and kind, no lookup
+ * (ENTRY/RETURN of function 1 here; the drain knows functions 0..9). */
 static void test_thread_records(void **state)
 {
 	struct sink s = { .n = 0 };
 	struct ot_drain *d = ot_drain_new(3, 42, lookup, NULL, emit, &s);
 	const struct ot_drain_trec a[] = {
-		OT_DRAIN_TREC(10, 0x7000, 2),
-		OT_DRAIN_TREC(30, 0x6ff0, 2),
+		OT_DRAIN_TREC(10, 0x7000, E),
+		OT_DRAIN_TREC(30, 0x6ff0, E),
 		OT_DRAIN_TREC(35, 4, 0),	/* 4 lost */
-		OT_DRAIN_TREC(40, 0x6ff0, 3),	/* a uretprobe: after `ret` */
-		OT_DRAIN_TREC(45, 0x6ff0, 500),	/* none of ours */
+		OT_DRAIN_TREC(40, 0x6ff0, R),	/* an exact return: its entry SP */
+		OT_DRAIN_TREC(45, 0x6ff0, OT_DRAIN_TREC_ID(125, OT_DRAIN_T_ENTRY)),	/* none of ours */
 	};
-	const struct ot_drain_trec late = OT_DRAIN_TREC(20, 0x7000, 2);
+	const struct ot_drain_trec late = OT_DRAIN_TREC(20, 0x7000, E);
 	size_t i;
 
 	(void)state;
+	ot_drain_thread_funcs(d, 10);
 	ot_drain_thread(d, 1, 42, 43, a, 5);
 	sample(d, 0, 25, 42, 2);
 	ot_drain_thread(d, 1, 42, 43, &late, 1);	/* behind the queue's tail */
@@ -313,7 +318,7 @@ static void test_thread_records(void **state)
 	assert_int_equal(s.ev[4].kind, OT_EV_LOST);
 	assert_int_equal(s.ev[4].lost, 4);
 	assert_int_equal(s.ev[5].kind, OT_EV_RETURN);
-	assert_int_equal(s.ev[5].sp, 0x6ff0 - OT_RET_SP_DELTA);
+	assert_int_equal(s.ev[5].sp, 0x6ff0);
 	assert_int_equal(s.ev[5].has_value, 0);
 	assert_int_equal(ot_drain_stats(d)->samples, 5);
 	assert_int_equal(ot_drain_stats(d)->unknown, 1);
@@ -326,12 +331,13 @@ static void test_thread_queue_shared(void **state)
 {
 	struct sink s = { .n = 0 };
 	struct ot_drain *d = ot_drain_new(1, 42, lookup, NULL, emit, &s);
-	const struct ot_drain_trec a[] = { OT_DRAIN_TREC(10, 0x7000, 2), OT_DRAIN_TREC(40, 0x7000, 3) };
-	const struct ot_drain_trec b[] = { OT_DRAIN_TREC(20, 0x5000, 2), OT_DRAIN_TREC(30, 0x5000, 3) };
+	const struct ot_drain_trec a[] = { OT_DRAIN_TREC(10, 0x7000, E), OT_DRAIN_TREC(40, 0x7000, R) };
+	const struct ot_drain_trec b[] = { OT_DRAIN_TREC(20, 0x5000, E), OT_DRAIN_TREC(30, 0x5000, R) };
 	struct ot_record lost = { .type = OT_REC_LOST, .lost = 2, .time = 15 };
-	const struct ot_drain_trec other[] = { OT_DRAIN_TREC(50, 0x5000, 2), OT_DRAIN_TREC(55, 1, 0) };
+	const struct ot_drain_trec other[] = { OT_DRAIN_TREC(50, 0x5000, E), OT_DRAIN_TREC(55, 1, 0) };
 
 	(void)state;
+	ot_drain_thread_funcs(d, 10);
 	ot_drain_thread(d, 0, 42, 43, a, 2);
 	ot_drain_record(d, 0, &lost);		/* joins the thread's records */
 	ot_drain_thread(d, 0, 42, 44, b, 2);	/* another thread's */
@@ -366,9 +372,10 @@ static void test_ties_by_queue(void **state)
 {
 	struct sink s = { .n = 0 };
 	struct ot_drain *d = ot_drain_new(3, 42, lookup, NULL, emit, &s);
-	const struct ot_drain_trec a[] = { OT_DRAIN_TREC(10, 0x7000, 2) };
+	const struct ot_drain_trec a[] = { OT_DRAIN_TREC(10, 0x7000, E) };
 
 	(void)state;
+	ot_drain_thread_funcs(d, 10);
 	sample(d, 2, 10, 42, 2);
 	ot_drain_thread(d, 1, 42, 50, a, 1);
 	sample(d, 0, 10, 42, 2);
@@ -390,12 +397,13 @@ static void test_merges_many_queues(void **state)
 	size_t i;
 
 	(void)state;
+	ot_drain_thread_funcs(d, 10);
 	s.n = 0;
 	for (q = 0; q < 20; q++) {
 		for (k = 0; k < 10; k++) {
 			/* Every queue's times interleave; each fifth is shared. */
 			uint64_t t = k % 5 ? 100 * k + (q * 7) % 20 : 100 * k;
-			struct ot_drain_trec r = OT_DRAIN_TREC(t, 0x7000, 2);
+			struct ot_drain_trec r = OT_DRAIN_TREC(t, 0x7000, E);
 
 			if (q % 2)
 				ot_drain_thread(d, q, 42, 1000 + q, &r, 1);

@@ -43,7 +43,8 @@ static void big_emit(void *ctx, const struct ot_event *ev)
 	big_time[big_n++] = ev->time;
 }
 
-/* As lib/backend_inject registers them: functions 0..9 armed. */
+/* Functions 0..9 armed; compact records need no lookup (the drain's
+ * samples would). */
 static int lookup(void *ctx, uint64_t id, uint32_t *func, int *kind)
 {
 	static const int kinds[4] = { -1, OT_PROBE_ENTRY, OT_PROBE_EXACT_RET, OT_PROBE_TAIL_ENTRY };
@@ -88,6 +89,7 @@ static void test_records_decoded(void **state)
 	uint8_t *ar = new_area();
 
 	(void)state;
+	ot_drain_thread_funcs(d, 10);
 	put(ar, 10, OT_INJ_K_ENTRY, 0x7ff0, 3);
 	put(ar, 20, OT_INJ_K_TAIL, 0x7ff0, 4);
 	put(ar, 30, OT_INJ_K_RETURN, 0x7ff0, 4);
@@ -136,6 +138,7 @@ static void test_ring_order_kept(void **state)
 	size_t i;
 
 	(void)state;
+	ot_drain_thread_funcs(d, 10);
 	put(ar, 100, OT_INJ_K_ENTRY, 0x7f00, 1);	/* work */
 	put(ar, 300, OT_INJ_K_ENTRY, 0x7e00, 2);	/* a handler's hwork */
 	put(ar, 310, OT_INJ_K_RETURN, 0x7e00, 2);
@@ -164,6 +167,7 @@ static void test_ticks_converted_across_wrap(void **state)
 	uint64_t i;
 
 	(void)state;
+	ot_drain_thread_funcs(d, 10);
 	ot_tsc_init(&tsc);
 	ot_tsc_add(&tsc, 1000, 5000);
 	ot_tsc_add(&tsc, 2001000, 1005000);
@@ -194,6 +198,7 @@ static void test_drops_reported_where_they_happened(void **state)
 	uint8_t *ar = new_area();
 
 	(void)state;
+	ot_drain_thread_funcs(d, 10);
 	put(ar, 10, OT_INJ_K_ENTRY, 0x7000, 1);
 	put(ar, 20, OT_INJ_K_LOST, 5, 0);
 	put(ar, 30, OT_INJ_K_RETURN, 0x7000, 1);
@@ -231,6 +236,7 @@ static void test_child_ring(void **state)
 	uint8_t *ar = new_area();
 
 	(void)state;
+	ot_drain_thread_funcs(d, 10);
 	put(ar, 10, OT_INJ_K_ENTRY, 0x7000, 1);
 	put(ar, 20, OT_INJ_K_LOST, 5, 0);
 	*u64(ar, OT_INJ_A_LOST) = 6;
@@ -253,6 +259,7 @@ static void test_corrupt_head(void **state)
 	uint8_t *ar = new_area();
 
 	(void)state;
+	ot_drain_thread_funcs(d, 10);
 	*u64(ar, OT_INJ_A_HEAD) = RING_N + 10;
 	assert_int_equal(ot_inject_ring_read(&v, ar, RING_N, NULL, d, 999), RING_N);
 	assert_int_equal(*u64(ar, OT_INJ_A_TAIL), RING_N + 10);
@@ -278,6 +285,7 @@ static void test_many_records(void **state)
 	uint64_t i, h = BIG - 100, markers = 0, prev = 0;
 
 	(void)state;
+	ot_drain_thread_funcs(d, 10);
 	big_n = 0;
 	*u64(ar, OT_INJ_A_HEAD) = *u64(ar, OT_INJ_A_TAIL) = h;
 	for (i = 0; i < N; i++, h++) {

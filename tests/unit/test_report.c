@@ -352,6 +352,7 @@ static void test_inject(void **state)
 	ot_check_add(&x.check, OT_STATUS_LOSSY, "1 of 3 functions were not armed: inject could not "
 		     "patch them (arming.refused says why)");
 	x.r.inject = &in;
+	x.r.rings_in_process = 1;
 	x.r.refused = refused;
 	x.r.nrefused = 1;
 	x.r.records.foreign = 40;
