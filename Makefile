@@ -20,11 +20,13 @@ else
 BUILD      := build
 endif
 ALL_CFLAGS := -std=gnu11 $(WARN) $(CPPFLAGS) $(CFLAGS) $(SANFLAGS) $(PKG_CFLAGS) \
-              -D_GNU_SOURCE -DOT_VERSION='"$(VERSION)"' -I.
+              -D_GNU_SOURCE -DOT_VERSION='"$(VERSION)"' -I. -Ilib
 LDLIBS     := $(PKG_LIBS) -liberty -lm
 
-LIB_SRC    := $(filter-out %.bpf.c,$(wildcard lib/*.c))
-LIB_OBJ    := $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/lib/uprobe_multi_obj.o $(BUILD)/lib/inject_rt.o
+LIB_SRC    := $(filter-out %.bpf.c,$(wildcard lib/*/*.c))
+LIB_OBJ    := $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/lib/probes/uprobe_multi_obj.o \
+              $(BUILD)/lib/inject/inject_rt.o
+LIB_HDR    := $(wildcard lib/*/*.h)
 UNIT_SRC   := $(wildcard tests/unit/test_*.c)
 UNIT_BIN   := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 FIXTURES   := $(BUILD)/tests/fixture-pie $(BUILD)/tests/fixture-nopie $(BUILD)/tests/fixture-relr
@@ -44,30 +46,30 @@ LIBEXECDIR := $(PREFIX)/libexec/orbit-trace
 COMPDIR    := $(PREFIX)/share/bash-completion/completions
 all: orbit-trace $(STRESS)
 
-$(BUILD)/%.o: %.c $(wildcard lib/*.h) Makefile
+$(BUILD)/%.o: %.c $(LIB_HDR) Makefile
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
 # The runtime --backend inject copies into a traced process (x86-64).
-$(BUILD)/lib/inject_rt.o: lib/inject_rt.S lib/inject_layout.h Makefile
+$(BUILD)/lib/inject/inject_rt.o: lib/inject/inject_rt.S lib/inject/inject_layout.h Makefile
 	@mkdir -p $(dir $@)
-	$(CC) -I. -Ilib -c -o $@ $<
+	$(CC) -c -o $@ $<
 
 $(BUILD)/orbit-trace.o: ALL_CFLAGS += \
 	-DOT_ELFUTILS_VERSION='"$(shell pkg-config --modversion libelf 2>/dev/null)"' \
 	-DOT_LIBCAP_VERSION='"$(shell pkg-config --modversion libcap 2>/dev/null)"'
-$(BUILD)/lib/backend_multi.o: ALL_CFLAGS += \
-	-DOT_LIBBPF_VERSION='"$(shell pkg-config --modversion libbpf 2>/dev/null)"'
+LIBBPF_DEF := -DOT_LIBBPF_VERSION='"$(shell pkg-config --modversion libbpf 2>/dev/null)"'
+$(BUILD)/lib/probes/backend_multi.o: ALL_CFLAGS += $(LIBBPF_DEF)
 
 # The multi backend's BPF program: compiled for the BPF target, then
-# carried inside the executable by .incbin (lib/uprobe_multi_obj.S).
+# carried inside the executable by .incbin (lib/probes/uprobe_multi_obj.S).
 BPF_ARCH   := $(patsubst x86_64,x86,$(patsubst aarch64,arm64,$(shell uname -m)))
-$(BUILD)/lib/uprobe_multi.bpf.o: lib/uprobe_multi.bpf.c Makefile
+$(BUILD)/lib/probes/uprobe_multi.bpf.o: lib/probes/uprobe_multi.bpf.c Makefile
 	@mkdir -p $(dir $@)
 	clang -O2 -g -target bpf -D__TARGET_ARCH_$(BPF_ARCH) \
 		-I/usr/include/$(shell $(CC) -dumpmachine) -c -o $@ $<
-$(BUILD)/lib/uprobe_multi_obj.o: lib/uprobe_multi_obj.S $(BUILD)/lib/uprobe_multi.bpf.o
-	$(CC) -c -I$(BUILD)/lib -o $@ $<
+$(BUILD)/lib/probes/uprobe_multi_obj.o: lib/probes/uprobe_multi_obj.S $(BUILD)/lib/probes/uprobe_multi.bpf.o
+	$(CC) -c -I$(BUILD)/lib/probes -o $@ $<
 
 # --compensate probes orbit-trace's own ot_calib_target: keep it in .dynsym
 # so a stripped (packaged) binary still finds it.
@@ -166,11 +168,12 @@ $(BUILD)/tests/test_tracee $(BUILD)/tests/test_relocate: $(STRESS)
 # libFuzzer targets (clang): make fuzz FUZZ_SECONDS=60 runs each that long,
 # from the committed seeds in tests/fuzz/corpus-*, growing build-fuzz/.
 FUZZ_SECONDS ?= 60
-FUZZ_CFLAGS := -std=gnu11 -g -O1 -D_GNU_SOURCE -I. $(PKG_CFLAGS) \
+FUZZ_CFLAGS := -std=gnu11 -g -O1 -D_GNU_SOURCE -I. -Ilib $(PKG_CFLAGS) $(LIBBPF_DEF) \
                -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
-build-fuzz/%: tests/fuzz/%.c $(LIB_SRC) $(wildcard lib/*.h) build/lib/uprobe_multi_obj.o build/lib/inject_rt.o
+FUZZ_OBJ := build/lib/probes/uprobe_multi_obj.o build/lib/inject/inject_rt.o
+build-fuzz/%: tests/fuzz/%.c $(LIB_SRC) $(LIB_HDR) $(FUZZ_OBJ)
 	@mkdir -p build-fuzz
-	clang $(FUZZ_CFLAGS) -o $@ $< $(LIB_SRC) build/lib/uprobe_multi_obj.o build/lib/inject_rt.o $(LDLIBS)
+	clang $(FUZZ_CFLAGS) -o $@ $< $(LIB_SRC) $(FUZZ_OBJ) $(LDLIBS)
 
 fuzz: build-fuzz/fuzz_elfsym build-fuzz/fuzz_records
 	@set -e; for t in elfsym:corpus-elf records:corpus-records; do \

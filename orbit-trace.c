@@ -2,12 +2,12 @@
  * orbit-trace - count and time user-space functions of a live process
  * with uprobes.  This file is the command line and the top of the life
  * cycle: options -> capture (open, arm, run, report) -> exit status.  The
- * engine is lib/capture.c; lib/ has one file per step of the data flow.
+ * engine is lib/capture/capture.c; lib/ has one file per step of the data flow.
  */
-#include "lib/capture.h"
-#include "lib/error.h"
-#include "lib/options.h"
-#include "lib/restore.h"
+#include "lib/capture/capture.h"
+#include "lib/util/error.h"
+#include "lib/cli/options.h"
+#include "lib/capture/restore.h"
 
 #include <signal.h>
 #include <stdio.h>

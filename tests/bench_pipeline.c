@@ -6,8 +6,8 @@
  *
  *   perf    the perf backend's samples, one perf ring per thread, the
  *           whole ring drained and merged at once (2 threads);
- *   inject  --backend inject's ring areas as lib/inject_rt.S writes them,
- *           read by lib/inject_ring (the backend's own code) with ids
+ *   inject  --backend inject's ring areas as lib/inject/inject_rt.S writes them,
+ *           read by lib/inject/inject_ring (the backend's own code) with ids
  *           looked up in a probe table as the backend registers them,
  *           TSC ticks converted on a map refitted every 100 ms; paced as
  *           a capture runs: 7 M records/s in all, a drain every 1 ms and
@@ -22,12 +22,12 @@
 #include <string.h>
 #include <time.h>
 
-#include "lib/backend.h"
-#include "lib/drain.h"
-#include "lib/inject_layout.h"
-#include "lib/inject_ring.h"
-#include "lib/pair.h"
-#include "lib/tsc.h"
+#include "lib/probes/backend.h"
+#include "lib/rings/drain.h"
+#include "lib/inject/inject_layout.h"
+#include "lib/inject/inject_ring.h"
+#include "lib/scopes/pair.h"
+#include "lib/rings/tsc.h"
 
 #define PAGE 4096
 #define RING (1u << 22)
@@ -245,7 +245,7 @@ static double perf_run(struct sink *s, struct ot_drain **dp, uint64_t *records)
 #define INJ_ROUNDS	1000			/* 1 s of records */
 #define TICKS(ns)	((ns) * 5 / 2)		/* a 2.5 GHz TSC */
 
-/* The runtime's append (lib/inject_rt.S rt_emit): the record, then the head. */
+/* The runtime's append (lib/inject/inject_rt.S rt_emit): the record, then the head. */
 static void inj_put(uint8_t *ar, uint64_t mask, uint64_t ticks, uint64_t word)
 {
 	uint64_t h = *(uint64_t *)(ar + OT_INJ_A_HEAD);
@@ -257,7 +257,7 @@ static void inj_put(uint8_t *ar, uint64_t mask, uint64_t ticks, uint64_t word)
 }
 
 /*
- * One drain as lib/backend_inject's: the TSC map refitted when due, every
+ * One drain as lib/probes/backend_inject's: the TSC map refitted when due, every
  * area read, the merge flushed up to horizon.  Timed; a function of its
  * own so that callgrind counts it apart from the records' writing.
  */
@@ -293,7 +293,7 @@ static double inject_run(unsigned nthreads, struct sink *s, struct ot_drain **dp
 
 	/* The records name their function and kind: no probe table. */
 	ot_drain_thread_funcs(d, 3);
-	/* As lib/backend_inject: a sample at arming, then at every drain
+	/* As lib/probes/backend_inject: a sample at arming, then at every drain
 	 * until the map has a slope, then every 100 ms. */
 	ot_tsc_init(&tsc);
 	ot_tsc_add(&tsc, TICKS(t - INJ_DRAIN_NS), t - INJ_DRAIN_NS);

@@ -8,9 +8,9 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "lib/elfsym.h"
-#include "lib/select.h"
-#include "lib/error.h"
+#include "lib/symbols/elfsym.h"
+#include "lib/symbols/select.h"
+#include "lib/util/error.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -11,11 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/check.h"
-#include "lib/drain.h"
-#include "lib/error.h"
-#include "lib/pair.h"
-#include "lib/report.h"
+#include "lib/report/check.h"
+#include "lib/rings/drain.h"
+#include "lib/util/error.h"
+#include "lib/scopes/pair.h"
+#include "lib/report/report.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

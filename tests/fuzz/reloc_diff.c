@@ -17,7 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "lib/relocate.h"
+#include "lib/inject/relocate.h"
 
 /* Single steps before an original that spun for a millisecond (millions
  * of instructions) is "did not finish". */

@@ -1,5 +1,5 @@
 /*
- * reloc_diff.h - the relocator's differential fuzzer (lib/relocate.c).
+ * reloc_diff.h - the relocator's differential fuzzer (lib/inject/relocate.c).
  *
  * Random valid x86-64 "functions" are laid out at fixed addresses,
  * relocated as --backend inject would patch them (ot_relocate, then a

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/check.h"
+#include "lib/report/check.h"
 
 static const char *const names[] = { "outer", "middle" };
 

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/drain.h"
+#include "lib/rings/drain.h"
 
 /* Compact ids of function 1 (ot_drain_thread). */
 #define E OT_DRAIN_TREC_ID(1, OT_DRAIN_T_ENTRY)

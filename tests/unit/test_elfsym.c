@@ -16,9 +16,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "lib/elfsym.h"
-#include "lib/procfs.h"
-#include "lib/select.h"
+#include "lib/symbols/elfsym.h"
+#include "lib/process/procfs.h"
+#include "lib/symbols/select.h"
 
 static const char *const fixtures[] = {
 	OT_FIXTURE_DIR "/fixture-pie",

@@ -1,6 +1,6 @@
 /*
  * The unwind entry --backend inject gives unwinders for its return
- * trampoline (ot_inject_fde, lib/inject_unwind): its CIE and FDE read
+ * trampoline (ot_inject_fde, lib/inject/inject_unwind): its CIE and FDE read
  * back field by field as the DWARF spec (and the .eh_frame format
  * libgcc reads) lays them out, and the return-address expression run on
  * a small DWARF stack machine against a table laid out as the runtime
@@ -14,8 +14,8 @@
 #include <cmocka.h>
 #include <string.h>
 
-#include "lib/inject_layout.h"
-#include "lib/inject_unwind.h"
+#include "lib/inject/inject_layout.h"
+#include "lib/inject/inject_unwind.h"
 
 static uint64_t rd(const uint8_t *p, size_t n)
 {

@@ -6,7 +6,7 @@
 #include <cmocka.h>
 #include <stdlib.h>
 
-#include "lib/hist.h"
+#include "lib/scopes/hist.h"
 
 static int cmp_u64(const void *a, const void *b)
 {

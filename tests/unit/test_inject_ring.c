@@ -1,6 +1,6 @@
 /*
- * One --backend inject ring area read into the drain (lib/inject_ring),
- * laid out in ordinary memory as lib/inject_rt.S writes it: records
+ * One --backend inject ring area read into the drain (lib/inject/inject_ring),
+ * laid out in ordinary memory as lib/inject/inject_rt.S writes it: records
  * decoded, ticks converted, the ring's wrap, and every way the runtime
  * says it dropped records turned into lost events where they happened.
  */
@@ -13,9 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/inject_layout.h"
-#include "lib/inject_ring.h"
-#include "lib/probes.h"
+#include "lib/inject/inject_layout.h"
+#include "lib/inject/inject_ring.h"
+#include "lib/probes/probes.h"
 
 #define RING_N 64
 

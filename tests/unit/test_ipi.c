@@ -5,7 +5,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "lib/ipi.h"
+#include "lib/probes/ipi.h"
 
 static void test_parse(void **state)
 {

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/options.h"
+#include "lib/cli/options.h"
 
 #define MAXARGS 32
 

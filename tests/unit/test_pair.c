@@ -2,7 +2,7 @@
  * Pairing on synthetic event streams: nesting, orphans, unclosed calls,
  * duplicates by SP, interleaved threads, healing after lost returns.
  * SPs follow the real layout: a callee's entry SP is below its caller's;
- * returns carry their call's entry SP, as lib/drain delivers them.
+ * returns carry their call's entry SP, as lib/rings/drain delivers them.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "lib/pair.h"
+#include "lib/scopes/pair.h"
 
 enum { OUTER, MIDDLE, INNER, NFUNCS };
 

@@ -1,5 +1,5 @@
 /*
- * The relocator (lib/relocate) on synthetic prologues and on real ones
+ * The relocator (lib/inject/relocate) on synthetic prologues and on real ones
  * read from libc and the unit fixture: what moved must compute the same
  * addresses from the trampoline - every branch target and RIP-relative
  * operand - a moved call must push the address after it in the function
@@ -18,9 +18,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "lib/elfsym.h"
-#include "lib/relocate.h"
-#include "lib/select.h"
+#include "lib/symbols/elfsym.h"
+#include "lib/inject/relocate.h"
+#include "lib/symbols/select.h"
 
 #if defined(__x86_64__)
 #define FAR 0x7f0000000000ull	/* a trampoline out of reach of low code */

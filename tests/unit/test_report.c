@@ -15,10 +15,10 @@
 #include <string.h>
 #include <sys/wait.h>
 
-#include "lib/check.h"
-#include "lib/pair.h"
-#include "lib/report.h"
-#include "lib/values.h"
+#include "lib/report/check.h"
+#include "lib/scopes/pair.h"
+#include "lib/report/report.h"
+#include "lib/scopes/values.h"
 
 enum { OUTER, MIDDLE, INNER, NFUNCS };
 static const char *const names[NFUNCS] = { "outer", "middle", "inner" };

@@ -7,10 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/elfsym.h"
-#include "lib/select.h"
-#include "lib/error.h"
-#include "lib/retsite.h"
+#include "lib/symbols/elfsym.h"
+#include "lib/symbols/select.h"
+#include "lib/util/error.h"
+#include "lib/symbols/retsite.h"
 
 #if defined(__x86_64__)
 static void test_code_in_memory(void **state)

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/ring.h"
+#include "lib/rings/ring.h"
 
 #define PAGE 4096
 #define DATA 256 /* small, so a handful of records wrap */

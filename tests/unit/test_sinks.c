@@ -16,8 +16,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "lib/select.h"
-#include "lib/sinks.h"
+#include "lib/symbols/select.h"
+#include "lib/scopes/sinks.h"
 
 enum { OUTER, INNER, NFUNCS };
 

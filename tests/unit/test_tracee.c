@@ -1,5 +1,5 @@
 /*
- * Holding a live process with ptrace (lib/tracee), on a real one: the
+ * Holding a live process with ptrace (lib/process/tracee), on a real one: the
  * stress program with its worker threads started and waiting.  Every
  * thread is stopped, memory is mapped in it within reach of its code and
  * written, and after detaching it does its work and exits as it would
@@ -21,7 +21,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "lib/tracee.h"
+#include "lib/process/tracee.h"
 
 #define STRESS OT_EXPECTED_DIR "/../../stress/orbit-stress"
 

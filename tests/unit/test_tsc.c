@@ -1,5 +1,5 @@
 /*
- * From TSC ticks to nanoseconds (lib/tsc) on synthetic samples: a clock
+ * From TSC ticks to nanoseconds (lib/rings/tsc) on synthetic samples: a clock
  * whose rate drifts and whose samples jitter.  The map never runs
  * backwards, meets the clock again after each sample, and a real sample
  * of this machine's clocks gives a slope once two are taken.
@@ -11,7 +11,7 @@
 #include <cmocka.h>
 #include <stdlib.h>
 
-#include "lib/tsc.h"
+#include "lib/rings/tsc.h"
 
 /* The true clock: 2.5 ticks per ns, drifting by 50 ppm over the run. */
 static uint64_t true_ns(uint64_t ticks)

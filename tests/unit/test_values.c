@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "lib/values.h"
+#include "lib/scopes/values.h"
 
 static void test_small_values_exact(void **state)
 {

@@ -1,0 +1,587 @@
+/*
+ * capture.c - one capture's life cycle, in capture.h's steps: open, arm,
+ * run, report, free.  It owns the order - what is acquired when, and
+ * released in reverse - and the run loop that drains the rings into the
+ * pairing until the capture ends.  The parts it puts together are made
+ * elsewhere: the plan (lib/probes/plan), what scopes leave (lib/scopes/sinks), the
+ * report (lib/capture/capture_report), disarming (lib/capture/disarm).
+ */
+#include "capture.h"
+#include "capture_priv.h"
+#include "capture_report.h"
+#include "util/caps.h"
+#include "util/clock.h"
+#include "disarm.h"
+#include "endsig.h"
+#include "util/error.h"
+#include "probes/plan.h"
+#include "process/procfs.h"
+#include "util/xalloc.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/param.h>
+#include <time.h>
+#include <unistd.h>
+
+/*
+ * How far behind "now" the merge stops: a sample is timestamped a moment
+ * before it is committed to its ring, so one with an older time may still
+ * be on its way.  Commit takes microseconds; 20 ms also covers a vCPU
+ * descheduled mid-write.  Anything later still is counted as "late".
+ */
+#define MERGE_SLACK_NS (20ull * 1000 * 1000)
+
+/* Each record to its sink: the calibration's function to its own pairing. */
+static void feed_pair(void *ctx, const struct ot_event *ev)
+{
+	struct ot_capture *c = ctx;
+
+	/* -a: orbit-trace's own calls of a traced library are not the report's. */
+	if (c->own_pid && ev->kind != OT_EV_LOST && ev->pid == c->own_pid &&
+	    !(c->calib_pair && ev->func == c->calib_target)) {
+		c->own_records++;
+		return;
+	}
+	if (c->calib_pair && ev->kind != OT_EV_LOST && ev->func == c->calib_target) {
+		struct ot_event e = *ev;
+
+		e.func = 0;
+		ot_pair_feed(c->calib_pair, &e);
+		return;
+	}
+	ot_pair_feed(c->pair, ev);
+}
+
+/*
+ * --compensate: once the calibration thread has made enough calls during
+ * the capture, compensate with what they cost now, not before it began.
+ */
+static void calib_update(struct ot_capture *c)
+{
+	uint64_t now;
+
+	/* The bursts' median is a sort: a few times a second is plenty,
+	 * not at every ring wake-up. */
+	if (!c->calib_live || (now = ot_now_ns()) < c->calib_next)
+		return;
+	c->calib_next = now + 200000000ull;
+	if (ot_calib_update(&c->calib, ot_pair_stats(c->calib_pair, 0), c->calib_live))
+		ot_pair_compensate(c->pair, c->calib.own_ns, c->calib.pair_ns);
+}
+
+/* --follow: a process the kernel followed, as it last saw it. */
+static void on_follow(void *ctx, const struct ot_follow_proc *fp)
+{
+	struct ot_capture *c = ctx;
+
+	if (c->nfol == c->folcap)
+		c->fol = ot_xreallocarray(c->fol, c->folcap = c->folcap ? 2 * c->folcap : 64,
+					  sizeof(*c->fol));
+	c->fol[c->nfol++] = *fp;
+}
+
+/* The pairing's hook: the --trace timeline sees every scope, the sinks
+ * keep what they are asked to. */
+static void on_scope(void *ctx, const struct ot_scope *s)
+{
+	struct ot_capture *c = ctx;
+
+	if (c->timeline)
+		ot_timeline_scope(c->timeline, s);
+	ot_sinks_scope(&c->sinks, s);
+}
+
+/* lib/scopes/sinks stays pure: reading /proc is the capture's. */
+static int proc_comm(uint32_t pid, char *buf, size_t len)
+{
+	return ot_proc_comm((pid_t)pid, buf, len);
+}
+
+/* The status line, when due: what it shows is only read then. */
+static void live_status(struct ot_capture *c, uint64_t now)
+{
+	uint64_t hw = 0, size = 1;
+
+	if (!ot_sinks_live_due(&c->sinks, now))
+		return;
+	ot_probes_ring_peak(c->probes, &hw, &size);
+	ot_sinks_live(&c->sinks, now, ot_pair_scopes(c->pair), ot_drain_stats(c->drain)->lost,
+		      hw, size);
+}
+
+static void drain_round(struct ot_capture *c, uint64_t horizon)
+{
+	ot_probes_events(c->probes);
+	ot_probes_drain(c->probes, c->drain);
+	ot_drain_flush(c->drain, horizon);
+	calib_update(c);
+}
+
+/*
+ * The last drain, probes disabled: every ring read to its end, then the
+ * records the kernel dropped that nothing reported (ot_probes_final_lost)
+ * counted and queued, then everything emitted: the pairing and the last
+ * interval see them as any other loss.
+ */
+static void final_drain(struct ot_capture *c)
+{
+	ot_probes_events(c->probes);
+	ot_probes_drain(c->probes, c->drain);
+	c->lost_exact = ot_probes_final_lost(c->probes, c->drain);
+	ot_drain_flush(c->drain, UINT64_MAX);
+	calib_update(c);
+}
+
+/* The target's program, the functions -f selects, and their probe targets. */
+static int resolve(struct ot_capture *c)
+{
+	int script = !c->o.all && ot_target_is_script(&c->target);
+	struct ot_plan_opts po = {
+		/* -a: no program of its own; every term names its file. */
+		.exe = c->o.all ? NULL : c->target.exe, .display = c->target.display,
+		.script = script ? c->o.argv[0] : NULL, .interpreter = c->target.run,
+		.find_lib = ot_target_find_lib, .find_lib_ctx = &c->target,
+		.functions = c->o.functions, .expect = c->o.expect, .nexpect = c->o.nexpect,
+		.patches_code = !!(c->o.backend->can & OT_PATCHES_CODE), .ret_mode_set = c->o.ret_mode_set,
+		.ret_insn = c->o.ret_insn, .list = c->o.list,
+	};
+	int ret = ot_plan_make(&c->plan, &po);
+
+	if (ret)
+		return ret == -ENOENT ? OT_CAPTURE_BAD_INPUT : OT_CAPTURE_FAILED;
+	return OT_CAPTURE_OK;
+}
+
+/* SIGINT or SIGTERM: the capture ends (SIGCHLD only wakes the loop). */
+static int end_signal(struct ot_capture *c)
+{
+	if (!ot_endsig_read(c->sigfd, &c->oldmask))
+		return 0;
+	c->ended_by = "signal";
+	return 1;
+}
+
+/* rings -> records -> scopes, until the target exits, time runs out or a signal comes. */
+static void run(struct ot_capture *c)
+{
+	uint64_t deadline = c->o.duration > 0 ?
+		c->t_start + (uint64_t)(c->o.duration * 1e9) : UINT64_MAX;
+	unsigned ncpus = ot_probes_ncpus(c->probes), i, nfd = 3 + ncpus;
+	struct pollfd *pfd = ot_xcalloc(nfd, sizeof(*pfd));
+	uint64_t drain_at = 0;	/* the next drain, however often we wake */
+
+	/* Signals, the target's exit, and a ring a quarter full wake us; else
+	 * we sleep the drain interval. */
+	pfd[0].fd = c->sigfd;
+	pfd[1].fd = c->target.pidfd;
+	pfd[2].fd = ot_probes_wake_fd(c->probes);
+	for (i = 0; i < ncpus; i++)
+		pfd[3 + i].fd = ot_probes_ring_fd(c->probes, i);
+	for (i = 0; i < nfd; i++)
+		pfd[i].events = POLLIN;
+	for (;;) {
+		uint64_t now = ot_now_ns(), wait, ivl_due;
+		short others = 0;
+		int n;
+
+		if (!drain_at)
+			drain_at = now + (uint64_t)ot_probes_poll_ms(c->probes, (int)c->o.drain_ms) *
+					 1000000;
+		wait = drain_at > now ? drain_at - now : 0;
+		if (deadline != UINT64_MAX)
+			wait = MIN(wait, deadline > now ? deadline - now : 0);
+		ivl_due = ot_sinks_interval_due(&c->sinks);
+		wait = MIN(wait, ivl_due > now ? ivl_due - now : 0);
+		for (i = 0; i < nfd; i++)
+			pfd[i].revents = 0;
+		n = poll(pfd, nfd, (int)((wait + 999999) / 1000000));
+		if (n > 0 && (pfd[0].revents & POLLIN) && end_signal(c))
+			break;
+		for (i = 1; i < nfd; i++)
+			others |= pfd[i].revents;
+		now = ot_now_ns();
+		/* Only SIGCHLD: a thread of the process stopped for us (a signal
+		 * to pass on), which it waits for - at once, no drain yet. */
+		if (n > 0 && !others && now < drain_at) {
+			ot_probes_events(c->probes);
+			continue;
+		}
+		drain_at = 0;
+		drain_round(c, now > MERGE_SLACK_NS ? now - MERGE_SLACK_NS : 0);
+		/* The poll already said whether the pidfd fired: no second syscall. */
+		if (c->o.follow) {
+			/* The target reaped (then off the poll), the tree's
+			 * changes kept; the end is when no process is left. */
+			if ((pfd[1].revents || c->target.pidfd < 0) && !c->target.exited &&
+			    ot_target_check_exit(&c->target))
+				pfd[1].fd = -1;
+			/* A map walk costs two system calls per process: once
+			 * per drain interval, however often the rings wake us. */
+			if (now >= c->fol_next) {
+				c->fol_next = now + c->o.drain_ms * 1000000ull;
+				if (!ot_probes_follow_poll(c->probes, 0, on_follow, c,
+							   &c->fol_dropped)) {
+					c->ended_by = "target exit";
+					break;
+				}
+			}
+		} else if (!c->o.all && (pfd[1].revents || c->target.pidfd < 0) &&
+			   ot_target_check_exit(&c->target)) {
+			c->ended_by = "target exit";
+			break;
+		}
+		if (now >= deadline) {
+			c->ended_by = "duration";
+			break;
+		}
+		if (now >= ivl_due)
+			ot_sinks_interval(&c->sinks, now, ot_drain_stats(c->drain)->lost);
+		live_status(c, now);
+	}
+	/* --follow: those still running too, for the report. */
+	if (c->o.follow)
+		(void)ot_probes_follow_poll(c->probes, 1, on_follow, c, &c->fol_dropped);
+	free(pfd);
+}
+
+/* The slow part last: every probe released, timed (lib/capture/disarm). */
+static void disarm(struct ot_capture *c)
+{
+	ot_disarm(&c->disarm, c->probes, &c->target, c->o.freeze && !c->o.all, &c->rep,
+		  &c->said);
+	c->probes = NULL;
+}
+
+/*
+ * Text: the report first, then disarm, then the line saying what disarming
+ * cost.  JSON is one object, so it waits for disarming to carry it too.
+ */
+static void print_report(struct ot_capture *c)
+{
+	if (!c->o.json) {
+		ot_report_text(c->out, &c->rep);
+		fflush(c->out);
+	}
+	disarm(c);
+	if (c->o.json && (c->sinks.ivl || c->o.slower_than))
+		ot_report_json_line(c->out, &c->rep);	/* NDJSON, after the streamed lines */
+	else if (c->o.json)
+		ot_report_json(c->out, &c->rep);
+	else
+		ot_report_text_disarm(c->out, &c->rep);
+	fflush(c->out);
+}
+
+static void cleanup(struct ot_capture *c)
+{
+	size_t i;
+
+	ot_calib_live_stop(c->calib_live);
+	disarm(c);
+	ot_target_thaw(&c->target); /* never leave a -p process stopped */
+	ot_pair_free(c->calib_pair);
+	if (c->npt > c->plan.sel.n)	/* the calibration's target is the last */
+		free((uint64_t *)c->plan.pt[c->calib_target].ret_sites);
+	free(c->rep_fn);
+	free(c->fol);
+	for (i = 0; i < c->nrefused; i++)
+		free((char *)c->refused[i].why);
+	free(c->refused);
+	ot_sinks_free(&c->sinks);
+	ot_timeline_close(c->timeline);
+	if (c->folded)
+		fclose(c->folded);
+	ot_check_free(&c->check);
+	ot_drain_free(c->drain);
+	ot_pair_free(c->pair);
+	ot_plan_free(&c->plan);
+	ot_target_stop(&c->target);
+	ot_target_fini(&c->target);
+	if (c->out && c->out != stdout)
+		fclose(c->out);
+	if (c->sigfd >= 0)
+		close(c->sigfd);
+}
+
+struct ot_capture *ot_capture_new(const struct ot_options *o, int sigpipe_ignored)
+{
+	struct ot_capture *c = ot_xcalloc(1, sizeof(*c));
+
+	c->o = *o;
+	c->sigpipe_ignored = sigpipe_ignored;
+	c->sigfd = -1;
+	c->target.pidfd = c->target.go_fd = c->target.err_fd = -1;
+	return c;
+}
+
+enum ot_capture_result ot_capture_open(struct ot_capture *c)
+{
+	int ret;
+
+	c->out = stdout;
+	if (c->o.output) {
+		c->out = fopen(c->o.output, "we");
+		if (!c->out) {
+			ot_error_errno(errno, "cannot open %s", c->o.output);
+			c->out = NULL;
+			return OT_CAPTURE_FAILED;
+		}
+	}
+	c->sigfd = ot_endsig_open(&c->oldmask);
+	if (c->sigfd < 0)
+		return OT_CAPTURE_FAILED;
+	if (c->o.all) {
+		c->target.display = ot_xstrdup("every process");
+		ret = 0;
+	} else if (c->o.argv) {
+		ret = ot_target_find(&c->target, c->o.argv[0]);
+	} else {
+		ret = ot_target_attach(&c->target, c->o.pid);
+	}
+	if (ret)
+		return OT_CAPTURE_FAILED;
+	ret = resolve(c);
+	if (ret)
+		return ret;
+	if (c->o.list)
+		return ot_capture_list(c);
+	return OT_CAPTURE_OK;
+}
+
+/*
+ * --compensate: the calibration thread runs through the same probes,
+ * rings and drain as the capture; before the command is released (or the
+ * -p capture counted) it has made enough calls for a first figure, which
+ * calib_update then follows as the trap cost drifts.
+ */
+static int calibrate(struct ot_capture *c)
+{
+	struct timespec tick = { 0, 10 * 1000000L };
+	uint64_t give_up = ot_now_ns() + 5000000000ull;
+
+	while (!c->calib.live_calls) {
+		if (ot_now_ns() > give_up) {
+			ot_error("cannot calibrate: %llu calls of ot_calib_target seen in 5 s",
+				 (unsigned long long)ot_pair_stats(c->calib_pair, 0)->scopes);
+			return -1;
+		}
+		nanosleep(&tick, NULL);
+		drain_round(c, ot_now_ns() - MERGE_SLACK_NS);
+	}
+	ot_verbose("calibrated: a traced call costs its caller %llu ns, %llu ns of it "
+		   "inside its own scope", (unsigned long long)c->calib.pair_ns,
+		   (unsigned long long)c->calib.own_ns);
+	return 0;
+}
+
+/* --compensate: orbit-trace's own ot_calib_target, the last probe target. */
+static int add_calib_target(struct ot_capture *c)
+{
+	size_t i, insn = 0;
+
+	/* Calibrate the kind of return probe most functions get. */
+	for (i = 0; i < c->plan.sel.n; i++)
+		insn += c->plan.pt[i].ret_sites != NULL;
+	c->calib.empty_ns = ot_calib_empty_ns();
+	c->calib_target = (uint32_t)c->plan.sel.n;
+	c->plan.pt = ot_xreallocarray(c->plan.pt, c->plan.sel.n + 1, sizeof(*c->plan.pt));
+	if (ot_calib_probe(2 * insn > c->plan.sel.n, &c->plan.pt[c->calib_target]))
+		return -1;
+	c->plan.pt[c->calib_target].pid = (int)getpid();
+	c->npt++;
+	return 0;
+}
+
+/*
+ * -- CMD: forked now, exec'd only once armed: no call before arming is
+ * missed.  Under sudo the command runs as the user who typed it, not as
+ * root: tracing a program must not change what it may do.
+ */
+static int spawn(struct ot_capture *c)
+{
+	c->target.sigpipe_ignored = c->sigpipe_ignored;
+	if (c->o.argv && (ot_user_resolve(c->o.user, &c->user) ||
+			  ot_target_spawn(&c->target, c->o.argv, &c->oldmask, &c->user)))
+		return -1;
+	/* A backend that patches code patches what is there: the program
+	 * exec'd, its libraries loaded, held at its entry point. */
+	if ((c->o.backend->can & OT_HOLDS_AT_ENTRY) && c->o.argv &&
+	    ot_target_exec_stopped(&c->target))
+		return -1;
+	return 0;
+}
+
+/*
+ * Where the scopes go, made before arming: the pairing's histograms (30 KB
+ * per function, written at once) must not lengthen arming, which with
+ * inject is a pause of the target's threads.
+ */
+static int make_sinks(struct ot_capture *c)
+{
+	struct ot_sinks_opts so = {
+		.nfuncs = c->plan.sel.n, .names = c->plan.names,
+		.out = c->out, .json = c->o.json,
+		.slowest = c->o.slowest, .slower_than = c->o.slower_than,
+		.per_process = c->o.all || c->o.follow, .comm = proc_comm,
+	};
+	size_t i;
+
+	if (c->o.trace && ot_timeline_open(c->o.trace, c->target.pid,
+					   basename(c->target.display), ot_now_ns(),
+					   c->plan.names, &c->timeline))
+		return -1;
+	c->pair = ot_pair_new(c->plan.sel.n);
+	so.every_scope = !!c->timeline;
+	ot_sinks_init(&c->sinks, &so, c->pair);
+	for (i = 0; i < c->plan.sel.n; i++)
+		ot_sinks_values(&c->sinks, i, c->plan.sel.fn[i].arg, c->plan.sel.fn[i].ret);
+	ot_pair_on_scope(c->pair, on_scope, c);
+	if (c->o.backend->can & OT_PATCHES_CODE)
+		ot_pair_set_exact(c->pair);
+	for (i = 0; i < c->plan.sel.n; i++)
+		if (c->plan.ret[i].tail_calls)
+			ot_pair_set_tail_calls(c->pair, i);
+	return 0;
+}
+
+/* The probes armed (the process frozen meanwhile with --freeze), the drain
+ * made, the probes enabled. */
+static int arm_probes(struct ot_capture *c)
+{
+	struct ot_probes_opts po = {
+		.ring_kb = c->o.ring_kb_set ? c->o.ring_kb : 0,
+		.backend = c->o.backend,
+		.pid = (int)c->target.pid,
+		.pidfd = c->target.pidfd,
+		.held = (c->o.backend->can & OT_HOLDS_AT_ENTRY) && c->o.argv,
+		.clock = c->o.inject_clock,
+		.follow = c->o.follow,
+		/* A command's stop is seen by its parent, us; a -p
+		 * process's by its own, so only where --freeze says. */
+		.hold_exec = c->target.is_child || c->o.freeze,
+	};
+
+	if (c->o.freeze && ot_target_freeze(&c->target))
+		return -1;
+	if (ot_probes_arm(c->plan.pt, c->npt, &po, &c->probes))
+		return -1;
+	if (c->o.all)
+		c->own_pid = (uint32_t)getpid();
+	/* --follow: the kernel keeps the tree's records only, of every pid. */
+	c->drain = ot_drain_new(ot_probes_nqueues(c->probes),
+				c->o.follow ? 0 : (uint32_t)c->target.pid,
+				ot_probes_lookup, c->probes, feed_pair, c);
+	ot_drain_thread_funcs(c->drain, (uint32_t)c->npt);
+	if (c->o.compensate) {
+		c->calib_pair = ot_pair_new(1);
+		ot_drain_also_pid(c->drain, (uint32_t)getpid());
+	}
+	if (ot_probes_enable(c->probes))
+		return -1;
+	ot_target_thaw(&c->target);
+	return 0;
+}
+
+/*
+ * Armed and mapped: nothing left needs privilege, so keep none but
+ * CAP_KILL where another user's process is signalled later: a command run
+ * as the user, and a -p process with --freeze (stopped again for
+ * disarming, and continued after an exec the multi backend holds it at).
+ */
+static int drop_caps(struct ot_capture *c)
+{
+	if (ot_caps_drop((c->user.set && c->user.uid != getuid()) || c->o.freeze,
+			 !!(c->o.backend->can & OT_HOLDS_AT_ENTRY))) {
+		ot_error("cannot drop capabilities after arming");
+		return -1;
+	}
+	ot_verbose("armed %zu functions (%zu %s) on %s", c->plan.sel.n,
+		   ot_probes_nevents(c->probes), ot_probes_objects(c->probes),
+		   c->target.display);
+	return 0;
+}
+
+/* The capture's clock starts, and the command with it. */
+static enum ot_capture_result start(struct ot_capture *c)
+{
+	c->t_start = ot_now_ns();
+	ot_sinks_start(&c->sinks, c->t_start,
+		       c->o.interval > 0 ? (uint64_t)(c->o.interval * 1e9) : 0,
+		       isatty(STDERR_FILENO) && ot_error_verbosity() >= 0 ? stderr : NULL);
+	if (c->target.is_child && ot_target_release(&c->target))
+		return OT_CAPTURE_FAILED;
+	if (!c->o.all && !c->target.is_child && ot_target_check_exit(&c->target)) {
+		ot_error("process %d exited while its probes were armed", (int)c->target.pid);
+		return OT_CAPTURE_FAILED;
+	}
+	return OT_CAPTURE_OK;
+}
+
+enum ot_capture_result ot_capture_arm(struct ot_capture *c)
+{
+	struct ot_ipi after;
+
+	/* Output files are opened before arming: a typo must not cost a capture. */
+	if (c->o.folded && !(c->folded = fopen(c->o.folded, "we"))) {
+		ot_error_errno(errno, "cannot open %s", c->o.folded);
+		return OT_CAPTURE_FAILED;
+	}
+	/* Without uprobes ptrace's own permission check decides. */
+	if ((c->o.backend->can & OT_NEEDS_SYS_ADMIN) && ot_caps_check())
+		return OT_CAPTURE_FAILED;
+	c->npt = c->plan.sel.n;
+	if ((c->o.compensate && add_calib_target(c)) || spawn(c) || make_sinks(c))
+		return OT_CAPTURE_FAILED;
+	/* What arming costs the machine, measured the way the seed measured
+	 * static keys: wall time and /proc/interrupts deltas. */
+	ot_ipi_read(&c->arm_before);
+	c->arm_t0 = ot_now_ns();
+	if (arm_probes(c) || (c->calib_pair && ot_calib_live_start(&c->calib_live)))
+		return OT_CAPTURE_FAILED;
+	c->arm_ns = ot_now_ns() - c->arm_t0;
+	ot_ipi_read(&after);
+	c->arm_ipi.cal = after.cal - c->arm_before.cal;
+	c->arm_ipi.tlb = after.tlb - c->arm_before.tlb;
+	if (drop_caps(c) || (c->calib_live && calibrate(c)))
+		return OT_CAPTURE_FAILED;
+	return start(c);
+}
+
+enum ot_capture_result ot_capture_run(struct ot_capture *c)
+{
+	run(c);
+	return OT_CAPTURE_OK;
+}
+
+enum ot_capture_result ot_capture_report(struct ot_capture *c)
+{
+	/* Disable first, drain what is left, report; disarm last (slow). */
+	c->t_end = ot_now_ns();
+	ot_sinks_live_clear(&c->sinks);
+	ot_calib_live_stop(c->calib_live);
+	c->calib_live = NULL;
+	ot_probes_disable(c->probes);
+	final_drain(c);
+	/* The last, shorter interval: the intervals add up to the capture. */
+	if (ot_sinks_interval_due(&c->sinks) != UINT64_MAX)
+		ot_sinks_interval(&c->sinks, ot_now_ns(), ot_drain_stats(c->drain)->lost);
+	ot_pair_finish(c->pair);
+	ot_capture_backend_said(c);
+	ot_capture_judge(c);
+	ot_capture_fill_report(c);
+	print_report(c);
+	return ot_capture_outputs(c);
+}
+
+void ot_capture_free(struct ot_capture *c)
+{
+	if (!c)
+		return;
+	cleanup(c);
+	free(c);
+}

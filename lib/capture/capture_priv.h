@@ -1,0 +1,82 @@
+/*
+ * capture_priv.h - the state of one capture (struct ot_capture), shared
+ * by the two files that make a capture: lib/capture/capture.c, its life cycle,
+ * and lib/capture/capture_report.c, what its report says.  Nothing else may
+ * include it: the rest of orbit-trace sees the opaque type of capture.h.
+ */
+#ifndef OT_CAPTURE_PRIV_H
+#define OT_CAPTURE_PRIV_H
+
+#include "scopes/calib.h"
+#include "capture.h"
+#include "report/check.h"
+#include "disarm.h"
+#include "rings/drain.h"
+#include "report/export.h"
+#include "probes/ipi.h"
+#include "cli/options.h"
+#include "scopes/pair.h"
+#include "probes/plan.h"
+#include "probes/probes.h"
+#include "report/report.h"
+#include "scopes/sinks.h"
+#include "process/target.h"
+
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* Everything one capture owns, in the order it is acquired. */
+struct ot_capture {
+	struct ot_options o;	/* a copy: the caller owns what it points to */
+	int sigpipe_ignored;	/* SIGPIPE as the command should start with it */
+	FILE *out;
+	struct ot_target target;
+	struct ot_user user;
+	/* The program, the selection, the probe targets (+ 1 with --compensate). */
+	struct ot_plan plan;
+	struct ot_probes *probes;
+	struct ot_pair *pair;
+	struct ot_drain *drain;
+	int sigfd;
+	sigset_t oldmask;
+	uint64_t t_start, t_end;
+	const char *ended_by;
+	struct ot_timeline *timeline;
+	FILE *folded;
+	struct ot_check check;
+	struct ot_calib calib;
+	uint64_t arm_t0, arm_ns; /* arming's wall time, open to enable */
+	struct ot_ipi arm_before, arm_ipi; /* IPIs and shootdowns it caused */
+	/*
+	 * Two sinks share the rings: the selection's scopes (pair, probe
+	 * targets 0..plan.sel.n-1) and, with --compensate, the calibration's
+	 * (calib_pair, probe target calib_target: orbit-trace's own
+	 * ot_calib_target, called by calib_live).
+	 */
+	size_t npt;		/* probe targets: the selection, + 1 with --compensate */
+	uint32_t calib_target;
+	struct ot_pair *calib_pair;
+	struct ot_calib_live *calib_live;
+	uint64_t calib_next;	/* when calib_update next looks */
+	struct ot_report rep;	/* filled once the capture is over */
+	struct ot_report_calib rep_calib;
+	uint32_t own_pid;	/* -a: records of this process are dropped */
+	uint64_t own_records;
+	struct ot_sinks sinks;	/* what the scopes leave, but the timeline */
+	struct ot_report_func *rep_fn;
+	struct ot_disarm disarm;	/* outlives disarming: its timer's thread */
+	struct ot_probes_said said;	/* the backend's own word, for the report */
+	struct ot_report_refused *refused;	/* functions the backend did not arm */
+	size_t nrefused;
+	/* --follow: each process followed, once it exited or the capture ended. */
+	struct ot_follow_proc *fol;
+	size_t nfol, folcap;
+	uint64_t fol_dropped;
+	struct ot_report_follow rep_follow;
+	struct ot_report_thread_execs rep_texecs;
+	uint64_t fol_next;	/* when to read the kernel's table next */
+	int lost_exact;		/* records.lost is the whole count (ot_probes_final_lost) */
+};
+
+#endif

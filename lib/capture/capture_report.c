@@ -1,0 +1,296 @@
+#include "capture_report.h"
+#include "capture_priv.h"
+#include "symbols/debuginfo.h"
+#include "util/error.h"
+#include "util/xalloc.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+
+static int cmp_fol(const void *a, const void *b)
+{
+	const struct ot_follow_proc *x = a, *y = b;
+
+	return x->pid < y->pid ? -1 : x->pid > y->pid;
+}
+
+/*
+ * At the end, before judging: what the backend says of its own part, and
+ * the functions it did not arm in the program the process runs last (an
+ * exec arms each program again).
+ */
+void ot_capture_backend_said(struct ot_capture *c)
+{
+	size_t i;
+
+	ot_probes_say(c->probes, &c->said);
+	c->refused = ot_xcalloc(c->plan.sel.n + 1, sizeof(*c->refused));
+	for (i = 0; i < c->plan.sel.n; i++) {
+		const char *why = ot_probes_refused(c->probes, i);
+
+		if (why) {
+			/* The backend's copy goes when it is disarmed, before JSON. */
+			c->refused[c->nrefused].name = c->plan.names[i];
+			c->refused[c->nrefused++].why = ot_xstrdup(why);
+		}
+	}
+}
+
+/*
+ * multi: an exec from a thread other than the process's first that could
+ * not be held ran unprobed until its links were made again, and one whose
+ * links could not be made again runs unprobed to the end.
+ */
+static void judge_thread_execs(struct ot_capture *c)
+{
+	const struct ot_probes_thread_execs *te = ot_probes_thread_execs(c->probes);
+	char why[512], d[32];
+
+	if (!te)
+		return;
+	c->rep_texecs.count = te->count;
+	c->rep_texecs.held = te->held;
+	c->rep_texecs.unprobed_ns = te->unprobed_ns;
+	if (te->rearm_err) {
+		snprintf(why, sizeof(why), "the process exec'd from a thread other than its first "
+			 "and its probes could not be armed again (%s): the calls of its new "
+			 "program are not counted", strerror(te->rearm_err));
+		ot_check_add(&c->check, OT_STATUS_LOSSY, why);
+	}
+	if (te->count > te->held) {
+		snprintf(why, sizeof(why), "%" PRIu64 " of %" PRIu64 " programs the process "
+			 "exec'd from a thread other than its first ran unprobed for up to %s "
+			 "before their probes were armed again (%s): their calls meanwhile are "
+			 "not counted", te->count - te->held, te->count,
+			 ot_report_duration(te->unprobed_ns, d, sizeof(d)),
+			 te->why ? te->why : "not held");
+		ot_check_add(&c->check, OT_STATUS_LOSSY, why);
+	}
+}
+
+void ot_capture_judge(struct ot_capture *c)
+{
+	const struct ot_func_stats **st = ot_xcalloc(c->plan.sel.n, sizeof(*st));
+	size_t i;
+
+	for (i = 0; i < c->plan.sel.n; i++)
+		st[i] = ot_pair_stats(c->pair, i);
+	ot_check_run(&c->check, c->plan.sel.n, c->plan.names, st, c->o.expect,
+		     c->o.nexpect, c->o.max_loss, ot_drain_stats(c->drain)->lost,
+		     c->lost_exact,
+		     ot_probes_can(c->probes) & OT_RINGS_IN_PROCESS ? "the process's rings" : NULL);
+	for (i = 0; i < c->plan.sel.n; i++)
+		if (c->plan.ret[i].inexact)
+			ot_check_add(&c->check, OT_STATUS_LOSSY, c->plan.ret[i].inexact);
+	if (c->fol_dropped) {
+		char why[192];
+
+		snprintf(why, sizeof(why), "%llu process%s forked by followed ones %s not "
+			 "followed: the kernel's table of them was full",
+			 (unsigned long long)c->fol_dropped, c->fol_dropped == 1 ? "" : "es",
+			 c->fol_dropped == 1 ? "was" : "were");
+		ot_check_add(&c->check, OT_STATUS_LOSSY, why);
+	}
+	for (i = 0; i < c->said.nwhy; i++)
+		ot_check_add(&c->check, OT_STATUS_LOSSY, c->said.why[i]);
+	judge_thread_execs(c);
+	free(st);
+}
+
+/* What the drain counted, as the report has it. */
+static struct ot_report_records records(const struct ot_capture *c)
+{
+	const struct ot_drain_stats *d = ot_drain_stats(c->drain);
+	struct ot_report_records rec = {
+		.samples = d->samples, .lost = d->lost, .malformed = d->malformed,
+		.foreign = d->foreign, .late = d->late, .no_sp = d->no_sp,
+		.unknown = d->unknown, .foreign_lost = d->foreign_lost,
+		.lost_at_end = d->lost_at_end, .lost_inexact = !c->lost_exact,
+	};
+
+	return rec;
+}
+
+/* RUSAGE_SELF: the tracer alone, not the command it reaped. */
+static void tracer_usage(struct ot_report *r)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru))
+		return;
+	r->tracer_cpu_ns = (uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000ull +
+			   (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000ull;
+	r->tracer_max_rss_kb = (uint64_t)ru.ru_maxrss;
+}
+
+/* Everything the report says, read while the probes and rings still exist. */
+void ot_capture_fill_report(struct ot_capture *c)
+{
+	struct ot_report_func *fn = ot_xcalloc(c->plan.sel.n, sizeof(*fn));
+	struct ot_report r;
+	unsigned i;
+
+	memset(&r, 0, sizeof(r));
+	r.ring_high_water = ot_probes_high_water(c->probes);
+	for (i = 0; i < c->plan.sel.n; i++) {
+		fn[i].name = c->plan.names[i];
+		fn[i].symbol = c->plan.sel.fn[i].sym->name;
+		fn[i].aliases = c->plan.sel.fn[i].aliases;
+		fn[i].binary = c->plan.sel.fn[i].bin->is_main ? c->target.display
+							 : c->plan.sel.fn[i].bin->path;
+		fn[i].offset = c->plan.sel.fn[i].sym->offset;
+		fn[i].st = ot_pair_stats(c->pair, i);
+	}
+	ot_sinks_report(&c->sinks, fn);
+	r.binary = c->target.display;
+	r.pid = (int)c->target.pid;
+	r.functions_requested = c->plan.sel.requested;
+	r.functions_armed = c->plan.sel.n;
+	r.uprobes = ot_probes_nuprobes(c->probes);
+	for (i = 0; i < c->plan.sel.n; i++)
+		r.insn_returns += c->plan.pt[i].ret_sites != NULL;
+	r.returns = r.insn_returns == c->plan.sel.n ? "insn" :
+		    !r.insn_returns ? "uretprobe" : "mixed";
+	if (ot_probes_returns(c->probes))
+		r.returns = ot_probes_returns(c->probes);
+	r.functions_armed = c->plan.sel.n - c->nrefused;
+	r.refused = c->refused;
+	r.nrefused = c->nrefused;
+	r.inject = c->said.has_inject ? &c->said.inject : NULL;
+	r.rings_in_process = !!(ot_probes_can(c->probes) & OT_RINGS_IN_PROCESS);
+	r.backend = ot_probes_backend(c->probes);
+	r.objects = ot_probes_objects(c->probes);
+	r.frozen = c->o.freeze;
+	r.events = ot_probes_nevents(c->probes);
+	r.cpus = ot_probes_ncpus(c->probes);
+	r.ring_kb = ot_probes_ring_kb(c->probes);
+	r.drain_ms = (unsigned)c->o.drain_ms;
+	r.duration_ns = c->t_end - c->t_start;
+	r.ended_by = c->ended_by;
+	r.target_exited = c->target.exited;
+	r.target_status = c->target.is_child ? c->target.status : -1;
+	r.records = records(c);
+	r.threads = ot_pair_threads(c->pair);
+	r.nfuncs = c->plan.sel.n;
+	r.funcs = fn;
+	r.check = &c->check;
+	r.has_expect = c->o.nexpect > 0;
+	r.max_loss_pct = c->o.max_loss;
+	r.tree = ot_pair_tree(c->pair, &r.ntree);
+	r.tree_dropped = ot_pair_tree_dropped(c->pair);
+	r.names = c->plan.names;
+	r.draw_hist = c->o.hist;
+	c->rep_calib.pair_ns = c->calib.pair_ns;
+	c->rep_calib.own_ns = c->calib.own_ns;
+	c->rep_calib.empty_ns = c->calib.empty_ns;
+	c->rep_calib.live_calls = c->calib.live_calls;
+	r.calib = c->o.compensate ? &c->rep_calib : NULL;
+	if (ot_probes_thread_execs(c->probes))
+		r.thread_execs = &c->rep_texecs;
+	if (c->o.follow) {
+		c->rep_follow.processes = c->nfol;
+		c->rep_follow.dropped = c->fol_dropped;
+		r.follow = &c->rep_follow;
+	}
+	if (c->sinks.nprocs && c->nfol)
+		qsort(c->fol, c->nfol, sizeof(*c->fol), cmp_fol);
+	r.procs = ot_sinks_procs(&c->sinks, c->fol, c->nfol, &r.nprocs);
+	r.arm_ns = c->arm_ns;
+	r.arm_ipis = c->arm_ipi.cal;
+	r.arm_tlb = c->arm_ipi.tlb;
+	tracer_usage(&r);
+	c->rep = r;
+	c->rep_fn = fn;
+}
+
+/*
+ * -l: like perf probe -F, what a pattern selects, before anything is
+ * armed.  DWARF, where there is some, tells which functions also have
+ * inlined copies: calls to those never reach a probe.
+ */
+enum ot_capture_result ot_capture_list(struct ot_capture *c)
+{
+	struct ot_list_fn *fn = ot_xcalloc(c->plan.sel.n + 1, sizeof(*fn));
+	struct ot_list_skip *sk = ot_xcalloc(c->plan.sel.nskipped + 1, sizeof(*sk));
+	uint64_t *part = ot_xcalloc(c->plan.sel.n + 1, sizeof(*part));
+	const char **raw = ot_xcalloc(c->plan.sel.n + 1, sizeof(*raw));
+	const struct ot_binary *shown = NULL;
+	struct ot_list l = { fn, c->plan.sel.n, sk, c->plan.sel.nskipped };
+	int have_dwarf = 0, bad;
+	size_t i, k;
+
+	for (i = 0; i < c->plan.sel.n; i++)
+		raw[i] = c->plan.sel.fn[i].sym->name;
+	for (i = 0; i < c->plan.sel.n; i++) {
+		const struct ot_selected *s = &c->plan.sel.fn[i];
+
+		fn[i].file = s->bin->path;
+		fn[i].file_functions = ot_elf_nsyms(s->bin->elf);
+		fn[i].file_source = ot_elf_source(s->bin->elf);
+		fn[i].offset = s->sym->offset;
+		fn[i].size = s->sym->size;
+		fn[i].symbol = s->sym->name;
+		fn[i].demangled = s->sym->demangled;
+		fn[i].aliases = s->aliases;
+		if (s->bin == shown)
+			continue;
+		shown = s->bin;
+		/* Counted by name in this file's DWARF: keep its own functions'. */
+		if (!ot_debuginfo_inlined(shown->path, raw, c->plan.sel.n, part)) {
+			have_dwarf = 1;
+			for (k = 0; k < c->plan.sel.n; k++)
+				if (c->plan.sel.fn[k].bin == shown)
+					fn[k].inlined = part[k];
+		}
+	}
+	for (i = 0; i < c->plan.sel.nskipped; i++) {
+		sk[i].file = c->plan.sel.skipped[i].bin->display;
+		sk[i].name = ot_sym_display(c->plan.sel.skipped[i].sym);
+		sk[i].why = c->plan.sel.skipped[i].sym->not_called;
+	}
+	if (!have_dwarf)
+		ot_verbose("no DWARF: inlined copies of these functions cannot be listed");
+	bad = ot_report_list(c->out, &l) || fflush(c->out);
+	free(part);
+	free(raw);
+	free(sk);
+	free(fn);
+	return bad ? OT_CAPTURE_FAILED : OT_CAPTURE_DONE;
+}
+
+enum ot_capture_result ot_capture_outputs(struct ot_capture *c)
+{
+	size_t i;
+
+	if (c->folded) {
+		size_t n;
+		const struct ot_tree_node *tree = ot_pair_tree(c->pair, &n);
+
+		if (ot_folded_write(c->folded, tree, n, c->plan.names) || fflush(c->folded)) {
+			ot_error_errno(EIO, "cannot write %s", c->o.folded);
+			return OT_CAPTURE_FAILED;
+		}
+	}
+	if (c->timeline) {
+		int err = ot_timeline_close(c->timeline);
+
+		c->timeline = NULL;
+		if (err)
+			return OT_CAPTURE_FAILED;
+	}
+	if (ferror(c->out)) {
+		ot_error("cannot write the report%s%s", c->o.output ? " to " : "",
+			 c->o.output ? c->o.output : "");
+		return OT_CAPTURE_FAILED;
+	}
+	if (c->check.status == OT_STATUS_FAILED) {
+		for (i = 0; i < c->check.nreasons; i++)
+			ot_error("check failed: %s", c->check.reasons[i]);
+		return OT_CAPTURE_CHECK_FAILED;
+	}
+	return OT_CAPTURE_OK;
+}

@@ -1,0 +1,148 @@
+/*
+ * inject.h - instrumenting a live x86-64 process in its own memory
+ * (--backend inject): every thread stopped with ptrace, code regions
+ * mapped within 2 GiB of the patched files, a private region for the
+ * threads' tables of return addresses and a shared one (a memfd this
+ * process maps too) for their rings, the runtime and trampolines written,
+ * function entries patched with a jmp rel32, the threads let go.  And the
+ * reverse: stopped again, every byte restored, hijacked return addresses
+ * put back, what is no longer needed unmapped.  The layout is
+ * lib/inject/inject_layout.h; the code run there, lib/inject/inject_rt.S.  This file's
+ * lib/inject/inject.c holds the lifecycle and the install/remove transaction;
+ * the jobs it hands out are in lib/inject/inject_*.h (inject_priv.h says which).
+ *
+ * Refusals are per function, with the reason (ot_inject_fn.refused): not
+ * mapped, too short, a branch into the patch, an instruction that cannot
+ * move, a thread stopped inside it, code in memory unlike the file's.
+ * What makes the whole process impossible is an error with one line
+ * saying why: not x86-64, already traced, seccomp, CET shadow stacks, not
+ * glibc's threads, C++ exceptions with an unwinder that cannot be hooked.
+ * Errors are printed here; nothing exits.
+ */
+#ifndef OT_INJECT_H
+#define OT_INJECT_H
+
+#include "inject_stats.h"
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct ot_inject_fn {
+	const char *label;	/* "FILE:FUNCTION", for messages */
+	const char *path;	/* its file */
+	uint64_t offset, size;	/* the symbol's file offset and size */
+	const char *refused;	/* after install: why it is not patched, or NULL */
+	int unmapped;		/* refused: its file is not mapped in the process */
+	char refused_buf[192];	/* what refused may point to */
+};
+
+struct ot_inject_opts {
+	size_t ring_kb;		/* per thread: a power of two, at least 4 */
+	unsigned nareas;	/* ring areas: threads traced at once */
+	int clock;		/* OT_INJ_CLOCK_*, or -1: the TSC where the kernel's
+				 * clocksource is the TSC, else the vDSO's clock */
+	int adopt;		/* pid is stopped under our ptrace already */
+	int pidfd;		/* the process's pidfd, or -1 */
+};
+
+struct ot_inject;
+struct ot_tracee;
+
+/*
+ * Stop every thread of pid and check that it can be instrumented.  t is
+ * the caller's and outlives this: empty, it seizes the process (or adopts
+ * the held command) and watches it from now on; holding the process
+ * already (a program it exec'd), it stops every thread again.  Returns 0
+ * and *out (threads stopped), or -errno after printing.
+ */
+int ot_inject_attach(pid_t pid, const struct ot_inject_opts *o, struct ot_tracee *t,
+		     struct ot_inject **out);
+
+/*
+ * With the threads stopped: map the regions, write the runtime and the
+ * trampolines, patch every function that can be (fn[i].refused says why
+ * not; the others are numbered i in their records).  Entries are not
+ * recorded until ot_inject_enable.  Returns the number patched (0 is not
+ * an error here), or -errno after printing (then nothing is patched).
+ */
+int ot_inject_install(struct ot_inject *in, struct ot_inject_fn *fn, size_t n);
+
+/* The shared region as mapped here (lib/inject/inject_layout.h), and its size. */
+void *ot_inject_shared(const struct ot_inject *in, size_t *len);
+/* Its memfd, for releasing ring memory (fallocate). */
+int ot_inject_memfd(const struct ot_inject *in);
+
+/* Record entries from now on (1), or not (0); returns are always recorded. */
+void ot_inject_enable(struct ot_inject *in, int on);
+
+/* Let the threads run (the end of the arming pause), still watched.
+ * Safe to repeat. */
+void ot_inject_resume(struct ot_inject *in);
+
+/* The process exec'd: this program, and everything of ours in it, is
+ * gone; nothing is to be restored (its rings here can still be read). */
+void ot_inject_execd(struct ot_inject *in);
+
+/*
+ * Stop the threads again, restore every patched byte and every hijacked
+ * return address, unmap what no thread can still need, let them go
+ * (detached: this is the end of watching).
+ * Returns 0, or -errno after printing (the patches then stay, harmless:
+ * the runtime keeps working without orbit-trace).
+ */
+int ot_inject_remove(struct ot_inject *in);
+
+/*
+ * Whether every patch is still as written.  Someone else's breakpoint on
+ * a patched function (a uprobe placed since by perf, bpftrace or another
+ * orbit-trace) lands on our jmp: the kernel then runs the file's first
+ * instruction and resumes after it, inside or past the jmp - the call
+ * unseen, or the process killed.  Reads the process (it may run); counts
+ * into ot_inject_stats' overwritten.  Returns the count so far.
+ */
+size_t ot_inject_check(struct ot_inject *in);
+
+/* A started command held at its entry that was never let go: kill it
+ * (SIGKILL, while it is still stopped) rather than run it untraced. */
+void ot_inject_kill(struct ot_inject *in);
+
+/* Release what is ours (after ot_inject_remove, or instead of it). */
+void ot_inject_free(struct ot_inject *in);
+
+/* What it did to the process (this program's part of the report). */
+const struct ot_inject_stats *ot_inject_stats(const struct ot_inject *in);
+/* The clock its runtime reads (OT_INJ_CLOCK_*), and why that one. */
+int ot_inject_clock(const struct ot_inject *in, const char **why);
+/* Functions patched by ot_inject_install. */
+size_t ot_inject_patched(const struct ot_inject *in);
+
+/* What ot_inject_recover found of an orbit-trace that died, and did. */
+struct ot_inject_recovery {
+	int found;			/* its runtime and recovery table were there */
+	pid_t tracer;			/* that orbit-trace (its pid where it ran) */
+	size_t patches;			/* entries it had patched */
+	size_t restored;		/* put back, the file agreeing */
+	size_t kept;			/* left as they are (why says why) */
+	size_t returns_restored;	/* hijacked return addresses put back */
+	uint64_t unmapped_bytes;	/* its memory given back */
+	uint64_t left_bytes;		/* left mapped, and why */
+	const char *left_why;
+	char why[256];
+};
+
+/*
+ * With every thread of pid held by t: find what an orbit-trace that was
+ * killed left there (its runtime's first region, named, and the recovery
+ * table in it), put back each entry it patched whose saved bytes the file
+ * confirms, every return address it hijacked, and unmap its memory.
+ * Returns 0 (out->found: whether there was anything), -EBUSY when the
+ * orbit-trace that wrote it still holds it, or -errno.  Prints nothing.
+ */
+int ot_inject_recover(pid_t pid, struct ot_tracee *t, struct ot_inject_recovery *out);
+
+/* orbit-trace --restore -p PID: attach, ot_inject_recover, detach.
+ * 0, or -errno after printing. */
+int ot_inject_restore(pid_t pid, struct ot_inject_recovery *out);
+
+#endif

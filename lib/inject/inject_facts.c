@@ -1,0 +1,192 @@
+#include "inject_facts.h"
+#include "util/clock.h"
+#include "symbols/elfsym.h"
+#include "util/error.h"
+#include "inject_priv.h"
+#include "process/procfs.h"
+#include "util/xalloc.h"
+
+#include <dirent.h>
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <unistd.h>
+
+/* What in the process makes it impossible to instrument, or NULL. */
+const char *inject_refuse_process(struct ot_inject *in)
+{
+	char path[320], val[256];
+	unsigned char ident[EI_NIDENT + 4];
+	struct dirent *d;
+	DIR *dir;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/exe", (int)in->pid, (int)inject_live_tid(in));
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		ssize_t n = read(fd, ident, sizeof(ident));
+
+		close(fd);
+		if (n == (ssize_t)sizeof(ident) &&
+		    (ident[EI_CLASS] != ELFCLASS64 || ident[EI_NIDENT + 2] != EM_X86_64))
+			return "it is not an x86-64 process (inject patches x86-64 code)";
+	}
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)in->pid);
+	dir = opendir(path);
+	while (dir && (d = readdir(dir))) {
+		int tid = atoi(d->d_name);
+
+		if (tid <= 0)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/status", (int)in->pid, tid);
+		ot_proc_status_field(path, "Seccomp:", val, sizeof(val));
+		if (atoi(val) == 1) {
+			snprintf(in->why, sizeof(in->why), "thread %d runs in seccomp strict mode "
+				 "(the system calls inject makes there would kill it)", tid);
+			closedir(dir);
+			return in->why;
+		}
+		if (atoi(val) == 2) {
+			snprintf(in->why, sizeof(in->why), "thread %d runs under a seccomp filter "
+				 "(the system calls inject makes there may be refused or kill it)",
+				 tid);
+			closedir(dir);
+			return in->why;
+		}
+		ot_proc_status_field(path, "x86_Thread_features:", val, sizeof(val));
+		if (strstr(val, "shstk")) {
+			snprintf(in->why, sizeof(in->why), "thread %d runs with a CET shadow stack "
+				 "(a moved return address would kill it)", tid);
+			closedir(dir);
+			return in->why;
+		}
+		ot_proc_status_field(path, "TracerPid:", val, sizeof(val));
+		if (atoi(val) && atoi(val) != (int)getpid()) {
+			char comm[64];
+
+			if (ot_proc_comm(atoi(val), comm, sizeof(comm)))
+				snprintf(comm, sizeof(comm), "?");
+			snprintf(in->why, sizeof(in->why), "it is already traced by process %d (%s)",
+				 atoi(val), comm);
+			closedir(dir);
+			return in->why;
+		}
+	}
+	if (dir)
+		closedir(dir);
+	return NULL;
+}
+
+/* ---- the thread id, the clock ---- */
+
+/*
+ * glibc publishes where struct pthread keeps the thread's id, for
+ * libthread_db: {bits, count, offset}.  Checked against every stopped
+ * thread, whose %fs base is its struct pthread.
+ */
+static int find_tid_off(struct ot_inject *in, const char **why)
+{
+	const struct ot_proc_map *libc = ot_proc_maps_lib(in->maps, in->nmaps, "libc.so.6");
+	uint32_t desc[3];
+	uint64_t off, size, hwcap2 = 0;
+	size_t i;
+
+	if (!libc) {
+		*why = "inject needs glibc's threads and libc.so.6 is not mapped (a static or "
+		       "non-glibc program)";
+		return -ENOTSUP;
+	}
+	if (ot_elf_lookup(libc->path, "_thread_db_pthread_tid", &off, &size, desc, sizeof(desc)) ||
+	    desc[0] != 32 || desc[1] != 1) {
+		*why = "this glibc does not say where a thread's id is (_thread_db_pthread_tid)";
+		return -ENOTSUP;
+	}
+	in->tid_off = desc[2];
+	for (i = 0; i < in->t->n; i++) {
+		struct user_regs_struct r;
+		uint32_t tid = 0;
+
+		if (ot_tracee_regs(in->t, i, &r) || !r.fs_base ||
+		    ot_tracee_read(in->t, r.fs_base + in->tid_off, &tid, sizeof(tid)) ||
+		    tid != (uint32_t)in->t->tids[i]) {
+			*why = "a thread's id is not where glibc says (a thread without glibc's "
+			       "thread pointer)";
+			return -ENOTSUP;
+		}
+	}
+	if (!ot_proc_auxv(in->pid, AT_HWCAP2, &hwcap2))
+		in->fsbase = (hwcap2 & 2) != 0;		/* HWCAP2_FSGSBASE */
+	return 0;
+}
+
+/* __vdso_clock_gettime in the process: its vDSO is this one's, elsewhere. */
+static uint64_t vdso_gettime(const struct ot_inject *in)
+{
+	uint64_t base = getauxval(AT_SYSINFO_EHDR), tbase = 0, len = 0, off;
+	struct ot_proc_map *self;
+	size_t i, nself;
+
+	for (i = 0; i < in->nmaps; i++)
+		if (!strcmp(in->maps[i].path, "[vdso]"))
+			tbase = in->maps[i].lo;
+	if (!ot_proc_maps(getpid(), getpid(), &self, &nself))
+		for (i = 0; i < nself; i++)
+			if (!strcmp(self[i].path, "[vdso]"))
+				len = self[i].hi - self[i].lo;
+	ot_proc_maps_free(self, nself);
+	if (!base || !tbase || !len ||
+	    ot_elf_image_lookup((const void *)base, (size_t)len, "__vdso_clock_gettime", &off))
+		return 0;
+	return tbase + off;
+}
+
+static void pick_clock(struct ot_inject *in)
+{
+	char cs[64];
+
+	if (in->o.clock >= 0) {
+		in->clock = in->o.clock;
+		in->clock_why = "chosen (ORBIT_INJECT_CLOCK)";
+		return;
+	}
+	ot_proc_read_file("/sys/devices/system/clocksource/clocksource0/current_clocksource",
+			  cs, sizeof(cs));
+	cs[strcspn(cs, "\n")] = 0;
+	/* The kernel keeps time with the TSC only once it found it stable and
+	 * in step across CPUs: then its ticks convert to CLOCK_MONOTONIC. */
+	if (!strcmp(cs, "tsc")) {
+		in->clock = OT_INJ_CLOCK_TSC;
+		in->clock_why = "the kernel's clocksource is the TSC";
+	} else {
+		in->clock = OT_INJ_CLOCK_VDSO;
+		in->clock_why = "the kernel's clocksource is not the TSC";
+	}
+}
+
+/* What the runtime needs to know of the process: where glibc keeps a
+ * thread's id, and which clock to read.  0, or -errno after printing. */
+int inject_process_facts(struct ot_inject *in)
+{
+	const char *fatal = NULL;
+	int ret = find_tid_off(in, &fatal);
+
+	if (ret) {
+		ot_error("cannot inject into process %d: %s", (int)in->pid, fatal);
+		return ret;
+	}
+	pick_clock(in);
+	in->info.clock = in->clock == OT_INJ_CLOCK_TSC ? "tsc" : "vdso";
+	if (in->clock == OT_INJ_CLOCK_VDSO) {
+		in->vdso_fn = vdso_gettime(in);
+		if (!in->vdso_fn) {
+			ot_error("cannot inject into process %d: the TSC is not the kernel's clock "
+				 "and its vDSO has no __vdso_clock_gettime", (int)in->pid);
+			return -ENOTSUP;
+		}
+	}
+	return 0;
+}

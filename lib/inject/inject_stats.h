@@ -1,0 +1,41 @@
+/*
+ * inject_stats.h - what --backend inject did to the traced process, in
+ * one struct: lib/inject/inject fills a program's part of it, lib/probes/backend_inject
+ * adds what it counted over every program the process ran, and the report
+ * prints it as it is (JSON "inject" and "inject_removal").
+ *
+ * Data only, with no pointer into memory that goes with the backend: the
+ * capture keeps a copy after the probes are closed.
+ */
+#ifndef OT_INJECT_STATS_H
+#define OT_INJECT_STATS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct ot_inject_stats {
+	const char *clock;		/* "tsc", "vdso" */
+	size_t regions;			/* code regions mapped */
+	uint64_t code_bytes, private_bytes, shared_bytes;
+	int unwinder;			/* an _Unwind_Find_FDE hooked */
+	uint64_t arm_pause_ns;		/* its threads stopped, at arming */
+	unsigned execs;			/* programs it exec'd, instrumented again */
+	char exec_why[256];		/* why a program it exec'd is not traced */
+	/* Calls not recorded at all (neither entry nor return): of threads
+	 * beyond its slots or ring areas, and of signal handlers that
+	 * interrupted the runtime on their thread. */
+	uint64_t unrecorded_threads, unrecorded_handlers;
+	/* Known once disarmed: */
+	uint64_t noret;			/* calls whose return could not be seen */
+	uint64_t disarm_pause_ns;
+	size_t returns_restored;	/* hijacked return addresses put back */
+	uint64_t left_bytes;		/* left mapped in the process */
+	const char *left_why;		/* a constant string */
+	int gone;			/* the process had exited: nothing to remove */
+	/* Patches found no longer as written (another tool's breakpoint or
+	 * patch on the function): calls of theirs went unseen. */
+	size_t overwritten;
+	size_t overwritten_fn;		/* the first's function (SIZE_MAX: a hook) */
+};
+
+#endif

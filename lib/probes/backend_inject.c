@@ -1,0 +1,774 @@
+/*
+ * The inject backend: no uprobe and no kernel object.  lib/inject/inject patches
+ * the process's functions to jump into a runtime in its own memory, which
+ * pairs calls with returns exactly (a table of the return addresses it
+ * moved) and writes each thread's records into a ring of memory shared
+ * with us.  This file reads those rings into the drain: one queue per
+ * thread (a thread's records are in time order), TSC ticks converted to
+ * CLOCK_MONOTONIC (lib/rings/tsc), the runtime's counts of what it could not
+ * record turned into lost records, rings of threads that exited given
+ * back.  Its rings wake nobody, so the drain polls sooner while they fill.
+ *
+ * The process stays held with ptrace (watched) while it runs: when it
+ * execs, its program and everything of ours in it are gone, so the new
+ * program is run to its entry point and instrumented again - a
+ * generation each, the old ones' rings still read (forked children may
+ * still write there).
+ */
+#include "backend.h"
+#include "util/clock.h"
+#include "rings/drain.h"
+#include "util/error.h"
+#include "inject/inject.h"
+#include "inject/inject_layout.h"
+#include "inject/inject_ring.h"
+#include "process/procfs.h"
+#include "process/tracee.h"
+#include "rings/tsc.h"
+#include "util/xalloc.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/futex.h>
+#include <pthread.h>
+#include <sys/eventfd.h>
+#include <sys/param.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define DEFAULT_AREAS	1024	/* at least; 4 per thread at attach */
+#define MAX_AREAS	4096
+#define LIVENESS_NS	(200ull * 1000 * 1000)	/* how often exited threads are looked for */
+#define REFIT_NS	(100ull * 1000 * 1000)	/* how often the TSC map is refitted */
+#define MAX_GENS	64	/* programs one process may exec into, traced */
+
+/* One program's instrumentation: the first, and one per exec after it. */
+struct inj {
+	struct injset *set;
+	struct ot_inject *in;
+	struct ot_inject_fn *fn;	/* its refusals */
+	uint8_t *shm;
+	size_t shm_len;
+	unsigned nareas;
+	size_t area_bytes;
+	uint64_t ring_n;
+	struct ot_inject_view *av;	/* per area (lib/inject/inject_ring) */
+	unsigned used;			/* areas taken at the latest drain */
+	struct ot_tsc *tsc;
+	int clock;			/* OT_INJ_CLOCK_* */
+	uint64_t no_slot, no_area;	/* the header's counts, as last seen */
+	uint64_t h_reentered;
+	uint64_t noret, reentered;	/* of areas given back */
+	uint64_t peak, high_water;	/* bytes pending in the fullest ring */
+	int execd;			/* its program is gone */
+	struct stat exe;		/* its program's file */
+};
+
+/* The process, held for the whole capture, and its programs. */
+struct injset {
+	struct ot_tracee t;
+	struct ot_inject_opts o;
+	const struct ot_probe_target *targets;
+	size_t nfn;
+	char **paths;			/* each function's file, fixed at arming */
+	int *fds;
+	int pid;
+	struct inj *gen[MAX_GENS];
+	size_t ngen;
+	unsigned nqueues;
+	unsigned *qfree, *retiring;	/* drain queues free, and freed once empty */
+	size_t nqfree, nretiring;
+	unsigned qnext;
+	struct ot_tsc tsc;
+	uint64_t next_fit, next_live;
+	/* The doorbell: a thread of ours waits on the current program's
+	 * futex word and makes wake_fd readable for the drain's poll. */
+	uint32_t *bell;			/* its word, here (atomic) */
+	int wake_fd;			/* an eventfd */
+	int stop;			/* the waiter ends (atomic) */
+	pthread_t waiter;
+	int waiting;
+	unsigned execs;			/* programs exec'd and instrumented again */
+	char exec_why[256];		/* why a program exec'd is not traced */
+	struct ot_inject_stats stats;	/* over every program, as last filled */
+};
+
+static uint64_t load64(const uint8_t *p)
+{
+	return __atomic_load_n((const uint64_t *)p, __ATOMIC_ACQUIRE);
+}
+
+static uint32_t load32(const uint8_t *p)
+{
+	return __atomic_load_n((const uint32_t *)p, __ATOMIC_ACQUIRE);
+}
+
+static uint8_t *area(const struct inj *j, unsigned a)
+{
+	return j->shm + OT_INJ_HDR_SIZE + (size_t)a * j->area_bytes;
+}
+
+static int inject_load(struct ot_probes *p, char *why, size_t whylen)
+{
+	(void)p;
+#if defined(__x86_64__)
+	(void)why;
+	(void)whylen;
+	return 0;
+#else
+	snprintf(why, whylen, "inject patches x86-64 code only");
+	return -ENOTSUP;
+#endif
+}
+
+static unsigned threads_of(pid_t pid)
+{
+	char path[64];
+	struct dirent *d;
+	unsigned n = 0;
+	DIR *dir;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	dir = opendir(path);
+	while (dir && (d = readdir(dir)))
+		n += d->d_name[0] != '.';
+	if (dir)
+		closedir(dir);
+	return n;
+}
+
+static void fill_stats(struct injset *s);
+static void inject_say(struct ot_probes *p, struct ot_probes_said *out);
+
+static long futex(uint32_t *word, int op, uint32_t val, const struct timespec *timeout)
+{
+	return syscall(SYS_futex, word, op, val, timeout, NULL, 0);
+}
+
+/*
+ * The doorbell's waiter: while the word is 0 it sleeps on it; a runtime
+ * thread whose ring passed a quarter sets it to 1 and wakes it; it tells
+ * the drain (wake_fd) and marks it heard (2), and sleeps until the drain
+ * arms it again (0).  Never more than one wake-up per drain.
+ */
+static void *bell_waiter(void *arg)
+{
+	struct injset *s = arg;
+	const struct timespec tick = { 0, 100 * 1000 * 1000 };	/* a program's switch, the end */
+
+	while (!__atomic_load_n(&s->stop, __ATOMIC_ACQUIRE)) {
+		uint32_t *bell = __atomic_load_n(&s->bell, __ATOMIC_ACQUIRE);
+		uint32_t v = __atomic_load_n(bell, __ATOMIC_ACQUIRE), one = 1;
+		uint64_t n = 1;
+
+		if (v == 1 && __atomic_compare_exchange_n(bell, &one, 2, 0, __ATOMIC_ACQ_REL,
+							  __ATOMIC_ACQUIRE)) {
+			if (write(s->wake_fd, &n, sizeof(n)) != sizeof(n))
+				continue;
+			v = 2;
+		}
+		futex(bell, FUTEX_WAIT, v, &tick);
+	}
+	return NULL;
+}
+
+/* Ring again from now on: the drain read the rings since it was rung. */
+static void bell_arm(struct injset *s)
+{
+	uint32_t *bell = __atomic_load_n(&s->bell, __ATOMIC_ACQUIRE);
+	uint64_t n;
+
+	if (!bell || !__atomic_load_n(bell, __ATOMIC_ACQUIRE))
+		return;
+	if (read(s->wake_fd, &n, sizeof(n)) < 0 && errno != EAGAIN)
+		return;
+	__atomic_store_n(bell, 0, __ATOMIC_RELEASE);
+	futex(bell, FUTEX_WAKE, 1, NULL);
+}
+
+/* The waiter listens to program j's doorbell. */
+static void bell_listen(struct injset *s, struct inj *j)
+{
+	uint32_t *old = __atomic_exchange_n(&s->bell, (uint32_t *)(j->shm + OT_INJ_H_DOORBELL),
+					    __ATOMIC_ACQ_REL);
+
+	if (old)
+		futex(old, FUTEX_WAKE, 1, NULL);	/* to the new word at once */
+}
+
+/* Instrument the process's current program as a new generation: its
+ * threads stopped, patched, recording entries (when on), let go. */
+static int arm_gen(struct injset *s, int on)
+{
+	const struct ot_inject_stats *st;
+	const char *clock_why;
+	struct inj *j;
+	size_t i, armed = 0;
+	char path[64];
+	int ret;
+
+	if (s->ngen == MAX_GENS) {
+		snprintf(s->exec_why, sizeof(s->exec_why), "it exec'd more than %d programs",
+			 MAX_GENS - 1);
+		return -E2BIG;
+	}
+	j = ot_xcalloc(1, sizeof(*j));
+	s->gen[s->ngen++] = j;
+	j->set = s;
+	j->tsc = &s->tsc;
+	j->nareas = s->o.nareas;
+	j->area_bytes = OT_INJ_A_RING + s->o.ring_kb * 1024;
+	j->ring_n = s->o.ring_kb * 1024 / OT_INJ_REC_SIZE;
+	j->av = ot_xcalloc(j->nareas, sizeof(*j->av));
+	j->fn = ot_xcalloc(s->nfn, sizeof(*j->fn));
+	for (i = 0; i < s->nfn; i++) {
+		j->fn[i].label = s->targets[i].label;
+		j->fn[i].path = s->paths[i];
+		j->fn[i].offset = s->targets[i].sym_offset;
+		j->fn[i].size = s->targets[i].sym_size;
+	}
+	ret = ot_inject_attach(s->pid, &s->o, &s->t, &j->in);
+	if (ret)
+		return ret;
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/exe", s->pid, (int)ot_proc_live_task(s->pid));
+	if (stat(path, &j->exe))
+		memset(&j->exe, 0, sizeof(j->exe));
+	ret = ot_inject_install(j->in, j->fn, s->nfn);
+	if (ret < 0)
+		return ret;
+	for (i = 0; i < s->nfn; i++) {
+		if (!j->fn[i].refused)
+			armed++;
+		else if (s->ngen == 1)
+			ot_warn("not tracing %s: %s", s->targets[i].label, j->fn[i].refused);
+		else
+			ot_verbose("not tracing %s in the program process %d exec'd: %s",
+				   s->targets[i].label, s->pid, j->fn[i].refused);
+	}
+	j->shm = ot_inject_shared(j->in, &j->shm_len);
+	j->clock = ot_inject_clock(j->in, &clock_why);
+	st = ot_inject_stats(j->in);
+	ot_verbose("inject: clock %s (%s); %zu code regions, %llu KB of code, %llu MB private "
+		   "and %llu MB shared mapped in process %d", st->clock, clock_why, st->regions,
+		   (unsigned long long)st->code_bytes >> 10,
+		   (unsigned long long)st->private_bytes >> 20,
+		   (unsigned long long)st->shared_bytes >> 20, s->pid);
+	if (j->shm)
+		bell_listen(s, j);
+	if (s->ngen > 1) {
+		ot_inject_enable(j->in, on);
+		ot_inject_resume(j->in);
+	}
+	return (int)armed;
+}
+
+/*
+ * Each function's file, as it is now: /proc/PID/exe names whatever the
+ * process runs, which after an exec is another program; an fd opened
+ * now keeps naming the file the function is in.
+ */
+static void fix_paths(struct injset *s)
+{
+	size_t i, k;
+
+	s->paths = ot_xcalloc(s->nfn + 1, sizeof(*s->paths));
+	s->fds = ot_xcalloc(s->nfn + 1, sizeof(*s->fds));
+	for (i = 0; i < s->nfn; i++) {
+		const char *path = s->targets[i].path;
+		char buf[64];
+		int fd;
+
+		s->fds[i] = -1;
+		for (k = 0; k < i && strcmp(s->targets[k].path, path); k++)
+			;
+		if (k < i) {
+			s->paths[i] = ot_xstrdup(s->paths[k]);
+			continue;
+		}
+		fd = strncmp(path, "/proc/", 6) ? -1 : open(path, O_RDONLY | O_CLOEXEC);
+		if (fd >= 0) {
+			snprintf(buf, sizeof(buf), "/proc/self/fd/%d", fd);
+			s->fds[i] = fd;
+		}
+		s->paths[i] = ot_xstrdup(fd >= 0 ? buf : path);
+	}
+}
+
+static int inject_arm(struct ot_probes *p, const struct ot_probe_target *t, size_t n, int pid)
+{
+	struct injset *s = ot_xcalloc(1, sizeof(*s));
+	uint64_t ticks, ns;
+	int ret;
+
+	p->priv = s;
+	s->pid = pid;
+	s->targets = t;
+	s->nfn = n;
+	fix_paths(s);
+	s->o.ring_kb = p->opts.ring_kb;
+	s->o.clock = p->opts.clock;
+	s->o.adopt = p->opts.held;
+	s->o.pidfd = p->opts.pidfd;
+	s->o.nareas = 4 * threads_of(pid);
+	if (s->o.nareas < DEFAULT_AREAS)
+		s->o.nareas = DEFAULT_AREAS;
+	if (s->o.nareas > MAX_AREAS)
+		s->o.nareas = MAX_AREAS;
+	s->t.mem_fd = -1;
+	s->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	s->nqueues = s->o.nareas;
+	s->qfree = ot_xcalloc(s->nqueues, sizeof(*s->qfree));
+	s->retiring = ot_xcalloc(s->nqueues, sizeof(*s->retiring));
+	ot_tsc_init(&s->tsc);
+	ot_tsc_sample(&ticks, &ns);
+	ot_tsc_add(&s->tsc, ticks, ns);
+	ret = arm_gen(s, 0);
+	if (ret < 0)
+		return ret;
+	if (!ret) {
+		ot_error("cannot inject into process %d: none of the %zu functions can be patched",
+			 pid, n);
+		return -ENOENT;
+	}
+	/* No probe ids: its records name their function and kind
+	 * (lib/inject/inject_ring, ot_drain_thread). */
+	fill_stats(s);
+	return 0;
+}
+
+static struct inj *current(const struct injset *s)
+{
+	return s && s->ngen ? s->gen[s->ngen - 1] : NULL;
+}
+
+/* Entries from now on; then the threads run. */
+static int inject_enable(struct ot_probes *p)
+{
+	struct inj *j = current(p->priv);
+
+	ot_inject_enable(j->in, 1);
+	ot_inject_resume(j->in);
+	return 0;
+}
+
+static void inject_disable(struct ot_probes *p)
+{
+	struct injset *s = p->priv;
+	size_t g;
+
+	for (g = 0; s && g < s->ngen; g++)
+		if (s->gen[g]->in)
+			ot_inject_enable(s->gen[g]->in, 0);
+	/* Someone else's breakpoint on a patch made calls go unseen: said
+	 * before the counts are judged (removal comes after the report). */
+	if (s && current(s) && current(s)->in && !current(s)->execd)
+		ot_inject_check(current(s)->in);
+}
+
+/*
+ * The process exec'd (held at the exec) or reached the entry point of the
+ * program it exec'd: everything of ours went with the old program, so the
+ * new one is run to its entry point, where its libraries are loaded, and
+ * instrumented there.  A program that cannot be is said, and let go.
+ */
+static void inject_events(struct ot_probes *p)
+{
+	struct injset *s = p->priv;
+	enum ot_tracee_ev ev;
+	char exe[64], real[256] = "?";
+
+	while (s && (ev = ot_tracee_poll(&s->t)) != OT_TEV_NONE && ev != OT_TEV_GONE) {
+		snprintf(exe, sizeof(exe), "/proc/%d/task/%d/exe", s->pid, (int)ot_proc_live_task(s->pid));
+		real[MAX(0, readlink(exe, real, sizeof(real) - 1))] = 0;
+		if (ev == OT_TEV_EXEC) {
+			current(s)->execd = 1;
+			ot_inject_execd(current(s)->in);
+			ot_verbose("process %d exec'd %s: instrumenting it at its entry point",
+				   s->pid, real);
+			if (!ot_tracee_run_to_entry(&s->t))
+				continue;
+			snprintf(s->exec_why, sizeof(s->exec_why), "its entry point cannot be found");
+		} else if (arm_gen(s, p->enabled) >= 0) {
+			s->execs++;
+			ot_verbose("process %d: %s instrumented", s->pid, real);
+			continue;
+		}
+		/* Not traced from here on: said, and the process let go. */
+		if (!s->exec_why[0])
+			snprintf(s->exec_why, sizeof(s->exec_why), "inject cannot instrument it");
+		ot_warn("process %d exec'd %s, which is not traced: %s", s->pid, real, s->exec_why);
+		if (s->ngen && current(s)->in && !current(s)->execd)
+			ot_inject_remove(current(s)->in);
+		ot_tracee_detach(&s->t);
+		return;
+	}
+}
+
+/* Its account: the latest program instrumented (an exec instruments each
+ * again; one that could not be has no in), and counts over them all. */
+static void fill_stats(struct injset *s)
+{
+	struct ot_inject_stats *st = &s->stats;
+	const struct inj *j;
+	size_t g;
+	unsigned a;
+
+	for (g = s->ngen; g > 0 && !s->gen[g - 1]->in; g--)
+		;
+	if (g) {
+		*st = *ot_inject_stats(s->gen[g - 1]->in);
+		st->arm_pause_ns = ot_inject_stats(s->gen[0]->in)->arm_pause_ns;
+	}
+	st->execs = s->execs;
+	snprintf(st->exec_why, sizeof(st->exec_why), "%s", s->exec_why);
+	st->noret = st->unrecorded_threads = st->unrecorded_handlers = 0;
+	for (g = 0; g < s->ngen; g++) {
+		j = s->gen[g];
+		st->noret += j->noret;
+		st->unrecorded_threads += j->no_slot + j->no_area;
+		st->unrecorded_handlers += j->reentered + j->h_reentered;
+		for (a = 0; j->shm && a < j->nareas; a++)
+			if (j->av[a].tid) {
+				st->noret += load64(area(j, a) + OT_INJ_A_NORET);
+				st->unrecorded_handlers += j->av[a].reentered;
+			}
+	}
+}
+
+static void inject_close(struct ot_probes *p)
+{
+	struct injset *s = p->priv;
+	struct inj *j = current(s);
+	size_t g;
+
+	if (!s)
+		return;
+	if (s->waiting) {
+		__atomic_store_n(&s->stop, 1, __ATOMIC_RELEASE);
+		futex(s->bell, FUTEX_WAKE, 1, NULL);
+		pthread_join(s->waiter, NULL);
+	}
+	if (s->wake_fd >= 0)
+		close(s->wake_fd);
+	if (j && j->in) {
+		/* Arming failed with the command held: it does not run. */
+		ot_inject_kill(j->in);
+		fill_stats(s);
+		ot_inject_remove(j->in);
+	}
+	ot_tracee_detach(&s->t);
+	/* What removal did, for the report after the probes are gone. */
+	inject_say(p, &p->last_said);
+	p->have_said = 1;
+	for (g = 0; g < s->ngen; g++) {
+		ot_inject_free(s->gen[g]->in);
+		free(s->gen[g]->av);
+		free(s->gen[g]->fn);
+		free(s->gen[g]);
+	}
+	for (g = 0; g < s->nfn; g++) {
+		free(s->paths[g]);
+		if (s->fds[g] >= 0)
+			close(s->fds[g]);
+	}
+	free(s->paths);
+	free(s->fds);
+	free(s->qfree);
+	free(s->retiring);
+	free(s);
+	p->priv = NULL;
+}
+
+static size_t inject_nevents(const struct ot_probes *p)
+{
+	const struct inj *j = current(p->priv);
+
+	return j && j->in ? ot_inject_patched(j->in) : 0;
+}
+
+/* A queue for a new thread: one given back, else the next. */
+static unsigned queue_new(struct injset *s)
+{
+	if (s->nqfree)
+		return s->qfree[--s->nqfree];
+	return s->qnext < s->nqueues ? s->qnext++ : s->nqueues - 1;
+}
+
+/* Every record of area a since the last drain (lib/inject/inject_ring). */
+static size_t drain_area(struct inj *j, struct ot_drain *d, unsigned a)
+{
+	size_t n = ot_inject_ring_read(&j->av[a], area(j, a), j->ring_n,
+				       j->clock == OT_INJ_CLOCK_VDSO ? NULL : j->tsc, d,
+				       ot_now_ns());
+
+	if (n * OT_INJ_REC_SIZE > j->peak)
+		j->peak = n * OT_INJ_REC_SIZE;
+	return n;
+}
+
+/* The area of a thread that exited: its last drops counted, its memory
+ * given back, the area free for another thread. */
+static void give_back(struct inj *j, struct ot_drain *d, unsigned a)
+{
+	uint8_t *ar = area(j, a);
+	struct ot_inject_view *v = &j->av[a];
+
+	drain_area(j, d, a);
+	j->noret += load64(ar + OT_INJ_A_NORET);
+	j->reentered += v->reentered;
+	memset(ar, 0, OT_INJ_A_RING);
+	/* The ring's pages back to the kernel: they read as zeros again. */
+	fallocate(ot_inject_memfd(j->in), FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+		  (off_t)(ar + OT_INJ_A_RING - j->shm), (off_t)(j->area_bytes - OT_INJ_A_RING));
+	j->set->retiring[j->set->nretiring++] = v->queue;
+	memset(v, 0, sizeof(*v));
+	__atomic_store_n((uint32_t *)(ar + OT_INJ_A_STATE), 0, __ATOMIC_RELEASE);
+}
+
+/* Every ring of one program's instrumentation; live: look for threads
+ * that exited. */
+static size_t drain_gen(struct inj *j, struct ot_drain *d, int live)
+{
+	size_t n = 0;
+	unsigned a;
+
+	j->used = 0;
+	j->peak = 0;
+	for (a = 0; a < j->nareas; a++) {
+		uint8_t *ar = area(j, a);
+		uint32_t tid;
+
+		if (!load32(ar + OT_INJ_A_STATE) || !(tid = load32(ar + OT_INJ_A_TID)))
+			continue;
+		if (j->av[a].tid != tid) {
+			j->av[a].tid = tid;
+			j->av[a].pid = load32(ar + OT_INJ_A_PID);
+			j->av[a].queue = queue_new(j->set);
+		}
+		n += drain_area(j, d, a);
+		if (live && kill((pid_t)tid, 0) && errno == ESRCH)
+			give_back(j, d, a);
+		else
+			j->used++;
+	}
+	if (j->peak > j->high_water)
+		j->high_water = j->peak;
+	/* Threads the runtime had no room for: their calls not recorded. */
+	j->no_slot = load64(j->shm + OT_INJ_H_NO_SLOT);
+	j->no_area = load64(j->shm + OT_INJ_H_NO_AREA);
+	j->h_reentered = load64(j->shm + OT_INJ_H_REENTERED);
+	return n;
+}
+
+static size_t inject_drain(struct ot_probes *p, struct ot_drain *d)
+{
+	struct injset *s = p->priv;
+	uint64_t now = ot_now_ns();
+	size_t n = 0, k, g;
+	int live;
+
+	if (!s || !current(s) || !current(s)->shm)
+		return 0;
+	if (now >= s->next_fit || !ot_tsc_ready(&s->tsc)) {
+		uint64_t ticks, ns;
+
+		ot_tsc_sample(&ticks, &ns);
+		ot_tsc_add(&s->tsc, ticks, ns);
+		s->next_fit = now + REFIT_NS;
+	}
+	/* Retired queues come back once the merge has taken their last events. */
+	for (k = 0; k < s->nretiring;) {
+		if (!ot_drain_queue_pending(d, s->retiring[k])) {
+			s->qfree[s->nqfree++] = s->retiring[k];
+			s->retiring[k] = s->retiring[--s->nretiring];
+		} else {
+			k++;
+		}
+	}
+	/* Exited threads give their areas back: every 200 ms, or at every
+	 * drain while more than half are taken (threads come and go fast). */
+	live = now >= s->next_live || 2 * current(s)->used > current(s)->nareas;
+	if (live)
+		s->next_live = now + LIVENESS_NS;
+	for (g = 0; g < s->ngen; g++)
+		if (s->gen[g]->shm)
+			n += drain_gen(s->gen[g], d, live);
+	/* Started at the first drain: after arming, so it holds no capability
+	 * (they are per thread, and dropped by then). */
+	if (!s->waiting && s->wake_fd >= 0 && s->bell &&
+	    !pthread_create(&s->waiter, NULL, bell_waiter, s))
+		s->waiting = 1;
+	bell_arm(s);
+	return n;
+}
+
+static unsigned inject_nqueues(const struct ot_probes *p)
+{
+	const struct injset *s = p->priv;
+
+	return s ? s->nqueues : 1;
+}
+
+/* The fullest ring of any program's, at the latest drain and ever. */
+static void peaks(const struct injset *s, uint64_t *peak, uint64_t *high_water)
+{
+	size_t g;
+
+	*peak = *high_water = 0;
+	for (g = 0; s && g < s->ngen; g++) {
+		*peak = MAX(*peak, s->gen[g]->peak);
+		*high_water = MAX(*high_water, s->gen[g]->high_water);
+	}
+}
+
+static int inject_poll_ms(const struct ot_probes *p, int drain_ms)
+{
+	const struct injset *s = p->priv;
+	uint64_t ring = s ? s->o.ring_kb * 1024 : 1, peak, hw;
+
+	if (!s)
+		return drain_ms;
+	peaks(s, &peak, &hw);
+	if (peak * 8 > ring)
+		return 1;
+	if (peak * 32 > ring)
+		return drain_ms < 5 ? drain_ms : 5;
+	return drain_ms;
+}
+
+static void inject_ring_peak(const struct ot_probes *p, uint64_t *pending, uint64_t *size,
+			     uint64_t *high_water)
+{
+	const struct injset *s = p->priv;
+
+	peaks(s, pending, high_water);
+	*pending = *high_water;
+	*size = s ? s->o.ring_kb * 1024 : 1;
+}
+
+/* A program the process exec'd away from: function i's file, which the
+ * current program (no library can load an executable) never maps. */
+static int left_behind(const struct injset *s, size_t i)
+{
+	struct stat st;
+	size_t g;
+
+	if (stat(s->paths[i], &st))
+		return 0;
+	for (g = 0; g + 1 < s->ngen; g++)
+		if (s->gen[g]->exe.st_ino == st.st_ino && s->gen[g]->exe.st_dev == st.st_dev)
+			return 1;
+	return 0;
+}
+
+/*
+ * Why function i is not armed in the current program.  One whose file is
+ * not mapped may be dlopen'd later, its calls unseen: a refusal - unless
+ * that file is a program the process exec'd away from.
+ */
+static const char *inject_refused(const struct ot_probes *p, size_t i)
+{
+	const struct injset *s = p->priv;
+	const struct inj *j = current(s);
+
+	if (!j || i >= s->nfn || !j->fn[i].refused)
+		return NULL;
+	return j->fn[i].unmapped && left_behind(s, i) ? NULL : j->fn[i].refused;
+}
+
+static int inject_wake_fd(const struct ot_probes *p)
+{
+	const struct injset *s = p->priv;
+
+	return s ? s->wake_fd : -1;
+}
+
+/* Why the counts are not exact, beyond the rings' own losses. */
+static void say_why(const struct ot_probes *p, const struct ot_inject_stats *st,
+		    struct ot_probes_said *out)
+{
+	const struct injset *s = p->priv;
+	size_t i, refused = 0;
+
+	for (i = 0; i < s->nfn; i++)
+		refused += inject_refused(p, i) != NULL;
+	if (refused)
+		snprintf(out->why[out->nwhy++], sizeof(out->why[0]), "%zu of %zu functions were "
+			 "not armed: inject could not patch them (arming.refused says why)",
+			 refused, s->nfn);
+	if (st->unrecorded_handlers || st->unrecorded_threads)
+		snprintf(out->why[out->nwhy++], sizeof(out->why[0]), "%llu calls were not "
+			 "recorded: %llu of signal handlers that interrupted inject's runtime on "
+			 "their thread, %llu of threads it had no room for",
+			 (unsigned long long)(st->unrecorded_handlers + st->unrecorded_threads),
+			 (unsigned long long)st->unrecorded_handlers,
+			 (unsigned long long)st->unrecorded_threads);
+	if (st->exec_why[0])
+		snprintf(out->why[out->nwhy++], sizeof(out->why[0]), "the process exec'd a program "
+			 "inject could not trace (%s): its calls are not counted", st->exec_why);
+	if (st->overwritten)
+		snprintf(out->why[out->nwhy++], sizeof(out->why[0]), "%zu patched function%s "
+			 "(%s) found overwritten, by another tool's breakpoint or patch (a uprobe "
+			 "of perf, bpftrace or another orbit-trace): some of their calls went unseen",
+			 st->overwritten, st->overwritten == 1 ? " was" : "s were",
+			 st->overwritten_fn < s->nfn ? s->targets[st->overwritten_fn].label :
+			 "a hook of inject's");
+}
+
+static void inject_say(struct ot_probes *p, struct ot_probes_said *out)
+{
+	struct injset *s = p->priv;
+
+	if (!s)
+		return;
+	fill_stats(s);
+	out->has_inject = 1;
+	out->inject = s->stats;
+	say_why(p, &s->stats, out);
+}
+
+const struct ot_backend_ops ot_backend_inject = {
+	.ring_kb = OT_RING_KB_INJECT_DEFAULT,
+	.info = {
+		.name = "inject",
+		.built_on = "trampolines in the process, ptrace",
+		.can = OT_HOLDS_AT_ENTRY | OT_RINGS_IN_PROCESS | OT_PATCHES_CODE,
+		.returns = "trampoline",
+		.why_not = {
+			[1] = "--follow needs the multi backend (its BPF program follows forks "
+			      "in the kernel): not with --backend inject",
+			[2] = "--backend inject patches one process: not with -a",
+			[3] = "--freeze is for the uprobe backends: inject stops the process with "
+			      "ptrace while it patches it",
+			[4] = "--compensate takes the uprobes' cost out: inject's is tens of ns "
+			      "(OVERHEAD in orbit-trace(1))",
+			[5] = "--returns is for the uprobe backends: inject sees every return at "
+			      "its trampoline",
+			[6] = "values (NAME(argN), NAME%ret) are recorded by the uprobe backends: "
+			      "not with --backend inject",
+		},
+	},
+	.objects = "trampolines",
+	.quick_close = 1,
+	.load = inject_load,
+	.arm = inject_arm,
+	.enable = inject_enable,
+	.disable = inject_disable,
+	.close = inject_close,
+	.nevents = inject_nevents,
+	.drain = inject_drain,
+	.nqueues = inject_nqueues,
+	.poll_ms = inject_poll_ms,
+	.ring_peak = inject_ring_peak,
+	.refused = inject_refused,
+	.say = inject_say,
+	.events = inject_events,
+	.wake_fd = inject_wake_fd,
+};

@@ -1,0 +1,194 @@
+#include "plan.h"
+#include "util/error.h"
+#include "symbols/retsite.h"
+#include "util/xalloc.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The stack-switching call the program makes, or NULL; with -a (no
+ * program of its own) the function's own file is asked. */
+static const char *stack_switch(const struct ot_selection *sel, const struct ot_elf *elf,
+				size_t i)
+{
+	return ot_elf_stack_switch(elf ? elf : sel->fn[i].bin->elf);
+}
+
+/* Returns at return instructions for functions in files with C++
+ * exception tables, unless --returns says otherwise. */
+static int insn_returns(const struct ot_selection *sel, const struct ot_elf *elf,
+			const struct ot_plan_opts *o, size_t i)
+{
+	if (o->patches_code)
+		return 0;	/* every return comes to the backend's code */
+	if (o->ret_mode_set)
+		return o->ret_insn;
+	/* A return probe kills a program whose threads switch stacks (the
+	 * kernel's return chain is per thread, not per stack). */
+	return stack_switch(sel, elf, i) || ot_elf_has_eh(sel->fn[i].bin->elf);
+}
+
+/* Where function i's entry probe goes: past a first instruction a uprobe
+ * cannot sit on.  0, -ENOTSUP or -1, printed. */
+static int entry(const struct ot_selection *sel, size_t i, struct ot_probe_target *pt)
+{
+	const struct ot_sym *s = sel->fn[i].sym;
+	const char *why;
+	uint64_t at;
+	int err = ot_entry_point(pt->path, s->offset, s->size, &at, &why);
+
+	if (err == -ENOTSUP) {
+		ot_error("%s cannot be traced: %s", pt->label, why);
+		return -ENOTSUP;
+	}
+	if (err) {
+		ot_error_errno(-err, "cannot read the code of %s", pt->label);
+		return -1;
+	}
+	if (why)
+		ot_verbose("%s: %s (+0x%llx)", pt->label, why, (unsigned long long)at);
+	pt->offset = at;
+	return 0;
+}
+
+/*
+ * A return probe aborts a C++ program whose exception unwinds through the
+ * probed frame; probing return instructions cannot.  Which file has
+ * exception tables decides, per file: said once per file (the selection
+ * keeps a file's functions together), and about stack switching once.
+ */
+static int first_of_file(const struct ot_selection *sel, size_t i)
+{
+	return !i || sel->fn[i - 1].bin != sel->fn[i].bin;
+}
+
+static void say_returns(const struct ot_selection *sel, const struct ot_elf *elf,
+			const struct ot_plan_opts *o, size_t i)
+{
+	const struct ot_binary *bin = sel->fn[i].bin;
+
+	if (!i && stack_switch(sel, elf, i) && !insn_returns(sel, elf, o, i))
+		ot_warn("%s switches stacks (%s): a return probe kills it when a call "
+			"returns on another stack than it was made on; --returns insn "
+			"avoids that", o->display, stack_switch(sel, elf, i));
+	else if (!i && stack_switch(sel, elf, i) && !o->ret_mode_set)
+		ot_verbose("%s switches stacks (%s): returns are seen at return "
+			   "instructions (--returns insn)", o->display, stack_switch(sel, elf, i));
+	if (!o->ret_mode_set && ot_elf_has_eh(bin->elf) && !stack_switch(sel, elf, i) &&
+	    first_of_file(sel, i))
+		ot_verbose("%s has C++ exception tables: returns of its functions are "
+			   "seen at return instructions (--returns insn)", bin->display);
+}
+
+/* Said after the return sites were looked for, as it always was. */
+static void warn_exceptions(const struct ot_selection *sel, const struct ot_elf *elf,
+			    const struct ot_plan_opts *o, size_t i)
+{
+	const struct ot_binary *bin = sel->fn[i].bin;
+
+	if (!insn_returns(sel, elf, o, i) && ot_elf_has_eh(bin->elf) && first_of_file(sel, i))
+		ot_warn("%s uses C++ exceptions: one thrown through a function with a "
+			"return probe aborts the program; --returns insn avoids that "
+			"(see BUGS in orbit-trace(1))", bin->display);
+}
+
+/* pt and ret for every function selected. */
+static int targets(struct ot_plan *p, const struct ot_plan_opts *o)
+{
+	const struct ot_selection *sel = &p->sel;
+	struct ot_probe_target *pt = p->pt;
+	struct ot_returns *ret = p->ret;
+	size_t i;
+	int err;
+
+	for (i = 0; i < sel->n; i++) {
+		const struct ot_sym *s = sel->fn[i].sym;
+
+		pt[i].path = sel->fn[i].bin->path;
+		pt[i].label = sel->fn[i].label;
+		pt[i].offset = s->offset;
+		pt[i].sym_offset = s->offset;
+		pt[i].sym_size = s->size;
+		pt[i].arg = OT_SEL_ARG(sel->fn[i].arg);
+		pt[i].ret_value = sel->fn[i].ret != 0;
+		ot_verbose("%s (+0x%llx, %llu bytes, from .%s)", pt[i].label,
+			   (unsigned long long)s->offset,
+			   (unsigned long long)s->size, ot_elf_source(sel->fn[i].bin->elf));
+		/* -l lists symbols; a patching backend patches the symbol's own
+		 * first bytes. */
+		if (o->list || o->patches_code)
+			continue;
+		if ((err = entry(sel, i, &pt[i])))
+			return err == -ENOTSUP ? -ENOENT : err;
+		say_returns(sel, p->elf, o, i);
+		if (insn_returns(sel, p->elf, o, i)) {
+			if (ot_returns_find(sel, i, pt[i].label, sel->fn[i].name, &ret[i]))
+				return -1;
+			pt[i].ret_sites = ret[i].sites;
+			pt[i].nret_sites = ret[i].nsites;
+			pt[i].ntail_sites = ret[i].ntail;
+		}
+		warn_exceptions(sel, p->elf, o, i);
+	}
+	return 0;
+}
+
+/* --expect's names must be functions -f traces: a typo must not pass. */
+static int check_expect(const struct ot_plan *p, const struct ot_plan_opts *o)
+{
+	size_t i, k;
+
+	for (i = 0; i < o->nexpect; i++) {
+		for (k = 0; k < p->sel.n; k++)
+			if (!strcmp(p->names[k], o->expect[i].name))
+				break;
+		if (k == p->sel.n) {
+			ot_error("--expect names '%s', which -f does not trace\n"
+				 "Try 'orbit-trace --help' for more information.",
+				 o->expect[i].name);
+			return -ENOENT;
+		}
+	}
+	return 0;
+}
+
+int ot_plan_make(struct ot_plan *p, const struct ot_plan_opts *o)
+{
+	size_t i;
+	int ret;
+
+	if (o->exe && ot_elf_open(o->exe, o->display, &p->elf))
+		return -1;
+	p->bins = ot_binset_new(p->elf, o->exe ? o->exe : "", o->display, o->find_lib,
+				o->find_lib_ctx);
+	if (o->script)
+		ot_binset_set_script(p->bins, o->script, o->interpreter);
+	ret = ot_binset_select(p->bins, o->functions, &p->sel);
+	if (ret)
+		return ret == -ENOENT ? -ENOENT : -1;
+	p->pt = ot_xcalloc(p->sel.n, sizeof(*p->pt));
+	p->ret = ot_xcalloc(p->sel.n, sizeof(*p->ret));
+	/* The pairing, the report and the exports index names by function. */
+	p->names = ot_xcalloc(p->sel.n, sizeof(*p->names));
+	for (i = 0; i < p->sel.n; i++)
+		p->names[i] = p->sel.fn[i].name;
+	if ((ret = check_expect(p, o)))
+		return ret;
+	return targets(p, o);
+}
+
+void ot_plan_free(struct ot_plan *p)
+{
+	size_t i;
+
+	free(p->names);
+	for (i = 0; p->ret && i < p->sel.n; i++)
+		ot_returns_free(&p->ret[i]);
+	free(p->ret);
+	free(p->pt);
+	ot_selection_free(&p->sel);
+	ot_binset_free(p->bins);
+	ot_elf_close(p->elf);
+	memset(p, 0, sizeof(*p));
+}

@@ -1,0 +1,59 @@
+/*
+ * plan.h - from -f and the target to what the backends arm: the program
+ * and the libraries -f names opened, the functions selected in them, and
+ * one probe target per function (its file, where its entry probe goes,
+ * and with --returns insn where its returns are seen).  Also says what a
+ * program that switches stacks or throws C++ exceptions risks.
+ *
+ * Which returns a function gets is decided here, per file: return
+ * instructions where a return probe would kill the program (stack
+ * switching, an exception thrown through a probed frame) or where
+ * --returns insn says so; a return probe (uretprobe) otherwise; neither
+ * with inject, whose trampolines see every return.  Reads files and the
+ * functions' code; arms nothing.  Called by lib/capture/capture when it opens.
+ */
+#ifndef OT_PLAN_H
+#define OT_PLAN_H
+
+#include "symbols/elfsym.h"
+#include "cli/options.h"
+#include "probes.h"
+#include "symbols/returns.h"
+#include "symbols/select.h"
+
+struct ot_plan_opts {
+	const char *exe;	/* the program's file; NULL with -a: every term names its file */
+	const char *display;	/* the program, for people */
+	/* A "#!" script: the command as -- gave it and the interpreter run;
+	 * NULL otherwise. */
+	const char *script, *interpreter;
+	ot_lib_resolve_fn find_lib;	/* a library -f names, to a file */
+	void *find_lib_ctx;
+	const char *functions;	/* -f */
+	const struct ot_expect *expect;	/* --expect: each must name a selected function */
+	size_t nexpect;
+	int patches_code;	/* the backend patches entries and sees returns itself */
+	int ret_mode_set;	/* --returns given ... */
+	int ret_insn;		/* ... and it said insn */
+	int list;		/* -l: the symbols, no code read */
+};
+
+struct ot_plan {
+	struct ot_elf *elf;		/* the program; NULL with -a */
+	struct ot_binset *bins;		/* it and the libraries -f names */
+	struct ot_selection sel;
+	const char **names;		/* per function: sel.fn[i].name */
+	struct ot_probe_target *pt;	/* per function; points into sel and ret */
+	struct ot_returns *ret;		/* per function, where --returns insn sees it */
+};
+
+/*
+ * Fill p (zeroed by the caller).  Returns 0; -ENOENT when something
+ * named cannot be traced (a file, a function, an --expect name); or -1
+ * on another failure; after printing why.  Either way ot_plan_free
+ * releases what was made.
+ */
+int ot_plan_make(struct ot_plan *p, const struct ot_plan_opts *o);
+void ot_plan_free(struct ot_plan *p);
+
+#endif

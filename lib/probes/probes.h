@@ -1,0 +1,297 @@
+/*
+ * probes.h - arming entry and return uprobes, through one of the probe
+ * backends, with one ring per online CPU that lib/rings/drain reads.
+ *
+ * What every backend shares lives in lib/probes/probes.c: the online CPUs, the
+ * rings (mapped here, decoded by lib/rings/ring), the table from a sample's probe
+ * id to its target and kind, and the order of the life cycle (arm
+ * disabled; enable returns before entries; disable entries before
+ * returns; close).  Each backend is one file behind the table of
+ * operations in lib/probes/backend.h:
+ *
+ *   multi  (lib/probes/backend_multi.c) every probe of a file in one uprobe_multi
+ *          BPF link, filtered by pid in the kernel (new threads included,
+ *          bystanders untouched); a small BPF program writes each hit
+ *          into a BPF output event's ring.  Arming and disarming are a few
+ *          system calls (docs/benchmarks.md, "Arming cost").
+ *   perf   (lib/probes/backend_perf.c) one uprobe PMU perf event per probe and
+ *          CPU, system-wide and filtered by pid in lib/rings/drain; the
+ *          fallback where the kernel has no uprobe_multi.
+ *   inject (lib/probes/backend_inject.c) no uprobe: the process's own code is
+ *          patched to jump to trampolines in its memory (lib/inject/inject), and
+ *          each of its threads writes a ring in memory shared with us.
+ *          Only by name (--backend inject), never by auto.
+ *
+ * --backend auto takes multi where it loads, else perf.
+ */
+#ifndef OT_PROBES_H
+#define OT_PROBES_H
+
+#include "inject/inject_stats.h"
+#include "rings/kinds.h"
+#include "rings/ring.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct ot_probe_target {
+	const char *path;   /* file the kernel resolves, e.g. /proc/PID/exe */
+	const char *label;  /* "BINARY:FUNCTION" for messages */
+	uint64_t offset;    /* file offset of the function */
+	/*
+	 * NULL: a return probe (uretprobe) sees the function return.
+	 * Otherwise a plain uprobe on each of these return instructions
+	 * (lib/symbols/retsite); with nret_sites 0 no return is seen at all.
+	 */
+	const uint64_t *ret_sites;
+	size_t nret_sites;
+	/*
+	 * The last ntail_sites of ret_sites are return instructions of the
+	 * functions it tail-calls: they end this function only when the SP
+	 * is the one its entry saw (OT_PROBE_TAIL_RET).
+	 */
+	size_t ntail_sites;
+	/* > 0: probe this process rather than the capture's (the multi
+	 * backend filters on it; the perf backend's drain must accept it). */
+	int pid;
+	/* The function's symbol: where it starts and how long it is (inject
+	 * patches its first bytes; offset may be past them, a uprobe's). */
+	uint64_t sym_offset, sym_size;
+	/* Values recorded with each call: the integer argument arg (1-based,
+	 * 0 none) at entry, the return value when ret_value. */
+	uint8_t arg, ret_value;
+};
+
+/* Which value target t's probe of kind (enum ot_probe_kind) records:
+ * OT_VALUE_* of lib/rings/kinds.h, 0 none. */
+int ot_probes_target_value(const struct ot_probe_target *t, int kind);
+
+struct ot_probes;
+
+/*
+ * What a backend can do.  The layers above ask these, never a backend's
+ * name: a new backend is one file and one line of lib/probes/probes.c's table.
+ */
+enum ot_backend_can {
+	OT_CAN_AUTO = 1 << 0,		/* --backend auto may take it */
+	OT_CAN_FOLLOW = 1 << 1,		/* --follow: forks followed in the kernel */
+	OT_CAN_ALL = 1 << 2,		/* -a: every process running the files */
+	OT_CAN_FREEZE = 1 << 3,		/* --freeze: worth stopping a -p target for */
+	OT_CAN_COMPENSATE = 1 << 4,	/* --compensate: a probe's cost to take out */
+	OT_CAN_RETURNS = 1 << 5,	/* --returns chooses how returns are seen */
+	OT_CAN_VALUES = 1 << 6,		/* NAME(argN), NAME%ret */
+	OT_NEEDS_SYS_ADMIN = 1 << 7,	/* arms uprobes: the uprobe PMU's CAP_SYS_ADMIN */
+	/* Patches code that is there: a command it starts runs to its entry
+	 * point (its libraries mapped) before arming, held with ptrace. */
+	OT_HOLDS_AT_ENTRY = 1 << 8,
+	/* Its rings are in the traced process's memory: what they drop is
+	 * the process's, counted apart from the kernel's. */
+	OT_RINGS_IN_PROCESS = 1 << 9,
+	/* Patches each function's own first bytes and sees its returns in
+	 * its own code: no uprobe, no entry point or return probe to plan,
+	 * and every return paired with its call exactly. */
+	OT_PATCHES_CODE = 1 << 10,
+};
+/* The options' capabilities, in the order their refusals are checked. */
+#define OT_CAN_OPTIONS (OT_CAN_FOLLOW | OT_CAN_ALL | OT_CAN_FREEZE | OT_CAN_COMPENSATE | \
+			OT_CAN_RETURNS | OT_CAN_VALUES)
+
+struct ot_backend_info {
+	const char *name;	/* --backend NAME */
+	const char *built_on;	/* for -V: what its probes are */
+	unsigned can;		/* enum ot_backend_can */
+	const char *returns;	/* how it sees returns, with OT_PATCHES_CODE */
+	/* Why it cannot do what an OT_CAN_* it lacks asks, as the option's
+	 * refusal: why_not[k] for the bit 1 << k. */
+	const char *why_not[8];
+};
+
+/* The backend NAME ("auto": the capabilities of those auto may take), or
+ * NULL. */
+const struct ot_backend_info *ot_backend_find(const char *name);
+/* The table in order, auto first; NULL past its end. */
+const struct ot_backend_info *ot_backend_at(size_t i);
+/* b's refusal of the option capability can (one bit), or NULL when it
+ * can. */
+const char *ot_backend_why_not(const struct ot_backend_info *b, unsigned can);
+
+/* The rings' default sizes, KiB: per CPU (the uprobe backends), per
+ * thread (inject: a thread alone can outpace a drain for a while). */
+#define OT_RING_KB_DEFAULT 4096
+#define OT_RING_KB_INJECT_DEFAULT 16384
+
+struct ot_probes_opts {
+	size_t ring_kb;		/* 0: the backend's own default; else per CPU (per
+				 * thread with inject), a power-of-two
+				 * number of pages */
+	const struct ot_backend_info *backend;	/* --backend's (ot_backend_find) */
+	int pid;		/* the traced process (multi filters on it) */
+	int pidfd;		/* its pidfd, or -1 (inject) */
+	int held;		/* inject: pid is stopped under our ptrace (-- CMD) */
+	int clock;		/* inject: OT_INJ_CLOCK_*, or -1 for its choice */
+	int follow;		/* --follow: pid and the processes it forks, from
+				 * their first instruction (multi only) */
+	int hold_exec;		/* multi: pid may be stopped (SIGSTOP) at an exec
+				 * from a thread other than its first, until its
+				 * new program is armed (ot_probes_thread_execs) */
+};
+
+/*
+ * Arm (disabled) an entry probe and the return probes for each target,
+ * with a ring of ring_kb KiB per online CPU.  Returns 0 and *out, or
+ * -errno after printing which probe failed and why - and, when a limit was
+ * hit, how many functions had been armed; nothing stays armed on failure.
+ */
+int ot_probes_arm(const struct ot_probe_target *t, size_t n,
+		  const struct ot_probes_opts *o, struct ot_probes **out);
+
+/* The size of each ring armed, in KiB (the backend's default, or asked). */
+size_t ot_probes_ring_kb(const struct ot_probes *p);
+
+/* The backend that armed the probes, by name ("multi", "perf"). */
+const char *ot_probes_backend(const struct ot_probes *p);
+/* What it can do (its OT_CAN_* and the like). */
+unsigned ot_probes_can(const struct ot_probes *p);
+/* How it sees returns when it alone decides ("trampoline"), or NULL:
+ * where the probe targets say. */
+const char *ot_probes_returns(const struct ot_probes *p);
+
+/* Return probes first, then entry probes.  Returns 0 or -errno. */
+int ot_probes_enable(struct ot_probes *p);
+
+/* Entry probes first, so calls in flight still report their returns. */
+void ot_probes_disable(struct ot_probes *p);
+
+/*
+ * Close every event and link and unmap every ring.  Slow with the perf
+ * backend: the kernel waits for two grace periods per uprobe fd.  Print the
+ * report before calling this.
+ */
+void ot_probes_close(struct ot_probes *p);
+
+unsigned ot_probes_ncpus(const struct ot_probes *p);
+struct ot_ring *ot_probes_ring(struct ot_probes *p, unsigned i);
+/* Polls readable once a quarter of ring i is waiting to be drained. */
+int ot_probes_ring_fd(const struct ot_probes *p, unsigned i);
+/* A backend with rings of its own: readable when one passed a quarter
+ * (inject's doorbell), or -1. */
+int ot_probes_wake_fd(const struct ot_probes *p);
+/* Kernel objects holding the probes: perf event fds, or BPF links. */
+size_t ot_probes_nevents(const struct ot_probes *p);
+
+/* Map an event id from a sample to its target index and probe kind, the
+ * value it records (OT_VALUE_*) in bits 8-15 of *kind. */
+int ot_probes_lookup(void *probes, uint64_t id, uint32_t *target, int *kind);
+
+/* uprobes armed (per CPU with perf): entries + uretprobes + return insns. */
+size_t ot_probes_nuprobes(const struct ot_probes *p);
+
+/* What holds the probes, for people: "uprobe_multi links", "perf events". */
+const char *ot_probes_objects(const struct ot_probes *p);
+
+/* Whether releasing takes a few system calls (multi), not seconds (perf):
+ * worth stopping a -p target for (--freeze). */
+int ot_probes_quick_close(const struct ot_probes *p);
+
+struct ot_drain;
+
+/* Read every ring into d (per CPU, or per thread).  Returns records read. */
+size_t ot_probes_drain(struct ot_probes *p, struct ot_drain *d);
+
+/*
+ * After the last drain (probes disabled, every ring read to its end), and
+ * before the drain's last flush: the records the kernel dropped that no
+ * PERF_RECORD_LOST reported, counted into d (ot_drain_lost).  The kernel
+ * reports a full ring's drops only with the next record it writes there,
+ * so a burst that overflows a ring and is followed by nothing is reported
+ * by nobody; each event's own count (PERF_FORMAT_LOST, Linux 6.0) is read
+ * here instead, once (no cost per record).  Returns 1 when d's lost count
+ * is exact: the counts were read, or the backend counts its rings' drops
+ * itself (inject), or no ring ever came within a record of full; 0 when
+ * it may be short (the kernel has no such count, and a ring filled).
+ */
+int ot_probes_final_lost(struct ot_probes *p, struct ot_drain *d);
+
+/* The drain's queues: one per CPU, or per thread for inject. */
+unsigned ot_probes_nqueues(const struct ot_probes *p);
+
+/* How long the drain may sleep, given --drain-ms: inject's rings wake
+ * nobody, so it polls sooner while they fill. */
+int ot_probes_poll_ms(const struct ot_probes *p, int drain_ms);
+
+/* The fullest ring at the latest drain: bytes pending and ring size. */
+void ot_probes_ring_peak(const struct ot_probes *p, uint64_t *pending, uint64_t *size);
+/* The most bytes pending in one ring at any drain. */
+uint64_t ot_probes_high_water(const struct ot_probes *p);
+
+/* Why target i was not armed (inject refuses functions one by one), or NULL. */
+const char *ot_probes_refused(const struct ot_probes *p, size_t i);
+
+/*
+ * What a backend says of its own part of a capture, beyond its rings: why
+ * some of its counts are not exact, and, for one that works inside the
+ * process, what it did there.  A copy, valid after ot_probes_close.
+ */
+#define OT_PROBES_WHY_MAX 4
+struct ot_probes_said {
+	char why[OT_PROBES_WHY_MAX][384];	/* a line each; the status is lossy */
+	size_t nwhy;
+	int has_inject;				/* inject below is filled */
+	struct ot_inject_stats inject;
+};
+/* What it says now: after ot_probes_enable its arming, after the last
+ * drain its counts. */
+void ot_probes_say(struct ot_probes *p, struct ot_probes_said *out);
+
+/*
+ * What the traced process did that the backend must act on now (inject:
+ * an exec, after which its new program is instrumented; multi: an exec
+ * from a thread other than its first, after which its links are made
+ * again and the process, if held, continued).  Call it when SIGCHLD
+ * arrives (ot_probes_wants_sigchld) and at every drain.
+ */
+void ot_probes_events(struct ot_probes *p);
+int ot_probes_wants_sigchld(const struct ot_probes *p);
+
+/*
+ * multi: the traced process exec'd from a thread other than its first.
+ * The kernel's uprobe_multi links follow the task that led the process
+ * when they were made, which such an exec ends: the new program would run
+ * unprobed.  The backend makes the process's links again for each one
+ * (ot_probes_events), the process stopped until then where hold_exec
+ * allows and nothing stands in the way; an exec it could not hold ran
+ * unprobed for up to unprobed_ns, its calls meanwhile not seen.
+ */
+struct ot_probes_thread_execs {
+	uint64_t count;		/* such execs seen */
+	uint64_t held;		/* of them, stopped until armed again */
+	uint64_t unprobed_ns;	/* the longest any other ran unprobed */
+	const char *why;	/* why the latest other was not held, or NULL */
+	int rearm_err;		/* a positive errno: links could not be made again */
+};
+/* NULL for a backend without them (perf, inject) or when no link filters
+ * on a pid (--follow, -a). */
+const struct ot_probes_thread_execs *ot_probes_thread_execs(const struct ot_probes *p);
+
+/* --follow: one process of the tree, as the kernel last saw it. */
+struct ot_follow_proc {
+	uint32_t pid, ppid;	/* ppid 0: the target itself */
+	char comm[16];		/* its name after its last exec */
+	int exited;
+};
+
+/*
+ * --follow: calls fn once for each process that exited since the last
+ * call (then forgotten), and with alive for those still running too;
+ * returns how many are alive, *dropped the children the kernel could not
+ * follow (its table full); -ENOTSUP when not following.
+ */
+int ot_probes_follow_poll(struct ot_probes *p, int alive,
+			  void (*fn)(void *ctx, const struct ot_follow_proc *proc),
+			  void *ctx, uint64_t *dropped);
+
+/* ot_probes_close, with what the backend said last (its removal's figures)
+ * in *out; 1 if it said anything. */
+int ot_probes_close_said(struct ot_probes *p, struct ot_probes_said *out);
+
+#endif

@@ -1,0 +1,283 @@
+/*
+ * uprobe_multi.bpf.c - the BPF program of the batched backend.
+ *
+ * Built with clang -target bpf, embedded in orbit-trace and loaded by
+ * libbpf (lib/probes/backend_multi.c).  Every hit writes one PERF_SAMPLE_RAW
+ * record into the CPU's perf ring: the kernel adds {pid, tid} and the
+ * time (PERF_SAMPLE_TID | TIME, CLOCK_MONOTONIC, the same clock as the
+ * perf backend), the program adds the probe id (the link's per-offset
+ * cookie), the user stack pointer and the register the cookie names
+ * (an argument or the return value, for -f 'NAME(argN)' / 'NAME%ret').  lib/rings/ring decodes it into the same
+ * struct ot_record as a uprobe PMU sample, so draining, merging and
+ * pairing do not know which backend armed the probes.
+ */
+#include <linux/bpf.h>
+#include <linux/ptrace.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
+	__uint(key_size, sizeof(int));
+	__uint(value_size, sizeof(int));
+} ot_rings SEC(".maps");
+
+/*
+ * Written by user space through libbpf's mmap of .bss: bit 0 lets entry
+ * probes record, bit 1 return probes, bit 2 (--follow) only the processes
+ * in ot_followed.  Switching returns on before entries and entries off
+ * before returns costs no IPI, unlike a perf ioctl per CPU.
+ */
+volatile __u32 ot_enabled;
+
+/*
+ * --follow: the processes traced, by tgid.  User space puts the target in;
+ * ot_fork adds each process a followed one forks, before it runs (the
+ * tracepoint fires in the parent, ahead of the child's first wake-up), so
+ * a child's first call is seen; ot_exec renames it, ot_exit marks it
+ * exited once its last thread has gone.  User space reads and deletes the
+ * exited.  Its size is set before loading.
+ */
+struct ot_followed_proc {
+	__u32 state;		/* OT_FOLLOW_* */
+	__u32 ppid;
+	char comm[16];
+};
+
+#define OT_FOLLOW_LIVE 1
+#define OT_FOLLOW_EXITED 2
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__type(key, __u32);
+	__type(value, struct ot_followed_proc);
+} ot_followed SEC(".maps");
+
+/* [0]: the children that could not be followed (ot_followed was full). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} ot_follow_stats SEC(".maps");
+
+/*
+ * The process whose links filter on its pid (every capture but --follow's
+ * and -a's).  User space fills it before the links exist, and reads it
+ * through a mapping (BPF_F_MMAPABLE): a drain costs no system call.
+ *
+ * Why: a link keeps the task that led the process when it was made
+ * (bpf_uprobe_multi_link_attach: get_pid_task(PIDTYPE_TGID)), and plants
+ * breakpoints in an mm only while that task's ->mm is it
+ * (uprobe_multi_link_filter).  An exec from another thread ends that task
+ * (de_thread) and the exec'ing one takes the process's pid: the new
+ * program's mm gets no breakpoint from the old links, ever.  ot_exec_watch
+ * sees such an exec (old_pid != pid) before the new program's first
+ * instruction, counts it, and - where user space may - stops the process
+ * there (stop_sig, SIGSTOP) until its links are made again for the new
+ * leader and it is continued.
+ */
+struct ot_watch {
+	__u32 tgid;		/* 0: none */
+	__u32 stop_sig;		/* SIGSTOP to hold the process, 0 not to */
+	__u32 cont_sig;		/* SIGCONT: one blocked would stay pending, so no hold */
+	__u32 why;		/* the latest exec not held: OT_UNHELD_* */
+	__u64 events;		/* such execs, + (those stopped) << 32: one atomic add */
+};
+
+#define OT_UNHELD_NOT_ASKED 1
+#define OT_UNHELD_TRACED 2
+#define OT_UNHELD_CONT_BLOCKED 3
+#define OT_UNHELD_SIGNAL 4
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__type(key, __u32);
+	__type(value, struct ot_watch);
+} ot_watch SEC(".maps");
+
+/* The fields read, relocated by libbpf against the kernel's BTF (CO-RE). */
+struct signal_struct___ot {
+	struct { int counter; } live;
+} __attribute__((preserve_access_index));
+
+struct sigset___ot {
+	unsigned long sig[1];
+} __attribute__((preserve_access_index));
+
+struct task_struct___ot {
+	int pid, tgid;
+	unsigned int ptrace;
+	struct sigset___ot blocked;
+	struct signal_struct___ot *signal;
+} __attribute__((preserve_access_index));
+
+/* Debian 12's libbpf (1.1) stops at PT_REGS_PARM5. */
+#ifndef PT_REGS_PARM6
+#if defined(__TARGET_ARCH_x86)
+#define PT_REGS_PARM6(x) (((const struct pt_regs *)(x))->r9)
+#elif defined(__TARGET_ARCH_arm64)
+#define PT_REGS_PARM6(x) (((const struct user_pt_regs *)(x))->regs[5])
+#endif
+#endif
+
+struct ot_bpf_sample {
+	__u64 id;
+	__u64 sp;
+	__u64 value;	/* what the cookie's top byte asks for (OT_VALUE_*), else 0 */
+};
+
+static __always_inline int emit(struct pt_regs *ctx, __u32 bit)
+{
+	struct ot_bpf_sample s;
+
+	if (!(ot_enabled & bit))
+		return 0;
+	if (ot_enabled & 4) {
+		__u32 tgid = (__u32)(bpf_get_current_pid_tgid() >> 32);
+		struct ot_followed_proc *f = bpf_map_lookup_elem(&ot_followed, &tgid);
+
+		if (!f || f->state != OT_FOLLOW_LIVE)
+			return 0;
+	}
+	s.id = bpf_get_attach_cookie(ctx);
+	s.sp = PT_REGS_SP(ctx);
+	/*
+	 * lib/rings/kinds.h: 1..6 an integer argument, 15 the return value.  Every
+	 * register is read at its fixed offset first: a switch of loads lets
+	 * clang sink them into one load through ctx + offset, which the
+	 * verifier refuses (a modified context pointer); the empty asm keeps
+	 * them where they are.
+	 */
+	__u64 r1 = PT_REGS_PARM1(ctx), r2 = PT_REGS_PARM2(ctx), r3 = PT_REGS_PARM3(ctx);
+	__u64 r4 = PT_REGS_PARM4(ctx), r5 = PT_REGS_PARM5(ctx), r6 = PT_REGS_PARM6(ctx);
+	__u64 rc = PT_REGS_RC(ctx);
+
+	asm volatile("" : "+r"(r1), "+r"(r2), "+r"(r3), "+r"(r4), "+r"(r5), "+r"(r6), "+r"(rc));
+	switch (s.id >> 56) {
+	case 1: s.value = r1; break;
+	case 2: s.value = r2; break;
+	case 3: s.value = r3; break;
+	case 4: s.value = r4; break;
+	case 5: s.value = r5; break;
+	case 6: s.value = r6; break;
+	case 15: s.value = rc; break;
+	default: s.value = 0; break;
+	}
+	/* A full ring fails the write; the kernel counts it and reports it
+	 * as PERF_RECORD_LOST, which lib/rings/drain turns into loss epochs. */
+	bpf_perf_event_output(ctx, &ot_rings, BPF_F_CURRENT_CPU, &s, sizeof(s));
+	return 0;
+}
+
+SEC("kprobe")
+int ot_entry(struct pt_regs *ctx)
+{
+	return emit(ctx, 1);
+}
+
+SEC("kprobe")
+int ot_return(struct pt_regs *ctx)
+{
+	return emit(ctx, 2);
+}
+
+/* sched_process_fork(parent, child), in the parent. */
+SEC("raw_tp/sched_process_fork")
+int ot_fork(struct bpf_raw_tracepoint_args *ctx)
+{
+	struct task_struct___ot *child = (void *)ctx->args[1];
+	__u32 ptgid = (__u32)(bpf_get_current_pid_tgid() >> 32), ctgid, zero = 0;
+	struct ot_followed_proc *parent, c = { .state = OT_FOLLOW_LIVE };
+	__u64 *dropped;
+
+	parent = bpf_map_lookup_elem(&ot_followed, &ptgid);
+	if (!parent || parent->state != OT_FOLLOW_LIVE)
+		return 0;
+	ctgid = (__u32)BPF_CORE_READ(child, tgid);
+	if (ctgid == ptgid || (__u32)BPF_CORE_READ(child, pid) != ctgid)
+		return 0;	/* a thread: followed with its process */
+	c.ppid = ptgid;
+	__builtin_memcpy(c.comm, parent->comm, sizeof(c.comm));
+	if (bpf_map_update_elem(&ot_followed, &ctgid, &c, BPF_ANY)) {
+		dropped = bpf_map_lookup_elem(&ot_follow_stats, &zero);
+		if (dropped)
+			__sync_fetch_and_add(dropped, 1);
+	}
+	return 0;
+}
+
+/* sched_process_exec(p, old_pid, bprm), in the process, its comm new. */
+SEC("raw_tp/sched_process_exec")
+int ot_exec(struct bpf_raw_tracepoint_args *ctx)
+{
+	__u32 tgid = (__u32)(bpf_get_current_pid_tgid() >> 32);
+	struct ot_followed_proc *f = bpf_map_lookup_elem(&ot_followed, &tgid);
+
+	(void)ctx;
+	if (f)
+		bpf_get_current_comm(f->comm, sizeof(f->comm));
+	return 0;
+}
+
+/*
+ * sched_process_exec(p, old_pid, bprm), in the process, after de_thread:
+ * old_pid is the exec'ing thread's id before it took the process's.  An
+ * exec by the first thread keeps the task the links filter on: nothing to
+ * do.  A stop signal sent here is acted on before the new program runs.
+ */
+SEC("raw_tp/sched_process_exec")
+int ot_exec_watch(struct bpf_raw_tracepoint_args *ctx)
+{
+	struct task_struct___ot *t = (void *)bpf_get_current_task();
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 zero = 0, why = 0;
+	struct ot_watch *w;
+
+	if ((__u32)ctx->args[1] == (__u32)id)
+		return 0;
+	w = bpf_map_lookup_elem(&ot_watch, &zero);
+	if (!w || w->tgid != (__u32)(id >> 32))
+		return 0;
+	/*
+	 * Not held: when not asked; when someone traces it (the stop would be
+	 * a signal-delivery stop, theirs to resume or swallow); when it blocks
+	 * SIGCONT (continuing it would leave one pending, which it could see).
+	 */
+	if (!w->stop_sig)
+		why = OT_UNHELD_NOT_ASKED;
+	else if (BPF_CORE_READ(t, ptrace))
+		why = OT_UNHELD_TRACED;
+	else if (w->cont_sig > 0 && w->cont_sig <= 64 &&
+		 (BPF_CORE_READ(t, blocked.sig[0]) >> (w->cont_sig - 1)) & 1)
+		why = OT_UNHELD_CONT_BLOCKED;
+	else if (bpf_send_signal(w->stop_sig))
+		why = OT_UNHELD_SIGNAL;
+	if (why)
+		w->why = why;
+	__sync_fetch_and_add(&w->events, why ? 1ull : 1ull | 1ull << 32);
+	return 0;
+}
+
+/*
+ * sched_process_exit(p[, group_dead]), in each exiting thread: the process
+ * is gone when signal->live, decremented before the tracepoint, is 0.
+ */
+SEC("raw_tp/sched_process_exit")
+int ot_exit(struct bpf_raw_tracepoint_args *ctx)
+{
+	struct task_struct___ot *t = (void *)bpf_get_current_task();
+	__u32 tgid = (__u32)(bpf_get_current_pid_tgid() >> 32);
+	struct ot_followed_proc *f = bpf_map_lookup_elem(&ot_followed, &tgid);
+
+	(void)ctx;
+	if (f && BPF_CORE_READ(t, signal, live.counter) == 0)
+		f->state = OT_FOLLOW_EXITED;
+	return 0;
+}
+
+char LICENSE[] SEC("license") = "GPL";

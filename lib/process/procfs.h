@@ -1,0 +1,73 @@
+/*
+ * procfs.h - a process's /proc files, read in one place: stat's fields
+ * after the "(comm)" (which may hold spaces and parentheses), status's
+ * "Key:" lines, comm, auxv's pairs, the states of its threads, its
+ * mappings (maps); and any small /proc or /sys file.  Nothing here
+ * prints or exits (out of memory aside: lib/util/xalloc.h); a file that
+ * cannot be read is a process gone.
+ */
+#ifndef OT_PROCFS_H
+#define OT_PROCFS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* One line of /proc/PID/maps. */
+struct ot_proc_map {
+	uint64_t lo, hi, off;
+	char perms[5];		/* "r-xp": perms[2] == 'x' is executable */
+	dev_t dev;
+	ino_t ino;		/* 0: anonymous (or [vdso], [stack]...) */
+	char *path;		/* the file, "[vdso]", or "" */
+};
+
+/* A small /proc or /sys file, whole, into buf (NUL-terminated, cut at
+ * len - 1): 0, or -errno. */
+int ot_proc_read_file(const char *path, char *buf, size_t len);
+
+/* The state letter and parent in a stat file (/proc/PID/stat or a task's):
+ * 0, or -errno.  ppid may be NULL. */
+int ot_proc_stat(const char *path, char *state, uint32_t *ppid);
+
+/* The state letter of /proc/PID/stat, or 0 when it cannot be read. */
+char ot_proc_state(pid_t pid);
+
+/* /proc/PID/comm, without its newline, into buf: 0, or -errno (buf ""). */
+int ot_proc_comm(pid_t pid, char *buf, size_t len);
+
+/* The rest of the line of a status file that starts with key ("TracerPid:"),
+ * without its newline: 0, or -ENOENT (out ""). */
+int ot_proc_status_field(const char *path, const char *key, char *out, size_t len);
+
+/* The auxv entry type of pid: 0 and *val, or -errno (-ENOENT: absent). */
+int ot_proc_auxv(pid_t pid, unsigned long type, uint64_t *val);
+
+/* A thread of pid that runs user code: pid itself unless its first
+ * thread has ended (pthread_exit) while others run on; 0 when none does
+ * (the process is gone, or a zombie). */
+pid_t ot_proc_live_task(pid_t pid);
+
+/* How many threads of pid have a state letter in states (a thread that
+ * went meanwhile counts as 'X'); *ntasks, all of them (0: pid is gone). */
+size_t ot_proc_tasks_in(pid_t pid, const char *states, size_t *ntasks);
+
+/*
+ * The mappings of pid as thread tid sees them (a first thread that ended
+ * has none: pass one that runs): 0 with *maps (malloc'd, free with
+ * ot_proc_maps_free) and *n, or -errno with *maps NULL and *n 0.
+ */
+int ot_proc_maps(pid_t pid, pid_t tid, struct ot_proc_map **maps, size_t *n);
+void ot_proc_maps_free(struct ot_proc_map *maps, size_t n);
+
+/* The executable mapping of file (dev, ino) that holds file offset off,
+ * or NULL. */
+const struct ot_proc_map *ot_proc_maps_text(const struct ot_proc_map *maps, size_t n,
+					    dev_t dev, ino_t ino, uint64_t off);
+
+/* The first executable mapping of a file whose base name starts with
+ * prefix ("libc.so.6"), or NULL. */
+const struct ot_proc_map *ot_proc_maps_lib(const struct ot_proc_map *maps, size_t n,
+					   const char *prefix);
+
+#endif

@@ -1,0 +1,677 @@
+#include "tracee.h"
+#include "procfs.h"
+#include "util/xalloc.h"
+
+#include <dirent.h>
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/user.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* Thread states (struct ot_tracee st[]). */
+enum { TH_HELD, TH_RUNNING, TH_GSTOP_HELD, TH_GSTOP };
+
+#define WATCH_OPTIONS (PTRACE_O_TRACEEXEC | PTRACE_O_TRACECLONE)
+
+static ssize_t index_of(const struct ot_tracee *t, pid_t tid)
+{
+	size_t i;
+
+	for (i = 0; i < t->n; i++)
+		if (t->tids[i] == tid)
+			return (ssize_t)i;
+	return -1;
+}
+
+static size_t add(struct ot_tracee *t, pid_t tid, int state)
+{
+	if (t->n == t->cap) {
+		t->cap = t->cap ? 2 * t->cap : 16;
+		t->tids = ot_xreallocarray(t->tids, t->cap, sizeof(*t->tids));
+		t->sig = ot_xreallocarray(t->sig, t->cap, sizeof(*t->sig));
+		t->st = ot_xreallocarray(t->st, t->cap, sizeof(*t->st));
+	}
+	t->tids[t->n] = tid;
+	t->sig[t->n] = 0;
+	t->st[t->n] = (unsigned char)state;
+	return t->n++;
+}
+
+static void drop(struct ot_tracee *t, size_t i)
+{
+	t->n--;
+	t->tids[i] = t->tids[t->n];
+	t->sig[i] = t->sig[t->n];
+	t->st[i] = t->st[t->n];
+	if (t->adopted > t->n)
+		t->adopted = t->n;
+}
+
+static int is_stop_signal(int sig)
+{
+	return sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU;
+}
+
+/* Seize and stop tid; 0 with *sig the signal it stopped for first (to
+ * deliver later; 0 none), 1 if it is gone already, or -errno. */
+static int stop_one(pid_t tid, int *sig)
+{
+	int status;
+
+	*sig = 0;
+	if (ptrace(PTRACE_SEIZE, tid, NULL, NULL))
+		return errno == ESRCH ? 1 : -errno;
+	if (ptrace(PTRACE_INTERRUPT, tid, NULL, NULL))
+		return errno == ESRCH ? 1 : -errno;
+	/* __WALL: it is a thread of another process, not our child. */
+	for (;;) {
+		if (waitpid(tid, &status, __WALL) < 0)
+			return errno == ECHILD ? 1 : -errno;
+		if (WIFEXITED(status) || WIFSIGNALED(status))
+			return 1;
+		if (WIFSTOPPED(status) && (status >> 16) == PTRACE_EVENT_STOP)
+			return 0;
+		/* A signal arrived first: kept, and delivered when it runs on
+		 * (our interrupt is still to come). */
+		if (WIFSTOPPED(status)) {
+			*sig = WSTOPSIG(status);
+			if (ptrace(PTRACE_CONT, tid, NULL, NULL))
+				return errno == ESRCH ? 1 : -errno;
+		}
+	}
+}
+
+/* Thread tid of pid has ended (a first thread that called pthread_exit
+ * while the others run on): nothing to stop. */
+static int ended(pid_t pid, pid_t tid)
+{
+	char path[64], st;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)pid, (int)tid);
+	return !ot_proc_stat(path, &st, NULL) && (st == 'Z' || st == 'X');
+}
+
+/* Why PTRACE_SEIZE of pid was refused (EPERM). */
+static const char *refused_why(pid_t pid)
+{
+	char path[64], val[64] = "";
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	if (!ot_proc_status_field(path, "TracerPid:", val, sizeof(val)) && atoi(val))
+		return "the kernel refuses ptrace: another tracer holds it (gdb, strace)";
+	if (!ot_proc_read_file("/proc/sys/kernel/yama/ptrace_scope", val, sizeof(val)) &&
+	    atoi(val) >= 1)
+		return atoi(val) >= 3 ? "the kernel refuses ptrace: Yama's ptrace_scope is 3 "
+					"(no process may be traced)" :
+					"the kernel refuses ptrace: Yama's ptrace_scope only "
+					"lets a parent trace it without CAP_SYS_PTRACE (sudo, or "
+					"sysctl kernel.yama.ptrace_scope=0)";
+	return "the kernel refuses ptrace (another tracer holds it - gdb, strace - or a "
+	       "security module)";
+}
+
+/* Stop every thread of t->pid not in t yet, until a pass finds none new. */
+static int stop_all(struct ot_tracee *t, const char **why)
+{
+	char path[64];
+	int added;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)t->pid);
+	do {
+		struct dirent *d;
+		DIR *dir = opendir(path);
+
+		if (!dir) {
+			int err = errno;
+
+			*why = err == ENOENT ? "no such process" : "cannot read its threads";
+			return -err;
+		}
+		added = 0;
+		while ((d = readdir(dir))) {
+			pid_t tid = (pid_t)atoi(d->d_name);
+			int ret, sig;
+			size_t k;
+
+			if (tid <= 0 || index_of(t, tid) >= 0 || ended(t->pid, tid))
+				continue;
+			ret = stop_one(tid, &sig);
+			if (ret < 0) {
+				closedir(dir);
+				*why = ret == -EPERM ? refused_why(t->pid) : "cannot stop it with ptrace";
+				return ret;
+			}
+			if (ret)
+				continue;	/* exited meanwhile */
+			k = add(t, tid, TH_HELD);
+			t->sig[k] = sig;	/* after add: it may move the array */
+			added = 1;
+		}
+		closedir(dir);
+	} while (added);	/* until a pass finds no new thread */
+	if (!t->n) {
+		*why = "it has exited";
+		return -ESRCH;
+	}
+	return 0;
+}
+
+static void init(struct ot_tracee *t, pid_t pid)
+{
+	memset(t, 0, sizeof(*t));
+	t->pid = pid;
+	t->mem_fd = -1;
+}
+
+int ot_tracee_attach(pid_t pid, struct ot_tracee *t, const char **why)
+{
+	int ret;
+
+	init(t, pid);
+	*why = NULL;
+	ret = stop_all(t, why);
+	if (ret)
+		ot_tracee_detach(t);
+	return ret;
+}
+
+int ot_tracee_adopt(pid_t pid, struct ot_tracee *t, const char **why)
+{
+	int ret;
+
+	init(t, pid);
+	*why = NULL;
+	add(t, pid, TH_HELD);
+	t->adopted = 1;
+	ret = stop_all(t, why);
+	if (ret)
+		ot_tracee_detach(t);
+	return ret;
+}
+
+int ot_tracee_watch(struct ot_tracee *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->n; i++)
+		if (ptrace(PTRACE_SETOPTIONS, t->tids[i], NULL, (void *)(long)WATCH_OPTIONS) &&
+		    errno != ESRCH)
+			return -errno;
+	t->watching = 1;
+	return 0;
+}
+
+/* Let thread i run on: its signal delivered, a group stop kept. */
+static void run_one(struct ot_tracee *t, size_t i)
+{
+	if (t->st[i] == TH_GSTOP_HELD) {
+		ptrace(PTRACE_LISTEN, t->tids[i], NULL, NULL);
+		t->st[i] = TH_GSTOP;
+		return;
+	}
+	ptrace(PTRACE_CONT, t->tids[i], NULL, (void *)(long)t->sig[i]);
+	t->sig[i] = 0;
+	t->st[i] = TH_RUNNING;
+}
+
+void ot_tracee_resume(struct ot_tracee *t)
+{
+	size_t i;
+
+	if (!t->watching) {
+		ot_tracee_detach(t);
+		return;
+	}
+	for (i = 0; i < t->n; i++)
+		if (t->st[i] == TH_HELD || t->st[i] == TH_GSTOP_HELD)
+			run_one(t, i);
+}
+
+/*
+ * The process exec'd (tid is its one thread now, with the leader's id):
+ * every other thread is gone, and with the old program its memory.
+ */
+static void execed(struct ot_tracee *t, pid_t tid)
+{
+	size_t i;
+
+	for (i = t->n; i-- > 0;)
+		if (t->tids[i] != tid)
+			drop(t, i);
+	if (!t->n)
+		add(t, tid, TH_HELD);
+	t->st[0] = TH_HELD;
+	t->sig[0] = 0;
+	t->gadget = 0;
+	t->bp = 0;
+	if (t->mem_fd >= 0)
+		close(t->mem_fd);	/* it was the old program's memory */
+	t->mem_fd = -1;
+}
+
+/* Thread i reached the breakpoint of run_to_entry: put the byte back, the
+ * thread on it.  1 if it is there, else 0. */
+static int at_entry(struct ot_tracee *t, size_t i)
+{
+	struct user_regs_struct r;
+
+	if (t->tids[i] != t->pid || ot_ptrace_regs(t->pid, &r) || r.rip != t->bp + 1)
+		return 0;
+	r.rip = t->bp;
+	if (ot_tracee_write(t, t->bp, &t->bp_orig, 1) || ot_ptrace_set_regs(t->pid, &r))
+		return 0;
+	t->bp = 0;
+	return 1;
+}
+
+/*
+ * One stop of thread tid (status from waitpid) while the process runs:
+ * handled, and 0 - or the event the caller must see, the thread held.
+ */
+static enum ot_tracee_ev on_stop(struct ot_tracee *t, pid_t tid, int status)
+{
+	ssize_t at = index_of(t, tid);
+	int sig = WSTOPSIG(status), event = status >> 16;
+	unsigned long msg;
+	size_t i;
+
+	if (WIFEXITED(status) || WIFSIGNALED(status)) {
+		if (at >= 0)
+			drop(t, (size_t)at);
+		return OT_TEV_NONE;
+	}
+	if (!WIFSTOPPED(status))
+		return OT_TEV_NONE;
+	/* A new thread may stop before its creator's event names it. */
+	i = at >= 0 ? (size_t)at : add(t, tid, TH_RUNNING);
+	t->st[i] = TH_HELD;
+	switch (event) {
+	case PTRACE_EVENT_EXEC:
+		execed(t, tid);
+		return OT_TEV_EXEC;
+	case PTRACE_EVENT_CLONE:
+		if (!ptrace(PTRACE_GETEVENTMSG, tid, NULL, &msg) && index_of(t, (pid_t)msg) < 0)
+			add(t, (pid_t)msg, TH_RUNNING);	/* its own stop comes */
+		break;
+	case PTRACE_EVENT_STOP:
+		if (is_stop_signal(sig))
+			t->st[i] = TH_GSTOP_HELD;	/* a group stop: it stays stopped */
+		break;
+	case 0:
+		if (t->bp && sig == SIGTRAP && at_entry(t, i))
+			return OT_TEV_ENTRY;
+		t->sig[i] = sig;	/* a signal: passed on as it was sent */
+		break;
+	default:
+		break;
+	}
+	run_one(t, i);
+	return OT_TEV_NONE;
+}
+
+enum ot_tracee_ev ot_tracee_poll(struct ot_tracee *t)
+{
+	for (;;) {
+		siginfo_t si;
+		int status;
+		enum ot_tracee_ev ev;
+
+		memset(&si, 0, sizeof(si));
+		/* A look first: the process's own exit is not ours to reap. */
+		if (waitid(P_ALL, 0, &si, WEXITED | WSTOPPED | WNOHANG | WNOWAIT | __WALL) ||
+		    !si.si_pid)
+			return OT_TEV_NONE;
+		if (si.si_pid == t->pid && si.si_code != CLD_TRAPPED && si.si_code != CLD_STOPPED &&
+		    si.si_code != CLD_CONTINUED) {
+			t->n = 0;
+			return OT_TEV_GONE;
+		}
+		if (waitpid(si.si_pid, &status, __WALL | WNOHANG) <= 0)
+			return OT_TEV_NONE;
+		ev = on_stop(t, si.si_pid, status);
+		if (ev != OT_TEV_NONE)
+			return ev;
+	}
+}
+
+/* Wait until thread i is held; 0, 1 if it exec'd meanwhile (the one
+ * thread left), or -ESRCH if it is gone. */
+static int hold_one(struct ot_tracee *t, size_t i)
+{
+	pid_t tid = t->tids[i];
+	int status, sig, event;
+	unsigned long msg;
+	char st = ot_proc_state(tid);
+
+	/* A leader that ended (pthread_exit) while others run stops no more. */
+	if (!st || st == 'Z' || st == 'X') {
+		t->st[i] = TH_HELD;
+		return 0;
+	}
+	if (waitpid(tid, &status, __WALL) < 0 || WIFEXITED(status) || WIFSIGNALED(status)) {
+		drop(t, i);
+		return -ESRCH;
+	}
+	if (!WIFSTOPPED(status))
+		return 0;
+	sig = WSTOPSIG(status);
+	event = status >> 16;
+	t->st[i] = TH_HELD;
+	if (event == PTRACE_EVENT_EXEC) {
+		execed(t, tid);
+		return 1;
+	}
+	if (event == PTRACE_EVENT_CLONE &&
+	    !ptrace(PTRACE_GETEVENTMSG, tid, NULL, &msg) && index_of(t, (pid_t)msg) < 0)
+		add(t, (pid_t)msg, TH_RUNNING);
+	else if (event == PTRACE_EVENT_STOP && is_stop_signal(sig))
+		t->st[i] = TH_GSTOP_HELD;
+	else if (!event)
+		t->sig[i] = sig;
+	return 0;
+}
+
+int ot_tracee_hold(struct ot_tracee *t)
+{
+	size_t i;
+	int ret;
+
+	for (i = 0; i < t->n; i++)
+		if (t->st[i] == TH_RUNNING || t->st[i] == TH_GSTOP)
+			ptrace(PTRACE_INTERRUPT, t->tids[i], NULL, NULL);
+	for (;;) {
+		for (i = 0; i < t->n; i++)
+			if (t->st[i] == TH_RUNNING || t->st[i] == TH_GSTOP)
+				break;
+		if (i == t->n)
+			return t->n ? 0 : -ESRCH;
+		ret = hold_one(t, i);
+		if (ret > 0)
+			return 1;
+		/* A thread it created (its event seen) is interrupted too. */
+		for (i = 0; i < t->n; i++)
+			if (t->st[i] == TH_RUNNING && ptrace(PTRACE_INTERRUPT, t->tids[i], NULL, NULL) &&
+			    errno == ESRCH)
+				drop(t, i--);
+	}
+}
+
+int ot_tracee_run_to_entry(struct ot_tracee *t)
+{
+	uint64_t entry = 0;
+	unsigned char trap = 0xcc;
+	int ret;
+
+	ret = ot_proc_auxv(t->pid, AT_ENTRY, &entry);
+	if (!ret && !entry)
+		ret = -ENOENT;
+	if (!ret)
+		ret = ot_tracee_read(t, entry, &t->bp_orig, 1);
+	if (!ret)
+		ret = ot_tracee_write(t, entry, &trap, 1);
+	if (ret)
+		return ret;
+	t->bp = entry;
+	ot_tracee_resume(t);
+	return 0;
+}
+
+int ot_ptrace_regs(pid_t tid, struct user_regs_struct *r)
+{
+	struct iovec io = { r, sizeof(*r) };
+
+	return ptrace(PTRACE_GETREGSET, tid, (void *)NT_PRSTATUS, &io) ? -errno : 0;
+}
+
+int ot_ptrace_set_regs(pid_t tid, struct user_regs_struct *r)
+{
+	struct iovec io = { r, sizeof(*r) };
+
+	return ptrace(PTRACE_SETREGSET, tid, (void *)NT_PRSTATUS, &io) ? -errno : 0;
+}
+
+
+/* len bytes of the tracee at addr, through /proc/PID/mem (kept open). */
+static int mem_io(struct ot_tracee *t, uint64_t addr, void *buf, size_t len, int write)
+{
+	size_t done = 0;
+
+	if (t->mem_fd < 0) {
+		char path[64];
+
+		/* Through a thread we hold: a first thread that ended has no
+		 * memory to show. */
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/mem", (int)t->pid,
+			 (int)(t->n ? t->tids[0] : t->pid));
+		t->mem_fd = open(path, O_RDWR | O_CLOEXEC);
+		if (t->mem_fd < 0)
+			return -errno;
+	}
+	while (done < len) {
+		ssize_t n = write ? pwrite(t->mem_fd, (char *)buf + done, len - done,
+					   (off_t)(addr + done)) :
+				    pread(t->mem_fd, (char *)buf + done, len - done,
+					  (off_t)(addr + done));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 && errno != EIO ? -errno : -EIO;
+		done += (size_t)n;
+	}
+	return 0;
+}
+
+int ot_tracee_read(struct ot_tracee *t, uint64_t addr, void *buf, size_t len)
+{
+	return mem_io(t, addr, buf, len, 0);
+}
+
+int ot_tracee_write(struct ot_tracee *t, uint64_t addr, const void *buf, size_t len)
+{
+	return mem_io(t, addr, (void *)buf, len, 1);
+}
+
+int ot_tracee_regs(const struct ot_tracee *t, size_t i, struct user_regs_struct *r)
+{
+	return i < t->n ? ot_ptrace_regs(t->tids[i], r) : -EINVAL;
+}
+
+long ot_tracee_syscall(struct ot_tracee *t, long nr, const long args[6])
+{
+#if defined(__x86_64__)
+	uint8_t insn[2] = { 0x0f, 0x05 };	/* syscall */
+	struct user_regs_struct saved, r;
+	pid_t tid = t->tids[0];
+	uint8_t orig[2];
+	long ret;
+	int status, err;
+
+	err = ot_ptrace_regs(tid, &saved);
+	if (err)
+		return err;
+	r = saved;
+	if (t->gadget) {
+		r.rip = t->gadget;
+	} else {
+		/* The stopped thread's own instruction becomes `syscall` for one step. */
+		err = mem_io(t, saved.rip, orig, sizeof(orig), 0);
+		if (!err)
+			err = mem_io(t, saved.rip, insn, sizeof(insn), 1);
+		if (err)
+			return err;
+	}
+	r.rax = (unsigned long long)nr;
+	r.rdi = (unsigned long long)args[0];
+	r.rsi = (unsigned long long)args[1];
+	r.rdx = (unsigned long long)args[2];
+	r.r10 = (unsigned long long)args[3];
+	r.r8 = (unsigned long long)args[4];
+	r.r9 = (unsigned long long)args[5];
+	/* Not inside a system call to restart: ours runs as it is. */
+	r.orig_rax = (unsigned long long)-1;
+	err = ot_ptrace_set_regs(tid, &r);
+	if (!err && ptrace(PTRACE_SINGLESTEP, tid, NULL, NULL))
+		err = -errno;
+	while (!err) {
+		if (waitpid(tid, &status, __WALL) < 0) {
+			err = -errno;
+			break;
+		}
+		if (WIFSTOPPED(status) && WSTOPSIG(status) == SIGTRAP)
+			break;
+		if (!WIFSTOPPED(status)) {
+			err = -ESRCH;
+			break;
+		}
+		/* Another signal stopped it first: kept for when it runs on. */
+		if (!(status >> 16))
+			t->sig[0] = WSTOPSIG(status);
+		if (ptrace(PTRACE_SINGLESTEP, tid, NULL, NULL))
+			err = -errno;
+	}
+	ret = err;
+	if (!err && !ot_ptrace_regs(tid, &r))
+		ret = (long)r.rax;
+	/* As it was: code, then registers (an interrupted call restarts). */
+	if (!t->gadget)
+		mem_io(t, saved.rip, orig, sizeof(orig), 1);
+	ot_ptrace_set_regs(tid, &saved);
+	return ret;
+#else
+	(void)t;
+	(void)nr;
+	(void)args;
+	return -ENOTSUP;
+#endif
+}
+
+uint64_t ot_tracee_mmap_near(struct ot_tracee *t, uint64_t near, size_t size, int prot,
+			     const char **why)
+{
+	const uint64_t reach = 1ull << 31, step = 1ull << 24;
+	uint64_t hint;
+
+	*why = NULL;
+	/* Ask for free places below and above near until one is given in reach. */
+	for (hint = step; hint < reach - size; hint += step) {
+		int dir;
+
+		for (dir = -1; dir <= 1; dir += 2) {
+			uint64_t want = dir < 0 ? near - hint : near + hint;
+			long args[6] = { (long)(want & ~0xfffull), (long)size, prot,
+					 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0 };
+			long got;
+
+			if (dir < 0 && hint > near)
+				continue;
+			got = ot_tracee_syscall(t, SYS_mmap, args);
+			if (got == -EEXIST || got == -ENOMEM)
+				continue;	/* taken: try further away */
+			if (got < 0 && got > -4096) {
+				*why = "mmap in the target failed";
+				return 0;
+			}
+			if ((uint64_t)got - near + reach < 2 * reach - size)
+				return (uint64_t)got;
+			/* Given elsewhere (an old kernel ignoring the flag): give it back. */
+			args[0] = got;
+			args[1] = (long)size;
+			ot_tracee_syscall(t, SYS_munmap, args);
+		}
+	}
+	*why = "no free address within 2 GiB of the code";
+	return 0;
+}
+
+/*
+ * A step through popf (code that saves and restores the flags, as the
+ * inject runtime does) pushes the kernel's trap flag and pops it back as
+ * the program's own: the kernel then no longer clears it, and the thread
+ * would trap (SIGTRAP) once let go.  Clear it after stepping.
+ */
+static int steps_done(pid_t tid, int ret)
+{
+	struct user_regs_struct r;
+
+	if (!ot_ptrace_regs(tid, &r) && (r.eflags & 0x100)) {	/* X86_EFLAGS_TF */
+		r.eflags &= ~0x100ull;
+		ot_ptrace_set_regs(tid, &r);
+	}
+	return ret;
+}
+
+int ot_tracee_step_out(struct ot_tracee *t, size_t i, const uint64_t *lo, const uint64_t *hi,
+		       size_t nranges, unsigned max_steps)
+{
+	pid_t tid = t->tids[i];
+	unsigned step;
+
+	for (step = 0;; step++) {
+		struct user_regs_struct r;
+		int status, sig = 0, err = ot_ptrace_regs(tid, &r);
+		size_t k;
+
+		if (err)
+			return err;
+		for (k = 0; k < nranges; k++)
+			if (r.rip >= lo[k] && r.rip < hi[k])
+				break;
+		if (k == nranges)
+			return step ? steps_done(tid, 0) : 0;
+		/* In a system call (one the code made, in a trampoline): a step
+		 * would run it to its end, however long that is. */
+		if ((long long)r.orig_rax >= 0 || step == max_steps)
+			return step ? steps_done(tid, 1) : 1;
+		for (;;) {
+			if (ptrace(PTRACE_SINGLESTEP, tid, NULL, (void *)(long)sig))
+				return errno == ESRCH ? -ESRCH : -errno;
+			if (waitpid(tid, &status, __WALL) < 0)
+				return -errno;
+			if (!WIFSTOPPED(status))
+				return -ESRCH;
+			if (WSTOPSIG(status) == SIGTRAP)
+				break;
+			/* A signal came first: deliver it with the step (its
+			 * handler's code is out of the range). */
+			sig = WSTOPSIG(status);
+		}
+	}
+}
+
+void ot_tracee_detach(struct ot_tracee *t)
+{
+	size_t i;
+
+	/* Only a stopped thread can be detached. */
+	if (t->watching && t->n)
+		ot_tracee_hold(t);
+	if (t->bp)
+		ot_tracee_write(t, t->bp, &t->bp_orig, 1);
+	for (i = 0; i < t->n; i++)
+		ptrace(PTRACE_DETACH, t->tids[i], NULL, (void *)(long)t->sig[i]);
+	free(t->tids);
+	free(t->sig);
+	free(t->st);
+	t->tids = NULL;
+	t->sig = NULL;
+	t->st = NULL;
+	t->n = t->cap = 0;
+	t->adopted = 0;
+	t->watching = 0;
+	t->bp = 0;
+	if (t->mem_fd >= 0)
+		close(t->mem_fd);
+	t->mem_fd = -1;
+}

@@ -1,0 +1,170 @@
+#include "check.h"
+#include "util/xalloc.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int ot_expect_parse(const char *spec, struct ot_expect **out, char **bad)
+{
+	char *copy = ot_xstrdup(spec), *save = NULL, *term;
+	struct ot_expect *e = NULL;
+	int n = 0;
+
+	*out = NULL;
+	*bad = NULL;
+	for (term = strtok_r(copy, ",", &save); term;
+	     term = strtok_r(NULL, ",", &save)) {
+		char *eq = strrchr(term, '='), *end = NULL;
+		unsigned long long v = 0, d = 0;
+		int has_depth = 0;
+
+		errno = 0;
+		if (eq && eq != term && eq[1] && eq[1] != '-')
+			v = strtoull(eq + 1, &end, 10);
+		if (end && *end == '@' && end[1] >= '0' && end[1] <= '9') {
+			has_depth = 1;
+			d = strtoull(end + 1, &end, 10);
+		}
+		if (!eq || eq == term || !end || end == eq + 1 || *end || errno ||
+		    d > INT32_MAX) {
+			*bad = ot_xstrdup(term);
+			ot_expect_free(e, (size_t)n);
+			free(copy);
+			return -EINVAL;
+		}
+		*eq = 0;
+		e = ot_xreallocarray(e, (size_t)n + 1, sizeof(*e));
+		e[n].name = ot_xstrdup(term);
+		e[n].count = v;
+		e[n].depth = has_depth ? (int)d : -1;
+		n++;
+	}
+	free(copy);
+	if (!n) {
+		*bad = ot_xstrdup(spec);
+		return -EINVAL;
+	}
+	*out = e;
+	return n;
+}
+
+void ot_expect_free(struct ot_expect *e, size_t n)
+{
+	size_t i;
+
+	for (i = 0; e && i < n; i++)
+		free((char *)e[i].name);
+	free(e);
+}
+
+static void reason(struct ot_check *c, enum ot_status s, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void reason(struct ot_check *c, enum ot_status s, const char *fmt, ...)
+{
+	va_list ap;
+	char *msg = NULL;
+
+	va_start(ap, fmt);
+	if (vasprintf(&msg, fmt, ap) < 0)
+		msg = NULL;
+	va_end(ap);
+	c->reasons = ot_xreallocarray(c->reasons, c->nreasons + 1, sizeof(*c->reasons));
+	c->reasons[c->nreasons++] = msg ? msg : ot_xstrdup(fmt);
+	if (s > c->status)
+		c->status = s;
+}
+
+void ot_check_run(struct ot_check *c, size_t nfuncs, const char *const *names,
+		  const struct ot_func_stats *const *st,
+		  const struct ot_expect *exp, size_t nexp,
+		  double max_loss_pct, uint64_t lost, int lost_exact, const char *lost_by)
+{
+	size_t i, k;
+
+	memset(c, 0, sizeof(*c));
+	c->fn = ot_xcalloc(nfuncs, sizeof(*c->fn));
+	if (lost)
+		reason(c, OT_STATUS_LOSSY, "%s lost %" PRIu64 " records",
+		       lost_by ? lost_by : "the kernel", lost);
+	if (!lost_exact)
+		reason(c, OT_STATUS_LOSSY, "the count of records lost may be short: a ring "
+		       "filled, and this kernel reports the last records it drops in a ring "
+		       "only with a later record there (counting them needs "
+		       "PERF_FORMAT_LOST, Linux 6.0)");
+	for (i = 0; i < nfuncs; i++) {
+		const struct ot_func_stats *s = st[i];
+		struct ot_func_check *f = &c->fn[i];
+		uint64_t floor, ceiling;
+
+		for (k = 0; k < nexp; k++)
+			if (!strcmp(exp[k].name, names[i]))
+				break;
+		if (k == nexp)
+			continue;
+		f->has_expected = 1;
+		f->expected = exp[k].count;
+		if (exp[k].depth >= 0) {
+			f->has_depth = 1;
+			f->depth = (unsigned)exp[k].depth;
+			f->wrong_depth = s->scopes - ot_func_stats_depth(s, f->depth);
+			if (f->wrong_depth)
+				reason(c, OT_STATUS_FAILED,
+				       "%s: %" PRIu64 " of %" PRIu64 " scopes at another depth than %u",
+				       names[i], f->wrong_depth, s->scopes, f->depth);
+		}
+		f->missing = (int64_t)f->expected - (int64_t)s->scopes;
+		f->loss_pct = f->expected ? 100.0 * (double)f->missing / (double)f->expected
+					  : (s->scopes ? -100.0 : 0.0);
+		if (f->missing > 0 && f->loss_pct > max_loss_pct) {
+			reason(c, OT_STATUS_FAILED,
+			       "%s: %" PRId64 " of %" PRIu64 " expected scopes missing (%.3f%% > %g%%)",
+			       names[i], f->missing, f->expected, f->loss_pct, max_loss_pct);
+			continue;
+		}
+		if (f->missing < 0 && -f->loss_pct > max_loss_pct) {
+			reason(c, OT_STATUS_FAILED,
+			       "%s: %" PRIu64 " scopes, %" PRId64 " more than the %" PRIu64 " expected",
+			       names[i], s->scopes, -f->missing, f->expected);
+			continue;
+		}
+		/* Within tolerance: now every missing scope must be explained. */
+		floor = s->unclosed + s->orphans;
+		ceiling = floor + s->duplicates;
+		if (f->missing < (int64_t)floor)
+			reason(c, OT_STATUS_FAILED,
+			       "%s: pairing inconsistent: %" PRId64 " missing < %" PRIu64
+			       " unclosed + %" PRIu64 " orphans",
+			       names[i], f->missing, s->unclosed, s->orphans);
+		else if (!lost && lost_exact && f->missing > (int64_t)ceiling)
+			reason(c, OT_STATUS_FAILED,
+			       "%s: pairing inconsistent: %" PRId64 " missing > %" PRIu64
+			       " unclosed + %" PRIu64 " orphans + %" PRIu64
+			       " duplicates, with no records lost",
+			       names[i], f->missing, s->unclosed, s->orphans, s->duplicates);
+	}
+}
+
+void ot_check_add(struct ot_check *c, enum ot_status s, const char *why)
+{
+	reason(c, s, "%s", why);
+}
+
+void ot_check_free(struct ot_check *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->nreasons; i++)
+		free(c->reasons[i]);
+	free(c->reasons);
+	free(c->fn);
+	memset(c, 0, sizeof(*c));
+}
+
+const char *ot_status_name(enum ot_status s)
+{
+	return s == OT_STATUS_OK ? "ok" : s == OT_STATUS_LOSSY ? "lossy" : "failed";
+}

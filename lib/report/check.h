@@ -1,0 +1,73 @@
+/*
+ * check.h - the verdict a CI script can trust: expected counts, loss and
+ * the pairing's own consistency.
+ *
+ * For a function with an expected count, missing = expected - scopes.
+ * Every unclosed call and every orphan return is one scope that could not
+ * be formed, so missing >= unclosed + orphans; a dropped duplicate costs a
+ * scope only when it was a real call, so with nothing lost by the kernel
+ * missing <= unclosed + orphans + duplicates ("the healing equation" of
+ * the stress test this project grew from).  A violation means the pairing
+ * itself is wrong.  With records lost only the lower bound holds.
+ */
+#ifndef OT_CHECK_H
+#define OT_CHECK_H
+
+#include "scopes/pair.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum ot_status { OT_STATUS_OK, OT_STATUS_LOSSY, OT_STATUS_FAILED };
+
+struct ot_expect {
+	const char *name;
+	uint64_t count;
+	int depth;		/* NAME=N@DEPTH: every scope at this depth; -1: any */
+};
+
+struct ot_func_check {
+	int has_expected;
+	uint64_t expected;
+	int64_t missing;	/* negative: more scopes than expected */
+	double loss_pct;	/* missing / expected * 100 */
+	int has_depth;		/* an expected depth was given */
+	unsigned depth;
+	uint64_t wrong_depth;	/* scopes at another depth than expected */
+};
+
+struct ot_check {
+	enum ot_status status;
+	char **reasons;		/* one sentence each, owned */
+	size_t nreasons;
+	struct ot_func_check *fn; /* per function */
+};
+
+/*
+ * Parse "NAME=N,NAME=N@DEPTH" (DEPTH 0 for an outermost traced call, as
+ * the report's DEPTH column counts).  Returns the number of entries (>= 1) and *out
+ * (free with ot_expect_free), or -EINVAL with *bad pointing at the term
+ * that does not parse.
+ */
+int ot_expect_parse(const char *spec, struct ot_expect **out, char **bad);
+void ot_expect_free(struct ot_expect *e, size_t n);
+
+/*
+ * Judge a capture.  names[i] and st[i] describe function i; expectations
+ * name some of them (every name must exist: the caller checks).
+ * max_loss_pct bounds |loss| per function; lost is the records reported
+ * lost, by lost_by ("the kernel" when NULL); lost_exact 0 when that may be
+ * short (then lossy, and "no records lost" explains nothing).  A scope at
+ * another depth than an expected one fails.
+ */
+void ot_check_run(struct ot_check *c, size_t nfuncs, const char *const *names,
+		  const struct ot_func_stats *const *st,
+		  const struct ot_expect *exp, size_t nexp,
+		  double max_loss_pct, uint64_t lost, int lost_exact, const char *lost_by);
+/* Add a reason found outside the counts (e.g. an exit no probe sees). */
+void ot_check_add(struct ot_check *c, enum ot_status s, const char *why);
+void ot_check_free(struct ot_check *c);
+
+const char *ot_status_name(enum ot_status s);
+
+#endif

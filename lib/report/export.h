@@ -1,0 +1,42 @@
+/*
+ * export.h - scopes for other tools: a Chrome trace-event timeline and
+ * folded stacks for flame graphs.
+ *
+ * The timeline is streamed: each scope is written as it closes, through a
+ * stdio buffer, so memory does not grow with the capture.  The folded
+ * stacks are written at the end from the call tree lib/scopes/pair keeps.
+ */
+#ifndef OT_EXPORT_H
+#define OT_EXPORT_H
+
+#include "scopes/pair.h"
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+struct ot_timeline;
+
+/*
+ * Start a trace-event JSON file at path for process pid, named process;
+ * times are written in microseconds since t0_ns.  Returns 0 and *out, or -errno (printed).
+ */
+int ot_timeline_open(const char *path, pid_t pid, const char *process,
+		     uint64_t t0_ns, const char *const *names,
+		     struct ot_timeline **out);
+
+/* One complete ("X") event; the first scope of a thread also names it. */
+void ot_timeline_scope(struct ot_timeline *t, const struct ot_scope *s);
+
+/* Close the JSON and the file.  Returns 0, or -errno (printed). */
+int ot_timeline_close(struct ot_timeline *t);
+
+/*
+ * Write "outer;middle;inner SELF_NS" lines, one per call path with self
+ * time, the input of flamegraph.pl and speedscope.  Returns 0 or -errno.
+ */
+int ot_folded_write(FILE *f, const struct ot_tree_node *tree, size_t n,
+		    const char *const *names);
+
+#endif

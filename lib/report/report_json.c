@@ -1,0 +1,368 @@
+/*
+ * The JSON report, for scripts: one function per member, in the order
+ * they are written (ot_report_json shows it).  Every key is documented in
+ * orbit-trace(1), OUTPUT FIELDS: change both together.
+ */
+#include "report_priv.h"
+#include "json.h"
+#include "util/xalloc.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A recorded value in JSON: null, or its summary and non-empty log2 buckets. */
+static void values_json(FILE *f, const char *what, const struct ot_values *v)
+{
+	unsigned b;
+	int first = 1;
+
+	if (!v) {
+		fputs("null", f);
+		return;
+	}
+	fputs("{\"what\": ", f);
+	ot_json_string(f, what);
+	fprintf(f, ", \"count\": %" PRIu64, v->count);
+	if (v->count)
+		fprintf(f, ", \"min\": %" PRId64 ", \"p50\": %" PRId64 ", \"max\": %" PRId64,
+			v->min, ot_values_quantile(v, 0.5), v->max);
+	else
+		fputs(", \"min\": null, \"p50\": null, \"max\": null", f);
+	fputs(", \"log2\": [", f);
+	for (b = 0; b < OT_VALUES_LOG2; b++) {
+		int64_t lo, hi;
+
+		if (!v->log2[b])
+			continue;
+		ot_values_log2_range(b, &lo, &hi);
+		fprintf(f, "%s{\"min\": %" PRId64 ", \"max\": %" PRId64 ", \"count\": %" PRIu64 "}",
+			first ? "" : ", ", lo, hi, v->log2[b]);
+		first = 0;
+	}
+	fputs("]}", f);
+}
+
+void ot_report_hist_json(FILE *f, const struct ot_hist *h)
+{
+	if (!h || !h->count)
+		fprintf(f, "null");
+	else
+		fprintf(f, "{\"min\": %" PRIu64 ", \"p50\": %" PRIu64 ", \"p90\": %" PRIu64
+			", \"p99\": %" PRIu64 ", \"p999\": %" PRIu64 ", \"max\": %" PRIu64 "}",
+			h->min, ot_hist_quantile(h, 0.50), ot_hist_quantile(h, 0.90),
+			ot_hist_quantile(h, 0.99), ot_hist_quantile(h, 0.999), h->max);
+}
+
+/* "inject": what --backend inject put in the process, and what it refused. */
+static void inject_json(FILE *f, const struct ot_report *r)
+{
+	const struct ot_inject_stats *in = r->inject;
+	size_t i;
+
+	fprintf(f, "  \"inject\": {\"clock\": \"%s\", \"code_regions\": %zu, \"code_bytes\": %" PRIu64
+		", \"private_bytes\": %" PRIu64 ", \"shared_bytes\": %" PRIu64
+		", \"unwinder_hooked\": %s, \"pause_ns\": %" PRIu64 ", \"refused\": [",
+		in->clock ? in->clock : "tsc", in->regions, in->code_bytes, in->private_bytes,
+		in->shared_bytes, in->unwinder ? "true" : "false", in->arm_pause_ns);
+	for (i = 0; i < r->nrefused; i++) {
+		fprintf(f, "%s{\"function\": ", i ? ", " : "");
+		ot_json_string(f, r->refused[i].name);
+		fputs(", \"reason\": ", f);
+		ot_json_string(f, r->refused[i].why);
+		fputs("}", f);
+	}
+	fprintf(f, "], \"unrecorded_calls\": {\"threads\": %" PRIu64 ", \"signal_handlers\": %"
+		PRIu64 "}, \"execs\": %u, \"exec_untraced\": ", in->unrecorded_threads,
+		in->unrecorded_handlers, in->execs);
+	ot_json_string_or_null(f, in->exec_why[0] ? in->exec_why : NULL);
+	fputs("},\n", f);
+}
+
+/* Node i's functions from the root down, however deep (recursion). */
+static void tree_path_json(FILE *f, const struct ot_report *r, uint32_t i)
+{
+	uint32_t *chain, k = 0, j;
+
+	for (j = i; j; j = r->tree[j].parent)
+		k++;
+	chain = ot_xcalloc(k + 1, sizeof(*chain));
+	for (j = i, k = 0; j; j = r->tree[j].parent)
+		chain[k++] = j;
+	while (k--) {
+		ot_json_string(f, r->names[r->tree[chain[k]].func]);
+		fputs(k ? ", " : "", f);
+	}
+	free(chain);
+}
+
+static void status_json(FILE *f, const struct ot_report *r)
+{
+	size_t i;
+
+	fprintf(f, "  \"version\": 1,\n  \"status\": \"%s\",\n  \"reasons\": [", ot_report_status(r));
+	for (i = 0; i < r->check->nreasons; i++) {
+		fprintf(f, "%s", i ? ", " : "");
+		ot_json_string(f, r->check->reasons[i]);
+	}
+	fprintf(f, "],\n");
+}
+
+/* "target": the program, how it ended, what --follow and multi's
+ * re-arming after execs from other threads saw of it. */
+static void target_json(FILE *f, const struct ot_report *r)
+{
+	int code = 0;
+	enum ot_report_end end = ot_report_target_end(r, &code);
+
+	fprintf(f, "  \"target\": {\"binary\": ");
+	ot_json_string(f, r->binary);
+	fprintf(f, ", \"pid\": %d, \"exited\": %s", r->pid,
+		r->target_exited ? "true" : "false");
+	if (end == OT_END_EXIT)
+		fprintf(f, ", \"exit_status\": %d", code);
+	else if (end == OT_END_SIGNAL)
+		fprintf(f, ", \"signal\": %d", code);
+	if (r->follow)
+		fprintf(f, ", \"follow\": {\"processes\": %" PRIu64 ", \"not_followed\": %" PRIu64 "}",
+			r->follow->processes, r->follow->dropped);
+	if (r->thread_execs)
+		fprintf(f, ", \"thread_execs\": {\"count\": %" PRIu64 ", \"held\": %" PRIu64
+			", \"unprobed_ns\": %" PRIu64 "}", r->thread_execs->count,
+			r->thread_execs->held, r->thread_execs->unprobed_ns);
+	fprintf(f, "},\n");
+}
+
+static void arming_json(FILE *f, const struct ot_report *r)
+{
+	fprintf(f, "  \"arming\": {\"functions_requested\": %zu, \"functions_armed\": %zu, "
+		"\"backend\": \"%s\", \"frozen\": %s, \"uprobes\": %zu, \"events\": %zu, "
+		"\"cpus\": %u, \"returns\": \"%s\", "
+		"\"wall_ns\": %" PRIu64 ", \"ipis\": %" PRIu64 ", \"tlb_shootdowns\": %" PRIu64 "},\n",
+		r->functions_requested, r->functions_armed, r->backend ? r->backend : "perf",
+		r->frozen ? "true" : "false", r->uprobes, r->events, r->cpus,
+		r->returns ? r->returns : "uretprobe", r->arm_ns, r->arm_ipis, r->arm_tlb);
+	if (r->inject)
+		inject_json(f, r);
+}
+
+/* "disarming", and with inject "inject_removal": what it put back and left. */
+static void disarming_json(FILE *f, const struct ot_report *r)
+{
+	if (!r->disarmed)
+		return;
+	fprintf(f, "  \"disarming\": {\"frozen\": %s, \"wall_ns\": %" PRIu64 ", \"ipis\": %" PRIu64
+		", \"tlb_shootdowns\": %" PRIu64 "},\n", r->disarm_frozen ? "true" : "false",
+		r->disarm_ns, r->disarm_ipis, r->disarm_tlb);
+	if (!r->inject)
+		return;
+	fprintf(f, "  \"inject_removal\": {\"target_exited\": %s, \"pause_ns\": %" PRIu64
+		", \"returns_restored\": %zu, \"calls_without_return\": %" PRIu64
+		", \"left_mapped_bytes\": %" PRIu64 ", \"left_why\": ",
+		r->inject->gone ? "true" : "false", r->inject->disarm_pause_ns,
+		r->inject->returns_restored, r->inject->noret, r->inject->left_bytes);
+	ot_json_string_or_null(f, r->inject->left_why);
+	fputs("},\n", f);
+}
+
+/* "capture", "tracer" and "records": how long, what it cost us, what the
+ * rings gave. */
+static void capture_json(FILE *f, const struct ot_report *r)
+{
+	const struct ot_report_records *rec = &r->records;
+
+	fprintf(f, "  \"capture\": {\"duration_ns\": %" PRIu64 ", \"ring_kb\": %zu, "
+		"\"drain_ms\": %u, \"ended_by\": ", r->duration_ns, r->ring_kb,
+		r->drain_ms);
+	ot_json_string(f, r->ended_by);
+	fprintf(f, ", \"threads\": %zu, \"ring_high_water_bytes\": %" PRIu64 "},\n",
+		r->threads, r->ring_high_water);
+	fprintf(f, "  \"tracer\": {\"cpu_ns\": %" PRIu64 ", \"max_rss_kb\": %" PRIu64 "},\n",
+		r->tracer_cpu_ns, r->tracer_max_rss_kb);
+	fprintf(f, "  \"records\": {\"samples\": %" PRIu64 ", \"lost\": %" PRIu64
+		", \"lost_at_end\": %" PRIu64 ", \"lost_exact\": %s"
+		", \"malformed\": %" PRIu64 ", \"foreign\": %" PRIu64 ", \"foreign_lost\": %" PRIu64
+		", \"late\": %" PRIu64 ", \"no_sp\": %" PRIu64 ", \"unknown\": %" PRIu64 "},\n",
+		rec->samples, rec->lost, rec->lost_at_end, rec->lost_inexact ? "false" : "true",
+		rec->malformed, rec->foreign, rec->foreign_lost, rec->late, rec->no_sp, rec->unknown);
+}
+
+/* A function's names, where it is, its scopes by depth. */
+static void func_where_json(FILE *f, const struct ot_report_func *fn)
+{
+	const struct ot_func_stats *s = fn->st;
+	unsigned d;
+	int first = 1;
+
+	fprintf(f, "{\"name\": ");
+	ot_json_string(f, fn->name);
+	fprintf(f, ", \"symbol\": ");
+	ot_json_string(f, fn->symbol ? fn->symbol : fn->name);
+	if (fn->aliases) {
+		fprintf(f, ", \"aliases\": ");
+		ot_json_string(f, fn->aliases);
+	}
+	fprintf(f, ", \"binary\": ");
+	ot_json_string(f, fn->binary);
+	fprintf(f, ", \"offset\": %" PRIu64 ", \"scopes\": %" PRIu64 ", \"depths\": {",
+		fn->offset, s->scopes);
+	for (d = 0; d < s->ndepths; d++) {
+		if (!s->depths[d])
+			continue;
+		fprintf(f, "%s\"%u\": %" PRIu64, first ? "" : ", ", d, s->depths[d]);
+		first = 0;
+	}
+	fprintf(f, "}, ");
+}
+
+/* A function's verdict: expected calls and depth, and what pairing healed. */
+static void func_check_json(FILE *f, const struct ot_func_stats *s,
+			    const struct ot_func_check *fc)
+{
+	if (fc->has_expected)
+		fprintf(f, "\"expected\": %" PRIu64 ", \"missing\": %" PRId64
+			", \"loss_pct\": %.6f, ", fc->expected, fc->missing, fc->loss_pct);
+	else
+		fprintf(f, "\"expected\": null, \"missing\": null, \"loss_pct\": null, ");
+	fprintf(f, "\"spans_loss\": %" PRIu64 ", ", s->spans_loss);
+	fprintf(f, "\"duplicates\": %" PRIu64 ", \"unclosed\": %" PRIu64
+		", \"orphans\": %" PRIu64 ", ", s->duplicates, s->unclosed, s->orphans);
+	if (fc->has_depth)
+		fprintf(f, "\"expected_depth\": %u, \"wrong_depth\": %" PRIu64 ", ",
+			fc->depth, fc->wrong_depth);
+	else
+		fprintf(f, "\"expected_depth\": null, \"wrong_depth\": null, ");
+	fprintf(f, "\"outside_parent\": %" PRIu64, s->outside_parent);
+}
+
+static void slowest_json(FILE *f, const struct ot_report_func *fn)
+{
+	size_t k;
+
+	fprintf(f, ",\n     \"slowest\": [");
+	for (k = 0; k < fn->nslowest; k++) {
+		const struct ot_report_slow *sl = &fn->slowest[k];
+
+		fprintf(f, "%s{\"at_ns\": %" PRIu64 ", \"duration_ns\": %" PRIu64
+			", \"tid\": %u, \"path\": ", k ? ", " : "", sl->at_ns,
+			sl->duration_ns, sl->tid);
+		ot_json_string(f, sl->path);
+		fputc('}', f);
+	}
+	fprintf(f, "]");
+}
+
+/* "functions": one object per function, in the order they were asked for. */
+static void functions_json(FILE *f, const struct ot_report *r)
+{
+	size_t i;
+
+	fprintf(f, "  \"functions\": [");
+	for (i = 0; i < r->nfuncs; i++) {
+		const struct ot_report_func *fn = &r->funcs[i];
+
+		fprintf(f, "%s\n    ", i ? "," : "");
+		func_where_json(f, fn);
+		func_check_json(f, fn->st, &r->check->fn[i]);
+		fprintf(f, ",\n     \"duration_ns\": ");
+		ot_report_hist_json(f, &fn->st->hist);
+		if (r->calib) {
+			fprintf(f, ", \"compensated_ns\": ");
+			ot_report_hist_json(f, fn->st->comp);
+		}
+		if (fn->arg || fn->ret) {
+			fprintf(f, ",\n     \"arg\": ");
+			values_json(f, fn->arg_name, fn->arg);
+			fprintf(f, ", \"ret\": ");
+			values_json(f, fn->ret_name, fn->ret);
+		}
+		slowest_json(f, fn);
+		fprintf(f, "}");
+	}
+	fprintf(f, "\n  ],\n");
+}
+
+/* "processes" (-a, --follow): each process's share of each function. */
+static void processes_json(FILE *f, const struct ot_report *r)
+{
+	size_t i;
+
+	if (!r->nprocs)
+		return;
+	fprintf(f, "  \"processes\": [");
+	for (i = 0; i < r->nprocs; i++) {
+		const struct ot_report_proc *p = &r->procs[i];
+
+		fprintf(f, "%s\n    {\"pid\": %u, ", i ? "," : "", p->pid);
+		if (r->follow)
+			fprintf(f, "\"ppid\": %u, ", p->ppid);
+		fprintf(f, "\"comm\": ");
+		ot_json_string(f, p->comm);
+		fprintf(f, ", \"function\": ");
+		ot_json_string(f, r->names[p->func]);
+		fprintf(f, ", \"scopes\": %" PRIu64 ", \"total_ns\": %" PRIu64
+			", \"max_ns\": %" PRIu64 "}", p->scopes, p->total_ns, p->max_ns);
+	}
+	fprintf(f, "\n  ],\n");
+}
+
+static void calibration_json(FILE *f, const struct ot_report *r)
+{
+	if (r->calib)
+		fprintf(f, "  \"calibration\": {\"pair_ns\": %" PRIu64 ", \"own_ns\": %" PRIu64
+			", \"empty_ns\": %" PRIu64 ", \"live_calls\": %" PRIu64 "},\n", r->calib->pair_ns,
+			r->calib->own_ns, r->calib->empty_ns, r->calib->live_calls);
+}
+
+/* "call_tree": every path, however deep, where the text stops. */
+static void call_tree_json(FILE *f, const struct ot_report *r)
+{
+	size_t i;
+
+	fprintf(f, "  \"call_tree\": [");
+	for (i = 1; i < r->ntree; i++) {
+		const struct ot_tree_node *n = &r->tree[i];
+
+		fprintf(f, "%s\n    {\"path\": [", i > 1 ? "," : "");
+		tree_path_json(f, r, (uint32_t)i);
+		fprintf(f, "], \"calls\": %" PRIu64 ", \"total_ns\": %" PRIu64
+			", \"self_ns\": %" PRIu64 "}", n->calls, n->total_ns, ot_report_node_self(n));
+	}
+	fprintf(f, "\n  ],\n  \"call_tree_dropped\": %" PRIu64 "\n", r->tree_dropped);
+}
+
+void ot_report_json(FILE *f, const struct ot_report *r)
+{
+	fputs("{\n", f);
+	status_json(f, r);
+	target_json(f, r);
+	arming_json(f, r);
+	disarming_json(f, r);
+	capture_json(f, r);
+	functions_json(f, r);
+	processes_json(f, r);
+	calibration_json(f, r);
+	call_tree_json(f, r);
+	fputs("}\n", f);
+}
+
+void ot_report_json_line(FILE *f, const struct ot_report *r)
+{
+	char *buf = NULL, *p;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+
+	if (!m)
+		return;
+	ot_report_json(m, r);
+	fclose(m);
+	/* Strings are escaped: every newline is layout.  The object gains a
+	 * "type" first, like the interval lines. */
+	for (p = buf; *p; p++)
+		if (*p == '\n')
+			*p = ' ';
+	p = strchr(buf, '{');
+	if (p)
+		fprintf(f, "{\"type\": \"report\", %s\n", p + 1);
+	free(buf);
+}

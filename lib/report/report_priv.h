@@ -1,0 +1,41 @@
+/*
+ * report_priv.h - what the report printers share, for lib/report/report*.c only:
+ * nothing else includes it, lib/report/report.h is the contract.
+ *
+ * The report is split by job: lib/report/report_text.c and lib/report/report_json.c
+ * write it for people and for scripts, lib/report/report_tree.c the text's call
+ * tree, lib/report/report_live.c the lines printed while the capture runs,
+ * lib/report/report_restore.c --restore's report, lib/report/report_list.c -l's
+ * listing.  The words and figures the two formats both say (the verdict,
+ * how the target ended, a node's self time) are computed once, in
+ * lib/report/report.c, so that the text and the JSON cannot disagree.
+ */
+#ifndef OT_REPORT_PRIV_H
+#define OT_REPORT_PRIV_H
+
+#include "report.h"
+
+#include <stdint.h>
+#include <stdio.h>
+
+/* The verdict's word ("ok", "lossy", "failed"), as lib/report/check names it. */
+const char *ot_report_status(const struct ot_report *r);
+
+/* Time in the node's own code, not in the traced functions it called. */
+uint64_t ot_report_node_self(const struct ot_tree_node *n);
+
+/* How the target ended, as its wait status says; unknown while it runs or
+ * when it was not ours to wait for. */
+enum ot_report_end { OT_END_UNKNOWN, OT_END_EXIT, OT_END_SIGNAL };
+
+/* *code: the exit status or the signal. */
+enum ot_report_end ot_report_target_end(const struct ot_report *r, int *code);
+
+/* The text's CALL TREE section (lib/report/report_tree.c). */
+void ot_report_call_tree_text(FILE *f, const struct ot_report *r);
+
+/* A duration histogram's summary in JSON, or null when it has no scope:
+ * the report's "duration_ns" and -I's lines alike (lib/report/report_json.c). */
+void ot_report_hist_json(FILE *f, const struct ot_hist *h);
+
+#endif

@@ -1,0 +1,558 @@
+/*
+ * The text report, for people: one function per section, in the order
+ * they are printed (ot_report_text at the end shows it).
+ */
+#include "report_priv.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+/* v in the largest power of 1024 that divides it: "4K", "1M", "3". */
+static void pow2_unit(uint64_t v, char *buf, size_t len)
+{
+	static const char sfx[] = " KMGTPE";
+	unsigned u;
+
+	for (u = 0; v >= 1024 && !(v % 1024) && u < 6; u++)
+		v /= 1024;
+	snprintf(buf, len, "%" PRIu64 "%.*s", v, u ? 1 : 0, &sfx[u]);
+}
+
+/* "[4K, 8K)": a power-of-two range in bpftrace's notation. */
+static void pow2_label(unsigned row, char *buf, size_t len)
+{
+	char l[32], h[32];
+
+	if (row == 64) {
+		snprintf(buf, len, "[8E, ...)");
+		return;
+	}
+	if (row == 0) {
+		snprintf(buf, len, "[0]");
+		return;
+	}
+	if (row == 1) {
+		snprintf(buf, len, "[1]");
+		return;
+	}
+	pow2_unit((uint64_t)1 << (row - 1), l, sizeof(l));
+	pow2_unit((uint64_t)1 << row, h, sizeof(h));
+	snprintf(buf, len, "[%s, %s)", l, h);
+}
+
+/*
+ * Rows first to last non-empty, drawn like bpftrace's hist(): a label of
+ * lw columns, the count, a bar of up to bw '@' (at most 46).
+ */
+static void draw_rows(FILE *f, const uint64_t *rows, unsigned n,
+		      void (*label)(unsigned row, char *buf, size_t len), int lw, unsigned bw)
+{
+	unsigned row, first = n, last = 0;
+	uint64_t top = 0;
+
+	for (row = 0; row < n; row++) {
+		if (!rows[row])
+			continue;
+		if (first == n)
+			first = row;
+		last = row;
+		if (rows[row] > top)
+			top = rows[row];
+	}
+	for (row = first; top && row <= last; row++) {
+		char buf[80];
+
+		label(row, buf, sizeof(buf));
+		fprintf(f, "%-*s %10" PRIu64 " |%-*.*s|\n", lw, buf, rows[row], (int)bw,
+			(int)(rows[row] * bw / top), "@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@");
+	}
+}
+
+/* Log2 rows of a duration histogram, 80 columns wide. */
+static void hist_text(FILE *f, const char *name, const struct ot_hist *h)
+{
+	uint64_t rows[65] = { 0 };
+	unsigned b;
+
+	for (b = 0; b < OT_HIST_NBUCKETS; b++) {
+		uint64_t lo, width;
+
+		if (!h->buckets[b])
+			continue;
+		ot_hist_bucket_range(b, &lo, &width);
+		rows[lo ? 64 - (unsigned)__builtin_clzll(lo) : 0] += h->buckets[b];
+	}
+	fprintf(f, "\n@%s (ns):\n", name);
+	draw_rows(f, rows, 65, pow2_label, 18, 46);
+}
+
+/*
+ * "0", "1:7998,3:2" (up to three depths), or "1..99" for a spread such as
+ * recursion: every depth at which the function closed a scope.
+ */
+static void depths_text(const struct ot_func_stats *s, char *buf, size_t len)
+{
+	size_t used = 0;
+	unsigned d, kinds = 0, lo = UINT32_MAX, hi = 0;
+
+	buf[0] = 0;
+	for (d = 0; d < s->ndepths; d++) {
+		if (!s->depths[d])
+			continue;
+		kinds++;
+		if (d < lo)
+			lo = d;
+		hi = d;
+	}
+	if (!kinds) {
+		snprintf(buf, len, "-");
+		return;
+	}
+	if (kinds > 3) {
+		snprintf(buf, len, "%u..%u", lo, hi);
+		return;
+	}
+	for (d = lo; d <= hi && used < len; d++) {
+		int w;
+
+		if (!s->depths[d])
+			continue;
+		if (kinds == 1)
+			w = snprintf(buf + used, len - used, "%u", d);
+		else
+			w = snprintf(buf + used, len - used, "%s%u:%" PRIu64, used ? "," : "", d,
+				     s->depths[d]);
+		if (w < 0)
+			break;
+		used += (size_t)w;
+	}
+}
+
+/* A value's log2 bucket for people: "0", "[1, 2)", "(-8, -4]"; exact
+ * bounds from lib/scopes/values. */
+static void value_label(unsigned b, char *buf, size_t len)
+{
+	int64_t lo, hi;
+
+	ot_values_log2_range(b, &lo, &hi);
+	if (lo == hi)
+		snprintf(buf, len, "%" PRId64, lo);
+	else
+		snprintf(buf, len, "[%" PRId64 ", %" PRId64 "]", lo, hi);
+}
+
+/* A function's recorded value k (0 its argument, 1 its return value) and
+ * *what names it ("arg2", "ret"); NULL when it records none. */
+static const struct ot_values *value_of(const struct ot_report_func *fn, unsigned k,
+					const char **what)
+{
+	*what = k ? fn->ret_name : fn->arg_name;
+	return k ? fn->ret : fn->arg;
+}
+
+/* The VALUES table: per function and value, count, min, p50, max; with
+ * --hist, their log2 buckets drawn like the durations'. */
+static void values_text(FILE *f, const struct ot_report *r, size_t w)
+{
+	size_t i, vw = w + 8;
+	unsigned k;
+	int any = 0;
+
+	for (i = 0; i < r->nfuncs; i++)
+		any |= r->funcs[i].arg || r->funcs[i].ret;
+	if (!any)
+		return;
+	fprintf(f, "\n%-*s %10s %20s %20s %20s\n", (int)vw, "VALUE", "COUNT", "MIN", "P50", "MAX");
+	for (i = 0; i < r->nfuncs; i++) {
+		for (k = 0; k < 2; k++) {
+			const char *what;
+			const struct ot_values *v = value_of(&r->funcs[i], k, &what);
+			char name[256];
+
+			if (!v)
+				continue;
+			snprintf(name, sizeof(name), "%s %s", r->funcs[i].name, what);
+			if (!v->count) {
+				fprintf(f, "%-*s %10d %20s %20s %20s\n", (int)vw, name, 0, "-", "-", "-");
+				continue;
+			}
+			fprintf(f, "%-*s %10" PRIu64 " %20" PRId64 " %20" PRId64 " %20" PRId64 "\n",
+				(int)vw, name, v->count, v->min, ot_values_quantile(v, 0.5), v->max);
+		}
+	}
+	if (!r->draw_hist)
+		return;
+	for (i = 0; i < r->nfuncs; i++) {
+		for (k = 0; k < 2; k++) {
+			const char *what;
+			const struct ot_values *v = value_of(&r->funcs[i], k, &what);
+
+			if (!v || !v->count)
+				continue;
+			fprintf(f, "\n@%s %s:\n", r->funcs[i].name, what);
+			draw_rows(f, v->log2, OT_VALUES_LOG2, value_label, 24, 40);
+		}
+	}
+}
+
+/* One row per function: min, percentiles, max of raw or compensated durations. */
+static void durations_text(FILE *f, const struct ot_report *r, size_t w,
+			   const char *title, int compensated)
+{
+	char a[32], b[32], c[32], d[32], e[32], g[32];
+	size_t i;
+
+	fprintf(f, "\n%-*s %9s %9s %9s %9s %9s %9s\n", (int)w, title, "MIN",
+		"P50", "P90", "P99", "P99.9", "MAX");
+	for (i = 0; i < r->nfuncs; i++) {
+		const struct ot_hist *h = compensated ? r->funcs[i].st->comp
+						      : &r->funcs[i].st->hist;
+
+		if (!h || !h->count) {
+			fprintf(f, "%-*s %9s %9s %9s %9s %9s %9s\n", (int)w,
+				r->funcs[i].name, "-", "-", "-", "-", "-", "-");
+			continue;
+		}
+		fprintf(f, "%-*s %9s %9s %9s %9s %9s %9s\n", (int)w, r->funcs[i].name,
+			ot_report_duration(h->min, a, sizeof(a)),
+			ot_report_duration(ot_hist_quantile(h, 0.50), b, sizeof(b)),
+			ot_report_duration(ot_hist_quantile(h, 0.90), c, sizeof(c)),
+			ot_report_duration(ot_hist_quantile(h, 0.99), d, sizeof(d)),
+			ot_report_duration(ot_hist_quantile(h, 0.999), e, sizeof(e)),
+			ot_report_duration(h->max, g, sizeof(g)));
+	}
+}
+
+/* -a: each process's share of each function. */
+static void procs_text(FILE *f, const struct ot_report *r, size_t w)
+{
+	char a[32], b[32];
+	size_t i;
+
+	if (!r->nprocs)
+		return;
+	fprintf(f, "\n%8s %-16s %-*s %10s %10s %9s\n", "PID", "PROCESS", (int)w, "FUNCTION",
+		"SCOPES", "TOTAL", "MAX");
+	for (i = 0; i < r->nprocs; i++) {
+		const struct ot_report_proc *p = &r->procs[i];
+
+		fprintf(f, "%8u %-16s %-*s %10" PRIu64 " %10s %9s\n", p->pid, p->comm, (int)w,
+			r->names[p->func], p->scopes, ot_report_duration(p->total_ns, a, sizeof(a)),
+			ot_report_duration(p->max_ns, b, sizeof(b)));
+	}
+}
+
+/* When and on which thread each function's longest scope ran, and under what. */
+static void slowest_text(FILE *f, const struct ot_report *r, size_t w)
+{
+	char a[32], b[32];
+	size_t i;
+
+	for (i = 0; i < r->nfuncs && !r->funcs[i].nslowest; i++)
+		;
+	if (i == r->nfuncs)
+		return;
+	fprintf(f, "\n%-*s %9s %10s %8s  %s\n", (int)w, "LONGEST", "DURATION", "AT",
+		"THREAD", "PATH");
+	for (i = 0; i < r->nfuncs; i++) {
+		const struct ot_report_slow *s = r->funcs[i].slowest;
+
+		if (!r->funcs[i].nslowest)
+			continue;
+		fprintf(f, "%-*s %9s %10s %8u  %s\n", (int)w, r->funcs[i].name,
+			ot_report_duration(s->duration_ns, a, sizeof(a)),
+			ot_report_duration(s->at_ns, b, sizeof(b)), s->tid, s->path);
+	}
+}
+
+/* multi: the programs the process exec'd from a thread other than its
+ * first, armed again; before they ran where the process was held. */
+static void thread_execs_text(FILE *f, const struct ot_report_thread_execs *te)
+{
+	const char *held = "(the process held stopped meanwhile)";
+
+	fprintf(f, "exec: %" PRIu64 " program%s the process exec'd from a thread other than its "
+		"first armed again", te->count, te->count == 1 ? "" : "s");
+	if (te->held == te->count)
+		fprintf(f, "%s before it ran %s\n", te->count == 1 ? "" : ", each", held);
+	else if (!te->held)
+		fprintf(f, " after %s had begun to run (see status)\n",
+			te->count == 1 ? "it" : "they");
+	else
+		fprintf(f, ": %" PRIu64 " before they ran %s, %" PRIu64 " after (see status)\n",
+			te->held, held, te->count - te->held);
+}
+
+/* The FUNCTION column: as wide as the longest name, 8 to 40. */
+static size_t name_width(const struct ot_report *r)
+{
+	size_t i, w = 8;
+
+	for (i = 0; i < r->nfuncs; i++)
+		if (strlen(r->funcs[i].name) > w)
+			w = strlen(r->funcs[i].name);
+	return w > 40 ? 40 : w;
+}
+
+static void title_text(FILE *f, const struct ot_report *r)
+{
+	if (r->pid > 0)
+		fprintf(f, "orbit-trace report: %s (pid %d)\n", r->binary, r->pid);
+	else
+		fprintf(f, "orbit-trace report: %s\n", r->binary);
+}
+
+/* inject's arming: what it paused and put in the process, the programs
+ * the process exec'd, the functions it refused. */
+static void arming_inject_text(FILE *f, const struct ot_report *r)
+{
+	const struct ot_inject_stats *in = r->inject;
+	char a[32], p[32];
+	size_t i;
+
+	fprintf(f, "armed %zu of %zu functions in %s, the target paused %s: %zu %s in %zu "
+		"code region%s (backend inject), clock %s, %zu KB ring per thread\n",
+		r->functions_armed, r->functions_requested,
+		ot_report_duration(r->arm_ns, a, sizeof(a)),
+		ot_report_duration(in->arm_pause_ns, p, sizeof(p)), r->events,
+		r->objects, in->regions, in->regions == 1 ? "" : "s", in->clock, r->ring_kb);
+	if (in->execs)
+		fprintf(f, "exec: %u program%s the process exec'd, instrumented at %s entry "
+			"point%s\n", in->execs, in->execs == 1 ? "" : "s",
+			in->execs == 1 ? "its" : "their", in->execs == 1 ? "" : "s");
+	if (in->exec_why[0])
+		fprintf(f, "exec: a program the process exec'd is not traced: %s\n", in->exec_why);
+	for (i = 0; i < r->nrefused; i++)
+		fprintf(f, "not armed: %s: %s\n", r->refused[i].name, r->refused[i].why);
+}
+
+/* The uprobe backends' arming: its cost to every CPU, the probes, where
+ * returns were seen, the rings; multi's execs from other threads. */
+static void arming_uprobes_text(FILE *f, const struct ot_report *r)
+{
+	char a[32], b[64];
+
+	if (r->returns && !strcmp(r->returns, "mixed"))
+		snprintf(b, sizeof(b), " (returns of %zu seen at return instructions)",
+			 r->insn_returns);
+	else
+		snprintf(b, sizeof(b), "%s", r->returns && !strcmp(r->returns, "insn") ?
+			 " (returns seen at return instructions)" : "");
+	fprintf(f, "armed %zu of %zu functions in %s (%" PRIu64 " IPIs, %" PRIu64
+		" TLB shootdowns%s): %zu uprobes%s, %zu %s (backend %s) on %u CPUs, "
+		"%zu KB ring per CPU\n",
+		r->functions_armed, r->functions_requested,
+		ot_report_duration(r->arm_ns, a, sizeof(a)), r->arm_ipis, r->arm_tlb,
+		r->frozen ? "; target stopped meanwhile" : "", r->uprobes, b,
+		r->events, r->objects, r->backend, r->cpus, r->ring_kb);
+	if (r->thread_execs && r->thread_execs->count)
+		thread_execs_text(f, r->thread_execs);
+}
+
+static void capture_text(FILE *f, const struct ot_report *r)
+{
+	char a[32];
+	int code = 0;
+	enum ot_report_end end = ot_report_target_end(r, &code);
+
+	fprintf(f, "capture: %s, ended by %s", ot_report_duration(r->duration_ns, a, sizeof(a)),
+		r->ended_by);
+	if (end == OT_END_EXIT)
+		fprintf(f, " (exit status %d)", code);
+	else if (end == OT_END_SIGNAL)
+		fprintf(f, " (killed by signal %d)", code);
+	fprintf(f, "; drained at least every %u ms\n", r->drain_ms);
+}
+
+/* What the rings gave, and which processes --follow followed. */
+static void records_text(FILE *f, const struct ot_report *r)
+{
+	const struct ot_report_records *rec = &r->records;
+	char foreign_lost[64] = "";
+
+	if (rec->foreign_lost)
+		snprintf(foreign_lost, sizeof(foreign_lost), " (%" PRIu64 " lost in their rings)",
+			 rec->foreign_lost);
+	fprintf(f, "records: %" PRIu64 " samples, %s%" PRIu64 " lost %s, %" PRIu64
+		" malformed, %" PRIu64 " of other processes%s; %zu thread%s\n",
+		rec->samples, rec->lost_inexact ? "at least " : "", rec->lost,
+		r->rings_in_process ? "in the process's rings" : "by the kernel",
+		rec->malformed, rec->foreign, foreign_lost, r->threads, r->threads == 1 ? "" : "s");
+	if (r->follow)
+		fprintf(f, "followed: %" PRIu64 " process%s (pid %d and its descendants), %" PRIu64
+			" not followed\n", r->follow->processes, r->follow->processes == 1 ? "" : "es",
+			r->pid, r->follow->dropped);
+}
+
+/* Why the counts below may be short of the calls made, and what to try. */
+static void warnings_text(FILE *f, const struct ot_report *r)
+{
+	const struct ot_report_records *rec = &r->records;
+	size_t i;
+
+	if (rec->late || rec->no_sp || rec->unknown)
+		fprintf(f, "warning: %" PRIu64 " records arrived out of order, %" PRIu64
+			" had no stack pointer, %" PRIu64 " had an unknown id\n",
+			rec->late, rec->no_sp, rec->unknown);
+	if (rec->lost) {
+		uint64_t spans = 0;
+
+		for (i = 0; i < r->nfuncs; i++)
+			spans += r->funcs[i].st->spans_loss;
+		/* A kernel ring is per CPU, shared by every process traced. */
+		fprintf(f, "warning: %s lost %" PRIu64 " records%s: scope counts are low; "
+			"%" PRIu64 " scope%s open across a loss %s kept out of the durations "
+			"(try a larger --ring-kb or a shorter --drain-ms)\n",
+			r->rings_in_process ? "the process's rings" : "the kernel", rec->lost,
+			r->nprocs && !r->rings_in_process ? " (of any of the processes: the rings are per CPU)" :
+			"", spans, spans == 1 ? "" : "s", spans == 1 ? "is" : "are");
+	}
+	if (r->inject && r->inject->unrecorded_handlers)
+		fprintf(f, "warning: %" PRIu64 " calls of signal handlers that interrupted inject's "
+			"runtime on their thread were not recorded: scope counts are low\n",
+			r->inject->unrecorded_handlers);
+	if (r->inject && r->inject->unrecorded_threads)
+		fprintf(f, "warning: %" PRIu64 " calls of threads inject had no room for (more "
+			"threads at once than its slots and ring areas) were not recorded: scope "
+			"counts are low\n", r->inject->unrecorded_threads);
+}
+
+/* The scopes table: per function, scopes, depths and what pairing healed. */
+static void functions_text(FILE *f, const struct ot_report *r, size_t w)
+{
+	char depths[128];
+	size_t i, dw = 8;
+
+	/* DEPTH is as wide as its widest entry ("1:1000,2:1000"). */
+	for (i = 0; i < r->nfuncs; i++) {
+		depths_text(r->funcs[i].st, depths, sizeof(depths));
+		if (strlen(depths) > dw)
+			dw = strlen(depths);
+	}
+	fprintf(f, "\n%-*s %10s %-*s %6s %8s %6s %6s %7s\n", (int)w, "FUNCTION",
+		"SCOPES", (int)dw, "DEPTH", "DUP", "UNCLOSED", "ORPHAN", "WRONG", "OUTSIDE");
+	for (i = 0; i < r->nfuncs; i++) {
+		const struct ot_func_stats *s = r->funcs[i].st;
+		const struct ot_func_check *fc = &r->check->fn[i];
+		char wrong[24] = "-";
+
+		/* Depth is judged only against an expected one (--expect N@D). */
+		if (fc->has_depth)
+			snprintf(wrong, sizeof(wrong), "%" PRIu64, fc->wrong_depth);
+		depths_text(s, depths, sizeof(depths));
+		fprintf(f, "%-*s %10" PRIu64 " %-*s %6" PRIu64 " %8" PRIu64
+			" %6" PRIu64 " %6s %7" PRIu64 "\n",
+			(int)w, r->funcs[i].name, s->scopes, (int)dw, depths,
+			s->duplicates, s->unclosed, s->orphans, wrong, s->outside_parent);
+	}
+}
+
+/* --expect: the calls expected against the scopes seen. */
+static void expected_text(FILE *f, const struct ot_report *r, size_t w)
+{
+	size_t i;
+
+	if (!r->has_expect)
+		return;
+	fprintf(f, "\n%-*s %10s %10s %10s %8s\n", (int)w, "EXPECTED",
+		"EXPECTED", "OBSERVED", "MISSING", "LOSS");
+	for (i = 0; i < r->nfuncs; i++) {
+		const struct ot_func_check *fc = &r->check->fn[i];
+
+		if (!fc->has_expected)
+			continue;
+		fprintf(f, "%-*s %10" PRIu64 " %10" PRIu64 " %10" PRId64 " %7.3f%%\n",
+			(int)w, r->funcs[i].name, fc->expected,
+			r->funcs[i].st->scopes, fc->missing, fc->loss_pct);
+	}
+}
+
+/* --compensate: the probes' measured cost, and the durations without it. */
+static void calib_text(FILE *f, const struct ot_report *r, size_t w)
+{
+	char a[32], e[32];
+
+	if (!r->calib)
+		return;
+	fprintf(f, "\nprobe cost, calibrated %s: %s per traced call, %s of it inside its own scope\n",
+		r->calib->live_calls ? "during the capture" : "before the capture",
+		ot_report_duration(r->calib->pair_ns, e, sizeof(e)),
+		ot_report_duration(r->calib->own_ns, a, sizeof(a)));
+	durations_text(f, r, w, "COMPENSATED", 1);
+}
+
+/* --hist: each function's durations drawn. */
+static void hists_text(FILE *f, const struct ot_report *r)
+{
+	size_t i;
+
+	if (!r->draw_hist)
+		return;
+	for (i = 0; i < r->nfuncs; i++)
+		if (r->funcs[i].st->hist.count)
+			hist_text(f, r->funcs[i].name, &r->funcs[i].st->hist);
+}
+
+/* The verdict, and each reason for it. */
+static void status_text(FILE *f, const struct ot_report *r)
+{
+	size_t i;
+
+	fprintf(f, "\nstatus: %s\n", ot_report_status(r));
+	for (i = 0; i < r->check->nreasons; i++)
+		fprintf(f, "%s: %s\n", r->check->status == OT_STATUS_FAILED ?
+			"check failed" : "note", r->check->reasons[i]);
+}
+
+void ot_report_text(FILE *f, const struct ot_report *r)
+{
+	size_t w = name_width(r);
+
+	title_text(f, r);
+	if (r->inject)
+		arming_inject_text(f, r);
+	else
+		arming_uprobes_text(f, r);
+	capture_text(f, r);
+	records_text(f, r);
+	warnings_text(f, r);
+	functions_text(f, r, w);
+	expected_text(f, r, w);
+	durations_text(f, r, w, "DURATION", 0);
+	values_text(f, r, w);
+	slowest_text(f, r, w);
+	procs_text(f, r, w);
+	calib_text(f, r, w);
+	ot_report_call_tree_text(f, r);
+	hists_text(f, r);
+	status_text(f, r);
+}
+
+void ot_report_text_disarm(FILE *f, const struct ot_report *r)
+{
+	char a[32];
+
+	if (r->disarmed && r->inject && r->inject->gone) {
+		fprintf(f, "disarmed %zu functions in %s (the target had exited: nothing to "
+			"restore)\n", r->functions_armed, ot_report_duration(r->disarm_ns, a, sizeof(a)));
+	} else if (r->disarmed && r->inject) {
+		char p[32], m[32];
+
+		fprintf(f, "disarmed %zu functions in %s, the target paused %s (%zu return "
+			"address%s put back; ", r->functions_armed,
+			ot_report_duration(r->disarm_ns, a, sizeof(a)),
+			ot_report_duration(r->inject->disarm_pause_ns, p, sizeof(p)),
+			r->inject->returns_restored, r->inject->returns_restored == 1 ? "" : "es");
+		if (r->inject->left_bytes) {
+			snprintf(m, sizeof(m), "%.1f MB", (double)r->inject->left_bytes / 1048576.0);
+			fprintf(f, "%s left mapped: %s)\n", m, r->inject->left_why);
+		} else {
+			fprintf(f, "nothing left mapped)\n");
+		}
+	} else if (r->disarmed) {
+		fprintf(f, "disarmed %zu functions in %s (%" PRIu64 " IPIs, %" PRIu64
+			" TLB shootdowns%s)\n", r->functions_armed,
+			ot_report_duration(r->disarm_ns, a, sizeof(a)), r->disarm_ipis,
+			r->disarm_tlb, r->disarm_frozen ? "; target stopped meanwhile" : "");
+	}
+}

@@ -1,0 +1,138 @@
+/*
+ * drain.h - from per-CPU rings to one time-ordered event stream.
+ *
+ * Each CPU's ring is read into that CPU's queue (records decoded, probe ids
+ * mapped to functions, other processes' hits filtered out).  Threads move
+ * between CPUs, so pairing needs the queues merged by time: a k-way merge
+ * (a heap of the queues' heads) of queues that are each already in time
+ * order, emitted only up to a horizon the caller picks ("nothing older
+ * can still arrive"), so memory holds a window of records, never the
+ * capture.  A backend whose rings are per thread (inject) queues each
+ * thread's records compactly, 16 bytes each, decoded as they leave
+ * (ot_drain_thread): the window then stays in cache at millions of
+ * records a second.
+ */
+#ifndef OT_DRAIN_H
+#define OT_DRAIN_H
+
+#include "scopes/pair.h"
+#include "ring.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * Map a probe id to (function index, kind): enum ot_probe_kind of
+ * lib/rings/kinds.h (an entry, a uretprobe, a return instruction...), with the
+ * value it records (OT_VALUE_*) in bits 8-15.  Returns 0 if known, else
+ * -ENOENT.
+ */
+typedef int (*ot_drain_lookup_fn)(void *ctx, uint64_t id, uint32_t *func,
+				  int *kind);
+/* Receives merged events in time order. */
+typedef void (*ot_drain_emit_fn)(void *ctx, const struct ot_event *ev);
+
+struct ot_drain_stats {
+	uint64_t samples;   /* samples of the traced process */
+	uint64_t foreign;   /* samples of other processes mapping the file */
+	uint64_t lost;	    /* records the kernel reported lost */
+	uint64_t lost_at_end; /* of lost: counted with ot_drain_lost, not
+			     * reported by any PERF_RECORD_LOST */
+	uint64_t foreign_lost; /* lost in other processes' rings (inject: a
+			     * forked child's) */
+	uint64_t malformed; /* truncated or corrupt records skipped */
+	uint64_t unknown;   /* samples whose id is none of our probes */
+	uint64_t late;	    /* events that arrived behind the merge horizon */
+	uint64_t no_sp;	    /* samples without a user stack pointer */
+};
+
+struct ot_drain;
+
+/*
+ * A drain for ncpus rings.  Samples whose pid is not pid are counted as
+ * foreign and dropped (pid 0: keep every process).
+ */
+struct ot_drain *ot_drain_new(unsigned ncpus, uint32_t pid,
+			      ot_drain_lookup_fn lookup, void *lookup_ctx,
+			      ot_drain_emit_fn emit, void *emit_ctx);
+void ot_drain_free(struct ot_drain *d);
+
+/* Keep samples of this process too (orbit-trace's own, for --compensate). */
+void ot_drain_also_pid(struct ot_drain *d, uint32_t pid);
+
+/* Read every pending record of cpu's ring into its queue. Returns records read. */
+size_t ot_drain_ring(struct ot_drain *d, unsigned cpu, struct ot_ring *ring);
+
+/*
+ * The records ring cpu's PERF_RECORD_LOST records reported, as far as
+ * ot_drain_ring has read it (whatever process they were counted for).
+ */
+uint64_t ot_drain_ring_lost(const struct ot_drain *d, unsigned cpu);
+
+/*
+ * n records ring cpu dropped that no PERF_RECORD_LOST reported (the kernel
+ * writes one only with the next record that fits; the caller read its
+ * own count): counted in lost and lost_at_end, and queued as one loss for
+ * the pairing at the time of the last record kept from that ring, or of
+ * the last emitted if later (the drops came after the former; the latter
+ * keeps the stream in order).  Before the final ot_drain_flush.
+ */
+void ot_drain_lost(struct ot_drain *d, unsigned cpu, uint64_t n);
+
+/*
+ * Queue one decoded record as if read from cpu's ring (cpu < ncpus).  On
+ * a queue that holds a thread's records (ot_drain_thread) a lost record
+ * joins them; a sample makes it a queue of events again.
+ */
+void ot_drain_record(struct ot_drain *d, unsigned cpu,
+		     const struct ot_record *rec);
+
+/*
+ * One thread's record, compact: what a backend whose rings are per
+ * thread (inject) hands over, 16 bytes where a queued event takes 56, so
+ * the merge's window (20 ms of records) stays in cache.  word is
+ * sp << 16 | id, the user SP below 2^48; id 0 is a lost record, the
+ * number lost in place of the SP.  No values.  The id says the event
+ * itself, no probe table between: function << 2 | one of OT_DRAIN_T_*
+ * (functions below the count ot_drain_thread_funcs sets; 16383 at most).
+ */
+struct ot_drain_trec {
+	uint64_t time;
+	uint64_t word;
+};
+enum {
+	OT_DRAIN_T_ENTRY = 1,
+	OT_DRAIN_T_RETURN = 2,	/* carries its call's entry SP (exact) */
+	OT_DRAIN_T_TAIL = 3,	/* an entry by a jump from a traced function */
+};
+#define OT_DRAIN_TREC_ID(func, t) ((uint16_t)((func) << 2 | (t)))
+#define OT_DRAIN_TREC(time, sp, id) \
+	((struct ot_drain_trec){ (time), (uint64_t)(sp) << 16 | (uint16_t)(id) })
+
+/* Compact records name functions 0..n-1 (others are counted unknown). */
+void ot_drain_thread_funcs(struct ot_drain *d, uint32_t n);
+
+/*
+ * Queue n records of thread tid of process pid, as if read from queue q's
+ * ring, in the order the thread made them (a record out of time order is
+ * put in its place, as ot_drain_record does).  Counted and filtered as
+ * ot_drain_record's (another process's samples and losses apart).
+ * A queue holds one thread's records at a time: given another thread's
+ * while it still holds some, it turns into a queue of events.
+ */
+void ot_drain_thread(struct ot_drain *d, unsigned q, uint32_t pid, uint32_t tid,
+		     const struct ot_drain_trec *r, size_t n);
+
+/*
+ * Emit, in time order, every queued event with time <= horizon
+ * (UINT64_MAX: everything).
+ */
+void ot_drain_flush(struct ot_drain *d, uint64_t horizon);
+
+/* Events queued and not yet emitted: all, or queue q's. */
+size_t ot_drain_pending(const struct ot_drain *d);
+size_t ot_drain_queue_pending(const struct ot_drain *d, unsigned q);
+
+const struct ot_drain_stats *ot_drain_stats(const struct ot_drain *d);
+
+#endif

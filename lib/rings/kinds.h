@@ -1,0 +1,33 @@
+/*
+ * kinds.h - what a record is: its probe kind and its value kind, the
+ * words shared by the rings (lib/rings/ring), the drain (lib/rings/drain) and the
+ * layers above them (lib/probes/probes and its backends).
+ *
+ * Contract: plain constants, no code.  A probe id maps to one probe kind
+ * (enum ot_probe_kind) and at most one value kind (OT_VALUE_*); a lookup
+ * (ot_probes_lookup, ot_drain_lookup_fn) packs them into one int, the
+ * probe kind in bits 0-7 and the value kind in bits 8-15.  It lives
+ * below the rings so that they need nothing from the layers that arm
+ * probes.  The value kinds are the BPF program's too (the top byte of a
+ * probe's cookie, read by lib/probes/uprobe_multi.bpf.c): change their numbers
+ * in both places or in neither.
+ */
+#ifndef OT_KINDS_H
+#define OT_KINDS_H
+
+/* What a sample's probe is: ot_probes_lookup's *kind. */
+enum ot_probe_kind {
+	OT_PROBE_ENTRY = 0,
+	OT_PROBE_URETPROBE = 1,
+	OT_PROBE_RET_INSN = 2,
+	OT_PROBE_TAIL_RET = 3,	/* a return instruction of a tail callee */
+	OT_PROBE_EXACT_RET = 4,	/* a return carrying its call's entry SP (inject) */
+	OT_PROBE_TAIL_ENTRY = 5, /* an entry by a jump from a traced function (inject) */
+};
+
+/* Which value a probe records: 0 none, OT_VALUE_ARG1 + n - 1 for
+ * argument n, OT_VALUE_RET the return value. */
+#define OT_VALUE_ARG1 1
+#define OT_VALUE_RET 15
+
+#endif

@@ -1,0 +1,268 @@
+#include "ring.h"
+#include "kinds.h"
+#include "util/xalloc.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define OT_RING_SCRATCH 65536 /* perf_event_header.size is a u16 */
+
+int ot_ring_init(struct ot_ring *r, void *base, size_t page_size,
+		 uint64_t data_size)
+{
+	memset(r, 0, sizeof(*r));
+	if (!data_size || (data_size & (data_size - 1)))
+		return -EINVAL;
+	r->meta = base;
+	r->data = (unsigned char *)base + page_size;
+	r->size = data_size;
+	r->scratch = ot_xmalloc(OT_RING_SCRATCH);
+	return 0;
+}
+
+void ot_ring_fini(struct ot_ring *r)
+{
+	free(r->scratch);
+	r->scratch = NULL;
+}
+
+size_t ot_ring_drain(struct ot_ring *r, ot_ring_fn fn, void *ctx)
+{
+	uint64_t head, tail, mask = r->size - 1;
+	size_t n = 0;
+
+	head = __atomic_load_n(&r->meta->data_head, __ATOMIC_ACQUIRE);
+	tail = r->meta->data_tail;
+	if (head - tail > r->high_water)
+		r->high_water = head - tail;
+
+	while (tail < head) {
+		uint64_t off = tail & mask;
+		struct perf_event_header hdr;
+		const struct perf_event_header *rec;
+
+		/* The kernel keeps records 8-byte aligned, so a header never
+		 * straddles the end; copy it anyway rather than trust that. */
+		if (off + sizeof(hdr) <= r->size) {
+			memcpy(&hdr, r->data + off, sizeof(hdr));
+		} else {
+			size_t first = r->size - off;
+
+			memcpy(&hdr, r->data + off, first);
+			memcpy((char *)&hdr + first, r->data, sizeof(hdr) - first);
+		}
+		if (hdr.size < sizeof(hdr) || (hdr.size & 7) ||
+		    hdr.size > head - tail) {
+			r->malformed++;
+			tail = head;
+			break;
+		}
+		/*
+		 * The kernel wrote these lines on another CPU: ask for the
+		 * next ones while this record is handled.
+		 */
+		__builtin_prefetch(r->data + ((off + 256) & mask));
+		if (off + hdr.size <= r->size) {
+			rec = (const void *)(r->data + off);
+		} else {
+			size_t first = r->size - off;
+
+			memcpy(r->scratch, r->data + off, first);
+			memcpy(r->scratch + first, r->data, hdr.size - first);
+			rec = (const void *)r->scratch;
+		}
+		fn(ctx, rec);
+		n++;
+		tail += hdr.size;
+	}
+	__atomic_store_n(&r->meta->data_tail, tail, __ATOMIC_RELEASE);
+	return n;
+}
+
+static int take(const unsigned char **p, const unsigned char *end,
+		uint64_t *v)
+{
+	if (end - *p < 8)
+		return -EBADMSG;
+	memcpy(v, *p, 8);
+	*p += 8;
+	return 0;
+}
+
+/* The sample the perf backend (lib/probes/backend_perf) asks for, when the SP is there: the common case. */
+struct sample_sp {
+	struct perf_event_header h;
+	uint64_t id;
+	uint32_t pid, tid;
+	uint64_t time, abi, sp;
+};
+
+static void sample_out(struct ot_record *out, uint64_t id, uint32_t pid,
+		       uint32_t tid, uint64_t time, uint64_t sp)
+{
+	out->type = OT_REC_SAMPLE;
+	out->id = id;
+	out->pid = pid;
+	out->tid = tid;
+	out->time = time;
+	out->sp = sp;
+	out->has_sp = 1;
+	out->lost = 0;
+	out->has_value = out->has_regs = 0;
+}
+
+#if defined(__x86_64__)
+#include <asm/perf_regs.h>
+/* In a sample, in bit order: ax, cx, dx, si, di, sp, r8, r9. */
+#define VALUE_REGS (1ull << PERF_REG_X86_AX | 1ull << PERF_REG_X86_CX | 1ull << PERF_REG_X86_DX | \
+		    1ull << PERF_REG_X86_SI | 1ull << PERF_REG_X86_DI | 1ull << PERF_REG_X86_SP | \
+		    1ull << PERF_REG_X86_R8 | 1ull << PERF_REG_X86_R9)
+#define NVALUE_REGS 8
+
+static void value_regs(struct ot_record *out, const uint64_t *r)
+{
+	out->rc = r[0];
+	out->args[0] = r[4];	/* rdi */
+	out->args[1] = r[3];	/* rsi */
+	out->args[2] = r[2];	/* rdx */
+	out->args[3] = r[1];	/* rcx */
+	out->args[4] = r[6];	/* r8 */
+	out->args[5] = r[7];	/* r9 */
+	out->sp = r[5];
+}
+#elif defined(__aarch64__)
+#include <asm/perf_regs.h>
+/* x0..x5, then sp. */
+#define VALUE_REGS (0x3full | 1ull << PERF_REG_ARM64_SP)
+#define NVALUE_REGS 7
+
+static void value_regs(struct ot_record *out, const uint64_t *r)
+{
+	int i;
+
+	for (i = 0; i < 6; i++)
+		out->args[i] = r[i];
+	out->rc = r[0];
+	out->sp = r[6];
+}
+#endif
+
+uint64_t ot_ring_value_regs(void)
+{
+	return VALUE_REGS;
+}
+
+int ot_record_value(const struct ot_record *r, int sel, uint64_t *v)
+{
+	if (r->has_value) {
+		*v = r->value;
+		return 0;
+	}
+	if (!r->has_regs || sel < OT_VALUE_ARG1 ||
+	    (sel >= OT_VALUE_ARG1 + 6 && sel != OT_VALUE_RET))
+		return -ENOENT;
+	*v = sel == OT_VALUE_RET ? r->rc : r->args[sel - OT_VALUE_ARG1];
+	return 0;
+}
+
+int ot_record_parse(const struct perf_event_header *rec, struct ot_record *out)
+{
+	return ot_record_parse_regs(rec, out, 0);
+}
+
+int ot_record_parse_regs(const struct perf_event_header *rec, struct ot_record *out,
+			 uint64_t regs_mask)
+{
+	const unsigned char *p = (const void *)(rec + 1);
+	const unsigned char *end = (const unsigned char *)rec + rec->size;
+	uint64_t v;
+
+	if (rec->type == PERF_RECORD_SAMPLE && rec->size == sizeof(struct sample_sp)) {
+		struct sample_sp s;
+
+		memcpy(&s, rec, sizeof(s));
+		if (s.abi != PERF_SAMPLE_REGS_ABI_NONE) {
+			sample_out(out, s.id, s.pid, s.tid, s.time, s.sp);
+			return 0;
+		}
+	}
+	memset(out, 0, sizeof(*out));
+	if (rec->size < sizeof(*rec))
+		return -EBADMSG;
+	switch (rec->type) {
+	case PERF_RECORD_SAMPLE:
+		out->type = OT_REC_SAMPLE;
+		if (take(&p, end, &out->id) || take(&p, end, &v))
+			return -EBADMSG;
+		out->pid = (uint32_t)v;
+		out->tid = (uint32_t)(v >> 32);
+		if (take(&p, end, &out->time) || take(&p, end, &v))
+			return -EBADMSG;
+		/* abi NONE: the sample hit a kernel thread and has no regs. */
+		if (v != PERF_SAMPLE_REGS_ABI_NONE && regs_mask == VALUE_REGS) {
+			uint64_t r[NVALUE_REGS];
+			int i;
+
+			for (i = 0; i < NVALUE_REGS; i++)
+				if (take(&p, end, &r[i]))
+					return -EBADMSG;
+			value_regs(out, r);
+			out->has_sp = out->has_regs = 1;
+		} else if (v != PERF_SAMPLE_REGS_ABI_NONE) {
+			if (take(&p, end, &out->sp))
+				return -EBADMSG;
+			out->has_sp = 1;
+		}
+		return 0;
+	case PERF_RECORD_LOST:
+		out->type = OT_REC_LOST;
+		if (take(&p, end, &out->id) || take(&p, end, &out->lost))
+			return -EBADMSG;
+		/* sample_id: {pid, tid}, time, identifier; older records may
+		 * lack it, and the count is what matters. */
+		if (!take(&p, end, &v)) {
+			out->pid = (uint32_t)v;
+			out->tid = (uint32_t)(v >> 32);
+			(void)take(&p, end, &out->time);
+		}
+		return 0;
+	default:
+		out->type = OT_REC_OTHER;
+		return 0;
+	}
+}
+
+/* A BPF output sample: the raw part is {u64 id, u64 sp, u64 value} and
+ * the 4 bytes of padding the kernel adds to keep records 8-byte aligned
+ * (an older program's 16 bytes, without the value, decode too). */
+struct sample_bpf {
+	struct perf_event_header h;
+	uint32_t pid, tid;
+	uint64_t time;
+	uint32_t raw_size;
+	uint64_t id, sp, value;
+} __attribute__((packed));
+
+int ot_record_parse_bpf(const struct perf_event_header *rec,
+			struct ot_record *out)
+{
+	struct sample_bpf s;
+
+	if (rec->type != PERF_RECORD_SAMPLE)
+		return ot_record_parse(rec, out);
+	/* Per record, so no clearing: sample_out sets every field that is
+	 * read, and the value is copied whenever raw_size says it is there. */
+	if (rec->size < offsetof(struct sample_bpf, value))
+		return -EBADMSG;
+	memcpy(&s, rec, rec->size < sizeof(s) ? rec->size : sizeof(s));
+	if (s.raw_size < 2 * sizeof(uint64_t) ||
+	    s.raw_size > rec->size - offsetof(struct sample_bpf, id))
+		return -EBADMSG;
+	sample_out(out, s.id, s.pid, s.tid, s.time, s.sp);
+	if (s.raw_size >= 3 * sizeof(uint64_t)) {
+		out->value = s.value;
+		out->has_value = 1;
+	}
+	return 0;
+}

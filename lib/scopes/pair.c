@@ -1,0 +1,711 @@
+#include "pair.h"
+#include "util/xalloc.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct frame {
+	uint64_t start;
+	uint64_t sp;	     /* SP at entry */
+	uint64_t child_end;  /* latest end of a closed child */
+	uint32_t func;
+	uint32_t child_func; /* the child that ended at child_end */
+	uint32_t node;	     /* call tree node */
+	uint32_t epoch;	     /* loss epoch at entry */
+	uint64_t nested;     /* traced calls closed inside, at any depth */
+	uint64_t arg;	     /* the value its entry recorded, when has_arg */
+	/* Its latest traced callee and that callee's tree node (0: none):
+	 * a loop calling one function finds the node without a lookup. */
+	uint32_t kid_func, kid_node;
+	uint8_t has_arg;
+};
+
+/*
+ * Calls set aside when the thread left them without returning: a lost
+ * return, a longjmp or an exception - or a switch to another stack (a
+ * fiber, a coroutine) that will come back and return them.  A return that
+ * matches one of them exactly (same function, same entry SP) brings its
+ * stack back; what is never brought back is unclosed at the end.
+ */
+#define SUSPENDED_MAX 16
+/*
+ * Calls on one stack are this close: an entry further below the thread's
+ * innermost call, or further above its outermost, is on another stack.
+ * (A frame larger than this between two traced calls puts the callee at
+ * depth 0 of its own stack: its count stays exact.)
+ */
+#define STACK_WINDOW (64u << 10)
+
+struct segment {
+	struct frame *f;
+	uint32_t n, cap;
+};
+
+struct thread {
+	uint32_t tid;	/* 0: free slot (tid 0 is the idle task, never traced) */
+	uint32_t pid;	/* its process, from its latest event */
+	uint32_t depth, cap;
+	struct frame *stack;
+	struct segment susp[SUSPENDED_MAX]; /* oldest first */
+	uint32_t nsusp;
+	/* The last return closed on this thread, to spot one reported twice. */
+	uint64_t last_ret_time, last_ret_sp;
+	uint32_t last_ret_func;
+	int has_last_ret;
+	uint32_t root_func, root_node; /* as a frame's kid_*, for depth 0 */
+};
+
+struct ot_pair {
+	size_t nfuncs;
+	struct ot_func_stats *stats;
+	unsigned char *tail_calls; /* per function */
+	struct thread *threads;	/* open addressing on tid */
+	size_t nthreads, cap;
+	struct thread *last;	/* the latest thread fed: events come in runs */
+	uint64_t lost;
+	uint32_t loss_epoch;	/* bumped by every OT_EV_LOST */
+	uint64_t scopes;
+	struct ot_tree_node *tree;
+	size_t ntree, treecap;
+	uint32_t *thash;	/* tree nodes by (parent, func); 0 empty */
+	size_t thcap;
+	uint64_t tree_dropped;
+	int compensate;
+	int exact;		/* entries are never reported twice */
+	uint64_t own_ns, pair_ns;
+	ot_scope_fn on_scope;
+	void *on_scope_ctx;
+	uint64_t *scope_min;	/* per function, ot_pair_on_scope_min; 0s */
+};
+
+struct ot_pair *ot_pair_new(size_t nfuncs)
+{
+	struct ot_pair *p = ot_xcalloc(1, sizeof(*p));
+	size_t i;
+
+	p->nfuncs = nfuncs;
+	p->stats = ot_xcalloc(nfuncs, sizeof(*p->stats));
+	p->tail_calls = ot_xcalloc(nfuncs, 1);
+	p->scope_min = ot_xcalloc(nfuncs, sizeof(*p->scope_min));
+	for (i = 0; i < nfuncs; i++)
+		ot_hist_init(&p->stats[i].hist);
+	p->cap = 64;
+	p->threads = ot_xcalloc(p->cap, sizeof(*p->threads));
+	p->treecap = 64;
+	p->tree = ot_xcalloc(p->treecap, sizeof(*p->tree));
+	p->ntree = 1; /* the root */
+	return p;
+}
+
+static size_t tree_slot(uint32_t parent, uint32_t func, size_t cap)
+{
+	return (size_t)(((uint64_t)parent << 32 | func) * 0x9E3779B97F4A7C15ull >> 32) & (cap - 1);
+}
+
+/* Index node c by (parent, func), the table doubled at half full. */
+static void tree_index(struct ot_pair *p, uint32_t c)
+{
+	size_t s;
+
+	if (2 * (p->ntree + 1) > p->thcap) {
+		size_t i;
+
+		p->thcap = p->thcap ? 2 * p->thcap : 256;
+		free(p->thash);
+		p->thash = ot_xcalloc(p->thcap, sizeof(*p->thash));
+		for (i = 1; i < p->ntree; i++)
+			if (i != c)
+				tree_index(p, (uint32_t)i);
+	}
+	s = tree_slot(p->tree[c].parent, p->tree[c].func, p->thcap);
+	while (p->thash[s])
+		s = (s + 1) & (p->thcap - 1);
+	p->thash[s] = c;
+}
+
+/*
+ * The child of node parent for func, created on first use; 0 when full.
+ * Found by hash, not by walking the siblings: a root may have thousands
+ * of children (-f 'f*' over a flat program).
+ */
+static uint32_t tree_child(struct ot_pair *p, uint32_t parent, uint32_t func)
+{
+	struct ot_tree_node *n;
+	uint32_t c;
+	size_t s;
+
+	if (p->thcap) {
+		for (s = tree_slot(parent, func, p->thcap); (c = p->thash[s]);
+		     s = (s + 1) & (p->thcap - 1))
+			if (p->tree[c].func == func && p->tree[c].parent == parent)
+				return c;
+	}
+	if (p->ntree >= OT_PAIR_TREE_MAX)
+		return 0;
+	if (p->ntree == p->treecap) {
+		p->treecap *= 2;
+		p->tree = ot_xreallocarray(p->tree, p->treecap, sizeof(*p->tree));
+	}
+	c = (uint32_t)p->ntree++;
+	n = &p->tree[c];
+	memset(n, 0, sizeof(*n));
+	n->func = func;
+	n->parent = parent;
+	n->next_sibling = p->tree[parent].first_child;
+	p->tree[parent].first_child = c;
+	tree_index(p, c);
+	return c;
+}
+
+void ot_pair_free(struct ot_pair *p)
+{
+	size_t i;
+
+	if (!p)
+		return;
+	for (i = 0; i < p->cap; i++) {
+		uint32_t k;
+
+		free(p->threads[i].stack);
+		for (k = 0; k < p->threads[i].nsusp; k++)
+			free(p->threads[i].susp[k].f);
+	}
+	free(p->threads);
+	for (i = 0; i < p->nfuncs; i++) {
+		free(p->stats[i].comp);
+		free(p->stats[i].depths);
+	}
+	free(p->stats);
+	free(p->tail_calls);
+	free(p->scope_min);
+	free(p->tree);
+	free(p->thash);
+	free(p);
+}
+
+static size_t slot_of(uint32_t tid, size_t cap)
+{
+	return (tid * 2654435761u) & (cap - 1);
+}
+
+static void grow_threads(struct ot_pair *p)
+{
+	struct thread *old = p->threads;
+	size_t oldcap = p->cap, i;
+
+	p->cap *= 2;
+	p->threads = ot_xcalloc(p->cap, sizeof(*p->threads));
+	for (i = 0; i < oldcap; i++) {
+		size_t s;
+
+		if (!old[i].tid)
+			continue;
+		s = slot_of(old[i].tid, p->cap);
+		while (p->threads[s].tid)
+			s = (s + 1) & (p->cap - 1);
+		p->threads[s] = old[i];
+	}
+	free(old);
+	p->last = NULL;
+}
+
+/* A thread seen for the first time: its slot, the table grown at half full.
+ * Not inlined, nor are the general paths below: ot_pair_feed stays small. */
+static __attribute__((noinline)) struct thread *thread_new(struct ot_pair *p, uint32_t tid)
+{
+	size_t s;
+
+	if (2 * (p->nthreads + 1) > p->cap)
+		grow_threads(p);
+	s = slot_of(tid, p->cap);
+	while (p->threads[s].tid)
+		s = (s + 1) & (p->cap - 1);
+	p->threads[s].tid = tid;
+	p->nthreads++;
+	return p->last = &p->threads[s];
+}
+
+static inline struct thread *thread_get(struct ot_pair *p, uint32_t tid)
+{
+	size_t s;
+
+	if (p->last && p->last->tid == tid)
+		return p->last;
+	for (s = slot_of(tid, p->cap); p->threads[s].tid != tid; s = (s + 1) & (p->cap - 1))
+		if (!p->threads[s].tid)
+			return thread_new(p, tid);
+	return p->last = &p->threads[s];
+}
+
+static void push(struct ot_pair *p, struct thread *t, const struct ot_event *ev)
+{
+	uint32_t func = ev->func, parent_node = 0, node, *kid_func, *kid_node;
+	struct frame *f;
+
+	if (t->depth == t->cap) {
+		t->cap = t->cap ? 2 * t->cap : 16;
+		t->stack = ot_xreallocarray(t->stack, t->cap, sizeof(*t->stack));
+	}
+	if (t->depth) {
+		struct frame *up = &t->stack[t->depth - 1];
+
+		parent_node = up->node;
+		kid_func = &up->kid_func;
+		kid_node = &up->kid_node;
+	} else {
+		kid_func = &t->root_func;
+		kid_node = &t->root_node;
+	}
+	/* Below a path that did not fit, nothing fits: keep it untracked. */
+	if (t->depth && !parent_node) {
+		node = 0;
+	} else if (*kid_node && *kid_func == func) {
+		node = *kid_node;
+	} else {
+		node = tree_child(p, parent_node, func);
+		*kid_func = func;
+		*kid_node = node;
+	}
+	f = &t->stack[t->depth++];
+	f->start = ev->time;
+	f->sp = ev->sp;
+	f->child_end = 0;
+	f->func = func;
+	f->child_func = func;
+	f->epoch = p->loss_epoch;
+	f->nested = 0;
+	f->arg = ev->value;
+	f->has_arg = ev->has_value;
+	f->node = node;
+	f->kid_node = 0;
+}
+
+/* Discard the top frames down to (not including) depth keep. */
+static void drop_above(struct ot_pair *p, struct thread *t, uint32_t keep)
+{
+	while (t->depth > keep)
+		p->stats[t->stack[--t->depth].func].unclosed++;
+}
+
+/* Close the innermost call at time end; ret: the return's event, for its value.
+ * Inline in ot_pair_feed's usual return; a call from the general paths. */
+static inline __attribute__((always_inline)) void
+close_top_inline(struct ot_pair *p, struct thread *t, uint64_t end, const struct ot_event *ret)
+{
+	struct frame *f = &t->stack[--t->depth];
+	struct ot_func_stats *s = &p->stats[f->func];
+	uint32_t depth = t->depth;
+	uint64_t dur = end >= f->start ? end - f->start : 0;
+
+	s->scopes++;
+	p->scopes++;
+	if (depth >= s->ndepths) {
+		uint32_t n = s->ndepths ? s->ndepths : 8;
+
+		while (n <= depth)
+			n *= 2;
+		s->depths = ot_xreallocarray(s->depths, n, sizeof(*s->depths));
+		memset(s->depths + s->ndepths, 0, (n - s->ndepths) * sizeof(*s->depths));
+		s->ndepths = n;
+	}
+	s->depths[depth]++;
+	/*
+	 * Records were lost while this call was open: its return may have
+	 * been paired across the hole, so its duration is not trusted.
+	 * (Which CPU lost them says nothing of which thread: every open
+	 * call is suspect.)
+	 */
+	if (f->epoch != p->loss_epoch) {
+		s->spans_loss++;
+	} else {
+		ot_hist_add(&s->hist, dur);
+		if (p->compensate) {
+			uint64_t cost = p->own_ns + f->nested * p->pair_ns;
+
+			ot_hist_add(s->comp, dur > cost ? dur - cost : 0);
+		}
+	}
+	if (f->node) {
+		struct ot_tree_node *n = &p->tree[f->node];
+
+		n->calls++;
+		n->total_ns += dur;
+		if (n->parent)
+			p->tree[n->parent].child_ns += dur;
+	} else {
+		p->tree_dropped++;
+	}
+	if (p->on_scope && dur >= p->scope_min[f->func]) {
+		struct ot_scope sc = { .pid = t->pid, .tid = t->tid, .func = f->func,
+				       .depth = depth, .node = f->node,
+				       .start = f->start, .end = end,
+				       .arg = f->arg, .has_arg = f->has_arg,
+				       .ret = ret ? ret->value : 0,
+				       .has_ret = ret && ret->has_value };
+
+		p->on_scope(p->on_scope_ctx, &sc);
+	}
+	/* A child that ends after its parent means the stream's times
+	 * disagree with its nesting: count it on the child. */
+	if (f->child_end > end)
+		p->stats[f->child_func].outside_parent++;
+	if (depth) {
+		struct frame *parent = &t->stack[depth - 1];
+
+		if (f->start < parent->start)
+			s->outside_parent++;
+		if (end >= parent->child_end) {
+			parent->child_end = end;
+			parent->child_func = f->func;
+		}
+		parent->nested += f->nested + 1;
+	}
+}
+
+static void close_top(struct ot_pair *p, struct thread *t, uint64_t end,
+		      const struct ot_event *ret)
+{
+	close_top_inline(p, t, end, ret);
+}
+
+/* Set the frames above depth keep aside as one segment. */
+static void suspend(struct ot_pair *p, struct thread *t, uint32_t keep)
+{
+	struct segment *g;
+	uint32_t k;
+
+	if (keep >= t->depth)
+		return;
+	if (t->nsusp == SUSPENDED_MAX) {
+		/* The oldest stack set aside is not coming back. */
+		for (k = 0; k < t->susp[0].n; k++)
+			p->stats[t->susp[0].f[k].func].unclosed++;
+		free(t->susp[0].f);
+		memmove(&t->susp[0], &t->susp[1], (SUSPENDED_MAX - 1) * sizeof(t->susp[0]));
+		t->nsusp--;
+	}
+	g = &t->susp[t->nsusp++];
+	g->n = g->cap = t->depth - keep;
+	g->f = ot_xreallocarray(NULL, g->n, sizeof(*g->f));
+	memcpy(g->f, &t->stack[keep], g->n * sizeof(*g->f));
+	t->depth = keep;
+}
+
+/* Make segment k the thread's stack; the stack becomes a segment. */
+static void resume(struct thread *t, uint32_t k)
+{
+	struct segment g = t->susp[k];
+
+	memmove(&t->susp[k], &t->susp[k + 1], (t->nsusp - k - 1) * sizeof(t->susp[0]));
+	t->nsusp--;
+	if (t->depth) {
+		struct segment *n = &t->susp[t->nsusp++];
+
+		n->f = t->stack;
+		n->n = t->depth;
+		n->cap = t->cap;
+	} else {
+		free(t->stack);
+	}
+	t->stack = g.f;
+	t->depth = g.n;
+	t->cap = g.cap;
+}
+
+/*
+ * An entry far from the thread's stack but just below a set-aside one: a
+ * fiber came back and calls on.  Bring its stack back first.
+ */
+static void resume_near(struct thread *t, uint64_t sp)
+{
+	uint64_t best = STACK_WINDOW + 1;
+	uint32_t k, pick = 0;
+
+	if (t->depth) {
+		const struct frame *top = &t->stack[t->depth - 1];
+
+		/* Below the innermost call, or among the calls, or just above. */
+		if ((sp < top->sp && top->sp - sp <= STACK_WINDOW) ||
+		    (sp >= top->sp && sp <= t->stack[0].sp + STACK_WINDOW))
+			return;
+	}
+	for (k = 0; k < t->nsusp; k++) {
+		const struct frame *top = &t->susp[k].f[t->susp[k].n - 1];
+
+		if (top->sp >= sp && top->sp - sp < best) {
+			best = top->sp - sp;
+			pick = k + 1;
+		}
+	}
+	if (pick)
+		resume(t, pick - 1);
+}
+
+/* An entry, in general (ot_pair_feed takes the usual case itself). */
+static __attribute__((noinline)) void on_entry(struct ot_pair *p, struct thread *t,
+						  const struct ot_event *ev)
+{
+	uint32_t d;
+
+	/*
+	 * The stack grows down, so a callee's entry SP is below its caller's.
+	 * An entry at or above an open frame's SP means that frame has
+	 * already returned and its return record was lost (or the kernel
+	 * never sent it: uretprobe nesting limit, longjmp): discard it.
+	 *
+	 * An entry at the same SP as the top frame is either that call
+	 * reported twice (same function: a duplicate), a tail call (the top
+	 * frame jumped to this function and returns with it), or a call made
+	 * after a non-local exit (longjmp, exception) out of the top frame.
+	 * A tail call leaves its frame on top with nothing open above it; if
+	 * frames above had to be discarded just now, the stack was unwound
+	 * without returns, and the frame at this SP is gone too - unless its
+	 * function is known to leave by tail calls (ot_pair_set_tail_calls).
+	 *
+	 * Discarded frames are set aside, not yet counted: on another stack
+	 * (a fiber) they may still return.
+	 */
+	if (t->nsusp)
+		resume_near(t, ev->sp);
+	if (t->depth && ev->sp < t->stack[t->depth - 1].sp &&
+	    t->stack[t->depth - 1].sp - ev->sp > STACK_WINDOW)
+		suspend(p, t, 0);	/* a new stack: set this one aside */
+	for (d = t->depth; d; d--) {
+		struct frame *top = &t->stack[d - 1];
+
+		if (ev->sp < top->sp)
+			break;
+		if (ev->sp == top->sp && p->exact) {
+			/* A tail call returns with the frame it replaced; any
+			 * other call here means that frame is gone. */
+			if (ev->flags & OT_EV_TAIL_ENTRY)
+				break;
+			continue;
+		}
+		if (ev->sp == top->sp) {
+			if (top->func == ev->func && d == t->depth) {
+				p->stats[ev->func].duplicates++;
+				return;
+			}
+			if (d == t->depth || p->tail_calls[top->func])
+				break;
+		}
+	}
+	suspend(p, t, d);
+	push(p, t, ev);
+}
+
+/* The last return closed on thread t, to spot one reported twice. */
+static void last_ret(struct thread *t, const struct ot_event *ev)
+{
+	t->last_ret_time = ev->time;
+	t->last_ret_sp = ev->sp;
+	t->last_ret_func = ev->func;
+	t->has_last_ret = 1;
+}
+
+/* Close ev's call if the thread's stack holds it: 1 if it did. */
+static int close_call(struct ot_pair *p, struct thread *t, const struct ot_event *ev)
+{
+	uint32_t i;
+
+	for (i = t->depth; i > 0; i--) {
+		struct frame *f = &t->stack[i - 1];
+
+		if (f->sp > ev->sp)
+			return 0;	/* frames below belong to callers */
+		if (f->sp == ev->sp && f->func == ev->func) {
+			drop_above(p, t, i);
+			close_top(p, t, ev->time, ev);
+			/*
+			 * A return instruction ends the tail callers below at
+			 * the same SP too: only one `ret` runs for all of them
+			 * (a uretprobe reports each, and they pair one by one).
+			 */
+			while ((ev->flags & OT_EV_RET_INSN) && t->depth &&
+			       t->stack[t->depth - 1].sp == ev->sp)
+				close_top(p, t, ev->time, ev);
+			last_ret(t, ev);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* Bring back the set-aside stack holding ev's call: 1 if one did. */
+static int resume_holding(struct thread *t, const struct ot_event *ev)
+{
+	uint32_t k, x;
+
+	for (k = t->nsusp; k > 0; k--) {
+		const struct segment *g = &t->susp[k - 1];
+
+		for (x = 0; x < g->n; x++) {
+			if (g->f[x].sp == ev->sp && g->f[x].func == ev->func) {
+				resume(t, k - 1);
+				return 1;
+			}
+		}
+	}
+	return 0;
+}
+
+/* A return, in general (ot_pair_feed takes the usual case itself). */
+static __attribute__((noinline)) void on_return(struct ot_pair *p, struct thread *t,
+						   const struct ot_event *ev)
+{
+	uint32_t i;
+
+	if (ev->flags & OT_EV_RET_TAIL) {
+		/* Deeper frames may be open (their returns lost): look past them
+		 * without touching them; only the innermost call at this SP
+		 * may end here.  A traced tail callee above it ends both with
+		 * its own return. */
+		for (i = t->depth; i > 0 && t->stack[i - 1].sp < ev->sp; i--)
+			;
+		if (!i || t->stack[i - 1].sp != ev->sp || t->stack[i - 1].func != ev->func)
+			return;
+	}
+	/* On this stack, or on one set aside (a fiber is back). */
+	if (close_call(p, t, ev) || (t->nsusp && resume_holding(t, ev) && close_call(p, t, ev)))
+		return;
+	if (t->has_last_ret && t->last_ret_func == ev->func &&
+	    t->last_ret_sp == ev->sp && t->last_ret_time == ev->time) {
+		p->stats[ev->func].duplicates++;
+		return;
+	}
+	p->stats[ev->func].orphans++;
+	/* Frames deeper than the returning one have ended too, unless they
+	 * are another stack's. */
+	for (i = t->depth; i > 0 && t->stack[i - 1].sp < ev->sp; i--)
+		;
+	suspend(p, t, i);
+}
+
+/*
+ * Most events are the usual case, taken here without the general paths'
+ * calls and loops: an entry below the innermost open call on its stack
+ * (nothing set aside), or the return of that call at its entry's SP
+ * seen as an ordinary return.  The general paths decide these the same.
+ */
+void ot_pair_feed(struct ot_pair *p, const struct ot_event *ev)
+{
+	struct thread *t;
+	struct frame *top;
+
+	if (ev->kind == OT_EV_LOST) {
+		p->lost += ev->lost;
+		p->loss_epoch++;
+		return;
+	}
+	if ((ev->kind != OT_EV_ENTRY && ev->kind != OT_EV_RETURN) || ev->func >= p->nfuncs)
+		return;
+	t = thread_get(p, ev->tid);
+	t->pid = ev->pid;
+	top = t->depth ? &t->stack[t->depth - 1] : NULL;
+	if (ev->kind == OT_EV_ENTRY) {
+		if (!t->nsusp && (!top || (ev->sp < top->sp && top->sp - ev->sp <= STACK_WINDOW)))
+			push(p, t, ev);
+		else
+			on_entry(p, t, ev);
+	} else if (top && !ev->flags && top->sp == ev->sp && top->func == ev->func) {
+		close_top_inline(p, t, ev->time, ev);
+		last_ret(t, ev);
+	} else {
+		on_return(p, t, ev);
+	}
+}
+
+void ot_pair_finish(struct ot_pair *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->cap; i++) {
+		struct thread *t = &p->threads[i];
+		uint32_t k, x;
+
+		if (!t->tid)
+			continue;
+		drop_above(p, t, 0);
+		for (k = 0; k < t->nsusp; k++) {
+			for (x = 0; x < t->susp[k].n; x++)
+				p->stats[t->susp[k].f[x].func].unclosed++;
+			free(t->susp[k].f);
+		}
+		t->nsusp = 0;
+	}
+}
+
+const struct ot_func_stats *ot_pair_stats(const struct ot_pair *p, size_t f)
+{
+	return &p->stats[f];
+}
+
+void ot_pair_compensate(struct ot_pair *p, uint64_t own_ns, uint64_t pair_ns)
+{
+	size_t i;
+
+	p->compensate = 1;
+	p->own_ns = own_ns;
+	p->pair_ns = pair_ns;
+	for (i = 0; i < p->nfuncs; i++) {
+		if (!p->stats[i].comp) {
+			p->stats[i].comp = ot_xmalloc(sizeof(*p->stats[i].comp));
+			ot_hist_init(p->stats[i].comp);
+		}
+	}
+}
+
+void ot_pair_set_exact(struct ot_pair *p)
+{
+	p->exact = 1;
+}
+
+void ot_pair_set_tail_calls(struct ot_pair *p, size_t f)
+{
+	if (f < p->nfuncs)
+		p->tail_calls[f] = 1;
+}
+
+void ot_pair_on_scope(struct ot_pair *p, ot_scope_fn fn, void *ctx)
+{
+	p->on_scope = fn;
+	p->on_scope_ctx = ctx;
+}
+
+void ot_pair_on_scope_min(struct ot_pair *p, size_t f, uint64_t min_ns)
+{
+	if (f < p->nfuncs)
+		p->scope_min[f] = min_ns;
+}
+
+const struct ot_tree_node *ot_pair_tree(const struct ot_pair *p, size_t *n)
+{
+	*n = p->ntree;
+	return p->tree;
+}
+
+uint64_t ot_pair_tree_dropped(const struct ot_pair *p)
+{
+	return p->tree_dropped;
+}
+
+uint64_t ot_pair_scopes(const struct ot_pair *p)
+{
+	return p->scopes;
+}
+
+size_t ot_pair_threads(const struct ot_pair *p)
+{
+	return p->nthreads;
+}
+
+uint64_t ot_func_stats_depth(const struct ot_func_stats *s, unsigned d)
+{
+	return d < s->ndepths ? s->depths[d] : 0;
+}
+
+uint64_t ot_pair_lost(const struct ot_pair *p)
+{
+	return p->lost;
+}

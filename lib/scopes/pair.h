@@ -1,0 +1,181 @@
+/*
+ * pair.h - pairing entry and return records into nested scopes.
+ *
+ * Input: one time-ordered stream of ot_event (lib/rings/drain merges the rings).
+ * Per thread a shadow stack of open calls gives each scope its depth and
+ * parent.  The user stack pointer makes the pairing self-healing: a return
+ * is matched to the open call of the same function whose entry SP it
+ * mirrors, calls above it whose returns never came are discarded as
+ * unclosed, and an entry reported twice for one call is dropped as a
+ * duplicate.  Durations go into per-function histograms, so memory is
+ * bounded by threads x depth, never by the number of scopes.
+ */
+#ifndef OT_PAIR_H
+#define OT_PAIR_H
+
+#include "hist.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * Distance between the SP a return probe (uretprobe) sees and the SP its
+ * call's entry probe saw: on x86-64 `ret` pops the return address (8
+ * bytes); on arm64 the return address is in a register and SP is
+ * unchanged.  lib/rings/drain subtracts it, so events carry entry SPs.
+ */
+#if defined(__x86_64__)
+#define OT_RET_SP_DELTA 8
+#elif defined(__aarch64__)
+#define OT_RET_SP_DELTA 0
+#else
+#error "orbit-trace knows the uretprobe stack layout of x86-64 and arm64 only"
+#endif
+
+enum ot_event_kind {
+	OT_EV_ENTRY = 1,
+	OT_EV_RETURN,
+	OT_EV_LOST,	/* the kernel dropped records on ev.cpu at about ev.time */
+};
+
+/* A return seen at a return instruction: a tail caller returns with it. */
+#define OT_EV_RET_INSN 1
+/*
+ * Seen at a return instruction of a function ev.func tail-calls: it ends
+ * ev.func only if ev.func's call at that SP is the innermost open call
+ * there; otherwise it is that callee returning from an ordinary call, and
+ * it is dropped without a trace.
+ */
+#define OT_EV_RET_TAIL 2
+/* An entry by a jump from a traced function open at the same SP (inject
+ * sees that): it returns with that call, not after it. */
+#define OT_EV_TAIL_ENTRY 4
+
+struct ot_event {
+	uint64_t time;
+	uint64_t sp;	/* at entry; for returns, the SP the entry saw */
+	uint32_t tid;
+	uint32_t func;	/* index into the capture's function table */
+	uint16_t cpu;
+	uint8_t kind;	/* enum ot_event_kind */
+	uint8_t flags;	/* OT_EV_RET_INSN, OT_EV_RET_TAIL */
+	uint32_t pid;	/* the thread's process */
+	uint64_t lost;	/* OT_EV_LOST only */
+	uint64_t value;	/* an entry's argument or a return's value, when has_value */
+	uint8_t has_value;
+};
+
+struct ot_func_stats {
+	uint64_t scopes;	 /* closed scopes, counted in hist */
+	uint64_t duplicates;	 /* entries/returns reported twice, dropped */
+	uint64_t unclosed;	 /* calls whose return never came */
+	uint64_t orphans;	 /* returns with no open call */
+	uint64_t outside_parent; /* scopes not inside their parent's interval */
+	uint64_t spans_loss;	 /* scopes open when the kernel lost records:
+				  * counted in scopes, kept out of hist */
+	uint64_t *depths;	 /* scopes closed at each depth 0..ndepths-1,
+				  * however deep (recursion): never folded */
+	uint32_t ndepths;
+	struct ot_hist hist;	 /* durations in ns */
+	struct ot_hist *comp;	 /* compensated durations, with
+				  * ot_pair_compensate; else NULL */
+};
+
+/*
+ * The call tree as observed: one node per distinct path of traced
+ * functions from a thread's outermost traced call (outer > middle > inner).
+ * Node 0 is the root (no function).  Bounded: past OT_PAIR_TREE_MAX nodes
+ * new paths are not added (ot_pair_tree_dropped counts their scopes).
+ */
+#define OT_PAIR_TREE_MAX 65536
+
+struct ot_tree_node {
+	uint32_t func;
+	uint32_t parent;
+	uint32_t first_child, next_sibling; /* 0: none */
+	uint64_t calls;
+	uint64_t total_ns;	/* time in this function's scopes on this path */
+	uint64_t child_ns;	/* of which in traced callees */
+};
+
+/* Called for every closed scope, in the order scopes close. */
+struct ot_scope {
+	uint32_t pid;
+	uint32_t tid;
+	uint32_t func;
+	uint32_t depth;
+	uint32_t node;	/* call tree node, 0 if the tree was full */
+	uint64_t start, end;
+	/* The values its probes recorded: the argument at entry, the return
+	 * value (as the registers held them: signed or not is the caller's
+	 * to say). */
+	uint64_t arg, ret;
+	uint8_t has_arg, has_ret;
+};
+typedef void (*ot_scope_fn)(void *ctx, const struct ot_scope *s);
+
+struct ot_pair;
+
+/* A pairing for nfuncs functions; ot_pair_free releases it. */
+struct ot_pair *ot_pair_new(size_t nfuncs);
+void ot_pair_free(struct ot_pair *p);
+
+/* Feed one event.  Events of one thread must arrive in time order. */
+void ot_pair_feed(struct ot_pair *p, const struct ot_event *ev);
+
+/* End of capture: every call still open is counted unclosed. */
+void ot_pair_finish(struct ot_pair *p);
+
+/* Statistics of function f, valid until ot_pair_free. */
+const struct ot_func_stats *ot_pair_stats(const struct ot_pair *p, size_t f);
+
+/*
+ * Function f is seen returning at its return instructions (--returns
+ * insn) and may also leave by a tail call (a jump out of its code): a call
+ * at its SP is then its tail call even right after an unwind, and the
+ * callee's return ends it too.
+ */
+void ot_pair_set_tail_calls(struct ot_pair *p, size_t f);
+
+/*
+ * The stream reports every entry once (inject's records): an entry at the
+ * SP of an open call is a new call whose slot that call left (longjmp,
+ * exception) unless it says it is a tail call, never a duplicate.
+ */
+void ot_pair_set_exact(struct ot_pair *p);
+
+/*
+ * Also keep durations with the observer effect taken out: a scope's own
+ * probes add own_ns to it, and each traced call inside it (at any depth)
+ * adds pair_ns (lib/scopes/calib measures both).  compensated = raw - own_ns -
+ * nested * pair_ns, at least 0.
+ */
+void ot_pair_compensate(struct ot_pair *p, uint64_t own_ns, uint64_t pair_ns);
+
+/* Call fn for every scope closed from now on. */
+void ot_pair_on_scope(struct ot_pair *p, ot_scope_fn fn, void *ctx);
+
+/*
+ * From now on call it only for function f's scopes that last at least
+ * min_ns (end - start; 0, the default: every scope).  For a callback that
+ * learns what it can skip (capture: the --slowest it keeps), so that the
+ * scopes it would drop cost nothing; it may lower it again.
+ */
+void ot_pair_on_scope_min(struct ot_pair *p, size_t f, uint64_t min_ns);
+
+/* Call tree nodes 0..n-1; valid until the next feed or ot_pair_free. */
+const struct ot_tree_node *ot_pair_tree(const struct ot_pair *p, size_t *n);
+uint64_t ot_pair_tree_dropped(const struct ot_pair *p);
+
+/* Closed scopes of every function so far (for live status). */
+uint64_t ot_pair_scopes(const struct ot_pair *p);
+
+/* Threads seen, and records the kernel reported lost (from OT_EV_LOST). */
+size_t ot_pair_threads(const struct ot_pair *p);
+uint64_t ot_pair_lost(const struct ot_pair *p);
+
+/* Scopes closed at depth d (0 past the deepest). */
+uint64_t ot_func_stats_depth(const struct ot_func_stats *s, unsigned d);
+uint64_t ot_func_stats_wrong_depth(const struct ot_func_stats *s);
+
+#endif

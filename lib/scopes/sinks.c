@@ -1,0 +1,364 @@
+#include "sinks.h"
+#include "symbols/select.h"
+#include "util/xalloc.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+void ot_sinks_init(struct ot_sinks *s, const struct ot_sinks_opts *o, struct ot_pair *pair)
+{
+	size_t i;
+
+	memset(s, 0, sizeof(*s));
+	s->o = *o;
+	s->pair = pair;
+	if (o->slowest) {
+		s->slow = ot_xcalloc(o->nfuncs, sizeof(*s->slow));
+		for (i = 0; i < o->nfuncs; i++)
+			s->slow[i].v = ot_xcalloc(o->slowest, sizeof(*s->slow[i].v));
+	}
+}
+
+void ot_sinks_values(struct ot_sinks *s, size_t f, uint8_t arg, uint8_t ret)
+{
+	struct ot_sinks_values *k;
+
+	if (!arg && !ret)
+		return;
+	if (!s->vals)
+		s->vals = ot_xcalloc(s->o.nfuncs, sizeof(*s->vals));
+	k = &s->vals[f];
+	if (arg) {
+		k->arg = ot_xmalloc(sizeof(*k->arg));
+		ot_values_init(k->arg);
+		k->arg32 = !!(arg & OT_SEL_32);
+		snprintf(k->arg_name, sizeof(k->arg_name), "arg%d%s", OT_SEL_ARG(arg),
+			 k->arg32 ? ":32" : "");
+	}
+	if (ret) {
+		k->ret = ot_xmalloc(sizeof(*k->ret));
+		ot_values_init(k->ret);
+	}
+	k->ret32 = !!(ret & OT_SEL_32);
+}
+
+void ot_sinks_start(struct ot_sinks *s, uint64_t t_start, uint64_t interval_ns, FILE *live)
+{
+	size_t i;
+
+	s->t_start = t_start;
+	if (interval_ns) {
+		s->ivl = ot_xcalloc(s->o.nfuncs + 1, sizeof(*s->ivl));
+		for (i = 0; i < s->o.nfuncs; i++)
+			ot_hist_init(&s->ivl[i]);
+		s->ivl_ns = interval_ns;
+		s->ivl_start = t_start;
+		s->ivl_next = t_start + interval_ns;
+	}
+	s->live = live;
+	s->live_next = t_start + 1000000000ull;
+}
+
+/* -a: the process's row for this function. */
+static void count_process(struct ot_sinks *s, const struct ot_scope *sc, uint64_t dur)
+{
+	struct ot_report_proc *p;
+	size_t h;
+
+	if (2 * (s->nprocs + 1) > s->procs_cap) {
+		struct ot_report_proc *old = s->procs;
+		size_t oldcap = s->procs_cap, i;
+
+		s->procs_cap = oldcap ? 2 * oldcap : 64;
+		s->procs = ot_xcalloc(s->procs_cap, sizeof(*s->procs));
+		for (i = 0; i < oldcap; i++) {
+			if (!old[i].pid)
+				continue;
+			h = ((size_t)old[i].pid * 2654435761u + old[i].func) & (s->procs_cap - 1);
+			while (s->procs[h].pid)
+				h = (h + 1) & (s->procs_cap - 1);
+			s->procs[h] = old[i];
+		}
+		free(old);
+	}
+	h = ((size_t)sc->pid * 2654435761u + sc->func) & (s->procs_cap - 1);
+	while (s->procs[h].pid && (s->procs[h].pid != sc->pid || s->procs[h].func != sc->func))
+		h = (h + 1) & (s->procs_cap - 1);
+	p = &s->procs[h];
+	if (!p->pid) {
+		p->pid = sc->pid;
+		p->func = sc->func;
+		if (s->o.comm(sc->pid, p->comm, sizeof(p->comm)))
+			snprintf(p->comm, sizeof(p->comm), "?");
+		s->nprocs++;
+	}
+	p->scopes++;
+	p->total_ns += dur;
+	if (dur > p->max_ns)
+		p->max_ns = dur;
+}
+
+/* "outer > middle > inner": the scope's chain of traced callers, malloc'd. */
+static char *scope_path(const struct ot_sinks *s, const struct ot_scope *sc)
+{
+	const struct ot_tree_node *tree;
+	const char **names = s->o.names;
+	size_t ntree, len = 1, k;
+	uint32_t n;
+	char *path, *at;
+
+	tree = ot_pair_tree(s->pair, &ntree);
+	/* Past the tree's node limit the path is unknown: the name alone. */
+	if (!sc->node || sc->node >= ntree)
+		return ot_xstrdup(names[sc->func]);
+	for (n = sc->node; n && n < ntree; n = tree[n].parent)
+		len += strlen(names[tree[n].func]) + 3;
+	path = ot_xmalloc(len);
+	at = path + len - 1;
+	*at = 0;
+	for (n = sc->node, k = 0; n && n < ntree; n = tree[n].parent, k++) {
+		const char *name = names[tree[n].func];
+		size_t l = strlen(name);
+
+		if (k) {
+			at -= 3;
+			memcpy(at, " > ", 3);
+		}
+		at -= l;
+		memcpy(at, name, l);
+	}
+	if (at != path)
+		memmove(path, at, strlen(at) + 1);
+	return path;
+}
+
+/* Keep sl among the function's --slowest longest scopes (takes its path). */
+static void keep_slow(struct ot_sinks_slow *k, size_t cap, struct ot_report_slow *sl)
+{
+	size_t i;
+
+	if (k->n == cap && sl->duration_ns <= k->v[k->n - 1].duration_ns) {
+		free((char *)sl->path);
+		return;
+	}
+	if (k->n == cap)
+		free((char *)k->v[--k->n].path);
+	for (i = k->n; i > 0 && k->v[i - 1].duration_ns < sl->duration_ns; i--)
+		k->v[i] = k->v[i - 1];
+	k->v[i] = *sl;
+	k->n++;
+}
+
+/* A scope's recorded values into its function's distributions. */
+static void keep_values(struct ot_sinks *s, const struct ot_scope *sc)
+{
+	struct ot_sinks_values *k = &s->vals[sc->func];
+
+	if (k->arg && sc->has_arg)
+		ot_values_add(k->arg, k->arg32 ? (int64_t)(int32_t)sc->arg : (int64_t)sc->arg);
+	if (k->ret && sc->has_ret)
+		ot_values_add(k->ret, k->ret32 ? (int64_t)(int32_t)sc->ret : (int64_t)sc->ret);
+}
+
+/*
+ * When nothing but --slowest and --slower-than looks at function f's
+ * scopes, the shortest one the hook does anything with: the pairing skips
+ * the rest (most scopes, once --slowest holds its N).
+ */
+static void keep_min(struct ot_sinks *s, uint32_t f)
+{
+	uint64_t min = UINT64_MAX;
+
+	if (s->o.every_scope || s->vals || s->ivl || s->o.per_process)
+		return;
+	if (s->slow) {
+		const struct ot_sinks_slow *k = &s->slow[f];
+		uint64_t kept = k->v[s->o.slowest - 1].duration_ns;
+
+		min = k->n < s->o.slowest ? 0 : kept < UINT64_MAX ? kept + 1 : UINT64_MAX;
+	}
+	if (s->o.slower_than && s->o.slower_than < min)
+		min = s->o.slower_than;
+	ot_pair_on_scope_min(s->pair, f, min);
+}
+
+void ot_sinks_scope(void *ctx, const struct ot_scope *sc)
+{
+	struct ot_sinks *s = ctx;
+	uint64_t dur = sc->end >= sc->start ? sc->end - sc->start : 0;
+	const char *name = s->o.names[sc->func];
+	struct ot_report_slow sl;
+	int slow = s->o.slower_than && dur >= s->o.slower_than;
+
+	if (s->vals)
+		keep_values(s, sc);
+	if (s->ivl)
+		ot_hist_add(&s->ivl[sc->func], dur);
+	if (s->o.per_process)
+		count_process(s, sc, dur);
+	if (!slow && (!s->slow || (s->slow[sc->func].n == s->o.slowest &&
+				   dur <= s->slow[sc->func].v[s->o.slowest - 1].duration_ns))) {
+		keep_min(s, sc->func);
+		return;
+	}
+	sl.at_ns = sc->start > s->t_start ? sc->start - s->t_start : 0;
+	sl.duration_ns = dur;
+	sl.tid = sc->tid;
+	sl.path = scope_path(s, sc);
+	if (slow) {
+		ot_sinks_live_clear(s);
+		if (s->o.json)
+			ot_report_slow_json(s->o.out, (int)sc->pid, name, &sl);
+		else
+			ot_report_slow_text(s->o.out, (int)sc->pid, name, &sl);
+	}
+	if (s->slow)
+		keep_slow(&s->slow[sc->func], s->o.slowest, &sl);
+	else
+		free((char *)sl.path);
+	keep_min(s, sc->func);
+}
+
+uint64_t ot_sinks_interval_due(const struct ot_sinks *s)
+{
+	return s->ivl ? s->ivl_next : UINT64_MAX;
+}
+
+void ot_sinks_interval(struct ot_sinks *s, uint64_t now, uint64_t lost)
+{
+	struct ot_report_interval iv = {
+		.seq = ++s->ivl_seq,
+		.start_ns = s->ivl_start - s->t_start,
+		.end_ns = now - s->t_start,
+		.lost = lost - s->ivl_lost,
+		.nfuncs = s->o.nfuncs,
+		.names = s->o.names,
+		.hist = s->ivl,
+	};
+	size_t i;
+
+	ot_sinks_live_clear(s);
+	if (s->o.json)
+		ot_report_interval_json(s->o.out, &iv);
+	else
+		ot_report_interval_text(s->o.out, &iv);
+	fflush(s->o.out);
+	for (i = 0; i < s->o.nfuncs; i++)
+		ot_hist_init(&s->ivl[i]);
+	s->ivl_lost = lost;
+	s->ivl_start = now;
+	s->ivl_next = now + s->ivl_ns;
+}
+
+int ot_sinks_live_due(const struct ot_sinks *s, uint64_t now)
+{
+	return s->live && now >= s->live_next;
+}
+
+/* People watching a long capture want to know it is alive and whether it
+ * is losing records. */
+void ot_sinks_live(struct ot_sinks *s, uint64_t now, uint64_t scopes, uint64_t lost,
+		   uint64_t hw, uint64_t size)
+{
+	if (!s->live)
+		return;
+	fprintf(s->live, "\r\033[Korbit-trace: %.1f s, %.0f scopes/s, %" PRIu64
+		" records lost, ring peak %.1f%%",
+		(double)(now - s->t_start) / 1e9,
+		(double)(scopes - s->live_scopes) * 1e9 /
+			(double)(now - (s->live_time ? s->live_time : s->t_start)),
+		lost, 100.0 * (double)hw / (double)size);
+	s->live_scopes = scopes;
+	s->live_time = now;
+	s->live_next = now + 500000000ull;
+}
+
+void ot_sinks_live_clear(struct ot_sinks *s)
+{
+	/* Never drawn while the first redraw is still to come. */
+	if (s->live && s->live_next != s->t_start + 1000000000ull)
+		fputs("\r\033[K", s->live);
+}
+
+void ot_sinks_report(const struct ot_sinks *s, struct ot_report_func *fn)
+{
+	size_t i;
+
+	for (i = 0; i < s->o.nfuncs; i++) {
+		if (s->vals) {
+			fn[i].arg = s->vals[i].arg;
+			fn[i].arg_name = s->vals[i].arg_name;
+			fn[i].ret = s->vals[i].ret;
+			fn[i].ret_name = s->vals[i].ret32 ? "ret:32" : "ret";
+		}
+		if (s->slow) {
+			fn[i].slowest = s->slow[i].v;
+			fn[i].nslowest = s->slow[i].n;
+		}
+	}
+}
+
+static int cmp_proc(const void *a, const void *b)
+{
+	const struct ot_report_proc *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return x->func < y->func ? -1 : x->func > y->func;
+}
+
+static int cmp_fol(const void *a, const void *b)
+{
+	const struct ot_follow_proc *x = a, *y = b;
+
+	return x->pid < y->pid ? -1 : x->pid > y->pid;
+}
+
+struct ot_report_proc *ot_sinks_procs(struct ot_sinks *s, const struct ot_follow_proc *fol,
+				      size_t nfol, size_t *n)
+{
+	size_t k;
+
+	*n = 0;
+	if (!s->nprocs)
+		return NULL;
+	/* The table's used slots, packed. */
+	for (k = 0; k < s->procs_cap; k++)
+		if (s->procs[k].pid)
+			s->procs[(*n)++] = s->procs[k];
+	/* --follow: named as the kernel last saw them (after exec, and
+	 * whether or not they are still there to ask). */
+	for (k = 0; k < *n && nfol; k++) {
+		struct ot_follow_proc key = { .pid = s->procs[k].pid };
+		const struct ot_follow_proc *fp = bsearch(&key, fol, nfol, sizeof(*fol), cmp_fol);
+
+		if (fp) {
+			memcpy(s->procs[k].comm, fp->comm, sizeof(s->procs[k].comm));
+			s->procs[k].ppid = fp->ppid;
+		}
+	}
+	qsort(s->procs, *n, sizeof(*s->procs), cmp_proc);
+	s->procs_cap = 0;	/* no longer a hash table */
+	return s->procs;
+}
+
+void ot_sinks_free(struct ot_sinks *s)
+{
+	size_t i, k;
+
+	for (i = 0; s->vals && i < s->o.nfuncs; i++) {
+		free(s->vals[i].arg);
+		free(s->vals[i].ret);
+	}
+	free(s->vals);
+	free(s->ivl);
+	free(s->procs);
+	for (i = 0; s->slow && i < s->o.nfuncs; i++) {
+		for (k = 0; k < s->slow[i].n; k++)
+			free((char *)s->slow[i].v[k].path);
+		free(s->slow[i].v);
+	}
+	free(s->slow);
+	memset(s, 0, sizeof(*s));
+}

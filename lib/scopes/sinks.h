@@ -1,0 +1,120 @@
+/*
+ * sinks.h - what a capture keeps of each scope as it closes, and what it
+ * prints while it runs: the pairing's hook (ot_sinks_scope) feeds
+ * --slowest's longest scopes, --slower-than's lines, the distributions of
+ * -f's recorded values, -a/--follow's rows per process and function, and
+ * -I's histograms per interval; the live status line is drawn here too.
+ *
+ * Pure: no system call but writes to the FILE*s it is given, no global
+ * state.  Memory is fixed per function (--slowest N paths, one histogram
+ * and two value distributions each) except the rows per process, which
+ * grow with the processes seen.  A process's name comes from the caller's
+ * comm function, once per row.  One caller, lib/capture/capture, from the thread
+ * that feeds the pairing; nothing here exits or fails (ot_x* allocation).
+ *
+ * Order: ot_sinks_init, ot_sinks_values for each function that records
+ * values, ot_pair_on_scope(pair, ot_sinks_scope, s); ot_sinks_start when
+ * the capture's clock starts (scopes before it are kept but go into no
+ * interval, and no status line is drawn); ot_sinks_report and
+ * ot_sinks_procs at the end; ot_sinks_free.
+ */
+#ifndef OT_SINKS_H
+#define OT_SINKS_H
+
+#include "hist.h"
+#include "pair.h"
+#include "probes/probes.h"
+#include "report/report.h"
+#include "values.h"
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+struct ot_sinks_opts {
+	size_t nfuncs;
+	const char **names;	/* per function, for lines and paths */
+	FILE *out;		/* --slower-than's lines and -I's reports */
+	int json;		/* ... as NDJSON */
+	size_t slowest;		/* --slowest N: keep each function's N longest */
+	uint64_t slower_than;	/* --slower-than: print scopes this long, 0 none */
+	int per_process;	/* -a, --follow: rows per process and function */
+	int every_scope;	/* another hook needs every scope (--trace) */
+	/* The name of process pid, for its row: 0, or not 0 for "?". */
+	int (*comm)(uint32_t pid, char *buf, size_t len);
+};
+
+struct ot_sinks_slow {
+	struct ot_report_slow *v;	/* longest first */
+	size_t n;
+};
+
+struct ot_sinks_values {
+	struct ot_values *arg, *ret;	/* NULL: not recorded */
+	char arg_name[16];		/* "arg2", "arg1:32" */
+	int arg32, ret32;		/* the low half, signed (an int's register) */
+};
+
+struct ot_sinks {
+	struct ot_sinks_opts o;
+	struct ot_pair *pair;		/* paths of scopes; told what to skip */
+	uint64_t t_start;		/* 0 until ot_sinks_start */
+	struct ot_sinks_slow *slow;	/* per function with --slowest, else NULL */
+	struct ot_sinks_values *vals;	/* per function once one records, else NULL */
+	/* -a/--follow: open addressing on pid and function, doubled at half full. */
+	struct ot_report_proc *procs;
+	size_t nprocs, procs_cap;
+	/* -I: each function's scopes since the last interval report. */
+	struct ot_hist *ivl;
+	uint64_t ivl_ns, ivl_seq, ivl_start, ivl_next, ivl_lost;
+	/* The status line, redrawn twice a second where there is one. */
+	FILE *live;
+	uint64_t live_next, live_scopes, live_time;
+};
+
+/* pair is the pairing whose scopes come here (its tree names paths). */
+void ot_sinks_init(struct ot_sinks *s, const struct ot_sinks_opts *o, struct ot_pair *pair);
+
+/* Function f records values: arg and ret as select.h's ot_selected has them. */
+void ot_sinks_values(struct ot_sinks *s, size_t f, uint8_t arg, uint8_t ret);
+
+/* The capture's clock starts at t_start (ns); -I every interval_ns (0
+ * none); the status line on live (NULL none). */
+void ot_sinks_start(struct ot_sinks *s, uint64_t t_start, uint64_t interval_ns, FILE *live);
+
+/* The pairing's hook (an ot_scope_fn; ctx is the ot_sinks). */
+void ot_sinks_scope(void *ctx, const struct ot_scope *sc);
+
+/* When the next -I report is due; UINT64_MAX without -I or before start. */
+uint64_t ot_sinks_interval_due(const struct ot_sinks *s);
+
+/* -I: print the interval ending at now (lost: the drain's count of lost
+ * records so far) and start the next; flushes out. */
+void ot_sinks_interval(struct ot_sinks *s, uint64_t now, uint64_t lost);
+
+/* 1 when the status line is due for a redraw at now. */
+int ot_sinks_live_due(const struct ot_sinks *s, uint64_t now);
+
+/* Redraw it: scopes closed so far, records lost so far, the fullest ring
+ * (hw bytes of size). */
+void ot_sinks_live(struct ot_sinks *s, uint64_t now, uint64_t scopes, uint64_t lost,
+		   uint64_t hw, uint64_t size);
+
+/* Erase it, if it was ever drawn: other output follows. */
+void ot_sinks_live_clear(struct ot_sinks *s);
+
+/* fn[0..nfuncs): their slowest scopes and recorded values (pointers into s). */
+void ot_sinks_report(const struct ot_sinks *s, struct ot_report_func *fn);
+
+/*
+ * The rows per process and function, in pid then function order, *n of
+ * them (NULL, 0 when none); fol, sorted by pid, names the processes
+ * --follow saw (as the kernel last saw them).  Ends the scope hook's use
+ * of the rows: call once, at the end.  The rows stay s's.
+ */
+struct ot_report_proc *ot_sinks_procs(struct ot_sinks *s, const struct ot_follow_proc *fol,
+				      size_t nfol, size_t *n);
+
+void ot_sinks_free(struct ot_sinks *s);
+
+#endif

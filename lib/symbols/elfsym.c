@@ -1,0 +1,979 @@
+#include "elfsym.h"
+#include "debuginfo.h"
+#include "util/error.h"
+#include "util/xalloc.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <gelf.h>
+#include <libiberty/demangle.h>
+#include <libelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* A name that is not a defined function, to explain why it cannot be traced. */
+enum other_kind { OTHER_DATA, OTHER_IMPORTED, OTHER_IFUNC };
+
+struct other {
+	const char *name;	/* in ot_elf.strings */
+	enum other_kind kind;
+};
+
+struct ot_elf {
+	char *display;
+	struct ot_sym *syms;
+	size_t nsyms;
+	struct other *others;
+	size_t nothers;
+	char *strings;		/* names, one block */
+	const char *source;
+	int has_eh;
+	uint64_t entry;		/* e_entry: the kernel jumps there, nobody calls it */
+	struct seg *segs;	/* executable PT_LOADs */
+	size_t nsegs;
+	struct slot *slots;	/* GOT slots bound to functions, by relocation */
+	size_t nslots;
+	struct seg *objs;	/* data objects (vaddr, memsz = st_size): tables' extents */
+	size_t nobjs;
+	int type;		/* e_type: ET_EXEC or ET_DYN */
+};
+
+#if defined(__x86_64__)
+#define OT_EM EM_X86_64
+#elif defined(__aarch64__)
+#define OT_EM EM_AARCH64
+#endif
+
+struct seg {
+	uint64_t vaddr, memsz, offset;
+};
+
+struct slot {
+	uint64_t got;		/* r_offset: the slot's vaddr */
+	char *name;		/* the symbol it is bound to */
+};
+
+static int load_segments(Elf *elf, struct seg **out, size_t *n)
+{
+	size_t phnum, i;
+
+	*out = NULL;
+	*n = 0;
+	if (elf_getphdrnum(elf, &phnum))
+		return -1;
+	*out = ot_xcalloc(phnum, sizeof(**out));
+	for (i = 0; i < phnum; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(elf, (int)i, &ph))
+			return -1;
+		if (ph.p_type != PT_LOAD || !(ph.p_flags & PF_X))
+			continue;
+		(*out)[*n].vaddr = ph.p_vaddr;
+		(*out)[*n].memsz = ph.p_memsz;
+		(*out)[*n].offset = ph.p_offset;
+		(*n)++;
+	}
+	return 0;
+}
+
+static int addr_to_offset(const struct seg *segs, size_t n, uint64_t addr,
+			  uint64_t *off)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (addr >= segs[i].vaddr && addr - segs[i].vaddr < segs[i].memsz) {
+			*off = addr - segs[i].vaddr + segs[i].offset;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/*
+ * The JUMP_SLOT and GLOB_DAT relocations of the file (x86-64): which
+ * function each GOT slot will hold.  Missing or odd tables leave none.
+ */
+static void read_slots(struct ot_elf *e, Elf *elf)
+{
+#if defined(__x86_64__)
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		Elf_Scn *symscn;
+		GElf_Shdr symsh;
+		Elf_Data *data, *symdata;
+		size_t i, n;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_RELA || !sh.sh_entsize ||
+		    !(symscn = elf_getscn(elf, sh.sh_link)) || !gelf_getshdr(symscn, &symsh) ||
+		    !(data = elf_getdata(scn, NULL)) || !(symdata = elf_getdata(symscn, NULL)))
+			continue;
+		n = sh.sh_size / sh.sh_entsize;
+		for (i = 0; i < n; i++) {
+			GElf_Rela r;
+			GElf_Sym sym;
+			const char *name;
+			unsigned type;
+
+			if (!gelf_getrela(data, (int)i, &r))
+				break;
+			type = (unsigned)GELF_R_TYPE(r.r_info);
+			if ((type != R_X86_64_JUMP_SLOT && type != R_X86_64_GLOB_DAT) ||
+			    !gelf_getsym(symdata, (int)GELF_R_SYM(r.r_info), &sym) ||
+			    !(name = elf_strptr(elf, symsh.sh_link, sym.st_name)) || !*name)
+				continue;
+			e->slots = ot_xreallocarray(e->slots, e->nslots + 1, sizeof(*e->slots));
+			e->slots[e->nslots].got = r.r_offset;
+			e->slots[e->nslots++].name = ot_xstrdup(name);
+		}
+	}
+#else
+	(void)e;
+	(void)elf;
+#endif
+}
+
+static int has_section(Elf *elf, const char *want)
+{
+	size_t shstrndx;
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return 0;
+	while ((scn = elf_nextscn(elf, scn))) {
+		const char *name;
+
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		name = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (name && !strcmp(name, want))
+			return 1;
+	}
+	return 0;
+}
+
+static Elf_Scn *find_symtab(Elf *elf, Elf64_Word type, GElf_Shdr *sh)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		if (gelf_getshdr(scn, sh) && sh->sh_type == type)
+			return scn;
+	}
+	return NULL;
+}
+
+/*
+ * Why a function symbol is not entered by a call, or NULL.  A return probe
+ * there would overwrite whatever is at the stack top (see ot_sym).
+ */
+static const char *not_called(const struct ot_elf *e, const char *name, uint64_t addr)
+{
+	static const char *const jumped[] = {
+		"_start", "_dl_start_user", "__restore_rt", "_dl_runtime_resolve*",
+		"_dl_runtime_profile*", "_dl_tlsdesc_*",
+	};
+	const char *cold = strstr(name, ".cold");
+	size_t i;
+
+	if (cold && (!cold[5] || cold[5] == '.'))
+		return "a .cold part split off its function by the compiler, entered by a jump";
+	if (e->entry && addr == e->entry)
+		return "the ELF entry point, entered by the kernel, not called";
+	for (i = 0; i < sizeof(jumped) / sizeof(*jumped); i++)
+		if (!fnmatch(jumped[i], name, 0))
+			return "entered by a jump or a signal return, not by a call";
+	return NULL;
+}
+
+static int cmp_sym(const void *a, const void *b)
+{
+	const struct ot_sym *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	if (c)
+		return c;
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* A name that is no function defined here (ot_elf_other), copied to
+ * e->strings at *pos; data objects also into e->objs (tables' extents).
+ * 0, or -1 when the strings overflow. */
+static int add_other(struct ot_elf *e, const GElf_Sym *s, const char *name, size_t count,
+		     size_t bytes, size_t *pos)
+{
+	int type = GELF_ST_TYPE(s->st_info);
+	size_t len;
+
+	if (s->st_shndx == SHN_UNDEF ? type > STT_FUNC
+				      : type != STT_OBJECT && type != STT_TLS &&
+					type != STT_GNU_IFUNC)
+		return 0;
+	if (type == STT_OBJECT && s->st_shndx != SHN_UNDEF && s->st_size >= 8 &&
+	    e->nobjs < count) {
+		e->objs[e->nobjs].vaddr = s->st_value;
+		e->objs[e->nobjs++].memsz = s->st_size;
+	}
+	len = strlen(name) + 1;
+	if (*pos + len > bytes)
+		return -1;
+	memcpy(e->strings + *pos, name, len);
+	e->others[e->nothers].name = e->strings + *pos;
+	e->others[e->nothers++].kind = s->st_shndx == SHN_UNDEF ? OTHER_IMPORTED :
+					type == STT_GNU_IFUNC ? OTHER_IFUNC : OTHER_DATA;
+	*pos += len;
+	return 0;
+}
+
+/* A defined function, into e->syms[kept] with its name at *pos: 1 added,
+ * 0 left out (said under -v), -1 when the strings overflow. */
+static int add_function(struct ot_elf *e, const GElf_Sym *s, const char *name,
+			const struct seg *segs, size_t nsegs, size_t kept, size_t bytes,
+			size_t *pos)
+{
+	struct ot_sym *sym = &e->syms[kept];
+	uint64_t off;
+	size_t len;
+
+	/*
+	 * The debug .symtab spells versioned functions "fopen@@GLIBC_2.2.5"
+	 * (the default, what programs call) and "realpath@GLIBC_2.2.5" (an
+	 * old version kept for old binaries): keep the default under its
+	 * plain name, leave the old ones out as .dynsym's versym does.
+	 */
+	if (strchr(name, '@') && !strstr(name, "@@")) {
+		ot_verbose("%s: skipping %s: an old, hidden version", e->display, name);
+		return 0;
+	}
+	if (addr_to_offset(segs, nsegs, s->st_value, &off)) {
+		ot_verbose("%s: skipping %s (0x%llx): not in an executable segment",
+			   e->display, name, (unsigned long long)s->st_value);
+		return 0;
+	}
+	len = strstr(name, "@@") ? (size_t)(strstr(name, "@@") - name) : strlen(name);
+	if (*pos + len + 1 > bytes)
+		return -1;
+	memcpy(e->strings + *pos, name, len);
+	e->strings[*pos + len] = 0;
+	sym->name = e->strings + *pos;
+	sym->not_called = not_called(e, sym->name, s->st_value);
+	*pos += len + 1;
+	sym->addr = s->st_value;
+	sym->size = s->st_size;
+	sym->offset = off;
+	return 1;
+}
+
+/* The kept symbols demangled, sorted by name, each (name, address) once. */
+static void finish_symbols(struct ot_elf *e, size_t kept)
+{
+	size_t i;
+
+	/* Demangled names are malloc'd by libiberty; freed in ot_elf_close. */
+	for (i = 0; i < kept; i++) {
+		e->syms[i].demangled = cplus_demangle(e->syms[i].name,
+						      DMGL_PARAMS | DMGL_ANSI | DMGL_AUTO);
+		if (e->syms[i].demangled)
+			e->syms[i].base = cplus_demangle(e->syms[i].name,
+							 DMGL_ANSI | DMGL_AUTO);
+	}
+	qsort(e->syms, kept, sizeof(*e->syms), cmp_sym);
+	/* The same name at the same address twice (versioned dynsym) is one. */
+	e->nsyms = 0;
+	for (i = 0; i < kept; i++) {
+		if (e->nsyms && !cmp_sym(&e->syms[e->nsyms - 1], &e->syms[i])) {
+			free((char *)e->syms[i].demangled);
+			free((char *)e->syms[i].base);
+			continue;
+		}
+		e->syms[e->nsyms++] = e->syms[i];
+	}
+}
+
+/* The bytes the names of the count symbols take, NULs included: 0 and
+ * *bytes, or -1. */
+static int names_size(Elf *elf, Elf_Data *data, const GElf_Shdr *sh, size_t count,
+		      size_t *bytes)
+{
+	size_t i;
+
+	*bytes = 0;
+	for (i = 0; i < count; i++) {
+		GElf_Sym s;
+		const char *name;
+
+		if (!gelf_getsym(data, (int)i, &s))
+			return -1;
+		name = elf_strptr(elf, sh->sh_link, s.st_name);
+		if (name)
+			*bytes += strlen(name) + 1;
+	}
+	return 0;
+}
+
+static int read_symbols(struct ot_elf *e, Elf *elf, Elf_Scn *scn,
+			const GElf_Shdr *sh, const struct seg *segs,
+			size_t nsegs)
+{
+	Elf_Data *data = elf_getdata(scn, NULL), *versym = NULL;
+	size_t count, i, bytes = 0, pos = 0, kept = 0;
+	GElf_Shdr vsh;
+	Elf_Scn *vscn;
+
+	if (!data || !sh->sh_entsize)
+		return -1;
+	/*
+	 * .dynsym may hold old versions of a name next to the default one
+	 * (memcpy@GLIBC_2.2.5 beside memcpy@@GLIBC_2.14): programs linked
+	 * today call the default, so the hidden ones are left out.
+	 */
+	if (sh->sh_type == SHT_DYNSYM && (vscn = find_symtab(elf, SHT_GNU_versym, &vsh)))
+		versym = elf_getdata(vscn, NULL);
+	count = sh->sh_size / sh->sh_entsize;
+	e->syms = ot_xcalloc(count, sizeof(*e->syms));
+	e->others = ot_xcalloc(count, sizeof(*e->others));
+	free(e->objs);
+	e->objs = ot_xcalloc(count, sizeof(*e->objs));
+	e->nobjs = 0;
+	/* Names are copied so nothing points into libelf's buffers. */
+	if (names_size(elf, data, sh, count, &bytes))
+		return -1;
+	e->strings = ot_xmalloc(bytes + 1);
+	for (i = 0; i < count; i++) {
+		GElf_Sym s;
+		const char *name;
+		int r;
+
+		if (!gelf_getsym(data, (int)i, &s))
+			return -1;
+		name = elf_strptr(elf, sh->sh_link, s.st_name);
+		if (!name || !*name)
+			continue;
+		if (versym) {
+			GElf_Versym v;
+
+			if (gelf_getversym(versym, (int)i, &v) && (v & 0x8000)) {
+				ot_verbose("%s: skipping %s: an old, hidden version", e->display, name);
+				continue;
+			}
+		}
+		if (GELF_ST_TYPE(s.st_info) != STT_FUNC ||
+		    s.st_shndx == SHN_UNDEF || !s.st_value) {
+			if (add_other(e, &s, name, count, bytes, &pos))
+				return -1;
+			continue;
+		}
+		r = add_function(e, &s, name, segs, nsegs, kept, bytes, &pos);
+		if (r < 0)
+			return -1;
+		kept += (size_t)r;
+	}
+	finish_symbols(e, kept);
+	return 0;
+}
+
+/*
+ * Separate debug info for a stripped file (lib/symbols/debuginfo): its .symtab,
+ * read with the stripped file's own segments.  Returns 0 if symbols were
+ * read.
+ */
+static int debug_symbols(struct ot_elf *e, const char *path,
+			 const struct seg *segs, size_t nsegs)
+{
+	char *debugfile;
+	GElf_Shdr sh;
+	Elf_Scn *scn;
+	Elf *elf;
+	int fd, ret = -1;
+
+	if (ot_debuginfo_file(path, &debugfile))
+		return -1;
+	fd = open(debugfile, O_RDONLY | O_CLOEXEC);
+	elf = fd >= 0 ? elf_begin(fd, ELF_C_READ, NULL) : NULL;
+	scn = elf ? find_symtab(elf, SHT_SYMTAB, &sh) : NULL;
+	if (scn && !read_symbols(e, elf, scn, &sh, segs, nsegs)) {
+		ot_verbose("%s: symbols from %s", e->display, debugfile);
+		e->source = "symtab of the separate debug info";
+		ret = 0;
+	}
+	if (elf)
+		elf_end(elf);
+	if (fd >= 0)
+		close(fd);
+	free(debugfile);
+	return ret;
+}
+
+int ot_elf_open(const char *path, const char *display, struct ot_elf **out)
+{
+	struct ot_elf *e;
+	struct seg *segs = NULL;
+	size_t nsegs = 0;
+	struct stat st;
+	GElf_Ehdr eh;
+	GElf_Shdr sh;
+	Elf_Scn *scn;
+	Elf *elf;
+	int fd, ret = -ENOEXEC;
+
+	*out = NULL;
+	if (elf_version(EV_CURRENT) == EV_NONE) {
+		ot_error("libelf is unusable: %s", elf_errmsg(-1));
+		return -ENOEXEC;
+	}
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		ret = -errno;
+		ot_error_errno(errno, "cannot open %s", display);
+		return ret;
+	}
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF) {
+		ot_error("%s is not an ELF file", display);
+		goto out_elf;
+	}
+	if (!gelf_getehdr(elf, &eh)) {
+		ot_error("%s: corrupt ELF header: %s", display, elf_errmsg(-1));
+		goto out_elf;
+	}
+	if (eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_machine != OT_EM) {
+		ot_error("%s is an ELF file for another machine (e_machine %u)",
+			 display, eh.e_machine);
+		goto out_elf;
+	}
+	if (eh.e_type != ET_EXEC && eh.e_type != ET_DYN) {
+		ot_error("%s is not an executable or shared object", display);
+		goto out_elf;
+	}
+	/* libelf reads lazily: a table past the end would look merely absent. */
+	if (fstat(fd, &st) == 0 &&
+	    ((eh.e_shnum && eh.e_shoff + (uint64_t)eh.e_shnum * eh.e_shentsize > (uint64_t)st.st_size) ||
+	     (eh.e_phnum && eh.e_phoff + (uint64_t)eh.e_phnum * eh.e_phentsize > (uint64_t)st.st_size))) {
+		ot_error("%s is truncated or corrupt: its %s headers lie beyond the end of the file (%lld bytes)",
+			 display, eh.e_phoff + (uint64_t)eh.e_phnum * eh.e_phentsize > (uint64_t)st.st_size ?
+			 "program" : "section", (long long)st.st_size);
+		goto out_elf;
+	}
+	e = ot_xcalloc(1, sizeof(*e));
+	e->display = ot_xstrdup(display);
+	e->entry = eh.e_entry;
+	e->type = eh.e_type;
+	if (load_segments(elf, &segs, &nsegs)) {
+		ot_error("%s: corrupt program headers: %s", display, elf_errmsg(-1));
+		goto out_e;
+	}
+	e->has_eh = has_section(elf, ".gcc_except_table");
+	e->source = "symtab";
+	scn = find_symtab(elf, SHT_SYMTAB, &sh);
+	/* Stripped: the full table may be in separate debug info. */
+	if (!scn && !debug_symbols(e, path, segs, nsegs))
+		goto done;
+	if (!scn) {
+		e->source = "dynsym";
+		scn = find_symtab(elf, SHT_DYNSYM, &sh);
+	}
+	if (!scn) {
+		ot_error("%s has no symbol table: no .symtab or .dynsym, and no separate "
+			 "debug info (.gnu_debuglink beside it, in .debug/ or %s, or by "
+			 "build-id in %s/.build-id)", display, OT_DEBUG_DIR, OT_DEBUG_DIR);
+		ret = -ENODATA;
+		goto out_e;
+	}
+	if (read_symbols(e, elf, scn, &sh, segs, nsegs)) {
+		ot_error("%s: corrupt symbol table: %s", display, elf_errmsg(-1));
+		goto out_e;
+	}
+done:
+	read_slots(e, elf);
+	e->segs = segs;
+	e->nsegs = nsegs;
+	elf_end(elf);
+	close(fd);
+	*out = e;
+	return 0;
+out_e:
+	free(segs);
+	ot_elf_close(e);
+out_elf:
+	elf_end(elf);
+	close(fd);
+	return ret;
+}
+
+void ot_elf_close(struct ot_elf *e)
+{
+	size_t i;
+
+	if (!e)
+		return;
+	for (i = 0; i < e->nsyms; i++) {
+		free((char *)e->syms[i].demangled);
+		free((char *)e->syms[i].base);
+	}
+	for (i = 0; i < e->nslots; i++)
+		free(e->slots[i].name);
+	free(e->slots);
+	free(e->objs);
+	free(e->segs);
+	free(e->syms);
+	free(e->others);
+	free(e->strings);
+	free(e->display);
+	free(e);
+}
+
+size_t ot_elf_nsyms(const struct ot_elf *e)
+{
+	return e->nsyms;
+}
+
+const struct ot_sym *ot_elf_sym(const struct ot_elf *e, size_t i)
+{
+	return &e->syms[i];
+}
+
+const struct ot_sym *ot_elf_sym_at(const struct ot_elf *e, uint64_t off)
+{
+	size_t i;
+
+	for (i = 0; i < e->nsyms; i++)
+		if (off >= e->syms[i].offset && off - e->syms[i].offset < e->syms[i].size)
+			return &e->syms[i];
+	return NULL;
+}
+
+int64_t ot_elf_text_delta(const struct ot_elf *e, uint64_t off)
+{
+	size_t i;
+
+	for (i = 0; i < e->nsegs; i++)
+		if (off >= e->segs[i].offset && off - e->segs[i].offset < e->segs[i].memsz)
+			return (int64_t)(e->segs[i].vaddr - e->segs[i].offset);
+	return 0;
+}
+
+const struct ot_sym *ot_elf_slot_target(const struct ot_elf *e, uint64_t got_vaddr,
+					const char **name)
+{
+	size_t i, k;
+
+	*name = NULL;
+	for (i = 0; i < e->nslots; i++) {
+		if (e->slots[i].got != got_vaddr)
+			continue;
+		*name = e->slots[i].name;
+		for (k = 0; k < e->nsyms; k++)
+			if (!strcmp(e->syms[k].name, e->slots[i].name))
+				return &e->syms[k];
+		return NULL;
+	}
+	return NULL;
+}
+
+const char *ot_elf_display(const struct ot_elf *e)
+{
+	return e->display;
+}
+
+const char *ot_elf_source(const struct ot_elf *e)
+{
+	return e->source;
+}
+
+const char *ot_elf_stack_switch(const struct ot_elf *e)
+{
+	static const char *const names[] = {
+		"swapcontext", "setcontext", "jump_fcontext", "ontop_fcontext", "coctx_swap",
+	};
+	size_t i, k;
+
+	for (k = 0; k < sizeof(names) / sizeof(*names); k++) {
+		size_t len = strlen(names[k]);
+
+		for (i = 0; i < e->nothers; i++)
+			if (e->others[i].kind == OTHER_IMPORTED && !strncmp(e->others[i].name, names[k], len) &&
+			    (!e->others[i].name[len] || e->others[i].name[len] == '@'))
+				return names[k];
+		for (i = 0; i < e->nsyms; i++)
+			if (!strcmp(e->syms[i].name, names[k]))
+				return names[k];
+	}
+	return NULL;
+}
+
+int ot_elf_file_has_section(const char *path, const char *name)
+{
+	int fd, has = 0;
+	Elf *elf;
+
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return 0;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	if (elf && elf_kind(elf) == ELF_K_ELF)
+		has = has_section(elf, name);
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	return has;
+}
+
+int ot_elf_has_eh(const struct ot_elf *e)
+{
+	return e->has_eh;
+}
+
+const char *ot_sym_display(const struct ot_sym *s)
+{
+	return s->demangled ? s->demangled : s->name;
+}
+
+enum ot_other ot_elf_other(const struct ot_elf *e, const char *name)
+{
+	size_t j, tl = strlen(name);
+	enum ot_other found = OT_OTHER_NONE;
+
+	/* .symtab spells imports with their version: printf@GLIBC_2.2.5 */
+	for (j = 0; j < e->nothers; j++)
+		if (!strncmp(e->others[j].name, name, tl) &&
+		    (!e->others[j].name[tl] || e->others[j].name[tl] == '@'))
+			found = e->others[j].kind == OTHER_IFUNC ? OT_OTHER_IFUNC :
+				e->others[j].kind == OTHER_IMPORTED ? OT_OTHER_IMPORTED : OT_OTHER_DATA;
+	return found;
+}
+
+
+/* The file offset of vaddr through any PT_LOAD's file-backed part. */
+static int file_offset(Elf *elf, uint64_t vaddr, uint64_t *off)
+{
+	size_t phnum, i;
+
+	if (elf_getphdrnum(elf, &phnum))
+		return -1;
+	for (i = 0; i < phnum; i++) {
+		GElf_Phdr ph;
+
+		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD &&
+		    vaddr >= ph.p_vaddr && vaddr - ph.p_vaddr < ph.p_filesz) {
+			*off = vaddr - ph.p_vaddr + ph.p_offset;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+int ot_elf_lookup(const char *path, const char *name, uint64_t *offset, uint64_t *size,
+		  void *buf, size_t len)
+{
+	static const Elf64_Word types[] = { SHT_DYNSYM, SHT_SYMTAB };
+	int fd, ret = -ENOENT;
+	size_t t;
+	Elf *elf;
+
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return -ENOEXEC;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF)
+		ret = -ENOEXEC;
+	for (t = 0; elf && ret == -ENOENT && t < 2; t++) {
+		GElf_Shdr sh;
+		Elf_Scn *scn = find_symtab(elf, types[t], &sh);
+		Elf_Data *data = scn ? elf_getdata(scn, NULL) : NULL;
+		size_t i, n = data && sh.sh_entsize ? sh.sh_size / sh.sh_entsize : 0;
+
+		for (i = 0; i < n; i++) {
+			const char *s;
+			GElf_Sym sym;
+			uint64_t off;
+
+			if (!gelf_getsym(data, (int)i, &sym) || sym.st_shndx == SHN_UNDEF)
+				continue;
+			s = elf_strptr(elf, sh.sh_link, sym.st_name);
+			if (!s || strcmp(s, name) || file_offset(elf, sym.st_value, &off))
+				continue;
+			*offset = off;
+			*size = sym.st_size;
+			ret = 0;
+			if (buf && pread(fd, buf, len, (off_t)off) != (ssize_t)len)
+				ret = -EIO;
+			break;
+		}
+	}
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	return ret;
+}
+
+/* The first PT_LOAD's p_vaddr, 0 without one. */
+static uint64_t first_load(Elf *elf)
+{
+	size_t i;
+
+	for (i = 0;; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(elf, (int)i, &ph))
+			return 0;
+		if (ph.p_type == PT_LOAD)
+			return ph.p_vaddr;
+	}
+}
+
+int ot_elf_image_lookup(const void *image, size_t len, const char *name, uint64_t *off)
+{
+	/* A copy: libelf may write to the image it reads, and this one is
+	 * the process's own vDSO. */
+	unsigned char *copy;
+	Elf *elf;
+	Elf_Scn *scn = NULL;
+	uint64_t first;
+	int ret = -ENOENT;
+
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return -ENOEXEC;
+	copy = ot_xmalloc(len);
+	memcpy(copy, image, len);
+	elf = elf_memory((char *)copy, len);
+	if (!elf || elf_kind(elf) != ELF_K_ELF) {
+		if (elf)
+			elf_end(elf);
+		free(copy);
+		return -ENOEXEC;
+	}
+	first = first_load(elf);
+	while (ret && (scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *data;
+		size_t k;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNSYM || !sh.sh_entsize)
+			continue;
+		data = elf_getdata(scn, NULL);
+		for (k = 0; data && k < sh.sh_size / sh.sh_entsize; k++) {
+			GElf_Sym s;
+			const char *sname;
+
+			if (!gelf_getsym(data, (int)k, &s))
+				continue;
+			sname = elf_strptr(elf, sh.sh_link, s.st_name);
+			if (sname && !strcmp(sname, name) && s.st_value) {
+				*off = s.st_value - first;
+				ret = 0;
+			}
+		}
+	}
+	elf_end(elf);
+	free(copy);
+	return ret;
+}
+
+#if defined(__x86_64__)
+#define OT_R_RELATIVE R_X86_64_RELATIVE
+#elif defined(__aarch64__)
+#define OT_R_RELATIVE R_AARCH64_RELATIVE
+#endif
+
+/* The most entries ot_elf_code_table reads from one table. */
+#define TABLE_MAX 65536
+
+/*
+ * The PT_LOAD holding the len bytes at vaddr: 0 if the program cannot
+ * change them once loaded (a read-only segment, or PT_GNU_RELRO),
+ * -EACCES if it can, -ERANGE if no segment holds them all.
+ */
+static int table_segment(Elf *elf, uint64_t vaddr, uint64_t len, GElf_Phdr *load)
+{
+	size_t phnum, i;
+	int found = 0, relro = 0;
+
+	if (elf_getphdrnum(elf, &phnum))
+		return -EIO;
+	for (i = 0; i < phnum; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(elf, (int)i, &ph))
+			return -EIO;
+		if (vaddr < ph.p_vaddr || vaddr - ph.p_vaddr > ph.p_memsz ||
+		    len > ph.p_memsz - (vaddr - ph.p_vaddr))
+			continue;
+		if (ph.p_type == PT_LOAD && !found) {
+			*load = ph;
+			found = 1;
+		} else if (ph.p_type == PT_GNU_RELRO) {
+			relro = 1;
+		}
+	}
+	if (!found)
+		return -ERANGE;
+	return (load->p_flags & PF_W) && !relro ? -EACCES : 0;
+}
+
+/*
+ * Packed relative relocations (SHT_RELR): each slot at vaddr they name
+ * gets the value the file holds there plus the load bias, raw[k] in the
+ * file's own addresses.  An even entry names a slot, an odd one is a
+ * bitmap of the 63 slots after the last named.
+ */
+static void table_relr(Elf_Data *data, uint64_t vaddr, size_t n, const uint64_t *raw,
+		       uint64_t *val)
+{
+	uint64_t where = 0, w, a;
+	size_t i;
+	int bit;
+
+	for (i = 0; i + 8 <= data->d_size; i += 8) {
+		memcpy(&w, (const char *)data->d_buf + i, 8);
+		for (bit = 0; bit < 64; bit++, w >>= 1) {
+			if (!bit && !(w & 1)) {
+				a = w;		/* an address */
+				where = w + 8;
+			} else if (bit && (w & 1)) {
+				a = where + 8 * (uint64_t)(bit - 1);
+			} else {
+				continue;
+			}
+			if (a >= vaddr && a < vaddr + 8 * (uint64_t)n && !((a - vaddr) % 8))
+				val[(a - vaddr) / 8] = raw[(a - vaddr) / 8];
+			if (!bit)
+				break;
+		}
+		if (bit == 64)
+			where += 63 * 8;
+	}
+}
+
+/*
+ * The loader's relocations of the n slots at vaddr, whose bytes in the
+ * file are raw: a RELATIVE one gives its slot the value (the addend, or
+ * for RELR the bytes in place); any other (a symbol's, which another file
+ * may interpose; an IFUNC's) leaves it OT_TABLE_UNKNOWN.  Returns 0, or
+ * -ENOTSUP without section headers to find them by.
+ */
+static int table_relocs(Elf *elf, uint64_t vaddr, size_t n, const uint64_t *raw, uint64_t *val)
+{
+	Elf_Scn *scn = NULL;
+	size_t shnum;
+
+	if (elf_getshdrnum(elf, &shnum) || !shnum)
+		return -ENOTSUP;
+	while ((scn = elf_nextscn(elf, scn))) {
+		Elf_Data *data;
+		GElf_Shdr sh;
+		size_t i, cnt;
+
+		/* Not loaded: --emit-relocs' record of what the linker did. */
+		if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_ALLOC) ||
+		    !(data = elf_getdata(scn, NULL)))
+			continue;
+		if (sh.sh_type == SHT_RELR)
+			table_relr(data, vaddr, n, raw, val);
+		if ((sh.sh_type != SHT_RELA && sh.sh_type != SHT_REL) || !sh.sh_entsize)
+			continue;
+		cnt = sh.sh_size / sh.sh_entsize;
+		for (i = 0; i < cnt; i++) {
+			GElf_Rela r = { 0, 0, 0 };
+			GElf_Rel rel;
+			uint64_t k;
+
+			if (sh.sh_type == SHT_RELA ? !gelf_getrela(data, (int)i, &r) :
+						     !gelf_getrel(data, (int)i, &rel))
+				break;
+			if (sh.sh_type == SHT_REL) {
+				r.r_offset = rel.r_offset;
+				r.r_info = rel.r_info;
+			}
+			if (r.r_offset + 8 <= vaddr || r.r_offset >= vaddr + 8 * (uint64_t)n)
+				continue;
+			k = r.r_offset < vaddr ? 0 : (r.r_offset - vaddr) / 8;
+			if (sh.sh_type == SHT_RELA && GELF_R_TYPE(r.r_info) == OT_R_RELATIVE &&
+			    r.r_offset == vaddr + 8 * k) {
+				val[k] = (uint64_t)r.r_addend;
+				continue;
+			}
+			val[k] = OT_TABLE_UNKNOWN;
+			if (r.r_offset != vaddr + 8 * k && k + 1 < n)
+				val[k + 1] = OT_TABLE_UNKNOWN;
+		}
+	}
+	return 0;
+}
+
+/* The extent of the table at vaddr: to the end of the data objects holding it. */
+static size_t table_entries(const struct ot_elf *e, uint64_t vaddr)
+{
+	uint64_t end = 0;
+	size_t i;
+
+	for (i = 0; i < e->nobjs; i++)
+		if (vaddr >= e->objs[i].vaddr && vaddr - e->objs[i].vaddr < e->objs[i].memsz &&
+		    e->objs[i].vaddr + e->objs[i].memsz > end)
+			end = e->objs[i].vaddr + e->objs[i].memsz;
+	return end > vaddr ? (size_t)((end - vaddr) / 8) : 0;
+}
+
+int ot_elf_code_table(const struct ot_elf *e, const char *path, uint64_t vaddr,
+		      uint64_t **out, int *bounded)
+{
+	size_t n = table_entries(e, vaddr), i;
+	uint64_t *val, *raw, at;
+	GElf_Phdr ld;
+	Elf *elf;
+	int fd, ret;
+
+	memset(&ld, 0, sizeof(ld));
+	*out = NULL;
+	*bounded = n > 0;
+	if (n > TABLE_MAX)
+		return -E2BIG;
+	n = n ? n : 1;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	ret = elf ? table_segment(elf, vaddr, 8 * (uint64_t)n, &ld) : -EIO;
+	raw = ot_xcalloc(n, sizeof(*raw));
+	val = ot_xcalloc(n, sizeof(*val));
+	at = vaddr - ld.p_vaddr;
+	if (!ret && at < ld.p_filesz &&
+	    pread(fd, raw, (size_t)(ld.p_filesz - at < 8 * n ? ld.p_filesz - at : 8 * n),
+		  (off_t)(ld.p_offset + at)) < 0)
+		ret = -EIO;
+	/* The file's bytes are the values in a file loaded where it says
+	 * (ET_EXEC); elsewhere only the relocations make pointers. */
+	if (!ret && e->type == ET_EXEC)
+		memcpy(val, raw, n * sizeof(*val));
+	if (!ret)
+		ret = table_relocs(elf, vaddr, n, raw, val);
+	for (i = 0; !ret && i < n; i++) {
+		uint64_t off;
+
+		if (val[i] == OT_TABLE_UNKNOWN)
+			continue;
+		val[i] = val[i] && !addr_to_offset(e->segs, e->nsegs, val[i], &off) ?
+			 off : OT_TABLE_NONE;
+	}
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	free(raw);
+	if (ret) {
+		free(val);
+		return ret;
+	}
+	*out = val;
+	return (int)n;
+}

@@ -1,0 +1,771 @@
+#include "select.h"
+#include "util/error.h"
+#include "util/xalloc.h"
+
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+size_t ot_edit_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), i, j, *row, prev, d;
+
+	row = ot_xcalloc(lb + 1, sizeof(*row));
+	for (j = 0; j <= lb; j++)
+		row[j] = j;
+	for (i = 1; i <= la; i++) {
+		prev = row[0];
+		row[0] = i;
+		for (j = 1; j <= lb; j++) {
+			size_t cur = row[j];
+
+			d = prev + (a[i - 1] != b[j - 1]);
+			if (row[j] + 1 < d)
+				d = row[j] + 1;
+			if (row[j - 1] + 1 < d)
+				d = row[j - 1] + 1;
+			row[j] = d;
+			prev = cur;
+		}
+	}
+	d = row[lb];
+	free(row);
+	return d;
+}
+
+static int is_glob(const char *s)
+{
+	return strpbrk(s, "*?[") != NULL;
+}
+
+/* forward */
+static const char *last_component(const char *base);
+
+/*
+ * term names base by its last components: "middle" or
+ * "orbit_stress::middle" for "crate::orbit_stress::middle", "twice" for
+ * "app::twice<int>".
+ */
+static int bare_match(const char *base, const char *term)
+{
+	const char *c = last_component(base), *lt = strchr(c, '<');
+	size_t n = strlen(term), bl = strlen(base);
+
+	if (!strcmp(c, term) || (lt && (size_t)(lt - c) == n && !strncmp(c, term, n)))
+		return 1;
+	return strstr(term, "::") && bl > n + 2 && !strcmp(base + bl - n, term) &&
+	       !strncmp(base + bl - n - 2, "::", 2);
+}
+
+/* term against every spelling of s: raw, demangled, without parameters. */
+static int matches(const struct ot_sym *s, const char *term, int glob)
+{
+	if (glob)
+		return !fnmatch(term, s->name, 0) ||
+		       (s->demangled && !fnmatch(term, s->demangled, 0)) ||
+		       (s->base && !fnmatch(term, s->base, 0));
+	return !strcmp(term, s->name) ||
+	       (s->demangled && !strcmp(term, s->demangled)) ||
+	       (s->base && !strcmp(term, s->base));
+}
+
+/* The last "::" component of a demangled base, outside template brackets. */
+static const char *last_component(const char *base)
+{
+	const char *p, *last = base;
+	int depth = 0;
+
+	for (p = base; *p; p++) {
+		if (*p == '<' || *p == '(')
+			depth++;
+		else if ((*p == '>' || *p == ')') && depth)
+			depth--;
+		else if (!depth && p[0] == ':' && p[1] == ':')
+			last = p + 2;
+	}
+	return last;
+}
+
+/* "did you mean: a, b?" built from the closest names, or "" if none is close. */
+static void suggest(const struct ot_elf *e, const char *name, char *buf,
+		    size_t len)
+{
+	size_t best[3] = { SIZE_MAX, SIZE_MAX, SIZE_MAX };
+	size_t dist[3] = { SIZE_MAX, SIZE_MAX, SIZE_MAX };
+	size_t limit = strlen(name) / 3 + 1, i, k, used = 0;
+
+	if (limit > 3)
+		limit = 3;
+	for (i = 0; i < ot_elf_nsyms(e); i++) {
+		const struct ot_sym *s = ot_elf_sym(e, i);
+		size_t d = ot_edit_distance(name, s->base ? s->base : s->name);
+
+		if (s->base) {
+			size_t d2 = ot_edit_distance(name, last_component(s->base));
+
+			if (d2 < d)
+				d = d2;
+		}
+
+		if (d > limit)
+			continue;
+		for (k = 0; k < 3; k++) {
+			if (d < dist[k]) {
+				memmove(&dist[k + 1], &dist[k], (2 - k) * sizeof(*dist));
+				memmove(&best[k + 1], &best[k], (2 - k) * sizeof(*best));
+				dist[k] = d;
+				best[k] = i;
+				break;
+			}
+		}
+	}
+	buf[0] = 0;
+	for (k = 0; k < 3 && best[k] != SIZE_MAX; k++) {
+		const struct ot_sym *s = ot_elf_sym(e, best[k]);
+		int w = snprintf(buf + used, len - used, "%s%s",
+				 k ? ", " : " (did you mean: ",
+				 s->base ? s->base : s->name);
+		if (w < 0 || (size_t)w >= len - used)
+			break;
+		used += (size_t)w;
+	}
+	if (used && used + 3 < len)
+		strcat(buf, "?)");
+}
+
+static char *next_term(char **cursor)
+{
+	char *t = *cursor, *comma;
+
+	if (!t)
+		return NULL;
+	comma = strchr(t, ',');
+	if (comma) {
+		*comma = 0;
+		*cursor = comma + 1;
+	} else {
+		*cursor = NULL;
+	}
+	while (*t == ' ')
+		t++;
+	return t;
+}
+
+/* One selection's working state over the symbols of one file. */
+struct pick {
+	const struct ot_elf *e;
+	size_t n;		/* symbols */
+	uint32_t *chosen;	/* per symbol: the 1-based term that chose it, or 0 */
+	char *skipped;		/* per symbol: a glob matched it, but no call lands there */
+	uint8_t *arg, *ret;	/* per term (0-based): the values it asks for */
+	const char *script;	/* e is the interpreter of this script, or NULL */
+};
+
+/*
+ * A term's value suffix, cut off: "(argN)" (N 1..OT_SEL_MAX_ARG) records
+ * that argument at entry, "%ret" the return value; "read(arg3)%ret" both.
+ * ":32" after either takes the register's low 32 bits (an int: the ABI
+ * leaves the upper half unspecified).  Returns 0, or -EINVAL (printed if
+ * print).
+ */
+static int value_suffix(char *term, uint8_t *arg, uint8_t *ret, int print)
+{
+	size_t len = strlen(term);
+	char *open;
+
+	*arg = *ret = 0;
+	if (len > 7 && !strcmp(term + len - 7, "%ret:32")) {
+		*ret = OT_SEL_RET | OT_SEL_32;
+		term[len -= 7] = 0;
+	} else if (len > 4 && !strcmp(term + len - 4, "%ret")) {
+		*ret = OT_SEL_RET;
+		term[len -= 4] = 0;
+	}
+	open = strrchr(term, '(');
+	if (len && term[len - 1] == ')' && open && !strncmp(open, "(arg", 4)) {
+		char *end;
+		long n = strtol(open + 4, &end, 10);
+		int w32 = !strcmp(end, ":32)");
+
+		if (end == open + 4 || (strcmp(end, ")") && !w32))
+			return 0;	/* a C++ parameter list, not a value */
+		if (n < 1 || n > OT_SEL_MAX_ARG) {
+			if (print)
+				ot_error("'%s': the arguments are arg1 to arg%d (the registers "
+					 "that pass integers: %s)", term, OT_SEL_MAX_ARG,
+					 OT_SEL_ARG_REGS);
+			return -EINVAL;
+		}
+		*arg = (uint8_t)(n | (w32 ? OT_SEL_32 : 0));
+		*open = 0;
+	}
+	return 0;
+}
+
+int ot_select_asks_values(const char *spec)
+{
+	char *copy = ot_xstrdup(spec), *cursor = copy, *term;
+	int asks = 0;
+
+	while (!asks && (term = next_term(&cursor))) {
+		uint8_t arg = 0, retv = 0;
+
+		asks = value_suffix(term, &arg, &retv, 0) || arg || retv;
+	}
+	free(copy);
+	return asks;
+}
+
+#define SYM(k, i) ot_elf_sym((k)->e, (i))
+
+/* Why a name that is no function here cannot be traced (after a miss). */
+static void explain_miss(const struct pick *k, const char *term, const struct ot_sym *refused)
+{
+	const char *file = ot_elf_display(k->e);
+	char hint[512];
+
+	if (is_glob(term) && refused) {
+		ot_error("no function that can be traced matches '%s' in %s: %s is %s", term,
+			 file, ot_sym_display(refused), refused->not_called);
+		return;
+	}
+	/* The script may exec the program the user means: a hint from the
+	 * interpreter's own names would only mislead. */
+	if (k->script) {
+		ot_error("no function %s'%s' in %s, which runs the script %s; a script may exec "
+			 "another program: name that program's file, as in -f /path/to/program:%s",
+			 is_glob(term) ? "matches " : "", term, file, k->script, term);
+		return;
+	}
+	if (is_glob(term)) {
+		ot_error("no function matches '%s' in %s", term, file);
+		return;
+	}
+	switch (ot_elf_other(k->e, term)) {
+	case OT_OTHER_IFUNC:
+		/* Probing the resolver would count one call at load. */
+		ot_error("'%s' in %s is an IFUNC: the loader picks one of its implementations "
+			 "when the program starts; trace that one by name (internal names need "
+			 "the library's .symtab)", term, file);
+		return;
+	case OT_OTHER_IMPORTED:
+		ot_error("'%s' is not defined in %s: it is imported from a shared library; "
+			 "name the library's function instead", term, file);
+		return;
+	case OT_OTHER_DATA:
+		ot_error("'%s' in %s is a data object, not a function", term, file);
+		return;
+	case OT_OTHER_NONE:
+		break;
+	}
+	suggest(k->e, term, hint, sizeof(hint));
+	ot_error("no function '%s' in %s%s", term, file, hint);
+}
+
+/*
+ * Step 1a: the symbols term names by any of their spellings.  What no
+ * call enters is skipped: "leaf" names leaf(long) and, without its
+ * parameters, its "leaf(long) [clone .cold]" too.  A name that selects
+ * nothing else is refused.  Returns how many it chose, or SIZE_MAX after
+ * printing a refusal.
+ */
+static size_t by_spelling(struct pick *k, const char *term, uint32_t nterm,
+			  const struct ot_sym **refused)
+{
+	size_t i, hits = 0;
+
+	for (i = 0; i < k->n; i++) {
+		const struct ot_sym *s = SYM(k, i);
+
+		if (!matches(s, term, is_glob(term)))
+			continue;
+		if (s->not_called) {
+			k->skipped[i] = 1;
+			*refused = s;
+			continue;
+		}
+		if (!k->chosen[i])
+			k->chosen[i] = nterm;
+		hits++;
+	}
+	if (!hits && *refused && !is_glob(term)) {
+		ot_error("'%s' in %s cannot be traced: %s", term, ot_elf_display(k->e),
+			 (*refused)->not_called);
+		return SIZE_MAX;
+	}
+	return hits;
+}
+
+/*
+ * Step 1b: "middle" for "orbit_stress::middle", when no spelling matched
+ * and exactly one function's name ends so (its overloads included).
+ * Returns how many it chose, or SIZE_MAX after printing the candidates.
+ */
+static size_t by_last_component(struct pick *k, const char *term, uint32_t nterm)
+{
+	const struct ot_sym *one = NULL;
+	char list[1024];
+	size_t i, used = 0, hits = 0;
+
+	for (i = 0; i < k->n; i++) {
+		const struct ot_sym *s = SYM(k, i);
+
+		if (!s->base || !bare_match(s->base, term))
+			continue;
+		if (!one)
+			one = s;
+		else if (strcmp(one->base, s->base))
+			break;
+	}
+	if (i < k->n) {
+		for (i = 0; i < k->n && used + 2 < sizeof(list); i++) {
+			const struct ot_sym *o = SYM(k, i);
+			int w;
+
+			if (!o->base || !bare_match(o->base, term))
+				continue;
+			w = snprintf(list + used, sizeof(list) - used, "%s%s", used ? ", " : "",
+				     o->demangled);
+			if (w > 0)
+				used += (size_t)w;
+		}
+		ot_error("'%s' is ambiguous in %s: %s; name one", term, ot_elf_display(k->e), list);
+		return SIZE_MAX;
+	}
+	for (i = 0; one && i < k->n; i++) {
+		const struct ot_sym *s = SYM(k, i);
+
+		if (s->base && !strcmp(s->base, one->base) && !s->not_called) {
+			if (!k->chosen[i])
+				k->chosen[i] = nterm;
+			hits++;
+		}
+	}
+	return hits;
+}
+
+/* Step 1: every inclusion term.  Returns the number of terms, or -ENOENT. */
+static int include_terms(struct pick *k, const char *spec, uint32_t *nterm)
+{
+	char *copy = ot_xstrdup(spec), *cursor = copy, *term;
+	int ret = 0;
+
+	*nterm = 0;
+	while ((term = next_term(&cursor))) {
+		const struct ot_sym *refused = NULL;
+		uint8_t arg, retv;
+		size_t hits;
+
+		if (!*term || *term == '!')
+			continue;
+		if (value_suffix(term, &arg, &retv, 1)) {
+			ret = -ENOENT;
+			continue;
+		}
+		(*nterm)++;
+		k->arg = ot_xreallocarray(k->arg, *nterm, 1);
+		k->ret = ot_xreallocarray(k->ret, *nterm, 1);
+		k->arg[*nterm - 1] = arg;
+		k->ret[*nterm - 1] = retv;
+		hits = by_spelling(k, term, *nterm, &refused);
+		if (!hits && !is_glob(term))
+			hits = by_last_component(k, term, *nterm);
+		if (!hits)
+			explain_miss(k, term, refused);
+		if (!hits || hits == SIZE_MAX)
+			ret = -ENOENT;
+	}
+	free(copy);
+	if (!*nterm && !ret) {
+		ot_error("no function named in '%s'", spec);
+		ret = -ENOENT;
+	}
+	return ret;
+}
+
+/* Step 2: "!GLOB" terms, after every inclusion. */
+static void exclude_terms(struct pick *k, const char *spec)
+{
+	char *copy = ot_xstrdup(spec), *cursor = copy, *term;
+	size_t i;
+
+	while ((term = next_term(&cursor))) {
+		uint8_t arg, retv;
+
+		if (*term != '!' || value_suffix(term, &arg, &retv, 1))
+			continue;
+		for (i = 0; i < k->n; i++)
+			if (matches(SYM(k, i), term + 1, 1))
+				k->chosen[i] = 0;
+	}
+	free(copy);
+}
+
+/*
+ * Step 3: the chosen symbols in the order the terms named them (names
+ * within a glob sorted), names at one offset merged into one function
+ * with aliases: the kernel would count one hit twice.
+ */
+static void collect(const struct pick *k, uint32_t nterm, struct ot_selection *out)
+{
+	size_t i, j, t;
+
+	out->fn = ot_xcalloc(k->n ? k->n : 1, sizeof(*out->fn));
+	for (t = 1; t <= nterm; t++) {
+		for (i = 0; i < k->n; i++) {
+			const struct ot_sym *s = SYM(k, i);
+
+			if (k->chosen[i] != t)
+				continue;
+			out->requested++;
+			for (j = 0; j < out->n && out->fn[j].sym->offset != s->offset; j++)
+				;
+			if (j < out->n) {
+				struct ot_selected *f = &out->fn[j];
+				char *a = NULL;
+
+				/* Aliases: what each name asks for, together. */
+				if (!f->arg)
+					f->arg = k->arg[t - 1];
+				if (!f->ret)
+					f->ret = k->ret[t - 1];
+
+				if (asprintf(&a, "%s%s%s", f->aliases ? f->aliases : "",
+					     f->aliases ? "," : "", ot_sym_display(s)) < 0)
+					a = NULL;
+				free(f->aliases);
+				f->aliases = a;
+				continue;
+			}
+			out->fn[out->n].arg = k->arg[t - 1];
+			out->fn[out->n].ret = k->ret[t - 1];
+			out->fn[out->n++].sym = s;
+		}
+	}
+	/* Step 4: what globs skipped, for -v and -l. */
+	out->skipped = ot_xcalloc(k->n ? k->n : 1, sizeof(*out->skipped));
+	for (i = 0; i < k->n; i++) {
+		if (!k->skipped[i])
+			continue;
+		out->skipped[out->nskipped++].sym = SYM(k, i);
+		ot_verbose("%s: skipping %s: %s", ot_elf_display(k->e), ot_sym_display(SYM(k, i)),
+			   SYM(k, i)->not_called);
+	}
+}
+
+/* ot_elf_select, with e the interpreter of script (or NULL) for messages. */
+static int select_in(const struct ot_elf *e, const char *spec, const char *script,
+		     struct ot_selection *out)
+{
+	struct pick k = { .e = e, .n = ot_elf_nsyms(e), .script = script };
+	uint32_t nterm;
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	k.chosen = ot_xcalloc(k.n ? k.n : 1, sizeof(*k.chosen));
+	k.skipped = ot_xcalloc(k.n ? k.n : 1, 1);
+	ret = include_terms(&k, spec, &nterm);
+	if (!ret) {
+		exclude_terms(&k, spec);
+		collect(&k, nterm, out);
+		if (!out->n) {
+			ot_error("every function selected by '%s' is excluded", spec);
+			ret = -ENOENT;
+			ot_selection_free(out);
+		}
+	}
+	free(k.skipped);
+	free(k.chosen);
+	free(k.arg);
+	free(k.ret);
+	return ret;
+}
+
+int ot_elf_select(const struct ot_elf *e, const char *spec,
+		  struct ot_selection *out)
+{
+	return select_in(e, spec, NULL, out);
+}
+
+void ot_selection_free(struct ot_selection *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->n; i++) {
+		free(s->fn[i].aliases);
+		free(s->fn[i].name);
+		free(s->fn[i].label);
+	}
+	free(s->fn);
+	free(s->skipped);
+	memset(s, 0, sizeof(*s));
+}
+
+/* f lives in bin: "libname:function" for a library's, "FILE:FUNCTION" for messages. */
+static void name_it(struct ot_selected *f, const struct ot_binary *bin)
+{
+	const char *fn = ot_sym_display(f->sym);
+
+	f->bin = bin;
+	if (bin->is_main || asprintf(&f->name, "%s:%s", bin->display, fn) < 0)
+		f->name = ot_xstrdup(fn);
+	if (asprintf(&f->label, "%s:%s", bin->display, fn) < 0)
+		f->label = ot_xstrdup(fn);
+}
+
+struct ot_binset {
+	struct ot_binary *bin;	/* bin[0] is the main executable */
+	size_t n;
+	ot_lib_resolve_fn resolve;
+	void *ctx;
+	char *script;		/* bin[0] runs this script, for messages */
+};
+
+struct ot_binset *ot_binset_new(struct ot_elf *main_elf, const char *path,
+				const char *display, ot_lib_resolve_fn resolve,
+				void *ctx)
+{
+	struct ot_binset *b = ot_xcalloc(1, sizeof(*b));
+
+	b->bin = ot_xcalloc(1, sizeof(*b->bin));
+	b->bin[0].path = ot_xstrdup(path);
+	b->bin[0].display = ot_xstrdup(display);
+	b->bin[0].elf = main_elf;
+	b->bin[0].is_main = 1;
+	b->n = 1;
+	b->resolve = resolve;
+	b->ctx = ctx;
+	return b;
+}
+
+void ot_binset_free(struct ot_binset *b)
+{
+	size_t i;
+
+	if (!b)
+		return;
+	for (i = 0; i < b->n; i++) {
+		if (!b->bin[i].is_main)
+			ot_elf_close(b->bin[i].elf);
+		free(b->bin[i].path);
+		free(b->bin[i].display);
+	}
+	free(b->bin);
+	free(b->script);
+	free(b);
+}
+
+void ot_binset_set_script(struct ot_binset *b, const char *cmd, const char *path)
+{
+	free(b->script);
+	b->script = NULL;
+	if (!strcmp(cmd, path))
+		b->script = ot_xstrdup(path);
+	else if (asprintf(&b->script, "%s (%s)", cmd, path) < 0)
+		b->script = NULL;
+}
+
+/* Length of term's library prefix, or 0: "libc.so.6:malloc" -> 9. */
+static size_t lib_prefix(const char *term)
+{
+	const char *p;
+
+	for (p = term; (p = strchr(p, ':')); p += 2) {
+		if (p[1] == ':')
+			continue;
+		if (p > term && p[-1] == ':')
+			continue;
+		if (memchr(term, '/', (size_t)(p - term)) ||
+		    memmem(term, (size_t)(p - term), ".so", 3))
+			return (size_t)(p - term);
+		return 0;
+	}
+	return 0;
+}
+
+/* The binary for library name, opened on first use; NULL after printing. */
+static struct ot_binary *library(struct ot_binset *b, const char *name)
+{
+	struct ot_binary *lib;
+	const char *slash;
+	char *path = NULL;
+	size_t i;
+
+	if (b->resolve(b->ctx, name, &path))
+		return NULL;
+	for (i = 1; i < b->n; i++) {
+		if (!strcmp(b->bin[i].path, path)) {
+			free(path);
+			return &b->bin[i];
+		}
+	}
+	b->bin = ot_xreallocarray(b->bin, b->n + 1, sizeof(*b->bin));
+	lib = &b->bin[b->n];
+	memset(lib, 0, sizeof(*lib));
+	lib->path = path;
+	/* Shown by its file name: "libwork.so:work_add". */
+	slash = strrchr(name, '/');
+	lib->display = ot_xstrdup(slash ? slash + 1 : name);
+	if (ot_elf_open(path, path, &lib->elf)) {
+		free(lib->path);
+		free(lib->display);
+		return NULL;
+	}
+	b->n++;
+	return lib;
+}
+
+static void append(char **s, const char *term, size_t len)
+{
+	size_t old = *s ? strlen(*s) : 0;
+
+	*s = ot_xreallocarray(*s, old + len + 2, 1);
+	if (old)
+		(*s)[old++] = ',';
+	memcpy(*s + old, term, len);
+	(*s)[old + len] = 0;
+}
+
+/*
+ * The terms of -f grouped by the binary they name, each group's terms
+ * joined by commas in the order they came in.  A "!NAME" naming no
+ * binary excludes in every group, so it is kept apart.
+ */
+struct term_groups {
+	char **terms;
+	char **keys;		/* LIB of LIB:NAME, or NULL: the program */
+	size_t n;
+	char *global_excl;
+};
+
+static void group_terms(const char *spec, struct term_groups *tg)
+{
+	char *copy = ot_xstrdup(spec), *cursor = copy, *term;
+	size_t g;
+
+	memset(tg, 0, sizeof(*tg));
+	while ((term = next_term(&cursor))) {
+		int neg = *term == '!';
+		size_t pre = lib_prefix(term + neg);
+		char *key = pre ? ot_xstrdup(term + neg) : NULL;
+		char *name = term + neg + (pre ? pre + 1 : 0);
+		char buf[4096];
+
+		if (key)
+			key[pre] = 0;
+		if (!*name) {
+			free(key);
+			continue;
+		}
+		if (neg && !key) {
+			append(&tg->global_excl, term, strlen(term));
+			continue;
+		}
+		for (g = 0; g < tg->n; g++)
+			if ((!key && !tg->keys[g]) || (key && tg->keys[g] && !strcmp(key, tg->keys[g])))
+				break;
+		if (g == tg->n) {
+			tg->terms = ot_xreallocarray(tg->terms, tg->n + 1, sizeof(*tg->terms));
+			tg->keys = ot_xreallocarray(tg->keys, tg->n + 1, sizeof(*tg->keys));
+			tg->terms[tg->n] = NULL;
+			tg->keys[tg->n++] = key;
+		} else {
+			free(key);
+		}
+		snprintf(buf, sizeof(buf), "%s%s", neg ? "!" : "", name);
+		append(&tg->terms[g], buf, strlen(buf));
+	}
+	free(copy);
+}
+
+static void term_groups_free(struct term_groups *tg)
+{
+	size_t g;
+
+	for (g = 0; g < tg->n; g++) {
+		free(tg->terms[g]);
+		free(tg->keys[g]);
+	}
+	free(tg->terms);
+	free(tg->keys);
+	free(tg->global_excl);
+}
+
+/*
+ * One binary's selection, part, moved to the end of out.  Which binary
+ * (its index bin) is kept in *idx and *skidx, not as a pointer: bin[]
+ * moves while later groups open their libraries.
+ */
+static void take_part(struct ot_selection *out, struct ot_selection *part, size_t bin,
+		      size_t **idx, size_t **skidx)
+{
+	size_t i;
+
+	out->fn = ot_xreallocarray(out->fn, out->n + part->n, sizeof(*out->fn));
+	*idx = ot_xreallocarray(*idx, out->n + part->n, sizeof(**idx));
+	for (i = 0; i < part->n; i++) {
+		out->fn[out->n + i] = part->fn[i];
+		(*idx)[out->n + i] = bin;
+	}
+	out->n += part->n;
+	out->requested += part->requested;
+	out->skipped = ot_xreallocarray(out->skipped, out->nskipped + part->nskipped + 1,
+					sizeof(*out->skipped));
+	*skidx = ot_xreallocarray(*skidx, out->nskipped + part->nskipped + 1, sizeof(**skidx));
+	for (i = 0; i < part->nskipped; i++) {
+		out->skipped[out->nskipped + i] = part->skipped[i];
+		(*skidx)[out->nskipped + i] = bin;
+	}
+	out->nskipped += part->nskipped;
+	free(part->skipped);
+	free(part->fn);
+}
+
+int ot_binset_select(struct ot_binset *b, const char *spec,
+		     struct ot_selection *out)
+{
+	struct term_groups tg;
+	size_t g, i, *idx = NULL, *skidx = NULL;
+	int ret = 0;
+
+	memset(out, 0, sizeof(*out));
+	group_terms(spec, &tg);
+	for (g = 0; g < tg.n && !ret; g++) {
+		struct ot_binary *bin = tg.keys[g] ? library(b, tg.keys[g]) : &b->bin[0];
+		struct ot_selection part;
+
+		if (!bin) {
+			ret = -ENOEXEC;
+			break;
+		}
+		if (!bin->elf) {
+			/* No program of its own (-a): every term names its file. */
+			ot_error("'%s' names no file: give it as FILE:NAME or SONAME:NAME",
+				 tg.terms[g]);
+			ret = -ENOENT;
+			break;
+		}
+		if (tg.global_excl)
+			append(&tg.terms[g], tg.global_excl, strlen(tg.global_excl));
+		if (select_in(bin->elf, tg.terms[g], bin->is_main ? b->script : NULL, &part)) {
+			ret = -ENOENT;
+			break;
+		}
+		take_part(out, &part, (size_t)(bin - b->bin), &idx, &skidx);
+	}
+	/* bin[] moves as libraries are added: point into it once all are open. */
+	for (i = 0; !ret && i < out->n; i++)
+		name_it(&out->fn[i], &b->bin[idx[i]]);
+	for (i = 0; !ret && i < out->nskipped; i++)
+		out->skipped[i].bin = &b->bin[skidx[i]];
+	free(idx);
+	free(skidx);
+	term_groups_free(&tg);
+	if (ret)
+		ot_selection_free(out);
+	return ret;
+}
+
