@@ -3,7 +3,7 @@
  * run, report, free.  It owns the order - what is acquired when, and
  * released in reverse - and the run loop that drains the rings into the
  * pairing until the capture ends.  The parts it puts together are made
- * elsewhere: the plan (lib/probes/plan), what scopes leave (lib/scopes/sinks), the
+ * elsewhere: the plan (lib/probes/plan), what scopes leave (lib/report/sinks), the
  * report (lib/capture/capture_report), disarming (lib/capture/disarm).
  */
 #include "capture.h"
@@ -96,7 +96,7 @@ static void on_scope(void *ctx, const struct ot_scope *s)
 	ot_sinks_scope(&c->sinks, s);
 }
 
-/* lib/scopes/sinks stays pure: reading /proc is the capture's. */
+/* lib/report/sinks stays pure: reading /proc is the capture's. */
 static int proc_comm(uint32_t pid, char *buf, size_t len)
 {
 	return ot_proc_comm((pid_t)pid, buf, len);
@@ -141,17 +141,23 @@ static void final_drain(struct ot_capture *c)
 static int resolve(struct ot_capture *c)
 {
 	int script = !c->o.all && ot_target_is_script(&c->target);
+	const char **expect = ot_xcalloc(c->o.nexpect + 1, sizeof(*expect));
 	struct ot_plan_opts po = {
 		/* -a: no program of its own; every term names its file. */
 		.exe = c->o.all ? NULL : c->target.exe, .display = c->target.display,
 		.script = script ? c->o.argv[0] : NULL, .interpreter = c->target.run,
 		.find_lib = ot_target_find_lib, .find_lib_ctx = &c->target,
-		.functions = c->o.functions, .expect = c->o.expect, .nexpect = c->o.nexpect,
-		.patches_code = !!(c->o.backend->can & OT_PATCHES_CODE), .ret_mode_set = c->o.ret_mode_set,
-		.ret_insn = c->o.ret_insn, .list = c->o.list,
+		.functions = c->o.functions, .expect = expect, .nexpect = c->o.nexpect,
+		.patches_code = !!(c->o.backend->can & OT_PATCHES_CODE),
+		.ret_mode_set = c->o.ret_mode_set, .ret_insn = c->o.ret_insn, .list = c->o.list,
 	};
-	int ret = ot_plan_make(&c->plan, &po);
+	size_t i;
+	int ret;
 
+	for (i = 0; i < c->o.nexpect; i++)
+		expect[i] = c->o.expect[i].name;
+	ret = ot_plan_make(&c->plan, &po);
+	free(expect);
 	if (ret)
 		return ret == -ENOENT ? OT_CAPTURE_BAD_INPUT : OT_CAPTURE_FAILED;
 	return OT_CAPTURE_OK;
@@ -390,7 +396,7 @@ static int add_calib_target(struct ot_capture *c)
 	c->calib.empty_ns = ot_calib_empty_ns();
 	c->calib_target = (uint32_t)c->plan.sel.n;
 	c->plan.pt = ot_xreallocarray(c->plan.pt, c->plan.sel.n + 1, sizeof(*c->plan.pt));
-	if (ot_calib_probe(2 * insn > c->plan.sel.n, &c->plan.pt[c->calib_target]))
+	if (ot_plan_calib_target(2 * insn > c->plan.sel.n, &c->plan.pt[c->calib_target]))
 		return -1;
 	c->plan.pt[c->calib_target].pid = (int)getpid();
 	c->npt++;

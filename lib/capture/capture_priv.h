@@ -19,7 +19,7 @@
 #include "probes/plan.h"
 #include "probes/probes.h"
 #include "report/report.h"
-#include "scopes/sinks.h"
+#include "report/sinks.h"
 #include "process/target.h"
 
 #include <signal.h>

@@ -2,7 +2,8 @@
 #include "util/clock.h"
 #include "util/error.h"
 #include "inject_facts.h"
-#include "inject_priv.h"
+#include "inject_remove.h"
+#include "inject_state.h"
 #include "inject_recover.h"
 #include "inject_region.h"
 #include "inject_tramp.h"
@@ -20,12 +21,6 @@
 #include <unistd.h>
 
 /* ---- attaching ---- */
-
-int inject_read_maps(struct ot_inject *in)
-{
-	ot_proc_maps_free(in->maps, in->nmaps);
-	return ot_proc_maps(in->pid, inject_live_tid(in), &in->maps, &in->nmaps);
-}
 
 /*
  * A process an orbit-trace that was killed left instrumented: taken back
@@ -237,102 +232,6 @@ static int gone(pid_t pid)
 	return !ot_proc_live_task(pid);
 }
 
-/* Put back every return address a thread's table still holds on its stack. */
-static void restore_returns(struct ot_inject *in)
-{
-	uint64_t ret = in->rt_ret;
-	uint8_t *slots = ot_xmalloc(OT_INJ_PRIV_FDES), *table = ot_xmalloc(OT_INJ_TABLE_SIZE);
-	size_t i, k;
-
-	if (ot_tracee_read(in->t, in->priv, slots, OT_INJ_PRIV_FDES))
-		goto out;
-	for (i = 0; i < OT_INJ_NSLOTS; i++) {
-		const uint8_t *slot = slots + i * OT_INJ_SLOT_SIZE;
-		uint64_t key, count, tab;
-
-		memcpy(&key, slot + OT_INJ_PS_KEY, 8);
-		memcpy(&count, slot + OT_INJ_PS_COUNT, 8);
-		memcpy(&tab, slot + OT_INJ_PS_TABLE, 8);
-		if (!key || !count || ot_tracee_read(in->t, tab, table, OT_INJ_TABLE_SIZE))
-			continue;
-		for (k = 0; k < (1u << OT_INJ_TABLE_BITS); k++) {
-			const uint8_t *e = table + k * OT_INJ_ENT_SIZE;
-			uint64_t at, orig, now;
-
-			memcpy(&at, e + OT_INJ_E_KEY, 8);
-			memcpy(&orig, e + OT_INJ_E_RET, 8);
-			/* A frame gone without returning may have left its slot
-			 * to other data, or unmapped: only our address is ours. */
-			if (!at || ot_tracee_read(in->t, at, &now, 8) || now != ret)
-				continue;
-			if (!ot_tracee_write(in->t, at, &orig, 8))
-				in->info.returns_restored++;
-		}
-	}
-out:
-	free(slots);
-	free(table);
-}
-
-static void unmap_all(struct ot_inject *in)
-{
-	size_t i;
-
-	if (in->shared_t)
-		inject_sys(in, SYS_munmap, (long)in->shared_t, (long)in->shared_len, 0, 0, 0, 0);
-	if (in->priv)
-		inject_sys(in, SYS_munmap, (long)in->priv, OT_INJ_PRIV_SIZE, 0, 0, 0, 0);
-	for (i = in->nreg; i > 1; i--)
-		inject_sys(in, SYS_munmap, (long)in->reg[i - 1].addr, (long)in->reg[i - 1].size, 0, 0, 0, 0);
-	/* The gadget's own region last, by the thread's own instruction. */
-	in->t->gadget = 0;
-	if (in->nreg && inject_sys(in, SYS_munmap, (long)in->reg[0].addr, (long)in->reg[0].size,
-			    0, 0, 0, 0))
-		in->info.left_bytes = in->reg[0].size;
-}
-
-/*
- * With the threads held and the entries restored: no thread left inside
- * our code, every hijacked return address put back, our memory unmapped
- * - or left, saying why, when a thread may still need it.
- */
-void inject_take_back(struct ot_inject *in)
-{
-	uint64_t *lo = ot_xcalloc(in->nreg + 1, sizeof(*lo)), *hi = ot_xcalloc(in->nreg + 1, sizeof(*hi));
-	const struct ot_proc_map *gcc;
-	size_t i, stuck = 0, in_unwinder = 0;
-
-	for (i = 0; i < in->nreg; i++) {
-		lo[i] = in->reg[i].addr;
-		hi[i] = in->reg[i].addr + in->reg[i].size;
-	}
-	inject_read_maps(in);
-	gcc = ot_proc_maps_lib(in->maps, in->nmaps, "libgcc_s.so");
-	for (i = 0; i < in->t->n; i++) {
-		struct user_regs_struct r;
-
-		if (ot_tracee_step_out(in->t, i, lo, hi, in->nreg, 100000) > 0)
-			stuck++;
-		/* An unwinder midway may hold one of the FDEs. */
-		if (gcc && !ot_tracee_regs(in->t, i, &r) && r.rip >= gcc->lo && r.rip < gcc->hi)
-			in_unwinder++;
-	}
-	if (in->priv)
-		restore_returns(in);
-	if (stuck || in_unwinder) {
-		in->info.left_bytes = in->info.code_bytes + in->info.private_bytes +
-				      in->info.shared_bytes;
-		in->info.left_why = stuck ? "a thread was in a system call inside a trampoline" :
-					    "a thread was unwinding its stack";
-	} else {
-		unmap_all(in);
-		if (in->info.left_bytes)
-			in->info.left_why = "the last munmap in the process failed";
-	}
-	free(lo);
-	free(hi);
-}
-
 size_t ot_inject_check(struct ot_inject *in)
 {
 	uint8_t now[OT_PATCH_LEN];
@@ -416,28 +315,10 @@ void ot_inject_kill(struct ot_inject *in)
 
 void ot_inject_free(struct ot_inject *in)
 {
-	size_t i;
-
 	if (!in)
 		return;
 	ot_inject_resume(in);
-	/* Off our robust list before its memory goes. */
-	if (in->owner)
-		pthread_mutex_unlock(in->owner);
-	if (in->shared)
-		munmap(in->shared, in->shared_len);
-	if (in->memfd >= 0)
-		close(in->memfd);
-	for (i = 0; i < in->nreg; i++)
-		free(in->reg[i].buf);
-	free(in->reg);
-	free(in->patches);
-	free(in->regs);
-	free(in->file_path);
-	if (in->file_fd >= 0)
-		close(in->file_fd);
-	ot_proc_maps_free(in->maps, in->nmaps);
-	free(in);
+	inject_state_free(in);
 }
 
 const struct ot_inject_stats *ot_inject_stats(const struct ot_inject *in)
@@ -454,4 +335,26 @@ int ot_inject_clock(const struct ot_inject *in, const char **why)
 size_t ot_inject_patched(const struct ot_inject *in)
 {
 	return in->patched;
+}
+
+int ot_inject_restore(pid_t pid, struct ot_inject_recovery *out)
+{
+	struct ot_tracee t;
+	const char *why;
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	ret = ot_tracee_attach(pid, &t, &why);
+	if (ret) {
+		ot_error("cannot restore process %d: ptrace: %s", (int)pid, why);
+		return ret;
+	}
+	ret = ot_inject_recover(pid, &t, out);
+	ot_tracee_detach(&t);
+	if (ret == -EBUSY)
+		ot_error("cannot restore process %d: the orbit-trace that instrumented it "
+			 "(process %d) still runs", (int)pid, (int)out->tracer);
+	else if (ret)
+		ot_error_errno(-ret, "cannot restore process %d", (int)pid);
+	return ret;
 }

@@ -9,7 +9,7 @@
  * put back, what is no longer needed unmapped.  The layout is
  * lib/inject/inject_layout.h; the code run there, lib/inject/inject_rt.S.  This file's
  * lib/inject/inject.c holds the lifecycle and the install/remove transaction;
- * the jobs it hands out are in lib/inject/inject_*.h (inject_priv.h says which).
+ * the jobs it hands out are in lib/inject/inject_*.h (inject_state.h says which).
  *
  * Refusals are per function, with the reason (ot_inject_fn.refused): not
  * mapped, too short, a branch into the patch, an instruction that cannot

@@ -2,7 +2,7 @@
 #include "util/clock.h"
 #include "symbols/elfsym.h"
 #include "util/error.h"
-#include "inject_priv.h"
+#include "inject_state.h"
 #include "process/procfs.h"
 #include "util/xalloc.h"
 

@@ -52,6 +52,9 @@
 #define OT_INJ_R_HEAD		64
 #define OT_INJ_R_REG_SIZE	16
 #define OT_INJ_R_PATCH_SIZE	24
+/* The whole table (its name first, 8 bytes), for the first region's size. */
+#define OT_INJ_R_SIZE(nreg, npatches) \
+	(8 + OT_INJ_R_HEAD + (nreg) * OT_INJ_R_REG_SIZE + (npatches) * OT_INJ_R_PATCH_SIZE)
 
 /* Private: thread slots, open addressing on the thread pointer. */
 #define OT_INJ_SLOT_BITS	11

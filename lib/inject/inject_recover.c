@@ -1,6 +1,7 @@
 #include "inject_recover.h"
 #include "util/error.h"
-#include "inject_priv.h"
+#include "inject_remove.h"
+#include "inject_state.h"
 #include "util/xalloc.h"
 
 #include <errno.h>
@@ -10,11 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-size_t inject_recovery_size(const struct ot_inject *in, size_t npatches)
-{
-	return 8 + OT_INJ_R_HEAD + in->nreg * OT_INJ_R_REG_SIZE + npatches * OT_INJ_R_PATCH_SIZE;
-}
 
 /*
  * The recovery table, in the first region: everything a later
@@ -218,28 +214,6 @@ int ot_inject_recover(pid_t pid, struct ot_tracee *t, struct ot_inject_recovery 
 	out->unmapped_bytes = in->info.code_bytes + in->info.private_bytes +
 			      in->info.shared_bytes - in->info.left_bytes;
 out:
-	ot_inject_free(in);
-	return ret;
-}
-
-int ot_inject_restore(pid_t pid, struct ot_inject_recovery *out)
-{
-	struct ot_tracee t;
-	const char *why;
-	int ret;
-
-	memset(out, 0, sizeof(*out));
-	ret = ot_tracee_attach(pid, &t, &why);
-	if (ret) {
-		ot_error("cannot restore process %d: ptrace: %s", (int)pid, why);
-		return ret;
-	}
-	ret = ot_inject_recover(pid, &t, out);
-	ot_tracee_detach(&t);
-	if (ret == -EBUSY)
-		ot_error("cannot restore process %d: the orbit-trace that instrumented it "
-			 "(process %d) still runs", (int)pid, (int)out->tracer);
-	else if (ret)
-		ot_error_errno(-ret, "cannot restore process %d", (int)pid);
+	inject_state_free(in);
 	return ret;
 }

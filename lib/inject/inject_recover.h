@@ -16,9 +16,6 @@
 
 struct ot_inject;
 
-/* The bytes the recovery table takes, for the first region's size. */
-size_t inject_recovery_size(const struct ot_inject *in, size_t npatches);
-
 /* The table, written into the first region's buffer (with the region,
  * before any patch is): every region, the data, in->patches.  For
  * lib/inject/inject.c. */

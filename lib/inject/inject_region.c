@@ -1,7 +1,6 @@
 #include "inject_region.h"
 #include "util/error.h"
-#include "inject_priv.h"
-#include "inject_recover.h"
+#include "inject_state.h"
 #include "inject_unwind.h"
 #include "util/xalloc.h"
 
@@ -244,7 +243,7 @@ int inject_map_all(struct ot_inject *in, const struct plan *pl, size_t n, size_t
 	for (i = 0; i < n; i++)
 		if (pl[i].reg != SIZE_MAX)
 			need[pl[i].reg] += TRAMP_MAX;
-	need[0] += inject_recovery_size(in, npatches);
+	need[0] += OT_INJ_R_SIZE(in->nreg, npatches);
 	ret = map_regions(in, need);
 	free(need);
 	if (ret)

@@ -1,5 +1,5 @@
 #include "inject_tramp.h"
-#include "inject_priv.h"
+#include "inject_state.h"
 #include "inject_region.h"
 #include "relocate.h"
 #include "x86emit.h"

@@ -1,7 +1,7 @@
 #include "inject_unwind.h"
 #include "symbols/elfsym.h"
 #include "inject_layout.h"
-#include "inject_priv.h"
+#include "inject_state.h"
 #include "util/xalloc.h"
 
 #include <stdio.h>

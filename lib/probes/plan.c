@@ -141,12 +141,12 @@ static int check_expect(const struct ot_plan *p, const struct ot_plan_opts *o)
 
 	for (i = 0; i < o->nexpect; i++) {
 		for (k = 0; k < p->sel.n; k++)
-			if (!strcmp(p->names[k], o->expect[i].name))
+			if (!strcmp(p->names[k], o->expect[i]))
 				break;
 		if (k == p->sel.n) {
 			ot_error("--expect names '%s', which -f does not trace\n"
 				 "Try 'orbit-trace --help' for more information.",
-				 o->expect[i].name);
+				 o->expect[i]);
 			return -ENOENT;
 		}
 	}
@@ -191,4 +191,38 @@ void ot_plan_free(struct ot_plan *p)
 	ot_binset_free(p->bins);
 	ot_elf_close(p->elf);
 	memset(p, 0, sizeof(*p));
+}
+
+int ot_plan_calib_target(int ret_insn, struct ot_probe_target *pt)
+{
+	struct ot_selection sel = { 0 };
+	struct ot_elf *elf = NULL;
+	uint64_t *sites = NULL;
+	int ret = 0, tail;
+
+	memset(pt, 0, sizeof(*pt));
+	pt->path = "/proc/self/exe";
+	pt->label = "orbit-trace:ot_calib_target";
+	if (ot_elf_open("/proc/self/exe", "orbit-trace", &elf) ||
+	    ot_elf_select(elf, "ot_calib_target", &sel)) {
+		ot_error("cannot calibrate: orbit-trace's own ot_calib_target is not found");
+		ot_elf_close(elf);
+		return -ENOENT;
+	}
+	pt->offset = sel.fn[0].sym->offset;
+	if (ret_insn) {
+		int n = ot_ret_sites(pt->path, pt->offset, sel.fn[0].sym->size, &sites, &tail);
+
+		if (n <= 0) {
+			ot_error("cannot calibrate: no return instruction in ot_calib_target");
+			free(sites);
+			ret = -ENOENT;
+		} else {
+			pt->ret_sites = sites;
+			pt->nret_sites = (size_t)n;
+		}
+	}
+	ot_selection_free(&sel);
+	ot_elf_close(elf);
+	return ret;
 }

@@ -16,7 +16,6 @@
 #define OT_PLAN_H
 
 #include "symbols/elfsym.h"
-#include "cli/options.h"
 #include "probes.h"
 #include "symbols/returns.h"
 #include "symbols/select.h"
@@ -30,7 +29,7 @@ struct ot_plan_opts {
 	ot_lib_resolve_fn find_lib;	/* a library -f names, to a file */
 	void *find_lib_ctx;
 	const char *functions;	/* -f */
-	const struct ot_expect *expect;	/* --expect: each must name a selected function */
+	const char *const *expect;	/* --expect's names: each must be selected */
 	size_t nexpect;
 	int patches_code;	/* the backend patches entries and sees returns itself */
 	int ret_mode_set;	/* --returns given ... */
@@ -55,5 +54,13 @@ struct ot_plan {
  */
 int ot_plan_make(struct ot_plan *p, const struct ot_plan_opts *o);
 void ot_plan_free(struct ot_plan *p);
+
+/*
+ * --compensate's probe target: orbit-trace's own ot_calib_target
+ * (lib/scopes/calib) in this process - path, offset, and with ret_insn its
+ * return instructions (free pt->ret_sites).  0, or -ENOENT after printing
+ * why.
+ */
+int ot_plan_calib_target(int ret_insn, struct ot_probe_target *pt);
 
 #endif

@@ -28,6 +28,7 @@
 #define OT_PROBES_H
 
 #include "inject/inject_stats.h"
+#include "process/procfs.h"
 #include "rings/kinds.h"
 #include "rings/ring.h"
 
@@ -273,12 +274,6 @@ struct ot_probes_thread_execs {
  * on a pid (--follow, -a). */
 const struct ot_probes_thread_execs *ot_probes_thread_execs(const struct ot_probes *p);
 
-/* --follow: one process of the tree, as the kernel last saw it. */
-struct ot_follow_proc {
-	uint32_t pid, ppid;	/* ppid 0: the target itself */
-	char comm[16];		/* its name after its last exec */
-	int exited;
-};
 
 /*
  * --follow: calls fn once for each process that exited since the last

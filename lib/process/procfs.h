@@ -70,4 +70,11 @@ const struct ot_proc_map *ot_proc_maps_text(const struct ot_proc_map *maps, size
 const struct ot_proc_map *ot_proc_maps_lib(const struct ot_proc_map *maps, size_t n,
 					   const char *prefix);
 
+/* One process of a tree followed (--follow), as the kernel last saw it. */
+struct ot_follow_proc {
+	uint32_t pid, ppid;	/* ppid 0: the target itself */
+	char comm[16];		/* its name after its last exec */
+	int exited;
+};
+
 #endif

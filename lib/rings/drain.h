@@ -15,7 +15,7 @@
 #ifndef OT_DRAIN_H
 #define OT_DRAIN_H
 
-#include "scopes/pair.h"
+#include "event.h"
 #include "ring.h"
 
 #include <stddef.h>

@@ -1,9 +1,6 @@
 #include "calib.h"
-#include "symbols/elfsym.h"
-#include "symbols/select.h"
 #include "util/clock.h"
 #include "util/error.h"
-#include "symbols/retsite.h"
 #include "util/xalloc.h"
 
 #include <errno.h>
@@ -53,40 +50,6 @@ uint64_t ot_calib_empty_ns(void)
 	}
 	qsort(t, BATCHES, sizeof(*t), cmp_u64);
 	return t[BATCHES / 2] / CALLS;
-}
-
-int ot_calib_probe(int ret_insn, struct ot_probe_target *pt)
-{
-	struct ot_selection sel = { 0 };
-	struct ot_elf *elf = NULL;
-	uint64_t *sites = NULL;
-	int ret = 0, tail;
-
-	memset(pt, 0, sizeof(*pt));
-	pt->path = "/proc/self/exe";
-	pt->label = "orbit-trace:ot_calib_target";
-	if (ot_elf_open("/proc/self/exe", "orbit-trace", &elf) ||
-	    ot_elf_select(elf, "ot_calib_target", &sel)) {
-		ot_error("cannot calibrate: orbit-trace's own ot_calib_target is not found");
-		ot_elf_close(elf);
-		return -ENOENT;
-	}
-	pt->offset = sel.fn[0].sym->offset;
-	if (ret_insn) {
-		int n = ot_ret_sites(pt->path, pt->offset, sel.fn[0].sym->size, &sites, &tail);
-
-		if (n <= 0) {
-			ot_error("cannot calibrate: no return instruction in ot_calib_target");
-			free(sites);
-			ret = -ENOENT;
-		} else {
-			pt->ret_sites = sites;
-			pt->nret_sites = (size_t)n;
-		}
-	}
-	ot_selection_free(&sel);
-	ot_elf_close(elf);
-	return ret;
 }
 
 /* Bursts kept for the median: the last OT_CALIB_LIVE_KEEP (a minute's). */

@@ -16,7 +16,6 @@
 #define OT_CALIB_H
 
 #include "pair.h"
-#include "probes/probes.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -33,13 +32,6 @@ void ot_calib_target(void);
 
 /* ns per call of ot_calib_target untraced (the median of 7 batches). */
 uint64_t ot_calib_empty_ns(void);
-
-/*
- * The probe target for ot_calib_target in this process (path, offset, and
- * with ret_insn its return instructions: free pt->ret_sites).  Returns 0
- * or -ENOENT after printing why.
- */
-int ot_calib_probe(int ret_insn, struct ot_probe_target *pt);
 
 /*
  * Calibration during the capture.  The cost of a probe hit on this machine

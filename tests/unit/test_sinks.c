@@ -17,7 +17,7 @@
 #include <cmocka.h>
 
 #include "lib/symbols/select.h"
-#include "lib/scopes/sinks.h"
+#include "lib/report/sinks.h"
 
 enum { OUTER, INNER, NFUNCS };
 

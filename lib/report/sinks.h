@@ -21,11 +21,11 @@
 #ifndef OT_SINKS_H
 #define OT_SINKS_H
 
-#include "hist.h"
-#include "pair.h"
-#include "probes/probes.h"
-#include "report/report.h"
-#include "values.h"
+#include "report.h"
+#include "process/procfs.h"
+#include "scopes/hist.h"
+#include "scopes/pair.h"
+#include "scopes/values.h"
 
 #include <stddef.h>
 #include <stdint.h>

@@ -1,5 +1,5 @@
 /*
- * inject_priv.h - the state of one instrumented process (struct
+ * inject_state.h - the state of one instrumented process (struct
  * ot_inject) and what the parts of --backend inject share about it: the
  * runtime's symbols as assembled into orbit-trace, the layout of a code
  * region, a patch, a function's plan.  For lib/inject/inject.c and the
@@ -7,14 +7,16 @@
  * everyone else goes through lib/inject/inject.h.
  *
  * Who fills what: inject.c (attach, install, remove, free) owns the
- * struct and its lifetime; inject_region.c maps the regions and data;
+ * struct and its lifetime, inject_state.c reads its maps and frees its
+ * memory; inject_region.c maps the regions and data; inject_remove.c
+ * takes back what is ours;
  * inject_tramp.c plans functions and writes trampolines and patches;
  * inject_facts.c reads the process's refusals, thread-id offset and
  * clock; inject_unwind.c the unwinders; inject_recover.c the recovery
  * table.  None of them exits; they print only where their header says.
  */
-#ifndef OT_INJECT_PRIV_H
-#define OT_INJECT_PRIV_H
+#ifndef OT_INJECT_STATE_H
+#define OT_INJECT_STATE_H
 
 #include "inject.h"
 #include "inject_layout.h"
@@ -119,16 +121,11 @@ static inline pid_t inject_live_tid(const struct ot_inject *in)
 	return in->t && in->t->n ? in->t->tids[0] : in->pid;
 }
 
-/* lib/inject/inject.c lends these to the others. */
-
 /* in->maps read again (freed first): 0, or -errno with none. */
 int inject_read_maps(struct ot_inject *in);
 
-/*
- * With the threads held and the entries restored: no thread left inside
- * our code, every hijacked return address put back, our memory unmapped
- * - or left, with in->info.left_why, when a thread may still need it.
- */
-void inject_take_back(struct ot_inject *in);
+/* Everything in holds of ours in this process, and in itself (not the
+ * process's: inject_take_back undoes that). */
+void inject_state_free(struct ot_inject *in);
 
 #endif

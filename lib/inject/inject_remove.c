@@ -1,0 +1,99 @@
+#include "inject_remove.h"
+#include "inject_region.h"
+#include "inject_state.h"
+#include "util/xalloc.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+
+/* Put back every return address a thread's table still holds on its stack. */
+static void restore_returns(struct ot_inject *in)
+{
+	uint64_t ret = in->rt_ret;
+	uint8_t *slots = ot_xmalloc(OT_INJ_PRIV_FDES), *table = ot_xmalloc(OT_INJ_TABLE_SIZE);
+	size_t i, k;
+
+	if (ot_tracee_read(in->t, in->priv, slots, OT_INJ_PRIV_FDES))
+		goto out;
+	for (i = 0; i < OT_INJ_NSLOTS; i++) {
+		const uint8_t *slot = slots + i * OT_INJ_SLOT_SIZE;
+		uint64_t key, count, tab;
+
+		memcpy(&key, slot + OT_INJ_PS_KEY, 8);
+		memcpy(&count, slot + OT_INJ_PS_COUNT, 8);
+		memcpy(&tab, slot + OT_INJ_PS_TABLE, 8);
+		if (!key || !count || ot_tracee_read(in->t, tab, table, OT_INJ_TABLE_SIZE))
+			continue;
+		for (k = 0; k < (1u << OT_INJ_TABLE_BITS); k++) {
+			const uint8_t *e = table + k * OT_INJ_ENT_SIZE;
+			uint64_t at, orig, now;
+
+			memcpy(&at, e + OT_INJ_E_KEY, 8);
+			memcpy(&orig, e + OT_INJ_E_RET, 8);
+			/* A frame gone without returning may have left its slot
+			 * to other data, or unmapped: only our address is ours. */
+			if (!at || ot_tracee_read(in->t, at, &now, 8) || now != ret)
+				continue;
+			if (!ot_tracee_write(in->t, at, &orig, 8))
+				in->info.returns_restored++;
+		}
+	}
+out:
+	free(slots);
+	free(table);
+}
+
+static void unmap_all(struct ot_inject *in)
+{
+	size_t i;
+
+	if (in->shared_t)
+		inject_sys(in, SYS_munmap, (long)in->shared_t, (long)in->shared_len, 0, 0, 0, 0);
+	if (in->priv)
+		inject_sys(in, SYS_munmap, (long)in->priv, OT_INJ_PRIV_SIZE, 0, 0, 0, 0);
+	for (i = in->nreg; i > 1; i--)
+		inject_sys(in, SYS_munmap, (long)in->reg[i - 1].addr, (long)in->reg[i - 1].size, 0, 0, 0, 0);
+	/* The gadget's own region last, by the thread's own instruction. */
+	in->t->gadget = 0;
+	if (in->nreg && inject_sys(in, SYS_munmap, (long)in->reg[0].addr, (long)in->reg[0].size,
+			    0, 0, 0, 0))
+		in->info.left_bytes = in->reg[0].size;
+}
+
+void inject_take_back(struct ot_inject *in)
+{
+	uint64_t *lo = ot_xcalloc(in->nreg + 1, sizeof(*lo)), *hi = ot_xcalloc(in->nreg + 1, sizeof(*hi));
+	const struct ot_proc_map *gcc;
+	size_t i, stuck = 0, in_unwinder = 0;
+
+	for (i = 0; i < in->nreg; i++) {
+		lo[i] = in->reg[i].addr;
+		hi[i] = in->reg[i].addr + in->reg[i].size;
+	}
+	inject_read_maps(in);
+	gcc = ot_proc_maps_lib(in->maps, in->nmaps, "libgcc_s.so");
+	for (i = 0; i < in->t->n; i++) {
+		struct user_regs_struct r;
+
+		if (ot_tracee_step_out(in->t, i, lo, hi, in->nreg, 100000) > 0)
+			stuck++;
+		/* An unwinder midway may hold one of the FDEs. */
+		if (gcc && !ot_tracee_regs(in->t, i, &r) && r.rip >= gcc->lo && r.rip < gcc->hi)
+			in_unwinder++;
+	}
+	if (in->priv)
+		restore_returns(in);
+	if (stuck || in_unwinder) {
+		in->info.left_bytes = in->info.code_bytes + in->info.private_bytes +
+				      in->info.shared_bytes;
+		in->info.left_why = stuck ? "a thread was in a system call inside a trampoline" :
+					    "a thread was unwinding its stack";
+	} else {
+		unmap_all(in);
+		if (in->info.left_bytes)
+			in->info.left_why = "the last munmap in the process failed";
+	}
+	free(lo);
+	free(hi);
+}

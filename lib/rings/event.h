@@ -1,0 +1,58 @@
+/*
+ * event.h - what the drain hands on: one event of the merged, time-ordered
+ * stream (an entry, a return, a loss), as lib/rings/drain makes it from
+ * every backend's records and lib/scopes/pair pairs it into scopes.
+ */
+#ifndef OT_EVENT_H
+#define OT_EVENT_H
+
+#include <stdint.h>
+
+/*
+ * Distance between the SP a return probe (uretprobe) sees and the SP its
+ * call's entry probe saw: on x86-64 `ret` pops the return address (8
+ * bytes); on arm64 the return address is in a register and SP is
+ * unchanged.  lib/rings/drain subtracts it, so events carry entry SPs.
+ */
+#if defined(__x86_64__)
+#define OT_RET_SP_DELTA 8
+#elif defined(__aarch64__)
+#define OT_RET_SP_DELTA 0
+#else
+#error "orbit-trace knows the uretprobe stack layout of x86-64 and arm64 only"
+#endif
+
+enum ot_event_kind {
+	OT_EV_ENTRY = 1,
+	OT_EV_RETURN,
+	OT_EV_LOST,	/* the kernel dropped records on ev.cpu at about ev.time */
+};
+
+/* A return seen at a return instruction: a tail caller returns with it. */
+#define OT_EV_RET_INSN 1
+/*
+ * Seen at a return instruction of a function ev.func tail-calls: it ends
+ * ev.func only if ev.func's call at that SP is the innermost open call
+ * there; otherwise it is that callee returning from an ordinary call, and
+ * it is dropped without a trace.
+ */
+#define OT_EV_RET_TAIL 2
+/* An entry by a jump from a traced function open at the same SP (inject
+ * sees that): it returns with that call, not after it. */
+#define OT_EV_TAIL_ENTRY 4
+
+struct ot_event {
+	uint64_t time;
+	uint64_t sp;	/* at entry; for returns, the SP the entry saw */
+	uint32_t tid;
+	uint32_t func;	/* index into the capture's function table */
+	uint16_t cpu;
+	uint8_t kind;	/* enum ot_event_kind */
+	uint8_t flags;	/* OT_EV_RET_INSN, OT_EV_RET_TAIL */
+	uint32_t pid;	/* the thread's process */
+	uint64_t lost;	/* OT_EV_LOST only */
+	uint64_t value;	/* an entry's argument or a return's value, when has_value */
+	uint8_t has_value;
+};
+
+#endif
