@@ -60,7 +60,7 @@ _orbit_trace()
 		return
 		;;
 	--backend)
-		COMPREPLY=($(compgen -W "auto multi perf" -- "$cur"))
+		COMPREPLY=($(compgen -W "auto multi perf inject" -- "$cur"))
 		return
 		;;
 	--returns)

@@ -1,6 +1,10 @@
 /*
- * probes.h - arming entry and return uprobes, through one of the probe
- * backends, with one ring per online CPU that lib/rings/drain reads.
+ * probes.h - arming a probe at the entry and returns of each target
+ * function, through one of the backends, and the rings their records
+ * arrive in (one per online CPU, or one per thread with inject), which
+ * lib/rings/drain reads.  The backends are known by name and by what they
+ * can do (struct ot_backend_info): the layers above ask that, never which
+ * backend it is.
  *
  * What every backend shares lives in lib/probes/probes.c: the online CPUs, the
  * rings (mapped here, decoded by lib/rings/ring), the table from a sample's probe
@@ -22,7 +26,11 @@
  *          each of its threads writes a ring in memory shared with us.
  *          Only by name (--backend inject), never by auto.
  *
- * --backend auto takes multi where it loads, else perf.
+ * --backend auto takes multi where it loads, else perf: the first in the
+ * table that may be taken by auto, can do what is asked (--follow) and
+ * loads.  A fourth backend is one file (lib/probes/backend_NAME.c: its
+ * operations and its ot_backend_info) and one line of lib/probes/probes.c's
+ * table; options, auto, -V and the report follow from its info.
  */
 #ifndef OT_PROBES_H
 #define OT_PROBES_H

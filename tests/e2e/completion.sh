@@ -28,6 +28,10 @@ wait_for "$work/stress.out" '^ready '
 complete_ 2 "$OT" -p "$spid" | grep -qx "$spid" || fail_ "-p does not offer PIDs"
 [ "$(complete_ 1 "$OT" --dr)" = "--drain-ms" ] || fail_ "--dr"
 [ "$(complete_ 2 "$OT" --backend m)" = "multi" ] || fail_ "--backend m"
+# Every backend -V names (from the backends' table) is offered.
+for b in $("$OT" -V | sed -n 's/^backends: //p' | tr ',' '\n' | sed 's/^ *//; s/ .*//'); do
+	complete_ 2 "$OT" --backend "$b" | grep -qx "$b" || fail_ "--backend $b is not completed"
+done
 # Every long option --help lists is offered.
 for o in $("$OT" --help | grep -o -- '--[a-z][a-z-]*' | sort -u); do
 	complete_ 1 "$OT" "$o" | grep -qx -- "$o" || fail_ "$o, listed by --help, is not completed"
