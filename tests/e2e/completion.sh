@@ -29,7 +29,7 @@ complete_ 2 "$OT" -p "$spid" | grep -qx "$spid" || fail_ "-p does not offer PIDs
 [ "$(complete_ 1 "$OT" --dr)" = "--drain-ms" ] || fail_ "--dr"
 [ "$(complete_ 2 "$OT" --backend m)" = "multi" ] || fail_ "--backend m"
 # Every backend -V names (from the backends' table) is offered.
-for b in $("$OT" -V | sed -n 's/^backends: //p' | tr ',' '\n' | sed 's/^ *//; s/ .*//'); do
+for b in $("$OT" -V | sed -n 's/^backends: //p' | grep -oE '(^|\), )[a-z]+ \(' | grep -oE '[a-z]+'); do
 	complete_ 2 "$OT" --backend "$b" | grep -qx "$b" || fail_ "--backend $b is not completed"
 done
 # Every long option --help lists is offered.
