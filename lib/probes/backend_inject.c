@@ -27,7 +27,6 @@
 #include "rings/tsc.h"
 #include "util/xalloc.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -126,22 +125,6 @@ static int inject_load(struct ot_probes *p, char *why, size_t whylen)
 	snprintf(why, whylen, "inject patches x86-64 code only");
 	return -ENOTSUP;
 #endif
-}
-
-static unsigned threads_of(pid_t pid)
-{
-	char path[64];
-	struct dirent *d;
-	unsigned n = 0;
-	DIR *dir;
-
-	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
-	dir = opendir(path);
-	while (dir && (d = readdir(dir)))
-		n += d->d_name[0] != '.';
-	if (dir)
-		closedir(dir);
-	return n;
 }
 
 static void fill_stats(struct injset *s);
@@ -305,6 +288,7 @@ static int inject_arm(struct ot_probes *p, const struct ot_probe_target *t, size
 {
 	struct injset *s = ot_xcalloc(1, sizeof(*s));
 	uint64_t ticks, ns;
+	size_t threads;
 	int ret;
 
 	p->priv = s;
@@ -316,7 +300,8 @@ static int inject_arm(struct ot_probes *p, const struct ot_probe_target *t, size
 	s->o.clock = p->opts.clock;
 	s->o.adopt = p->opts.held;
 	s->o.pidfd = p->opts.pidfd;
-	s->o.nareas = 4 * threads_of(pid);
+	ot_proc_tasks_in(pid, "", &threads);
+	s->o.nareas = 4 * (unsigned)threads;
 	if (s->o.nareas < DEFAULT_AREAS)
 		s->o.nareas = DEFAULT_AREAS;
 	if (s->o.nareas > MAX_AREAS)
