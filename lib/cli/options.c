@@ -424,11 +424,20 @@ static enum ot_options_result backend_rules(const struct ot_options *o, char **m
 		(o->freeze ? OT_CAN_FREEZE : 0) | (o->compensate ? OT_CAN_COMPENSATE : 0) |
 		(o->ret_mode_set ? OT_CAN_RETURNS : 0) |
 		(!o->list && ot_select_asks_values(o->functions) ? OT_CAN_VALUES : 0);
-	unsigned can;
+	/* What each capability asks for, as a user wrote it. */
+	static const char *const what[] = {
+		[1] = "--follow", [2] = "-a", [3] = "--freeze", [4] = "--compensate",
+		[5] = "--returns", [6] = "values (NAME(argN), NAME%ret)",
+	};
+	unsigned can, k;
 
-	for (can = 1; can <= OT_CAN_OPTIONS; can <<= 1)
-		if ((asked & can) && ot_backend_why_not(o->backend, can))
+	for (can = 1, k = 0; can <= OT_CAN_OPTIONS; can <<= 1, k++) {
+		if (!(asked & can) || (o->backend->can & can))
+			continue;
+		if (ot_backend_why_not(o->backend, can))
 			return bad(msg, "%s", ot_backend_why_not(o->backend, can));
+		return bad(msg, "%s is not for the %s backend", what[k], o->backend->name);
+	}
 	return OT_OPTIONS_RUN;
 }
 

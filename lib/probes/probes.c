@@ -61,10 +61,9 @@ const char *ot_backend_why_not(const struct ot_backend_info *b, unsigned can)
 {
 	unsigned k = (unsigned)__builtin_ctz(can);
 
-	if (b->can & can)
+	if (b->can & can || k >= sizeof(b->why_not) / sizeof(*b->why_not))
 		return NULL;
-	return k < sizeof(b->why_not) / sizeof(*b->why_not) && b->why_not[k] ? b->why_not[k] :
-	       "the backend cannot do it";
+	return b->why_not[k];
 }
 
 /* Parse a cpulist such as "0-3,6" into an array of CPU numbers. */

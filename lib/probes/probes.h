@@ -120,8 +120,8 @@ struct ot_backend_info {
 const struct ot_backend_info *ot_backend_find(const char *name);
 /* The table in order, auto first; NULL past its end. */
 const struct ot_backend_info *ot_backend_at(size_t i);
-/* b's refusal of the option capability can (one bit), or NULL when it
- * can. */
+/* b's own words for refusing what the capability can (one bit) asks, or
+ * NULL: it can, or it says nothing (ot_backend_info.can tells). */
 const char *ot_backend_why_not(const struct ot_backend_info *b, unsigned can);
 
 /* The rings' default sizes, KiB: per CPU (the uprobe backends), per
