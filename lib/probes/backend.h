@@ -55,8 +55,7 @@ struct ot_backend_ops {
 	/*
 	 * Optional, for a backend with rings of its own (open_ring NULL):
 	 * read them into the drain, say how many queues it needs, how soon
-	 * to poll, its fullest ring, why a target was refused, and what it
-	 * did to the process.
+	 * to poll, its fullest ring, why a target was refused.
 	 */
 	size_t (*drain)(struct ot_probes *p, struct ot_drain *d);
 	unsigned (*nqueues)(const struct ot_probes *p);
@@ -64,6 +63,9 @@ struct ot_backend_ops {
 	void (*ring_peak)(const struct ot_probes *p, uint64_t *pending, uint64_t *size,
 			  uint64_t *high_water);
 	const char *(*refused)(const struct ot_probes *p, size_t i);
+	/* Optional: its own part of the report into out (zeroed): why its
+	 * counts are not exact, what it did in the process.  A backend that
+	 * works there says its last word into p->last_said when it closes. */
 	void (*say)(struct ot_probes *p, struct ot_probes_said *out);
 	/* Optional: what the traced process did that the backend must see
 	 * (inject: its execs; multi: its execs from a thread other than its

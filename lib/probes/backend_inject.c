@@ -450,6 +450,7 @@ static void inject_close(struct ot_probes *p)
 	}
 	ot_tracee_detach(&s->t);
 	/* What removal did, for the report after the probes are gone. */
+	memset(&p->last_said, 0, sizeof(p->last_said));
 	inject_say(p, &p->last_said);
 	p->have_said = 1;
 	for (g = 0; g < s->ngen; g++) {
