@@ -701,9 +701,10 @@ static void say_why(const struct ot_probes *p, const struct ot_inject_stats *st,
 			 "inject could not trace (%s): its calls are not counted", st->exec_why);
 	if (st->overwritten)
 		snprintf(out->why[out->nwhy++], sizeof(out->why[0]), "%zu patched function%s "
-			 "(%s) found overwritten, by another tool's breakpoint or patch (a uprobe "
-			 "of perf, bpftrace or another orbit-trace): some of their calls went unseen",
-			 st->overwritten, st->overwritten == 1 ? " was" : "s were",
+			 "found overwritten (%s%s) by another tool's breakpoint or patch (a uprobe "
+			 "of perf, bpftrace or another orbit-trace): calls went unseen",
+			 st->overwritten, st->overwritten == 1 ? "" : "s",
+			 st->overwritten == 1 ? "" : "the first: ",
 			 st->overwritten_fn < s->nfn ? s->targets[st->overwritten_fn].label :
 			 "a hook of inject's");
 }
