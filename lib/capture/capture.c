@@ -119,6 +119,8 @@ static void drain_round(struct ot_capture *c, uint64_t horizon)
 	ot_probes_events(c->probes);
 	ot_probes_drain(c->probes, c->drain);
 	ot_drain_flush(c->drain, horizon);
+	/* A slow line is read as it comes, from a pipe too (ts, grep). */
+	ot_sinks_flush(&c->sinks);
 	calib_update(c);
 }
 

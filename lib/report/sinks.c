@@ -212,12 +212,20 @@ void ot_sinks_scope(void *ctx, const struct ot_scope *sc)
 			ot_report_slow_json(s->o.out, (int)sc->pid, name, &sl);
 		else
 			ot_report_slow_text(s->o.out, (int)sc->pid, name, &sl);
+		s->unflushed = 1;
 	}
 	if (s->slow)
 		keep_slow(&s->slow[sc->func], s->o.slowest, &sl);
 	else
 		free((char *)sl.path);
 	keep_min(s, sc->func);
+}
+
+void ot_sinks_flush(struct ot_sinks *s)
+{
+	if (s->unflushed)
+		fflush(s->o.out);
+	s->unflushed = 0;
 }
 
 uint64_t ot_sinks_interval_due(const struct ot_sinks *s)

@@ -70,6 +70,7 @@ struct ot_sinks {
 	/* The status line, redrawn twice a second where there is one. */
 	FILE *live;
 	uint64_t live_next, live_scopes, live_time;
+	int unflushed;			/* --slower-than lines not flushed yet */
 };
 
 /* pair is the pairing whose scopes come here (its tree names paths). */
@@ -102,6 +103,10 @@ void ot_sinks_live(struct ot_sinks *s, uint64_t now, uint64_t scopes, uint64_t l
 
 /* Erase it, if it was ever drawn: other output follows. */
 void ot_sinks_live_clear(struct ot_sinks *s);
+
+/* --slower-than's lines written since the last call sent on now (to a pipe
+ * or a file as to a terminal): called once per drain, not per line. */
+void ot_sinks_flush(struct ot_sinks *s);
 
 /* fn[0..nfuncs): their slowest scopes and recorded values (pointers into s). */
 void ot_sinks_report(const struct ot_sinks *s, struct ot_report_func *fn);

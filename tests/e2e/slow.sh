@@ -3,7 +3,9 @@
 # function's N longest for the report.  Checked deterministically: with a
 # threshold every scope passes (1ns), one line per scope, each with the
 # path the stress tree gives it; the report's slowest lists are sorted and
-# their longest is the function's max.
+# their longest is the function's max.  The lines flow into a pipe as
+# the scopes close (flushed at each drain), not at the end: read from one
+# while the program still runs.
 . "$(dirname "$0")/lib.sh"
 require_uprobes
 
@@ -32,4 +34,18 @@ PY
 	fail_ "slow lines: $(head "$work/r.txt")"
 grep -Eq '^inner +[0-9.]+ [mun]?s +[0-9.]+ [mun]?s +[0-9]+  inner$' "$work/r.txt" ||
 	fail_ "no LONGEST row: $(cat "$work/r.txt")"
+
+# Into a pipe, while the program calls on, once a second (20 lines would
+# not fill stdio's buffer before wait_for gives up: only a flush shows one).
+"$STRESS" --stress-threads 1 --stress-hz 1 --stress-calls 100000 --wait-go >"$work/s.out" &
+spid=$!
+cleanup_pids="$spid"
+wait_for "$work/s.out" '^ready '
+("$OT" -v --slower-than 1ns -p "$spid" -f outer 2>"$work/pipe.err" | cat >"$work/pipe.txt") &
+cleanup_pids="$spid $!"
+wait_for "$work/pipe.err" 'armed 1 functions'
+kill -USR1 "$spid"
+wait_for "$work/pipe.txt" '^slow: outer at '
+kill "$spid"
+wait
 pass_

@@ -5,7 +5,7 @@
  * are read as -f asked (":32" the low half, signed); -a's rows per
  * process and function, named by the comm function or by --follow; -I's
  * intervals add up and start empty; the status line is drawn and erased
- * only when due.
+ * only when due; slow lines reach a pipe at ot_sinks_flush, not at exit.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -14,6 +14,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "lib/symbols/select.h"
@@ -132,6 +134,41 @@ static void test_slower_than_prints_path(void **state)
 	assert_non_null(strstr(f.text, "slow: outer at 0 ns, pid 5 tid 5: 400 ns (outer)\n"));
 	assert_null(strstr(f.text, "40 ns"));
 	teardown(&f);
+}
+
+/* A slow line into a pipe (fully buffered, as stdout is there) is in the
+ * pipe after ot_sinks_flush, and only a slow line makes it write. */
+static void test_slow_lines_flushed(void **state)
+{
+	struct ot_sinks_opts o = { .slower_than = 100 };
+	struct fixture f;
+	char buf[256];
+	ssize_t n;
+	int fd[2];
+	FILE *pipe_out;
+
+	(void)state;
+	assert_int_equal(pipe2(fd, O_NONBLOCK), 0);
+	pipe_out = fdopen(fd[1], "w");
+	assert_non_null(pipe_out);
+	setvbuf(pipe_out, NULL, _IOFBF, 65536);
+	setup(&f, &o);
+	f.s.o.out = pipe_out;
+	ot_sinks_start(&f.s, 1000, 0, NULL);
+	scope(&f, 5, INNER, 1000, 40);		/* quiet */
+	ot_sinks_flush(&f.s);
+	assert_int_equal(read(fd[0], buf, sizeof(buf)), -1);
+	scope(&f, 5, INNER, 2000, 400);
+	assert_int_equal(read(fd[0], buf, sizeof(buf)), -1);	/* buffered */
+	ot_sinks_flush(&f.s);
+	n = read(fd[0], buf, sizeof(buf) - 1);
+	assert_true(n > 0);
+	buf[n] = 0;
+	assert_non_null(strstr(buf, "slow: inner at "));
+	assert_non_null(strstr(buf, ", pid 5 tid 5: 400 ns (inner)\n"));
+	teardown(&f);
+	fclose(pipe_out);
+	close(fd[0]);
 }
 
 static void test_slower_than_json(void **state)
@@ -291,6 +328,7 @@ int main(void)
 		cmocka_unit_test(test_slowest_keeps_longest_first),
 		cmocka_unit_test(test_slower_than_prints_path),
 		cmocka_unit_test(test_slower_than_json),
+		cmocka_unit_test(test_slow_lines_flushed),
 		cmocka_unit_test(test_values_as_asked),
 		cmocka_unit_test(test_rows_per_process),
 		cmocka_unit_test(test_no_rows),
