@@ -118,6 +118,7 @@ static void drain_round(struct ot_capture *c, uint64_t horizon)
 {
 	ot_probes_events(c->probes);
 	ot_probes_drain(c->probes, c->drain);
+	ot_sinks_lost(&c->sinks, ot_drain_stats(c->drain)->lost);
 	ot_drain_flush(c->drain, horizon);
 	/* A slow line is read as it comes, from a pipe too (ts, grep). */
 	ot_sinks_flush(&c->sinks);
@@ -203,7 +204,10 @@ static void run(struct ot_capture *c)
 		wait = drain_at > now ? drain_at - now : 0;
 		if (deadline != UINT64_MAX)
 			wait = MIN(wait, deadline > now ? deadline - now : 0);
+		/* A window is whole once the merge's horizon passed its end. */
 		ivl_due = ot_sinks_interval_due(&c->sinks);
+		if (ivl_due != UINT64_MAX)
+			ivl_due += MERGE_SLACK_NS;
 		wait = MIN(wait, ivl_due > now ? ivl_due - now : 0);
 		for (i = 0; i < nfd; i++)
 			pfd[i].revents = 0;
@@ -248,7 +252,7 @@ static void run(struct ot_capture *c)
 			break;
 		}
 		if (now >= ivl_due)
-			ot_sinks_interval(&c->sinks, now, ot_drain_stats(c->drain)->lost);
+			ot_sinks_intervals_upto(&c->sinks, now - MERGE_SLACK_NS);
 		live_status(c, now);
 	}
 	/* --follow: those still running too, for the report. */
@@ -574,10 +578,11 @@ enum ot_capture_result ot_capture_report(struct ot_capture *c)
 	ot_calib_live_stop(c->calib_live);
 	c->calib_live = NULL;
 	ot_probes_disable(c->probes);
+	ot_sinks_end(&c->sinks, c->t_end);
 	final_drain(c);
 	/* The last, shorter interval: the intervals add up to the capture. */
 	if (ot_sinks_interval_due(&c->sinks) != UINT64_MAX)
-		ot_sinks_interval(&c->sinks, ot_now_ns(), ot_drain_stats(c->drain)->lost);
+		ot_sinks_interval(&c->sinks, c->t_end, ot_drain_stats(c->drain)->lost);
 	ot_pair_finish(c->pair);
 	ot_capture_backend_said(c);
 	ot_capture_judge(c);

@@ -183,6 +183,8 @@ static void keep_min(struct ot_sinks *s, uint32_t f)
 	ot_pair_on_scope_min(s->pair, f, min);
 }
 
+static void intervals_upto(struct ot_sinks *s, uint64_t t);
+
 void ot_sinks_scope(void *ctx, const struct ot_scope *sc)
 {
 	struct ot_sinks *s = ctx;
@@ -193,8 +195,13 @@ void ot_sinks_scope(void *ctx, const struct ot_scope *sc)
 
 	if (s->vals)
 		keep_values(s, sc);
-	if (s->ivl)
+	if (s->ivl) {
+		/* Scopes come in the order they closed: one past the window
+		 * means the window is whole. */
+		if (sc->end >= s->ivl_next)
+			intervals_upto(s, sc->end);
 		ot_hist_add(&s->ivl[sc->func], dur);
+	}
 	if (s->o.per_process)
 		count_process(s, sc, dur);
 	if (!slow && (!s->slow || (s->slow[sc->func].n == s->o.slowest &&
@@ -233,13 +240,14 @@ uint64_t ot_sinks_interval_due(const struct ot_sinks *s)
 	return s->ivl ? s->ivl_next : UINT64_MAX;
 }
 
-void ot_sinks_interval(struct ot_sinks *s, uint64_t now, uint64_t lost)
+/* -I: print the window [ivl_start, end) and start the next at end. */
+static void interval_out(struct ot_sinks *s, uint64_t end)
 {
 	struct ot_report_interval iv = {
 		.seq = ++s->ivl_seq,
 		.start_ns = s->ivl_start - s->t_start,
-		.end_ns = now - s->t_start,
-		.lost = lost - s->ivl_lost,
+		.end_ns = end - s->t_start,
+		.lost = s->lost - s->ivl_lost,
 		.nfuncs = s->o.nfuncs,
 		.names = s->o.names,
 		.hist = s->ivl,
@@ -254,9 +262,43 @@ void ot_sinks_interval(struct ot_sinks *s, uint64_t now, uint64_t lost)
 	fflush(s->o.out);
 	for (i = 0; i < s->o.nfuncs; i++)
 		ot_hist_init(&s->ivl[i]);
-	s->ivl_lost = lost;
-	s->ivl_start = now;
-	s->ivl_next = now + s->ivl_ns;
+	s->ivl_lost = s->lost;
+	s->ivl_start = end;
+	s->ivl_next = end + s->ivl_ns;
+}
+
+/* Every window that ended by t, in turn (empty ones too), none past the
+ * capture's end once it is known: scopes closing after it are the last
+ * window's. */
+static void intervals_upto(struct ot_sinks *s, uint64_t t)
+{
+	if (s->t_end && t > s->t_end)
+		t = s->t_end;
+	while (s->ivl && t >= s->ivl_next)
+		interval_out(s, s->ivl_next);
+}
+
+void ot_sinks_lost(struct ot_sinks *s, uint64_t lost)
+{
+	s->lost = lost;
+}
+
+void ot_sinks_intervals_upto(struct ot_sinks *s, uint64_t horizon)
+{
+	intervals_upto(s, horizon);
+}
+
+void ot_sinks_end(struct ot_sinks *s, uint64_t t_end)
+{
+	s->t_end = t_end;
+}
+
+void ot_sinks_interval(struct ot_sinks *s, uint64_t now, uint64_t lost)
+{
+	s->lost = lost;
+	intervals_upto(s, now);
+	if (s->ivl && now > s->ivl_start)
+		interval_out(s, now);
 }
 
 int ot_sinks_live_due(const struct ot_sinks *s, uint64_t now)

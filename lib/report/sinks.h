@@ -67,6 +67,8 @@ struct ot_sinks {
 	/* -I: each function's scopes since the last interval report. */
 	struct ot_hist *ivl;
 	uint64_t ivl_ns, ivl_seq, ivl_start, ivl_next, ivl_lost;
+	uint64_t lost;			/* the drain's count of lost records, as last told */
+	uint64_t t_end;			/* the capture's end, once known (0 before) */
 	/* The status line, redrawn twice a second where there is one. */
 	FILE *live;
 	uint64_t live_next, live_scopes, live_time;
@@ -86,11 +88,23 @@ void ot_sinks_start(struct ot_sinks *s, uint64_t t_start, uint64_t interval_ns, 
 /* The pairing's hook (an ot_scope_fn; ctx is the ot_sinks). */
 void ot_sinks_scope(void *ctx, const struct ot_scope *sc);
 
-/* When the next -I report is due; UINT64_MAX without -I or before start. */
+/*
+ * -I's windows are fixed on the capture's clock: [t_start + k * interval,
+ * t_start + (k + 1) * interval), each scope counted in the window where it
+ * closed.  A window is printed (and out flushed) once it is whole: when a
+ * scope closing after it arrives, or when the caller's horizon (nothing
+ * older can still arrive) passes its end.
+ */
+/* The end of the current window; UINT64_MAX without -I or before start. */
 uint64_t ot_sinks_interval_due(const struct ot_sinks *s);
-
-/* -I: print the interval ending at now (lost: the drain's count of lost
- * records so far) and start the next; flushes out. */
+/* The drain's count of lost records so far, for the windows printed next. */
+void ot_sinks_lost(struct ot_sinks *s, uint64_t lost);
+/* Every window that ended by horizon printed. */
+void ot_sinks_intervals_upto(struct ot_sinks *s, uint64_t horizon);
+/* The capture ended at t_end: no window is printed past it. */
+void ot_sinks_end(struct ot_sinks *s, uint64_t t_end);
+/* At the end: the windows ended by now, then the last, shorter one up to
+ * now (the windows add up to the capture); lost as ot_sinks_lost. */
 void ot_sinks_interval(struct ot_sinks *s, uint64_t now, uint64_t lost);
 
 /* 1 when the status line is due for a redraw at now. */

@@ -1,6 +1,7 @@
 # -I: interval reports during a capture.  What is deterministic is
-# checked: the intervals follow each other without a gap, every scope of
-# the final report is in exactly one interval, and with --json every line
+# checked: the intervals follow each other without a gap on fixed
+# boundaries of the capture's clock (the last ends with the capture),
+# every scope of the final report is in exactly one interval, and with --json every line
 # is one JSON object (NDJSON) with the full report last.  How many
 # intervals there are depends on the machine's speed, and is not.
 . "$(dirname "$0")/lib.sh"
@@ -18,6 +19,10 @@ assert ivl and all(i["type"] == "interval" for i in ivl)
 assert [i["seq"] for i in ivl] == list(range(1, len(ivl) + 1))
 assert ivl[0]["start_ns"] == 0
 assert all(a["end_ns"] == b["start_ns"] for a, b in zip(ivl, ivl[1:]))
+# Windows fixed on the clock: each 0.2 s exactly, the last ending with the capture.
+assert all(i["start_ns"] == 200000000 * (i["seq"] - 1) for i in ivl), [i["start_ns"] for i in ivl]
+assert all(i["end_ns"] - i["start_ns"] == 200000000 for i in ivl[:-1])
+assert ivl[-1]["end_ns"] == rep["capture"]["duration_ns"], (ivl[-1], rep["capture"])
 names = [f["name"] for f in rep["functions"]]
 for k, f in enumerate(rep["functions"]):
     assert [i["functions"][k]["name"] for i in ivl] == [f["name"]] * len(ivl)

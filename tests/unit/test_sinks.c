@@ -291,6 +291,57 @@ static void test_intervals(void **state)
 	teardown(&f);
 }
 
+/* -I's windows are fixed on the clock, each scope in the window where it
+ * closed: a scope past a window's end prints it (and any empty ones
+ * between); a horizon past an end prints it; none goes past the capture's
+ * end, and the last, shorter one ends there. */
+static void test_intervals_by_close(void **state)
+{
+	static const char *const want[] = {
+		"interval 1: 0 ns to 1.00 s\n", "interval 2: 1.00 s to 2.00 s\n",
+		"interval 3: 2.00 s to 3.00 s\n", "interval 4: 3.00 s to 3.50 s\n",
+	};
+	static const int scopes[] = { 1, 1, 0, 2 };
+	const uint64_t s1 = 1000000000ull;
+	struct ot_sinks_opts o = { 0 };
+	struct fixture f;
+	char row[64];
+	size_t k;
+
+	(void)state;
+	setup(&f, &o);
+	ot_sinks_start(&f.s, s1, s1, NULL);
+	scope(&f, 1, INNER, s1, s1 / 2);		/* closes at 1.5 s: window 1 */
+	scope(&f, 1, INNER, 2 * s1, s1 / 5);		/* 2.2 s: window 2; prints 1 */
+	fflush(f.out);
+	assert_non_null(strstr(f.text, want[0]));
+	assert_null(strstr(f.text, "interval 2"));
+	ot_sinks_intervals_upto(&f.s, 3 * s1);		/* the horizon: 2 whole */
+	fflush(f.out);
+	assert_non_null(strstr(f.text, want[1]));
+	scope(&f, 1, INNER, 4 * s1, s1 / 10);		/* 4.1 s: window 4; prints 3, empty */
+	ot_sinks_end(&f.s, 4 * s1 + s1 / 2);
+	scope(&f, 1, INNER, 4 * s1, s1);		/* 5 s, after the end: the last's */
+	ot_sinks_interval(&f.s, 4 * s1 + s1 / 2, 0);
+	fflush(f.out);
+	for (k = 0; k < 4; k++) {
+		char *at = strstr(f.text, want[k]), *next;
+
+		assert_non_null(at);
+		next = strstr(at + 1, "interval ");
+		if (next)
+			*next = 0;	/* this window's block alone */
+		snprintf(row, sizeof(row), "\ninner %13d ", scopes[k]);
+		if (!strstr(at, row))
+			fprintf(stderr, "window %zu:\n%s", k + 1, at);
+		assert_non_null(strstr(at, row));
+		if (next)
+			*next = 'i';
+	}
+	assert_null(strstr(f.text, "interval 5"));
+	teardown(&f);
+}
+
 static void test_live_line(void **state)
 {
 	struct ot_sinks_opts o = { .slower_than = 1 };
@@ -333,6 +384,7 @@ int main(void)
 		cmocka_unit_test(test_rows_per_process),
 		cmocka_unit_test(test_no_rows),
 		cmocka_unit_test(test_intervals),
+		cmocka_unit_test(test_intervals_by_close),
 		cmocka_unit_test(test_live_line),
 	};
 
