@@ -242,11 +242,12 @@ static void procs_text(FILE *f, const struct ot_report *r, size_t w)
 	}
 }
 
-/* When and on which thread each function's longest scope ran, and under what. */
+/* When and on which thread each function's longest scopes ran (--slowest
+ * N of them, longest first, the name on the first), and under what. */
 static void slowest_text(FILE *f, const struct ot_report *r, size_t w)
 {
 	char a[32], b[32];
-	size_t i;
+	size_t i, k;
 
 	for (i = 0; i < r->nfuncs && !r->funcs[i].nslowest; i++)
 		;
@@ -254,15 +255,14 @@ static void slowest_text(FILE *f, const struct ot_report *r, size_t w)
 		return;
 	fprintf(f, "\n%-*s %9s %10s %8s  %s\n", (int)w, "LONGEST", "DURATION", "AT",
 		"THREAD", "PATH");
-	for (i = 0; i < r->nfuncs; i++) {
-		const struct ot_report_slow *s = r->funcs[i].slowest;
+	for (i = 0; i < r->nfuncs; i++)
+		for (k = 0; k < r->funcs[i].nslowest; k++) {
+			const struct ot_report_slow *s = &r->funcs[i].slowest[k];
 
-		if (!r->funcs[i].nslowest)
-			continue;
-		fprintf(f, "%-*s %9s %10s %8u  %s\n", (int)w, r->funcs[i].name,
-			ot_report_duration(s->duration_ns, a, sizeof(a)),
-			ot_report_duration(s->at_ns, b, sizeof(b)), s->tid, s->path);
-	}
+			fprintf(f, "%-*s %9s %10s %8u  %s\n", (int)w, k ? "" : r->funcs[i].name,
+				ot_report_duration(s->duration_ns, a, sizeof(a)),
+				ot_report_duration(s->at_ns, b, sizeof(b)), s->tid, s->path);
+		}
 }
 
 /* multi: the programs the process exec'd from a thread other than its
