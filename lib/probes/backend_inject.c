@@ -324,7 +324,6 @@ static int inject_arm(struct ot_probes *p, const struct ot_probe_target *t, size
 	}
 	/* No probe ids: its records name their function and kind
 	 * (lib/inject/inject_ring, ot_drain_thread). */
-	fill_stats(s);
 	return 0;
 }
 
@@ -445,7 +444,6 @@ static void inject_close(struct ot_probes *p)
 	if (j && j->in) {
 		/* Arming failed with the command held: it does not run. */
 		ot_inject_kill(j->in);
-		fill_stats(s);
 		ot_inject_remove(j->in);
 	}
 	ot_tracee_detach(&s->t);

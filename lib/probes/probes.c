@@ -453,11 +453,6 @@ unsigned ot_probes_ncpus(const struct ot_probes *p)
 	return p->ncpus;
 }
 
-struct ot_ring *ot_probes_ring(struct ot_probes *p, unsigned i)
-{
-	return &p->cpus[i].ring;
-}
-
 int ot_probes_ring_fd(const struct ot_probes *p, unsigned i)
 {
 	return p->cpus[i].fd;
@@ -601,11 +596,6 @@ void ot_probes_events(struct ot_probes *p)
 {
 	if (p && p->ops->events)
 		p->ops->events(p);
-}
-
-int ot_probes_wants_sigchld(const struct ot_probes *p)
-{
-	return p && p->ops->events;
 }
 
 const struct ot_probes_thread_execs *ot_probes_thread_execs(const struct ot_probes *p)

@@ -121,7 +121,8 @@ const struct ot_backend_info *ot_backend_find(const char *name);
 /* The table in order, auto first; NULL past its end. */
 const struct ot_backend_info *ot_backend_at(size_t i);
 /* b's own words for refusing what the capability can (one bit) asks, or
- * NULL: it can, or it says nothing (ot_backend_info.can tells). */
+ * NULL when it can.  Every backend has words for each option capability
+ * it lacks (tests/unit/test_options.c checks the table). */
 const char *ot_backend_why_not(const struct ot_backend_info *b, unsigned can);
 
 /* The rings' default sizes, KiB: per CPU (the uprobe backends), per
@@ -179,7 +180,6 @@ void ot_probes_disable(struct ot_probes *p);
 void ot_probes_close(struct ot_probes *p);
 
 unsigned ot_probes_ncpus(const struct ot_probes *p);
-struct ot_ring *ot_probes_ring(struct ot_probes *p, unsigned i);
 /* Polls readable once a quarter of ring i is waiting to be drained. */
 int ot_probes_ring_fd(const struct ot_probes *p, unsigned i);
 /* A backend with rings of its own: readable when one passed a quarter
@@ -257,10 +257,9 @@ void ot_probes_say(struct ot_probes *p, struct ot_probes_said *out);
  * an exec, after which its new program is instrumented; multi: an exec
  * from a thread other than its first, after which its links are made
  * again and the process, if held, continued).  Call it when SIGCHLD
- * arrives (ot_probes_wants_sigchld) and at every drain.
+ * arrives and at every drain.
  */
 void ot_probes_events(struct ot_probes *p);
-int ot_probes_wants_sigchld(const struct ot_probes *p);
 
 /*
  * multi: the traced process exec'd from a thread other than its first.

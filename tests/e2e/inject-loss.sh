@@ -1,6 +1,7 @@
-# --backend inject (and the uprobe backends' kernel rings): every record a
-# ring drops is counted when it happens, whatever follows - a burst that overflows the ring, then no
-# call at all (no later record carries the news).  Records kept plus
+# --backend inject: every record a ring drops is counted when it happens
+# (the uprobe backends' kernel rings: loss.sh), whatever follows - a
+# burst that overflows the ring, then no call at all (no later record
+# carries the news).  Records kept plus
 # records lost is exactly two per call, and the status is not ok.  A
 # forked child's ring losses are its own, not the traced process's; calls
 # of signal handlers that interrupt the runtime are counted as such, and
@@ -21,34 +22,6 @@ every_record() {
 	>"$work/cmd.out" 2>"$work/cmd.err" || fail_ "-- CMD: exit status $?: $(cat "$work/cmd.err")"
 grep -q '^calls 400000 ' "$work/cmd.out" || fail_ "the burst did not run: $(cat "$work/cmd.out")"
 every_record "$work/cmd.json" 400000
-# The same burst through the uprobe backends' rings: the kernel's count.
-# A uprobe hit is slow enough on some machines for a drain to keep up
-# with a 4 KB ring, so the tracer is stopped while the burst runs: its
-# rings overflow whatever the machine's speed, and nothing follows.
-if [ "$(id -u)" = 0 ] && [ -r /sys/bus/event_source/devices/uprobe/type ]; then
-	for b in multi perf; do
-		"$T/burst" 400000 wait >"$work/$b.out" &
-		spid=$!
-		cleanup_pids="$spid"
-		wait_for "$work/$b.out" '^ready '
-		"$OT" -v --backend "$b" --ring-kb 4 --json -o "$work/$b.json" -p "$spid" -f tick \
-			2>"$work/$b.err" &
-		otpid=$!
-		cleanup_pids="$spid $otpid"
-		wait_for "$work/$b.err" 'armed 1 functions'
-		kill -STOP "$otpid"
-		kill -USR1 "$spid"
-		wait_for "$work/$b.out" '^calls 400000'
-		kill -CONT "$otpid"
-		kill -INT "$otpid"
-		wait "$otpid" || fail_ "$b: exit status $?: $(cat "$work/$b.err")"
-		json_check "$work/$b.json" 'j["records"]["samples"] + j["records"]["lost"] == 800000' \
-			'j["records"]["lost"] > 0 and j["status"] == "lossy"'
-		kill "$spid"
-		wait "$spid" || fail_ "$b: the target exited with $?"
-	done
-fi
-
 # -p: the burst, then the program lives on without a call; the capture
 # ends by SIGINT.
 "$T/burst" 400000 wait >"$work/p.out" &

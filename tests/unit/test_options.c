@@ -162,6 +162,22 @@ static void test_environment(void **state)
 	unsetenv("ORBIT_INJECT_CLOCK");
 }
 
+/* Every backend says, in its own words, why it refuses each option it
+ * cannot serve: options prints that line (a NULL would print nothing). */
+static void test_backends_say_why(void **state)
+{
+	const struct ot_backend_info *b;
+	unsigned can;
+	size_t i;
+
+	(void)state;
+	for (i = 0; (b = ot_backend_at(i)); i++)
+		for (can = 1; can <= OT_CAN_OPTIONS; can <<= 1)
+			if ((can & OT_CAN_OPTIONS) && !(b->can & can))
+				assert_non_null(ot_backend_why_not(b, can));
+	assert_null(ot_backend_why_not(ot_backend_find("multi"), OT_CAN_FOLLOW));
+}
+
 static void test_good_line(void **state)
 {
 	struct ot_options o;
@@ -223,6 +239,7 @@ int main(void)
 		cmocka_unit_test(test_bad_combinations),
 		cmocka_unit_test(test_environment),
 		cmocka_unit_test(test_good_line),
+		cmocka_unit_test(test_backends_say_why),
 	};
 
 	return cmocka_run_group_tests_name("options", tests, NULL, NULL);
