@@ -26,6 +26,7 @@ _orbit_trace()
 	local opts="-p --pid -a --all -f --functions -l --list -d --duration -I --interval -o --output --json
 		--hist --slower-than --slowest --trace --folded --expect --max-loss --ring-kb --drain-ms
 		--backend --freeze --follow --returns --user --compensate --restore
+		--prom-textfile --listen --prom-pid
 		-q --quiet -v --verbose -h --help -V --version --"
 
 	# After "--": the command, then its own arguments (files).
@@ -59,6 +60,11 @@ _orbit_trace()
 		COMPREPLY=($(compgen -f -- "$cur"))
 		return
 		;;
+	--prom-textfile)
+		# node_exporter's textfile collector reads *.prom files only.
+		COMPREPLY=($(compgen -f -X '!*.prom' -- "$cur") $(compgen -d -S / -- "$cur"))
+		return
+		;;
 	--backend)
 		COMPREPLY=($(compgen -W "auto multi perf inject" -- "$cur"))
 		return
@@ -71,7 +77,7 @@ _orbit_trace()
 		COMPREPLY=($(compgen -u -- "$cur"))
 		return
 		;;
-	-d | --duration | -I | --interval | --slower-than | --slowest | --ring-kb | --drain-ms | --expect | --max-loss)
+	-d | --duration | -I | --interval | --slower-than | --slowest | --ring-kb | --drain-ms | --expect | --max-loss | --listen)
 		return
 		;;
 	esac

@@ -9,6 +9,7 @@
 #include "capture.h"
 #include "capture_priv.h"
 #include "capture_report.h"
+#include "metrics.h"
 #include "util/caps.h"
 #include "util/clock.h"
 #include "disarm.h"
@@ -180,17 +181,19 @@ static void run(struct ot_capture *c)
 {
 	uint64_t deadline = c->o.duration > 0 ?
 		c->t_start + (uint64_t)(c->o.duration * 1e9) : UINT64_MAX;
-	unsigned ncpus = ot_probes_ncpus(c->probes), i, nfd = 3 + ncpus;
+	unsigned ncpus = ot_probes_ncpus(c->probes), i, nfd = 4 + ncpus;
 	struct pollfd *pfd = ot_xcalloc(nfd, sizeof(*pfd));
 	uint64_t drain_at = 0;	/* the next drain, however often we wake */
 
-	/* Signals, the target's exit, and a ring a quarter full wake us; else
-	 * we sleep the drain interval. */
+	/* Signals, the target's exit, a ring a quarter full and a scraper
+	 * waiting for --listen's metrics wake us; else we sleep the drain
+	 * interval. */
 	pfd[0].fd = c->sigfd;
 	pfd[1].fd = c->target.pidfd;
 	pfd[2].fd = ot_probes_wake_fd(c->probes);
+	pfd[3].fd = ot_metrics_fd(c);
 	for (i = 0; i < ncpus; i++)
-		pfd[3 + i].fd = ot_probes_ring_fd(c->probes, i);
+		pfd[4 + i].fd = ot_probes_ring_fd(c->probes, i);
 	for (i = 0; i < nfd; i++)
 		pfd[i].events = POLLIN;
 	for (;;) {
@@ -225,6 +228,8 @@ static void run(struct ot_capture *c)
 		}
 		drain_at = 0;
 		drain_round(c, now > MERGE_SLACK_NS ? now - MERGE_SLACK_NS : 0);
+		if (pfd[3].revents)
+			ot_metrics_serve(c);
 		/* The poll already said whether the pidfd fired: no second syscall. */
 		if (c->o.follow) {
 			/* The target reaped (then off the poll), the tree's
@@ -251,8 +256,10 @@ static void run(struct ot_capture *c)
 			c->ended_by = "duration";
 			break;
 		}
-		if (now >= ivl_due)
+		if (now >= ivl_due) {
 			ot_sinks_intervals_upto(&c->sinks, now - MERGE_SLACK_NS);
+			ot_metrics_tick(c);
+		}
 		live_status(c, now);
 	}
 	/* --follow: those still running too, for the report. */
@@ -294,6 +301,7 @@ static void cleanup(struct ot_capture *c)
 	size_t i;
 
 	ot_calib_live_stop(c->calib_live);
+	ot_metrics_close(c);
 	disarm(c);
 	ot_target_thaw(&c->target); /* never leave a -p process stopped */
 	ot_pair_free(c->calib_pair);
@@ -525,6 +533,7 @@ static enum ot_capture_result start(struct ot_capture *c)
 	ot_sinks_start(&c->sinks, c->t_start,
 		       c->o.interval > 0 ? (uint64_t)(c->o.interval * 1e9) : 0,
 		       isatty(STDERR_FILENO) && ot_error_verbosity() >= 0 ? stderr : NULL);
+	ot_metrics_start(c);
 	if (c->target.is_child && ot_target_release(&c->target))
 		return OT_CAPTURE_FAILED;
 	if (!c->o.all && !c->target.is_child && ot_target_check_exit(&c->target)) {
@@ -547,7 +556,8 @@ enum ot_capture_result ot_capture_arm(struct ot_capture *c)
 	if ((c->o.backend->can & OT_NEEDS_SYS_ADMIN) && ot_caps_check())
 		return OT_CAPTURE_FAILED;
 	c->npt = c->plan.sel.n;
-	if ((c->o.compensate && add_calib_target(c)) || spawn(c) || make_sinks(c))
+	if ((c->o.compensate && add_calib_target(c)) || spawn(c) || make_sinks(c) ||
+	    ot_metrics_open(c))
 		return OT_CAPTURE_FAILED;
 	/* What arming costs the machine, measured the way the seed measured
 	 * static keys: wall time and /proc/interrupts deltas. */
@@ -572,6 +582,9 @@ enum ot_capture_result ot_capture_run(struct ot_capture *c)
 
 enum ot_capture_result ot_capture_report(struct ot_capture *c)
 {
+	enum ot_capture_result ret;
+	int metrics_bad;
+
 	/* Disable first, drain what is left, report; disarm last (slow). */
 	c->t_end = ot_now_ns();
 	ot_sinks_live_clear(&c->sinks);
@@ -588,7 +601,9 @@ enum ot_capture_result ot_capture_report(struct ot_capture *c)
 	ot_capture_judge(c);
 	ot_capture_fill_report(c);
 	print_report(c);
-	return ot_capture_outputs(c);
+	metrics_bad = ot_metrics_end(c);
+	ret = ot_capture_outputs(c);
+	return ret == OT_CAPTURE_OK && metrics_bad ? OT_CAPTURE_FAILED : ret;
 }
 
 void ot_capture_free(struct ot_capture *c)

@@ -1,7 +1,8 @@
 /*
  * capture_priv.h - the state of one capture (struct ot_capture), shared
- * by the two files that make a capture: lib/capture/capture.c, its life cycle,
- * and lib/capture/capture_report.c, what its report says.  Nothing else may
+ * by the files that make a capture: lib/capture/capture.c, its life cycle,
+ * lib/capture/capture_report.c, what its report says, and
+ * lib/capture/metrics.c, what Prometheus is told.  Nothing else may
  * include it: the rest of orbit-trace sees the opaque type of capture.h.
  */
 #ifndef OT_CAPTURE_PRIV_H
@@ -18,6 +19,7 @@
 #include "scopes/pair.h"
 #include "probes/plan.h"
 #include "probes/probes.h"
+#include "report/prom_http.h"
 #include "report/report.h"
 #include "report/sinks.h"
 #include "process/target.h"
@@ -77,6 +79,11 @@ struct ot_capture {
 	struct ot_report_thread_execs rep_texecs;
 	uint64_t fol_next;	/* when to read the kernel's table next */
 	int lost_exact;		/* records.lost is the whole count (ot_probes_final_lost) */
+	/* --prom-textfile, --listen (lib/capture/metrics). */
+	struct ot_prom_http *http;
+	uint64_t prom_created_ns;	/* the capture's start, on the wall clock */
+	char prom_comm[16];		/* --prom-pid's comm label */
+	int prom_failed;		/* the file could not be written: said once */
 };
 
 #endif

@@ -1,6 +1,7 @@
 #include "capture_report.h"
 #include "capture_priv.h"
 #include "symbols/debuginfo.h"
+#include "util/clock.h"
 #include "util/error.h"
 #include "util/xalloc.h"
 
@@ -128,14 +129,12 @@ static void tracer_usage(struct ot_report *r)
 }
 
 /* Everything the report says, read while the probes and rings still exist. */
-void ot_capture_fill_report(struct ot_capture *c)
+/* Each function's row: its names, file, and what its scopes left. */
+static struct ot_report_func *fill_funcs(struct ot_capture *c)
 {
-	struct ot_report_func *fn = ot_xcalloc(c->plan.sel.n, sizeof(*fn));
-	struct ot_report r;
-	unsigned i;
+	struct ot_report_func *fn = ot_xcalloc(c->plan.sel.n + 1, sizeof(*fn));
+	size_t i;
 
-	memset(&r, 0, sizeof(r));
-	r.ring_high_water = ot_probes_high_water(c->probes);
 	for (i = 0; i < c->plan.sel.n; i++) {
 		fn[i].name = c->plan.names[i];
 		fn[i].symbol = c->plan.sel.fn[i].sym->name;
@@ -146,6 +145,39 @@ void ot_capture_fill_report(struct ot_capture *c)
 		fn[i].st = ot_pair_stats(c->pair, i);
 	}
 	ot_sinks_report(&c->sinks, fn);
+	return fn;
+}
+
+void ot_capture_snapshot(struct ot_capture *c, struct ot_report *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->binary = c->target.display;
+	r->pid = (int)c->target.pid;
+	r->backend = ot_probes_backend(c->probes);
+	r->funcs = fill_funcs(c);
+	r->nfuncs = c->plan.sel.n;
+	r->names = c->plan.names;
+	r->records = records(c);
+	r->duration_ns = ot_now_ns() - c->t_start;
+	r->arm_ns = c->arm_ns;
+	r->procs = ot_sinks_procs_now(&c->sinks, &r->nprocs);
+}
+
+void ot_capture_snapshot_free(struct ot_report *r)
+{
+	free((void *)r->funcs);
+	free((void *)r->procs);
+}
+
+void ot_capture_fill_report(struct ot_capture *c)
+{
+	struct ot_report_func *fn;
+	struct ot_report r;
+	unsigned i;
+
+	memset(&r, 0, sizeof(r));
+	r.ring_high_water = ot_probes_high_water(c->probes);
+	fn = fill_funcs(c);
 	r.binary = c->target.display;
 	r.pid = (int)c->target.pid;
 	r.functions_requested = c->plan.sel.requested;

@@ -14,6 +14,8 @@
 
 #include "capture.h"
 
+struct ot_report;
+
 /* What the backend says of its part (c->said: why some counts are not
  * exact; what an in-process backend did) and the functions it did not
  * arm in the program the process runs last (c->refused). */
@@ -25,6 +27,12 @@ void ot_capture_judge(struct ot_capture *c);
 
 /* c->rep, read while the probes and rings still exist. */
 void ot_capture_fill_report(struct ot_capture *c);
+
+/* While the capture runs, what its metrics say (lib/capture/metrics): the
+ * functions' rows and counts so far, the records, the rows per process;
+ * r->check NULL.  Free with ot_capture_snapshot_free. */
+void ot_capture_snapshot(struct ot_capture *c, struct ot_report *r);
+void ot_capture_snapshot_free(struct ot_report *r);
 
 /*
  * The exports finished (--folded written, --trace closed), the report's

@@ -85,6 +85,14 @@ const char ot_usage_text[] =
 	"                         (Perfetto, chrome://tracing)\n"
 	"      --folded FILE      write folded stacks weighted by self time\n"
 	"                         (flamegraph.pl, speedscope)\n"
+	"      --prom-textfile FILE.prom  write the Prometheus metrics of the capture\n"
+	"                         so far to FILE.prom at the start, at every -I and at\n"
+	"                         the end, atomically (node_exporter's textfile collector)\n"
+	"      --listen [HOST:]PORT  serve /metrics over HTTP while the capture runs\n"
+	"                         (127.0.0.1 unless HOST is named; text 0.0.4, or\n"
+	"                         OpenMetrics when the scraper asks for it)\n"
+	"      --prom-pid         label the metrics with the process's pid and comm (as\n"
+	"                         -a and --follow always do)\n"
 	"  -q, --quiet            no warnings or progress on stderr\n"
 	"  -v, --verbose          say what is resolved and armed\n"
 	"\n"
@@ -184,7 +192,8 @@ static int parse_double(const char *s, double lo, int lo_open, double hi, double
 enum {
 	OPT_JSON = 0x100, OPT_RING_KB, OPT_DRAIN_MS, OPT_EXPECT, OPT_MAX_LOSS,
 	OPT_HIST, OPT_TRACE, OPT_FOLDED, OPT_USER, OPT_RETURNS, OPT_COMPENSATE, OPT_BACKEND,
-	OPT_FREEZE, OPT_SLOWER_THAN, OPT_SLOWEST, OPT_FOLLOW, OPT_RESTORE,
+	OPT_FREEZE, OPT_SLOWER_THAN, OPT_SLOWEST, OPT_FOLLOW, OPT_RESTORE, OPT_PROM_TEXTFILE,
+	OPT_LISTEN, OPT_PROM_PID,
 };
 
 static const struct option longopts[] = {
@@ -212,6 +221,9 @@ static const struct option longopts[] = {
 	{ "restore", no_argument, NULL, OPT_RESTORE },
 	{ "slower-than", required_argument, NULL, OPT_SLOWER_THAN },
 	{ "slowest", required_argument, NULL, OPT_SLOWEST },
+	{ "prom-textfile", required_argument, NULL, OPT_PROM_TEXTFILE },
+	{ "listen", required_argument, NULL, OPT_LISTEN },
+	{ "prom-pid", no_argument, NULL, OPT_PROM_PID },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
@@ -366,6 +378,21 @@ static int output_option(struct ot_options *o, int c, const char *arg, char **ms
 			return OT_OPTIONS_BAD;
 		o->slowest = (size_t)v;
 		break;
+	case OPT_PROM_TEXTFILE: {
+		size_t len = strlen(arg);
+
+		if (len < 6 || strcmp(arg + len - 5, ".prom") || arg[len - 6] == '/')
+			return bad(msg, "--prom-textfile '%s' is invalid: expected a file name ending "
+				   "in .prom (node_exporter's textfile collector reads no other)", arg);
+		o->prom_textfile = arg;
+		break;
+	}
+	case OPT_LISTEN:
+		o->listen = arg;
+		break;
+	case OPT_PROM_PID:
+		o->prom_pid = 1;
+		break;
 	case 'q':
 		o->verbosity = -1;
 		break;
@@ -409,7 +436,8 @@ static enum ot_options_result one(struct ot_options *o, int c, const char *arg,
 static enum ot_options_result restore_rules(const struct ot_options *o, char **msg)
 {
 	if (o->functions || o->list || o->argv || o->all || o->duration > 0 || o->interval > 0 ||
-	    o->follow || o->freeze || o->expect || o->trace || o->folded)
+	    o->follow || o->freeze || o->expect || o->trace || o->folded || o->prom_textfile ||
+	    o->listen || o->prom_pid)
 		return bad(msg, "--restore only takes back what a killed orbit-trace left: with "
 			   "-p PID (and -o, --json), nothing else");
 	if (!o->pid)
@@ -487,6 +515,12 @@ static enum ot_options_result combinations(const struct ot_options *o, char **ms
 		return bad(msg, "--max-loss needs --expect");
 	if (o->interval > 0 && o->list)
 		return bad(msg, "--interval applies to a capture, not to -l");
+	if ((o->prom_textfile || o->listen) && o->list)
+		return bad(msg, "%s applies to a capture, not to -l",
+			   o->listen ? "--listen" : "--prom-textfile");
+	if (o->prom_pid && !o->prom_textfile && !o->listen)
+		return bad(msg, "--prom-pid labels the metrics of --prom-textfile or --listen: "
+			   "give one of them");
 	return OT_OPTIONS_RUN;
 }
 

@@ -42,6 +42,9 @@ struct ot_options {
 	int hist;
 	const char *trace;	/* --trace FILE.json */
 	const char *folded;	/* --folded FILE */
+	const char *prom_textfile; /* --prom-textfile FILE.prom */
+	const char *listen;	/* --listen [HOST:]PORT */
+	int prom_pid;		/* --prom-pid: pid and comm labels */
 	int list;		/* -l: show the selection, arm nothing */
 	const char *user;	/* --user: who runs -- CMD */
 	int ret_insn;		/* --returns insn */

@@ -393,6 +393,22 @@ struct ot_report_proc *ot_sinks_procs(struct ot_sinks *s, const struct ot_follow
 	return s->procs;
 }
 
+struct ot_report_proc *ot_sinks_procs_now(const struct ot_sinks *s, size_t *n)
+{
+	struct ot_report_proc *v;
+	size_t k;
+
+	*n = 0;
+	if (!s->nprocs || !s->procs_cap)
+		return NULL;
+	v = ot_xcalloc(s->nprocs, sizeof(*v));
+	for (k = 0; k < s->procs_cap; k++)
+		if (s->procs[k].pid)
+			v[(*n)++] = s->procs[k];
+	qsort(v, *n, sizeof(*v), cmp_proc);
+	return v;
+}
+
 void ot_sinks_free(struct ot_sinks *s)
 {
 	size_t i, k;

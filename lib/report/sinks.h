@@ -134,6 +134,10 @@ void ot_sinks_report(const struct ot_sinks *s, struct ot_report_func *fn);
 struct ot_report_proc *ot_sinks_procs(struct ot_sinks *s, const struct ot_follow_proc *fol,
 				      size_t nfol, size_t *n);
 
+/* The rows so far, while the capture runs (named as when first seen), in
+ * pid then function order: malloc'd, *n of them (NULL, 0 when none). */
+struct ot_report_proc *ot_sinks_procs_now(const struct ot_sinks *s, size_t *n);
+
 void ot_sinks_free(struct ot_sinks *s);
 
 #endif

@@ -20,6 +20,7 @@ struct ot_hist {
 	uint64_t count;
 	uint64_t min;	/* exact; UINT64_MAX while empty */
 	uint64_t max;	/* exact */
+	uint64_t sum;	/* of every value added (Prometheus' _sum) */
 	uint64_t buckets[OT_HIST_NBUCKETS];
 };
 
@@ -44,6 +45,7 @@ static inline void ot_hist_add(struct ot_hist *h, uint64_t v)
 {
 	h->buckets[ot_hist_bucket(v)]++;
 	h->count++;
+	h->sum += v;
 	if (v < h->min)
 		h->min = v;
 	if (v > h->max)

@@ -77,6 +77,17 @@ void ot_warn(const char *fmt, ...)
 	va_end(ap);
 }
 
+void ot_note(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (verbosity < 0)
+		return;
+	va_start(ap, fmt);
+	emit("", 0, fmt, ap);
+	va_end(ap);
+}
+
 void ot_verbose(const char *fmt, ...)
 {
 	va_list ap;

@@ -20,6 +20,10 @@ void ot_error_errno(int err, const char *fmt, ...)
 /* Print "orbit-trace: warning: MESSAGE\n" unless quiet was requested. */
 void ot_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* Print "orbit-trace: MESSAGE\n" unless quiet was requested: what a user
+ * needs to act on (where --listen serves). */
+void ot_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 /* Print "orbit-trace: MESSAGE\n" only when verbose was requested. */
 void ot_verbose(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -17,6 +17,7 @@
 
 #include "lib/report/check.h"
 #include "lib/scopes/pair.h"
+#include "lib/report/prom.h"
 #include "lib/report/report.h"
 #include "lib/scopes/values.h"
 
@@ -187,6 +188,23 @@ static void render(struct fixture *x, const char *name, int json)
 	free(buf);
 }
 
+/* The metrics of x: text 0.0.4, or OpenMetrics with _created. */
+static void render_prom(struct fixture *x, const char *name, int om)
+{
+	struct ot_prom_opts o = { .openmetrics = om, .version = "0.1.0",
+				  .created_ns = 1796180467337581946ull };
+	char *buf = NULL, file[256];
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	assert_int_equal(ot_report_prom(f, &x->r, &o), 0);
+	fclose(f);
+	snprintf(file, sizeof(file), "%s.%s", name, om ? "om" : "prom");
+	golden(file, buf, len);
+	free(buf);
+}
+
 static void test_clean(void **state)
 {
 	struct fixture x;
@@ -200,6 +218,8 @@ static void test_clean(void **state)
 	fill(&x, "outer=40@0,middle=80@1,inner=240@2", NFUNCS);
 	render(&x, "clean", 0);
 	render(&x, "clean", 1);
+	render_prom(&x, "clean", 0);
+	render_prom(&x, "clean", 1);
 	done(&x);
 }
 
@@ -415,6 +435,7 @@ static void test_values(void **state)
 	x.r.draw_hist = 1;
 	render(&x, "values", 0);
 	render(&x, "values", 1);
+	render_prom(&x, "values", 0);
 	done(&x);
 }
 
@@ -445,6 +466,7 @@ static void test_follow(void **state)
 	x.r.nprocs = 3;
 	render(&x, "follow", 0);
 	render(&x, "follow", 1);
+	render_prom(&x, "follow", 1);
 	done(&x);
 }
 
@@ -595,6 +617,49 @@ static void test_thread_exec_unheld(void **state)
 }
 
 /* --restore: nothing found; found, with entries kept and memory left. */
+/*
+ * While the capture runs (no verdict yet: "running", no disarm time), a
+ * name that needs escaping in a label, and --prom-pid's labels.
+ */
+static void test_prom_running(void **state)
+{
+	static const char *const odd[NFUNCS] = { "operator\"\" _x", "a\\b", "inner" };
+	struct ot_prom_opts o = { .version = "0.1.0", .pid_label = 1, .comm = "app" };
+	char *buf = NULL;
+	size_t len = 0, i;
+	struct fixture x;
+	FILE *f;
+
+	(void)state;
+	x.p = trees(3);
+	fill(&x, NULL, NFUNCS);
+	for (i = 0; i < NFUNCS; i++)
+		x.fn[i].name = odd[i];
+	x.r.check = NULL;
+	x.r.disarmed = 0;
+	f = open_memstream(&buf, &len);
+	assert_int_equal(ot_report_prom(f, &x.r, &o), 0);
+	fclose(f);
+	golden("running.prom", buf, len);
+	free(buf);
+	done(&x);
+}
+
+/* Prometheus' Accept header gets OpenMetrics; curl's and text's do not. */
+static void test_prom_accept(void **state)
+{
+	(void)state;
+	assert_true(ot_prom_wants_openmetrics("application/openmetrics-text;version=1.0.0,"
+		"application/openmetrics-text;version=0.0.1;q=0.75,text/plain;version=0.0.4;"
+		"q=0.5,*/*;q=0.1"));
+	assert_true(ot_prom_wants_openmetrics("application/openmetrics-text; version=1.0.0"));
+	assert_false(ot_prom_wants_openmetrics(NULL));
+	assert_false(ot_prom_wants_openmetrics("*/*"));
+	assert_false(ot_prom_wants_openmetrics("text/plain;version=0.0.4"));
+	assert_false(ot_prom_wants_openmetrics("text/plain, application/openmetrics-text;q=0.5"));
+	assert_false(ot_prom_wants_openmetrics("application/openmetrics-text;q=0"));
+}
+
 static void test_restore(void **state)
 {
 	struct ot_report_restore none = { .pid = 77, .comm = "idle" };
@@ -642,6 +707,8 @@ int main(void)
 		cmocka_unit_test(test_edges),
 		cmocka_unit_test(test_thread_exec_unheld),
 		cmocka_unit_test(test_restore),
+		cmocka_unit_test(test_prom_running),
+		cmocka_unit_test(test_prom_accept),
 	};
 
 	return cmocka_run_group_tests_name("report", tests, NULL, NULL);

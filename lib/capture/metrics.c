@@ -1,0 +1,181 @@
+/* metrics.c - --prom-textfile and --listen for a capture (metrics.h). */
+#include "metrics.h"
+#include "capture_priv.h"
+#include "capture_report.h"
+#include "process/procfs.h"
+#include "report/prom.h"
+#include "report/prom_http.h"
+#include "util/error.h"
+#include "util/xalloc.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+/* "DIR/.NAME.prom.tmp": hidden, and not *.prom, so never collected. */
+static char *tmp_path(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	size_t dir = slash ? (size_t)(slash - path) + 1 : 0;
+	char *tmp = ot_xmalloc(strlen(path) + 8);
+
+	sprintf(tmp, "%.*s.%s.tmp", (int)dir, path, path + dir);
+	return tmp;
+}
+
+static struct ot_prom_opts prom_opts(const struct ot_capture *c, int openmetrics)
+{
+	struct ot_prom_opts o = {
+		.openmetrics = openmetrics, .pid_label = c->o.prom_pid && !c->sinks.nprocs &&
+		!c->o.all && !c->o.follow, .comm = c->prom_comm, .version = OT_VERSION,
+		.created_ns = c->prom_created_ns,
+	};
+
+	return o;
+}
+
+/* The whole file written beside it, then renamed over it. */
+static int write_file(struct ot_capture *c, const struct ot_report *r)
+{
+	struct ot_prom_opts o = prom_opts(c, 0);
+	char *tmp = tmp_path(c->o.prom_textfile);
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644), err = 0;
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+
+	if (!f)
+		err = errno;
+	else if (ot_report_prom(f, r, &o) | fflush(f) | fclose(f))
+		err = errno ? errno : EIO;
+	else if (rename(tmp, c->o.prom_textfile))
+		err = errno;
+	if (f && err)
+		unlink(tmp);
+	if (fd >= 0 && !f)
+		close(fd);
+	if (err && !c->prom_failed)
+		ot_error_errno(err, "cannot write %s", c->o.prom_textfile);
+	c->prom_failed |= !!err;
+	free(tmp);
+	return err ? -1 : 0;
+}
+
+/* Both formats rendered and handed to the server. */
+static void publish(struct ot_capture *c, const struct ot_report *r)
+{
+	char *text = NULL, *om = NULL;
+	size_t tlen = 0, omlen = 0;
+	struct ot_prom_opts o = prom_opts(c, 0);
+	FILE *f = open_memstream(&text, &tlen);
+
+	if (f) {
+		ot_report_prom(f, r, &o);
+		fclose(f);
+	}
+	o.openmetrics = 1;
+	if ((f = open_memstream(&om, &omlen))) {
+		ot_report_prom(f, r, &o);
+		fclose(f);
+	}
+	if (text && om)
+		ot_prom_http_publish(c->http, text, tlen, om, omlen);
+	else {
+		free(text);
+		free(om);
+	}
+}
+
+int ot_metrics_open(struct ot_capture *c)
+{
+	if (c->o.prom_textfile) {
+		char *tmp = tmp_path(c->o.prom_textfile);
+		int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+
+		if (fd < 0)
+			ot_error_errno(errno, "cannot write %s", c->o.prom_textfile);
+		else
+			close(fd);
+		unlink(tmp);
+		free(tmp);
+		if (fd < 0)
+			return -1;
+	}
+	if (c->o.listen) {
+		if (ot_prom_http_start(c->o.listen, &c->http))
+			return -1;
+		ot_note("serving metrics at %s", ot_prom_http_url(c->http));
+	}
+	return 0;
+}
+
+void ot_metrics_start(struct ot_capture *c)
+{
+	struct timespec ts;
+
+	if (!c->o.prom_textfile && !c->http)
+		return;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	c->prom_created_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	if (c->o.prom_pid && ot_proc_comm(c->target.pid, c->prom_comm, sizeof(c->prom_comm)))
+		snprintf(c->prom_comm, sizeof(c->prom_comm), "?");
+	ot_metrics_tick(c);
+	if (c->http) {
+		struct ot_report r;
+
+		ot_capture_snapshot(c, &r);
+		publish(c, &r);
+		ot_capture_snapshot_free(&r);
+	}
+}
+
+int ot_metrics_fd(const struct ot_capture *c)
+{
+	return c->http ? ot_prom_http_fd(c->http) : -1;
+}
+
+void ot_metrics_serve(struct ot_capture *c)
+{
+	struct ot_report r;
+
+	if (!c->http || !ot_prom_http_wanted(c->http))
+		return;
+	ot_capture_snapshot(c, &r);
+	publish(c, &r);
+	ot_capture_snapshot_free(&r);
+}
+
+void ot_metrics_tick(struct ot_capture *c)
+{
+	struct ot_report r;
+
+	if (!c->o.prom_textfile)
+		return;
+	ot_capture_snapshot(c, &r);
+	write_file(c, &r);
+	ot_capture_snapshot_free(&r);
+}
+
+int ot_metrics_end(struct ot_capture *c)
+{
+	int ret = 0;
+
+	if (c->o.prom_textfile) {
+		c->prom_failed = 0;	/* said again if the last write fails too */
+		ret = write_file(c, &c->rep);
+	}
+	if (c->http) {
+		publish(c, &c->rep);
+		ot_prom_http_stop(c->http);
+		c->http = NULL;
+	}
+	return ret;
+}
+
+void ot_metrics_close(struct ot_capture *c)
+{
+	ot_prom_http_stop(c->http);
+	c->http = NULL;
+}

@@ -1,0 +1,47 @@
+/*
+ * prom_http.h - --listen: the metrics served over HTTP at /metrics while
+ * a capture runs, by libmicrohttpd's threads (a thread per connection).
+ *
+ * The capture's thread never waits for a scraper.  A scrape asks for
+ * fresh metrics through a file descriptor the capture polls
+ * (ot_prom_http_fd), waits up to a second for ot_prom_http_publish, and
+ * is answered with what was published last (fresh, or the last there is
+ * when the capture is busy ending): text 0.0.4, or OpenMetrics 1.0 when
+ * its Accept header asks for it first (lib/report/prom).  Paths other
+ * than / and /metrics get 404, methods other than GET and HEAD 405.
+ *
+ * Signals stay with the capture's thread: the server's threads start with
+ * every signal blocked.  Nothing here exits; errors are printed once.
+ */
+#ifndef OT_PROM_HTTP_H
+#define OT_PROM_HTTP_H
+
+#include <stddef.h>
+
+struct ot_prom_http;
+
+/*
+ * Listen on addr: "HOST:PORT", "[IPV6]:PORT", or ":PORT" / "PORT" for
+ * 127.0.0.1 (loopback unless a host is named); PORT 0 picks a free one.
+ * Returns 0 and *out, or -errno after printing why (the address named).
+ */
+int ot_prom_http_start(const char *addr, struct ot_prom_http **out);
+
+/* The address served, as a URL: "http://127.0.0.1:9435/metrics". */
+const char *ot_prom_http_url(const struct ot_prom_http *h);
+
+/* Readable when a scrape waits for fresh metrics. */
+int ot_prom_http_fd(const struct ot_prom_http *h);
+
+/* Reads the wake-up: 1 when a scrape waits (publish now), else 0. */
+int ot_prom_http_wanted(struct ot_prom_http *h);
+
+/* Fresh metrics in both formats (malloc'd, taken), and the scrapes that
+ * wait for them answered. */
+void ot_prom_http_publish(struct ot_prom_http *h, char *text, size_t text_len, char *om,
+			  size_t om_len);
+
+/* Every connection closed and the threads joined; h freed (NULL: nothing). */
+void ot_prom_http_stop(struct ot_prom_http *h);
+
+#endif
