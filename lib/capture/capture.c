@@ -97,9 +97,14 @@ static void on_scope(void *ctx, const struct ot_scope *s)
 	ot_sinks_scope(&c->sinks, s);
 }
 
-/* lib/report/sinks stays pure: reading /proc is the capture's. */
-static int proc_comm(uint32_t pid, char *buf, size_t len)
+/* lib/report/sinks stays pure: reading /proc is the capture's.  The name
+ * the probes saw first (-a: the process's at its call, even gone since). */
+static int proc_comm(void *ctx, uint32_t pid, char *buf, size_t len)
 {
+	struct ot_capture *c = ctx;
+
+	if (!ot_capture_seen_comm(c, pid, buf, len))
+		return 0;
 	return ot_proc_comm((pid_t)pid, buf, len);
 }
 
@@ -447,7 +452,7 @@ static int make_sinks(struct ot_capture *c)
 		.nfuncs = c->plan.sel.n, .names = c->plan.names,
 		.out = c->out, .json = c->o.json,
 		.slowest = c->o.slowest, .slower_than = c->o.slower_than,
-		.per_process = c->o.all || c->o.follow, .comm = proc_comm,
+		.per_process = c->o.all || c->o.follow, .comm = proc_comm, .comm_ctx = c,
 	};
 	size_t i;
 

@@ -129,6 +129,35 @@ static void tracer_usage(struct ot_report *r)
 }
 
 /* Everything the report says, read while the probes and rings still exist. */
+int ot_capture_seen_comm(struct ot_capture *c, uint32_t pid, char *buf, size_t len)
+{
+	if (!ot_probes_comm(c->probes, pid, buf, len))
+		return 0;
+	return ot_drain_comm(c->drain, pid, buf, len);
+}
+
+/*
+ * -a: each process with rows, named as the backend last saw it make a
+ * traced call (after an exec, the new program's name; gone, still named),
+ * sorted by pid; those it has no name for keep their row's.
+ */
+static struct ot_follow_proc *names_now(struct ot_capture *c, size_t *n)
+{
+	size_t nrows, i;
+	struct ot_report_proc *rows = ot_sinks_procs_now(&c->sinks, &nrows);
+	struct ot_follow_proc *v = ot_xcalloc(nrows + 1, sizeof(*v));
+
+	*n = 0;
+	for (i = 0; i < nrows; i++) {
+		if ((*n && v[*n - 1].pid == rows[i].pid) ||
+		    ot_capture_seen_comm(c, rows[i].pid, v[*n].comm, sizeof(v[*n].comm)))
+			continue;
+		v[(*n)++].pid = rows[i].pid;
+	}
+	free(rows);
+	return v;
+}
+
 /* Each function's row: its names, file, and what its scopes left. */
 static struct ot_report_func *fill_funcs(struct ot_capture *c)
 {
@@ -230,7 +259,15 @@ void ot_capture_fill_report(struct ot_capture *c)
 	}
 	if (c->sinks.nprocs && c->nfol)
 		qsort(c->fol, c->nfol, sizeof(*c->fol), cmp_fol);
-	r.procs = ot_sinks_procs(&c->sinks, c->fol, c->nfol, &r.nprocs);
+	if (c->o.all) {
+		size_t nnamed;
+		struct ot_follow_proc *named = names_now(c, &nnamed);
+
+		r.procs = ot_sinks_procs(&c->sinks, named, nnamed, &r.nprocs);
+		free(named);
+	} else {
+		r.procs = ot_sinks_procs(&c->sinks, c->fol, c->nfol, &r.nprocs);
+	}
 	r.arm_ns = c->arm_ns;
 	r.arm_ipis = c->arm_ipi.cal;
 	r.arm_tlb = c->arm_ipi.tlb;

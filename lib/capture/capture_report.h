@@ -14,6 +14,9 @@
 
 #include "capture.h"
 
+#include <stddef.h>
+#include <stdint.h>
+
 struct ot_report;
 
 /* What the backend says of its part (c->said: why some counts are not
@@ -27,6 +30,10 @@ void ot_capture_judge(struct ot_capture *c);
 
 /* c->rep, read while the probes and rings still exist. */
 void ot_capture_fill_report(struct ot_capture *c);
+
+/* -a: the name process pid had when the probes saw it (the backend's,
+ * or the rings' record of its exec): 0, or -ENOENT. */
+int ot_capture_seen_comm(struct ot_capture *c, uint32_t pid, char *buf, size_t len);
 
 /* While the capture runs, what its metrics say (lib/capture/metrics): the
  * functions' rows and counts so far, the records, the rows per process;

@@ -85,6 +85,8 @@ struct ot_backend_ops {
 	 * CPU it runs on.  Only when p->lost_format is 1.
 	 */
 	int (*rings_lost)(const struct ot_probes *p, uint64_t *lost);
+	/* Optional: -a's name of a process (ot_probes_comm). */
+	int (*comm)(struct ot_probes *p, uint32_t pid, char *buf, size_t len);
 	/* Optional: --follow's processes (ot_probes_follow_poll). */
 	int (*follow_poll)(struct ot_probes *p, int alive,
 			   void (*fn)(void *ctx, const struct ot_follow_proc *proc),

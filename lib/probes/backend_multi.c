@@ -118,6 +118,9 @@ struct ot_umulti {
 	int follow;
 	struct bpf_link *hooks[3];
 	int followed_fd, stats_fd;
+	/* -a: ot_comms, each process's name at its latest traced call. */
+	int all;
+	int comms_fd;
 };
 
 /* uprobe_multi.bpf.c's struct ot_followed_proc and its states. */
@@ -205,7 +208,8 @@ static int map_watch(struct ot_umulti *m)
 	return 0;
 }
 
-static int ot_umulti_load(struct ot_umulti **out, int follow, char *why, size_t whylen)
+static int ot_umulti_load(struct ot_umulti **out, int follow, int all, char *why,
+			  size_t whylen)
 {
 	int ncpu_ids = libbpf_num_possible_cpus();
 	struct ot_umulti *m = ot_xcalloc(1, sizeof(*m));
@@ -216,6 +220,7 @@ static int ot_umulti_load(struct ot_umulti **out, int follow, char *why, size_t 
 	*out = NULL;
 	m->entry_fd = m->return_fd = m->rings_fd = m->followed_fd = m->stats_fd = -1;
 	m->follow = follow;
+	m->all = all;
 	libbpf_set_print(libbpf_print);
 	m->obj = bpf_object__open_mem(ot_umulti_obj,
 				      (size_t)(ot_umulti_obj_end - ot_umulti_obj), NULL);
@@ -248,6 +253,8 @@ static int ot_umulti_load(struct ot_umulti **out, int follow, char *why, size_t 
 	/* Without --follow its table is never used: one entry, not 65,536. */
 	if (!follow)
 		bpf_map__set_max_entries(bpf_object__find_map_by_name(m->obj, "ot_followed"), 1);
+	if (!all)
+		bpf_map__set_max_entries(bpf_object__find_map_by_name(m->obj, "ot_comms"), 1);
 	ret = bpf_object__load(m->obj);
 	if (ret) {
 		snprintf(why, whylen, "the kernel refused the BPF program: %s%s",
@@ -260,6 +267,7 @@ static int ot_umulti_load(struct ot_umulti **out, int follow, char *why, size_t 
 		m->followed_fd = bpf_map__fd(bpf_object__find_map_by_name(m->obj, "ot_followed"));
 		m->stats_fd = bpf_map__fd(bpf_object__find_map_by_name(m->obj, "ot_follow_stats"));
 	}
+	m->comms_fd = bpf_map__fd(bpf_object__find_map_by_name(m->obj, "ot_comms"));
 	m->entry_fd = bpf_program__fd(bpf_object__find_program_by_name(m->obj, "ot_entry"));
 	m->return_fd = bpf_program__fd(bpf_object__find_program_by_name(m->obj, "ot_return"));
 	/*
@@ -375,7 +383,7 @@ static int relink(struct ot_umulti *m, pid_t pid)
 static void ot_umulti_enable(struct ot_umulti *m, int entries, int returns)
 {
 	__atomic_store_n(m->enabled, (entries ? 1u : 0u) | (returns ? 2u : 0u) |
-			 (m->follow ? 4u : 0u), __ATOMIC_SEQ_CST);
+			 (m->follow ? 4u : 0u) | (m->all ? 8u : 0u), __ATOMIC_SEQ_CST);
 }
 
 static size_t ot_umulti_nlinks(const struct ot_umulti *m)
@@ -541,6 +549,19 @@ static int multi_follow_poll(struct ot_probes *p, int all,
 	}
 	free(keys);
 	return alive;
+}
+
+/* -a: the process's name at its latest traced call, from ot_comms. */
+static int multi_comm(struct ot_probes *p, uint32_t pid, char *buf, size_t len)
+{
+	struct ot_umulti *m = p->priv;
+	char comm[16];
+
+	if (!m || !m->all || len == 0 || bpf_map_lookup_elem(m->comms_fd, &pid, comm))
+		return -ENOENT;
+	comm[sizeof(comm) - 1] = 0;
+	snprintf(buf, len, "%s", comm);
+	return 0;
 }
 
 /*
@@ -750,7 +771,8 @@ static int multi_load(struct ot_probes *p, char *why, size_t whylen)
 			 "filter is bound to it (it would arm nothing)", p->opts.pid);
 		return -ESRCH;
 	}
-	ret = ot_umulti_load(&m, p->opts.follow, why, whylen);
+	ret = ot_umulti_load(&m, p->opts.follow, p->opts.pid <= 0 && !p->opts.follow, why,
+			     whylen);
 
 	if (!ret)
 		p->priv = m;
@@ -861,5 +883,6 @@ const struct ot_backend_ops ot_backend_multi = {
 	.events = multi_events,
 	.thread_execs = multi_thread_execs,
 	.follow_poll = multi_follow_poll,
+	.comm = multi_comm,
 	.rings_lost = multi_rings_lost,
 };

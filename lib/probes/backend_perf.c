@@ -117,6 +117,11 @@ static int open_leader(struct ot_probes *p, int cpu, size_t data)
 	a.disabled = 1;
 	if (data)
 		ot_probes_ring_wakeup(&a, data);
+	/* -a: the ring's owner also carries each exec's new name, so that a
+	 * process gone before a drain reads its calls is still named
+	 * (lib/rings/drain keeps them), as perf record's dummy event does. */
+	if (data && p->opts.pid <= 0)
+		a.comm = a.comm_exec = 1;
 	return ot_probes_perf_open(p, &a, cpu, -1);
 }
 

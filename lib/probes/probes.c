@@ -378,6 +378,13 @@ int ot_probes_follow_poll(struct ot_probes *p, int alive,
 	return p->ops->follow_poll(p, alive, fn, ctx, dropped);
 }
 
+int ot_probes_comm(struct ot_probes *p, uint32_t pid, char *buf, size_t len)
+{
+	if (!p || !p->ops->comm)
+		return -ENOTSUP;
+	return p->ops->comm(p, pid, buf, len);
+}
+
 size_t ot_probes_ring_kb(const struct ot_probes *p)
 {
 	return p->opts.ring_kb;

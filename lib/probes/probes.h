@@ -292,6 +292,13 @@ int ot_probes_follow_poll(struct ot_probes *p, int alive,
 			  void (*fn)(void *ctx, const struct ot_follow_proc *proc),
 			  void *ctx, uint64_t *dropped);
 
+/*
+ * -a: the name process pid had at its latest traced call, as the backend
+ * saw it then (whether or not the process is still there): 0, -ENOENT
+ * when it has none, -ENOTSUP for a backend that keeps no names.
+ */
+int ot_probes_comm(struct ot_probes *p, uint32_t pid, char *buf, size_t len);
+
 /* ot_probes_close, with what the backend said last (its removal's figures)
  * in *out; 1 if it said anything. */
 int ot_probes_close_said(struct ot_probes *p, struct ot_probes_said *out);

@@ -26,7 +26,8 @@ struct {
 /*
  * Written by user space through libbpf's mmap of .bss: bit 0 lets entry
  * probes record, bit 1 return probes, bit 2 (--follow) only the processes
- * in ot_followed.  Switching returns on before entries and entries off
+ * in ot_followed, bit 3 (-a) the name of each process that calls into
+ * ot_comms.  Switching returns on before entries and entries off
  * before returns costs no IPI, unlike a perf ioctl per CPU.
  */
 volatile __u32 ot_enabled;
@@ -54,6 +55,26 @@ struct {
 	__type(key, __u32);
 	__type(value, struct ot_followed_proc);
 } ot_followed SEC(".maps");
+
+/*
+ * -a: each process's name (comm) at its latest traced call, by tgid, so
+ * that one gone before user space asks /proc is still named; the least
+ * recently written go first when it is full.  Its size is set before
+ * loading (1 without -a).
+ */
+struct ot_comm {
+	union {
+		char comm[16];
+		__u64 w[2];
+	};
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u32);
+	__type(value, struct ot_comm);
+} ot_comms SEC(".maps");
 
 /* [0]: the children that could not be followed (ot_followed was full). */
 struct {
@@ -143,6 +164,15 @@ static __always_inline int emit(struct pt_regs *ctx, __u32 bit)
 
 		if (!f || f->state != OT_FOLLOW_LIVE)
 			return 0;
+	}
+	if (ot_enabled & 8) {
+		__u32 tgid = (__u32)(bpf_get_current_pid_tgid() >> 32);
+		struct ot_comm c = {}, *had = bpf_map_lookup_elem(&ot_comms, &tgid);
+
+		bpf_get_current_comm(c.comm, sizeof(c.comm));
+		/* Written only when new or renamed (an exec): a hit costs a lookup. */
+		if (!had || had->w[0] != c.w[0] || had->w[1] != c.w[1])
+			bpf_map_update_elem(&ot_comms, &tgid, &c, BPF_ANY);
 	}
 	s.id = bpf_get_attach_cookie(ctx);
 	s.sp = PT_REGS_SP(ctx);

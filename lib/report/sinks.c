@@ -89,7 +89,7 @@ static void count_process(struct ot_sinks *s, const struct ot_scope *sc, uint64_
 	if (!p->pid) {
 		p->pid = sc->pid;
 		p->func = sc->func;
-		if (s->o.comm(sc->pid, p->comm, sizeof(p->comm)))
+		if (s->o.comm(s->o.comm_ctx, sc->pid, p->comm, sizeof(p->comm)))
 			snprintf(p->comm, sizeof(p->comm), "?");
 		s->nprocs++;
 	}

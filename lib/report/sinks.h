@@ -41,7 +41,8 @@ struct ot_sinks_opts {
 	int per_process;	/* -a, --follow: rows per process and function */
 	int every_scope;	/* another hook needs every scope (--trace) */
 	/* The name of process pid, for its row: 0, or not 0 for "?". */
-	int (*comm)(uint32_t pid, char *buf, size_t len);
+	int (*comm)(void *ctx, uint32_t pid, char *buf, size_t len);
+	void *comm_ctx;
 };
 
 struct ot_sinks_slow {

@@ -2,6 +2,8 @@
 #include "kinds.h"
 #include "util/xalloc.h"
 
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -59,7 +61,50 @@ struct ot_drain {
 	uint64_t cur_regs; /* and its samples' user registers */
 	struct idc *idc;  /* with the first compact record */
 	uint32_t tfuncs;  /* compact records' functions: 0..tfuncs-1 */
+	/* Processes' names from the rings' comm records (-a on perf): open
+	 * addressing on the pid, bounded; NULL until the first. */
+	struct drain_comm { uint32_t pid; char comm[16]; } *comms;
+	size_t ncomms;
 };
+
+#define COMMS_CAP 16384	/* a power of two; past 3/4 full, new names are not kept */
+
+static void keep_comm(struct ot_drain *d, const struct ot_record *rec)
+{
+	size_t h;
+
+	/* A thread's own name (prctl) is not its process's. */
+	if (!rec->pid || rec->pid != rec->tid)
+		return;
+	if (!d->comms)
+		d->comms = ot_xcalloc(COMMS_CAP, sizeof(*d->comms));
+	for (h = rec->pid * 2654435761u & (COMMS_CAP - 1); d->comms[h].pid;
+	     h = (h + 1) & (COMMS_CAP - 1))
+		if (d->comms[h].pid == rec->pid)
+			break;
+	if (!d->comms[h].pid) {
+		if (4 * (d->ncomms + 1) > 3 * COMMS_CAP)
+			return;
+		d->ncomms++;
+		d->comms[h].pid = rec->pid;
+	}
+	memcpy(d->comms[h].comm, rec->comm, sizeof(d->comms[h].comm));
+}
+
+int ot_drain_comm(const struct ot_drain *d, uint32_t pid, char *buf, size_t len)
+{
+	size_t h;
+
+	if (!d || !d->comms || !pid || !len)
+		return -ENOENT;
+	for (h = pid * 2654435761u & (COMMS_CAP - 1); d->comms[h].pid;
+	     h = (h + 1) & (COMMS_CAP - 1))
+		if (d->comms[h].pid == pid) {
+			snprintf(buf, len, "%s", d->comms[h].comm);
+			return 0;
+		}
+	return -ENOENT;
+}
 
 void ot_drain_thread_funcs(struct ot_drain *d, uint32_t n)
 {
@@ -101,6 +146,7 @@ void ot_drain_free(struct ot_drain *d)
 	free(d->q);
 	free(d->heads);
 	free(d->idc);
+	free(d->comms);
 	free(d);
 }
 
@@ -272,6 +318,9 @@ void ot_drain_record(struct ot_drain *d, unsigned cpu,
 	int kind;
 
 	switch (rec->type) {
+	case OT_REC_COMM:
+		keep_comm(d, rec);
+		return;
 	case OT_REC_SAMPLE:
 		if (d->pid && rec->pid != d->pid && (!d->also_pid || rec->pid != d->also_pid)) {
 			d->stats.foreign++;

@@ -57,6 +57,13 @@ struct ot_drain *ot_drain_new(unsigned ncpus, uint32_t pid,
 			      ot_drain_emit_fn emit, void *emit_ctx);
 void ot_drain_free(struct ot_drain *d);
 
+/*
+ * The name the rings' comm records last gave process pid (the perf
+ * backend's, with -a: an exec after arming), whether or not the process
+ * is still there: 0, or -ENOENT.
+ */
+int ot_drain_comm(const struct ot_drain *d, uint32_t pid, char *buf, size_t len);
+
 /* Keep samples of this process too (orbit-trace's own, for --compensate). */
 void ot_drain_also_pid(struct ot_drain *d, uint32_t pid);
 

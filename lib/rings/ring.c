@@ -227,6 +227,22 @@ int ot_record_parse_regs(const struct perf_event_header *rec, struct ot_record *
 			(void)take(&p, end, &out->time);
 		}
 		return 0;
+	case PERF_RECORD_COMM: {
+		/* {pid, tid, comm (NUL, padded to 8)}, then sample_id. */
+		size_t len = (size_t)(end - p);
+
+		if (take(&p, end, &v))
+			return -EBADMSG;
+		out->type = OT_REC_COMM;
+		out->pid = (uint32_t)v;
+		out->tid = (uint32_t)(v >> 32);
+		len = len > 8 ? len - 8 : 0;
+		if (len >= sizeof(out->comm))
+			len = sizeof(out->comm) - 1;
+		memcpy(out->comm, p, len);
+		out->comm[len] = 0;
+		return 0;
+	}
 	default:
 		out->type = OT_REC_OTHER;
 		return 0;

@@ -56,6 +56,7 @@ enum ot_rec_type {
 	OT_REC_SAMPLE = 1,
 	OT_REC_LOST,
 	OT_REC_OTHER,	/* a record type we do not use; ignore it */
+	OT_REC_COMM,	/* a process's new name (an exec), with -a on perf */
 };
 
 struct ot_record {
@@ -72,6 +73,7 @@ struct ot_record {
 	uint64_t value;
 	int has_value, has_regs;
 	uint64_t args[6], rc;	/* the integer argument registers, the return's */
+	char comm[16];		/* OT_REC_COMM: the name, NUL-terminated */
 };
 
 /* The user registers (perf_event_attr.sample_regs_user) that carry the

@@ -11,6 +11,7 @@
 #include <cmocka.h>
 #include <errno.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "lib/rings/drain.h"
@@ -423,10 +424,34 @@ static void test_merges_many_queues(void **state)
 	ot_drain_free(d);
 }
 
+/* -a on perf: processes named by their comm records, threads' own not. */
+static void test_comm_records(void **state)
+{
+	struct sink s = { 0 };
+	struct ot_drain *d = ot_drain_new(1, 0, lookup, NULL, emit, &s);
+	struct ot_record rec = { .type = OT_REC_COMM, .pid = 7, .tid = 7, .comm = "sh" };
+	char buf[16];
+
+	(void)state;
+	assert_int_equal(ot_drain_comm(d, 7, buf, sizeof(buf)), -ENOENT);
+	ot_drain_record(d, 0, &rec);
+	snprintf(rec.comm, sizeof(rec.comm), "burst");	/* its exec */
+	ot_drain_record(d, 0, &rec);
+	rec.tid = 8;
+	snprintf(rec.comm, sizeof(rec.comm), "worker");	/* a thread's prctl */
+	ot_drain_record(d, 0, &rec);
+	assert_int_equal(ot_drain_comm(d, 7, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "burst");
+	assert_int_equal(ot_drain_comm(d, 8, buf, sizeof(buf)), -ENOENT);
+	assert_int_equal(ot_drain_stats(d)->samples, 0);
+	ot_drain_free(d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_merges_cpus_in_time_order),
+		cmocka_unit_test(test_comm_records),
 		cmocka_unit_test(test_horizon_holds_back_recent),
 		cmocka_unit_test(test_out_of_order_within_ring),
 		cmocka_unit_test(test_late_record_counted),

@@ -335,12 +335,38 @@ static void test_other_record_types_ignored(void **state)
 	struct {
 		struct perf_event_header h;
 		uint64_t pad[2];
-	} comm = { .h = { .type = PERF_RECORD_COMM, .size = sizeof(comm) } };
+	} mmap_rec = { .h = { .type = PERF_RECORD_MMAP, .size = sizeof(mmap_rec) } };
 	struct ot_record rec;
 
 	(void)state;
-	assert_int_equal(ot_record_parse(&comm.h, &rec), 0);
+	assert_int_equal(ot_record_parse(&mmap_rec.h, &rec), 0);
 	assert_int_equal(rec.type, OT_REC_OTHER);
+}
+
+/* -a on perf: an exec's comm record names its process (then sample_id). */
+static void test_comm_record(void **state)
+{
+	struct {
+		struct perf_event_header h;
+		uint32_t pid, tid;
+		char comm[16];
+		uint64_t sample_id[3];
+	} c = { .h = { .type = PERF_RECORD_COMM, .size = sizeof(c) }, .pid = 42, .tid = 42,
+		.comm = "a-name-of-15-ch" };
+	struct perf_event_header cut = { .type = PERF_RECORD_COMM, .size = sizeof(cut) };
+	struct ot_record rec;
+
+	(void)state;
+	memset(c.sample_id, 0xff, sizeof(c.sample_id));	/* never read as the name */
+	assert_int_equal(ot_record_parse(&c.h, &rec), 0);
+	assert_int_equal(rec.type, OT_REC_COMM);
+	assert_int_equal(rec.pid, 42);
+	assert_string_equal(rec.comm, "a-name-of-15-ch");
+	memcpy(c.comm, "sh\0\0\0\0\0\0", 8);
+	c.h.size = sizeof(c.h) + 8 + 8;	/* without sample_id */
+	assert_int_equal(ot_record_parse(&c.h, &rec), 0);
+	assert_string_equal(rec.comm, "sh");
+	assert_int_equal(ot_record_parse(&cut, &rec), -EBADMSG);
 }
 
 int main(void)
@@ -354,6 +380,7 @@ int main(void)
 		cmocka_unit_test(test_truncated_record_rejected),
 		cmocka_unit_test(test_corrupt_header_skips_rest),
 		cmocka_unit_test(test_other_record_types_ignored),
+		cmocka_unit_test(test_comm_record),
 	};
 
 	return cmocka_run_group_tests_name("ring", tests, NULL, NULL);

@@ -27,8 +27,9 @@ static const char *names[NFUNCS] = { "outer", "inner" };
 
 static int comm_calls;
 
-static int fake_comm(uint32_t pid, char *buf, size_t len)
+static int fake_comm(void *ctx, uint32_t pid, char *buf, size_t len)
 {
+	(void)ctx;
 	comm_calls++;
 	if (pid == 13)
 		return -1;	/* gone */
