@@ -203,6 +203,7 @@ static void run(struct ot_capture *c)
 		pfd[i].events = POLLIN;
 	for (;;) {
 		uint64_t now = ot_now_ns(), wait, ivl_due;
+		struct timespec ts;
 		short others = 0;
 		int n;
 
@@ -219,7 +220,10 @@ static void run(struct ot_capture *c)
 		wait = MIN(wait, ivl_due > now ? ivl_due - now : 0);
 		for (i = 0; i < nfd; i++)
 			pfd[i].revents = 0;
-		n = poll(pfd, nfd, (int)((wait + 999999) / 1000000));
+		/* To the nanosecond: -d and -I's windows end when they say. */
+		ts.tv_sec = (time_t)(wait / 1000000000u);
+		ts.tv_nsec = (long)(wait % 1000000000u);
+		n = ppoll(pfd, nfd, &ts, NULL);
 		if (n > 0 && (pfd[0].revents & POLLIN) && end_signal(c))
 			break;
 		for (i = 1; i < nfd; i++)
@@ -592,6 +596,11 @@ enum ot_capture_result ot_capture_report(struct ot_capture *c)
 
 	/* Disable first, drain what is left, report; disarm last (slow). */
 	c->t_end = ot_now_ns();
+	/* -d: the capture's clock ends at its deadline, which the loop woke
+	 * for (a scope closing in the microseconds until the probes are
+	 * disabled is the last interval's, as any after the end). */
+	if (c->ended_by && !strcmp(c->ended_by, "duration"))
+		c->t_end = MIN(c->t_end, c->t_start + (uint64_t)(c->o.duration * 1e9));
 	ot_sinks_live_clear(&c->sinks);
 	ot_calib_live_stop(c->calib_live);
 	c->calib_live = NULL;

@@ -3,7 +3,8 @@
 # boundaries of the capture's clock (the last ends with the capture),
 # every scope of the final report is in exactly one interval, and with --json every line
 # is one JSON object (NDJSON) with the full report last.  How many
-# intervals there are depends on the machine's speed, and is not.
+# intervals there are depends on the machine's speed, and is not; with
+# -d it does not.
 . "$(dirname "$0")/lib.sh"
 require_uprobes
 
@@ -28,6 +29,23 @@ for k, f in enumerate(rep["functions"]):
     assert [i["functions"][k]["name"] for i in ivl] == [f["name"]] * len(ivl)
     assert sum(i["functions"][k]["scopes"] for i in ivl) == f["scopes"], (f["name"], f["scopes"])
 PY
+
+# -d ends the capture at its deadline: -d 1 -I 0.25 is 4 whole windows and
+# a capture of exactly 1 s, on both kinds of backend (a stress program that
+# outlives it; its calls are not counted here, only the windows).
+for b in multi inject; do
+	"$OT" -q --backend "$b" --json -d 1 -I 0.25 -o "$work/d-$b.ndjson" -f inner -- "$STRESS" \
+		--stress-hz 1000 --stress-calls 100000 >/dev/null 2>"$work/d-$b.err" ||
+		fail_ "$b -d: exit status $?: $(cat "$work/d-$b.err")"
+	python3 - "$work/d-$b.ndjson" <<'PY' || fail_ "$b -d 1 -I 0.25: $(cut -c1-200 "$work/d-$b.ndjson")"
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1])]
+ivl, rep = lines[:-1], lines[-1]
+assert rep["capture"]["ended_by"] == "duration" and rep["capture"]["duration_ns"] == 10**9, rep["capture"]
+assert [(i["start_ns"], i["end_ns"]) for i in ivl] == [(k * 250000000, (k + 1) * 250000000) for k in range(4)], ivl
+assert sum(i["functions"][0]["scopes"] for i in ivl) == rep["functions"][0]["scopes"]
+PY
+done
 
 "$OT" -I 0.2 -o "$work/r.txt" -f outer,middle,inner -- "$STRESS" --stress-hz 1000 --stress-calls 600 \
 	>/dev/null 2>&1 || fail_ "text: exit status $?"
