@@ -57,7 +57,8 @@ $(BUILD)/lib/inject/inject_rt.o: lib/inject/inject_rt.S lib/inject/inject_layout
 
 $(BUILD)/orbit-trace.o: ALL_CFLAGS += \
 	-DOT_ELFUTILS_VERSION='"$(shell pkg-config --modversion libelf 2>/dev/null)"' \
-	-DOT_LIBCAP_VERSION='"$(shell pkg-config --modversion libcap 2>/dev/null)"'
+	-DOT_LIBCAP_VERSION='"$(shell pkg-config --modversion libcap 2>/dev/null)"' \
+	-DOT_MHD_VERSION='"$(shell pkg-config --modversion libmicrohttpd 2>/dev/null)"'
 LIBBPF_DEF := -DOT_LIBBPF_VERSION='"$(shell pkg-config --modversion libbpf 2>/dev/null)"'
 $(BUILD)/lib/probes/backend_multi.o: ALL_CFLAGS += $(LIBBPF_DEF)
 

@@ -22,6 +22,9 @@
 #ifndef OT_LIBCAP_VERSION
 #define OT_LIBCAP_VERSION "unknown"
 #endif
+#ifndef OT_MHD_VERSION
+#define OT_MHD_VERSION "unknown"
+#endif
 #ifndef OT_LIBBPF_VERSION
 #define OT_LIBBPF_VERSION "unknown"
 #endif
@@ -55,7 +58,8 @@ static void version(void)
 	for (i = 1; (b = ot_backend_at(i)); i++)
 		printf("%s %s (%s)", i > 1 ? "," : "", b->name, b->built_on);
 	printf("\ndemangler: libiberty (C++ Itanium ABI, Rust legacy and v0)\n"
-	       "built with: elfutils %s, libcap %s\n", OT_ELFUTILS_VERSION, OT_LIBCAP_VERSION);
+	       "built with: elfutils %s, libcap %s, libmicrohttpd %s\n", OT_ELFUTILS_VERSION,
+	       OT_LIBCAP_VERSION, OT_MHD_VERSION);
 }
 
 int main(int argc, char **argv)

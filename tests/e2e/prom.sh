@@ -7,7 +7,8 @@
 # text it is shown.  Then Debian's node_exporter (textfile collector only)
 # reads the file inject wrote, and Debian's Prometheus scrapes --listen:
 # its query API returns the report's calls and a p99 in the report's p99
-# bucket.  Every service is on 127.0.0.1 and stopped here.  Nothing waits
+# bucket.  A scraper stuck mid-request blocks neither the other scrapes
+# nor the capture's end.  Every service is on 127.0.0.1 and stopped here.  Nothing waits
 # for a time: each step waits for what it needs to see, bounded.
 . "$(dirname "$0")/lib.sh"
 require_uprobes
@@ -62,6 +63,26 @@ for b in multi inject; do
 	[ "$(metric "$prom" "$calls_line")" = 0 ] || fail_ "$b: calls before the burst: $(cat "$prom")"
 	promtool check metrics <"$prom" >"$work/lint-$b" 2>&1 || fail_ "$b: promtool: $(cat "$work/lint-$b")"
 
+	# A scraper stuck in the middle of its request holds its own
+	# connection only: the others are served, and the capture ends.
+	hostport=${url#http://}
+	$PY - "${hostport%/metrics}" >"$work/stuck-$b" 2>&1 <<'PY' &
+import socket, sys
+host, port = sys.argv[1].rsplit(":", 1)
+s = socket.create_connection((host, int(port)))
+s.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\n")	# the headers never end
+print("holding", flush=True)
+s.settimeout(120)
+try:
+    while s.recv(4096):
+        pass
+    print("closed by the server")
+except socket.timeout:
+    sys.exit(1)
+PY
+	stuck=$!
+	cleanup_pids="$cleanup_pids $stuck"
+	wait_for "$work/stuck-$b" holding
 	kill -USR1 "$spid"
 	wait_for "$work/$b.out" '^calls 5000 '
 	wait_metric "$prom" "$calls_line" 5000	# rewritten at a tick, while it runs
@@ -84,6 +105,7 @@ for b in multi inject; do
 	kill -TERM "$spid"
 	wait "$otpid" || fail_ "$b: exit status $?: $(cat "$work/$b.err")"
 	! curl -s "$url" >/dev/null 2>&1 || fail_ "$b: /metrics still served after the capture"
+	wait "$stuck" || fail_ "$b: the stuck scraper's connection was never closed: $(cat "$work/stuck-$b")"
 	promtool check metrics <"$prom" >"$work/lint-$b" 2>&1 || fail_ "$b: promtool: $(cat "$work/lint-$b")"
 	[ ! -e "$work/tf-$b/.orbit.prom.tmp" ] || fail_ "$b: the temporary file was left"
 	$PY - "$work/$b.json" "$prom" <<'PY' || fail_ "$b: the file disagrees with the report"
