@@ -120,7 +120,7 @@ build/targets/uselib: tests/e2e/targets/uselib.c build/targets/libwork.so
 		-Wl,-rpath,'$$ORIGIN' -ldl
 # USDT probes (<sys/sdt.h>) in a program and in its library.
 build/targets/usdt: tests/e2e/targets/usdt.c build/targets/libusdtlib.so
-	$(CC) -std=gnu11 -O2 -g $(WARN) -o $@ $< build/targets/libusdtlib.so -Wl,-rpath,'$$ORIGIN'
+	$(CC) -std=gnu11 -O2 -g $(WARN) -o $@ $< -Lbuild/targets -lusdtlib -Wl,-rpath,'$$ORIGIN'
 # A library with two versions of one function, found through RUNPATH $ORIGIN.
 build/targets/libver.so.1: tests/e2e/targets/libver.c tests/e2e/targets/libver.map
 	@mkdir -p $(dir $@)

@@ -91,7 +91,7 @@ static void on_scope(void *ctx, const struct ot_scope *s)
 {
 	struct ot_capture *c = ctx;
 
-	if (c->timeline)
+	if (c->timeline && !s->point)
 		ot_timeline_scope(c->timeline, s);
 	ot_sinks_scope(&c->sinks, s);
 }

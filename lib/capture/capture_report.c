@@ -144,6 +144,7 @@ void ot_capture_fill_report(struct ot_capture *c)
 							 : c->plan.sel.fn[i].bin->path;
 		fn[i].offset = c->plan.sel.fn[i].sym->offset;
 		fn[i].st = ot_pair_stats(c->pair, i);
+		fn[i].point = c->plan.sel.fn[i].usdt != NULL;
 	}
 	ot_sinks_report(&c->sinks, fn);
 	r.binary = c->target.display;

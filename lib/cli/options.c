@@ -424,7 +424,8 @@ static enum ot_options_result backend_rules(const struct ot_options *o, char **m
 	const unsigned asked = (o->follow ? OT_CAN_FOLLOW : 0) | (o->all ? OT_CAN_ALL : 0) |
 		(o->freeze ? OT_CAN_FREEZE : 0) | (o->compensate ? OT_CAN_COMPENSATE : 0) |
 		(o->ret_mode_set ? OT_CAN_RETURNS : 0) |
-		(!o->list && ot_select_asks_values(o->functions) ? OT_CAN_VALUES : 0);
+		(!o->list && ot_select_asks_values(o->functions) ? OT_CAN_VALUES : 0) |
+		(ot_select_asks_usdt(o->functions) ? OT_CAN_USDT : 0);
 	unsigned can;
 
 	for (can = 1; can <= OT_CAN_OPTIONS; can <<= 1)

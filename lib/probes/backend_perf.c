@@ -315,7 +315,7 @@ const struct ot_backend_ops ot_backend_perf = {
 		.name = "perf",
 		.built_on = "uprobe PMU perf events",
 		.can = OT_CAN_AUTO | OT_CAN_ALL | OT_CAN_FREEZE | OT_CAN_COMPENSATE | OT_CAN_RETURNS |
-		       OT_CAN_VALUES | OT_NEEDS_SYS_ADMIN,
+		       OT_CAN_VALUES | OT_NEEDS_SYS_ADMIN | OT_CAN_USDT,
 		.why_not = {
 			[1] = "--follow needs the multi backend (its BPF program follows forks "
 			      "in the kernel): not with --backend perf",

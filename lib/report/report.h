@@ -41,6 +41,9 @@ struct ot_report_func {
 	/* -f 'NAME(argN)', 'NAME%ret': what was recorded, or NULL. */
 	const struct ot_values *arg, *ret;
 	const char *arg_name, *ret_name;	/* "arg3", "arg1:32"; "ret", "ret:32" */
+	/* A counted point (a USDT probe): its hits are st->points, it has no
+	 * scopes, so no durations; the text shows it in the PROBE table. */
+	int point;
 };
 
 /* -a: one process's scopes of one function. */

@@ -367,6 +367,63 @@ out:
 	return ret;
 }
 
+/* name in the symbol table scn, if there. */
+static int sym_in(Elf *elf, Elf_Scn *scn, const char *name, uint64_t *addr)
+{
+	Elf_Data *data = elf_getdata(scn, NULL);
+	GElf_Shdr sh;
+	GElf_Sym sym;
+	size_t i, n;
+
+	if (!data || !gelf_getshdr(scn, &sh) || !sh.sh_entsize)
+		return -ENOENT;
+	n = sh.sh_size / sh.sh_entsize;
+	for (i = 0; i < n; i++) {
+		const char *s;
+
+		if (!gelf_getsym(data, (int)i, &sym) || sym.st_shndx == SHN_UNDEF)
+			continue;
+		s = elf_strptr(elf, sh.sh_link, sym.st_name);
+		if (s && !strcmp(s, name)) {
+			*addr = sym.st_value;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+int ot_usdt_sym_addr(const char *path, const char *name, uint64_t *addr)
+{
+	Elf_Scn *scn = NULL, *symtab = NULL, *dynsym = NULL;
+	GElf_Shdr sh;
+	Elf *elf;
+	int fd, ret = -ENOENT;
+
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return -ENOEXEC;
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return -errno;
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF) {
+		ret = -ENOEXEC;
+		goto out;
+	}
+	while ((scn = elf_nextscn(elf, scn)))
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB)
+			symtab = scn;
+		else if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_DYNSYM)
+			dynsym = scn;
+	if (symtab)
+		ret = sym_in(elf, symtab, name, addr);
+	if (ret && dynsym)
+		ret = sym_in(elf, dynsym, name, addr);
+out:
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	return ret;
+}
+
 void ot_usdt_free(struct ot_usdt_notes *n)
 {
 	size_t i, k;

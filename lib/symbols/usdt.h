@@ -91,4 +91,11 @@ struct ot_usdt_notes {
 int ot_usdt_read(const char *path, struct ot_usdt_notes *out);
 void ot_usdt_free(struct ot_usdt_notes *n);
 
+/*
+ * The link-time address of symbol name in the file at path (.symtab, else
+ * .dynsym), for a sym(%rip) operand: 0 and *addr, or -ENOENT (no such
+ * symbol), -errno opening, -ENOEXEC not an ELF file.
+ */
+int ot_usdt_sym_addr(const char *path, const char *name, uint64_t *addr);
+
 #endif
