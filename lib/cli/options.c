@@ -470,7 +470,8 @@ static enum ot_options_result combinations(const struct ot_options *o, char **ms
 		return bad(msg, "-p PID and a command are mutually exclusive");
 	if (o->all && (o->pid || o->argv))
 		return bad(msg, "-a traces every process: not with -p PID or a command");
-	if (!o->pid && !o->argv && !o->all)
+	/* -l alone lists what terms naming their files select (usdt:FILE:*). */
+	if (!o->pid && !o->argv && !o->all && !o->list)
 		return bad(msg, "nothing to trace: give -p PID, -a or -- CMD");
 	if (o->all && (o->freeze || o->list))
 		return bad(msg, "-a does not go with %s", o->freeze ? "--freeze" : "-l");

@@ -309,7 +309,7 @@ static void test_list(void **state)
 		{ "/opt/app/bin/app", "app::parse(int) [clone .cold]",
 		  "a .cold part split off its function by the compiler, entered by a jump" },
 	};
-	struct ot_list l = { fn, 3, sk, 1 };
+	struct ot_list l = { fn, 3, sk, 1, NULL, 0 };
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
@@ -318,6 +318,39 @@ static void test_list(void **state)
 	assert_int_equal(ot_report_list(f, &l), 0);
 	fclose(f);
 	golden("list.txt", buf, len);
+	free(buf);
+}
+
+/* -l of USDT probes: a function row, then the probes by file, a line per
+ * site with its argument specs (tests/e2e/targets/usdt's and libstdc++'s
+ * notes), semaphores with their address and file offset. */
+static void test_list_usdt(void **state)
+{
+	static const struct ot_list_fn fn[] = {
+		{ "/opt/app/bin/usdt", 11, "symtab", 0x10c0, 550, "main", NULL, NULL, 0 },
+	};
+	static const struct ot_list_site site[] = {
+		{ 0x13e5, 0x13e5, "-4@$7" }, { 0x13f8, 0x13f8, "-4@$7" }, { 0x1412, 0x1412, "-4@$7" },
+		{ 0x1486, 0x1486, "-4@$5 -4@%eax -4@-4(%rsp) -8@(%rdx,%rcx,8) -8@level(%rip) -1@%sil" },
+		{ 0x42873b, 0x2873b, "" },
+		{ 0xa90a1, 0xa90a1, "8@%rdi 8@%rsi" },
+	};
+	static const struct ot_list_probe pr[] = {
+		{ "/opt/app/bin/usdt", "ot", "site", 0x40a2, 0x30a2, &site[0], 3 },
+		{ "/opt/app/bin/usdt", "ot", "forms", 0x40a0, 0x30a0, &site[3], 1 },
+		{ "/opt/app/bin/usdt", "ot", "none", 0, 0, &site[4], 1 },
+		{ "/usr/lib/x86_64-linux-gnu/libstdc++.so.6.0.30", "libstdcxx", "throw", 0, 0,
+		  &site[5], 1 },
+	};
+	struct ot_list l = { fn, 1, NULL, 0, pr, 4 };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	(void)state;
+	assert_int_equal(ot_report_list(f, &l), 0);
+	fclose(f);
+	golden("list-usdt.txt", buf, len);
 	free(buf);
 }
 
@@ -633,6 +666,7 @@ int main(void)
 		cmocka_unit_test(test_compensate),
 		cmocka_unit_test(test_recursion),
 		cmocka_unit_test(test_list),
+		cmocka_unit_test(test_list_usdt),
 		cmocka_unit_test(test_interval),
 		cmocka_unit_test(test_inject),
 		cmocka_unit_test(test_values),
