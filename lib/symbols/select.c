@@ -751,7 +751,7 @@ static void take_part(struct ot_selection *out, struct ot_selection *part, size_
 
 int ot_select_is_usdt(const char *term)
 {
-	return !strncmp(term, "usdt:", 5);
+	return !strncmp(term + (*term == '!'), "usdt:", 5);
 }
 
 int ot_select_asks_usdt(const char *spec)
@@ -760,16 +760,17 @@ int ot_select_asks_usdt(const char *spec)
 	int asks = 0;
 
 	while (!asks && (term = next_term(&cursor)))
-		asks = ot_select_is_usdt(term);
+		asks = ot_select_is_usdt(term) && *term != '!';
 	free(copy);
 	return asks;
 }
 
-/* A usdt: term's parts, cut in place: FILE, PROVIDER or NULL, NAME, and
- * the argument asked (1-based, 0 none).  0, or -EINVAL after printing. */
+/* A usdt: term's parts (after its '!', if any), cut in place: FILE,
+ * PROVIDER or NULL, NAME, and the argument asked (1-based, 0 none).  0,
+ * or -EINVAL after printing. */
 static int usdt_parts(char *term, char **file, char **prov, char **name, uint8_t *arg)
 {
-	char *orig = ot_xstrdup(term), *p = term + 5, *c1, *c2, *open;
+	char *orig = ot_xstrdup(term), *p = term + 5 + (*term == '!'), *c1, *c2, *open;
 	size_t len = strlen(term);
 	int ret = -EINVAL;
 
@@ -882,6 +883,7 @@ static int usdt_match(struct ot_binset *b, size_t bi, const char *term, const ch
 		const struct ot_usdt_probe *p = &bin->usdt->probe[k];
 		struct ot_usdt_arg a[OT_USDT_MAX_ARGS];
 		char why[128];
+		size_t j;
 		int nargs;
 
 		if ((prov && fnmatch(prov, p->provider, 0)) || fnmatch(name, p->name, 0))
@@ -893,6 +895,15 @@ static int usdt_match(struct ot_binset *b, size_t bi, const char *term, const ch
 				 nargs ? " (" : "", p->sites[0].args, nargs ? ")" : "", arg);
 			return -ENOENT;
 		}
+		hits++;
+		/* Named twice: armed once, with what either term asks. */
+		for (j = 0; j < out->n && out->fn[j].usdt != p; j++)
+			;
+		if (j < out->n) {
+			if (!out->fn[j].arg)
+				out->fn[j].arg = arg;
+			continue;
+		}
 		out->fn = ot_xreallocarray(out->fn, out->n + 1, sizeof(*out->fn));
 		*idx = ot_xreallocarray(*idx, out->n + 1, sizeof(**idx));
 		memset(&out->fn[out->n], 0, sizeof(*out->fn));
@@ -901,7 +912,6 @@ static int usdt_match(struct ot_binset *b, size_t bi, const char *term, const ch
 		out->fn[out->n].arg = arg;
 		(*idx)[out->n++] = bi;
 		out->requested++;
-		hits++;
 	}
 	if (!hits) {
 		usdt_list(bin, list, sizeof(list));
@@ -911,31 +921,69 @@ static int usdt_match(struct ot_binset *b, size_t bi, const char *term, const ch
 	return 0;
 }
 
-/* Every usdt: term of spec into out (after what is there), with idx. */
+/* "!usdt:FILE:PROVIDER:NAME": the probes of bin it matches out of out,
+ * which holds first functions (before nfn), then probes. */
+static void usdt_exclude(struct ot_selection *out, size_t *idx, size_t nfn, size_t bi,
+			 const char *prov, const char *name)
+{
+	size_t i, k;
+
+	for (i = k = nfn; i < out->n; i++) {
+		const struct ot_usdt_probe *p = out->fn[i].usdt;
+
+		if (idx[i] == bi && (!prov || !fnmatch(prov, p->provider, 0)) &&
+		    !fnmatch(name, p->name, 0))
+			continue;
+		out->fn[k] = out->fn[i];
+		idx[k++] = idx[i];
+	}
+	out->requested -= out->n - k;
+	out->n = k;
+}
+
+/* One usdt: term (!usdt: excluding, when excl) applied to out. */
+static int usdt_term(struct ot_binset *b, const char *term, int excl, size_t nfn,
+		     struct ot_selection *out, size_t **idx)
+{
+	char *t = ot_xstrdup(term), *file, *prov, *name;
+	struct ot_binary *bin = NULL;
+	uint8_t arg;
+	int ret;
+
+	ret = usdt_parts(t, &file, &prov, &name, &arg);
+	if (!ret && !(bin = usdt_binary(b, file)))
+		ret = -ENOEXEC;
+	if (!ret)
+		ret = usdt_notes(bin, term);
+	if (!ret && excl)
+		usdt_exclude(out, *idx, nfn, (size_t)(bin - b->bin), prov, name);
+	else if (!ret)
+		ret = usdt_match(b, (size_t)(bin - b->bin), term, prov, name, arg, out, idx);
+	free(t);
+	return ret;
+}
+
+/* Every usdt: term of spec into out (after what is there), with idx;
+ * then every !usdt: term. */
 static int usdt_terms(struct ot_binset *b, const char *spec, struct ot_selection *out,
 		      size_t **idx)
 {
-	char *copy = ot_xstrdup(spec), *cursor = copy, *term;
-	int ret = 0;
+	size_t nfn = out->n;
+	int ret = 0, excl;
 
-	while (!ret && (term = next_term(&cursor))) {
-		char *t, *file, *prov, *name;
-		struct ot_binary *bin;
-		uint8_t arg;
+	for (excl = 0; excl < 2 && !ret; excl++) {
+		char *copy = ot_xstrdup(spec), *cursor = copy, *term;
 
-		if (!ot_select_is_usdt(term))
-			continue;
-		t = ot_xstrdup(term);
-		ret = usdt_parts(t, &file, &prov, &name, &arg);
-		if (!ret && !(bin = usdt_binary(b, file)))
-			ret = -ENOEXEC;
-		if (!ret)
-			ret = usdt_notes(bin, term);
-		if (!ret)
-			ret = usdt_match(b, (size_t)(bin - b->bin), term, prov, name, arg, out, idx);
-		free(t);
+		while (!ret && (term = next_term(&cursor)))
+			if (ot_select_is_usdt(term) && (*term == '!') == excl)
+				ret = usdt_term(b, term, excl, nfn, out, idx);
+		free(copy);
 	}
-	free(copy);
+	/* Nothing left to trace at all: as select_in says of functions. */
+	if (!ret && !out->n && ot_select_asks_usdt(spec)) {
+		ot_error("every probe selected by '%s' is excluded", spec);
+		ret = -ENOENT;
+	}
 	return ret == -ENOEXEC ? ret : ret ? -ENOENT : 0;
 }
 

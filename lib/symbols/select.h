@@ -142,8 +142,9 @@ int ot_binset_select(struct ot_binset *b, const char *spec,
  * PROVIDER and NAME, "(argN)" after NAME, N from 1 as the note numbers
  * them) select probes of FILE's .note.stapsdt: FILE is the program (its
  * path or file name) or a library (resolved as LIB:NAME's).  They go
- * with ot_binset_select's other terms, after them in out.  A term that
- * selects no probe is refused naming the probes FILE has.
+ * with ot_binset_select's other terms, after them in out; a probe named
+ * twice is selected once.  "!usdt:..." excludes, after every inclusion.
+ * A term that selects no probe is refused naming the probes FILE has.
  */
 int ot_select_is_usdt(const char *term);
 

@@ -49,6 +49,14 @@ tick $N site $SITE forms $N work $N" ] || fail_ "$b: the target printed $(cat "$
 	check_values "$work/$b.json" usdt:libusdtlib.so:otlib:work arg1 "[i % 3 for i in range($N)]"
 done
 
+# Globs, a probe named twice (armed once, with the argument either asks),
+# and !usdt: excluding after the inclusions.
+"$OT" -q --json -o "$work/globs.json" -f "usdt:usdt:ot:*,usdt:usdt:ot:tick(arg1),!usdt:usdt:*:for*" \
+	-- "$T/usdt" $N >/dev/null 2>"$work/err" || fail_ "globs: exit status $?: $(cat "$work/err")"
+json_check "$work/globs.json" \
+	"[(f['name'], f['hits']) for f in j['functions']] == [('usdt:ot:site', $SITE), ('usdt:ot:tick', $N)]"
+check_values "$work/globs.json" usdt:ot:tick arg1 "range($N)"
+
 # Every operand form on multi: -4@$5, -4@%eax, -4@-4(%rsp), -8@(%rdx,%rcx,8),
 # -8@level(%rip), -1@%sil.
 k=0
