@@ -451,6 +451,44 @@ static void test_values(void **state)
 	done(&x);
 }
 
+/*
+ * USDT probes: inner is a counted point (OT_EV_POINT) hit 12 times with
+ * its argument, middle one never hit; outer an ordinary function.  The
+ * points are in the PROBE table and the VALUE table, in no table of
+ * scopes; JSON says point and hits.
+ */
+static void test_points(void **state)
+{
+	struct ot_values arg;
+	struct fixture x;
+	unsigned k;
+
+	(void)state;
+	x.p = ot_pair_new(NFUNCS);
+	clock_ns = 0;
+	ot_values_init(&arg);
+	ev(x.p, 100, OT_EV_ENTRY, OUTER, 0x8000, 100);
+	for (k = 0; k < 12; k++) {
+		struct ot_event e = { .time = clock_ns += 50, .tid = 100, .func = INNER,
+				      .kind = OT_EV_POINT, .value = k % 4, .has_value = 1 };
+
+		ot_pair_feed(x.p, &e);
+		ot_values_add(&arg, (int64_t)(k % 4));
+	}
+	ev(x.p, 100, OT_EV_RETURN, OUTER, 0x8000, 100);
+	fill(&x, NULL, NFUNCS);
+	assert_int_equal(ot_pair_stats(x.p, INNER)->points, 12);
+	assert_int_equal(ot_pair_stats(x.p, INNER)->scopes, 0);
+	x.fn[MIDDLE].point = x.fn[INNER].point = 1;
+	x.fn[MIDDLE].name = "usdt:app:idle";
+	x.fn[INNER].name = "usdt:libapp.so:app:request";
+	x.fn[INNER].arg = &arg;
+	x.fn[INNER].arg_name = "arg2";
+	render(&x, "points", 0);
+	render(&x, "points", 1);
+	done(&x);
+}
+
 /* --follow: the header's followed line, per-process rows with parents. */
 static void test_follow(void **state)
 {
@@ -667,6 +705,7 @@ int main(void)
 		cmocka_unit_test(test_recursion),
 		cmocka_unit_test(test_list),
 		cmocka_unit_test(test_list_usdt),
+		cmocka_unit_test(test_points),
 		cmocka_unit_test(test_interval),
 		cmocka_unit_test(test_inject),
 		cmocka_unit_test(test_values),
