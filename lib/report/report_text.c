@@ -497,7 +497,7 @@ static void expected_text(FILE *f, const struct ot_report *r, size_t w)
 			continue;
 		fprintf(f, "%-*s %10" PRIu64 " %10" PRIu64 " %10" PRId64 " %7.3f%%\n",
 			(int)w, r->funcs[i].name, fc->expected,
-			r->funcs[i].st->scopes, fc->missing, fc->loss_pct);
+			r->funcs[i].st->scopes + r->funcs[i].st->points, fc->missing, fc->loss_pct);
 	}
 }
 

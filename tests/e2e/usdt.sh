@@ -57,6 +57,15 @@ json_check "$work/globs.json" \
 	"[(f['name'], f['hits']) for f in j['functions']] == [('usdt:ot:site', $SITE), ('usdt:ot:tick', $N)]"
 check_values "$work/globs.json" usdt:ot:tick arg1 "range($N)"
 
+# --expect judges a probe's hits: exact passes, 10 short fails (status 3).
+"$OT" -q --expect "usdt:ot:tick=$N,usdt:ot:site=$SITE" -o "$work/expect.txt" \
+	-f "usdt:usdt:ot:tick,usdt:usdt:ot:site" -- "$T/usdt" $N >/dev/null 2>"$work/err" ||
+	fail_ "--expect: exit status $?: $(cat "$work/err")"
+expect_rc 3 "$work/stdout" "$work/stderr" "$OT" -q --expect "usdt:ot:tick=$((N + 10))" -o "$work/expect.txt" \
+	-f "usdt:usdt:ot:tick" -- "$T/usdt" $N
+grep -qx "orbit-trace: check failed: usdt:ot:tick: 10 of $((N + 10)) expected hits missing (3.226% > 1%)" \
+	"$work/stderr" || fail_ "--expect short: $(cat "$work/stderr")"
+
 # Every operand form on multi: -4@$5, -4@%eax, -4@-4(%rsp), -8@(%rdx,%rcx,8),
 # -8@level(%rip), -1@%sil.
 k=0
