@@ -850,7 +850,7 @@ static int usdt_notes(struct ot_binary *bin, const char *term)
 	return 0;
 }
 
-/* "(probes: a:b, c:d)" of bin, or "(it has none)", into buf. */
+/* "(probes: a:b, c:d)" of bin, or "(it has no USDT probes)", into buf. */
 static void usdt_list(const struct ot_binary *bin, char *buf, size_t len)
 {
 	size_t k, used = 0;

@@ -13,7 +13,11 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "lib/symbols/select.h"
 #include "lib/symbols/usdt.h"
+
+#include <stdio.h>
+#include <stdlib.h>
 
 #define LIBSTDCXX "/usr/lib/x86_64-linux-gnu/libstdc++.so.6"
 /* The targets are always the plain build's (build/targets). */
@@ -248,6 +252,81 @@ static void test_own_target(void **state)
 	assert_int_equal(ot_usdt_read("/nonexistent", &n), -ENOENT);
 }
 
+/* Random operands: refused or parsed, never past a buffer (the sanitized
+ * build checks), and a parsed one always has a kind and a valid size. */
+static void test_random_specs(void **state)
+{
+	static const char alphabet[] = "0123456789-+@$%(),:abcdeilprsx ";
+	struct ot_usdt_arg a[OT_USDT_MAX_ARGS];
+	char spec[48], why[256];
+	unsigned seed = 7, i, k;
+	int n, j;
+
+	(void)state;
+	for (i = 0; i < 200000; i++) {
+		unsigned len = (unsigned)rand_r(&seed) % (sizeof(spec) - 1);
+
+		for (k = 0; k < len; k++)
+			spec[k] = alphabet[(unsigned)rand_r(&seed) % (sizeof(alphabet) - 1)];
+		spec[len] = 0;
+		n = ot_usdt_args_parse(spec, a, OT_USDT_MAX_ARGS, why, sizeof(why));
+		for (j = 0; j < n; j++) {
+			assert_true(a[j].kind >= OT_USDT_ARG_REG && a[j].kind <= OT_USDT_ARG_RIP);
+			assert_true(a[j].size == 1 || a[j].size == 2 || a[j].size == 4 ||
+				    a[j].size == 8);
+		}
+	}
+}
+
+/* libusdtlib.so by name, as -- CMD's resolver finds it. */
+static int find_lib(void *ctx, const char *name, char **path)
+{
+	(void)ctx;
+	if (strcmp(name, "libusdtlib.so"))
+		return -ENOENT;
+	*path = strdup(OT_TARGETS_DIR "/libusdtlib.so");
+	return 0;
+}
+
+/* usdt: terms beside functions: probes after the functions, named as the
+ * report names them, one entry for a probe named twice (with the argument
+ * either asks), "!usdt:" excluding after the inclusions. */
+static void test_select(void **state)
+{
+	struct ot_selection sel;
+	struct ot_binset *b;
+	struct ot_elf *e;
+
+	(void)state;
+	assert_int_equal(ot_elf_open(OT_TARGETS_DIR "/usdt", "usdt", &e), 0);
+	b = ot_binset_new(e, OT_TARGETS_DIR "/usdt", "usdt", find_lib, NULL);
+	assert_int_equal(ot_binset_select(b, "usdt:usdt:ot:*,main,usdt:usdt:tick(arg1),"
+					  "usdt:libusdtlib.so:otlib:work(arg1),!usdt:usdt:ot:for*",
+					  &sel), 0);
+	assert_int_equal(sel.n, 4);
+	assert_null(sel.fn[0].usdt);
+	assert_string_equal(sel.fn[0].name, "main");
+	assert_string_equal(sel.fn[1].name, "usdt:ot:site");
+	assert_int_equal(sel.fn[1].usdt->nsites, 3);
+	assert_int_equal(sel.fn[1].arg, 0);
+	assert_string_equal(sel.fn[2].name, "usdt:ot:tick");
+	assert_int_equal(sel.fn[2].arg, 1);
+	assert_string_equal(sel.fn[2].label, "usdt:usdt:ot:tick");
+	assert_string_equal(sel.fn[3].name, "usdt:libusdtlib.so:otlib:work");
+	assert_false(sel.fn[3].bin->is_main);
+	ot_selection_free(&sel);
+	assert_int_equal(ot_binset_select(b, "usdt:usdt:ot:tock", &sel), -ENOENT);
+	assert_int_equal(ot_binset_select(b, "usdt:usdt", &sel), -ENOENT);
+	assert_int_equal(ot_binset_select(b, "usdt:usdt:ot:tick(arg13)", &sel), -ENOENT);
+	assert_int_equal(ot_binset_select(b, "usdt:usdt:ot:*,!usdt:usdt:*", &sel), -ENOENT);
+	assert_int_equal(ot_binset_select(b, "usdt:libnope.so:x", &sel), -ENOEXEC);
+	assert_true(ot_select_asks_usdt("main,usdt:a:b"));
+	assert_false(ot_select_asks_usdt("main,!usdt:a:b"));
+	assert_false(ot_select_asks_values("usdt:a:b(arg1)"));
+	ot_binset_free(b);
+	ot_elf_close(e);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -259,6 +338,8 @@ int main(void)
 		cmocka_unit_test(test_args_string),
 		cmocka_unit_test(test_libstdcxx),
 		cmocka_unit_test(test_own_target),
+		cmocka_unit_test(test_random_specs),
+		cmocka_unit_test(test_select),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
