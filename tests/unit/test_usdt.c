@@ -219,6 +219,31 @@ static void test_libstdcxx(void **state)
 	ot_usdt_free(&n);
 }
 
+/* readelf -n and -l of Debian 12's python3.11, a non-PIE program: 8
+ * probes, each with a semaphore in its RW segment (file offset = address -
+ * 0x401000 there, - 0x400000 in its text). */
+static void test_python(void **state)
+{
+	struct ot_usdt_notes n;
+	const struct ot_usdt_probe *p;
+
+	(void)state;
+	if (access("/usr/bin/python3.11", R_OK))
+		skip();
+	assert_int_equal(ot_usdt_read("/usr/bin/python3.11", &n), 0);
+	assert_int_equal(n.n, 8);
+	p = find(&n, "python", "gc__start");
+	assert_int_equal(p->sites[0].vaddr, 0x4287f3);
+	assert_int_equal(p->sites[0].offset, 0x287f3);
+	assert_int_equal(p->sema_vaddr, 0xa8426e);
+	assert_int_equal(p->sema_offset, 0x68326e);
+	assert_string_equal(p->sites[0].args, "-4@112(%rsp)");
+	p = find(&n, "python", "function__entry");
+	assert_string_equal(p->sites[0].args, "8@%rbp 8@%r12 -4@%eax");
+	assert_int_equal(p->sema_vaddr - p->sema_offset, 0x401000);
+	ot_usdt_free(&n);
+}
+
 /* tests/e2e/targets/usdt: three sites of ot:site sharing a semaphore,
  * whose file offset is in the data segment, not its address. */
 static void test_own_target(void **state)
@@ -337,6 +362,7 @@ int main(void)
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_args_string),
 		cmocka_unit_test(test_libstdcxx),
+		cmocka_unit_test(test_python),
 		cmocka_unit_test(test_own_target),
 		cmocka_unit_test(test_random_specs),
 		cmocka_unit_test(test_select),
