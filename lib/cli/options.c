@@ -428,7 +428,7 @@ static enum ot_options_result backend_rules(const struct ot_options *o, char **m
 		(o->freeze ? OT_CAN_FREEZE : 0) | (o->compensate ? OT_CAN_COMPENSATE : 0) |
 		(o->ret_mode_set ? OT_CAN_RETURNS : 0) |
 		(!o->list && ot_select_asks_values(o->functions) ? OT_CAN_VALUES : 0) |
-		(ot_select_asks_usdt(o->functions) ? OT_CAN_USDT : 0);
+		(!o->list && ot_select_asks_usdt(o->functions) ? OT_CAN_USDT : 0);
 	unsigned can;
 
 	for (can = 1; can <= OT_CAN_OPTIONS; can <<= 1)
