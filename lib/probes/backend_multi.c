@@ -913,8 +913,7 @@ const struct ot_backend_ops ot_backend_multi = {
 		.name = "multi",
 		.built_on = "uprobe_multi BPF links, libbpf " OT_LIBBPF_VERSION,
 		.can = OT_CAN_AUTO | OT_CAN_FOLLOW | OT_CAN_ALL | OT_CAN_FREEZE | OT_CAN_COMPENSATE |
-		       OT_CAN_RETURNS | OT_CAN_VALUES | OT_NEEDS_SYS_ADMIN | OT_CAN_USDT |
-		       OT_CAN_USDT_MEMORY,
+		       OT_CAN_RETURNS | OT_CAN_VALUES | OT_NEEDS_SYS_ADMIN | OT_CAN_USDT,
 	},
 	.objects = "uprobe_multi links",
 	.bpf_layout = 1,

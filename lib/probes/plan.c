@@ -93,7 +93,7 @@ static void warn_exceptions(const struct ot_selection *sel, const struct ot_elf 
 			"(see BUGS in orbit-trace(1))", bin->display);
 }
 
-/* Site k's operand for argument n (1-based) of probe i into *a; a
+/* Site k's operand for the argument probe i asks (1-based) into *a; a
  * sym(%rip)'s off made the distance from the site.  0, or -ENOENT after
  * printing why. */
 static int point_arg(const struct ot_plan *p, size_t i, size_t k, struct ot_usdt_arg *a)
@@ -167,7 +167,7 @@ static int targets(struct ot_plan *p, const struct ot_plan_opts *o)
 		pt[i].path = sel->fn[i].bin->path;
 		pt[i].label = sel->fn[i].label;
 		if (sel->fn[i].usdt) {
-			if ((err = point_target(p, &pt[i] - p->pt, &pt[i])))
+			if ((err = point_target(p, i, &pt[i])))
 				return err;
 			continue;
 		}

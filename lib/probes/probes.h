@@ -112,10 +112,9 @@ enum ot_backend_can {
 	 * its own code: no uprobe, no entry point or return probe to plan,
 	 * and every return paired with its call exactly. */
 	OT_PATCHES_CODE = 1 << 10,
-	OT_CAN_USDT = 1 << 11,		/* usdt:FILE:PROVIDER:NAME terms */
-	/* Reads a USDT argument in memory (N@off(%reg), sym(%rip)) and
-	 * constants, not only registers. */
-	OT_CAN_USDT_MEMORY = 1 << 12,
+	/* usdt:FILE:PROVIDER:NAME terms (which of their operands it reads
+	 * is the backend's to say when it arms) */
+	OT_CAN_USDT = 1 << 11,
 };
 /* The options' capabilities, in the order their refusals are checked. */
 #define OT_CAN_OPTIONS (OT_CAN_FOLLOW | OT_CAN_ALL | OT_CAN_FREEZE | OT_CAN_COMPENSATE | \
