@@ -35,7 +35,8 @@ STRESS     := tests/stress/orbit-stress
 # Debian packages the build and the tests need.
 DEB_DEPS   := gcc g++ clang libclang-rt-14-dev make pkg-config libelf-dev libdw-dev libcap-dev libcapstone-dev libiberty-dev libcmocka-dev libbpf-dev libmicrohttpd-dev \
               python3 groff-base strace debhelper dpkg-dev fakeroot lintian valgrind \
-              bpftrace xz-utils gzip pigz sqlite3 libc6-dbg prometheus prometheus-node-exporter curl
+              bpftrace xz-utils gzip pigz sqlite3 libc6-dbg systemtap-sdt-dev \
+              prometheus prometheus-node-exporter curl
 
 .PHONY: all deps check unit e2e demo clean lint-man install uninstall deb targets fuzz fuzz-reloc valgrind bench
 
@@ -100,7 +101,7 @@ TARGETS    := build/targets/recurse build/targets/jump build/targets/throw build
               build/targets/fibers build/targets/forks build/targets/sum build/targets/values \
               build/targets/burst build/targets/execs build/targets/coldxx build/targets/tables \
               build/targets/migrate build/targets/sigcalls build/targets/cxxthreads \
-              build/targets/leaderless
+              build/targets/leaderless build/targets/usdt
 # rustup's rustc if there is one, else Debian's (make deps installs it).
 RUSTC      ?= $(shell command -v rustc 2>/dev/null || ls $$HOME/.cargo/bin/rustc 2>/dev/null || echo rustc)
 build/targets/rstress: tests/e2e/targets/rstress.rs
@@ -119,6 +120,9 @@ build/targets/lib%.so: tests/e2e/targets/lib%.c
 build/targets/uselib: tests/e2e/targets/uselib.c build/targets/libwork.so
 	$(CC) -std=gnu11 -O2 -g -Wall -Wextra -o $@ $< -Lbuild/targets -lwork \
 		-Wl,-rpath,'$$ORIGIN' -ldl
+# USDT probes (<sys/sdt.h>) in a program and in its library.
+build/targets/usdt: tests/e2e/targets/usdt.c build/targets/libusdtlib.so
+	$(CC) -std=gnu11 -O2 -g $(WARN) -o $@ $< -Lbuild/targets -lusdtlib -Wl,-rpath,'$$ORIGIN'
 # A library with two versions of one function, found through RUNPATH $ORIGIN.
 build/targets/libver.so.1: tests/e2e/targets/libver.c tests/e2e/targets/libver.map
 	@mkdir -p $(dir $@)
@@ -161,6 +165,9 @@ FUZZ_RELOC_SEED ?= 1
 FUZZ_RELOC_JOBS ?= 1
 fuzz-reloc: $(BUILD)/fuzz_reloc
 	$(BUILD)/fuzz_reloc -n $(FUZZ_RELOC_N) --seed $(FUZZ_RELOC_SEED) -j $(FUZZ_RELOC_JOBS)
+
+# The USDT notes are read from a program built with <sys/sdt.h>.
+$(BUILD)/tests/test_usdt: build/targets/usdt
 
 # The ptrace test holds a real process: the stress program; the relocator
 # is run over its functions too.

@@ -1,6 +1,7 @@
 # bash completion for orbit-trace(1).
 # Options; PIDs for -p; function names for -f, from `orbit-trace --list` of
-# the binary already on the command line (-p PID or -- CMD); commands after --.
+# the binary already on the command line (-p PID or -- CMD), and after
+# usdt:FILE: the probes FILE declares; commands after --.
 
 _orbit_trace_binary_args()
 {
@@ -47,11 +48,24 @@ _orbit_trace()
 		return
 		;;
 	-f | --functions)
-		local target names prefix=
+		local target names prefix= term
+		# A word with ':' in it whole, where bash-completion can say so.
+		declare -F _get_comp_words_by_ref >/dev/null && _get_comp_words_by_ref -n : cur
+		term=${cur##*,}
+		[[ $cur == *,* ]] && prefix=${cur%,*},
+		# usdt:FILE: then FILE's probes (-l lists them without a target).
+		if [[ $term == usdt:*:* ]]; then
+			local file=${term#usdt:}
+			file=${file%%:*}
+			names=$(${COMP_WORDS[0]} --list -q -f "usdt:$file:*" 2>/dev/null |
+				awk -v f="usdt:$file:" '!/^#/ && !/^ / { print f $1 }')
+			COMPREPLY=($(compgen -P "$prefix" -W "$names" -- "$term"))
+			declare -F __ltrim_colon_completions >/dev/null && __ltrim_colon_completions "$cur"
+			return
+		fi
 		target=$(_orbit_trace_binary_args)
 		[[ -n $target ]] || return
 		# Complete the last term of a comma-separated list.
-		[[ $cur == *,* ]] && prefix=${cur%,*},
 		names=$(${COMP_WORDS[0]} --list -q $target 2>/dev/null | awk '!/^#/ { print $3 }')
 		COMPREPLY=($(compgen -P "$prefix" -W "$names" -- "${cur##*,}"))
 		return

@@ -92,7 +92,7 @@ static void on_scope(void *ctx, const struct ot_scope *s)
 {
 	struct ot_capture *c = ctx;
 
-	if (c->timeline)
+	if (c->timeline && !s->point)
 		ot_timeline_scope(c->timeline, s);
 	ot_sinks_scope(&c->sinks, s);
 }
@@ -146,14 +146,20 @@ static void final_drain(struct ot_capture *c)
 	calib_update(c);
 }
 
+/* -l with neither -p nor a command: only files -f names. */
+static int no_program(const struct ot_capture *c)
+{
+	return c->o.list && !c->o.argv && !c->o.pid;
+}
+
 /* The target's program, the functions -f selects, and their probe targets. */
 static int resolve(struct ot_capture *c)
 {
 	int script = !c->o.all && ot_target_is_script(&c->target);
 	const char **expect = ot_xcalloc(c->o.nexpect + 1, sizeof(*expect));
 	struct ot_plan_opts po = {
-		/* -a: no program of its own; every term names its file. */
-		.exe = c->o.all ? NULL : c->target.exe, .display = c->target.display,
+		/* -a, -l alone: no program of its own; every term names its file. */
+		.exe = c->o.all || no_program(c) ? NULL : c->target.exe, .display = c->target.display,
 		.script = script ? c->o.argv[0] : NULL, .interpreter = c->target.run,
 		.find_lib = ot_target_find_lib, .find_lib_ctx = &c->target,
 		.functions = c->o.functions, .expect = expect, .nexpect = c->o.nexpect,
@@ -364,8 +370,8 @@ enum ot_capture_result ot_capture_open(struct ot_capture *c)
 	c->sigfd = ot_endsig_open(&c->oldmask);
 	if (c->sigfd < 0)
 		return OT_CAPTURE_FAILED;
-	if (c->o.all) {
-		c->target.display = ot_xstrdup("every process");
+	if (c->o.all || no_program(c)) {
+		c->target.display = ot_xstrdup(c->o.all ? "every process" : "no program");
 		ret = 0;
 	} else if (c->o.argv) {
 		ret = ot_target_find(&c->target, c->o.argv[0]);

@@ -172,6 +172,7 @@ static struct ot_report_func *fill_funcs(struct ot_capture *c)
 							 : c->plan.sel.fn[i].bin->path;
 		fn[i].offset = c->plan.sel.fn[i].sym->offset;
 		fn[i].st = ot_pair_stats(c->pair, i);
+		fn[i].point = c->plan.sel.fn[i].usdt != NULL;
 	}
 	ot_sinks_report(&c->sinks, fn);
 	return fn;
@@ -276,6 +277,26 @@ void ot_capture_fill_report(struct ot_capture *c)
 	c->rep_fn = fn;
 }
 
+/* -l's row of a USDT probe s. */
+static void list_probe(struct ot_list_probe *pr, const struct ot_selected *s)
+{
+	struct ot_list_site *site = ot_xcalloc(s->usdt->nsites, sizeof(*site));
+	size_t k;
+
+	pr->file = s->bin->path;
+	pr->provider = s->usdt->provider;
+	pr->name = s->usdt->name;
+	pr->sema_addr = s->usdt->sema_vaddr;
+	pr->sema_offset = s->usdt->sema_offset;
+	for (k = 0; k < s->usdt->nsites; k++) {
+		site[k].addr = s->usdt->sites[k].vaddr;
+		site[k].offset = s->usdt->sites[k].offset;
+		site[k].args = s->usdt->sites[k].args;
+	}
+	pr->sites = site;
+	pr->nsites = s->usdt->nsites;
+}
+
 /*
  * -l: like perf probe -F, what a pattern selects, before anything is
  * armed.  DWARF, where there is some, tells which functions also have
@@ -288,9 +309,17 @@ enum ot_capture_result ot_capture_list(struct ot_capture *c)
 	uint64_t *part = ot_xcalloc(c->plan.sel.n + 1, sizeof(*part));
 	const char **raw = ot_xcalloc(c->plan.sel.n + 1, sizeof(*raw));
 	const struct ot_binary *shown = NULL;
-	struct ot_list l = { fn, c->plan.sel.n, sk, c->plan.sel.nskipped };
+	struct ot_list_probe *pr = ot_xcalloc(c->plan.sel.n + 1, sizeof(*pr));
+	struct ot_list l = { fn, 0, sk, c->plan.sel.nskipped, pr, 0 };
 	int have_dwarf = 0, bad;
 	size_t i, k;
+
+	/* USDT probes come after the functions (ot_binset_select). */
+	for (i = 0; i < c->plan.sel.n; i++)
+		if (c->plan.sel.fn[i].usdt)
+			list_probe(&pr[l.nprobes++], &c->plan.sel.fn[i]);
+		else
+			l.n++;
 
 	for (i = 0; i < c->plan.sel.n; i++)
 		raw[i] = c->plan.sel.fn[i].sym->name;
@@ -324,6 +353,9 @@ enum ot_capture_result ot_capture_list(struct ot_capture *c)
 	if (!have_dwarf)
 		ot_verbose("no DWARF: inlined copies of these functions cannot be listed");
 	bad = ot_report_list(c->out, &l) || fflush(c->out);
+	for (i = 0; i < l.nprobes; i++)
+		free((void *)pr[i].sites);
+	free(pr);
 	free(part);
 	free(raw);
 	free(sk);

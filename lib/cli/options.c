@@ -31,9 +31,12 @@ const char ot_usage_text[] =
 	"                         globs, LIB:NAME for a library by soname or path,\n"
 	"                         '!GLOB' to exclude (e.g. -f 'b3*,!b3Mul*');\n"
 	"                         NAME(argN) and NAME%ret also record an integer\n"
-	"                         argument, the return value (e.g. 'read(arg3)%ret')\n"
+	"                         argument, the return value (e.g. 'read(arg3)%ret');\n"
+	"                         usdt:FILE:PROVIDER:NAME counts a USDT probe's hits;\n"
+	"                         (argN) after it records argument N (from 1)\n"
 	"  -l, --list             print what -f selects (default: every function)\n"
-	"                         with file offsets and sizes; arm nothing\n"
+	"                         with file offsets and sizes, USDT probes with their\n"
+	"                         sites, semaphores, argument specs; arm nothing\n"
 	"      --returns MODE     how returns are seen: 'uretprobe' (a return probe)\n"
 	"                         or 'insn' (a probe on each return instruction:\n"
 	"                         safe for C++ exceptions); default, per file: insn\n"
@@ -452,7 +455,8 @@ static enum ot_options_result backend_rules(const struct ot_options *o, char **m
 	const unsigned asked = (o->follow ? OT_CAN_FOLLOW : 0) | (o->all ? OT_CAN_ALL : 0) |
 		(o->freeze ? OT_CAN_FREEZE : 0) | (o->compensate ? OT_CAN_COMPENSATE : 0) |
 		(o->ret_mode_set ? OT_CAN_RETURNS : 0) |
-		(!o->list && ot_select_asks_values(o->functions) ? OT_CAN_VALUES : 0);
+		(!o->list && ot_select_asks_values(o->functions) ? OT_CAN_VALUES : 0) |
+		(!o->list && ot_select_asks_usdt(o->functions) ? OT_CAN_USDT : 0);
 	unsigned can;
 
 	for (can = 1; can <= OT_CAN_OPTIONS; can <<= 1)
@@ -497,7 +501,8 @@ static enum ot_options_result combinations(const struct ot_options *o, char **ms
 		return bad(msg, "-p PID and a command are mutually exclusive");
 	if (o->all && (o->pid || o->argv))
 		return bad(msg, "-a traces every process: not with -p PID or a command");
-	if (!o->pid && !o->argv && !o->all)
+	/* -l alone lists what terms naming their files select (usdt:FILE:*). */
+	if (!o->pid && !o->argv && !o->all && !o->list)
 		return bad(msg, "nothing to trace: give -p PID, -a or -- CMD");
 	if (o->all && (o->freeze || o->list))
 		return bad(msg, "-a does not go with %s", o->freeze ? "--freeze" : "-l");

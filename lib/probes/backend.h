@@ -125,7 +125,8 @@ struct ot_probe_id {
 void ot_probes_id_insert(struct ot_probes *p, uint64_t id, uint32_t target, int kind, int value);
 
 /* The probes of target t, in the order a backend arms them: return
- * probes (the uretprobe, or each return instruction), then the entry. */
+ * probes (the uretprobe, or each return instruction), then the entry;
+ * a USDT probe's sites (OT_PROBE_POINT), each armed with t->ref_ctr. */
 size_t ot_probes_target_nprobes(const struct ot_probe_target *t);
 void ot_probes_target_probe(const struct ot_probe_target *t, size_t k, int *kind,
 			    uint64_t *offset);

@@ -738,6 +738,8 @@ const struct ot_backend_ops ot_backend_inject = {
 			      "its trampoline",
 			[6] = "values (NAME(argN), NAME%ret) are recorded by the uprobe backends: "
 			      "not with --backend inject",
+			[11] = "USDT probes (usdt:FILE:PROVIDER:NAME) are armed by the uprobe "
+			       "backends: not with --backend inject",
 		},
 	},
 	.objects = "trampolines",

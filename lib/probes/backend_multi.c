@@ -78,6 +78,7 @@ struct umulti_link {
 	int path_fd;		/* pid > 0: the file, held (O_PATH), or -1 */
 	char *path;		/* path_fd's /proc/self/fd link, else as armed */
 	uint64_t *offsets, *cookies;
+	uint64_t *ref_ctrs;	/* semaphores (USDT), or NULL: none */
 	size_t n;
 };
 
@@ -114,6 +115,8 @@ struct ot_umulti {
 	uint64_t polled_ns;			/* when it was last read */
 	struct ot_probes_thread_execs texecs;
 	uint64_t last_cookie;	/* probe ids are cookies 1, 2, ... */
+	int specs_fd;		/* ot_usdt_specs: USDT operands, by index */
+	uint32_t nspecs;
 	/* --follow: the fork, exec and exit hooks, ot_followed, its drops. */
 	int follow;
 	struct bpf_link *hooks[3];
@@ -156,7 +159,7 @@ enum ot_umulti_kind {
 
 static int link_create(const struct ot_umulti *m, const char *path,
 		       enum ot_umulti_kind kind, const uint64_t *offsets,
-		       const uint64_t *cookies, size_t n, pid_t pid)
+		       const uint64_t *cookies, const uint64_t *ref_ctrs, size_t n, pid_t pid)
 {
 	struct ot_link_create_attr a;
 
@@ -166,6 +169,7 @@ static int link_create(const struct ot_umulti *m, const char *path,
 	a.path = (uint64_t)(uintptr_t)path;
 	a.offsets = (uint64_t)(uintptr_t)offsets;
 	a.cookies = (uint64_t)(uintptr_t)cookies;
+	a.ref_ctr_offsets = (uint64_t)(uintptr_t)ref_ctrs;
 	a.cnt = (uint32_t)n;
 	a.umulti_flags = kind == OT_UMULTI_URETPROBE ? OT_BPF_F_UPROBE_MULTI_RETURN : 0;
 	a.pid = pid > 0 ? (uint32_t)pid : 0;
@@ -182,7 +186,7 @@ static int probe_link(const struct ot_umulti *m)
 {
 	static const uint64_t zero;
 	int fd = link_create(m, "/nonexistent/orbit-trace-probe", OT_UMULTI_ENTRY,
-			     &zero, NULL, 1, 0);
+			     &zero, NULL, NULL, 1, 0);
 
 	if (fd >= 0) {
 		close(fd);
@@ -268,6 +272,7 @@ static int ot_umulti_load(struct ot_umulti **out, int follow, int all, char *why
 		m->stats_fd = bpf_map__fd(bpf_object__find_map_by_name(m->obj, "ot_follow_stats"));
 	}
 	m->comms_fd = bpf_map__fd(bpf_object__find_map_by_name(m->obj, "ot_comms"));
+	m->specs_fd = bpf_map__fd(bpf_object__find_map_by_name(m->obj, "ot_usdt_specs"));
 	m->entry_fd = bpf_program__fd(bpf_object__find_program_by_name(m->obj, "ot_entry"));
 	m->return_fd = bpf_program__fd(bpf_object__find_program_by_name(m->obj, "ot_return"));
 	/*
@@ -315,14 +320,14 @@ static int ot_umulti_set_ring(struct ot_umulti *m, int cpu, int fd)
 
 static int ot_umulti_attach(struct ot_umulti *m, const char *path,
 		     enum ot_umulti_kind kind, const uint64_t *offsets,
-		     const uint64_t *cookies, size_t n, pid_t pid)
+		     const uint64_t *cookies, const uint64_t *ref_ctrs, size_t n, pid_t pid)
 {
 	struct umulti_link *l;
 	int fd;
 
 	if (!n)
 		return 0;
-	fd = link_create(m, path, kind, offsets, cookies, n, pid);
+	fd = link_create(m, path, kind, offsets, cookies, ref_ctrs, n, pid);
 	if (fd < 0)
 		return -errno;
 	m->links = ot_xreallocarray(m->links, m->nlinks + 1, sizeof(*m->links));
@@ -350,6 +355,11 @@ static int ot_umulti_attach(struct ot_umulti *m, const char *path,
 	memcpy(l->offsets, offsets, n * sizeof(*offsets));
 	l->cookies = ot_xmalloc(n * sizeof(*cookies));
 	memcpy(l->cookies, cookies, n * sizeof(*cookies));
+	l->ref_ctrs = NULL;
+	if (ref_ctrs) {
+		l->ref_ctrs = ot_xmalloc(n * sizeof(*ref_ctrs));
+		memcpy(l->ref_ctrs, ref_ctrs, n * sizeof(*ref_ctrs));
+	}
 	return 0;
 }
 
@@ -373,7 +383,7 @@ static int relink(struct ot_umulti *m, pid_t pid)
 		if (l->fd >= 0)
 			close(l->fd);
 		l->fd = link_create(m, l->path, (enum ot_umulti_kind)l->kind, l->offsets,
-				    l->cookies, l->n, pid);
+				    l->cookies, l->ref_ctrs, l->n, pid);
 		if (l->fd < 0 && !ret)
 			ret = -errno;
 	}
@@ -412,6 +422,7 @@ static void ot_umulti_close(struct ot_umulti *m)
 		free(m->links[i].path);
 		free(m->links[i].offsets);
 		free(m->links[i].cookies);
+		free(m->links[i].ref_ctrs);
 	}
 	for (i = 0; i < sizeof(m->hooks) / sizeof(*m->hooks); i++)
 		bpf_link__destroy(m->hooks[i]);
@@ -564,21 +575,69 @@ static int multi_comm(struct ot_probes *p, uint32_t pid, char *buf, size_t len)
 	return 0;
 }
 
+/* uprobe_multi.bpf.c's struct ot_usdt_spec. */
+struct usdt_spec {
+	uint8_t kind, size, is_signed, shift;
+	int16_t reg_off, idx_off;
+	uint32_t scale;
+	int64_t off;
+};
+
+/* Where struct pt_regs (x86-64) keeps each register, by perf number. */
+static int16_t pt_regs_off(int reg)
+{
+	static const int16_t off[OT_USDT_NREGS] = {
+		[0] = 80, [1] = 40, [2] = 88, [3] = 96, [4] = 104, [5] = 112, [6] = 32,
+		[7] = 152, [8] = 128, [16] = 72, [17] = 64, [18] = 56, [19] = 48,
+		[20] = 24, [21] = 16, [22] = 8, [23] = 0,
+	};
+
+	return reg >= 0 && reg < OT_USDT_NREGS ? off[reg] : -1;
+}
+
+/* Operand a into the program's table: its index, or -errno after printing. */
+static int64_t usdt_spec(struct ot_umulti *um, const struct ot_usdt_arg *a, const char *label)
+{
+	struct usdt_spec s = {
+		.kind = (uint8_t)a->kind, .size = a->size, .is_signed = a->is_signed,
+		.shift = a->shift, .reg_off = pt_regs_off(a->reg), .idx_off = pt_regs_off(a->idx),
+		.scale = a->scale, .off = a->off,
+	};
+	uint32_t idx = um->nspecs;
+
+	if (idx >= 4096 || bpf_map_update_elem(um->specs_fd, &idx, &s, BPF_ANY)) {
+		int err = idx >= 4096 ? E2BIG : errno;
+
+		ot_error_errno(err, "cannot give the BPF program %s's argument", label);
+		return -err;
+	}
+	um->nspecs++;
+	return idx;
+}
+
 /*
  * One probe for a link: its offset, and a fresh cookie as its id, whose top
- * byte tells the BPF program which register to record (OT_VALUE_*).
+ * byte tells the BPF program which register to record (OT_VALUE_*), and
+ * bits 32-47 a USDT site's operand (OT_VALUE_USDT).  0 or -errno.
  */
-static void link_probe(struct ot_probes *p, uint64_t *off, uint64_t *cookie,
-		       size_t *m, uint64_t offset, const struct ot_probe_target *t,
-		       size_t target, int kind)
+static int link_probe(struct ot_probes *p, uint64_t *off, uint64_t *cookie, uint64_t *ref,
+		      size_t *m, const struct ot_probe_target *t, size_t target, size_t r)
 {
 	struct ot_umulti *um = p->priv;
-	int value = ot_probes_target_value(t, kind);
+	uint64_t offset;
+	int64_t spec = 0;
+	int kind, value;
 
+	ot_probes_target_probe(t, r, &kind, &offset);
+	value = ot_probes_target_value(t, kind);
+	if (value == OT_VALUE_USDT && (spec = usdt_spec(um, &t->point_args[r], t->label)) < 0)
+		return (int)spec;
 	off[*m] = offset;
-	cookie[*m] = ++um->last_cookie | (uint64_t)value << 56;
+	ref[*m] = kind == OT_PROBE_POINT ? t->ref_ctr : 0;
+	cookie[*m] = ++um->last_cookie | (uint64_t)spec << 32 | (uint64_t)value << 56;
 	ot_probes_id_insert(p, cookie[*m], (uint32_t)target, kind, value);
 	(*m)++;
+	return 0;
 }
 
 /* The probes of targets idx[0..nidx), which share one file: a link per kind. */
@@ -595,28 +654,36 @@ static int attach_file(struct ot_probes *p, const struct ot_probe_target *t,
 		{ OT_UMULTI_ENTRY, "entry uprobes" },
 	};
 	size_t cap = 0, k, x, m, r;
-	uint64_t *off, *cookie;
-	int ret = 0;
+	uint64_t *off, *cookie, *ref;
+	int ret = 0, refs;
 
 	for (x = 0; x < nidx; x++)
 		cap += ot_probes_target_nprobes(&t[idx[x]]);
 	off = ot_xcalloc(cap + 1, sizeof(*off));
 	cookie = ot_xcalloc(cap + 1, sizeof(*cookie));
+	ref = ot_xcalloc(cap + 1, sizeof(*ref));
 	for (k = 0; k < sizeof(kinds) / sizeof(kinds[0]) && !ret; k++) {
-		for (m = 0, x = 0; x < nidx; x++) {
+		for (m = 0, refs = 0, x = 0; x < nidx && !ret; x++) {
 			const struct ot_probe_target *ti = &t[idx[x]];
 
-			for (r = 0; r < ot_probes_target_nprobes(ti); r++) {
+			for (r = 0; r < ot_probes_target_nprobes(ti) && !ret; r++) {
 				uint64_t o;
-				int kind;
+				int kind, entry;
 
+				/* A USDT site is an entry's kind of probe. */
 				ot_probes_target_probe(ti, r, &kind, &o);
-				if ((kinds[k].link == OT_UMULTI_ENTRY) == (kind == OT_PROBE_ENTRY) &&
+				entry = kind == OT_PROBE_ENTRY || kind == OT_PROBE_POINT;
+				if ((kinds[k].link == OT_UMULTI_ENTRY) == entry &&
 				    (kinds[k].link == OT_UMULTI_URETPROBE) == (kind == OT_PROBE_URETPROBE))
-					link_probe(p, off, cookie, &m, o, ti, idx[x], kind);
+					ret = link_probe(p, off, cookie, ref, &m, ti, idx[x], r);
+				refs |= kind == OT_PROBE_POINT && ti->ref_ctr;
 			}
 		}
-		ret = ot_umulti_attach(p->priv, t[idx[0]].path, kinds[k].link, off, cookie, m, pid);
+		if (ret)
+			break;
+		/* The kernel raises each semaphore while its uprobe is armed. */
+		ret = ot_umulti_attach(p->priv, t[idx[0]].path, kinds[k].link, off, cookie,
+				       refs ? ref : NULL, m, pid);
 		if (ret)
 			ot_error_errno(-ret, "cannot attach %zu %s to %s (first %s)%s", m,
 				       kinds[k].what, t[idx[0]].path, t[idx[0]].label,
@@ -625,6 +692,7 @@ static int attach_file(struct ot_probes *p, const struct ot_probe_target *t,
 	}
 	free(off);
 	free(cookie);
+	free(ref);
 	return ret;
 }
 
@@ -867,7 +935,7 @@ const struct ot_backend_ops ot_backend_multi = {
 		.name = "multi",
 		.built_on = "uprobe_multi BPF links, libbpf " OT_LIBBPF_VERSION,
 		.can = OT_CAN_AUTO | OT_CAN_FOLLOW | OT_CAN_ALL | OT_CAN_FREEZE | OT_CAN_COMPENSATE |
-		       OT_CAN_RETURNS | OT_CAN_VALUES | OT_NEEDS_SYS_ADMIN,
+		       OT_CAN_RETURNS | OT_CAN_VALUES | OT_NEEDS_SYS_ADMIN | OT_CAN_USDT,
 	},
 	.objects = "uprobe_multi links",
 	.bpf_layout = 1,

@@ -49,6 +49,7 @@
 struct perf_state {
 	int type;		/* the uprobe PMU */
 	unsigned retbit;	/* config bit of a return probe */
+	int refshift;		/* config bits of ref_ctr_offset start here, or -1 */
 	int *ent_leader;	/* per CPU; the ring owner leads the returns */
 	int *fds;
 	unsigned *fd_cpu;	/* the CPU (index) of each of fds */
@@ -78,6 +79,11 @@ static int perf_load(struct ot_probes *p, char *why, size_t whylen)
 		free(s);
 		return ret;
 	}
+	/* A USDT semaphore (Linux 4.20): "config:32-63". */
+	s->refshift = -1;
+	if (!ot_proc_read_file(OT_PMU_DIR "/format/ref_ctr_offset", buf, sizeof(buf)) &&
+	    sscanf(buf, "config:%d", &s->refshift) != 1)
+		s->refshift = -1;
 	s->ent_leader = ot_xcalloc(p->ncpus, sizeof(*s->ent_leader));
 	for (c = 0; c < p->ncpus; c++)
 		s->ent_leader[c] = -1;
@@ -160,6 +166,44 @@ static int perf_ring_mapped(struct ot_probes *p, unsigned c)
 	return 0;
 }
 
+/*
+ * What USDT site k of t records: a register operand by its perf number
+ * and size (the sample carries every register); 0 none.  An operand in
+ * memory or a constant cannot be read from a sample: -EINVAL after
+ * printing why.
+ */
+static int point_value(const struct ot_probe_target *t, size_t k)
+{
+	const struct ot_usdt_arg *a;
+
+	if (!t->arg)
+		return 0;
+	a = &t->point_args[k];
+	if (a->kind == OT_USDT_ARG_REG)
+		return OT_VALUE_REG(a->reg) | OT_VALUE_REG_SIZE(a->size, a->is_signed, a->shift == 8);
+	ot_error("%s: arg%u at +0x%llx is %s: the perf backend reads only registers "
+		 "(--backend multi reads every operand)", t->label, t->arg,
+		 (unsigned long long)t->points[k],
+		 a->kind == OT_USDT_ARG_CONST ? "a constant" : "in memory");
+	return -EINVAL;
+}
+
+/* Its USDT semaphore into a's config (ref_ctr_offset).  0, or -EOPNOTSUPP
+ * after printing. */
+static int point_ref_ctr(const struct perf_state *s, const struct ot_probe_target *t,
+			 struct perf_event_attr *a)
+{
+	if (!t->ref_ctr)
+		return 0;
+	if (s->refshift < 0 || s->refshift > 32) {
+		ot_error("%s has a semaphore, and this kernel's uprobe PMU takes none "
+			 "(%s/format/ref_ctr_offset, Linux 4.20)", t->label, OT_PMU_DIR);
+		return -EOPNOTSUPP;
+	}
+	a->config |= t->ref_ctr << s->refshift;
+	return 0;
+}
+
 static int perf_arm(struct ot_probes *p, const struct ot_probe_target *t, size_t n, int pid)
 {
 	struct perf_state *s = p->priv;
@@ -175,12 +219,18 @@ static int perf_arm(struct ot_probes *p, const struct ot_probe_target *t, size_t
 			for (k = 0; k < ot_probes_target_nprobes(&t[i]); k++) {
 				struct perf_event_attr a;
 				uint64_t id, off;
-				int kind, fd, err;
+				int kind, fd, err, value;
 
 				ot_probes_target_probe(&t[i], k, &kind, &off);
 				ot_probes_base_attr(&a);
 				a.type = (uint32_t)s->type;
 				a.config = kind == OT_PROBE_URETPROBE ? 1ull << s->retbit : 0;
+				value = kind == OT_PROBE_POINT ? point_value(&t[i], k) :
+								 ot_probes_target_value(&t[i], kind);
+				if (value < 0)
+					return value;
+				if (kind == OT_PROBE_POINT && (err = point_ref_ctr(s, &t[i], &a)))
+					return err;
 				a.config1 = (uint64_t)(uintptr_t)t[i].path;
 				a.config2 = off;
 				a.sample_period = 1;
@@ -190,12 +240,14 @@ static int perf_arm(struct ot_probes *p, const struct ot_probe_target *t, size_t
 				 * function records one (lib/rings/ring decodes it). */
 				a.sample_regs_user = p->values ? ot_ring_value_regs() :
 								  1ull << OT_REG_SP;
-				fd = ot_probes_perf_open(p, &a, cpu, kind == OT_PROBE_ENTRY ?
-							 s->ent_leader[c] : p->cpus[c].fd);
+				fd = ot_probes_perf_open(p, &a, cpu, kind == OT_PROBE_ENTRY ||
+							 kind == OT_PROBE_POINT ? s->ent_leader[c] :
+							 p->cpus[c].fd);
 				if (fd < 0) {
 					err = errno;
 					ot_error_errno(err, "cannot arm %s on %s (+0x%llx)%s",
 						       kind == OT_PROBE_URETPROBE ? "uretprobe" :
+						       kind == OT_PROBE_POINT ? "USDT uprobe" :
 						       kind != OT_PROBE_ENTRY ? "return-instruction uprobe" :
 						       "uprobe", t[i].label, (unsigned long long)off,
 						       ot_probes_arm_hint(err));
@@ -219,8 +271,7 @@ static int perf_arm(struct ot_probes *p, const struct ot_probe_target *t, size_t
 					ot_error_errno(err, "cannot set up %s on CPU %d", t[i].label, cpu);
 					return -err;
 				}
-				ot_probes_id_insert(p, id, (uint32_t)i, kind,
-						    ot_probes_target_value(&t[i], kind));
+				ot_probes_id_insert(p, id, (uint32_t)i, kind, value);
 			}
 		}
 	}
@@ -320,7 +371,7 @@ const struct ot_backend_ops ot_backend_perf = {
 		.name = "perf",
 		.built_on = "uprobe PMU perf events",
 		.can = OT_CAN_AUTO | OT_CAN_ALL | OT_CAN_FREEZE | OT_CAN_COMPENSATE | OT_CAN_RETURNS |
-		       OT_CAN_VALUES | OT_NEEDS_SYS_ADMIN,
+		       OT_CAN_VALUES | OT_NEEDS_SYS_ADMIN | OT_CAN_USDT,
 		.why_not = {
 			[1] = "--follow needs the multi backend (its BPF program follows forks "
 			      "in the kernel): not with --backend perf",

@@ -93,6 +93,65 @@ static void warn_exceptions(const struct ot_selection *sel, const struct ot_elf 
 			"(see BUGS in orbit-trace(1))", bin->display);
 }
 
+/* Site k's operand for the argument probe i asks (1-based) into *a; a
+ * sym(%rip)'s off made the distance from the site.  0, or -ENOENT after
+ * printing why. */
+static int point_arg(const struct ot_plan *p, size_t i, size_t k, struct ot_usdt_arg *a)
+{
+	const struct ot_selected *f = &p->sel.fn[i];
+	const struct ot_usdt_site *site = &f->usdt->sites[k];
+	struct ot_usdt_arg all[OT_USDT_MAX_ARGS];
+	char why[256];
+	uint64_t addr;
+	int n, err;
+
+	n = ot_usdt_args_parse(site->args, all, OT_USDT_MAX_ARGS, why, sizeof(why));
+	if (n < 0 || n < f->arg) {
+		ot_error("%s: cannot read arg%u at its site +0x%llx: %s", f->label, f->arg,
+			 (unsigned long long)site->offset, n < 0 ? why : "the site has fewer");
+		return -ENOENT;
+	}
+	*a = all[f->arg - 1];
+	if (a->kind != OT_USDT_ARG_RIP)
+		return 0;
+	addr = 0;
+	err = a->sym[0] ? ot_usdt_sym_addr(f->bin->path, a->sym, &addr) : 0;
+	if (err) {
+		ot_error("%s: arg%u is %s's memory, and %s has no symbol %s", f->label, f->arg,
+			 a->sym, f->bin->display, a->sym);
+		return -ENOENT;
+	}
+	a->off = (int64_t)(addr + (uint64_t)a->off - site->vaddr);
+	return 0;
+}
+
+/* Probe i's target: its sites, its semaphore, what each site reads. */
+static int point_target(struct ot_plan *p, size_t i, struct ot_probe_target *pt)
+{
+	const struct ot_selected *f = &p->sel.fn[i];
+	struct ot_plan_point *pp = &p->points[i];
+	size_t k, n = f->usdt->nsites;
+
+	pp->sites = ot_xcalloc(n, sizeof(*pp->sites));
+	for (k = 0; k < n; k++)
+		pp->sites[k] = f->usdt->sites[k].offset;
+	pt->points = pp->sites;
+	pt->npoints = n;
+	pt->offset = pt->sym_offset = pp->sites[0];
+	pt->ref_ctr = f->usdt->sema_vaddr ? f->usdt->sema_offset : 0;
+	pt->arg = f->arg;
+	ot_verbose("%s: %zu site%s%s", pt->label, n, n == 1 ? "" : "s",
+		   pt->ref_ctr ? ", a semaphore" : "");
+	if (!f->arg)
+		return 0;
+	pp->args = ot_xcalloc(n, sizeof(*pp->args));
+	pt->point_args = pp->args;
+	for (k = 0; k < n; k++)
+		if (point_arg(p, i, k, &pp->args[k]))
+			return -ENOENT;
+	return 0;
+}
+
 /* pt and ret for every function selected. */
 static int targets(struct ot_plan *p, const struct ot_plan_opts *o)
 {
@@ -107,6 +166,11 @@ static int targets(struct ot_plan *p, const struct ot_plan_opts *o)
 
 		pt[i].path = sel->fn[i].bin->path;
 		pt[i].label = sel->fn[i].label;
+		if (sel->fn[i].usdt) {
+			if ((err = point_target(p, i, &pt[i])))
+				return err;
+			continue;
+		}
 		pt[i].offset = s->offset;
 		pt[i].sym_offset = s->offset;
 		pt[i].sym_size = s->size;
@@ -169,6 +233,7 @@ int ot_plan_make(struct ot_plan *p, const struct ot_plan_opts *o)
 		return ret == -ENOENT ? -ENOENT : -1;
 	p->pt = ot_xcalloc(p->sel.n, sizeof(*p->pt));
 	p->ret = ot_xcalloc(p->sel.n, sizeof(*p->ret));
+	p->points = ot_xcalloc(p->sel.n, sizeof(*p->points));
 	/* The pairing, the report and the exports index names by function. */
 	p->names = ot_xcalloc(p->sel.n, sizeof(*p->names));
 	for (i = 0; i < p->sel.n; i++)
@@ -186,6 +251,11 @@ void ot_plan_free(struct ot_plan *p)
 	for (i = 0; p->ret && i < p->sel.n; i++)
 		ot_returns_free(&p->ret[i]);
 	free(p->ret);
+	for (i = 0; p->points && i < p->sel.n; i++) {
+		free(p->points[i].sites);
+		free(p->points[i].args);
+	}
+	free(p->points);
 	free(p->pt);
 	ot_selection_free(&p->sel);
 	ot_binset_free(p->bins);

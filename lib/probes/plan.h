@@ -44,6 +44,13 @@ struct ot_plan {
 	const char **names;		/* per function: sel.fn[i].name */
 	struct ot_probe_target *pt;	/* per function; points into sel and ret */
 	struct ot_returns *ret;		/* per function, where --returns insn sees it */
+	/* Per USDT probe: its sites' file offsets, and the operand each site
+	 * reads for the argument asked (a sym(%rip)'s off made relative to
+	 * the site); NULL for a function. */
+	struct ot_plan_point {
+		uint64_t *sites;
+		struct ot_usdt_arg *args;
+	} *points;
 };
 
 /*

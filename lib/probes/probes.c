@@ -170,6 +170,8 @@ void ot_probes_ring_wakeup(struct perf_event_attr *a, size_t data)
 
 int ot_probes_target_value(const struct ot_probe_target *t, int kind)
 {
+	if (kind == OT_PROBE_POINT)
+		return t->arg ? OT_VALUE_USDT : 0;
 	if (kind == OT_PROBE_ENTRY)
 		return t->arg ? OT_VALUE_ARG1 + t->arg - 1 : 0;
 	return t->ret_value ? OT_VALUE_RET : 0;
@@ -213,6 +215,8 @@ int ot_probes_lookup(void *probes, uint64_t id, uint32_t *target, int *kind)
 
 size_t ot_probes_target_nprobes(const struct ot_probe_target *t)
 {
+	if (t->points)
+		return t->npoints;
 	return 1 + (t->ret_sites ? t->nret_sites : 1);
 }
 
@@ -221,7 +225,10 @@ void ot_probes_target_probe(const struct ot_probe_target *t, size_t k, int *kind
 {
 	size_t nret = ot_probes_target_nprobes(t) - 1;
 
-	if (k == nret) {
+	if (t->points) {
+		*kind = OT_PROBE_POINT;
+		*offset = t->points[k];
+	} else if (k == nret) {
 		*kind = OT_PROBE_ENTRY;
 		*offset = t->offset;
 	} else if (!t->ret_sites) {

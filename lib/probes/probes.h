@@ -39,6 +39,7 @@
 #include "process/procfs.h"
 #include "rings/kinds.h"
 #include "rings/ring.h"
+#include "symbols/usdt.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -69,6 +70,17 @@ struct ot_probe_target {
 	/* Values recorded with each call: the integer argument arg (1-based,
 	 * 0 none) at entry, the return value when ret_value. */
 	uint8_t arg, ret_value;
+	/*
+	 * A USDT probe: a counted point (OT_PROBE_POINT) at each of its
+	 * npoints sites (file offsets), no entry or return of its own;
+	 * ref_ctr its semaphore's file offset, raised by the kernel while a
+	 * probe is armed (0: none); with arg, the operand each site reads
+	 * (point_args[k], parsed from the note).  offset, ret_sites unused.
+	 */
+	const uint64_t *points;
+	size_t npoints;
+	uint64_t ref_ctr;
+	const struct ot_usdt_arg *point_args;
 };
 
 /* Which value target t's probe of kind (enum ot_probe_kind) records:
@@ -100,10 +112,13 @@ enum ot_backend_can {
 	 * its own code: no uprobe, no entry point or return probe to plan,
 	 * and every return paired with its call exactly. */
 	OT_PATCHES_CODE = 1 << 10,
+	/* usdt:FILE:PROVIDER:NAME terms (which of their operands it reads
+	 * is the backend's to say when it arms) */
+	OT_CAN_USDT = 1 << 11,
 };
 /* The options' capabilities, in the order their refusals are checked. */
 #define OT_CAN_OPTIONS (OT_CAN_FOLLOW | OT_CAN_ALL | OT_CAN_FREEZE | OT_CAN_COMPENSATE | \
-			OT_CAN_RETURNS | OT_CAN_VALUES)
+			OT_CAN_RETURNS | OT_CAN_VALUES | OT_CAN_USDT)
 
 struct ot_backend_info {
 	const char *name;	/* --backend NAME */
@@ -112,7 +127,7 @@ struct ot_backend_info {
 	const char *returns;	/* how it sees returns, with OT_PATCHES_CODE */
 	/* Why it cannot do what an OT_CAN_* it lacks asks, as the option's
 	 * refusal: why_not[k] for the bit 1 << k. */
-	const char *why_not[8];
+	const char *why_not[12];
 };
 
 /* The backend NAME ("auto": the capabilities of those auto may take), or

@@ -146,6 +146,80 @@ struct task_struct___ot {
 #endif
 #endif
 
+/*
+ * A USDT argument's operand (lib/symbols/usdt's struct ot_usdt_arg, in the
+ * form this program reads): registers by their offset in struct pt_regs,
+ * -1 none.  Filled by user space before the links exist, indexed by the
+ * cookie's bits 32-47.
+ */
+struct ot_usdt_spec {
+	__u8 kind;		/* 1 register, 2 memory, 3 constant, 4 sym(%rip) */
+	__u8 size;		/* bytes: 1, 2, 4, 8 */
+	__u8 is_signed;
+	__u8 shift;		/* bits right first (%ah) */
+	__s16 reg_off, idx_off;
+	__u32 scale;
+	__s64 off;		/* displacement, constant; for 4, from the site */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, struct ot_usdt_spec);
+} ot_usdt_specs SEC(".maps");
+
+/* pt_regs at an offset user space chose: not a constant, so not a load
+ * the verifier allows through the context pointer. */
+static __always_inline __u64 reg_at(struct pt_regs *ctx, __s16 off)
+{
+	__u64 v = 0;
+
+	if (off >= 0 && off <= 160)
+		bpf_probe_read_kernel(&v, sizeof(v), (void *)ctx + off);
+	return v;
+}
+
+/*
+ * The argument as the note declares it: read (8 bytes from memory, as
+ * libbpf's usdt.bpf.h does), then cut to its size and sign-extended when
+ * signed.  Memory the process has not touched reads as 0.
+ */
+static __always_inline __u64 usdt_value(struct pt_regs *ctx, __u32 idx)
+{
+	struct ot_usdt_spec *sp = bpf_map_lookup_elem(&ot_usdt_specs, &idx);
+	__u64 v = 0, addr;
+	__u32 bits;
+
+	if (!sp)
+		return 0;
+	switch (sp->kind) {
+	case 1:
+		v = reg_at(ctx, sp->reg_off) >> (sp->shift & 8);
+		break;
+	case 2:
+		addr = reg_at(ctx, sp->reg_off) + sp->off;
+		if (sp->idx_off >= 0)
+			addr += reg_at(ctx, sp->idx_off) * sp->scale;
+		bpf_probe_read_user(&v, sizeof(v), (void *)addr);
+		break;
+	case 3:
+		v = (__u64)sp->off;
+		break;
+	case 4:
+		/* The uprobe's ip is its site's address in the process. */
+		addr = PT_REGS_IP(ctx) + sp->off;
+		bpf_probe_read_user(&v, sizeof(v), (void *)addr);
+		break;
+	}
+	bits = (sp->size & 15) * 8;
+	if (bits && bits < 64) {
+		v <<= 64 - bits;
+		v = sp->is_signed ? (__u64)((__s64)v >> (64 - bits)) : v >> (64 - bits);
+	}
+	return v;
+}
+
 struct ot_bpf_sample {
 	__u64 id;
 	__u64 sp;
@@ -196,6 +270,7 @@ static __always_inline int emit(struct pt_regs *ctx, __u32 bit)
 	case 5: s.value = r5; break;
 	case 6: s.value = r6; break;
 	case 15: s.value = rc; break;
+	case 14: s.value = usdt_value(ctx, (__u32)(s.id >> 32) & 0xffff); break;
 	default: s.value = 0; break;
 	}
 	/* A full ring fails the write; the kernel counts it and reports it

@@ -99,6 +99,9 @@ void ot_check_run(struct ot_check *c, size_t nfuncs, const char *const *names,
 		const struct ot_func_stats *s = st[i];
 		struct ot_func_check *f = &c->fn[i];
 		uint64_t floor, ceiling;
+		/* A counted point (a USDT probe) has hits, never scopes. */
+		uint64_t seen = s->scopes + s->points;
+		const char *what = s->points ? "hits" : "scopes";
 
 		for (k = 0; k < nexp; k++)
 			if (!strcmp(exp[k].name, names[i]))
@@ -116,19 +119,19 @@ void ot_check_run(struct ot_check *c, size_t nfuncs, const char *const *names,
 				       "%s: %" PRIu64 " of %" PRIu64 " scopes at another depth than %u",
 				       names[i], f->wrong_depth, s->scopes, f->depth);
 		}
-		f->missing = (int64_t)f->expected - (int64_t)s->scopes;
+		f->missing = (int64_t)f->expected - (int64_t)seen;
 		f->loss_pct = f->expected ? 100.0 * (double)f->missing / (double)f->expected
-					  : (s->scopes ? -100.0 : 0.0);
+					  : (seen ? -100.0 : 0.0);
 		if (f->missing > 0 && f->loss_pct > max_loss_pct) {
 			reason(c, OT_STATUS_FAILED,
-			       "%s: %" PRId64 " of %" PRIu64 " expected scopes missing (%.3f%% > %g%%)",
-			       names[i], f->missing, f->expected, f->loss_pct, max_loss_pct);
+			       "%s: %" PRId64 " of %" PRIu64 " expected %s missing (%.3f%% > %g%%)",
+			       names[i], f->missing, f->expected, what, f->loss_pct, max_loss_pct);
 			continue;
 		}
 		if (f->missing < 0 && -f->loss_pct > max_loss_pct) {
 			reason(c, OT_STATUS_FAILED,
-			       "%s: %" PRIu64 " scopes, %" PRId64 " more than the %" PRIu64 " expected",
-			       names[i], s->scopes, -f->missing, f->expected);
+			       "%s: %" PRIu64 " %s, %" PRId64 " more than the %" PRIu64 " expected",
+			       names[i], seen, what, -f->missing, f->expected);
 			continue;
 		}
 		/* Within tolerance: now every missing scope must be explained. */

@@ -41,6 +41,9 @@ struct ot_report_func {
 	/* -f 'NAME(argN)', 'NAME%ret': what was recorded, or NULL. */
 	const struct ot_values *arg, *ret;
 	const char *arg_name, *ret_name;	/* "arg3", "arg1:32"; "ret", "ret:32" */
+	/* A counted point (a USDT probe): its hits are st->points, it has no
+	 * scopes, so no durations; the text shows it in the PROBE table. */
+	int point;
 };
 
 /* -a: one process's scopes of one function. */
@@ -188,16 +191,35 @@ struct ot_list_skip {
 	const char *file, *name, *why;
 };
 
+/* -l: a USDT probe's site: its address, file offset, argument specs. */
+struct ot_list_site {
+	uint64_t addr, offset;
+	const char *args;	/* as the note has them, "" for none */
+};
+
+/* -l: a USDT probe (usdt:FILE:...), its sites and semaphore. */
+struct ot_list_probe {
+	const char *file;	/* rows of one file are consecutive */
+	const char *provider, *name;
+	uint64_t sema_addr, sema_offset;	/* 0: no semaphore */
+	const struct ot_list_site *sites;
+	size_t nsites;
+};
+
 struct ot_list {
 	const struct ot_list_fn *fn;
 	size_t n;
 	const struct ot_list_skip *skipped;
 	size_t nskipped;
+	const struct ot_list_probe *probes;
+	size_t nprobes;
 };
 
 /*
  * -l: the selected functions, grouped by file, with offsets, sizes,
- * demangled names, aliases, inlined copies, and what was skipped.
+ * demangled names, aliases, inlined copies, and what was skipped; then the
+ * USDT probes by file, each with its semaphore and a line per site
+ * (address, file offset, argument specs), as bcc's tplist -v shows them.
  * Returns 0, or -EIO if f could not be written.
  */
 int ot_report_list(FILE *f, const struct ot_list *l);

@@ -204,8 +204,10 @@ static void func_where_json(FILE *f, const struct ot_report_func *fn)
 	}
 	fprintf(f, ", \"binary\": ");
 	ot_json_string(f, fn->binary);
-	fprintf(f, ", \"offset\": %" PRIu64 ", \"scopes\": %" PRIu64 ", \"depths\": {",
-		fn->offset, s->scopes);
+	fprintf(f, ", \"offset\": %" PRIu64 ", \"scopes\": %" PRIu64, fn->offset, s->scopes);
+	if (fn->point)
+		fprintf(f, ", \"point\": true, \"hits\": %" PRIu64, s->points);
+	fprintf(f, ", \"depths\": {");
 	for (d = 0; d < s->ndepths; d++) {
 		if (!s->depths[d])
 			continue;

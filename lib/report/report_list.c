@@ -1,12 +1,45 @@
 /*
- * -l's listing: the functions a selection chose, grouped by file, and the
- * symbols it matched but cannot trace, so that a selection can be checked
- * before anything is armed.
+ * -l's listing: the functions a selection chose, grouped by file, the
+ * symbols it matched but cannot trace, and the USDT probes it chose, so
+ * that a selection can be checked before anything is armed.
  */
 #include "report.h"
 
 #include <errno.h>
 #include <string.h>
+
+/* The USDT probes, grouped by file: a row each, a line per site. */
+static void probes_list(FILE *f, const struct ot_list *l)
+{
+	const char *shown = NULL;
+	size_t i, k, n;
+
+	for (i = 0; i < l->nprobes; i++) {
+		const struct ot_list_probe *p = &l->probes[i];
+		char name[256];
+
+		if (!shown || strcmp(p->file, shown)) {
+			shown = p->file;
+			for (n = i; n < l->nprobes && !strcmp(l->probes[n].file, shown); n++)
+				;
+			fprintf(f, "# %s: %zu USDT probe%s\n# %-30s %5s  %s\n", shown, n - i,
+				n - i == 1 ? "" : "s", "PROVIDER:NAME", "SITES",
+				"SEMAPHORE (ADDRESS, FILE OFFSET)");
+		}
+		snprintf(name, sizeof(name), "%s:%s", p->provider, p->name);
+		fprintf(f, "%-32s %5zu  ", name, p->nsites);
+		if (p->sema_addr)
+			fprintf(f, "0x%llx (file offset 0x%llx)\n", (unsigned long long)p->sema_addr,
+				(unsigned long long)p->sema_offset);
+		else
+			fprintf(f, "-\n");
+		for (k = 0; k < p->nsites; k++)
+			fprintf(f, "    at 0x%llx (file offset 0x%llx)%s%s\n",
+				(unsigned long long)p->sites[k].addr,
+				(unsigned long long)p->sites[k].offset,
+				*p->sites[k].args ? ": " : ": no arguments", p->sites[k].args);
+	}
+}
 
 int ot_report_list(FILE *f, const struct ot_list *l)
 {
@@ -34,5 +67,6 @@ int ot_report_list(FILE *f, const struct ot_list *l)
 	for (i = 0; i < l->nskipped; i++)
 		fprintf(f, "# skipped %s:%s: %s\n", l->skipped[i].file, l->skipped[i].name,
 			l->skipped[i].why);
+	probes_list(f, l);
 	return ferror(f) ? -EIO : 0;
 }

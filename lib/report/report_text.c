@@ -141,6 +141,31 @@ static void value_label(unsigned b, char *buf, size_t len)
 		snprintf(buf, len, "[%" PRId64 ", %" PRId64 "]", lo, hi);
 }
 
+/* Whether some function has scopes (is not a counted point). */
+static int any_scopes(const struct ot_report *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->nfuncs && r->funcs[i].point; i++)
+		;
+	return i < r->nfuncs;
+}
+
+/* The counted points (USDT probes): their hits. */
+static void points_text(FILE *f, const struct ot_report *r, size_t w)
+{
+	size_t i;
+	int any = 0;
+
+	for (i = 0; i < r->nfuncs; i++) {
+		if (!r->funcs[i].point)
+			continue;
+		if (!any++)
+			fprintf(f, "\n%-*s %10s\n", (int)w, "PROBE", "HITS");
+		fprintf(f, "%-*s %10" PRIu64 "\n", (int)w, r->funcs[i].name, r->funcs[i].st->points);
+	}
+}
+
 /* A function's recorded value k (0 its argument, 1 its return value) and
  * *what names it ("arg2", "ret"); NULL when it records none. */
 static const struct ot_values *value_of(const struct ot_report_func *fn, unsigned k,
@@ -202,12 +227,16 @@ static void durations_text(FILE *f, const struct ot_report *r, size_t w,
 	char a[32], b[32], c[32], d[32], e[32], g[32];
 	size_t i;
 
+	if (!any_scopes(r))
+		return;
 	fprintf(f, "\n%-*s %9s %9s %9s %9s %9s %9s\n", (int)w, title, "MIN",
 		"P50", "P90", "P99", "P99.9", "MAX");
 	for (i = 0; i < r->nfuncs; i++) {
 		const struct ot_hist *h = compensated ? r->funcs[i].st->comp
 						      : &r->funcs[i].st->hist;
 
+		if (r->funcs[i].point)
+			continue;
 		if (!h || !h->count) {
 			fprintf(f, "%-*s %9s %9s %9s %9s %9s %9s\n", (int)w,
 				r->funcs[i].name, "-", "-", "-", "-", "-", "-");
@@ -423,6 +452,9 @@ static void functions_text(FILE *f, const struct ot_report *r, size_t w)
 	char depths[128];
 	size_t i, dw = 8;
 
+	if (!any_scopes(r))
+		return;
+
 	/* DEPTH is as wide as its widest entry ("1:1000,2:1000"). */
 	for (i = 0; i < r->nfuncs; i++) {
 		depths_text(r->funcs[i].st, depths, sizeof(depths));
@@ -436,6 +468,8 @@ static void functions_text(FILE *f, const struct ot_report *r, size_t w)
 		const struct ot_func_check *fc = &r->check->fn[i];
 		char wrong[24] = "-";
 
+		if (r->funcs[i].point)
+			continue;
 		/* Depth is judged only against an expected one (--expect N@D). */
 		if (fc->has_depth)
 			snprintf(wrong, sizeof(wrong), "%" PRIu64, fc->wrong_depth);
@@ -463,7 +497,7 @@ static void expected_text(FILE *f, const struct ot_report *r, size_t w)
 			continue;
 		fprintf(f, "%-*s %10" PRIu64 " %10" PRIu64 " %10" PRId64 " %7.3f%%\n",
 			(int)w, r->funcs[i].name, fc->expected,
-			r->funcs[i].st->scopes, fc->missing, fc->loss_pct);
+			r->funcs[i].st->scopes + r->funcs[i].st->points, fc->missing, fc->loss_pct);
 	}
 }
 
@@ -519,6 +553,7 @@ void ot_report_text(FILE *f, const struct ot_report *r)
 	functions_text(f, r, w);
 	expected_text(f, r, w);
 	durations_text(f, r, w, "DURATION", 0);
+	points_text(f, r, w);
 	values_text(f, r, w);
 	slowest_text(f, r, w);
 	procs_text(f, r, w);

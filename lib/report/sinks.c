@@ -195,6 +195,8 @@ void ot_sinks_scope(void *ctx, const struct ot_scope *sc)
 
 	if (s->vals)
 		keep_values(s, sc);
+	if (sc->point)
+		return;	/* a USDT probe's hit: its value, and no duration */
 	if (s->ivl) {
 		/* Scopes come in the order they closed: one past the window
 		 * means the window is whole. */

@@ -220,7 +220,7 @@ static void tr_insert(struct queue *q, const struct ot_drain_trec *r)
 static void set_kind(struct ot_event *ev, int kind, uint64_t sp)
 {
 	ev->kind = kind == OT_PROBE_ENTRY || kind == OT_PROBE_TAIL_ENTRY ? OT_EV_ENTRY :
-									   OT_EV_RETURN;
+		   kind == OT_PROBE_POINT ? OT_EV_POINT : OT_EV_RETURN;
 	/*
 	 * Returns carry the SP their call's entry saw: a uretprobe fires
 	 * after `ret` popped the return address; a probe on the return

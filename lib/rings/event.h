@@ -26,6 +26,7 @@ enum ot_event_kind {
 	OT_EV_ENTRY = 1,
 	OT_EV_RETURN,
 	OT_EV_LOST,	/* the kernel dropped records on ev.cpu at about ev.time */
+	OT_EV_POINT,	/* a USDT probe hit: counted, no scope (value: its argument) */
 };
 
 /* A return seen at a return instruction: a tail caller returns with it. */

@@ -23,11 +23,26 @@ enum ot_probe_kind {
 	OT_PROBE_TAIL_RET = 3,	/* a return instruction of a tail callee */
 	OT_PROBE_EXACT_RET = 4,	/* a return carrying its call's entry SP (inject) */
 	OT_PROBE_TAIL_ENTRY = 5, /* an entry by a jump from a traced function (inject) */
+	OT_PROBE_POINT = 6,	/* a USDT probe's site: counted, no scope */
 };
 
 /* Which value a probe records: 0 none, OT_VALUE_ARG1 + n - 1 for
  * argument n, OT_VALUE_RET the return value. */
 #define OT_VALUE_ARG1 1
 #define OT_VALUE_RET 15
+/* A USDT argument the BPF program read and sized itself (multi): the
+ * cookie's bits 32-47 index its spec in the program's ot_usdt_specs. */
+#define OT_VALUE_USDT 14
+/*
+ * A USDT argument in a register, read from the sample (perf): the
+ * register perf numbers reg (asm/perf_regs.h), its bits taken by
+ * OT_VALUE_REG_SIZE: bits 8-11 the bytes, bit 12 signed, bit 13 from bit
+ * 8 (%ah).  Only in a value selector (ot_record_value's sel), whose bits
+ * 8 and up the id table keeps with it.
+ */
+#define OT_VALUE_REG0 16
+#define OT_VALUE_REG(reg) (OT_VALUE_REG0 + (reg))
+#define OT_VALUE_REG_SIZE(bytes, is_signed, high) \
+	((bytes) << 8 | (is_signed) << 12 | (high) << 13)
 
 #endif

@@ -114,22 +114,30 @@ static void sample_out(struct ot_record *out, uint64_t id, uint32_t pid,
 
 #if defined(__x86_64__)
 #include <asm/perf_regs.h>
-/* In a sample, in bit order: ax, cx, dx, si, di, sp, r8, r9. */
-#define VALUE_REGS (1ull << PERF_REG_X86_AX | 1ull << PERF_REG_X86_CX | 1ull << PERF_REG_X86_DX | \
-		    1ull << PERF_REG_X86_SI | 1ull << PERF_REG_X86_DI | 1ull << PERF_REG_X86_SP | \
-		    1ull << PERF_REG_X86_R8 | 1ull << PERF_REG_X86_R9)
-#define NVALUE_REGS 8
+/*
+ * Every integer register, for a USDT operand in any of them: in a sample,
+ * in bit order, ax, bx, cx, dx, si, di, bp, sp, then r8 to r15 (perf
+ * numbers 0-7 and 16-23).
+ */
+#define VALUE_REGS (0xffull | 0xffull << PERF_REG_X86_R8)
+#define NVALUE_REGS 16
 
 static void value_regs(struct ot_record *out, const uint64_t *r)
 {
+	int i;
+
+	for (i = 0; i < 8; i++) {
+		out->regs[i] = r[i];
+		out->regs[PERF_REG_X86_R8 + i] = r[8 + i];
+	}
 	out->rc = r[0];
-	out->args[0] = r[4];	/* rdi */
-	out->args[1] = r[3];	/* rsi */
-	out->args[2] = r[2];	/* rdx */
-	out->args[3] = r[1];	/* rcx */
-	out->args[4] = r[6];	/* r8 */
-	out->args[5] = r[7];	/* r9 */
-	out->sp = r[5];
+	out->args[0] = r[5];	/* rdi */
+	out->args[1] = r[4];	/* rsi */
+	out->args[2] = r[3];	/* rdx */
+	out->args[3] = r[2];	/* rcx */
+	out->args[4] = r[8];	/* r8 */
+	out->args[5] = r[9];	/* r9 */
+	out->sp = r[7];
 }
 #elif defined(__aarch64__)
 #include <asm/perf_regs.h>
@@ -153,10 +161,29 @@ uint64_t ot_ring_value_regs(void)
 	return VALUE_REGS;
 }
 
+/* A USDT operand's register as its selector sizes it (OT_VALUE_REG_SIZE). */
+static uint64_t reg_value(const struct ot_record *r, int sel)
+{
+	unsigned bytes = ((unsigned)sel >> 8) & 15, bits = bytes * 8;
+	uint64_t x = r->regs[(sel & 0xff) - OT_VALUE_REG0] >> ((sel >> 13 & 1) ? 8 : 0);
+
+	if (!bytes || bits >= 64)
+		return x;
+	x &= (1ull << bits) - 1;
+	if ((sel >> 12 & 1) && (x >> (bits - 1)))
+		x |= ~0ull << bits;	/* sign-extended */
+	return x;
+}
+
 int ot_record_value(const struct ot_record *r, int sel, uint64_t *v)
 {
 	if (r->has_value) {
 		*v = r->value;
+		return 0;
+	}
+	if (r->has_regs && (sel & 0xff) >= OT_VALUE_REG0 &&
+	    (sel & 0xff) < OT_VALUE_REG0 + OT_RING_NREGS) {
+		*v = reg_value(r, sel);
 		return 0;
 	}
 	if (!r->has_regs || sel < OT_VALUE_ARG1 ||

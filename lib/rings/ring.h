@@ -52,6 +52,9 @@ void ot_ring_fini(struct ot_ring *r);
  */
 size_t ot_ring_drain(struct ot_ring *r, ot_ring_fn fn, void *ctx);
 
+/* Registers by perf number (asm/perf_regs.h) a record keeps. */
+#define OT_RING_NREGS 24
+
 enum ot_rec_type {
 	OT_REC_SAMPLE = 1,
 	OT_REC_LOST,
@@ -73,6 +76,7 @@ struct ot_record {
 	uint64_t value;
 	int has_value, has_regs;
 	uint64_t args[6], rc;	/* the integer argument registers, the return's */
+	uint64_t regs[OT_RING_NREGS];	/* x86-64: every one, by perf number */
 	char comm[16];		/* OT_REC_COMM: the name, NUL-terminated */
 };
 
@@ -81,8 +85,8 @@ struct ot_record {
 uint64_t ot_ring_value_regs(void);
 
 /* The value selector's register of a sample (OT_VALUE_* of lib/rings/kinds.h:
- * argument n, or the return value) into *v: 0, or -ENOENT if the record
- * has none. */
+ * argument n, the return value, or a register by perf number sized by
+ * OT_VALUE_REG_SIZE) into *v: 0, or -ENOENT if the record has none. */
 int ot_record_value(const struct ot_record *r, int sel, uint64_t *v);
 
 /*

@@ -582,6 +582,19 @@ static __attribute__((noinline)) void on_return(struct ot_pair *p, struct thread
 	suspend(p, t, i);
 }
 
+/* A counted point: its count, and its value to whoever takes scopes. */
+static void point(struct ot_pair *p, const struct ot_event *ev)
+{
+	struct ot_scope s = { .pid = ev->pid, .tid = ev->tid, .func = ev->func,
+			      .start = ev->time, .end = ev->time, .arg = ev->value,
+			      .has_arg = ev->has_value, .point = 1 };
+
+	p->stats[ev->func].points++;
+	thread_get(p, ev->tid)->pid = ev->pid;	/* counted among the threads seen */
+	if (p->on_scope)
+		p->on_scope(p->on_scope_ctx, &s);
+}
+
 /*
  * Most events are the usual case, taken here without the general paths'
  * calls and loops: an entry below the innermost open call on its stack
@@ -596,6 +609,10 @@ void ot_pair_feed(struct ot_pair *p, const struct ot_event *ev)
 	if (ev->kind == OT_EV_LOST) {
 		p->lost += ev->lost;
 		p->loss_epoch++;
+		return;
+	}
+	if (ev->kind == OT_EV_POINT && ev->func < p->nfuncs) {
+		point(p, ev);
 		return;
 	}
 	if ((ev->kind != OT_EV_ENTRY && ev->kind != OT_EV_RETURN) || ev->func >= p->nfuncs)

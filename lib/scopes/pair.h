@@ -33,6 +33,8 @@ struct ot_func_stats {
 	struct ot_hist hist;	 /* durations in ns */
 	struct ot_hist *comp;	 /* compensated durations, with
 				  * ot_pair_compensate; else NULL */
+	uint64_t points;	 /* hits of a counted point (OT_EV_POINT: a USDT
+				  * probe), which opens and closes nothing */
 };
 
 /*
@@ -65,6 +67,9 @@ struct ot_scope {
 	 * to say). */
 	uint64_t arg, ret;
 	uint8_t has_arg, has_ret;
+	/* A counted point's hit (a USDT probe): start == end, depth and node
+	 * 0, arg its argument; no scope, so no duration to keep. */
+	uint8_t point;
 };
 typedef void (*ot_scope_fn)(void *ctx, const struct ot_scope *s);
 
@@ -106,7 +111,8 @@ void ot_pair_set_exact(struct ot_pair *p);
  */
 void ot_pair_compensate(struct ot_pair *p, uint64_t own_ns, uint64_t pair_ns);
 
-/* Call fn for every scope closed from now on. */
+/* Call fn for every scope closed from now on, and every point's hit
+ * (ot_scope.point). */
 void ot_pair_on_scope(struct ot_pair *p, ot_scope_fn fn, void *ctx);
 
 /*

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fnmatch.h>
+#include <libgen.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -213,6 +214,9 @@ int ot_select_asks_values(const char *spec)
 	while (!asks && (term = next_term(&cursor))) {
 		uint8_t arg = 0, retv = 0;
 
+		/* A probe's arguments are asked with the probe (OT_CAN_USDT). */
+		if (ot_select_is_usdt(term))
+			continue;
 		asks = value_suffix(term, &arg, &retv, 0) || arg || retv;
 	}
 	free(copy);
@@ -504,12 +508,22 @@ void ot_selection_free(struct ot_selection *s)
 	memset(s, 0, sizeof(*s));
 }
 
-/* f lives in bin: "libname:function" for a library's, "FILE:FUNCTION" for messages. */
+/* f lives in bin: "libname:function" for a library's, "FILE:FUNCTION" for
+ * messages; a probe "usdt:PROVIDER:NAME", "usdt:LIB:PROVIDER:NAME" and
+ * "usdt:FILE:PROVIDER:NAME". */
 static void name_it(struct ot_selected *f, const struct ot_binary *bin)
 {
 	const char *fn = ot_sym_display(f->sym);
 
 	f->bin = bin;
+	if (f->usdt) {
+		if (bin->is_main ? asprintf(&f->name, "usdt:%s", fn) < 0 :
+				   asprintf(&f->name, "usdt:%s:%s", bin->display, fn) < 0)
+			f->name = ot_xstrdup(fn);
+		if (asprintf(&f->label, "usdt:%s:%s", bin->display, fn) < 0)
+			f->label = ot_xstrdup(fn);
+		return;
+	}
 	if (bin->is_main || asprintf(&f->name, "%s:%s", bin->display, fn) < 0)
 		f->name = ot_xstrdup(fn);
 	if (asprintf(&f->label, "%s:%s", bin->display, fn) < 0)
@@ -543,13 +557,20 @@ struct ot_binset *ot_binset_new(struct ot_elf *main_elf, const char *path,
 
 void ot_binset_free(struct ot_binset *b)
 {
-	size_t i;
+	size_t i, k;
 
 	if (!b)
 		return;
 	for (i = 0; i < b->n; i++) {
 		if (!b->bin[i].is_main)
 			ot_elf_close(b->bin[i].elf);
+		if (b->bin[i].usdt) {
+			for (k = 0; k < b->bin[i].usdt->n; k++)
+				free((char *)b->bin[i].usdt_syms[k].name);
+			ot_usdt_free(b->bin[i].usdt);
+			free(b->bin[i].usdt);
+			free(b->bin[i].usdt_syms);
+		}
 		free(b->bin[i].path);
 		free(b->bin[i].display);
 	}
@@ -654,6 +675,10 @@ static void group_terms(const char *spec, struct term_groups *tg)
 		char *name = term + neg + (pre ? pre + 1 : 0);
 		char buf[4096];
 
+		if (ot_select_is_usdt(term)) {
+			free(key);
+			continue;	/* usdt_terms' */
+		}
 		if (key)
 			key[pre] = 0;
 		if (!*name) {
@@ -724,6 +749,244 @@ static void take_part(struct ot_selection *out, struct ot_selection *part, size_
 	free(part->fn);
 }
 
+int ot_select_is_usdt(const char *term)
+{
+	return !strncmp(term + (*term == '!'), "usdt:", 5);
+}
+
+int ot_select_asks_usdt(const char *spec)
+{
+	char *copy = ot_xstrdup(spec), *cursor = copy, *term;
+	int asks = 0;
+
+	while (!asks && (term = next_term(&cursor)))
+		asks = ot_select_is_usdt(term) && *term != '!';
+	free(copy);
+	return asks;
+}
+
+/* A usdt: term's parts (after its '!', if any), cut in place: FILE,
+ * PROVIDER or NULL, NAME, and the argument asked (1-based, 0 none).  0,
+ * or -EINVAL after printing. */
+static int usdt_parts(char *term, char **file, char **prov, char **name, uint8_t *arg)
+{
+	char *orig = ot_xstrdup(term), *p = term + 5 + (*term == '!'), *c1, *c2, *open;
+	size_t len = strlen(term);
+	int ret = -EINVAL;
+
+	*arg = 0;
+	open = strrchr(term, '(');
+	if (len && term[len - 1] == ')' && open && !strncmp(open, "(arg", 4)) {
+		char *end;
+		long n = strtol(open + 4, &end, 10);
+
+		if (end == open + 4 || strcmp(end, ")") || n < 1 || n > OT_USDT_MAX_ARGS) {
+			ot_error("%s: the arguments of a probe are arg1 to arg%d, as its note "
+				 "declares them", orig, OT_USDT_MAX_ARGS);
+			goto out;
+		}
+		*arg = (uint8_t)n;
+		*open = 0;
+	}
+	c1 = strchr(p, ':');
+	c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+	if (!c1 || c1 == p || !c1[1] || (c2 && (c2 == c1 + 1 || !c2[1] || strchr(c2 + 1, ':')))) {
+		ot_error("%s: a probe is usdt:FILE:PROVIDER:NAME or usdt:FILE:NAME", orig);
+		goto out;
+	}
+	*c1 = 0;
+	*file = p;
+	*prov = c2 ? c1 + 1 : NULL;
+	if (c2)
+		*c2 = 0;
+	*name = c2 ? c2 + 1 : c1 + 1;
+	ret = 0;
+out:
+	free(orig);
+	return ret;
+}
+
+/* The binary a usdt: term's FILE names: the program by its path or file
+ * name, else a library.  NULL after printing. */
+static struct ot_binary *usdt_binary(struct ot_binset *b, const char *file)
+{
+	const struct ot_binary *m = &b->bin[0];
+	char *copy = ot_xstrdup(m->display), *base = basename(copy);
+	int is_main = m->elf && (!strcmp(file, m->path) || !strcmp(file, m->display) ||
+				 !strcmp(file, base));
+
+	free(copy);
+	return is_main ? &b->bin[0] : library(b, file);
+}
+
+/* bin's probes, read once, with a stand-in symbol each.  0, or -errno
+ * after printing. */
+static int usdt_notes(struct ot_binary *bin, const char *term)
+{
+	size_t k;
+	int err;
+
+	if (bin->usdt)
+		return 0;
+	bin->usdt = ot_xcalloc(1, sizeof(*bin->usdt));
+	err = ot_usdt_read(bin->path, bin->usdt);
+	if (err) {
+		ot_error_errno(-err, "%s: cannot read the probes of %s", term, bin->display);
+		free(bin->usdt);
+		bin->usdt = NULL;
+		return err;
+	}
+	bin->usdt_syms = ot_xcalloc(bin->usdt->n + 1, sizeof(*bin->usdt_syms));
+	for (k = 0; k < bin->usdt->n; k++) {
+		const struct ot_usdt_probe *p = &bin->usdt->probe[k];
+		char *nm = NULL;
+
+		if (asprintf(&nm, "%s:%s", p->provider, p->name) < 0)
+			nm = ot_xstrdup(p->name);
+		bin->usdt_syms[k].name = nm;
+		bin->usdt_syms[k].offset = p->sites[0].offset;
+		bin->usdt_syms[k].addr = p->sites[0].vaddr;
+	}
+	return 0;
+}
+
+/* "(probes: a:b, c:d)" of bin, or "(it has no USDT probes)", into buf. */
+static void usdt_list(const struct ot_binary *bin, char *buf, size_t len)
+{
+	size_t k, used = 0;
+
+	if (!bin->usdt->n) {
+		snprintf(buf, len, "(it has no USDT probes)");
+		return;
+	}
+	for (k = 0; k < bin->usdt->n && used + 8 < len; k++) {
+		int w = snprintf(buf + used, len - used, "%s%s", k ? ", " : "(probes: ",
+				 bin->usdt_syms[k].name);
+
+		if (w < 0 || (size_t)w >= len - used)
+			break;
+		used += (size_t)w;
+	}
+	if (used + 2 < len)
+		strcat(buf, ")");
+}
+
+/* The probes term selects in bin into out, and their binary's index. */
+static int usdt_match(struct ot_binset *b, size_t bi, const char *term, const char *prov,
+		      const char *name, uint8_t arg, struct ot_selection *out, size_t **idx)
+{
+	const struct ot_binary *bin = &b->bin[bi];
+	size_t k, hits = 0;
+	char list[1024];
+
+	for (k = 0; k < bin->usdt->n; k++) {
+		const struct ot_usdt_probe *p = &bin->usdt->probe[k];
+		struct ot_usdt_arg a[OT_USDT_MAX_ARGS];
+		char why[128];
+		size_t j;
+		int nargs;
+
+		if ((prov && fnmatch(prov, p->provider, 0)) || fnmatch(name, p->name, 0))
+			continue;
+		nargs = ot_usdt_args_parse(p->sites[0].args, a, OT_USDT_MAX_ARGS, why, sizeof(why));
+		if (arg && nargs >= 0 && arg > nargs) {
+			ot_error("%s: %s has %d argument%s%s%s%s: no arg%u", term,
+				 bin->usdt_syms[k].name, nargs, nargs == 1 ? "" : "s",
+				 nargs ? " (" : "", p->sites[0].args, nargs ? ")" : "", arg);
+			return -ENOENT;
+		}
+		hits++;
+		/* Named twice: armed once, with what either term asks. */
+		for (j = 0; j < out->n && out->fn[j].usdt != p; j++)
+			;
+		if (j < out->n) {
+			if (!out->fn[j].arg)
+				out->fn[j].arg = arg;
+			continue;
+		}
+		out->fn = ot_xreallocarray(out->fn, out->n + 1, sizeof(*out->fn));
+		*idx = ot_xreallocarray(*idx, out->n + 1, sizeof(**idx));
+		memset(&out->fn[out->n], 0, sizeof(*out->fn));
+		out->fn[out->n].sym = &bin->usdt_syms[k];
+		out->fn[out->n].usdt = p;
+		out->fn[out->n].arg = arg;
+		(*idx)[out->n++] = bi;
+		out->requested++;
+	}
+	if (!hits) {
+		usdt_list(bin, list, sizeof(list));
+		ot_error("%s: no such probe in %s %s", term, bin->display, list);
+		return -ENOENT;
+	}
+	return 0;
+}
+
+/* "!usdt:FILE:PROVIDER:NAME": the probes of bin it matches out of out,
+ * which holds first functions (before nfn), then probes. */
+static void usdt_exclude(struct ot_selection *out, size_t *idx, size_t nfn, size_t bi,
+			 const char *prov, const char *name)
+{
+	size_t i, k;
+
+	for (i = k = nfn; i < out->n; i++) {
+		const struct ot_usdt_probe *p = out->fn[i].usdt;
+
+		if (idx[i] == bi && (!prov || !fnmatch(prov, p->provider, 0)) &&
+		    !fnmatch(name, p->name, 0))
+			continue;
+		out->fn[k] = out->fn[i];
+		idx[k++] = idx[i];
+	}
+	out->requested -= out->n - k;
+	out->n = k;
+}
+
+/* One usdt: term (!usdt: excluding, when excl) applied to out. */
+static int usdt_term(struct ot_binset *b, const char *term, int excl, size_t nfn,
+		     struct ot_selection *out, size_t **idx)
+{
+	char *t = ot_xstrdup(term), *file, *prov, *name;
+	struct ot_binary *bin = NULL;
+	uint8_t arg;
+	int ret;
+
+	ret = usdt_parts(t, &file, &prov, &name, &arg);
+	if (!ret && !(bin = usdt_binary(b, file)))
+		ret = -ENOEXEC;
+	if (!ret)
+		ret = usdt_notes(bin, term);
+	if (!ret && excl)
+		usdt_exclude(out, *idx, nfn, (size_t)(bin - b->bin), prov, name);
+	else if (!ret)
+		ret = usdt_match(b, (size_t)(bin - b->bin), term, prov, name, arg, out, idx);
+	free(t);
+	return ret;
+}
+
+/* Every usdt: term of spec into out (after what is there), with idx;
+ * then every !usdt: term. */
+static int usdt_terms(struct ot_binset *b, const char *spec, struct ot_selection *out,
+		      size_t **idx)
+{
+	size_t nfn = out->n;
+	int ret = 0, excl;
+
+	for (excl = 0; excl < 2 && !ret; excl++) {
+		char *copy = ot_xstrdup(spec), *cursor = copy, *term;
+
+		while (!ret && (term = next_term(&cursor)))
+			if (ot_select_is_usdt(term) && (*term == '!') == excl)
+				ret = usdt_term(b, term, excl, nfn, out, idx);
+		free(copy);
+	}
+	/* Nothing left to trace at all: as select_in says of functions. */
+	if (!ret && !out->n && ot_select_asks_usdt(spec)) {
+		ot_error("every probe selected by '%s' is excluded", spec);
+		ret = -ENOENT;
+	}
+	return ret == -ENOEXEC ? ret : ret ? -ENOENT : 0;
+}
+
 int ot_binset_select(struct ot_binset *b, const char *spec,
 		     struct ot_selection *out)
 {
@@ -756,6 +1019,8 @@ int ot_binset_select(struct ot_binset *b, const char *spec,
 		}
 		take_part(out, &part, (size_t)(bin - b->bin), &idx, &skidx);
 	}
+	if (!ret)
+		ret = usdt_terms(b, spec, out, &idx);
 	/* bin[] moves as libraries are added: point into it once all are open. */
 	for (i = 0; !ret && i < out->n; i++)
 		name_it(&out->fn[i], &b->bin[idx[i]]);

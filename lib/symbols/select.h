@@ -14,6 +14,7 @@
 #define OT_SELECT_H
 
 #include "elfsym.h"
+#include "usdt.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -47,6 +48,11 @@ struct ot_selected {
 	 * the label messages use ("FILE:FUNCTION"); owned. */
 	char *name;
 	char *label;
+	/* A USDT probe ("usdt:FILE:PROVIDER:NAME"): a counted point at each
+	 * of its sites, no scope; sym is a stand-in (its name the probe's,
+	 * its offset the first site's); arg up to OT_USDT_MAX_ARGS.  NULL
+	 * for a function. */
+	const struct ot_usdt_probe *usdt;
 };
 
 struct ot_selection {
@@ -80,7 +86,8 @@ void ot_selection_free(struct ot_selection *s);
 
 /*
  * Whether a -f list asks for a value ("NAME(argN)", "NAME%ret") in any
- * term, for options that refuse values (--backend inject records none).
+ * term but a usdt: one, for options that refuse values (--backend inject
+ * records none).
  * Prints nothing; a malformed suffix counts as asking.
  */
 int ot_select_asks_values(const char *spec);
@@ -96,6 +103,10 @@ struct ot_binary {
 	char *display;		/* for people */
 	struct ot_elf *elf;
 	int is_main;
+	/* Its USDT probes, read when a usdt: term first names it, and a
+	 * stand-in symbol per probe; NULL until then. */
+	struct ot_usdt_notes *usdt;
+	struct ot_sym *usdt_syms;
 };
 
 /* Map a library's name (soname or path) to a file to read: 0 or -errno. */
@@ -125,6 +136,20 @@ void ot_binset_set_script(struct ot_binset *b, const char *cmd, const char *path
  */
 int ot_binset_select(struct ot_binset *b, const char *spec,
 		     struct ot_selection *out);
+
+/*
+ * USDT terms ("usdt:FILE:PROVIDER:NAME", "usdt:FILE:NAME", globs in
+ * PROVIDER and NAME, "(argN)" after NAME, N from 1 as the note numbers
+ * them) select probes of FILE's .note.stapsdt: FILE is the program (its
+ * path or file name) or a library (resolved as LIB:NAME's).  They go
+ * with ot_binset_select's other terms, after them in out; a probe named
+ * twice is selected once.  "!usdt:..." excludes, after every inclusion.
+ * A term that selects no probe is refused naming the probes FILE has.
+ */
+int ot_select_is_usdt(const char *term);
+
+/* Whether a -f list has a usdt: term (for a backend without uprobes). */
+int ot_select_asks_usdt(const char *spec);
 
 /* Edit distance, exposed for the unit tests of suggestions. */
 size_t ot_edit_distance(const char *a, const char *b);

@@ -37,5 +37,14 @@ for o in $("$OT" --help | grep -o -- '--[a-z][a-z-]*' | sort -u); do
 	complete_ 1 "$OT" "$o" | grep -qx -- "$o" || fail_ "$o, listed by --help, is not completed"
 done
 complete_ 4 "$OT" -f x -- bas | grep -qx bash || fail_ "no command after --"
+# usdt:FILE: offers the probes FILE declares, without a target.
+if [ -x "$top/build/targets/usdt" ]; then
+	U="$top/build/targets/usdt"
+	[ "$(complete_ 2 "$OT" -f "usdt:$U:ot:t" | tr '\n' ' ')" = "usdt:$U:ot:tick " ] ||
+		fail_ "-f usdt:FILE:ot:t: $(complete_ 2 "$OT" -f "usdt:$U:ot:t")"
+	[ "$(complete_ 2 "$OT" -f "main,usdt:$U:" | tr '\n' ' ')" = \
+		"main,usdt:$U:ot:forms main,usdt:$U:ot:site main,usdt:$U:ot:tick " ] ||
+		fail_ "-f main,usdt:FILE:: $(complete_ 2 "$OT" -f "main,usdt:$U:")"
+fi
 complete_ 2 "$OT" --trace "$top/READ" | grep -qx "$top/README.md" || fail_ "--trace takes a file"
 pass_

@@ -329,7 +329,7 @@ static void test_list(void **state)
 		{ "/opt/app/bin/app", "app::parse(int) [clone .cold]",
 		  "a .cold part split off its function by the compiler, entered by a jump" },
 	};
-	struct ot_list l = { fn, 3, sk, 1 };
+	struct ot_list l = { fn, 3, sk, 1, NULL, 0 };
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
@@ -338,6 +338,39 @@ static void test_list(void **state)
 	assert_int_equal(ot_report_list(f, &l), 0);
 	fclose(f);
 	golden("list.txt", buf, len);
+	free(buf);
+}
+
+/* -l of USDT probes: a function row, then the probes by file, a line per
+ * site with its argument specs (tests/e2e/targets/usdt's and libstdc++'s
+ * notes), semaphores with their address and file offset. */
+static void test_list_usdt(void **state)
+{
+	static const struct ot_list_fn fn[] = {
+		{ "/opt/app/bin/usdt", 11, "symtab", 0x10c0, 550, "main", NULL, NULL, 0 },
+	};
+	static const struct ot_list_site site[] = {
+		{ 0x13e5, 0x13e5, "-4@$7" }, { 0x13f8, 0x13f8, "-4@$7" }, { 0x1412, 0x1412, "-4@$7" },
+		{ 0x1486, 0x1486, "-4@$5 -4@%eax -4@-4(%rsp) -8@(%rdx,%rcx,8) -8@level(%rip) -1@%sil" },
+		{ 0x42873b, 0x2873b, "" },
+		{ 0xa90a1, 0xa90a1, "8@%rdi 8@%rsi" },
+	};
+	static const struct ot_list_probe pr[] = {
+		{ "/opt/app/bin/usdt", "ot", "site", 0x40a2, 0x30a2, &site[0], 3 },
+		{ "/opt/app/bin/usdt", "ot", "forms", 0x40a0, 0x30a0, &site[3], 1 },
+		{ "/opt/app/bin/usdt", "ot", "none", 0, 0, &site[4], 1 },
+		{ "/usr/lib/x86_64-linux-gnu/libstdc++.so.6.0.30", "libstdcxx", "throw", 0, 0,
+		  &site[5], 1 },
+	};
+	struct ot_list l = { fn, 1, NULL, 0, pr, 4 };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	(void)state;
+	assert_int_equal(ot_report_list(f, &l), 0);
+	fclose(f);
+	golden("list-usdt.txt", buf, len);
 	free(buf);
 }
 
@@ -436,6 +469,44 @@ static void test_values(void **state)
 	render(&x, "values", 0);
 	render(&x, "values", 1);
 	render_prom(&x, "values", 0);
+	done(&x);
+}
+
+/*
+ * USDT probes: inner is a counted point (OT_EV_POINT) hit 12 times with
+ * its argument, middle one never hit; outer an ordinary function.  The
+ * points are in the PROBE table and the VALUE table, in no table of
+ * scopes; JSON says point and hits.
+ */
+static void test_points(void **state)
+{
+	struct ot_values arg;
+	struct fixture x;
+	unsigned k;
+
+	(void)state;
+	x.p = ot_pair_new(NFUNCS);
+	clock_ns = 0;
+	ot_values_init(&arg);
+	ev(x.p, 100, OT_EV_ENTRY, OUTER, 0x8000, 100);
+	for (k = 0; k < 12; k++) {
+		struct ot_event e = { .time = clock_ns += 50, .tid = 100, .func = INNER,
+				      .kind = OT_EV_POINT, .value = k % 4, .has_value = 1 };
+
+		ot_pair_feed(x.p, &e);
+		ot_values_add(&arg, (int64_t)(k % 4));
+	}
+	ev(x.p, 100, OT_EV_RETURN, OUTER, 0x8000, 100);
+	fill(&x, NULL, NFUNCS);
+	assert_int_equal(ot_pair_stats(x.p, INNER)->points, 12);
+	assert_int_equal(ot_pair_stats(x.p, INNER)->scopes, 0);
+	x.fn[MIDDLE].point = x.fn[INNER].point = 1;
+	x.fn[MIDDLE].name = "usdt:app:idle";
+	x.fn[INNER].name = "usdt:libapp.so:app:request";
+	x.fn[INNER].arg = &arg;
+	x.fn[INNER].arg_name = "arg2";
+	render(&x, "points", 0);
+	render(&x, "points", 1);
 	done(&x);
 }
 
@@ -698,6 +769,8 @@ int main(void)
 		cmocka_unit_test(test_compensate),
 		cmocka_unit_test(test_recursion),
 		cmocka_unit_test(test_list),
+		cmocka_unit_test(test_list_usdt),
+		cmocka_unit_test(test_points),
 		cmocka_unit_test(test_interval),
 		cmocka_unit_test(test_inject),
 		cmocka_unit_test(test_values),

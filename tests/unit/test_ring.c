@@ -244,6 +244,12 @@ static void test_bpf_sample_layout(void **state)
  * cookie named; a perf sample with ot_ring_value_regs() carries them all,
  * in the kernel's bit order.
  */
+#if defined(__x86_64__)
+#define NREGS 16
+#include "lib/rings/kinds.h"
+#else
+#define NREGS 7
+#endif
 static void test_value_records(void **state)
 {
 	unsigned char rec[56];
@@ -252,7 +258,7 @@ static void test_value_records(void **state)
 		struct perf_event_header h;
 		uint64_t id;
 		uint32_t pid, tid;
-		uint64_t time, abi, regs[8];
+		uint64_t time, abi, regs[NREGS];
 	} perf = {
 		.h = { .type = PERF_RECORD_SAMPLE, .size = sizeof(perf) },
 		.id = 3, .pid = 100, .tid = 101, .time = 7, .abi = PERF_SAMPLE_REGS_ABI_64,
@@ -267,24 +273,36 @@ static void test_value_records(void **state)
 	assert_int_equal(ot_record_value(&r, 3, &v), 0); /* whichever was asked */
 	assert_int_equal(v, (uint64_t)-1);
 
-	for (i = 0; i < 8; i++)
+	for (i = 0; i < NREGS; i++)
 		perf.regs[i] = 0x100 + (uint64_t)i;
 	assert_int_equal(ot_record_parse_regs(&perf.h, &r, ot_ring_value_regs()), 0);
 	assert_true(r.has_regs);
 	assert_false(r.has_value);
 #if defined(__x86_64__)
-	/* ax, cx, dx, si, di, sp, r8, r9 */
-	assert_int_equal(r.sp, 0x105);
+	/* ax, bx, cx, dx, si, di, bp, sp, r8 ... r15 */
+	assert_int_equal(r.sp, 0x107);
 	assert_int_equal(ot_record_value(&r, 1, &v), 0);
-	assert_int_equal(v, 0x104);	/* rdi */
+	assert_int_equal(v, 0x105);	/* rdi */
 	assert_int_equal(ot_record_value(&r, 2, &v), 0);
-	assert_int_equal(v, 0x103);	/* rsi */
+	assert_int_equal(v, 0x104);	/* rsi */
 	assert_int_equal(ot_record_value(&r, 4, &v), 0);
-	assert_int_equal(v, 0x101);	/* rcx */
+	assert_int_equal(v, 0x102);	/* rcx */
 	assert_int_equal(ot_record_value(&r, 6, &v), 0);
-	assert_int_equal(v, 0x107);	/* r9 */
+	assert_int_equal(v, 0x109);	/* r9 */
 	assert_int_equal(ot_record_value(&r, 15, &v), 0);
 	assert_int_equal(v, 0x100);	/* rax */
+	/* A USDT operand by perf number, sized: %rbx; -4@%r15d; 1@%ah. */
+	assert_int_equal(ot_record_value(&r, OT_VALUE_REG(1), &v), 0);
+	assert_int_equal(v, 0x101);
+	perf.regs[15] = 0xfffffffe;	/* r15 */
+	perf.regs[0] = 0x1234;		/* rax */
+	assert_int_equal(ot_record_parse_regs(&perf.h, &r, ot_ring_value_regs()), 0);
+	assert_int_equal(ot_record_value(&r, OT_VALUE_REG(23) | OT_VALUE_REG_SIZE(4, 1, 0), &v), 0);
+	assert_int_equal((int64_t)v, -2);
+	assert_int_equal(ot_record_value(&r, OT_VALUE_REG(23) | OT_VALUE_REG_SIZE(4, 0, 0), &v), 0);
+	assert_int_equal(v, 0xfffffffe);
+	assert_int_equal(ot_record_value(&r, OT_VALUE_REG(0) | OT_VALUE_REG_SIZE(1, 0, 1), &v), 0);
+	assert_int_equal(v, 0x12);
 #endif
 	/* Without the registers (a plain SP sample) there is no value. */
 	assert_int_equal(ot_record_parse_regs(&perf.h, &r, 0), 0);
