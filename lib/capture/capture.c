@@ -473,8 +473,11 @@ static int make_sinks(struct ot_capture *c)
 	c->pair = ot_pair_new(c->plan.sel.n);
 	so.every_scope = !!c->timeline;
 	ot_sinks_init(&c->sinks, &so, c->pair);
-	for (i = 0; i < c->plan.sel.n; i++)
+	for (i = 0; i < c->plan.sel.n; i++) {
 		ot_sinks_values(&c->sinks, i, c->plan.sel.fn[i].arg, c->plan.sel.fn[i].ret);
+		ot_sinks_values_typed(&c->sinks, i, c->plan.sel.fn[i].arg_name,
+				      c->plan.sel.fn[i].ret_size, c->plan.sel.fn[i].ret_signed);
+	}
 	ot_pair_on_scope(c->pair, on_scope, c);
 	if (c->o.backend->can & OT_PATCHES_CODE)
 		ot_pair_set_exact(c->pair);

@@ -601,7 +601,7 @@ static int64_t usdt_spec(struct ot_umulti *um, const struct ot_usdt_arg *a, cons
 	struct usdt_spec s = {
 		.kind = (uint8_t)a->kind, .size = a->size, .is_signed = a->is_signed,
 		.shift = a->shift, .reg_off = pt_regs_off(a->reg), .idx_off = pt_regs_off(a->idx),
-		.scale = a->scale, .off = a->off,
+		.scale = a->kind == OT_USDT_ARG_DEREF ? a->member : a->scale, .off = a->off,
 	};
 	uint32_t idx = um->nspecs;
 
@@ -630,7 +630,9 @@ static int link_probe(struct ot_probes *p, uint64_t *off, uint64_t *cookie, uint
 
 	ot_probes_target_probe(t, r, &kind, &offset);
 	value = ot_probes_target_value(t, kind);
-	if (value == OT_VALUE_USDT && (spec = usdt_spec(um, &t->point_args[r], t->label)) < 0)
+	if (value == OT_VALUE_USDT &&
+	    (spec = usdt_spec(um, kind == OT_PROBE_POINT ? &t->point_args[r] : t->entry_arg,
+			      t->label)) < 0)
 		return (int)spec;
 	off[*m] = offset;
 	ref[*m] = kind == OT_PROBE_POINT ? t->ref_ctr : 0;

@@ -24,6 +24,7 @@
  * report shows.  Closing each fd waits for two grace periods: minutes for
  * a thousand functions.
  */
+#include "symbols/dwarfarg.h"
 #include "backend.h"
 #include "process/procfs.h"
 #include "util/error.h"
@@ -188,6 +189,21 @@ static int point_value(const struct ot_probe_target *t, size_t k)
 	return -EINVAL;
 }
 
+/* An argument named by DWARF (t->entry_arg): its register, as a USDT
+ * operand's; in memory it is refused as a USDT operand in memory is. */
+static int entry_value(const struct ot_probe_target *t)
+{
+	const struct ot_usdt_arg *a = t->entry_arg;
+	char where[64];
+
+	if (a->kind == OT_USDT_ARG_REG)
+		return OT_VALUE_REG(a->reg) | OT_VALUE_REG_SIZE(a->size, a->is_signed, 0);
+	ot_error("%s: the argument asked is in memory at the entry (%s): the perf backend "
+		 "reads only registers (--backend multi reads it)", t->label,
+		 ot_dwarf_describe(a, where, sizeof(where)));
+	return -EINVAL;
+}
+
 /* Its USDT semaphore into a's config (ref_ctr_offset).  0, or -EOPNOTSUPP
  * after printing. */
 static int point_ref_ctr(const struct perf_state *s, const struct ot_probe_target *t,
@@ -226,7 +242,8 @@ static int perf_arm(struct ot_probes *p, const struct ot_probe_target *t, size_t
 				a.type = (uint32_t)s->type;
 				a.config = kind == OT_PROBE_URETPROBE ? 1ull << s->retbit : 0;
 				value = kind == OT_PROBE_POINT ? point_value(&t[i], k) :
-								 ot_probes_target_value(&t[i], kind);
+					kind == OT_PROBE_ENTRY && t[i].entry_arg ? entry_value(&t[i]) :
+					ot_probes_target_value(&t[i], kind);
 				if (value < 0)
 					return value;
 				if (kind == OT_PROBE_POINT && (err = point_ref_ctr(s, &t[i], &a)))

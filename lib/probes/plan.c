@@ -1,5 +1,6 @@
 #include "plan.h"
 #include "util/error.h"
+#include "symbols/dwarfarg.h"
 #include "symbols/retsite.h"
 #include "util/xalloc.h"
 
@@ -152,10 +153,64 @@ static int point_target(struct ot_plan *p, size_t i, struct ot_probe_target *pt)
 	return 0;
 }
 
+/*
+ * Function i's values typed by DWARF: a parameter asked by name, where it
+ * is at the entry (p->entry_args[i], the operand the multi backend's
+ * program reads as a USDT argument's); %ret's width and sign.  Without
+ * DWARF a name is refused and %ret is the whole register (said with -v).
+ * 0, or -ENOENT after printing.
+ */
+static int dwarf_values(struct ot_plan *p, size_t i, struct ot_probe_target *pt)
+{
+	struct ot_selected *f = &p->sel.fn[i];
+	char why[256];
+	int err;
+
+	if (f->arg_name) {
+		if (pt->offset != f->sym->offset) {
+			ot_error("%s: cannot read '%s': its probe is past its first instruction, "
+				 "where DWARF's entry locations hold", f->label, f->arg_name);
+			return -ENOENT;
+		}
+		if (!p->entry_args)
+			p->entry_args = ot_xcalloc(p->sel.n, sizeof(*p->entry_args));
+		err = ot_dwarf_param(f->bin->path, f->sym->addr, f->arg_name, &p->entry_args[i],
+				     why, sizeof(why));
+		if (err == -ENODATA) {
+			ot_error("%s: cannot read '%s': %s has no DWARF for it (install its debug "
+				 "info, or name the argument argN: the ABI's registers)", f->label,
+				 f->arg_name, f->bin->display);
+			return -ENOENT;
+		}
+		if (err) {
+			ot_error("%s: cannot read '%s': %s", f->label, f->arg_name, why);
+			return -ENOENT;
+		}
+		pt->arg = 1;
+		pt->entry_arg = &p->entry_args[i];
+		ot_verbose("%s: %s is %s (DWARF, at the entry)", f->label, f->arg_name,
+			   ot_dwarf_describe(&p->entry_args[i], why, sizeof(why)));
+	}
+	if (f->ret && !(f->ret & OT_SEL_32)) {
+		err = ot_dwarf_ret(f->bin->path, f->sym->addr, &f->ret_size, &f->ret_signed,
+				   why, sizeof(why));
+		if (err == -ENODATA) {
+			ot_verbose("%s: no DWARF: %%ret is the whole return register", f->label);
+		} else if (err) {
+			ot_error("%s: cannot record %%ret: %s", f->label, why);
+			return -ENOENT;
+		} else {
+			ot_verbose("%s: %%ret is %s %u bytes (DWARF)", f->label,
+				   f->ret_signed ? "signed" : "unsigned", f->ret_size);
+		}
+	}
+	return 0;
+}
+
 /* pt and ret for every function selected. */
 static int targets(struct ot_plan *p, const struct ot_plan_opts *o)
 {
-	const struct ot_selection *sel = &p->sel;
+	struct ot_selection *sel = &p->sel;
 	struct ot_probe_target *pt = p->pt;
 	struct ot_returns *ret = p->ret;
 	size_t i;
@@ -185,6 +240,8 @@ static int targets(struct ot_plan *p, const struct ot_plan_opts *o)
 			continue;
 		if ((err = entry(sel, i, &pt[i])))
 			return err == -ENOTSUP ? -ENOENT : err;
+		if ((err = dwarf_values(p, i, &pt[i])))
+			return err;
 		say_returns(sel, p->elf, o, i);
 		if (insn_returns(sel, p->elf, o, i)) {
 			if (ot_returns_find(sel, i, pt[i].label, sel->fn[i].name, &ret[i]))
@@ -256,6 +313,7 @@ void ot_plan_free(struct ot_plan *p)
 		free(p->points[i].args);
 	}
 	free(p->points);
+	free(p->entry_args);
 	free(p->pt);
 	ot_selection_free(&p->sel);
 	ot_binset_free(p->bins);

@@ -51,6 +51,9 @@ struct ot_plan {
 		uint64_t *sites;
 		struct ot_usdt_arg *args;
 	} *points;
+	/* Per function: where a parameter asked by name is at its entry
+	 * (from DWARF; kind 0 for the others); NULL when none asks one. */
+	struct ot_usdt_arg *entry_args;
 };
 
 /*

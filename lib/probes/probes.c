@@ -172,6 +172,8 @@ int ot_probes_target_value(const struct ot_probe_target *t, int kind)
 {
 	if (kind == OT_PROBE_POINT)
 		return t->arg ? OT_VALUE_USDT : 0;
+	if (kind == OT_PROBE_ENTRY && t->entry_arg)
+		return OT_VALUE_USDT;
 	if (kind == OT_PROBE_ENTRY)
 		return t->arg ? OT_VALUE_ARG1 + t->arg - 1 : 0;
 	return t->ret_value ? OT_VALUE_RET : 0;

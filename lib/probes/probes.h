@@ -68,7 +68,8 @@ struct ot_probe_target {
 	 * patches its first bytes; offset may be past them, a uprobe's). */
 	uint64_t sym_offset, sym_size;
 	/* Values recorded with each call: the integer argument arg (1-based,
-	 * 0 none) at entry, the return value when ret_value. */
+	 * 0 none; 1 with entry_arg) at entry, the return value when
+	 * ret_value. */
 	uint8_t arg, ret_value;
 	/*
 	 * A USDT probe: a counted point (OT_PROBE_POINT) at each of its
@@ -81,6 +82,10 @@ struct ot_probe_target {
 	size_t npoints;
 	uint64_t ref_ctr;
 	const struct ot_usdt_arg *point_args;
+	/* An argument asked by its DWARF name (with arg set): the operand
+	 * the entry probe reads, a USDT argument's form; NULL: argN's
+	 * register. */
+	const struct ot_usdt_arg *entry_arg;
 };
 
 /* Which value target t's probe of kind (enum ot_probe_kind) records:

@@ -153,7 +153,8 @@ struct task_struct___ot {
  * cookie's bits 32-47.
  */
 struct ot_usdt_spec {
-	__u8 kind;		/* 1 register, 2 memory, 3 constant, 4 sym(%rip) */
+	__u8 kind;		/* 1 register, 2 memory, 3 constant, 4 sym(%rip),
+				 * 5 memory at scale past the pointer at off(reg) */
 	__u8 size;		/* bytes: 1, 2, 4, 8 */
 	__u8 is_signed;
 	__u8 shift;		/* bits right first (%ah) */
@@ -205,6 +206,12 @@ static __always_inline __u64 usdt_value(struct pt_regs *ctx, __u32 idx)
 		break;
 	case 3:
 		v = (__u64)sp->off;
+		break;
+	case 5:
+		/* A DWARF parameter's member through a pointer kept in memory. */
+		addr = reg_at(ctx, sp->reg_off) + sp->off;
+		bpf_probe_read_user(&addr, sizeof(addr), (void *)addr);
+		bpf_probe_read_user(&v, sizeof(v), (void *)(addr + sp->scale));
 		break;
 	case 4:
 		/* The uprobe's ip is its site's address in the process. */

@@ -43,6 +43,44 @@ void ot_sinks_values(struct ot_sinks *s, size_t f, uint8_t arg, uint8_t ret)
 	k->ret32 = !!(ret & OT_SEL_32);
 }
 
+void ot_sinks_values_typed(struct ot_sinks *s, size_t f, const char *arg_name,
+			   uint8_t ret_size, uint8_t ret_signed)
+{
+	struct ot_sinks_values *k;
+
+	if (!arg_name && !ret_size)
+		return;
+	if (!s->vals)
+		s->vals = ot_xcalloc(s->o.nfuncs, sizeof(*s->vals));
+	k = &s->vals[f];
+	if (arg_name) {
+		if (!k->arg) {
+			k->arg = ot_xmalloc(sizeof(*k->arg));
+			ot_values_init(k->arg);
+		}
+		k->arg32 = 0;
+		snprintf(k->arg_name, sizeof(k->arg_name), "%s", arg_name);
+	}
+	k->ret_size = ret_size < 8 ? ret_size : 0;
+	k->ret_signed = ret_signed;
+}
+
+/* The return value as its type has it: its low ret_size bytes,
+ * sign-extended when signed. */
+static int64_t typed_ret(const struct ot_sinks_values *k, uint64_t x)
+{
+	unsigned bits = k->ret_size * 8u;
+
+	if (k->ret32)
+		return (int64_t)(int32_t)x;
+	if (!bits)
+		return (int64_t)x;
+	x &= (1ull << bits) - 1;
+	if (k->ret_signed && x >> (bits - 1))
+		x |= ~0ull << bits;
+	return (int64_t)x;
+}
+
 void ot_sinks_start(struct ot_sinks *s, uint64_t t_start, uint64_t interval_ns, FILE *live)
 {
 	size_t i;
@@ -158,7 +196,7 @@ static void keep_values(struct ot_sinks *s, const struct ot_scope *sc)
 	if (k->arg && sc->has_arg)
 		ot_values_add(k->arg, k->arg32 ? (int64_t)(int32_t)sc->arg : (int64_t)sc->arg);
 	if (k->ret && sc->has_ret)
-		ot_values_add(k->ret, k->ret32 ? (int64_t)(int32_t)sc->ret : (int64_t)sc->ret);
+		ot_values_add(k->ret, typed_ret(k, sc->ret));
 }
 
 /*

@@ -52,8 +52,10 @@ struct ot_sinks_slow {
 
 struct ot_sinks_values {
 	struct ot_values *arg, *ret;	/* NULL: not recorded */
-	char arg_name[16];		/* "arg2", "arg1:32" */
+	char arg_name[48];		/* "arg2", "arg1:32", "flags", "req->len" */
 	int arg32, ret32;		/* the low half, signed (an int's register) */
+	/* The return value's bytes and sign from DWARF (0: the register's). */
+	uint8_t ret_size, ret_signed;
 };
 
 struct ot_sinks {
@@ -81,6 +83,12 @@ void ot_sinks_init(struct ot_sinks *s, const struct ot_sinks_opts *o, struct ot_
 
 /* Function f records values: arg and ret as select.h's ot_selected has them. */
 void ot_sinks_values(struct ot_sinks *s, size_t f, uint8_t arg, uint8_t ret);
+
+/* Then what DWARF says of them: the argument recorded under a
+ * parameter's name (arg_name, or NULL), already sized by the probe; the
+ * return value ret_size bytes (1, 2, 4; 0 or 8 whole), signed or not. */
+void ot_sinks_values_typed(struct ot_sinks *s, size_t f, const char *arg_name,
+			   uint8_t ret_size, uint8_t ret_signed);
 
 /* The capture's clock starts at t_start (ns); -I every interval_ns (0
  * none); the status line on live (NULL none). */

@@ -2,6 +2,7 @@
 #include "util/error.h"
 #include "util/xalloc.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fnmatch.h>
 #include <libgen.h>
@@ -137,14 +138,18 @@ static void suggest(const struct ot_elf *e, const char *name, char *buf,
 		strcat(buf, "?)");
 }
 
+/* The next comma-separated term; commas inside parentheses (a value list,
+ * "read(arg1,arg3)", or a C++ parameter list) do not end it. */
 static char *next_term(char **cursor)
 {
 	char *t = *cursor, *comma;
+	int depth = 0;
 
 	if (!t)
 		return NULL;
-	comma = strchr(t, ',');
-	if (comma) {
+	for (comma = t; *comma && (*comma != ',' || depth > 0); comma++)
+		depth += *comma == '(' ? 1 : *comma == ')' ? -1 : 0;
+	if (*comma) {
 		*comma = 0;
 		*cursor = comma + 1;
 	} else {
@@ -155,44 +160,83 @@ static char *next_term(char **cursor)
 	return t;
 }
 
+/* Values a term asks for: OT_SEL_* codes, and a parameter's DWARF name
+ * ("flags", "req->len") instead of argN. */
+struct vals {
+	uint8_t arg, ret;
+	char *name;
+};
+
 /* One selection's working state over the symbols of one file. */
 struct pick {
 	const struct ot_elf *e;
 	size_t n;		/* symbols */
 	uint32_t *chosen;	/* per symbol: the 1-based term that chose it, or 0 */
 	char *skipped;		/* per symbol: a glob matched it, but no call lands there */
-	uint8_t *arg, *ret;	/* per term (0-based): the values it asks for */
+	struct vals *tv;	/* per term (0-based): the values it asks for */
+	struct vals *sv;	/* per symbol: what every term naming it asks, merged */
+	int conflict;		/* two terms asked one symbol for different arguments */
 	const char *script;	/* e is the interpreter of this script, or NULL */
 };
 
 /*
- * A term's value suffix, cut off: "(argN)" (N 1..OT_SEL_MAX_ARG) records
- * that argument at entry, "%ret" the return value; "read(arg3)%ret" both.
- * ":32" after either takes the register's low 32 bits (an int: the ABI
- * leaves the upper half unspecified).  Returns 0, or -EINVAL (printed if
- * print).
+ * Whether s (n bytes between a term's parentheses) is a C++ parameter
+ * list rather than values: it has a type's punctuation, or a word that is
+ * a C++ type keyword ("f(int)", "ns::f(long, char const*)").
  */
-static int value_suffix(char *term, uint8_t *arg, uint8_t *ret, int print)
+static int cxx_params(const char *s, size_t n)
 {
-	size_t len = strlen(term);
-	char *open;
+	static const char *const kw[] = {
+		"int", "long", "short", "char", "unsigned", "signed", "void", "bool",
+		"float", "double", "const", "volatile", "wchar_t", "char8_t", "char16_t",
+		"char32_t", "__int128", "std", "auto", "decltype", "...",
+	};
+	size_t i, w;
 
-	*arg = *ret = 0;
-	if (len > 7 && !strcmp(term + len - 7, "%ret:32")) {
-		*ret = OT_SEL_RET | OT_SEL_32;
-		term[len -= 7] = 0;
-	} else if (len > 4 && !strcmp(term + len - 4, "%ret")) {
-		*ret = OT_SEL_RET;
-		term[len -= 4] = 0;
+	if (!n)
+		return 1;
+	for (i = 0; i < n; i++)
+		if (strchr(" *&<[.", s[i]) || (s[i] == ':' && i + 1 < n && s[i + 1] == ':'))
+			return 1;
+	for (i = 0; i < sizeof(kw) / sizeof(kw[0]); i++) {
+		w = strlen(kw[i]);
+		if (n >= w && !strncmp(s, kw[i], w) && (n == w || s[w] == ','))
+			return 1;
 	}
-	open = strrchr(term, '(');
-	if (len && term[len - 1] == ')' && open && !strncmp(open, "(arg", 4)) {
-		char *end;
-		long n = strtol(open + 4, &end, 10);
-		int w32 = !strcmp(end, ":32)");
+	return 0;
+}
 
-		if (end == open + 4 || (strcmp(end, ")") && !w32))
-			return 0;	/* a C++ parameter list, not a value */
+static int is_ident(const char *s, size_t n)
+{
+	size_t i;
+
+	if (!n || !(isalpha((unsigned char)s[0]) || s[0] == '_'))
+		return 0;
+	for (i = 1; i < n; i++)
+		if (!isalnum((unsigned char)s[i]) && s[i] != '_')
+			return 0;
+	return 1;
+}
+
+/* One value, item (NUL-terminated, cut from the list), into v: 0, or
+ * -EINVAL after printing (if print) why. */
+static int one_value(const char *term, char *item, struct vals *v, int print)
+{
+	char *colon = strchr(item, ':'), *arrow = strstr(item, "->"), *end;
+	size_t len;
+	long n;
+
+	if (colon && !strcmp(colon, ":str")) {
+		if (print)
+			ot_error("'%s': %s: strings of a function's arguments are not read yet "
+				 "(the integer: %.*s)", term, item, (int)(colon - item), item);
+		return -EINVAL;
+	}
+	len = colon ? (size_t)(colon - item) : strlen(item);
+	if (!strncmp(item, "arg", 3) && len > 3 && isdigit((unsigned char)item[3])) {
+		n = strtol(item + 3, &end, 10);
+		if (end != item + len || (colon && strcmp(colon, ":32")))
+			goto bad;
 		if (n < 1 || n > OT_SEL_MAX_ARG) {
 			if (print)
 				ot_error("'%s': the arguments are arg1 to arg%d (the registers "
@@ -200,9 +244,74 @@ static int value_suffix(char *term, uint8_t *arg, uint8_t *ret, int print)
 					 OT_SEL_ARG_REGS);
 			return -EINVAL;
 		}
-		*arg = (uint8_t)(n | (w32 ? OT_SEL_32 : 0));
-		*open = 0;
+		v->arg = (uint8_t)(n | (colon ? OT_SEL_32 : 0));
+		return 0;
 	}
+	if (colon)
+		goto bad;
+	if (arrow ? !is_ident(item, (size_t)(arrow - item)) || !is_ident(arrow + 2, strlen(arrow + 2))
+		  : !is_ident(item, len))
+		goto bad;
+	v->name = ot_xstrdup(item);
+	return 0;
+bad:
+	if (print)
+		ot_error("'%s': '%s' is no value: %s", term, item, OT_SEL_SYNTAX);
+	return -EINVAL;
+}
+
+/*
+ * A term's value suffix, cut off: "(VALUE)" records an argument at entry
+ * (argN, its low half argN:32, or a parameter by its DWARF name, or a
+ * member through it: NAME->MEMBER), "%ret" (or "%ret:32") the return
+ * value; "read(arg3)%ret" both.  Parentheses that read as a C++
+ * parameter list are left to the name.  Returns 0, or -EINVAL (printed if
+ * print); v->name is the caller's to free.
+ */
+static int value_suffix(char *term, struct vals *v, int print)
+{
+	char whole[512], *open, *item, *comma;
+	size_t len = strlen(term);
+	int nitems = 0;
+
+	memset(v, 0, sizeof(*v));
+	snprintf(whole, sizeof(whole), "%s", term);
+	if (len > 7 && !strcmp(term + len - 7, "%ret:32")) {
+		v->ret = OT_SEL_RET | OT_SEL_32;
+		term[len -= 7] = 0;
+	} else if (len > 4 && !strcmp(term + len - 4, "%ret")) {
+		v->ret = OT_SEL_RET;
+		term[len -= 4] = 0;
+	}
+	if (strchr(term, '%')) {
+		if (print)
+			ot_error("'%s': %s", whole, OT_SEL_SYNTAX);
+		return -EINVAL;
+	}
+	open = strchr(term, '(');
+	if (!open || !len || term[len - 1] != ')' || cxx_params(open + 1, (size_t)(term + len - 1 - open - 1)))
+		return 0;	/* no values, or a C++ parameter list */
+	term[len - 1] = 0;
+	for (item = open + 1; item; item = comma) {
+		struct vals one = { 0 };
+
+		if ((comma = strchr(item, ',')))
+			*comma++ = 0;
+		if (one_value(whole, item, &one, print))
+			return free(v->name), v->name = NULL, -EINVAL;
+		if (++nitems > 1) {
+			free(one.name);
+			if (print)
+				ot_error("'%s': one argument per function for now (%s)", whole,
+					 "name one, with %ret if you want the return value too");
+			free(v->name);
+			v->name = NULL;
+			return -EINVAL;
+		}
+		v->arg = one.arg;
+		v->name = one.name;
+	}
+	*open = 0;
 	return 0;
 }
 
@@ -212,12 +321,13 @@ int ot_select_asks_values(const char *spec)
 	int asks = 0;
 
 	while (!asks && (term = next_term(&cursor))) {
-		uint8_t arg = 0, retv = 0;
+		struct vals v;
 
 		/* A probe's arguments are asked with the probe (OT_CAN_USDT). */
 		if (ot_select_is_usdt(term))
 			continue;
-		asks = value_suffix(term, &arg, &retv, 0) || arg || retv;
+		asks = value_suffix(term, &v, 0) || v.arg || v.ret || v.name;
+		free(v.name);
 	}
 	free(copy);
 	return asks;
@@ -276,6 +386,44 @@ static void explain_miss(const struct pick *k, const char *term, const struct ot
  * nothing else is refused.  Returns how many it chose, or SIZE_MAX after
  * printing a refusal.
  */
+/*
+ * Symbol i named by term nterm: chosen by the first term that names it,
+ * with what every term naming it asks ("take(arg1),take%ret" is both); two
+ * different arguments for one function are refused (k->conflict), never
+ * one dropped.
+ */
+static void choose(struct pick *k, size_t i, uint32_t nterm)
+{
+	const struct vals *t = &k->tv[nterm - 1];
+	struct vals *v = &k->sv[i];
+
+	if (!k->chosen[i])
+		k->chosen[i] = nterm;
+	if (t->arg || t->name) {
+		if ((v->arg || v->name) &&
+		    (v->arg != t->arg || !v->name != !t->name || (v->name && strcmp(v->name, t->name)))) {
+			char a[64], b[64];
+
+			snprintf(a, sizeof(a), "%s", v->name ? v->name : "");
+			snprintf(b, sizeof(b), "%s", t->name ? t->name : "");
+			if (!v->name)
+				snprintf(a, sizeof(a), "arg%d%s", OT_SEL_ARG(v->arg),
+					 v->arg & OT_SEL_32 ? ":32" : "");
+			if (!t->name)
+				snprintf(b, sizeof(b), "arg%d%s", OT_SEL_ARG(t->arg),
+					 t->arg & OT_SEL_32 ? ":32" : "");
+			ot_error("%s: two terms ask %s and %s at its entry: one argument per "
+				 "function for now", ot_sym_display(SYM(k, i)), a, b);
+			k->conflict = 1;
+		} else {
+			v->arg = t->arg;
+			v->name = t->name;
+		}
+	}
+	if (t->ret && !v->ret)
+		v->ret = t->ret;
+}
+
 static size_t by_spelling(struct pick *k, const char *term, uint32_t nterm,
 			  const struct ot_sym **refused)
 {
@@ -291,8 +439,7 @@ static size_t by_spelling(struct pick *k, const char *term, uint32_t nterm,
 			*refused = s;
 			continue;
 		}
-		if (!k->chosen[i])
-			k->chosen[i] = nterm;
+		choose(k, i, nterm);
 		hits++;
 	}
 	if (!hits && *refused && !is_glob(term)) {
@@ -343,8 +490,7 @@ static size_t by_last_component(struct pick *k, const char *term, uint32_t nterm
 		const struct ot_sym *s = SYM(k, i);
 
 		if (s->base && !strcmp(s->base, one->base) && !s->not_called) {
-			if (!k->chosen[i])
-				k->chosen[i] = nterm;
+			choose(k, i, nterm);
 			hits++;
 		}
 	}
@@ -360,20 +506,18 @@ static int include_terms(struct pick *k, const char *spec, uint32_t *nterm)
 	*nterm = 0;
 	while ((term = next_term(&cursor))) {
 		const struct ot_sym *refused = NULL;
-		uint8_t arg, retv;
+		struct vals v;
 		size_t hits;
 
 		if (!*term || *term == '!')
 			continue;
-		if (value_suffix(term, &arg, &retv, 1)) {
+		if (value_suffix(term, &v, 1)) {
 			ret = -ENOENT;
 			continue;
 		}
 		(*nterm)++;
-		k->arg = ot_xreallocarray(k->arg, *nterm, 1);
-		k->ret = ot_xreallocarray(k->ret, *nterm, 1);
-		k->arg[*nterm - 1] = arg;
-		k->ret[*nterm - 1] = retv;
+		k->tv = ot_xreallocarray(k->tv, *nterm, sizeof(*k->tv));
+		k->tv[*nterm - 1] = v;
 		hits = by_spelling(k, term, *nterm, &refused);
 		if (!hits && !is_glob(term))
 			hits = by_last_component(k, term, *nterm);
@@ -397,10 +541,11 @@ static void exclude_terms(struct pick *k, const char *spec)
 	size_t i;
 
 	while ((term = next_term(&cursor))) {
-		uint8_t arg, retv;
+		struct vals v;
 
-		if (*term != '!' || value_suffix(term, &arg, &retv, 1))
+		if (*term != '!' || value_suffix(term, &v, 1))
 			continue;
+		free(v.name);
 		for (i = 0; i < k->n; i++)
 			if (matches(SYM(k, i), term + 1, 1))
 				k->chosen[i] = 0;
@@ -432,10 +577,12 @@ static void collect(const struct pick *k, uint32_t nterm, struct ot_selection *o
 				char *a = NULL;
 
 				/* Aliases: what each name asks for, together. */
-				if (!f->arg)
-					f->arg = k->arg[t - 1];
+				if (!f->arg && !f->arg_name) {
+					f->arg = k->sv[i].arg;
+					f->arg_name = k->sv[i].name ? ot_xstrdup(k->sv[i].name) : NULL;
+				}
 				if (!f->ret)
-					f->ret = k->ret[t - 1];
+					f->ret = k->sv[i].ret;
 
 				if (asprintf(&a, "%s%s%s", f->aliases ? f->aliases : "",
 					     f->aliases ? "," : "", ot_sym_display(s)) < 0)
@@ -444,8 +591,9 @@ static void collect(const struct pick *k, uint32_t nterm, struct ot_selection *o
 				f->aliases = a;
 				continue;
 			}
-			out->fn[out->n].arg = k->arg[t - 1];
-			out->fn[out->n].ret = k->ret[t - 1];
+			out->fn[out->n].arg = k->sv[i].arg;
+			out->fn[out->n].ret = k->sv[i].ret;
+			out->fn[out->n].arg_name = k->sv[i].name ? ot_xstrdup(k->sv[i].name) : NULL;
 			out->fn[out->n++].sym = s;
 		}
 	}
@@ -465,13 +613,16 @@ static int select_in(const struct ot_elf *e, const char *spec, const char *scrip
 		     struct ot_selection *out)
 {
 	struct pick k = { .e = e, .n = ot_elf_nsyms(e), .script = script };
-	uint32_t nterm;
+	uint32_t nterm, i;
 	int ret;
 
 	memset(out, 0, sizeof(*out));
 	k.chosen = ot_xcalloc(k.n ? k.n : 1, sizeof(*k.chosen));
 	k.skipped = ot_xcalloc(k.n ? k.n : 1, 1);
+	k.sv = ot_xcalloc(k.n ? k.n : 1, sizeof(*k.sv));
 	ret = include_terms(&k, spec, &nterm);
+	if (!ret && k.conflict)
+		ret = -ENOENT;
 	if (!ret) {
 		exclude_terms(&k, spec);
 		collect(&k, nterm, out);
@@ -483,8 +634,10 @@ static int select_in(const struct ot_elf *e, const char *spec, const char *scrip
 	}
 	free(k.skipped);
 	free(k.chosen);
-	free(k.arg);
-	free(k.ret);
+	for (i = 0; i < nterm; i++)
+		free(k.tv[i].name);
+	free(k.tv);
+	free(k.sv);
 	return ret;
 }
 
@@ -500,6 +653,7 @@ void ot_selection_free(struct ot_selection *s)
 
 	for (i = 0; i < s->n; i++) {
 		free(s->fn[i].aliases);
+		free(s->fn[i].arg_name);
 		free(s->fn[i].name);
 		free(s->fn[i].label);
 	}

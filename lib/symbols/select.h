@@ -31,6 +31,10 @@ struct ot_binary;
 #define OT_SEL_ARG_REGS "x0 to x5"
 #endif
 
+/* The value grammar, for the error a malformed value gets. */
+#define OT_SEL_SYNTAX "values are NAME(VALUE), NAME%ret, NAME(VALUE)%ret: VALUE is " \
+	"argN (N 1 to 6), argN:32, a parameter's name or NAME->MEMBER; %ret:32 the low half"
+
 #define OT_SEL_RET 1
 #define OT_SEL_32 0x80
 #define OT_SEL_ARG(v) ((v) & 0x7f)
@@ -41,6 +45,11 @@ struct ot_selected {
 	 * 32 bits) at entry, or 0; the return value (OT_SEL_RET, | OT_SEL_32),
 	 * or 0. */
 	uint8_t arg, ret;
+	/* A parameter named instead of argN ("flags", "req->len"; owned, read
+	 * from DWARF by lib/probes/plan), or NULL. */
+	char *arg_name;
+	/* %ret's width and sign from DWARF (plan fills them; 0: the register). */
+	uint8_t ret_size, ret_signed;
 	char *aliases;		   /* other names at the same offset, or NULL */
 	const struct ot_binary *bin; /* with ot_binset_select; else NULL */
 	/* With ot_binset_select: the name reports show ("libc.so.6:malloc"

@@ -25,6 +25,10 @@ enum ot_usdt_arg_kind {
 	OT_USDT_ARG_MEM,	/* memory at off(%reg) or off(%reg,%idx,scale) */
 	OT_USDT_ARG_CONST,	/* $off */
 	OT_USDT_ARG_RIP,	/* memory at sym+off(%rip): the symbol's address */
+	/* Not in notes: a DWARF parameter's member through a pointer kept in
+	 * memory (lib/symbols/dwarfarg): memory at member + the pointer
+	 * read at off(%reg). */
+	OT_USDT_ARG_DEREF,
 };
 
 /*
@@ -43,6 +47,7 @@ struct ot_usdt_arg {
 	uint8_t shift;		/* bits to shift right first: %ah is bits 8-15 */
 	int64_t off;		/* displacement, or the constant */
 	char sym[64];		/* OT_USDT_ARG_RIP: the symbol, "" for none */
+	uint32_t member;	/* OT_USDT_ARG_DEREF: the offset past the pointer */
 };
 
 #define OT_USDT_MAX_ARGS 12
