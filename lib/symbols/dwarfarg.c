@@ -239,7 +239,7 @@ static int param(struct dw *d, const char *name, Dwarf_Die *out, char *why, size
 				return 0;
 			}
 			/* Close: a third of the name off at most (flag for flags). */
-			list = ot_edit_distance(pn, name) <= (strlen(name) + 2) / 3 ? close : all;
+			list = ot_edit_distance(pn, name) <= (strlen(name) + 1) / 3 ? close : all;
 			if (strlen(list) + strlen(pn) + 3 < sizeof(close))
 				sprintf(list + strlen(list), "%s%s", *list ? ", " : "", pn);
 			if (list == close && strlen(all) + strlen(pn) + 3 < sizeof(all))

@@ -498,9 +498,34 @@ static size_t by_last_component(struct pick *k, const char *term, uint32_t nterm
 }
 
 /* Step 1: every inclusion term.  Returns the number of terms, or -ENOENT. */
+/*
+ * Whether whole (a term as written, value suffix and all), without its
+ * "%ret", spells a symbol; if so, put it back into term (which
+ * value_suffix cut) without "%ret".
+ */
+static int spells_symbol(const struct pick *k, const char *whole, char *term)
+{
+	char name[512];
+	char *pct;
+	size_t i;
+
+	snprintf(name, sizeof(name), "%s", whole);
+	if ((pct = strstr(name, "%ret")))
+		*pct = 0;
+	if (is_glob(name))
+		return 0;
+	for (i = 0; i < k->n; i++) {
+		if (matches(SYM(k, i), name, 0)) {
+			strcpy(term, name);
+			return 1;
+		}
+	}
+	return 0;
+}
+
 static int include_terms(struct pick *k, const char *spec, uint32_t *nterm)
 {
-	char *copy = ot_xstrdup(spec), *cursor = copy, *term;
+	char *copy = ot_xstrdup(spec), *cursor = copy, *term, whole[512];
 	int ret = 0;
 
 	*nterm = 0;
@@ -511,9 +536,16 @@ static int include_terms(struct pick *k, const char *spec, uint32_t *nterm)
 
 		if (!*term || *term == '!')
 			continue;
+		snprintf(whole, sizeof(whole), "%s", term);
 		if (value_suffix(term, &v, 1)) {
 			ret = -ENOENT;
 			continue;
+		}
+		/* "ns::f(Foo)": a C++ name with its parameter list spells a
+		 * symbol, and is that, not a value named Foo. */
+		if (v.name && spells_symbol(k, whole, term)) {
+			free(v.name);
+			v.name = NULL;
 		}
 		(*nterm)++;
 		k->tv = ot_xreallocarray(k->tv, *nterm, sizeof(*k->tv));
@@ -558,7 +590,7 @@ static void exclude_terms(struct pick *k, const char *spec)
  * within a glob sorted), names at one offset merged into one function
  * with aliases: the kernel would count one hit twice.
  */
-static void collect(const struct pick *k, uint32_t nterm, struct ot_selection *out)
+static void collect(struct pick *k, uint32_t nterm, struct ot_selection *out)
 {
 	size_t i, j, t;
 
@@ -580,6 +612,13 @@ static void collect(const struct pick *k, uint32_t nterm, struct ot_selection *o
 				if (!f->arg && !f->arg_name) {
 					f->arg = k->sv[i].arg;
 					f->arg_name = k->sv[i].name ? ot_xstrdup(k->sv[i].name) : NULL;
+				} else if ((k->sv[i].arg || k->sv[i].name) &&
+					   (f->arg != k->sv[i].arg || !f->arg_name != !k->sv[i].name ||
+					    (f->arg_name && strcmp(f->arg_name, k->sv[i].name)))) {
+					ot_error("%s and %s are one function: two arguments asked at "
+						 "its entry, one per function for now",
+						 ot_sym_display(f->sym), ot_sym_display(s));
+					k->conflict = 1;
 				}
 				if (!f->ret)
 					f->ret = k->sv[i].ret;
@@ -626,7 +665,10 @@ static int select_in(const struct ot_elf *e, const char *spec, const char *scrip
 	if (!ret) {
 		exclude_terms(&k, spec);
 		collect(&k, nterm, out);
-		if (!out->n) {
+		if (k.conflict) {
+			ret = -ENOENT;
+			ot_selection_free(out);
+		} else if (!out->n) {
 			ot_error("every function selected by '%s' is excluded", spec);
 			ret = -ENOENT;
 			ot_selection_free(out);

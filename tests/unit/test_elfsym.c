@@ -19,6 +19,7 @@
 #include "lib/symbols/elfsym.h"
 #include "lib/process/procfs.h"
 #include "lib/symbols/select.h"
+#include "lib/util/error.h"
 
 static const char *const fixtures[] = {
 	OT_FIXTURE_DIR "/fixture-pie",
@@ -188,8 +189,63 @@ static void test_select_values(void **state)
 	assert_true(ot_select_asks_values("a,b(arg1)"));
 	assert_true(ot_select_asks_values("a%ret"));
 	assert_true(ot_select_asks_values("f(arg9)"));
-	assert_false(ot_select_asks_values("a,ns::f(int),g(argv_t)"));
+	assert_false(ot_select_asks_values("a,ns::f(int),g(char const*, long)"));
+	/* A parameter's name asks (the backend that records none refuses it). */
+	assert_true(ot_select_asks_values("g(argv_t)"));
+	assert_true(ot_select_asks_values("g(req->len)"));
 	assert_false(ot_select_asks_values("b3*,!b3Mul*"));
+}
+
+/*
+ * Values by DWARF name, several terms for one function, and the value
+ * specs refused (issue 22, items 5 and 6): what the selection keeps.
+ */
+static void test_select_named_values(void **state)
+{
+	static const char *const bad[] = {
+		"fixture_alpha(1)", "fixture_alpha(arg1:16)", "fixture_alpha(arg0)",
+		"fixture_alpha(n:32)", "fixture_alpha(a->)", "fixture_alpha(->b)",
+		"fixture_alpha%retx", "fixture_alpha%ret:16", "fixture_alpha(x:str)",
+		"fixture_alpha(arg1,arg3)", "fixture_alpha(a,b)",
+		"fixture_alpha(arg1),fixture_alpha(arg2)", "fixture_alpha(n),fixture_alias(m)",
+	};
+	struct ot_selection s;
+	struct ot_elf *e;
+	size_t i;
+
+	(void)state;
+	ot_error_set_verbosity(-2);
+	assert_int_equal(ot_elf_open(fixtures[0], "fixture", &e), 0);
+	assert_int_equal(ot_elf_select(e, "fixture_beta(req->len)%ret,fixture_alpha(flags)", &s), 0);
+	assert_int_equal(s.n, 2);
+	assert_string_equal(s.fn[0].arg_name, "req->len");
+	assert_int_equal(s.fn[0].arg, 0);
+	assert_int_equal(s.fn[0].ret, OT_SEL_RET);
+	assert_string_equal(s.fn[1].arg_name, "flags");
+	ot_selection_free(&s);
+	/* Two terms for one function: both values, neither dropped. */
+	assert_int_equal(ot_elf_select(e, "fixture_beta(arg1),fixture_beta%ret", &s), 0);
+	assert_int_equal(s.n, 1);
+	assert_int_equal(s.fn[0].arg, 1);
+	assert_int_equal(s.fn[0].ret, OT_SEL_RET);
+	ot_selection_free(&s);
+	assert_int_equal(ot_elf_select(e, "fixture_beta%ret:32,fixture_*(n)", &s), 0);
+	for (i = 0; i < s.n && strcmp(s.fn[i].sym->name, "fixture_beta"); i++)
+		;
+	assert_true(i < s.n);
+	assert_string_equal(s.fn[i].arg_name, "n");
+	assert_int_equal(s.fn[i].ret, OT_SEL_RET | OT_SEL_32);
+	ot_selection_free(&s);
+	/* The same argument asked twice is one. */
+	assert_int_equal(ot_elf_select(e, "fixture_beta(n),fixture_beta(n)%ret", &s), 0);
+	assert_string_equal(s.fn[0].arg_name, "n");
+	ot_selection_free(&s);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		if (ot_elf_select(e, bad[i], &s) != -ENOENT)
+			fail_msg("'%s' was taken", bad[i]);
+	}
+	ot_elf_close(e);
+	ot_error_set_verbosity(0);
 }
 
 static void test_misspelt_name(void **state)
@@ -273,6 +329,7 @@ int main(void)
 		cmocka_unit_test(test_select_names_and_aliases),
 		cmocka_unit_test(test_select_globs_and_exclusions),
 		cmocka_unit_test(test_select_values),
+		cmocka_unit_test(test_select_named_values),
 		cmocka_unit_test(test_misspelt_name),
 		cmocka_unit_test(test_not_an_elf),
 		cmocka_unit_test(test_file_has_section),
