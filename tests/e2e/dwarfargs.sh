@@ -1,0 +1,146 @@
+# Arguments by their DWARF names and returns typed by DWARF (issue 22,
+# item 5): tests/e2e/targets/dwargs (gcc -O2 -g) prints every value it
+# passes and gets back; orbit-trace must record the same by name on multi
+# (registers, memory through a pointer, the stack at the entry, a pointer on
+# the stack) and perf (registers; memory refused in one line), with -- CMD
+# and -p; two terms for one function merged; the refusals' exact lines.
+# Then libc's read(fd, buf, nbytes) under gzip -d by name (libc6-dbg's
+# DWARF) against the same run by register (read(arg3)), which values.sh
+# holds against bpftrace.
+. "$(dirname "$0")/lib.sh"
+require_uprobes
+D="$top/build/targets/dwargs"
+N=2000
+
+"$D" $N >"$work/want" || fail_ "dwargs untraced: $?"
+
+# check REPORT.json FUNCTION WHAT LINE: the JSON value of FUNCTION called
+# WHAT has the count, min and max of the program's LINE ("NAME VALUE ...").
+check() {
+	python3 - "$1" "$2" "$3" "$4" "$work/want" <<'PY' || fail_ "$1: $2 $3: $(head -c 2000 "$1")"
+import json, sys
+rep, fn, what, line = json.load(open(sys.argv[1])), sys.argv[2], sys.argv[3], sys.argv[4]
+want = {}
+for l in open(sys.argv[5]):
+    p = l.split()
+    want[p[0] + " " + p[1]] = [int(x) for x in p[2:5]]
+assert rep["status"] == "ok", rep["status"]
+f = {x["name"]: x for x in rep["functions"]}[fn]
+v = f["ret"] if what == "ret" else f["arg"]
+assert v["what"] == what, (v["what"], what)
+got = [v["count"], v["min"], v["max"]]
+assert got == want[line], (fn, what, got, want[line])
+PY
+}
+
+for be in multi perf; do
+	"$OT" -q --json -o "$work/$be-1.json" --backend $be \
+		-f 'handle(flags)%ret,narrow%ret,shorty%ret' -- "$D" $N >"$work/out" 2>"$work/err" ||
+		fail_ "$be: exit status $?: $(cat "$work/err")"
+	cmp -s "$work/out" "$work/want" || fail_ "$be: the program printed other values traced"
+	check "$work/$be-1.json" handle flags "handle flags"
+	# int, unsigned char, short: the register's upper bits are not the value.
+	check "$work/$be-1.json" handle ret "handle ret"
+	check "$work/$be-1.json" narrow ret "narrow ret"
+	check "$work/$be-1.json" shorty ret "shorty ret"
+	"$OT" -q --json -o "$work/$be-2.json" --backend $be -f 'handle(n)' -- "$D" $N >/dev/null 2>"$work/err" ||
+		fail_ "$be: exit status $?: $(cat "$work/err")"
+	check "$work/$be-2.json" handle n "handle n"
+done
+
+# Memory: through the pointer in %rdi, the 7th argument on the stack, and
+# a member through that stack pointer (multi's program reads them all).
+"$OT" -q --json -o "$work/mem.json" -f 'handle(req->len),seventh(g),far(r->len)' -- "$D" $N \
+	>/dev/null 2>"$work/err" || fail_ "memory: exit status $?: $(cat "$work/err")"
+check "$work/mem.json" handle req-\>len "handle req->len"
+check "$work/mem.json" seventh g "seventh g"
+check "$work/mem.json" far r-\>len "far r->len"
+
+# Two terms for one function: both values, merged into one row.
+"$OT" -q --json -o "$work/merged.json" -f 'handle(flags),handle%ret' -- "$D" $N \
+	>/dev/null 2>"$work/err" || fail_ "merged: exit status $?: $(cat "$work/err")"
+check "$work/merged.json" handle flags "handle flags"
+check "$work/merged.json" handle ret "handle ret"
+
+# -p: armed on the running program before it makes its calls.
+mkfifo "$work/in"
+"$D" $N ready <"$work/in" >"$work/p.out" &
+dpid=$!
+cleanup_pids="$cleanup_pids $dpid"
+exec 3>"$work/in"
+wait_for "$work/p.out" '^ready '
+"$OT" -v --json -o "$work/p.json" -f 'far(r->len)' -p $dpid >/dev/null 2>"$work/p.err" &
+otpid=$!
+cleanup_pids="$cleanup_pids $otpid"
+wait_for "$work/p.err" 'armed 1 functions'
+echo go >&3
+exec 3>&-
+wait $dpid || fail_ "-p: dwargs exit status $?"
+wait $otpid || fail_ "-p: orbit-trace exit status $?: $(cat "$work/p.err")"
+grep -qx "orbit-trace: $D:far: r->len is +8(+8(%sp)):s64 (DWARF, at the entry)" "$work/p.err" ||
+	fail_ "-p: -v does not say where r->len is: $(cat "$work/p.err")"
+sed 1d "$work/p.out" >"$work/p.want"
+cmp -s "$work/p.want" "$work/want" || fail_ "-p: the program printed other values"
+check "$work/p.json" far r-\>len "far r->len"
+
+# refused ARGS... LINE: exit status 2 (1 for perf's arming), the one line.
+refused() {
+	rc=$1 line=$2
+	shift 2
+	expect_rc "$rc" "$work/stdout" "$work/stderr" "$OT" "$@" -- "$D" 1
+	[ "$(cat "$work/stderr")" = "$line" ] || fail_ "$*: '$(cat "$work/stderr")', expected '$line'"
+}
+refused 2 "orbit-trace: $D:handle: cannot read 'flag': no parameter 'flag' (did you mean flags?)" \
+	-f 'handle(flag)'
+refused 2 "orbit-trace: $D:handle: cannot read 'len': no parameter 'len' (its parameters: req, flags, n)" \
+	-f 'handle(len)'
+refused 2 "orbit-trace: $D:handle: cannot read 'req->size': struct req has no member 'size'" \
+	-f 'handle(req->size)'
+refused 2 "orbit-trace: 'handle(req:str)': req:str: strings of a function's arguments are not read yet (the integer: req)" \
+	-f 'handle(req:str)'
+refused 2 "orbit-trace: 'handle(1)': '1' is no value: values are NAME(VALUE), NAME%ret, NAME(VALUE)%ret: VALUE is argN (N 1 to 6), argN:32, a parameter's name or NAME->MEMBER; %ret:32 the low half" \
+	-f 'handle(1)'
+refused 2 "orbit-trace: 'handle%return': values are NAME(VALUE), NAME%ret, NAME(VALUE)%ret: VALUE is argN (N 1 to 6), argN:32, a parameter's name or NAME->MEMBER; %ret:32 the low half" \
+	-f 'handle%return'
+refused 2 "orbit-trace: 'handle(flags,n)': one argument per function for now (name one, with %ret if you want the return value too)" \
+	-f 'handle(flags,n)'
+refused 2 "orbit-trace: handle: two terms ask flags and n at its entry: one argument per function for now" \
+	-f 'handle(flags),handle(n)'
+refused 1 "orbit-trace: $D:seventh: the argument asked is in memory at the entry (+8(%sp):s64): the perf backend reads only registers (--backend multi reads it)" \
+	--backend perf -f 'seventh(g)'
+if [ "$(uname -m)" = x86_64 ]; then
+	refused 2 "orbit-trace: values (NAME(argN), NAME%ret) are recorded by the uprobe backends: not with --backend inject
+Try 'orbit-trace --help' for more information." \
+		--backend inject -f 'handle(flags)'
+fi
+
+# A program nobody here wrote: gzip -d's reads through libc, by name
+# (libc6-dbg's DWARF: __libc_read's nbytes, its ssize_t return) and by
+# register, on identical runs: the same values.
+libc="$(ldd "$(command -v gzip)" | awk '/libc\.so\.6/ { print $3 }')"
+perf probe -x "$libc" -V read 2>/dev/null | grep -q 'size_t[[:space:]]*nbytes' ||
+	skip_ "no DWARF for $libc's read (apt-get install libc6-dbg)"
+python3 -c "
+import random
+r = random.Random(5)
+with open('$work/in.txt', 'w') as f:
+    for i in range(200000): f.write(' '.join(r.choice(['dwarf', 'name', 'read', '%d' % i]) for _ in range(9)) + '\n')
+"
+gzip -f "$work/in.txt"
+for how in 'read(nbytes)%ret' 'read(arg3)%ret'; do
+	"$OT" -q --json -o "$work/gzip-${how%%(*}-${how#*(}.json" -f "libc.so.6:$how" \
+		-- gzip -dc "$work/in.txt.gz" >/dev/null 2>"$work/err" ||
+		fail_ "gzip $how: exit status $?: $(cat "$work/err")"
+done
+python3 - "$work/gzip-read-nbytes)%ret.json" "$work/gzip-read-arg3)%ret.json" <<'PY' ||
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+fa, fb = a["functions"][0], b["functions"][0]
+assert fa["arg"]["what"] == "nbytes" and fb["arg"]["what"] == "arg3", (fa["arg"]["what"], fb["arg"]["what"])
+for k in ("count", "min", "max", "log2"):
+    assert fa["arg"][k] == fb["arg"][k], (k, fa["arg"][k], fb["arg"][k])
+    assert fa["ret"][k] == fb["ret"][k], (k, fa["ret"][k], fb["ret"][k])
+assert fa["arg"]["count"] > 4, fa["arg"]
+PY
+	fail_ "gzip: by name and by register differ"
+pass_
