@@ -32,6 +32,8 @@ const char ot_usage_text[] =
 	"                         '!GLOB' to exclude (e.g. -f 'b3*,!b3Mul*');\n"
 	"                         NAME(argN) and NAME%ret also record an integer\n"
 	"                         argument, the return value (e.g. 'read(arg3)%ret');\n"
+	"                         NAME(PARAM), NAME(PARAM->MEMBER) a parameter by its\n"
+	"                         DWARF name (e.g. 'read(nbytes)'), %ret typed by it;\n"
 	"                         usdt:FILE:PROVIDER:NAME counts a USDT probe's hits;\n"
 	"                         (argN) after it records argument N (from 1)\n"
 	"  -l, --list             print what -f selects (default: every function)\n"
