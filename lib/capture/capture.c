@@ -102,10 +102,17 @@ static void on_scope(void *ctx, const struct ot_scope *s)
 static int proc_comm(void *ctx, uint32_t pid, char *buf, size_t len)
 {
 	struct ot_capture *c = ctx;
+	const char *base;
 
-	if (!ot_capture_seen_comm(c, pid, buf, len))
+	if (!ot_capture_seen_comm(c, pid, buf, len) || !ot_proc_comm((pid_t)pid, buf, len))
 		return 0;
-	return ot_proc_comm((pid_t)pid, buf, len);
+	/* The target gone before a drain asked: the name an exec gives it,
+	 * its file's, cut as the kernel cuts it (TASK_COMM_LEN). */
+	if ((pid_t)pid != c->target.pid || !c->target.display || len < 2)
+		return -ENOENT;
+	base = strrchr(c->target.display, '/');
+	snprintf(buf, len < 16 ? len : 16, "%s", base ? base + 1 : c->target.display);
+	return 0;
 }
 
 /* The status line, when due: what it shows is only read then. */

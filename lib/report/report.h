@@ -27,6 +27,12 @@ struct ot_report_slow {
 	uint64_t duration_ns;
 	uint32_t tid;
 	const char *path;	/* its chain of traced callers: "outer > middle > inner" */
+	/* --slower-than's lines (not --slowest's rows): the process's name
+	 * ("" unknown), and the values the call recorded by their names
+	 * (NULL: none). */
+	char comm[16];
+	const char *arg_name, *ret_name;
+	int64_t arg, ret;
 };
 
 struct ot_report_func {
@@ -161,7 +167,8 @@ struct ot_report_interval {
 };
 
 /* --slower-than: one line as a slow scope closes, or one JSON object
- * ("type": "slow"); pid is the traced process. */
+ * ("type": "slow"); pid is the traced process; its name and the call's
+ * values when s has them. */
 void ot_report_slow_text(FILE *f, int pid, const char *name, const struct ot_report_slow *s);
 void ot_report_slow_json(FILE *f, int pid, const char *name, const struct ot_report_slow *s);
 

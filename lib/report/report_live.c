@@ -60,9 +60,15 @@ void ot_report_slow_text(FILE *f, int pid, const char *name, const struct ot_rep
 {
 	char a[32], b[32];
 
-	fprintf(f, "slow: %s at %s, pid %d tid %u: %s (%s)\n", name,
-		ot_report_duration(s->at_ns, a, sizeof(a)), pid, s->tid,
-		ot_report_duration(s->duration_ns, b, sizeof(b)), s->path);
+	fprintf(f, "slow: %s at %s, pid %d%s%s%s tid %u: %s (%s)", name,
+		ot_report_duration(s->at_ns, a, sizeof(a)), pid, s->comm[0] ? " (" : "", s->comm,
+		s->comm[0] ? ")" : "", s->tid, ot_report_duration(s->duration_ns, b, sizeof(b)),
+		s->path);
+	if (s->arg_name)
+		fprintf(f, " %s=%" PRId64, s->arg_name, s->arg);
+	if (s->ret_name)
+		fprintf(f, " %s=%" PRId64, s->ret_name, s->ret);
+	fputc('\n', f);
 }
 
 void ot_report_slow_json(FILE *f, int pid, const char *name, const struct ot_report_slow *s)
@@ -72,5 +78,22 @@ void ot_report_slow_json(FILE *f, int pid, const char *name, const struct ot_rep
 	fprintf(f, ", \"at_ns\": %" PRIu64 ", \"duration_ns\": %" PRIu64 ", \"pid\": %d"
 		", \"tid\": %u, \"path\": ", s->at_ns, s->duration_ns, pid, s->tid);
 	ot_json_string(f, s->path);
+	if (s->comm[0]) {
+		fprintf(f, ", \"comm\": ");
+		ot_json_string(f, s->comm);
+	}
+	if (s->arg_name || s->ret_name) {
+		fprintf(f, ", \"values\": {");
+		if (s->arg_name) {
+			ot_json_string(f, s->arg_name);
+			fprintf(f, ": %" PRId64, s->arg);
+		}
+		if (s->ret_name) {
+			fprintf(f, "%s", s->arg_name ? ", " : "");
+			ot_json_string(f, s->ret_name);
+			fprintf(f, ": %" PRId64, s->ret);
+		}
+		fputc('}', f);
+	}
 	fprintf(f, "}\n");
 }

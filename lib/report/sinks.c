@@ -223,6 +223,31 @@ static void keep_min(struct ot_sinks *s, uint32_t f)
 
 static void intervals_upto(struct ot_sinks *s, uint64_t t);
 
+/*
+ * A --slower-than line's process name and the call's values.  The name is
+ * asked once per process and kept while its calls come in a row (a line
+ * per slow call must not cost a /proc read each).
+ */
+static void slow_details(struct ot_sinks *s, const struct ot_scope *sc, struct ot_report_slow *sl)
+{
+	const struct ot_sinks_values *k = s->vals ? &s->vals[sc->func] : NULL;
+
+	if (s->o.comm && sc->pid != s->slow_pid) {
+		if (s->o.comm(s->o.comm_ctx, sc->pid, s->slow_comm, sizeof(s->slow_comm)))
+			s->slow_comm[0] = 0;
+		s->slow_pid = sc->pid;
+	}
+	memcpy(sl->comm, s->slow_comm, sizeof(sl->comm));
+	if (k && k->arg && sc->has_arg) {
+		sl->arg_name = k->arg_name;
+		sl->arg = k->arg32 ? (int64_t)(int32_t)sc->arg : (int64_t)sc->arg;
+	}
+	if (k && k->ret && sc->has_ret) {
+		sl->ret_name = k->ret32 ? "ret:32" : "ret";
+		sl->ret = typed_ret(k, sc->ret);
+	}
+}
+
 void ot_sinks_scope(void *ctx, const struct ot_scope *sc)
 {
 	struct ot_sinks *s = ctx;
@@ -249,11 +274,13 @@ void ot_sinks_scope(void *ctx, const struct ot_scope *sc)
 		keep_min(s, sc->func);
 		return;
 	}
+	memset(&sl, 0, sizeof(sl));
 	sl.at_ns = sc->start > s->t_start ? sc->start - s->t_start : 0;
 	sl.duration_ns = dur;
 	sl.tid = sc->tid;
 	sl.path = scope_path(s, sc);
 	if (slow) {
+		slow_details(s, sc, &sl);
 		ot_sinks_live_clear(s);
 		if (s->o.json)
 			ot_report_slow_json(s->o.out, (int)sc->pid, name, &sl);

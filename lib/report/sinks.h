@@ -76,6 +76,8 @@ struct ot_sinks {
 	FILE *live;
 	uint64_t live_next, live_scopes, live_time;
 	int unflushed;			/* --slower-than lines not flushed yet */
+	uint32_t slow_pid;		/* the process slow_comm names (0 none) */
+	char slow_comm[16];
 };
 
 /* pair is the pairing whose scopes come here (its tree names paths). */

@@ -62,6 +62,25 @@ check "$work/mem.json" far r-\>len "far r->len"
 check "$work/merged.json" handle flags "handle flags"
 check "$work/merged.json" handle ret "handle ret"
 
+# --slower-than's lines carry the call's values and the process's name:
+# every call's line (1ns), the values those of the program's calls.
+"$OT" -q --json --slower-than 1ns -o "$work/slow.ndjson" -f 'handle(req->len)%ret' -- "$D" 200 \
+	>/dev/null 2>"$work/err" || fail_ "slow: exit status $?: $(cat "$work/err")"
+python3 - "$work/slow.ndjson" <<'PY' || fail_ "slow lines: $(head -c 2000 "$work/slow.ndjson")"
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1])]
+slow = [l for l in lines if l["type"] == "slow"]
+assert len(slow) == 200, len(slow)
+assert all(s["comm"] == "dwargs" for s in slow)
+got = sorted((s["values"]["req->len"], s["values"]["ret"]) for s in slow)
+want = sorted((1000 + i % 37, i % 90 - 50) for i in range(200))
+assert got == want, (got[:5], want[:5])
+PY
+"$OT" --slower-than 1ns -o "$work/slow.txt" -f 'shorty%ret' -- "$D" 7 >/dev/null 2>&1 ||
+	fail_ "slow text: exit status $?"
+grep -q '^slow: shorty at .*, pid [0-9]* (dwargs) tid [0-9]*: .* (shorty) ret=-1800$' "$work/slow.txt" ||
+	fail_ "slow text: $(cat "$work/slow.txt")"
+
 # -p: armed on the running program before it makes its calls.
 mkfifo "$work/in"
 "$D" $N ready <"$work/in" >"$work/p.out" &

@@ -1,5 +1,6 @@
 # --slower-than streams each scope longer than a threshold as it closes,
-# with its thread and chain of traced callers; --slowest keeps each
+# with its process's name, thread and chain of traced callers (and the
+# values the call recorded: dwarfargs.sh); --slowest keeps each
 # function's N longest for the report.  Checked deterministically: with a
 # threshold every scope passes (1ns), one line per scope, each with the
 # path the stress tree gives it; the report's slowest lists are sorted and
@@ -23,6 +24,7 @@ for f in rep["functions"]:
     mine = [s for s in slow if s["name"] == f["name"]]
     assert len(mine) == f["scopes"] == {"outer": 400, "middle": 800, "inner": 2400}[f["name"]]
     assert all(s["path"] == path[f["name"]] and s["pid"] == rep["target"]["pid"] for s in mine)
+    assert all(s["comm"] == "orbit-stress" and "values" not in s for s in mine)
     assert len({s["tid"] for s in mine}) == 2            # both worker threads
     d = [s["duration_ns"] for s in f["slowest"]]
     assert len(d) == 3 and d == sorted(d, reverse=True) and d[0] == f["duration_ns"]["max"]
@@ -30,7 +32,7 @@ PY
 
 "$OT" --slower-than 1ns -o "$work/r.txt" -f inner -- "$STRESS" --stress-calls 50 >/dev/null 2>&1 ||
 	fail_ "text: exit status $?"
-[ "$(grep -c '^slow: inner at .*, pid [0-9]* tid [0-9]*: .* (inner)$' "$work/r.txt")" = 300 ] ||
+[ "$(grep -c '^slow: inner at .*, pid [0-9]* (orbit-stress) tid [0-9]*: .* (inner)$' "$work/r.txt")" = 300 ] ||
 	fail_ "slow lines: $(head "$work/r.txt")"
 grep -Eq '^inner +[0-9.]+ [mun]?s +[0-9.]+ [mun]?s +[0-9]+  inner$' "$work/r.txt" ||
 	fail_ "no LONGEST row: $(cat "$work/r.txt")"

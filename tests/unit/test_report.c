@@ -257,10 +257,11 @@ static void test_failed_expect_and_hist(void **state)
 	x.r.draw_hist = 1;
 	{
 		static const struct ot_report_slow outer_slow[] = {
-			{ 912000000, 13800, 101, "outer" }, { 15000, 13500, 100, "outer" },
+			{ .at_ns = 912000000, .duration_ns = 13800, .tid = 101, .path = "outer" },
+			{ .at_ns = 15000, .duration_ns = 13500, .tid = 100, .path = "outer" },
 		};
 		static const struct ot_report_slow inner_slow[] = {
-			{ 400000, 2000, 100, "outer > inner" },
+			{ .at_ns = 400000, .duration_ns = 2000, .tid = 100, .path = "outer > inner" },
 		};
 
 		x.fn[OUTER].slowest = outer_slow;
@@ -610,11 +611,18 @@ static void test_interval(void **state)
 	ot_report_interval_text(f, &iv);
 	ot_report_interval_json(f, &iv);
 	{
-		const struct ot_report_slow sl = { 2500000000ull, 3100000, 4243,
-						   "outer > middle \"q\"" };
+		const struct ot_report_slow sl = { .at_ns = 2500000000ull, .duration_ns = 3100000,
+						   .tid = 4243, .path = "outer > middle \"q\"" };
+		/* With its process's name and the call's values (issue 22, 6). */
+		const struct ot_report_slow sv = { .at_ns = 2600000000ull, .duration_ns = 4100000,
+						   .tid = 4243, .path = "outer > middle",
+						   .comm = "stress", .arg_name = "req->len",
+						   .arg = -7, .ret_name = "ret", .ret = 42 };
 
 		ot_report_slow_text(f, 4242, "middle", &sl);
 		ot_report_slow_json(f, 4242, "middle", &sl);
+		ot_report_slow_text(f, 4242, "middle", &sv);
+		ot_report_slow_json(f, 4242, "middle", &sv);
 	}
 	fclose(f);
 	golden("streams.txt", buf, len);

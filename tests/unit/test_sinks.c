@@ -131,8 +131,8 @@ static void test_slower_than_prints_path(void **state)
 	feed(f.pair, OT_EV_RETURN, INNER, 1300, 0x6f00);	/* 200 ns */
 	feed(f.pair, OT_EV_RETURN, OUTER, 1400, 0x7000);	/* 400 ns */
 	fflush(f.out);
-	assert_non_null(strstr(f.text, "slow: inner at 100 ns, pid 5 tid 5: 200 ns (outer > inner)\n"));
-	assert_non_null(strstr(f.text, "slow: outer at 0 ns, pid 5 tid 5: 400 ns (outer)\n"));
+	assert_non_null(strstr(f.text, "slow: inner at 100 ns, pid 5 (proc5) tid 5: 200 ns (outer > inner)\n"));
+	assert_non_null(strstr(f.text, "slow: outer at 0 ns, pid 5 (proc5) tid 5: 400 ns (outer)\n"));
 	assert_null(strstr(f.text, "40 ns"));
 	teardown(&f);
 }
@@ -166,7 +166,7 @@ static void test_slow_lines_flushed(void **state)
 	assert_true(n > 0);
 	buf[n] = 0;
 	assert_non_null(strstr(buf, "slow: inner at "));
-	assert_non_null(strstr(buf, ", pid 5 tid 5: 400 ns (inner)\n"));
+	assert_non_null(strstr(buf, ", pid 5 (proc5) tid 5: 400 ns (inner)\n"));
 	teardown(&f);
 	fclose(pipe_out);
 	close(fd[0]);
@@ -183,7 +183,8 @@ static void test_slower_than_json(void **state)
 	scope(&f, 9, OUTER, 20, 15);
 	fflush(f.out);
 	assert_string_equal(f.text, "{\"type\": \"slow\", \"name\": \"outer\", \"at_ns\": 20, "
-			    "\"duration_ns\": 15, \"pid\": 9, \"tid\": 9, \"path\": \"outer\"}\n");
+			    "\"duration_ns\": 15, \"pid\": 9, \"tid\": 9, \"path\": \"outer\", "
+			    "\"comm\": \"proc9\"}\n");
 	teardown(&f);
 }
 
@@ -217,6 +218,34 @@ static void test_values_as_asked(void **state)
 	teardown(&f);
 }
 
+/* Values typed by DWARF (lib/probes/plan): a named argument, a short's
+ * return; and a --slower-than line carrying them (issue 22, 5 and 6). */
+static void test_values_typed(void **state)
+{
+	struct ot_sinks_opts o = { .slower_than = 10 };
+	struct ot_report_func fn[NFUNCS];
+	struct ot_scope sc = { .func = INNER, .pid = 7, .tid = 7, .start = 0, .end = 50,
+			       .has_arg = 1, .has_ret = 1, .arg = (uint64_t)-3,
+			       .ret = 0xfffff8d0u };	/* a short's -1840 in %eax */
+	struct fixture f;
+
+	(void)state;
+	setup(&f, &o);
+	ot_sinks_values(&f.s, INNER, 0, OT_SEL_RET);
+	ot_sinks_values_typed(&f.s, INNER, "req->len", 2, 1);
+	ot_sinks_start(&f.s, 0, 0, NULL);
+	ot_sinks_scope(&f.s, &sc);
+	fflush(f.out);
+	assert_string_equal(f.text, "slow: inner at 0 ns, pid 7 (proc7) tid 7: 50 ns (inner) "
+			    "req->len=-3 ret=-1840\n");
+	memset(fn, 0, sizeof(fn));
+	ot_sinks_report(&f.s, fn);
+	assert_string_equal(fn[INNER].arg_name, "req->len");
+	assert_int_equal(fn[INNER].arg->min, -3);
+	assert_int_equal(fn[INNER].ret->min, -1840);
+	teardown(&f);
+}
+
 static void test_rows_per_process(void **state)
 {
 	struct ot_sinks_opts o = { .per_process = 1 };
@@ -226,6 +255,7 @@ static void test_rows_per_process(void **state)
 	size_t n, i;
 
 	(void)state;
+	comm_calls = 0;
 	setup(&f, &o);
 	/* Enough processes to grow the table past its first 64 slots. */
 	for (i = 0; i < 40; i++)
@@ -382,6 +412,7 @@ int main(void)
 		cmocka_unit_test(test_slower_than_json),
 		cmocka_unit_test(test_slow_lines_flushed),
 		cmocka_unit_test(test_values_as_asked),
+		cmocka_unit_test(test_values_typed),
 		cmocka_unit_test(test_rows_per_process),
 		cmocka_unit_test(test_no_rows),
 		cmocka_unit_test(test_intervals),
