@@ -48,6 +48,12 @@ static void feed_pair(void *ctx, const struct ot_event *ev)
 		c->own_records++;
 		return;
 	}
+	/* An entry's further value: its function's distribution, no scope. */
+	if (ev->kind == OT_EV_VALUE) {
+		if (ev->has_value)
+			ot_sinks_value(&c->sinks, ev->func, ev->flags, ev->value);
+		return;
+	}
 	if (c->calib_pair && ev->kind != OT_EV_LOST && ev->func == c->calib_target) {
 		struct ot_event e = *ev;
 
@@ -113,6 +119,23 @@ static int proc_comm(void *ctx, uint32_t pid, char *buf, size_t len)
 	base = strrchr(c->target.display, '/');
 	snprintf(buf, len < 16 ? len : 16, "%s", base ? base + 1 : c->target.display);
 	return 0;
+}
+
+/* Function i's entry values after the first, named for the report. */
+static void more_values(struct ot_capture *c, size_t i)
+{
+	const struct ot_selected *f = &c->plan.sel.fn[i];
+	char name[48];
+	uint8_t j;
+
+	for (j = 0; j < f->nmore; j++) {
+		if (f->more_name[j])
+			snprintf(name, sizeof(name), "%s", f->more_name[j]);
+		else
+			snprintf(name, sizeof(name), "arg%d%s", OT_SEL_ARG(f->more[j]),
+				 f->more[j] & OT_SEL_32 ? ":32" : "");
+		ot_sinks_values_more(&c->sinks, i, j, name);
+	}
 }
 
 /* The status line, when due: what it shows is only read then. */
@@ -484,6 +507,7 @@ static int make_sinks(struct ot_capture *c)
 		ot_sinks_values(&c->sinks, i, c->plan.sel.fn[i].arg, c->plan.sel.fn[i].ret);
 		ot_sinks_values_typed(&c->sinks, i, c->plan.sel.fn[i].arg_name,
 				      c->plan.sel.fn[i].ret_size, c->plan.sel.fn[i].ret_signed);
+		more_values(c, i);
 	}
 	ot_pair_on_scope(c->pair, on_scope, c);
 	if (c->o.backend->can & OT_PATCHES_CODE)

@@ -631,7 +631,9 @@ static int link_probe(struct ot_probes *p, uint64_t *off, uint64_t *cookie, uint
 	ot_probes_target_probe(t, r, &kind, &offset);
 	value = ot_probes_target_value(t, kind);
 	if (value == OT_VALUE_USDT &&
-	    (spec = usdt_spec(um, kind == OT_PROBE_POINT ? &t->point_args[r] : t->entry_arg,
+	    (spec = usdt_spec(um, kind == OT_PROBE_POINT ? &t->point_args[r] :
+			      (kind & 0xff) == OT_PROBE_VALUE ?
+			      &t->more_args[kind >> OT_VALUE_SLOT_SHIFT] : t->entry_arg,
 			      t->label)) < 0)
 		return (int)spec;
 	off[*m] = offset;
@@ -672,9 +674,10 @@ static int attach_file(struct ot_probes *p, const struct ot_probe_target *t,
 				uint64_t o;
 				int kind, entry;
 
-				/* A USDT site is an entry's kind of probe. */
+				/* A USDT site, a value's probe: an entry's kind. */
 				ot_probes_target_probe(ti, r, &kind, &o);
-				entry = kind == OT_PROBE_ENTRY || kind == OT_PROBE_POINT;
+				entry = kind == OT_PROBE_ENTRY || kind == OT_PROBE_POINT ||
+					(kind & 0xff) == OT_PROBE_VALUE;
 				if ((kinds[k].link == OT_UMULTI_ENTRY) == entry &&
 				    (kinds[k].link == OT_UMULTI_URETPROBE) == (kind == OT_PROBE_URETPROBE))
 					ret = link_probe(p, off, cookie, ref, &m, ti, idx[x], r);

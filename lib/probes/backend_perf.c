@@ -189,11 +189,11 @@ static int point_value(const struct ot_probe_target *t, size_t k)
 	return -EINVAL;
 }
 
-/* An argument named by DWARF (t->entry_arg): its register, as a USDT
- * operand's; in memory it is refused as a USDT operand in memory is. */
-static int entry_value(const struct ot_probe_target *t)
+/* An entry's operand (a name from DWARF, a value after the first): its
+ * register, as a USDT operand's; in memory it is refused as a USDT
+ * operand in memory is. */
+static int entry_value(const struct ot_probe_target *t, const struct ot_usdt_arg *a)
 {
-	const struct ot_usdt_arg *a = t->entry_arg;
 	char where[64];
 
 	if (a->kind == OT_USDT_ARG_REG)
@@ -242,7 +242,10 @@ static int perf_arm(struct ot_probes *p, const struct ot_probe_target *t, size_t
 				a.type = (uint32_t)s->type;
 				a.config = kind == OT_PROBE_URETPROBE ? 1ull << s->retbit : 0;
 				value = kind == OT_PROBE_POINT ? point_value(&t[i], k) :
-					kind == OT_PROBE_ENTRY && t[i].entry_arg ? entry_value(&t[i]) :
+					kind == OT_PROBE_ENTRY && t[i].entry_arg ?
+					entry_value(&t[i], t[i].entry_arg) :
+					(kind & 0xff) == OT_PROBE_VALUE ?
+					entry_value(&t[i], &t[i].more_args[kind >> OT_VALUE_SLOT_SHIFT]) :
 					ot_probes_target_value(&t[i], kind);
 				if (value < 0)
 					return value;

@@ -154,6 +154,51 @@ static int point_target(struct ot_plan *p, size_t i, struct ot_probe_target *pt)
 }
 
 /*
+ * Function i's entry values after the first ("read(arg1,arg3)"), each an
+ * operand its probe reads: argN the ABI's register (its low half signed
+ * with :32), a name where DWARF puts it.  0, or -ENOENT after printing.
+ */
+static int more_values(struct ot_plan *p, size_t i, struct ot_probe_target *pt)
+{
+	/* rdi, rsi, rdx, rcx, r8, r9 by perf number (asm/perf_regs.h). */
+	static const int8_t abi[OT_SEL_MAX_ARG] = { 5, 4, 3, 2, 16, 17 };
+	struct ot_selected *f = &p->sel.fn[i];
+	struct ot_usdt_arg *a;
+	char why[256];
+	uint8_t j;
+	int err;
+
+	if (!f->nmore)
+		return 0;
+	if (!p->more_args)
+		p->more_args = ot_xcalloc(p->sel.n * (OT_SEL_MAX_VALUES - 1), sizeof(*p->more_args));
+	a = &p->more_args[i * (OT_SEL_MAX_VALUES - 1)];
+	for (j = 0; j < f->nmore; j++) {
+		if (!f->more_name[j]) {
+			a[j].kind = OT_USDT_ARG_REG;
+			a[j].reg = abi[OT_SEL_ARG(f->more[j]) - 1];
+			a[j].idx = -1;
+			a[j].size = f->more[j] & OT_SEL_32 ? 4 : 8;
+			a[j].is_signed = 1;
+			continue;
+		}
+		err = ot_dwarf_param(f->bin->path, f->sym->addr, f->more_name[j], &a[j], why,
+				     sizeof(why));
+		if (err) {
+			ot_error("%s: cannot read '%s': %s", f->label, f->more_name[j],
+				 err == -ENODATA ? "no DWARF for it (name the argument argN: the "
+				 "ABI's registers)" : why);
+			return -ENOENT;
+		}
+		ot_verbose("%s: %s is %s (DWARF, at the entry)", f->label, f->more_name[j],
+			   ot_dwarf_describe(&a[j], why, sizeof(why)));
+	}
+	pt->more_args = a;
+	pt->nmore = f->nmore;
+	return 0;
+}
+
+/*
  * Function i's values typed by DWARF: a parameter asked by name, where it
  * is at the entry (p->entry_args[i], the operand the multi backend's
  * program reads as a USDT argument's); %ret's width and sign.  Without
@@ -191,6 +236,8 @@ static int dwarf_values(struct ot_plan *p, size_t i, struct ot_probe_target *pt)
 		ot_verbose("%s: %s is %s (DWARF, at the entry)", f->label, f->arg_name,
 			   ot_dwarf_describe(&p->entry_args[i], why, sizeof(why)));
 	}
+	if ((err = more_values(p, i, pt)))
+		return err;
 	if (f->ret && !(f->ret & OT_SEL_32)) {
 		err = ot_dwarf_ret(f->bin->path, f->sym->addr, &f->ret_size, &f->ret_signed,
 				   why, sizeof(why));
@@ -314,6 +361,7 @@ void ot_plan_free(struct ot_plan *p)
 	}
 	free(p->points);
 	free(p->entry_args);
+	free(p->more_args);
 	free(p->pt);
 	ot_selection_free(&p->sel);
 	ot_binset_free(p->bins);

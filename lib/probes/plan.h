@@ -54,6 +54,9 @@ struct ot_plan {
 	/* Per function: where a parameter asked by name is at its entry
 	 * (from DWARF; kind 0 for the others); NULL when none asks one. */
 	struct ot_usdt_arg *entry_args;
+	/* Per function, OT_SEL_MAX_VALUES - 1 each: its entry values after
+	 * the first, as operands; NULL when none asks more than one. */
+	struct ot_usdt_arg *more_args;
 };
 
 /*

@@ -172,6 +172,8 @@ int ot_probes_target_value(const struct ot_probe_target *t, int kind)
 {
 	if (kind == OT_PROBE_POINT)
 		return t->arg ? OT_VALUE_USDT : 0;
+	if ((kind & 0xff) == OT_PROBE_VALUE)
+		return OT_VALUE_USDT;
 	if (kind == OT_PROBE_ENTRY && t->entry_arg)
 		return OT_VALUE_USDT;
 	if (kind == OT_PROBE_ENTRY)
@@ -219,17 +221,21 @@ size_t ot_probes_target_nprobes(const struct ot_probe_target *t)
 {
 	if (t->points)
 		return t->npoints;
-	return 1 + (t->ret_sites ? t->nret_sites : 1);
+	return 1 + (t->ret_sites ? t->nret_sites : 1) + t->nmore;
 }
 
 void ot_probes_target_probe(const struct ot_probe_target *t, size_t k, int *kind,
 			    uint64_t *offset)
 {
-	size_t nret = ot_probes_target_nprobes(t) - 1;
+	size_t nret = ot_probes_target_nprobes(t) - 1 - (t->points ? 0 : t->nmore);
 
 	if (t->points) {
 		*kind = OT_PROBE_POINT;
 		*offset = t->points[k];
+	} else if (k > nret) {
+		/* Value j's probe, at the entry: its slot in the kind. */
+		*kind = OT_PROBE_VALUE | (int)(k - nret - 1) << OT_VALUE_SLOT_SHIFT;
+		*offset = t->offset;
 	} else if (k == nret) {
 		*kind = OT_PROBE_ENTRY;
 		*offset = t->offset;

@@ -86,6 +86,14 @@ struct ot_probe_target {
 	 * the entry probe reads, a USDT argument's form; NULL: argN's
 	 * register. */
 	const struct ot_usdt_arg *entry_arg;
+	/*
+	 * Values after the first at the entry ("read(arg1,arg3)"): nmore
+	 * probes of their own at the entry (OT_PROBE_VALUE, after the entry
+	 * in the probe order), each recording one operand, its slot j in
+	 * its id's kind (OT_VALUE_SLOT).
+	 */
+	const struct ot_usdt_arg *more_args;
+	uint8_t nmore;
 };
 
 /* Which value target t's probe of kind (enum ot_probe_kind) records:

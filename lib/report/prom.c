@@ -246,10 +246,13 @@ static void values(struct pw *w)
 	       "Integers recorded with each call (-f 'NAME(argN)', 'NAME%ret'); negatives "
 	       "count at every bound.");
 	for (i = 0; i < w->r->nfuncs; i++) {
-		if (w->r->funcs[i].arg)
-			value(w, i, w->r->funcs[i].arg_name, w->r->funcs[i].arg);
-		if (w->r->funcs[i].ret)
-			value(w, i, w->r->funcs[i].ret_name, w->r->funcs[i].ret);
+		const struct ot_values *v;
+		const char *what;
+		size_t k;
+
+		for (k = 0; k < w->r->funcs[i].nmore + 2; k++)
+			if ((v = ot_report_value(&w->r->funcs[i], k, &what)))
+				value(w, i, what, v);
 	}
 }
 

@@ -50,3 +50,22 @@ enum ot_report_end ot_report_target_end(const struct ot_report *r, int *code)
 	}
 	return OT_END_UNKNOWN;
 }
+
+const struct ot_values *ot_report_value(const struct ot_report_func *fn, size_t k,
+					const char **what)
+{
+	*what = NULL;
+	if (k == 0) {
+		*what = fn->arg_name;
+		return fn->arg;
+	}
+	if (k <= fn->nmore) {
+		*what = fn->more_name[k - 1];
+		return fn->more[k - 1];
+	}
+	if (k == fn->nmore + 1) {
+		*what = fn->ret_name;
+		return fn->ret;
+	}
+	return NULL;
+}

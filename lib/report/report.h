@@ -35,6 +35,9 @@ struct ot_report_slow {
 	int64_t arg, ret;
 };
 
+/* Values of an entry after its first (select.h's OT_SEL_MAX_VALUES - 1). */
+#define OT_REPORT_MORE 3
+
 struct ot_report_func {
 	const char *name;	/* demangled when mangled */
 	const char *symbol;	/* the raw symbol */
@@ -47,10 +50,22 @@ struct ot_report_func {
 	/* -f 'NAME(argN)', 'NAME%ret': what was recorded, or NULL. */
 	const struct ot_values *arg, *ret;
 	const char *arg_name, *ret_name;	/* "arg3", "arg1:32"; "ret", "ret:32" */
+	/* The entry's values after arg ("read(arg1,arg3)"'s arg3), nmore. */
+	const struct ot_values *more[OT_REPORT_MORE];
+	const char *more_name[OT_REPORT_MORE];
+	size_t nmore;
 	/* A counted point (a USDT probe): its hits are st->points, it has no
 	 * scopes, so no durations; the text shows it in the PROBE table. */
 	int point;
 };
+
+/*
+ * A function's recorded value k, in the order its values are shown: its
+ * first argument, the others, its return value; *what names it ("arg2",
+ * "flags", "ret").  NULL when k is past them or that one is not recorded.
+ */
+const struct ot_values *ot_report_value(const struct ot_report_func *fn, size_t k,
+					const char **what);
 
 /* -a: one process's scopes of one function. */
 struct ot_report_proc {

@@ -273,10 +273,23 @@ static void functions_json(FILE *f, const struct ot_report *r)
 			ot_report_hist_json(f, fn->st->comp);
 		}
 		if (fn->arg || fn->ret) {
+			size_t k, n = 0;
+			const char *what;
+			const struct ot_values *v;
+
 			fprintf(f, ",\n     \"arg\": ");
 			values_json(f, fn->arg_name, fn->arg);
 			fprintf(f, ", \"ret\": ");
 			values_json(f, fn->ret_name, fn->ret);
+			/* Every value, in order: arg and ret stay for readers of one. */
+			fprintf(f, ",\n     \"values\": [");
+			for (k = 0; k < fn->nmore + 2; k++) {
+				if (!(v = ot_report_value(fn, k, &what)))
+					continue;
+				fprintf(f, "%s", n++ ? ", " : "");
+				values_json(f, what, v);
+			}
+			fputc(']', f);
 		}
 		slowest_json(f, fn);
 		fprintf(f, "}");

@@ -166,21 +166,11 @@ static void points_text(FILE *f, const struct ot_report *r, size_t w)
 	}
 }
 
-/* A function's recorded value k (0 its argument, 1 its return value) and
- * *what names it ("arg2", "ret"); NULL when it records none. */
-static const struct ot_values *value_of(const struct ot_report_func *fn, unsigned k,
-					const char **what)
-{
-	*what = k ? fn->ret_name : fn->arg_name;
-	return k ? fn->ret : fn->arg;
-}
-
 /* The VALUES table: per function and value, count, min, p50, max; with
  * --hist, their log2 buckets drawn like the durations'. */
 static void values_text(FILE *f, const struct ot_report *r, size_t w)
 {
-	size_t i, vw = w + 8;
-	unsigned k;
+	size_t i, k, vw = w + 8;
 	int any = 0;
 
 	for (i = 0; i < r->nfuncs; i++)
@@ -189,9 +179,9 @@ static void values_text(FILE *f, const struct ot_report *r, size_t w)
 		return;
 	fprintf(f, "\n%-*s %10s %20s %20s %20s\n", (int)vw, "VALUE", "COUNT", "MIN", "P50", "MAX");
 	for (i = 0; i < r->nfuncs; i++) {
-		for (k = 0; k < 2; k++) {
+		for (k = 0; k < r->funcs[i].nmore + 2; k++) {
 			const char *what;
-			const struct ot_values *v = value_of(&r->funcs[i], k, &what);
+			const struct ot_values *v = ot_report_value(&r->funcs[i], k, &what);
 			char name[256];
 
 			if (!v)
@@ -208,9 +198,9 @@ static void values_text(FILE *f, const struct ot_report *r, size_t w)
 	if (!r->draw_hist)
 		return;
 	for (i = 0; i < r->nfuncs; i++) {
-		for (k = 0; k < 2; k++) {
+		for (k = 0; k < r->funcs[i].nmore + 2; k++) {
 			const char *what;
-			const struct ot_values *v = value_of(&r->funcs[i], k, &what);
+			const struct ot_values *v = ot_report_value(&r->funcs[i], k, &what);
 
 			if (!v || !v->count)
 				continue;

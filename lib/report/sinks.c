@@ -65,6 +65,30 @@ void ot_sinks_values_typed(struct ot_sinks *s, size_t f, const char *arg_name,
 	k->ret_signed = ret_signed;
 }
 
+void ot_sinks_values_more(struct ot_sinks *s, size_t f, size_t j, const char *name)
+{
+	struct ot_sinks_values *k;
+
+	if (j >= OT_REPORT_MORE)
+		return;
+	if (!s->vals)
+		s->vals = ot_xcalloc(s->o.nfuncs, sizeof(*s->vals));
+	k = &s->vals[f];
+	if (!k->more[j]) {
+		k->more[j] = ot_xmalloc(sizeof(*k->more[j]));
+		ot_values_init(k->more[j]);
+	}
+	snprintf(k->more_name[j], sizeof(k->more_name[j]), "%s", name);
+	if (k->nmore < j + 1)
+		k->nmore = j + 1;
+}
+
+void ot_sinks_value(struct ot_sinks *s, uint32_t f, unsigned j, uint64_t v)
+{
+	if (s->vals && f < s->o.nfuncs && j < OT_REPORT_MORE && s->vals[f].more[j])
+		ot_values_add(s->vals[f].more[j], (int64_t)v);
+}
+
 /* The return value as its type has it: its low ret_size bytes,
  * sign-extended when signed. */
 static int64_t typed_ret(const struct ot_sinks_values *k, uint64_t x)
@@ -400,7 +424,7 @@ void ot_sinks_live_clear(struct ot_sinks *s)
 
 void ot_sinks_report(const struct ot_sinks *s, struct ot_report_func *fn)
 {
-	size_t i;
+	size_t i, k;
 
 	for (i = 0; i < s->o.nfuncs; i++) {
 		if (s->vals) {
@@ -408,6 +432,11 @@ void ot_sinks_report(const struct ot_sinks *s, struct ot_report_func *fn)
 			fn[i].arg_name = s->vals[i].arg_name;
 			fn[i].ret = s->vals[i].ret;
 			fn[i].ret_name = s->vals[i].ret32 ? "ret:32" : "ret";
+			for (k = 0; k < s->vals[i].nmore; k++) {
+				fn[i].more[k] = s->vals[i].more[k];
+				fn[i].more_name[k] = s->vals[i].more_name[k];
+			}
+			fn[i].nmore = s->vals[i].nmore;
 		}
 		if (s->slow) {
 			fn[i].slowest = s->slow[i].v;
@@ -483,6 +512,8 @@ void ot_sinks_free(struct ot_sinks *s)
 	for (i = 0; s->vals && i < s->o.nfuncs; i++) {
 		free(s->vals[i].arg);
 		free(s->vals[i].ret);
+		for (k = 0; k < OT_REPORT_MORE; k++)
+			free(s->vals[i].more[k]);
 	}
 	free(s->vals);
 	free(s->ivl);

@@ -56,6 +56,10 @@ struct ot_sinks_values {
 	int arg32, ret32;		/* the low half, signed (an int's register) */
 	/* The return value's bytes and sign from DWARF (0: the register's). */
 	uint8_t ret_size, ret_signed;
+	/* The entry's values after the first, each from its own probe. */
+	struct ot_values *more[OT_REPORT_MORE];
+	char more_name[OT_REPORT_MORE][48];
+	size_t nmore;
 };
 
 struct ot_sinks {
@@ -91,6 +95,14 @@ void ot_sinks_values(struct ot_sinks *s, size_t f, uint8_t arg, uint8_t ret);
  * return value ret_size bytes (1, 2, 4; 0 or 8 whole), signed or not. */
 void ot_sinks_values_typed(struct ot_sinks *s, size_t f, const char *arg_name,
 			   uint8_t ret_size, uint8_t ret_signed);
+
+/* Function f records value j + 2 of its entry ("read(arg1,arg3)"'s
+ * arg3 is j 0) under name; then each is told with ot_sinks_value. */
+void ot_sinks_values_more(struct ot_sinks *s, size_t f, size_t j, const char *name);
+
+/* One such value, as its probe read it (sized and signed already); a
+ * slot never declared is ignored. */
+void ot_sinks_value(struct ot_sinks *s, uint32_t f, unsigned j, uint64_t v);
 
 /* The capture's clock starts at t_start (ns); -I every interval_ns (0
  * none); the status line on live (NULL none). */

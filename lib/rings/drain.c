@@ -217,8 +217,14 @@ static void tr_insert(struct queue *q, const struct ot_drain_trec *r)
 }
 
 /* A probe's kind (enum ot_probe_kind) as an event says it. */
-static void set_kind(struct ot_event *ev, int kind, uint64_t sp)
+static void set_kind(struct ot_event *ev, int kind, int slot, uint64_t sp)
 {
+	if (kind == OT_PROBE_VALUE) {
+		ev->kind = OT_EV_VALUE;
+		ev->sp = sp;
+		ev->flags = (uint8_t)slot;
+		return;
+	}
 	ev->kind = kind == OT_PROBE_ENTRY || kind == OT_PROBE_TAIL_ENTRY ? OT_EV_ENTRY :
 		   kind == OT_PROBE_POINT ? OT_EV_POINT : OT_EV_RETURN;
 	/*
@@ -248,7 +254,7 @@ static const struct idc *id_fill(struct ot_drain *d, uint16_t id)
 		e->kind = IDC_UNKNOWN;
 		return e;
 	}
-	set_kind(&ev, kinds[id & 3], OT_RET_SP_DELTA);
+	set_kind(&ev, kinds[id & 3], 0, OT_RET_SP_DELTA);
 	e->func = id >> 2;
 	e->kind = ev.kind;
 	e->flags = ev.flags;
@@ -331,14 +337,14 @@ void ot_drain_record(struct ot_drain *d, unsigned cpu,
 			return;
 		}
 		/* The value the probe records, if it records one. */
-		if (kind >> 8 && !ot_record_value(rec, kind >> 8, &ev.value))
+		if ((kind >> 8 & 0xffff) && !ot_record_value(rec, kind >> 8 & 0xffff, &ev.value))
 			ev.has_value = 1;
 		if (!rec->has_sp) {
 			d->stats.no_sp++;
 			return;
 		}
 		d->stats.samples++;
-		set_kind(&ev, kind & 0xff, rec->sp);
+		set_kind(&ev, kind & 0xff, kind >> OT_VALUE_SLOT_SHIFT & 0xf, rec->sp);
 		ev.tid = rec->tid;
 		ev.pid = rec->pid;
 		break;

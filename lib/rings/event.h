@@ -27,6 +27,7 @@ enum ot_event_kind {
 	OT_EV_RETURN,
 	OT_EV_LOST,	/* the kernel dropped records on ev.cpu at about ev.time */
 	OT_EV_POINT,	/* a USDT probe hit: counted, no scope (value: its argument) */
+	OT_EV_VALUE,	/* one more value of an entry: flags is its slot, no scope */
 };
 
 /* A return seen at a return instruction: a tail caller returns with it. */

@@ -24,7 +24,16 @@ enum ot_probe_kind {
 	OT_PROBE_EXACT_RET = 4,	/* a return carrying its call's entry SP (inject) */
 	OT_PROBE_TAIL_ENTRY = 5, /* an entry by a jump from a traced function (inject) */
 	OT_PROBE_POINT = 6,	/* a USDT probe's site: counted, no scope */
+	/* One more value of a function's entry ("read(arg1,arg3)"'s arg3):
+	 * a probe at the entry recording it alone, its slot (0 for the
+	 * function's second value) in bits OT_VALUE_SLOT_SHIFT and up of the
+	 * kind; no scope. */
+	OT_PROBE_VALUE = 7,
 };
+
+/* Where a value probe's slot sits in its kind (and the id table's packed
+ * int: above the value kind's bits 8-21). */
+#define OT_VALUE_SLOT_SHIFT 24
 
 /* Which value a probe records: 0 none, OT_VALUE_ARG1 + n - 1 for
  * argument n, OT_VALUE_RET the return value. */

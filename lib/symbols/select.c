@@ -160,12 +160,40 @@ static char *next_term(char **cursor)
 	return t;
 }
 
-/* Values a term asks for: OT_SEL_* codes, and a parameter's DWARF name
- * ("flags", "req->len") instead of argN. */
+/* Values a term asks for: n at the entry, each an OT_SEL_* code (argN)
+ * or a parameter's DWARF name ("flags", "req->len"; code 0); the return
+ * value's code. */
 struct vals {
-	uint8_t arg, ret;
-	char *name;
+	uint8_t n;
+	uint8_t arg[OT_SEL_MAX_VALUES];
+	char *name[OT_SEL_MAX_VALUES];
+	uint8_t ret;
 };
+
+static void vals_free(struct vals *v)
+{
+	uint8_t i;
+
+	for (i = 0; i < v->n; i++)
+		free(v->name[i]);
+	v->n = 0;
+}
+
+/* Value (arg, name) into v unless v has it: 1 added, 0 had, -1 full.
+ * name is borrowed. */
+static int vals_add(struct vals *v, uint8_t arg, char *name)
+{
+	uint8_t i;
+
+	for (i = 0; i < v->n; i++)
+		if (v->arg[i] == arg && !v->name[i] == !name && (!name || !strcmp(v->name[i], name)))
+			return 0;
+	if (v->n == OT_SEL_MAX_VALUES)
+		return -1;
+	v->arg[v->n] = arg;
+	v->name[v->n++] = name;
+	return 1;
+}
 
 /* One selection's working state over the symbols of one file. */
 struct pick {
@@ -174,8 +202,9 @@ struct pick {
 	uint32_t *chosen;	/* per symbol: the 1-based term that chose it, or 0 */
 	char *skipped;		/* per symbol: a glob matched it, but no call lands there */
 	struct vals *tv;	/* per term (0-based): the values it asks for */
-	struct vals *sv;	/* per symbol: what every term naming it asks, merged */
-	int conflict;		/* two terms asked one symbol for different arguments */
+	struct vals *sv;	/* per symbol: what every term naming it asks, merged
+				 * (names borrowed from tv) */
+	int conflict;		/* terms asked one function more than it may record */
 	const char *script;	/* e is the interpreter of this script, or NULL */
 };
 
@@ -220,7 +249,7 @@ static int is_ident(const char *s, size_t n)
 
 /* One value, item (NUL-terminated, cut from the list), into v: 0, or
  * -EINVAL after printing (if print) why. */
-static int one_value(const char *term, char *item, struct vals *v, int print)
+static int one_value(const char *term, char *item, uint8_t *arg, char **name, int print)
 {
 	char *colon = strchr(item, ':'), *arrow = strstr(item, "->"), *end;
 	size_t len;
@@ -244,7 +273,7 @@ static int one_value(const char *term, char *item, struct vals *v, int print)
 					 OT_SEL_ARG_REGS);
 			return -EINVAL;
 		}
-		v->arg = (uint8_t)(n | (colon ? OT_SEL_32 : 0));
+		*arg = (uint8_t)(n | (colon ? OT_SEL_32 : 0));
 		return 0;
 	}
 	if (colon)
@@ -252,7 +281,7 @@ static int one_value(const char *term, char *item, struct vals *v, int print)
 	if (arrow ? !is_ident(item, (size_t)(arrow - item)) || !is_ident(arrow + 2, strlen(arrow + 2))
 		  : !is_ident(item, len))
 		goto bad;
-	v->name = ot_xstrdup(item);
+	*name = ot_xstrdup(item);
 	return 0;
 bad:
 	if (print)
@@ -272,8 +301,6 @@ static int value_suffix(char *term, struct vals *v, int print)
 {
 	char whole[512], *open, *item, *comma;
 	size_t len = strlen(term);
-	int nitems = 0;
-
 	memset(v, 0, sizeof(*v));
 	snprintf(whole, sizeof(whole), "%s", term);
 	if (len > 7 && !strcmp(term + len - 7, "%ret:32")) {
@@ -293,23 +320,25 @@ static int value_suffix(char *term, struct vals *v, int print)
 		return 0;	/* no values, or a C++ parameter list */
 	term[len - 1] = 0;
 	for (item = open + 1; item; item = comma) {
-		struct vals one = { 0 };
+		uint8_t arg = 0;
+		char *name = NULL;
+		int added;
 
 		if ((comma = strchr(item, ',')))
 			*comma++ = 0;
-		if (one_value(whole, item, &one, print))
-			return free(v->name), v->name = NULL, -EINVAL;
-		if (++nitems > 1) {
-			free(one.name);
-			if (print)
-				ot_error("'%s': one argument per function for now (%s)", whole,
-					 "name one, with %ret if you want the return value too");
-			free(v->name);
-			v->name = NULL;
+		if (one_value(whole, item, &arg, &name, print)) {
+			vals_free(v);
 			return -EINVAL;
 		}
-		v->arg = one.arg;
-		v->name = one.name;
+		if ((added = vals_add(v, arg, name)) <= 0)
+			free(name);
+		if (added < 0) {
+			if (print)
+				ot_error("'%s': at most %d values at the entry of a function", whole,
+					 OT_SEL_MAX_VALUES);
+			vals_free(v);
+			return -EINVAL;
+		}
 	}
 	*open = 0;
 	return 0;
@@ -326,8 +355,8 @@ int ot_select_asks_values(const char *spec)
 		/* A probe's arguments are asked with the probe (OT_CAN_USDT). */
 		if (ot_select_is_usdt(term))
 			continue;
-		asks = value_suffix(term, &v, 0) || v.arg || v.ret || v.name;
-		free(v.name);
+		asks = value_suffix(term, &v, 0) || v.n || v.ret;
+		vals_free(&v);
 	}
 	free(copy);
 	return asks;
@@ -386,42 +415,33 @@ static void explain_miss(const struct pick *k, const char *term, const struct ot
  * nothing else is refused.  Returns how many it chose, or SIZE_MAX after
  * printing a refusal.
  */
+/* src's values into dst (names borrowed); a function asked more than it
+ * may record is refused (k->conflict), never one value dropped. */
+static void merge_vals(struct pick *k, struct vals *dst, const struct vals *src,
+		       const char *fn)
+{
+	uint8_t i;
+
+	for (i = 0; i < src->n; i++) {
+		if (vals_add(dst, src->arg[i], src->name[i]) < 0 && !k->conflict) {
+			ot_error("%s: terms ask more than %d values at its entry", fn,
+				 OT_SEL_MAX_VALUES);
+			k->conflict = 1;
+		}
+	}
+	if (src->ret && !dst->ret)
+		dst->ret = src->ret;
+}
+
 /*
  * Symbol i named by term nterm: chosen by the first term that names it,
- * with what every term naming it asks ("take(arg1),take%ret" is both); two
- * different arguments for one function are refused (k->conflict), never
- * one dropped.
+ * with what every term naming it asks ("take(arg1),take%ret" is both).
  */
 static void choose(struct pick *k, size_t i, uint32_t nterm)
 {
-	const struct vals *t = &k->tv[nterm - 1];
-	struct vals *v = &k->sv[i];
-
 	if (!k->chosen[i])
 		k->chosen[i] = nterm;
-	if (t->arg || t->name) {
-		if ((v->arg || v->name) &&
-		    (v->arg != t->arg || !v->name != !t->name || (v->name && strcmp(v->name, t->name)))) {
-			char a[64], b[64];
-
-			snprintf(a, sizeof(a), "%s", v->name ? v->name : "");
-			snprintf(b, sizeof(b), "%s", t->name ? t->name : "");
-			if (!v->name)
-				snprintf(a, sizeof(a), "arg%d%s", OT_SEL_ARG(v->arg),
-					 v->arg & OT_SEL_32 ? ":32" : "");
-			if (!t->name)
-				snprintf(b, sizeof(b), "arg%d%s", OT_SEL_ARG(t->arg),
-					 t->arg & OT_SEL_32 ? ":32" : "");
-			ot_error("%s: two terms ask %s and %s at its entry: one argument per "
-				 "function for now", ot_sym_display(SYM(k, i)), a, b);
-			k->conflict = 1;
-		} else {
-			v->arg = t->arg;
-			v->name = t->name;
-		}
-	}
-	if (t->ret && !v->ret)
-		v->ret = t->ret;
+	merge_vals(k, &k->sv[i], &k->tv[nterm - 1], ot_sym_display(SYM(k, i)));
 }
 
 static size_t by_spelling(struct pick *k, const char *term, uint32_t nterm,
@@ -543,10 +563,8 @@ static int include_terms(struct pick *k, const char *spec, uint32_t *nterm)
 		}
 		/* "ns::f(Foo)": a C++ name with its parameter list spells a
 		 * symbol, and is that, not a value named Foo. */
-		if (v.name && spells_symbol(k, whole, term)) {
-			free(v.name);
-			v.name = NULL;
-		}
+		if (v.n && v.name[0] && spells_symbol(k, whole, term))
+			vals_free(&v);
 		(*nterm)++;
 		k->tv = ot_xreallocarray(k->tv, *nterm, sizeof(*k->tv));
 		k->tv[*nterm - 1] = v;
@@ -577,7 +595,7 @@ static void exclude_terms(struct pick *k, const char *spec)
 
 		if (*term != '!' || value_suffix(term, &v, 1))
 			continue;
-		free(v.name);
+		vals_free(&v);
 		for (i = 0; i < k->n; i++)
 			if (matches(SYM(k, i), term + 1, 1))
 				k->chosen[i] = 0;
@@ -590,8 +608,26 @@ static void exclude_terms(struct pick *k, const char *spec)
  * within a glob sorted), names at one offset merged into one function
  * with aliases: the kernel would count one hit twice.
  */
+/* f's values from v: the first entry value in arg/arg_name (what USDT
+ * and one-value code read), the others in more; names copied. */
+static void set_values(struct ot_selected *f, const struct vals *v)
+{
+	uint8_t i;
+
+	f->ret = v->ret;
+	if (!v->n)
+		return;
+	f->arg = v->arg[0];
+	f->arg_name = v->name[0] ? ot_xstrdup(v->name[0]) : NULL;
+	for (i = 1; i < v->n; i++) {
+		f->more[f->nmore] = v->arg[i];
+		f->more_name[f->nmore++] = v->name[i] ? ot_xstrdup(v->name[i]) : NULL;
+	}
+}
+
 static void collect(struct pick *k, uint32_t nterm, struct ot_selection *out)
 {
+	struct vals *fv = ot_xcalloc(k->n ? k->n : 1, sizeof(*fv));
 	size_t i, j, t;
 
 	out->fn = ot_xcalloc(k->n ? k->n : 1, sizeof(*out->fn));
@@ -604,24 +640,11 @@ static void collect(struct pick *k, uint32_t nterm, struct ot_selection *out)
 			out->requested++;
 			for (j = 0; j < out->n && out->fn[j].sym->offset != s->offset; j++)
 				;
+			/* Aliases: what each name asks for, together. */
+			merge_vals(k, &fv[j], &k->sv[i], ot_sym_display(s));
 			if (j < out->n) {
 				struct ot_selected *f = &out->fn[j];
 				char *a = NULL;
-
-				/* Aliases: what each name asks for, together. */
-				if (!f->arg && !f->arg_name) {
-					f->arg = k->sv[i].arg;
-					f->arg_name = k->sv[i].name ? ot_xstrdup(k->sv[i].name) : NULL;
-				} else if ((k->sv[i].arg || k->sv[i].name) &&
-					   (f->arg != k->sv[i].arg || !f->arg_name != !k->sv[i].name ||
-					    (f->arg_name && strcmp(f->arg_name, k->sv[i].name)))) {
-					ot_error("%s and %s are one function: two arguments asked at "
-						 "its entry, one per function for now",
-						 ot_sym_display(f->sym), ot_sym_display(s));
-					k->conflict = 1;
-				}
-				if (!f->ret)
-					f->ret = k->sv[i].ret;
 
 				if (asprintf(&a, "%s%s%s", f->aliases ? f->aliases : "",
 					     f->aliases ? "," : "", ot_sym_display(s)) < 0)
@@ -630,12 +653,12 @@ static void collect(struct pick *k, uint32_t nterm, struct ot_selection *out)
 				f->aliases = a;
 				continue;
 			}
-			out->fn[out->n].arg = k->sv[i].arg;
-			out->fn[out->n].ret = k->sv[i].ret;
-			out->fn[out->n].arg_name = k->sv[i].name ? ot_xstrdup(k->sv[i].name) : NULL;
 			out->fn[out->n++].sym = s;
 		}
 	}
+	for (j = 0; j < out->n; j++)
+		set_values(&out->fn[j], &fv[j]);
+	free(fv);
 	/* Step 4: what globs skipped, for -v and -l. */
 	out->skipped = ot_xcalloc(k->n ? k->n : 1, sizeof(*out->skipped));
 	for (i = 0; i < k->n; i++) {
@@ -677,7 +700,7 @@ static int select_in(const struct ot_elf *e, const char *spec, const char *scrip
 	free(k.skipped);
 	free(k.chosen);
 	for (i = 0; i < nterm; i++)
-		free(k.tv[i].name);
+		vals_free(&k.tv[i]);
 	free(k.tv);
 	free(k.sv);
 	return ret;
@@ -691,11 +714,13 @@ int ot_elf_select(const struct ot_elf *e, const char *spec,
 
 void ot_selection_free(struct ot_selection *s)
 {
-	size_t i;
+	size_t i, k;
 
 	for (i = 0; i < s->n; i++) {
 		free(s->fn[i].aliases);
 		free(s->fn[i].arg_name);
+		for (k = 0; k < s->fn[i].nmore; k++)
+			free(s->fn[i].more_name[k]);
 		free(s->fn[i].name);
 		free(s->fn[i].label);
 	}

@@ -32,8 +32,12 @@ struct ot_binary;
 #endif
 
 /* The value grammar, for the error a malformed value gets. */
-#define OT_SEL_SYNTAX "values are NAME(VALUE), NAME%ret, NAME(VALUE)%ret: VALUE is " \
-	"argN (N 1 to 6), argN:32, a parameter's name or NAME->MEMBER; %ret:32 the low half"
+#define OT_SEL_SYNTAX "values are NAME(VALUE,...), NAME%ret, NAME(VALUE,...)%ret: up to 4 " \
+	"VALUEs, each argN (N 1 to 6), argN:32, a parameter's name or NAME->MEMBER; " \
+	"%ret:32 the low half"
+
+/* Values one function may record at its entry: "read(arg1,arg2,nbytes)". */
+#define OT_SEL_MAX_VALUES 4
 
 #define OT_SEL_RET 1
 #define OT_SEL_32 0x80
@@ -48,6 +52,11 @@ struct ot_selected {
 	/* A parameter named instead of argN ("flags", "req->len"; owned, read
 	 * from DWARF by lib/probes/plan), or NULL. */
 	char *arg_name;
+	/* The entry values after the first ("read(arg1,arg3)"): each an
+	 * OT_SEL_* code or a name (owned; code 0), nmore of them. */
+	uint8_t nmore;
+	uint8_t more[OT_SEL_MAX_VALUES - 1];
+	char *more_name[OT_SEL_MAX_VALUES - 1];
 	/* %ret's width and sign from DWARF (plan fills them; 0: the register). */
 	uint8_t ret_size, ret_signed;
 	char *aliases;		   /* other names at the same offset, or NULL */

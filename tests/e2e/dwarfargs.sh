@@ -56,6 +56,31 @@ check "$work/mem.json" handle req-\>len "handle req->len"
 check "$work/mem.json" seventh g "seventh g"
 check "$work/mem.json" far r-\>len "far r->len"
 
+# Several values per function (issue 22, item 6): by one term, names and
+# registers mixed, each its own row and its JSON values entry in order.
+for be in multi perf; do
+	"$OT" -q --json -o "$work/several-$be.json" --backend $be -f 'handle(flags,n,arg1)%ret' \
+		-- "$D" $N >/dev/null 2>"$work/err" || fail_ "several $be: exit status $?: $(cat "$work/err")"
+	check "$work/several-$be.json" handle flags "handle flags"
+	check "$work/several-$be.json" handle ret "handle ret"
+	python3 - "$work/several-$be.json" $N <<'PY' || fail_ "several $be: $(head -c 3000 "$work/several-$be.json")"
+import json, sys
+f = json.load(open(sys.argv[1]))["functions"][0]
+n = int(sys.argv[2])
+v = f["values"]
+assert [x["what"] for x in v] == ["flags", "n", "arg1", "ret"], [x["what"] for x in v]
+assert (v[1]["count"], v[1]["min"], v[1]["max"]) == (n, 0, 89), v[1]
+assert v[2]["count"] == n and v[2]["min"] == v[2]["max"] > 0, v[2]   # one struct's address
+PY
+done
+"$OT" -q -o "$work/several.txt" -f 'handle(flags,req->len),seventh(a,g),far(r->len,f)' -- "$D" $N \
+	>/dev/null 2>"$work/err" || fail_ "several, text: exit status $?: $(cat "$work/err")"
+for row in "handle flags $N 2147483648" "handle req->len $N 1000" "seventh a $N 1" "seventh g $N -10" \
+	"far r->len $N -12" "far f $N 6"; do
+	set -- $row
+	grep -Eq "^$1 $2 +$3 +$4 " "$work/several.txt" || fail_ "no row '$row': $(cat "$work/several.txt")"
+done
+
 # Two terms for one function: both values, merged into one row.
 "$OT" -q --json -o "$work/merged.json" -f 'handle(flags),handle%ret' -- "$D" $N \
 	>/dev/null 2>"$work/err" || fail_ "merged: exit status $?: $(cat "$work/err")"
@@ -117,16 +142,18 @@ refused 2 "orbit-trace: $D:handle: cannot read 'req->size': struct req has no me
 	-f 'handle(req->size)'
 refused 2 "orbit-trace: 'handle(req:str)': req:str: strings of a function's arguments are not read yet (the integer: req)" \
 	-f 'handle(req:str)'
-refused 2 "orbit-trace: 'handle(1)': '1' is no value: values are NAME(VALUE), NAME%ret, NAME(VALUE)%ret: VALUE is argN (N 1 to 6), argN:32, a parameter's name or NAME->MEMBER; %ret:32 the low half" \
+refused 2 "orbit-trace: 'handle(1)': '1' is no value: values are NAME(VALUE,...), NAME%ret, NAME(VALUE,...)%ret: up to 4 VALUEs, each argN (N 1 to 6), argN:32, a parameter's name or NAME->MEMBER; %ret:32 the low half" \
 	-f 'handle(1)'
-refused 2 "orbit-trace: 'handle%return': values are NAME(VALUE), NAME%ret, NAME(VALUE)%ret: VALUE is argN (N 1 to 6), argN:32, a parameter's name or NAME->MEMBER; %ret:32 the low half" \
+refused 2 "orbit-trace: 'handle%return': values are NAME(VALUE,...), NAME%ret, NAME(VALUE,...)%ret: up to 4 VALUEs, each argN (N 1 to 6), argN:32, a parameter's name or NAME->MEMBER; %ret:32 the low half" \
 	-f 'handle%return'
-refused 2 "orbit-trace: 'handle(flags,n)': one argument per function for now (name one, with %ret if you want the return value too)" \
-	-f 'handle(flags,n)'
-refused 2 "orbit-trace: handle: two terms ask flags and n at its entry: one argument per function for now" \
-	-f 'handle(flags),handle(n)'
+refused 2 "orbit-trace: 'handle(flags,n,req,arg1,arg2)': at most 4 values at the entry of a function" \
+	-f 'handle(flags,n,req,arg1,arg2)'
+refused 2 "orbit-trace: handle: terms ask more than 4 values at its entry" \
+	-f 'handle(flags,n),handle(req,arg1,arg2)'
 refused 1 "orbit-trace: $D:seventh: the argument asked is in memory at the entry (+8(%sp):s64): the perf backend reads only registers (--backend multi reads it)" \
 	--backend perf -f 'seventh(g)'
+refused 1 "orbit-trace: $D:seventh: the argument asked is in memory at the entry (+8(%sp):s64): the perf backend reads only registers (--backend multi reads it)" \
+	--backend perf -f 'seventh(a,g)'
 if [ "$(uname -m)" = x86_64 ]; then
 	refused 2 "orbit-trace: values (NAME(argN), NAME%ret) are recorded by the uprobe backends: not with --backend inject
 Try 'orbit-trace --help' for more information." \
@@ -134,8 +161,9 @@ Try 'orbit-trace --help' for more information." \
 fi
 
 # A program nobody here wrote: gzip -d's reads through libc, by name
-# (libc6-dbg's DWARF: __libc_read's nbytes, its ssize_t return) and by
-# register, on identical runs: the same values.
+# (libc6-dbg's DWARF: __libc_read's fd and nbytes, its ssize_t return) and
+# by register (read(arg1,arg3), two values of one call), on identical
+# runs: the same values.
 libc="$(ldd "$(command -v gzip)" | awk '/libc\.so\.6/ { print $3 }')"
 perf probe -x "$libc" -V read 2>/dev/null | grep -q 'size_t[[:space:]]*nbytes' ||
 	skip_ "no DWARF for $libc's read (apt-get install libc6-dbg)"
@@ -146,20 +174,21 @@ with open('$work/in.txt', 'w') as f:
     for i in range(200000): f.write(' '.join(r.choice(['dwarf', 'name', 'read', '%d' % i]) for _ in range(9)) + '\n')
 "
 gzip -f "$work/in.txt"
-for how in 'read(nbytes)%ret' 'read(arg3)%ret'; do
+for how in 'read(fd,nbytes)%ret' 'read(arg1,arg3)%ret'; do
 	"$OT" -q --json -o "$work/gzip-${how%%(*}-${how#*(}.json" -f "libc.so.6:$how" \
 		-- gzip -dc "$work/in.txt.gz" >/dev/null 2>"$work/err" ||
 		fail_ "gzip $how: exit status $?: $(cat "$work/err")"
 done
-python3 - "$work/gzip-read-nbytes)%ret.json" "$work/gzip-read-arg3)%ret.json" <<'PY' ||
+python3 - "$work/gzip-read-fd,nbytes)%ret.json" "$work/gzip-read-arg1,arg3)%ret.json" <<'PY' ||
 import json, sys
 a, b = (json.load(open(p)) for p in sys.argv[1:3])
-fa, fb = a["functions"][0], b["functions"][0]
-assert fa["arg"]["what"] == "nbytes" and fb["arg"]["what"] == "arg3", (fa["arg"]["what"], fb["arg"]["what"])
-for k in ("count", "min", "max", "log2"):
-    assert fa["arg"][k] == fb["arg"][k], (k, fa["arg"][k], fb["arg"][k])
-    assert fa["ret"][k] == fb["ret"][k], (k, fa["ret"][k], fb["ret"][k])
-assert fa["arg"]["count"] > 4, fa["arg"]
+va, vb = a["functions"][0]["values"], b["functions"][0]["values"]
+assert [x["what"] for x in va] == ["fd", "nbytes", "ret"], va
+assert [x["what"] for x in vb] == ["arg1", "arg3", "ret"], vb
+for x, y in zip(va, vb):
+    for k in ("count", "min", "max", "log2"):
+        assert x[k] == y[k], (x["what"], k, x[k], y[k])
+assert va[1]["count"] > 4, va[1]
 PY
 	fail_ "gzip: by name and by register differ"
 pass_

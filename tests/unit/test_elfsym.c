@@ -197,8 +197,9 @@ static void test_select_values(void **state)
 }
 
 /*
- * Values by DWARF name, several terms for one function, and the value
- * specs refused (issue 22, items 5 and 6): what the selection keeps.
+ * Values by DWARF name, several values per function and several terms
+ * for one, and the value specs refused (issue 22, items 5 and 6): what
+ * the selection keeps.
  */
 static void test_select_named_values(void **state)
 {
@@ -206,8 +207,8 @@ static void test_select_named_values(void **state)
 		"fixture_alpha(1)", "fixture_alpha(arg1:16)", "fixture_alpha(arg0)",
 		"fixture_alpha(n:32)", "fixture_alpha(a->)", "fixture_alpha(->b)",
 		"fixture_alpha%retx", "fixture_alpha%ret:16", "fixture_alpha(x:str)",
-		"fixture_alpha(arg1,arg3)", "fixture_alpha(a,b)",
-		"fixture_alpha(arg1),fixture_alpha(arg2)", "fixture_alpha(n),fixture_alias(m)",
+		"fixture_alpha(a,b,c,d,e)", "fixture_alpha(a,b,c),fixture_alpha(d,e)",
+		"fixture_alpha(a,b),fixture_alias(c,d,e)", "fixture_alpha(a,,b)",
 	};
 	struct ot_selection s;
 	struct ot_elf *e;
@@ -236,9 +237,29 @@ static void test_select_named_values(void **state)
 	assert_string_equal(s.fn[i].arg_name, "n");
 	assert_int_equal(s.fn[i].ret, OT_SEL_RET | OT_SEL_32);
 	ot_selection_free(&s);
+	/* Several values, by one term, by two, by aliases: all of them, in
+	 * the order asked, each once. */
+	assert_int_equal(ot_elf_select(e, "fixture_beta(arg1,n,arg3:32),fixture_beta(arg1,r->x)%ret",
+				       &s), 0);
+	assert_int_equal(s.n, 1);
+	assert_int_equal(s.fn[0].arg, 1);
+	assert_null(s.fn[0].arg_name);
+	assert_int_equal(s.fn[0].nmore, 3);
+	assert_string_equal(s.fn[0].more_name[0], "n");
+	assert_int_equal(s.fn[0].more[1], 3 | OT_SEL_32);
+	assert_null(s.fn[0].more_name[1]);
+	assert_string_equal(s.fn[0].more_name[2], "r->x");
+	assert_int_equal(s.fn[0].ret, OT_SEL_RET);
+	ot_selection_free(&s);
+	assert_int_equal(ot_elf_select(e, "fixture_alpha(n),fixture_alias(m)", &s), 0);
+	assert_int_equal(s.n, 1);
+	assert_string_equal(s.fn[0].arg_name, "n");
+	assert_string_equal(s.fn[0].more_name[0], "m");
+	ot_selection_free(&s);
 	/* The same argument asked twice is one. */
 	assert_int_equal(ot_elf_select(e, "fixture_beta(n),fixture_beta(n)%ret", &s), 0);
 	assert_string_equal(s.fn[0].arg_name, "n");
+	assert_int_equal(s.fn[0].nmore, 0);
 	ot_selection_free(&s);
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		if (ot_elf_select(e, bad[i], &s) != -ENOENT)

@@ -446,7 +446,7 @@ static void test_inject(void **state)
  */
 static void test_values(void **state)
 {
-	struct ot_values arg, ret, none;
+	struct ot_values arg, ret, none, len;
 	struct fixture x;
 	unsigned k;
 
@@ -456,12 +456,19 @@ static void test_values(void **state)
 	ot_values_init(&arg);
 	ot_values_init(&ret);
 	ot_values_init(&none);
+	ot_values_init(&len);
 	for (k = 0; k < 40; k++) {
 		ot_values_add(&arg, (int64_t)k * 3 - 20);
 		ot_values_add(&ret, k % 8 == 0 ? -1 : (int64_t)(1u << (k % 17)));
+		ot_values_add(&len, 1000 + k % 7);
 	}
 	x.fn[MIDDLE].arg = &arg;
 	x.fn[MIDDLE].arg_name = "arg2";
+	/* A second value at the entry, by its DWARF name: its own row, in
+	 * JSON's values between arg2 and ret (issue 22, item 6). */
+	x.fn[MIDDLE].more[0] = &len;
+	x.fn[MIDDLE].more_name[0] = "req->len";
+	x.fn[MIDDLE].nmore = 1;
 	x.fn[MIDDLE].ret = &ret;
 	x.fn[MIDDLE].ret_name = "ret";
 	x.fn[INNER].arg = &none;
