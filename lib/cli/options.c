@@ -34,6 +34,7 @@ const char ot_usage_text[] =
 	"                         argument, the return value (e.g. 'read(arg3)%ret');\n"
 	"                         NAME(PARAM), NAME(PARAM->MEMBER) a parameter by its\n"
 	"                         DWARF name (e.g. 'read(nbytes)'), %ret typed by it;\n"
+	"                         up to 4 values each: 'read(fd,arg3)%ret';\n"
 	"                         usdt:FILE:PROVIDER:NAME counts a USDT probe's hits;\n"
 	"                         (argN) after it records argument N (from 1)\n"
 	"  -l, --list             print what -f selects (default: every function)\n"
