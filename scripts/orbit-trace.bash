@@ -25,7 +25,7 @@ _orbit_trace()
 {
 	local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD - 1]} i
 	local opts="-p --pid -a --all -f --functions -l --list -d --duration -I --interval -o --output --json
-		--hist --slower-than --slowest --trace --folded --expect --max-loss --ring-kb --drain-ms
+		--hist --slower-than --wall-clock --slowest --trace --folded --expect --max-loss --ring-kb --drain-ms
 		--backend --freeze --follow --returns --user --compensate --restore
 		--prom-textfile --listen --prom-pid
 		-q --quiet -v --verbose -h --help -V --version --"

@@ -121,6 +121,31 @@ static int proc_comm(void *ctx, uint32_t pid, char *buf, size_t len)
 	return 0;
 }
 
+/* CLOCK_REALTIME - CLOCK_MONOTONIC now, in ns (--wall-clock): read
+ * between two monotonic reads, the closer pair kept of three. */
+static int64_t wall_offset(void)
+{
+	int64_t best = 0, span = INT64_MAX;
+	int k;
+
+	for (k = 0; k < 3; k++) {
+		struct timespec a, r, b;
+		int64_t ma, mb, rt;
+
+		clock_gettime(CLOCK_MONOTONIC, &a);
+		clock_gettime(CLOCK_REALTIME, &r);
+		clock_gettime(CLOCK_MONOTONIC, &b);
+		ma = (int64_t)a.tv_sec * 1000000000 + a.tv_nsec;
+		mb = (int64_t)b.tv_sec * 1000000000 + b.tv_nsec;
+		rt = (int64_t)r.tv_sec * 1000000000 + r.tv_nsec;
+		if (mb - ma < span) {
+			span = mb - ma;
+			best = rt - (ma + mb) / 2;
+		}
+	}
+	return best ? best : 1;
+}
+
 /* Function i's entry values after the first, named for the report. */
 static void more_values(struct ot_capture *c, size_t i)
 {
@@ -492,6 +517,7 @@ static int make_sinks(struct ot_capture *c)
 		.nfuncs = c->plan.sel.n, .names = c->plan.names,
 		.out = c->out, .json = c->o.json,
 		.slowest = c->o.slowest, .slower_than = c->o.slower_than,
+		.wall_offset = c->o.wall_clock ? wall_offset() : 0,
 		.per_process = c->o.all || c->o.follow, .comm = proc_comm, .comm_ctx = c,
 	};
 	size_t i;

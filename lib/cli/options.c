@@ -84,6 +84,8 @@ const char ot_usage_text[] =
 	"      --slower-than TIME print each scope longer than TIME (e.g. 500us, 2ms)\n"
 	"                         as it closes: when, process, thread, its traced\n"
 	"                         callers and the values the call recorded\n"
+	"      --wall-clock       --slower-than's lines say the time of day\n"
+	"                         (HH:MM:SS.microseconds), not the time since the start\n"
 	"      --slowest N        keep each function's N longest scopes for the\n"
 	"                         report, longest first (default 5)\n"
 	"      --compensate       also report durations without the probes' own cost\n"
@@ -200,7 +202,7 @@ enum {
 	OPT_JSON = 0x100, OPT_RING_KB, OPT_DRAIN_MS, OPT_EXPECT, OPT_MAX_LOSS,
 	OPT_HIST, OPT_TRACE, OPT_FOLDED, OPT_USER, OPT_RETURNS, OPT_COMPENSATE, OPT_BACKEND,
 	OPT_FREEZE, OPT_SLOWER_THAN, OPT_SLOWEST, OPT_FOLLOW, OPT_RESTORE, OPT_PROM_TEXTFILE,
-	OPT_LISTEN, OPT_PROM_PID,
+	OPT_LISTEN, OPT_PROM_PID, OPT_WALL_CLOCK,
 };
 
 static const struct option longopts[] = {
@@ -227,6 +229,7 @@ static const struct option longopts[] = {
 	{ "follow", no_argument, NULL, OPT_FOLLOW },
 	{ "restore", no_argument, NULL, OPT_RESTORE },
 	{ "slower-than", required_argument, NULL, OPT_SLOWER_THAN },
+	{ "wall-clock", no_argument, NULL, OPT_WALL_CLOCK },
 	{ "slowest", required_argument, NULL, OPT_SLOWEST },
 	{ "prom-textfile", required_argument, NULL, OPT_PROM_TEXTFILE },
 	{ "listen", required_argument, NULL, OPT_LISTEN },
@@ -368,6 +371,9 @@ static int output_option(struct ot_options *o, int c, const char *arg, char **ms
 		break;
 	case OPT_HIST:
 		o->hist = 1;
+		break;
+	case OPT_WALL_CLOCK:
+		o->wall_clock = 1;
 		break;
 	case OPT_TRACE:
 		o->trace = arg;
@@ -522,6 +528,8 @@ static enum ot_options_result combinations(const struct ot_options *o, char **ms
 		return bad(msg, "--compensate does not go with --follow");
 	if (o->max_loss >= 0 && !o->expect)
 		return bad(msg, "--max-loss needs --expect");
+	if (o->wall_clock && !o->slower_than)
+		return bad(msg, "--wall-clock needs --slower-than");
 	if (o->interval > 0 && o->list)
 		return bad(msg, "--interval applies to a capture, not to -l");
 	if ((o->prom_textfile || o->listen) && o->list)

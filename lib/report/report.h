@@ -33,6 +33,8 @@ struct ot_report_slow {
 	char comm[16];
 	const char *arg_name, *ret_name;
 	int64_t arg, ret;
+	/* --wall-clock: when it began, CLOCK_REALTIME ns (0: not asked). */
+	uint64_t wall_ns;
 };
 
 /* Values of an entry after its first (select.h's OT_SEL_MAX_VALUES - 1). */

@@ -7,6 +7,7 @@
 
 #include <inttypes.h>
 #include <string.h>
+#include <time.h>
 
 void ot_report_interval_text(FILE *f, const struct ot_report_interval *iv)
 {
@@ -56,11 +57,27 @@ void ot_report_interval_json(FILE *f, const struct ot_report_interval *iv)
 	fprintf(f, "]}\n");
 }
 
+/* ns since the epoch as the local time of day, HH:MM:SS.uuuuuu, as
+ * funcslower -T and strace -tt write it. */
+static const char *time_of_day(uint64_t ns, char *buf, size_t len)
+{
+	time_t sec = (time_t)(ns / 1000000000u);
+	struct tm tm;
+
+	if (!localtime_r(&sec, &tm) || !strftime(buf, len, "%H:%M:%S", &tm))
+		snprintf(buf, len, "?");
+	else
+		snprintf(buf + strlen(buf), len - strlen(buf), ".%06u",
+			 (unsigned)(ns % 1000000000u / 1000u));
+	return buf;
+}
+
 void ot_report_slow_text(FILE *f, int pid, const char *name, const struct ot_report_slow *s)
 {
 	char a[32], b[32];
 
 	fprintf(f, "slow: %s at %s, pid %d%s%s%s tid %u: %s (%s)", name,
+		s->wall_ns ? time_of_day(s->wall_ns, a, sizeof(a)) :
 		ot_report_duration(s->at_ns, a, sizeof(a)), pid, s->comm[0] ? " (" : "", s->comm,
 		s->comm[0] ? ")" : "", s->tid, ot_report_duration(s->duration_ns, b, sizeof(b)),
 		s->path);
@@ -78,6 +95,12 @@ void ot_report_slow_json(FILE *f, int pid, const char *name, const struct ot_rep
 	fprintf(f, ", \"at_ns\": %" PRIu64 ", \"duration_ns\": %" PRIu64 ", \"pid\": %d"
 		", \"tid\": %u, \"path\": ", s->at_ns, s->duration_ns, pid, s->tid);
 	ot_json_string(f, s->path);
+	if (s->wall_ns) {
+		char t[32];
+
+		fprintf(f, ", \"wall_ns\": %" PRIu64 ", \"time\": \"%s\"", s->wall_ns,
+			time_of_day(s->wall_ns, t, sizeof(t)));
+	}
 	if (s->comm[0]) {
 		fprintf(f, ", \"comm\": ");
 		ot_json_string(f, s->comm);

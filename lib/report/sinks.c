@@ -262,6 +262,8 @@ static void slow_details(struct ot_sinks *s, const struct ot_scope *sc, struct o
 		s->slow_pid = sc->pid;
 	}
 	memcpy(sl->comm, s->slow_comm, sizeof(sl->comm));
+	if (s->o.wall_offset)
+		sl->wall_ns = (uint64_t)((int64_t)sc->start + s->o.wall_offset);
 	if (k && k->arg && sc->has_arg) {
 		sl->arg_name = k->arg_name;
 		sl->arg = k->arg32 ? (int64_t)(int32_t)sc->arg : (int64_t)sc->arg;

@@ -38,6 +38,10 @@ struct ot_sinks_opts {
 	int json;		/* ... as NDJSON */
 	size_t slowest;		/* --slowest N: keep each function's N longest */
 	uint64_t slower_than;	/* --slower-than: print scopes this long, 0 none */
+	/* --wall-clock: CLOCK_REALTIME - the scopes' clock (CLOCK_MONOTONIC)
+	 * in ns, as measured at the start; 0: its lines say the time since
+	 * the start. */
+	int64_t wall_offset;
 	int per_process;	/* -a, --follow: rows per process and function */
 	int every_scope;	/* another hook needs every scope (--trace) */
 	/* The name of process pid, for its row: 0, or not 0 for "?". */

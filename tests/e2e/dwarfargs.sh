@@ -106,6 +106,26 @@ PY
 grep -q '^slow: shorty at .*, pid [0-9]* (dwargs) tid [0-9]*: .* (shorty) ret=-1800$' "$work/slow.txt" ||
 	fail_ "slow text: $(cat "$work/slow.txt")"
 
+# --wall-clock: the lines say the time of day, within the run's.
+before=$(date +%s%N)
+TZ=UTC "$OT" -q --json --slower-than 1ns --wall-clock -o "$work/wall.ndjson" -f shorty -- "$D" 5 \
+	>/dev/null 2>"$work/err" || fail_ "wall: exit status $?: $(cat "$work/err")"
+after=$(date +%s%N)
+python3 - "$work/wall.ndjson" "$before" "$after" <<'PY' || fail_ "wall: $(head -c 2000 "$work/wall.ndjson")"
+import json, sys, time
+slow = [l for l in map(json.loads, open(sys.argv[1])) if l["type"] == "slow"]
+lo, hi = int(sys.argv[2]), int(sys.argv[3])
+assert len(slow) == 5
+for s in slow:
+    assert lo <= s["wall_ns"] <= hi, (lo, s["wall_ns"], hi)
+    t = time.gmtime(s["wall_ns"] // 10**9)
+    assert s["time"] == "%02d:%02d:%02d.%06d" % (t.tm_hour, t.tm_min, t.tm_sec, s["wall_ns"] % 10**9 // 1000), s
+PY
+"$OT" --slower-than 1ns --wall-clock -o "$work/wall.txt" -f shorty -- "$D" 5 >/dev/null 2>&1 ||
+	fail_ "wall text: exit status $?"
+[ "$(grep -Ec '^slow: shorty at [0-2][0-9]:[0-5][0-9]:[0-6][0-9]\.[0-9]{6}, pid [0-9]+ \(dwargs\) tid ' "$work/wall.txt")" = 5 ] ||
+	fail_ "wall text: $(cat "$work/wall.txt")"
+
 # -p: armed on the running program before it makes its calls.
 mkfifo "$work/in"
 "$D" $N ready <"$work/in" >"$work/p.out" &

@@ -96,6 +96,7 @@ static void test_bad_combinations(void **state)
 	BAD("--user applies to a command started with --, not to -p", "--user", "nobody", "-p", "1", "-f", "x");
 	BAD("--freeze applies to -p: a command started with -- is armed before it runs", "--freeze", "-f", "x", "--", "t");
 	BAD("--max-loss needs --expect", "--max-loss", "2", "-f", "x", "--", "t");
+	BAD("--wall-clock needs --slower-than", "--wall-clock", "-f", "x", "--", "t");
 	BAD("--interval applies to a capture, not to -l", "-l", "-I", "1", "--", "t");
 	BAD("--backend inject patches one process: not with -a", "--backend", "inject", "-a", "-f", "x");
 	BAD("--freeze is for the uprobe backends: inject stops the process with ptrace while it patches it",

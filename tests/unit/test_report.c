@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/wait.h>
 
 #include "lib/report/check.h"
@@ -630,6 +631,16 @@ static void test_interval(void **state)
 		ot_report_slow_json(f, 4242, "middle", &sl);
 		ot_report_slow_text(f, 4242, "middle", &sv);
 		ot_report_slow_json(f, 4242, "middle", &sv);
+		/* --wall-clock: the time of day (here in UTC). */
+		{
+			struct ot_report_slow sw = sv;
+
+			setenv("TZ", "UTC", 1);
+			tzset();
+			sw.wall_ns = 1796182680830658510ull;
+			ot_report_slow_text(f, 4242, "middle", &sw);
+			ot_report_slow_json(f, 4242, "middle", &sw);
+		}
 	}
 	fclose(f);
 	golden("streams.txt", buf, len);
