@@ -230,7 +230,8 @@ static __always_inline __u64 usdt_value(struct pt_regs *ctx, __u32 idx)
 struct ot_bpf_sample {
 	__u64 id;
 	__u64 sp;
-	__u64 value;	/* what the cookie's top byte asks for (OT_VALUE_*), else 0 */
+	__u64 value;	/* what the cookie's top byte asks for (OT_VALUE_*); not
+			 * written when it asks none */
 };
 
 static __always_inline int emit(struct pt_regs *ctx, __u32 bit)
@@ -281,8 +282,11 @@ static __always_inline int emit(struct pt_regs *ctx, __u32 bit)
 	default: s.value = 0; break;
 	}
 	/* A full ring fails the write; the kernel counts it and reports it
-	 * as PERF_RECORD_LOST, which lib/rings/drain turns into loss epochs. */
-	bpf_perf_event_output(ctx, &ot_rings, BPF_F_CURRENT_CPU, &s, sizeof(s));
+	 * as PERF_RECORD_LOST, which lib/rings/drain turns into loss epochs.
+	 * A probe that records no value writes {id, sp} alone: 48 bytes a
+	 * record in the ring, not 56 (lib/rings/ring decodes both). */
+	bpf_perf_event_output(ctx, &ot_rings, BPF_F_CURRENT_CPU, &s,
+			      s.id >> 56 ? sizeof(s) : 2 * sizeof(__u64));
 	return 0;
 }
 
