@@ -3,7 +3,10 @@
 # passes and gets back; orbit-trace must record the same by name on multi
 # (registers, memory through a pointer, the stack at the entry, a pointer on
 # the stack) and perf (registers; memory refused in one line), with -- CMD
-# and -p; two terms for one function merged; the refusals' exact lines.
+# and -p; several values per function; two terms for one function merged;
+# --slower-than's lines with the values, the process's name, --wall-clock;
+# every location -v prints equal to perf probe -D's for the same
+# parameter (dwargs' and libc's); the refusals' exact lines.
 # Then libc's read(fd, buf, nbytes) under gzip -d by name (libc6-dbg's
 # DWARF) against the same run by register (read(arg3)), which values.sh
 # holds against bpftrace.
@@ -147,6 +150,27 @@ sed 1d "$work/p.out" >"$work/p.want"
 cmp -s "$work/p.want" "$work/want" || fail_ "-p: the program printed other values"
 check "$work/p.json" far r-\>len "far r->len"
 
+# Where each parameter is, against perf probe -D's placement of the same
+# (perf's x32/x64 is our u32/u64: hex-printed unsigned).
+if command -v perf >/dev/null; then
+	for spec in "handle req,flags,n" "handle req->len" "seventh a,g" "far r->len,f"; do
+		set -- $spec
+		"$OT" -v -f "$1($2)" -o /dev/null -- "$D" 1 >/dev/null 2>"$work/v.err" ||
+			fail_ "$spec -v: $(cat "$work/v.err")"
+		perf probe -x "$D" -D "$1 $(echo "$2" | tr , ' ')" 2>"$work/perf.err" >"$work/perf.out" ||
+			fail_ "perf probe -D $spec: $(cat "$work/perf.err")"
+		python3 - "$work/v.err" "$work/perf.out" "$1" "$2" <<'PY' ||
+import re, sys
+ours = dict(re.findall(r":%s: (\S+) is (\S+) \(DWARF" % sys.argv[3], open(sys.argv[1]).read()))
+perf = open(sys.argv[2]).read().split()[2:]
+for name, p in zip(sys.argv[4].split(","), perf):
+    loc = p.split("=", 1)[1].replace(":x", ":u")
+    assert ours.get(name) == loc, (name, ours.get(name), loc)
+PY
+			fail_ "$spec: ours $(grep DWARF "$work/v.err"), perf's $(cat "$work/perf.out")"
+	done
+fi
+
 # refused ARGS... LINE: exit status 2 (1 for perf's arming), the one line.
 refused() {
 	rc=$1 line=$2
@@ -187,6 +211,20 @@ fi
 libc="$(ldd "$(command -v gzip)" | awk '/libc\.so\.6/ { print $3 }')"
 perf probe -x "$libc" -V read 2>/dev/null | grep -q 'size_t[[:space:]]*nbytes' ||
 	skip_ "no DWARF for $libc's read (apt-get install libc6-dbg)"
+# libc's read is __libc_read in its DWARF: perf probe -D places fd and
+# nbytes where -v says they are.
+if command -v perf >/dev/null; then
+	"$OT" -v -f "libc.so.6:read(fd,nbytes)" -o /dev/null -- gzip -dc /dev/null >/dev/null 2>"$work/v.err" ||
+		fail_ "libc -v: $(cat "$work/v.err")"
+	perf probe -x "$libc" -D '__libc_read fd nbytes' >"$work/perf.out" 2>"$work/perf.err" ||
+		fail_ "perf probe -D __libc_read: $(cat "$work/perf.err")"
+	python3 - "$work/v.err" "$work/perf.out" <<'PY' || fail_ "libc read: ours $(grep DWARF "$work/v.err"), perf's $(cat "$work/perf.out")"
+import re, sys
+ours = dict(re.findall(r":read: (\S+) is (\S+) \(DWARF", open(sys.argv[1]).read()))
+perf = dict(p.split("=", 1) for p in open(sys.argv[2]).read().split()[2:])
+assert ours == {k: v.replace(":x", ":u") for k, v in perf.items()}, (ours, perf)
+PY
+fi
 python3 -c "
 import random
 r = random.Random(5)
