@@ -5,7 +5,9 @@
  * Terms are comma-separated: names or globs (fnmatch syntax), then
  * exclusions "!GLOB" applied after every inclusion, each optionally
  * prefixed with a library ("libc.so.6:malloc") and followed by the values
- * to record with each call ("malloc(arg1)", "read(arg3)%ret").  A term matches a
+ * to record with each call ("malloc(arg1)", "read(arg3)%ret", up to
+ * OT_SEL_MAX_VALUES at the entry: "read(fd,arg3)", a parameter by its
+ * DWARF name located later by lib/probes/plan).  A term matches a
  * symbol's raw name, its demangled form, or that form without parameters
  * and Rust hash; failing all, a bare last component.  Errors name the term
  * and the reason, with close matches.
@@ -103,9 +105,11 @@ int ot_elf_select(const struct ot_elf *e, const char *spec,
 void ot_selection_free(struct ot_selection *s);
 
 /*
- * Whether a -f list asks for a value ("NAME(argN)", "NAME%ret") in any
- * term but a usdt: one, for options that refuse values (--backend inject
- * records none).
+ * Whether a -f list asks for a value ("NAME(argN)", "NAME(PARAM)",
+ * "NAME%ret") in any term but a usdt: one, for options that refuse values
+ * (--backend inject records none).  A word in parentheses counts as a
+ * parameter's name ("g(Foo)"): without the symbols, a C++ parameter list
+ * of a user type cannot be told from it.
  * Prints nothing; a malformed suffix counts as asking.
  */
 int ot_select_asks_values(const char *spec);
