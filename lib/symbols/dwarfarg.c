@@ -375,6 +375,11 @@ int ot_dwarf_param(const char *path, uint64_t vaddr, const char *expr, struct ot
 	int err;
 
 	memset(out, 0, sizeof(*out));
+#if !defined(__x86_64__)
+	/* The register numbers and the CFA at the entry are x86-64's. */
+	snprintf(why, whylen, "parameters by name are read on x86-64 only");
+	return -EINVAL;
+#endif
 	snprintf(name, sizeof(name), "%s", expr);
 	arrow = strstr(name, "->");
 	if (arrow)

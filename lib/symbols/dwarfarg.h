@@ -12,8 +12,9 @@
  * stack pointer + 8 at the first instruction).  A member through a
  * pointer ("req->len") is the pointer's operand, then the member's
  * offset and size (OT_USDT_ARG_DEREF when the pointer itself is in
- * memory).  Pure: prints nothing, exits never; every refusal is a
- * one-line reason in why.
+ * memory).  x86-64 only (its DWARF register numbers, its CFA at the
+ * entry).  Pure: prints nothing, exits never; every refusal is a one-line
+ * reason in why.
  */
 #ifndef OT_DWARFARG_H
 #define OT_DWARFARG_H
