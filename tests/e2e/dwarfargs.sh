@@ -171,6 +171,20 @@ PY
 	done
 fi
 
+# Without DWARF (the same program, its debug info stripped): argN is the
+# ABI's register, %ret the whole register (-v says so: shorty's -300 is
+# 65236 with this gcc: no short is that), a name is refused.
+objcopy --strip-debug "$D" "$work/nodebug"
+"$OT" -v --json -o "$work/nodebug.json" -f 'shorty%ret,handle(arg2)' -- "$work/nodebug" 7 \
+	>/dev/null 2>"$work/nodebug.err" || fail_ "no DWARF: exit status $?: $(cat "$work/nodebug.err")"
+grep -qx "orbit-trace: $work/nodebug:shorty: no DWARF: %ret is the whole return register" "$work/nodebug.err" ||
+	fail_ "no DWARF: -v does not say so: $(cat "$work/nodebug.err")"
+json_check "$work/nodebug.json" 'fn["shorty"]["ret"]["max"] > 32767 and fn["shorty"]["ret"]["min"] >= 0' \
+	'fn["handle"]["arg"]["what"] == "arg2" and fn["handle"]["arg"]["min"] == 2147483648'
+expect_rc 2 "$work/stdout" "$work/stderr" "$OT" -f 'handle(flags)' -- "$work/nodebug" 1
+[ "$(cat "$work/stderr")" = "orbit-trace: $work/nodebug:handle: cannot read 'flags': $work/nodebug has no DWARF for it (install its debug info, or name the argument argN: the ABI's registers)" ] ||
+	fail_ "no DWARF, a name: $(cat "$work/stderr")"
+
 # refused ARGS... LINE: exit status 2 (1 for perf's arming), the one line.
 refused() {
 	rc=$1 line=$2
