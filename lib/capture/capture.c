@@ -51,7 +51,8 @@ static void feed_pair(void *ctx, const struct ot_event *ev)
 	/* An entry's further value: its function's distribution, no scope. */
 	if (ev->kind == OT_EV_VALUE) {
 		if (ev->has_value)
-			ot_sinks_value(&c->sinks, ev->func, ev->flags, ev->value);
+			ot_sinks_value(&c->sinks, ev->tid, ev->func, ev->flags, ev->time,
+				       ev->value);
 		return;
 	}
 	if (c->calib_pair && ev->kind != OT_EV_LOST && ev->func == c->calib_target) {

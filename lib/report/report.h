@@ -22,6 +22,9 @@
 #include <stdio.h>
 
 /* One slow scope: when (since the capture began), where, how long. */
+/* Values of an entry after its first (select.h's OT_SEL_MAX_VALUES - 1). */
+#define OT_REPORT_MORE 3
+
 struct ot_report_slow {
 	uint64_t at_ns;
 	uint64_t duration_ns;
@@ -35,10 +38,11 @@ struct ot_report_slow {
 	int64_t arg, ret;
 	/* --wall-clock: when it began, CLOCK_REALTIME ns (0: not asked). */
 	uint64_t wall_ns;
+	/* The entry's further values (after arg), nmore of them. */
+	const char *more_name[OT_REPORT_MORE];
+	int64_t more[OT_REPORT_MORE];
+	size_t nmore;
 };
-
-/* Values of an entry after its first (select.h's OT_SEL_MAX_VALUES - 1). */
-#define OT_REPORT_MORE 3
 
 struct ot_report_func {
 	const char *name;	/* demangled when mangled */

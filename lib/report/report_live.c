@@ -75,6 +75,7 @@ static const char *time_of_day(uint64_t ns, char *buf, size_t len)
 void ot_report_slow_text(FILE *f, int pid, const char *name, const struct ot_report_slow *s)
 {
 	char a[32], b[32];
+	size_t k;
 
 	fprintf(f, "slow: %s at %s, pid %d%s%s%s tid %u: %s (%s)", name,
 		s->wall_ns ? time_of_day(s->wall_ns, a, sizeof(a)) :
@@ -83,6 +84,8 @@ void ot_report_slow_text(FILE *f, int pid, const char *name, const struct ot_rep
 		s->path);
 	if (s->arg_name)
 		fprintf(f, " %s=%" PRId64, s->arg_name, s->arg);
+	for (k = 0; k < s->nmore; k++)
+		fprintf(f, " %s=%" PRId64, s->more_name[k], s->more[k]);
 	if (s->ret_name)
 		fprintf(f, " %s=%" PRId64, s->ret_name, s->ret);
 	fputc('\n', f);
@@ -105,14 +108,23 @@ void ot_report_slow_json(FILE *f, int pid, const char *name, const struct ot_rep
 		fprintf(f, ", \"comm\": ");
 		ot_json_string(f, s->comm);
 	}
-	if (s->arg_name || s->ret_name) {
+	if (s->arg_name || s->ret_name || s->nmore) {
+		const char *sep = "";
+		size_t k;
+
 		fprintf(f, ", \"values\": {");
 		if (s->arg_name) {
 			ot_json_string(f, s->arg_name);
 			fprintf(f, ": %" PRId64, s->arg);
+			sep = ", ";
+		}
+		for (k = 0; k < s->nmore; k++, sep = ", ") {
+			fputs(sep, f);
+			ot_json_string(f, s->more_name[k]);
+			fprintf(f, ": %" PRId64, s->more[k]);
 		}
 		if (s->ret_name) {
-			fprintf(f, "%s", s->arg_name ? ", " : "");
+			fputs(sep, f);
 			ot_json_string(f, s->ret_name);
 			fprintf(f, ": %" PRId64, s->ret);
 		}

@@ -83,10 +83,72 @@ void ot_sinks_values_more(struct ot_sinks *s, size_t f, size_t j, const char *na
 		k->nmore = j + 1;
 }
 
-void ot_sinks_value(struct ot_sinks *s, uint32_t f, unsigned j, uint64_t v)
+/* Calls are kept this many at most (unclosed ones would pile up). */
+#define PEND_MAX 4096
+/* A call's values come from probes of one hit: this close in time. */
+#define PEND_SAME_NS 1000000u
+
+void ot_sinks_value(struct ot_sinks *s, uint32_t tid, uint32_t f, unsigned j, uint64_t time,
+		    uint64_t v)
 {
-	if (s->vals && f < s->o.nfuncs && j < OT_REPORT_MORE && s->vals[f].more[j])
-		ot_values_add(s->vals[f].more[j], (int64_t)v);
+	struct ot_sinks_pending *p = NULL;
+	size_t i;
+
+	if (!s->vals || f >= s->o.nfuncs || j >= OT_REPORT_MORE || !s->vals[f].more[j])
+		return;
+	ot_values_add(s->vals[f].more[j], (int64_t)v);
+	if (!s->o.slower_than)
+		return;
+	/* The same call's other values: the latest of its thread and
+	 * function, this slot not yet filled, from the same moment. */
+	for (i = s->npend; i-- > 0;) {
+		if (s->pend[i].tid != tid || s->pend[i].func != f)
+			continue;
+		if (!(s->pend[i].have >> j & 1) && time - s->pend[i].time < PEND_SAME_NS)
+			p = &s->pend[i];
+		break;
+	}
+	if (!p) {
+		if (s->npend == PEND_MAX)
+			memmove(s->pend, s->pend + 1, --s->npend * sizeof(*s->pend));
+		if (s->npend == s->pend_cap) {
+			s->pend_cap = s->pend_cap ? 2 * s->pend_cap : 16;
+			s->pend = ot_xreallocarray(s->pend, s->pend_cap, sizeof(*s->pend));
+		}
+		p = &s->pend[s->npend++];
+		memset(p, 0, sizeof(*p));
+		p->tid = tid;
+		p->func = f;
+		p->time = time;
+	}
+	p->have |= (uint8_t)(1u << j);
+	p->v[j] = v;
+}
+
+/* The scope's further values, taken off the pending calls (the latest of
+ * its thread and function from its entry's moment), into sl when sl. */
+static void take_pending(struct ot_sinks *s, const struct ot_scope *sc, struct ot_report_slow *sl)
+{
+	const struct ot_sinks_values *k = &s->vals[sc->func];
+	size_t i, j;
+
+	for (i = s->npend; i-- > 0;) {
+		const struct ot_sinks_pending *p = &s->pend[i];
+
+		if (p->tid != sc->tid || p->func != sc->func)
+			continue;
+		if (p->time + PEND_SAME_NS < sc->start || p->time > sc->start + PEND_SAME_NS)
+			return;	/* not this call's */
+		for (j = 0; sl && j < k->nmore; j++) {
+			if (!(p->have >> j & 1))
+				continue;
+			sl->more_name[sl->nmore] = k->more_name[j];
+			sl->more[sl->nmore++] = (int64_t)p->v[j];
+		}
+		memmove(&s->pend[i], &s->pend[i + 1], (s->npend - i - 1) * sizeof(*s->pend));
+		s->npend--;
+		return;
+	}
 }
 
 /* The return value as its type has it: its low ret_size bytes,
@@ -286,6 +348,8 @@ void ot_sinks_scope(void *ctx, const struct ot_scope *sc)
 		keep_values(s, sc);
 	if (sc->point)
 		return;	/* a USDT probe's hit: its value, and no duration */
+	if (s->npend && !slow)
+		take_pending(s, sc, NULL);
 	if (s->ivl) {
 		/* Scopes come in the order they closed: one past the window
 		 * means the window is whole. */
@@ -307,6 +371,8 @@ void ot_sinks_scope(void *ctx, const struct ot_scope *sc)
 	sl.path = scope_path(s, sc);
 	if (slow) {
 		slow_details(s, sc, &sl);
+		if (s->npend)
+			take_pending(s, sc, &sl);
 		ot_sinks_live_clear(s);
 		if (s->o.json)
 			ot_report_slow_json(s->o.out, (int)sc->pid, name, &sl);
@@ -518,6 +584,7 @@ void ot_sinks_free(struct ot_sinks *s)
 			free(s->vals[i].more[k]);
 	}
 	free(s->vals);
+	free(s->pend);
 	free(s->ivl);
 	free(s->procs);
 	for (i = 0; s->slow && i < s->o.nfuncs; i++) {

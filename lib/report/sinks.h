@@ -66,6 +66,13 @@ struct ot_sinks_values {
 	size_t nmore;
 };
 
+struct ot_sinks_pending {
+	uint32_t tid, func;
+	uint64_t time;			/* the entry's, as its first value saw it */
+	uint8_t have;			/* slots filled, a bit each */
+	uint64_t v[OT_REPORT_MORE];
+};
+
 struct ot_sinks {
 	struct ot_sinks_opts o;
 	struct ot_pair *pair;		/* paths of scopes; told what to skip */
@@ -86,6 +93,11 @@ struct ot_sinks {
 	int unflushed;			/* --slower-than lines not flushed yet */
 	uint32_t slow_pid;		/* the process slow_comm names (0 none) */
 	char slow_comm[16];
+	/* --slower-than: further entry values of calls not closed yet, by
+	 * thread and function, latest last (a stack per thread and function:
+	 * calls of one function on one thread close in reverse order). */
+	struct ot_sinks_pending *pend;
+	size_t npend, pend_cap;
 };
 
 /* pair is the pairing whose scopes come here (its tree names paths). */
@@ -104,9 +116,12 @@ void ot_sinks_values_typed(struct ot_sinks *s, size_t f, const char *arg_name,
  * arg3 is j 0) under name; then each is told with ot_sinks_value. */
 void ot_sinks_values_more(struct ot_sinks *s, size_t f, size_t j, const char *name);
 
-/* One such value, as its probe read it (sized and signed already); a
- * slot never declared is ignored. */
-void ot_sinks_value(struct ot_sinks *s, uint32_t f, unsigned j, uint64_t v);
+/* One such value, as its probe read it (sized and signed already), at
+ * time by thread tid; a slot never declared is ignored.  With
+ * --slower-than it is also kept for its call's line, until the scope of f
+ * that thread entered then closes. */
+void ot_sinks_value(struct ot_sinks *s, uint32_t tid, uint32_t f, unsigned j, uint64_t time,
+		    uint64_t v);
 
 /* The capture's clock starts at t_start (ns); -I every interval_ns (0
  * none); the status line on live (NULL none). */

@@ -104,6 +104,19 @@ got = sorted((s["values"]["req->len"], s["values"]["ret"]) for s in slow)
 want = sorted((1000 + i % 37, i % 90 - 50) for i in range(200))
 assert got == want, (got[:5], want[:5])
 PY
+# Every value of each call on its line, on both backends.
+for be in multi perf; do
+	"$OT" -q --json --backend $be --slower-than 1ns -o "$work/slow-$be.ndjson" \
+		-f 'handle(flags,n,arg1)%ret' -- "$D" 300 >/dev/null 2>"$work/err" ||
+		fail_ "slow $be: exit status $?: $(cat "$work/err")"
+	python3 - "$work/slow-$be.ndjson" <<'PY' || fail_ "slow $be: $(head -c 2000 "$work/slow-$be.ndjson")"
+import json, sys
+slow = [l for l in map(json.loads, open(sys.argv[1])) if l["type"] == "slow"]
+assert len(slow) == 300 and all(list(s["values"]) == ["flags", "n", "arg1", "ret"] for s in slow)
+got = sorted((s["values"]["flags"], s["values"]["n"], s["values"]["ret"]) for s in slow)
+assert got == sorted((0x80000000 + i % 5, i % 90, i % 90 - 50) for i in range(300))
+PY
+done
 "$OT" --slower-than 1ns -o "$work/slow.txt" -f 'shorty%ret' -- "$D" 7 >/dev/null 2>&1 ||
 	fail_ "slow text: exit status $?"
 grep -q '^slow: shorty at .*, pid [0-9]* (dwargs) tid [0-9]*: .* (shorty) ret=-1800$' "$work/slow.txt" ||

@@ -246,6 +246,45 @@ static void test_values_typed(void **state)
 	teardown(&f);
 }
 
+/*
+ * An entry's further values reach its call's --slower-than line: nested
+ * calls of one function on one thread close in reverse order, each with
+ * its own; another thread's and a call with none are apart.
+ */
+static void test_slow_more_values(void **state)
+{
+	struct ot_sinks_opts o = { .slower_than = 1 };
+	struct ot_scope sc = { .func = INNER, .pid = 7, .tid = 7 };
+	struct fixture f;
+
+	(void)state;
+	setup(&f, &o);
+	ot_sinks_values_more(&f.s, INNER, 0, "n");
+	ot_sinks_values_more(&f.s, INNER, 1, "arg3");
+	ot_sinks_start(&f.s, 0, 0, NULL);
+	ot_sinks_value(&f.s, 7, INNER, 0, 100, 1);	/* the outer call's */
+	ot_sinks_value(&f.s, 7, INNER, 1, 101, 11);
+	ot_sinks_value(&f.s, 8, INNER, 0, 150, 99);	/* another thread's */
+	ot_sinks_value(&f.s, 7, INNER, 0, 5000000, 2);	/* the inner call's, 5 ms on */
+	ot_sinks_value(&f.s, 7, INNER, 1, 5000001, 22);
+	sc.start = 5000000;
+	sc.end = 5000050;
+	ot_sinks_scope(&f.s, &sc);
+	sc.start = 100;
+	sc.end = 6000000;
+	ot_sinks_scope(&f.s, &sc);
+	sc.start = 7000000;	/* a call whose values were never seen */
+	sc.end = 7000050;
+	ot_sinks_scope(&f.s, &sc);
+	fflush(f.out);
+	assert_string_equal(f.text,
+			    "slow: inner at 5.00 ms, pid 7 (proc7) tid 7: 50 ns (inner) n=2 arg3=22\n"
+			    "slow: inner at 100 ns, pid 7 (proc7) tid 7: 6.00 ms (inner) n=1 arg3=11\n"
+			    "slow: inner at 7.00 ms, pid 7 (proc7) tid 7: 50 ns (inner)\n");
+	assert_int_equal(f.s.npend, 1);	/* thread 8's, still open */
+	teardown(&f);
+}
+
 static void test_rows_per_process(void **state)
 {
 	struct ot_sinks_opts o = { .per_process = 1 };
@@ -413,6 +452,7 @@ int main(void)
 		cmocka_unit_test(test_slow_lines_flushed),
 		cmocka_unit_test(test_values_as_asked),
 		cmocka_unit_test(test_values_typed),
+		cmocka_unit_test(test_slow_more_values),
 		cmocka_unit_test(test_rows_per_process),
 		cmocka_unit_test(test_no_rows),
 		cmocka_unit_test(test_intervals),
