@@ -181,6 +181,22 @@ struct dw {
 	Dwarf_Addr pc;		/* the entry, as the DWARF addresses it */
 };
 
+/*
+ * A subprogram's entry: DW_AT_entry_pc or DW_AT_low_pc, or for one in
+ * pieces (gcc's hot and .cold parts, DW_AT_ranges alone) its first
+ * range's start; 0 when it says none.
+ */
+static Dwarf_Addr entry_of(Dwarf_Die *fn)
+{
+	Dwarf_Addr entry = 0, base, start, end;
+
+	if (dwarf_entrypc(fn, &entry) == 0)
+		return entry;
+	if (dwarf_ranges(fn, 0, &base, &start, &end) > 0)
+		return start;
+	return 0;
+}
+
 /* The subprogram at vaddr in path: 0, or -ENODATA. */
 static int open_fn(const char *path, uint64_t vaddr, struct dw *d)
 {
@@ -208,10 +224,7 @@ static int open_fn(const char *path, uint64_t vaddr, struct dw *d)
 	d->pc = vaddr + elfbias - cubias;
 	n = dwarf_getscopes(cu, d->pc, &scopes);
 	for (i = 0; i < n; i++) {
-		Dwarf_Addr entry;
-
-		if (dwarf_tag(&scopes[i]) == DW_TAG_subprogram &&
-		    dwarf_entrypc(&scopes[i], &entry) == 0 && entry == d->pc) {
+		if (dwarf_tag(&scopes[i]) == DW_TAG_subprogram && entry_of(&scopes[i]) == d->pc) {
 			d->fn = scopes[i];
 			free(scopes);
 			return 0;

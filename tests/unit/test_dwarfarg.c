@@ -8,6 +8,10 @@
  *   seventh g           ->  g=+8(%sp):s64
  *   far r->len          ->  len=+8(+8(%sp)):s64
  *   shorty x            ->  x=%di:s32
+ * build/targets/cold's parse, in hot and .cold parts (DW_AT_ranges, no
+ * DW_AT_low_pc), perf 6.1 does not find ("Failed to find symbol at
+ * 0x1270"); readelf --debug-dump=loc gives its x in %rsi, s in %rdi at the
+ * entry.
  * (perf's x64/x32 is an unsigned integer printed in hex: our u64/u32.)
  */
 #include <dwarf.h>
@@ -26,6 +30,7 @@
 #include <stdio.h>
 
 #define DWARGS OT_FIXTURE_DIR "/../../build/targets/dwargs"
+#define COLD OT_FIXTURE_DIR "/../../build/targets/cold"
 
 static const char *operand(const struct ot_dwarf_op *ops, size_t n)
 {
@@ -112,6 +117,27 @@ static void test_target_params(void **state)
 	assert_string_equal(param("shorty", "x"), "%di:s32");
 }
 
+/* A function in two parts (gcc's .cold): its entry is its first range's. */
+static void test_cold_split(void **state)
+{
+	struct ot_selection s;
+	struct ot_usdt_arg a;
+	struct ot_elf *e;
+	char why[200] = "", buf[64];
+	uint64_t at;
+
+	(void)state;
+	assert_int_equal(ot_elf_open(COLD, "cold", &e), 0);
+	assert_int_equal(ot_elf_select(e, "parse", &s), 0);
+	at = s.fn[0].sym->addr;
+	ot_selection_free(&s);
+	ot_elf_close(e);
+	assert_int_equal(ot_dwarf_param(COLD, at, "x", &a, why, sizeof(why)), 0);
+	assert_string_equal(ot_dwarf_describe(&a, buf, sizeof(buf)), "%si:s64");
+	assert_int_equal(ot_dwarf_param(COLD, at, "s", &a, why, sizeof(why)), 0);
+	assert_string_equal(ot_dwarf_describe(&a, buf, sizeof(buf)), "%di:u64");
+}
+
 static void test_target_refusals(void **state)
 {
 	(void)state;
@@ -153,6 +179,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_loc_operand),
 		cmocka_unit_test(test_target_params),
+		cmocka_unit_test(test_cold_split),
 		cmocka_unit_test(test_target_refusals),
 		cmocka_unit_test(test_target_returns),
 	};
