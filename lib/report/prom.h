@@ -11,6 +11,7 @@
  * both together; tests/unit/test_prom.c pins the output byte for byte.
  *
  *   orbit_trace_calls_total{function,file}            closed scopes (SCOPES)
+ *   orbit_trace_probe_hits_total{probe,file}          USDT probes' hits
  *   orbit_trace_call_duration_seconds{function,file}  histogram, log2 bounds
  *   orbit_trace_unclosed_calls_total, orbit_trace_orphan_returns_total,
  *   orbit_trace_duplicate_records_total               the pairing's counts

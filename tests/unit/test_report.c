@@ -507,6 +507,7 @@ static void test_points(void **state)
 	x.fn[INNER].arg_name = "arg2";
 	render(&x, "points", 0);
 	render(&x, "points", 1);
+	render_prom(&x, "points", 0);
 	done(&x);
 }
 
