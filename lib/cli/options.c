@@ -1,4 +1,5 @@
 #include "options.h"
+#include "report/prom_http.h"
 #include "symbols/select.h"
 
 #include <errno.h>
@@ -390,9 +391,15 @@ static int output_option(struct ot_options *o, int c, const char *arg, char **ms
 		o->prom_textfile = arg;
 		break;
 	}
-	case OPT_LISTEN:
+	case OPT_LISTEN: {
+		char host[64], port[8];
+
+		if (ot_prom_http_parse(arg, host, sizeof(host), port, sizeof(port)))
+			return bad(msg, "--listen '%s' is invalid: expected [HOST:]PORT (e.g. "
+				   "127.0.0.1:9435, [::1]:9435 or 9435)", arg);
 		o->listen = arg;
 		break;
+	}
 	case OPT_PROM_PID:
 		o->prom_pid = 1;
 		break;

@@ -5,6 +5,7 @@
  * change to the output shows up here as a diff; after a deliberate one,
  * OT_GOLDEN_UPDATE=1 rewrites the files (review them, then commit).
  */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -18,6 +19,7 @@
 #include "lib/report/check.h"
 #include "lib/scopes/pair.h"
 #include "lib/report/prom.h"
+#include "lib/report/prom_http.h"
 #include "lib/report/report.h"
 #include "lib/scopes/values.h"
 
@@ -732,6 +734,30 @@ static void test_prom_accept(void **state)
 	assert_false(ot_prom_wants_openmetrics("application/openmetrics-text;q=0"));
 }
 
+/* --listen's address: loopback unless a host is named. */
+static void test_prom_listen_parse(void **state)
+{
+	char host[64], port[8];
+
+	(void)state;
+	assert_int_equal(ot_prom_http_parse("9435", host, sizeof(host), port, sizeof(port)), 0);
+	assert_string_equal(host, "127.0.0.1");
+	assert_string_equal(port, "9435");
+	assert_int_equal(ot_prom_http_parse(":0", host, sizeof(host), port, sizeof(port)), 0);
+	assert_string_equal(host, "127.0.0.1");
+	assert_int_equal(ot_prom_http_parse("0.0.0.0:80", host, sizeof(host), port, sizeof(port)), 0);
+	assert_string_equal(host, "0.0.0.0");
+	assert_int_equal(ot_prom_http_parse("[::1]:9435", host, sizeof(host), port, sizeof(port)), 0);
+	assert_string_equal(host, "::1");
+	assert_int_equal(ot_prom_http_parse("localhost:1", host, sizeof(host), port, sizeof(port)), 0);
+	assert_string_equal(host, "localhost");
+	assert_int_equal(ot_prom_http_parse("::1:80", host, sizeof(host), port, sizeof(port)), -EINVAL);
+	assert_int_equal(ot_prom_http_parse("[::1]", host, sizeof(host), port, sizeof(port)), -EINVAL);
+	assert_int_equal(ot_prom_http_parse("h:", host, sizeof(host), port, sizeof(port)), -EINVAL);
+	assert_int_equal(ot_prom_http_parse("h:65536", host, sizeof(host), port, sizeof(port)), -EINVAL);
+	assert_int_equal(ot_prom_http_parse("h:-1", host, sizeof(host), port, sizeof(port)), -EINVAL);
+}
+
 static void test_restore(void **state)
 {
 	struct ot_report_restore none = { .pid = 77, .comm = "idle" };
@@ -783,6 +809,7 @@ int main(void)
 		cmocka_unit_test(test_restore),
 		cmocka_unit_test(test_prom_running),
 		cmocka_unit_test(test_prom_accept),
+		cmocka_unit_test(test_prom_listen_parse),
 	};
 
 	return cmocka_run_group_tests_name("report", tests, NULL, NULL);
