@@ -548,6 +548,10 @@ static enum ot_capture_result start(struct ot_capture *c)
 	ot_sinks_start(&c->sinks, c->t_start,
 		       c->o.interval > 0 ? (uint64_t)(c->o.interval * 1e9) : 0,
 		       isatty(STDERR_FILENO) && ot_error_verbosity() >= 0 ? stderr : NULL);
+	/* -d: the last window is the one the deadline ends, from the start:
+	 * a scope drained after the deadline must not open another. */
+	if (c->o.duration > 0)
+		ot_sinks_end(&c->sinks, c->t_start + (uint64_t)(c->o.duration * 1e9));
 	ot_metrics_start(c);
 	if (c->target.is_child && ot_target_release(&c->target))
 		return OT_CAPTURE_FAILED;
