@@ -226,8 +226,24 @@ struct ot_bpf_sample {
 	__u64 value;	/* what the cookie's top byte asks for (OT_VALUE_*), else 0 */
 };
 
+/*
+ * A USDT argument read as a string (the cookie's bit 48): the sample, the
+ * value being the string's address, then what bpf_probe_read_user_str
+ * gave (its length with the NUL, or < 0: not readable now, a page the
+ * process has not touched - user space reads it afterwards) and up to 64
+ * bytes.  Only such probes write the longer record.
+ */
+#define OT_STR_MAX 64
+struct ot_bpf_str_sample {
+	struct ot_bpf_sample s;
+	__s32 len;
+	__u32 pad;
+	char str[OT_STR_MAX];
+};
+
 static __always_inline int emit(struct pt_regs *ctx, __u32 bit)
 {
+	struct ot_bpf_str_sample ss;
 	struct ot_bpf_sample s;
 
 	if (!(ot_enabled & bit))
@@ -275,6 +291,13 @@ static __always_inline int emit(struct pt_regs *ctx, __u32 bit)
 	}
 	/* A full ring fails the write; the kernel counts it and reports it
 	 * as PERF_RECORD_LOST, which lib/rings/drain turns into loss epochs. */
+	if (s.id & (1ull << 48)) {
+		ss.s = s;
+		ss.pad = 0;
+		ss.len = bpf_probe_read_user_str(ss.str, sizeof(ss.str), (void *)s.value);
+		bpf_perf_event_output(ctx, &ot_rings, BPF_F_CURRENT_CPU, &ss, sizeof(ss));
+		return 0;
+	}
 	bpf_perf_event_output(ctx, &ot_rings, BPF_F_CURRENT_CPU, &s, sizeof(s));
 	return 0;
 }

@@ -44,6 +44,14 @@ struct ot_report_func {
 	/* A counted point (a USDT probe): its hits are st->points, it has no
 	 * scopes, so no durations; the text shows it in the PROBE table. */
 	int point;
+	/* Its argument read as a string (":str"): the most frequent, count
+	 * down, nstrs of them out of strs_distinct; strs_name "arg2:str". */
+	const struct ot_report_str { const char *value; uint64_t count; } *strs;
+	size_t nstrs, strs_distinct;
+	const char *strs_name;
+	/* A row of a pair's key (usdt:...:ENTRY..RETURN@argN): its scopes
+	 * are the runtime's calls of one function; pair its term's label. */
+	const char *pair;
 };
 
 /* -a: one process's scopes of one function. */
