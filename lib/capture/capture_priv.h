@@ -89,6 +89,7 @@ struct ot_capture {
 	size_t nrows;
 	const char **names;
 	struct ot_keyed *keyed;
+	struct ot_report_strings rep_strs;
 };
 
 #endif

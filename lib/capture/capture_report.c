@@ -249,6 +249,7 @@ void ot_capture_fill_report(struct ot_capture *c)
 	r.tree = ot_pair_tree(c->pair, &r.ntree);
 	r.tree_dropped = ot_pair_tree_dropped(c->pair);
 	r.names = c->names;
+	r.strings = c->rep_strs.any ? &c->rep_strs : NULL;
 	r.draw_hist = c->o.hist;
 	c->rep_calib.pair_ns = c->calib.pair_ns;
 	c->rep_calib.own_ns = c->calib.own_ns;

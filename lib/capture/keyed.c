@@ -52,22 +52,69 @@ void ot_keyed_size(struct ot_capture *c)
 	/* Overflow rows: what no row of its own was left for. */
 	for (i = 0; i < k->npairs; i++) {
 		const struct ot_usdt_probe *u = sel->fn[k->entry[i + 1]].usdt;
+		size_t x = OT_KEYED_ROWS + i;
 
-		if (asprintf(&k->rowname[i], "%s:(other keys)", u->provider) < 0)
-			k->rowname[i] = ot_xstrdup("(other keys)");
-		k->row_pair[i] = (uint32_t)i + 1;
-		c->names[sel->n + i] = k->rowname[i];
+		if (asprintf(&k->rowname[x], "%s:(other keys)", u->provider) < 0)
+			k->rowname[x] = ot_xstrdup("(other keys)");
+		k->row_pair[x] = (uint32_t)i + 1;
+		c->names[sel->n + x] = k->rowname[x];
 	}
 }
 
-/* Read len bytes at addr in pid's memory, else in the file mapped there. */
-static int read_str(void *ctx, uint32_t pid, uint64_t addr, char *buf, size_t len)
+/* In the file of probe func hit at ip: where a string in its .rodata is
+ * when the process is gone (a command's last records). */
+static ssize_t file_str(struct ot_capture *c, uint32_t func, uint64_t ip, uint64_t addr,
+			char *buf, size_t len)
 {
-	struct ot_capture *c = ctx;
-	struct ot_keyed *k = c->keyed;
-	char path[64];
+	const struct ot_selected *f;
+	size_t k;
+
+	if (func >= c->plan.sel.n || !ip || !(f = &c->plan.sel.fn[func])->usdt)
+		return -1;
+	/* The load bias is the site's: page-aligned, so the site is the one
+	 * whose address differs from ip by whole pages. */
+	for (k = 0; k < f->usdt->nsites; k++) {
+		uint64_t bias = ip - f->usdt->sites[k].vaddr;
+
+		if (!(bias & 4095))
+			return ot_usdt_file_read(f->bin->path, addr - bias, buf, len);
+	}
+	return -1;
+}
+
+/* In the file mapped at addr in the process when it was armed (-p). */
+static ssize_t mapped_str(const struct ot_keyed *k, uint64_t addr, char *buf, size_t len)
+{
 	ssize_t n = -1;
 	size_t i;
+	int fd;
+
+	for (i = 0; i < k->nmaps; i++) {
+		const struct ot_proc_map *m = &k->maps[i];
+
+		if (addr < m->lo || addr >= m->hi || !m->ino || m->path[0] != '/')
+			continue;
+		if ((fd = open(m->path, O_RDONLY | O_CLOEXEC)) < 0)
+			return -1;
+		n = pread(fd, buf, len < m->hi - addr ? len : m->hi - addr,
+			  (off_t)(addr - m->lo + m->off));
+		close(fd);
+		break;
+	}
+	return n;
+}
+
+/*
+ * A string the probe could not read: from the process's memory while it
+ * lives (reading /proc/PID/mem faults the page in), else from the file
+ * mapped there, through the maps kept at arming or the probe's own file.
+ */
+static int read_str(void *ctx, uint32_t pid, uint32_t func, uint64_t ip, uint64_t addr,
+		    char *buf, size_t len)
+{
+	struct ot_capture *c = ctx;
+	char path[64];
+	ssize_t n = -1;
 	int fd;
 
 	snprintf(path, sizeof(path), "/proc/%u/mem", pid);
@@ -76,21 +123,12 @@ static int read_str(void *ctx, uint32_t pid, uint64_t addr, char *buf, size_t le
 		n = pread(fd, buf, len, (off_t)addr);
 		close(fd);
 	}
-	/* Gone, or the page unreadable: the file holds .rodata's bytes. */
-	for (i = 0; n <= 0 && pid == (uint32_t)c->target.pid && i < k->nmaps; i++) {
-		const struct ot_proc_map *m = &k->maps[i];
-
-		if (addr < m->lo || addr >= m->hi || !m->ino || m->path[0] != '/')
-			continue;
-		fd = open(m->path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
-			break;
-		n = pread(fd, buf, len < m->hi - addr ? len : m->hi - addr,
-			  (off_t)(addr - m->lo + m->off));
-		close(fd);
-	}
+	if (n <= 0 && pid == (uint32_t)c->target.pid)
+		n = mapped_str(c->keyed, addr, buf, len);
+	if (n <= 0)
+		n = file_str(c, func, ip, addr, buf, len);
 	if (n <= 0 || !memchr(buf, 0, (size_t)n))
-		return n < 0 ? -errno : -ENODATA;
+		return -ENODATA;
 	return 0;
 }
 
@@ -159,7 +197,11 @@ size_t ot_keyed_nreport(const struct ot_capture *c)
 {
 	const struct ot_keyed *k = c->keyed;
 
-	return c->plan.sel.n + (k && k->keys ? k->npairs + ot_keys_used(k->keys) : 0);
+	if (!k || !k->keys)
+		return c->plan.sel.n;
+	/* The overflow rows follow the keys' once those are all taken. */
+	return c->plan.sel.n + ot_keys_used(k->keys) +
+	       (ot_keys_overflowed(k->keys) ? k->npairs : 0);
 }
 
 /* Row i's strings into fn[i]. */
@@ -196,6 +238,13 @@ void ot_keyed_report(struct ot_capture *c, struct ot_report_func *fn)
 		row_strs(c, &fn[i], i, &k->strs[i * OT_KEYED_TOP_STRS]);
 		fn[i].strs_name = argname[sel->fn[i].arg <= 12 ? sel->fn[i].arg : 0];
 	}
+	for (i = 0; i < sel->n && !sel->fn[i].str; i++)
+		;
+	if (i < sel->n) {
+		c->rep_strs.any = 1;
+		ot_drain_str_stats(c->drain, &c->rep_strs.probe, &c->rep_strs.late,
+				   &c->rep_strs.unreadable);
+	}
 	for (i = sel->n; i < n; i++) {
 		const struct ot_selected *e = &sel->fn[k->entry[k->row_pair[i - sel->n]]];
 
@@ -210,7 +259,7 @@ void ot_keyed_report(struct ot_capture *c, struct ot_report_func *fn)
 void ot_keyed_judge(struct ot_capture *c)
 {
 	struct ot_keyed *k = c->keyed;
-	uint64_t orphans = 0, late, unreadable;
+	uint64_t orphans = 0, probe, late, unreadable;
 	size_t i, n = ot_keyed_nreport(c);
 	char why[256];
 
@@ -228,7 +277,7 @@ void ot_keyed_judge(struct ot_capture *c)
 			 ot_keys_overflowed(k->keys), OT_KEYED_ROWS);
 		ot_check_add(&c->check, OT_STATUS_LOSSY, why);
 	}
-	ot_drain_str_stats(c->drain, &late, &unreadable);
+	ot_drain_str_stats(c->drain, &probe, &late, &unreadable);
 	if (unreadable) {
 		snprintf(why, sizeof(why), "%" PRIu64 " string argument%s could not be read, in "
 			 "the moment or afterwards: shown as <unreadable ADDRESS>", unreadable,

@@ -230,14 +230,15 @@ struct ot_bpf_sample {
  * A USDT argument read as a string (the cookie's bit 48): the sample, the
  * value being the string's address, then what bpf_probe_read_user_str
  * gave (its length with the NUL, or < 0: not readable now, a page the
- * process has not touched - user space reads it afterwards) and up to 64
- * bytes.  Only such probes write the longer record.
+ * process has not touched - user space reads it afterwards), the site's
+ * address and up to 64 bytes.  Only such probes write the longer record.
  */
 #define OT_STR_MAX 64
 struct ot_bpf_str_sample {
 	struct ot_bpf_sample s;
 	__s32 len;
 	__u32 pad;
+	__u64 ip;	/* the site's address: where the file is, to read it there */
 	char str[OT_STR_MAX];
 };
 
@@ -294,6 +295,7 @@ static __always_inline int emit(struct pt_regs *ctx, __u32 bit)
 	if (s.id & (1ull << 48)) {
 		ss.s = s;
 		ss.pad = 0;
+		ss.ip = PT_REGS_IP(ctx);
 		ss.len = bpf_probe_read_user_str(ss.str, sizeof(ss.str), (void *)s.value);
 		bpf_perf_event_output(ctx, &ot_rings, BPF_F_CURRENT_CPU, &ss, sizeof(ss));
 		return 0;

@@ -101,6 +101,13 @@ struct ot_report_restore {
 	const char *left_why;
 };
 
+/* USDT arguments read as strings: by the probe, afterwards (the probe
+ * could not: a page the process had not touched), and neither. */
+struct ot_report_strings {
+	int any;		/* some probe reads one */
+	uint64_t probe, late, unreadable;
+};
+
 struct ot_report {
 	const char *binary;
 	int pid;
@@ -153,6 +160,7 @@ struct ot_report {
 	 * stopped for until then; the longest another ran unprobed (else NULL:
 	 * perf, inject, --follow, -a). */
 	const struct ot_report_thread_execs { uint64_t count, held, unprobed_ns; } *thread_execs;
+	const struct ot_report_strings *strings;	/* NULL: no string argument */
 };
 
 /*

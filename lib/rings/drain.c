@@ -68,7 +68,7 @@ struct ot_drain {
 	struct ot_strtab *strs;	/* strings the records carried, by id */
 	ot_drain_str_fn str_read;	/* one the probe could not read */
 	void *str_read_ctx;
-	uint64_t str_late, str_unreadable;
+	uint64_t str_probe, str_late, str_unreadable;
 };
 
 #define COMMS_CAP 16384	/* a power of two; past 3/4 full, new names are not kept */
@@ -322,13 +322,17 @@ static void thread_to_events(struct ot_drain *d, unsigned qi)
  * read, else one read now (the page the probe could not fault in, or a
  * backend that reads no memory), else "<unreadable 0xADDR>" - never "".
  */
-static uint64_t record_str(struct ot_drain *d, const struct ot_record *rec, uint64_t addr)
+static uint64_t record_str(struct ot_drain *d, const struct ot_record *rec, uint32_t func,
+			   uint64_t addr)
 {
 	char buf[OT_RING_STR_MAX + 32];
 
-	if (rec->has_str && rec->str_len > 0)
+	if (rec->has_str && rec->str_len > 0) {
+		d->str_probe++;
 		return ot_strtab_intern(d->strs, rec->str, (size_t)rec->str_len);
-	if (d->str_read && d->str_read(d->str_read_ctx, rec->pid, addr, buf, OT_RING_STR_MAX) >= 0) {
+	}
+	if (d->str_read && d->str_read(d->str_read_ctx, rec->pid, func, rec->has_str ? rec->str_ip : 0,
+				       addr, buf, OT_RING_STR_MAX) >= 0) {
 		d->str_late++;
 		return ot_strtab_intern(d->strs, buf, OT_RING_STR_MAX);
 	}
@@ -348,8 +352,10 @@ struct ot_strtab *ot_drain_strs(const struct ot_drain *d)
 	return d->strs;
 }
 
-void ot_drain_str_stats(const struct ot_drain *d, uint64_t *late, uint64_t *unreadable)
+void ot_drain_str_stats(const struct ot_drain *d, uint64_t *probe, uint64_t *late,
+			uint64_t *unreadable)
 {
+	*probe = d->str_probe;
 	*late = d->str_late;
 	*unreadable = d->str_unreadable;
 }
@@ -377,7 +383,7 @@ void ot_drain_record(struct ot_drain *d, unsigned cpu,
 		if (kind >> 8 && !ot_record_value(rec, (kind >> 8) & ~OT_VALUE_STR, &ev.value))
 			ev.has_value = 1;
 		if (ev.has_value && (kind >> 8) & OT_VALUE_STR)
-			ev.value = record_str(d, rec, ev.value);
+			ev.value = record_str(d, rec, ev.func, ev.value);
 		if (!rec->has_sp) {
 			d->stats.no_sp++;
 			return;

@@ -287,6 +287,7 @@ struct sample_bpf {
 	uint64_t id, sp, value;
 	int32_t str_len;
 	uint32_t pad;
+	uint64_t ip;
 	char str[OT_RING_STR_MAX];
 } __attribute__((packed));
 
@@ -311,11 +312,12 @@ int ot_record_parse_bpf(const struct perf_event_header *rec,
 		out->has_value = 1;
 	}
 	/* A string argument's record (uprobe_multi.bpf.c's ot_bpf_str_sample). */
-	if (s.raw_size >= 4 * sizeof(uint64_t) + OT_RING_STR_MAX) {
+	if (s.raw_size >= 5 * sizeof(uint64_t) + OT_RING_STR_MAX) {
 		const struct sample_bpf *in = (const void *)rec;
 
 		out->str = in->str;
 		out->str_len = s.str_len;
+		out->str_ip = s.ip;
 		out->has_str = 1;
 	}
 	return 0;

@@ -8,7 +8,7 @@
  *   REGS_USER (the stack pointer only);
  * - multi backend (BPF output events): PERF_SAMPLE_TID | TIME | RAW, the raw
  *   part being {u64 probe id, u64 stack pointer, u64 value}, and for a
- *   string argument {s32 length, u32 pad, char[OT_RING_STR_MAX]} after it
+ *   string argument {s32 length, u32 pad, u64 site address, char[OT_RING_STR_MAX]} after it
  *   (lib/probes/uprobe_multi.bpf.c);
  * both with sample_id_all so that PERF_RECORD_LOST carries a time too.
  */
@@ -90,6 +90,7 @@ struct ot_record {
 	const char *str;
 	int32_t str_len;
 	int has_str;
+	uint64_t str_ip;	/* the probe's address in the process */
 };
 
 /* The user registers (perf_event_attr.sample_regs_user) that carry the

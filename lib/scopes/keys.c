@@ -47,11 +47,11 @@ uint32_t ot_keys_row(struct ot_keys *k, uint32_t pair, uint64_t key, int *is_new
 			return k->s[h].row;
 	if (k->used == k->nrows || !pair || pair > k->npairs) {
 		k->overflowed++;
-		return k->first + (pair && pair <= k->npairs ? pair - 1 : 0);
+		return k->first + k->nrows + (pair && pair <= k->npairs ? pair - 1 : 0);
 	}
 	k->s[h].pair = pair;
 	k->s[h].key = key;
-	k->s[h].row = k->first + k->npairs + k->used++;
+	k->s[h].row = k->first + k->used++;
 	*is_new = 1;
 	return k->s[h].row;
 }

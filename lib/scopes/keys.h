@@ -6,11 +6,12 @@
  *
  * The rows come from a range reserved when the capture is sized (the
  * pairing's and the report's per-function arrays are made at start):
- * first the overflow rows, one per pair, then the keys' rows, given in
- * the order keys are first seen.  When they are all taken, a new key
+ * first the keys' rows, given in the order keys are first seen, then one
+ * overflow row per pair: when the keys' rows are all taken, a new key
  * gets its pair's overflow row, so that no scope is dropped, only merged
- * with others.  Rows used are contiguous: first .. first + npairs +
- * ot_keys_used() - 1.
+ * with others.  Rows in use are contiguous: first .. first +
+ * ot_keys_used() - 1, and the overflow rows after them once a key
+ * overflowed (the keys' rows are all taken then).
  *
  * Contract: pure memory, no I/O; allocation failure dies (ot_x*).
  */
@@ -22,8 +23,8 @@
 
 struct ot_keys;
 
-/* Pair k's overflow row is first + k - 1 (pairs are 1 .. npairs); the
- * keys' rows are first + npairs .. first + npairs + nrows - 1. */
+/* The keys' rows are first .. first + nrows - 1; pair k's overflow row
+ * is first + nrows + k - 1 (pairs are 1 .. npairs). */
 struct ot_keys *ot_keys_new(uint32_t first, uint32_t nrows, uint32_t npairs);
 void ot_keys_free(struct ot_keys *k);
 
