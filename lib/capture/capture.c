@@ -558,6 +558,8 @@ static enum ot_capture_result start(struct ot_capture *c)
 	ot_metrics_start(c);
 	if (c->target.is_child && ot_target_release(&c->target))
 		return OT_CAPTURE_FAILED;
+	if (c->target.is_child)
+		ot_keyed_started(c);
 	if (!c->o.all && !c->target.is_child && ot_target_check_exit(&c->target)) {
 		ot_error("process %d exited while its probes were armed", (int)c->target.pid);
 		return OT_CAPTURE_FAILED;

@@ -18,12 +18,14 @@ struct ot_keyed {
 	struct ot_keys *keys;	/* NULL without pairs */
 	uint32_t npairs;
 	uint32_t *entry;	/* per pair id (1..npairs): its entry probe */
+	char **label;		/* per pair id: "usdt:FILE:P:ENTRY..RETURN", owned */
 	char **rowname;		/* per row from sel.n: its name, owned */
 	uint32_t *row_pair;	/* per row from sel.n: its pair */
 	struct ot_report_str *strs;	/* every row's top strings, for the report */
 	/* The process's mappings at arming: a string's page its file's. */
 	struct ot_proc_map *maps;
 	size_t nmaps;
+	int str_reader;		/* some probe reads a string */
 };
 
 void ot_keyed_size(struct ot_capture *c)
@@ -43,9 +45,18 @@ void ot_keyed_size(struct ot_capture *c)
 	if (!k->npairs)
 		return;
 	k->entry = ot_xcalloc(k->npairs + 1, sizeof(*k->entry));
+	k->label = ot_xcalloc(k->npairs + 1, sizeof(*k->label));
 	for (i = 0; i < sel->n; i++)
 		if (sel->fn[i].pair == OT_SEL_PAIR_ENTRY)
 			k->entry[sel->fn[i].pair_id] = (uint32_t)i;
+	for (i = 0; i < sel->n; i++) {
+		const struct ot_selected *f = &sel->fn[i];
+
+		if (f->pair == OT_SEL_PAIR_RETURN &&
+		    asprintf(&k->label[f->pair_id], "%s..%s", sel->fn[k->entry[f->pair_id]].label,
+			     f->usdt->name) < 0)
+			k->label[f->pair_id] = NULL;
+	}
 	k->rowname = ot_xcalloc(extra, sizeof(*k->rowname));
 	k->row_pair = ot_xcalloc(extra, sizeof(*k->row_pair));
 	k->keys = ot_keys_new((uint32_t)sel->n, OT_KEYED_ROWS, k->npairs);
@@ -141,8 +152,23 @@ void ot_keyed_armed(struct ot_capture *c)
 	if (i == c->plan.sel.n)
 		return;
 	ot_drain_set_str_reader(c->drain, read_str, c);
+	c->keyed->str_reader = 1;
 	if (ot_proc_maps(c->target.pid, c->target.pid, &c->keyed->maps, &c->keyed->nmaps))
 		c->keyed->nmaps = 0;
+}
+
+void ot_keyed_started(struct ot_capture *c)
+{
+	struct ot_keyed *k = c->keyed;
+
+	/* Read at once: a short command may be gone before its strings are
+	 * drained, and the perf backend's records carry no site address. */
+	if (!k || !k->str_reader)
+		return;
+	ot_proc_maps_free(k->maps, k->nmaps);
+	k->maps = NULL;
+	if (ot_proc_maps(c->target.pid, c->target.pid, &k->maps, &k->nmaps))
+		k->nmaps = 0;
 }
 
 /* The row of ev's key, named when new. */
@@ -252,7 +278,8 @@ void ot_keyed_report(struct ot_capture *c, struct ot_report_func *fn)
 		fn[i].symbol = c->names[i];
 		fn[i].binary = e->bin->is_main ? c->target.display : e->bin->path;
 		fn[i].st = ot_pair_stats(c->pair, i);
-		fn[i].pair = e->label;
+		fn[i].pair = k->label[k->row_pair[i - sel->n]] ? k->label[k->row_pair[i - sel->n]]
+							     : e->label;
 	}
 }
 
@@ -299,6 +326,9 @@ void ot_keyed_free(struct ot_capture *c)
 		free(k->rowname[i]);
 	free(k->rowname);
 	free(k->row_pair);
+	for (i = 0; k->label && i <= k->npairs; i++)
+		free(k->label[i]);
+	free(k->label);
 	free(k->entry);
 	free(k->strs);
 	ot_keys_free(k->keys);

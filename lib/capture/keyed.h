@@ -26,6 +26,9 @@ void ot_keyed_size(struct ot_capture *c);
 /* The drain made: strings read afterwards, the process's maps kept. */
 void ot_keyed_armed(struct ot_capture *c);
 
+/* A command exec'd: its maps (its program's at least) kept instead. */
+void ot_keyed_started(struct ot_capture *c);
+
 /* An event for the selection's pairing: 1 if taken here (a probe of a
  * pair or with a string), 0 for the caller to feed. */
 int ot_keyed_feed(struct ot_capture *c, const struct ot_event *ev);
