@@ -69,7 +69,13 @@ struct ot_drain {
 	ot_drain_str_fn str_read;	/* one the probe could not read */
 	void *str_read_ctx;
 	uint64_t str_probe, str_late, str_unreadable;
+	/* Strings read afterwards, by (pid, address): a page the probe cannot
+	 * read is one the process has not touched, .rodata's, whose bytes do
+	 * not change; one read per address, not per hit.  Direct-mapped. */
+	struct late_str { uint64_t addr; uint32_t pid, id; } *late;
 };
+
+#define LATE_CAP 4096	/* a power of two */
 
 #define COMMS_CAP 16384	/* a power of two; past 3/4 full, new names are not kept */
 
@@ -153,6 +159,7 @@ void ot_drain_free(struct ot_drain *d)
 	free(d->idc);
 	free(d->comms);
 	ot_strtab_free(d->strs);
+	free(d->late);
 	free(d);
 }
 
@@ -331,10 +338,20 @@ static uint64_t record_str(struct ot_drain *d, const struct ot_record *rec, uint
 		d->str_probe++;
 		return ot_strtab_intern(d->strs, rec->str, (size_t)rec->str_len);
 	}
+	size_t h = (size_t)((addr ^ rec->pid) * 0x9E3779B97F4A7C15ull >> 40) & (LATE_CAP - 1);
+
+	if (!d->late)
+		d->late = ot_xcalloc(LATE_CAP, sizeof(*d->late));
+	if (d->late[h].id && d->late[h].addr == addr && d->late[h].pid == rec->pid) {
+		d->str_late++;
+		return d->late[h].id;
+	}
 	if (d->str_read && d->str_read(d->str_read_ctx, rec->pid, func, rec->has_str ? rec->str_ip : 0,
 				       addr, buf, OT_RING_STR_MAX) >= 0) {
 		d->str_late++;
-		return ot_strtab_intern(d->strs, buf, OT_RING_STR_MAX);
+		d->late[h].addr = addr;
+		d->late[h].pid = rec->pid;
+		return d->late[h].id = ot_strtab_intern(d->strs, buf, OT_RING_STR_MAX);
 	}
 	d->str_unreadable++;
 	snprintf(buf, sizeof(buf), "<unreadable 0x%llx>", (unsigned long long)addr);
