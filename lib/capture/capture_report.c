@@ -376,7 +376,7 @@ enum ot_capture_result ot_capture_outputs(struct ot_capture *c)
 		size_t n;
 		const struct ot_tree_node *tree = ot_pair_tree(c->pair, &n);
 
-		if (ot_folded_write(c->folded, tree, n, c->plan.names) || fflush(c->folded)) {
+		if (ot_folded_write(c->folded, tree, n, c->names) || fflush(c->folded)) {
 			ot_error_errno(EIO, "cannot write %s", c->o.folded);
 			return OT_CAPTURE_FAILED;
 		}

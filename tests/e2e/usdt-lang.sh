@@ -99,6 +99,24 @@ assert all(f["orphans"] == f["unclosed"] == f["skipped"] == 0 for f in rep["func
 assert sum(sum(v.values()) for v in want.values()) == 1 + 465 + 1 + 7 + 14 + 93
 assert rep["status"] == "ok", rep["reasons"]
 PY
+	# The rows are functions everywhere: Perfetto's slices, folded stacks,
+	# -I's windows (rows kept for keys not seen yet are not shown).
+	USE_ZEND_DTRACE=1 "$OT" -q --lang php --trace "$work/php-trace.json" --folded "$work/php.folded" \
+		-I 0.01 -o "$work/php-ivl.txt" -- "$PHP" "$top/tests/e2e/targets/calls.php" 7 \
+		>/dev/null 2>"$work/err" || fail_ "php --trace --folded -I: exit status $?: $(cat "$work/err")"
+	python3 - "$work/php-trace.json" <<'PY' || fail_ "php --trace"
+import collections, json, sys
+d = json.load(open(sys.argv[1]))
+ev = d["traceEvents"] if isinstance(d, dict) else d
+got = collections.Counter(e["name"] for e in ev if e.get("ph") == "X")
+assert got == {"php:main": 1, "php:fib": 465, "php:outer": 1, "php:middle": 7, "php:leaf": 14,
+               "php:walk": 93}, got
+PY
+	grep -q '^php:main;php:outer;php:middle;php:leaf [0-9]*$' "$work/php.folded" || fail_ "php --folded"
+	grep -q '^php:main;php:fib;php:fib;php:fib;php:fib;php:fib;php:fib;php:fib;php:fib;php:fib;php:fib;php:fib;php:fib [0-9]*$' \
+		"$work/php.folded" || fail_ "php --folded: fib at depth 12"
+	[ "$(awk '/^interval / { on = 1 } /^$/ { on = 0 } on && $1 == "php:fib" { n += $2 } END { print n }' "$work/php-ivl.txt")" = 465 ] ||
+		fail_ "php -I: $(cat "$work/php-ivl.txt")"
 	# Without USE_ZEND_DTRACE php fires none: no rows, nothing invented.
 	"$OT" -q --lang php --json -o "$work/php0.json" -- "$PHP" "$top/tests/e2e/targets/calls.php" \
 		>/dev/null 2>"$work/err" || fail_ "php without USE_ZEND_DTRACE: $(cat "$work/err")"
