@@ -796,10 +796,14 @@ static int usdt_argspec(const char *s, struct usdt_ask *a)
 static int usdt_suffix(char *term, const char *orig, struct usdt_ask *a)
 {
 	size_t len = strlen(term);
-	char *open = strrchr(term, '('), *at = strrchr(term, '@'), *dots = strstr(term, "..");
+	char *open = strrchr(term, '('), *at = strrchr(term, '@'), *end = at ? at : term + len;
+	/* ".." in NAME only: FILE may be a relative path ("../bin/app"). */
+	char *name = memrchr(term, ':', (size_t)(end - term)), *dots = name ? strstr(name, "..") : NULL;
 
+	if (dots && dots > end)
+		dots = NULL;
 	if (dots) {
-		if (!at || at < dots || usdt_argspec(at + 1, a) || dots == at - 2 || strchr(dots + 2, '.')) {
+		if (!at || usdt_argspec(at + 1, a) || dots == at - 2 || strchr(dots + 2, '.')) {
 			ot_error("%s: a pair of probes is usdt:FILE:PROVIDER:ENTRY..RETURN@argN "
 				 "or @argN:str (the argument both carry, its key)", orig);
 			return -EINVAL;
