@@ -39,8 +39,8 @@ size_t ot_keyed_nreport(const struct ot_capture *c);
 /* fn[sel.n .. ot_keyed_nreport) described, and every row's strings. */
 void ot_keyed_report(struct ot_capture *c, struct ot_report_func *fn);
 
-/* Keys beyond OT_KEYED_ROWS, and strings read late and unreadable: into
- * the check's reasons; 1 if a pair's return came with none open. */
+/* Into the check's reasons (lossy): returns of pairs with no entry open
+ * (orphans), hits whose key went to an overflow row, strings unreadable. */
 void ot_keyed_judge(struct ot_capture *c);
 
 void ot_keyed_free(struct ot_capture *c);
