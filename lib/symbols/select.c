@@ -1004,6 +1004,17 @@ static void usdt_exclude(struct ot_selection *out, size_t *idx, size_t nfn, size
 	out->n = k;
 }
 
+/* Whether pair id's entry probe is in out (its return may have taken it). */
+static int pair_has_entry(const struct ot_selection *out, uint16_t id)
+{
+	size_t i;
+
+	for (i = 0; i < out->n; i++)
+		if (out->fn[i].pair_id == id && out->fn[i].pair == OT_SEL_PAIR_ENTRY)
+			return 1;
+	return 0;
+}
+
 /* One usdt: term (!usdt: excluding, when excl) applied to out; a pair
  * is numbered *npairs + 1. */
 static int usdt_term(struct ot_binset *b, const char *term, int excl, size_t nfn,
@@ -1017,6 +1028,10 @@ static int usdt_term(struct ot_binset *b, const char *term, int excl, size_t nfn
 	ret = usdt_parts(t, &file, &prov, &name, &ask);
 	if (!ret && excl && ask.ret_name) {
 		ot_error("%s: a pair is not excluded: exclude each probe", term);
+		ret = -EINVAL;
+	}
+	if (!ret && ask.ret_name && !strcmp(name, ask.ret_name)) {
+		ot_error("%s: a pair is two probes: ENTRY and RETURN are one", term);
 		ret = -EINVAL;
 	}
 	if (!ret && !(bin = usdt_binary(b, file)))
@@ -1033,6 +1048,11 @@ static int usdt_term(struct ot_binset *b, const char *term, int excl, size_t nfn
 		if (!ret)
 			ret = usdt_match(b, (size_t)(bin - b->bin), term, prov, ask.ret_name,
 					 &ask, out, idx);
+		/* The same probe by two globs: its entry role taken over. */
+		if (!ret && !pair_has_entry(out, ask.pair_id)) {
+			ot_error("%s: a pair is two probes: ENTRY and RETURN are one", term);
+			ret = -EINVAL;
+		}
 	} else if (!ret) {
 		ret = usdt_match(b, (size_t)(bin - b->bin), term, prov, name, &ask, out, idx);
 	}

@@ -368,6 +368,8 @@ static void test_select(void **state)
 	assert_int_equal(ot_binset_select(b, "usdt:usdt:ot:*..site@arg1", &sel), -ENOENT);
 	assert_int_equal(ot_binset_select(b, "usdt:usdt:ot:tick..nope@arg1", &sel), -ENOENT);
 	assert_int_equal(ot_binset_select(b, "!usdt:usdt:ot:tick..site@arg1", &sel), -ENOENT);
+	assert_int_equal(ot_binset_select(b, "usdt:usdt:ot:tick..tick@arg1", &sel), -ENOENT);
+	assert_int_equal(ot_binset_select(b, "usdt:usdt:ot:tic?..t?ck@arg1", &sel), -ENOENT);
 	ot_binset_free(b);
 	ot_elf_close(e);
 }
