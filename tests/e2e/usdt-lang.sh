@@ -99,6 +99,17 @@ assert all(f["orphans"] == f["unclosed"] == f["skipped"] == 0 for f in rep["func
 assert sum(sum(v.values()) for v in want.values()) == 1 + 465 + 1 + 7 + 14 + 93
 assert rep["status"] == "ok", rep["reasons"]
 PY
+	# Nested with a traced C function of php8.2 (the script's whole run):
+	# every PHP row one level deeper, under it in the call tree.
+	USE_ZEND_DTRACE=1 "$OT" -q --lang php -f php_execute_script --json -o "$work/php-c.json" \
+		-- "$PHP" "$top/tests/e2e/targets/calls.php" 7 >/dev/null 2>"$work/err" ||
+		fail_ "php with php_execute_script: exit status $?: $(cat "$work/err")"
+	json_check "$work/php-c.json" 'j["status"] == "ok"' \
+		"fn['php_execute_script']['depths'] == {'0': 1}" \
+		"fn['php:main']['depths'] == {'1': 1}" \
+		"fn['php:leaf']['depths'] == {'4': 14}" \
+		"min(map(int, fn['php:fib']['depths'])) == 2 and max(map(int, fn['php:fib']['depths'])) == 13" \
+		"any(n['path'] == ['php_execute_script', 'php:main', 'php:outer', 'php:middle', 'php:leaf'] and n['calls'] == 14 for n in j['call_tree'])"
 	# The rows are functions everywhere: Perfetto's slices, folded stacks,
 	# -I's windows (rows kept for keys not seen yet are not shown).
 	USE_ZEND_DTRACE=1 "$OT" -q --lang php --trace "$work/php-trace.json" --folded "$work/php.folded" \
@@ -148,6 +159,9 @@ expect_rc 2 "$work/out" "$work/err" "$OT" -f "usdt:$T/usdt_pairs:rt:enter..leave
 expect_rc 2 "$work/out" "$work/err" "$OT" -f "usdt:$T/usdt_pairs:rt:enter(arg1:int)" -- "$T/usdt_pairs"
 [ "$(cat "$work/err")" = "orbit-trace: usdt:$T/usdt_pairs:rt:enter(arg1:int): the arguments of a probe are arg1 to arg12, as its note declares them, arg2:str for a string's" ] ||
 	fail_ "arg1:int: $(cat "$work/err")"
+expect_rc 2 "$work/out" "$work/err" "$OT" -f "usdt:$T/usdt_pairs:rt:enter..enter@arg1" -- "$T/usdt_pairs"
+[ "$(cat "$work/err")" = "orbit-trace: usdt:$T/usdt_pairs:rt:enter..enter@arg1: a pair is two probes: ENTRY and RETURN are one" ] ||
+	fail_ "enter..enter: $(cat "$work/err")"
 expect_rc 2 "$work/out" "$work/err" "$OT" -f "usdt:$T/usdt_pairs:rt:*..leave@arg1" -- "$T/usdt_pairs"
 [ "$(cat "$work/err")" = "orbit-trace: usdt:$T/usdt_pairs:rt:*..leave@arg1: * matches 2 probes of $T/usdt_pairs: each of a pair names one" ] ||
 	fail_ "a glob pair: $(cat "$work/err")"
