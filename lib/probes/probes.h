@@ -81,7 +81,16 @@ struct ot_probe_target {
 	size_t npoints;
 	uint64_t ref_ctr;
 	const struct ot_usdt_arg *point_args;
+	/* The argument is a string's address: the multi backend reads the
+	 * string (OT_PROBE_STR_MAX bytes) into the record. */
+	uint8_t str;
 };
+
+/* A string argument's bytes read, its NUL included (uprobe_multi.bpf.c's
+ * OT_STR_MAX, select.h's OT_USDT_STR_MAX). */
+#define OT_PROBE_STR_MAX 64
+/* A cookie's bit that asks the BPF program for the string. */
+#define OT_PROBE_COOKIE_STR (1ull << 48)
 
 /* Which value target t's probe of kind (enum ot_probe_kind) records:
  * OT_VALUE_* of lib/rings/kinds.h, 0 none. */

@@ -242,6 +242,26 @@ static void test_good_line(void **state)
 	assert_int_equal(parse(&o, &msg, "-l", "--", "prog", (char *)NULL), OT_OPTIONS_RUN);
 	assert_string_equal(o.functions, "*");
 	ot_options_free(&o);
+	/* --lang: its pair after -f's terms, or alone. */
+	assert_int_equal(parse(&o, &msg, "--lang", "php", "-f", "main", "--", "php8.2", (char *)NULL),
+			 OT_OPTIONS_RUN);
+	assert_string_equal(o.functions, "main,usdt:/usr/bin/php8.2:php:function__entry.."
+			    "function__return@arg1:str");
+	ot_options_free(&o);
+	assert_int_equal(parse(&o, &msg, "--lang", "python", "--", "python3.11", (char *)NULL),
+			 OT_OPTIONS_RUN);
+	assert_string_equal(o.functions, "usdt:/usr/bin/python3.11:python:function__entry.."
+			    "function__return@arg2:str");
+	ot_options_free(&o);
+	assert_int_equal(parse(&o, &msg, "--lang", "ruby", "--", "ruby", (char *)NULL),
+			 OT_OPTIONS_RUN);
+	assert_string_equal(o.functions, "usdt:libruby-3.1.so.3.1:ruby:method__entry.."
+			    "method__return@arg2:str");
+	ot_options_free(&o);
+	BAD("--lang 'perl' is not a runtime orbit-trace knows: php, python or ruby",
+	    "--lang", "perl", "--", "perl");
+	BAD("USDT probes (usdt:FILE:PROVIDER:NAME) are armed by the uprobe backends: not with "
+	    "--backend inject", "--backend", "inject", "--lang", "php", "--", "php8.2");
 	assert_int_equal(parse(&o, &msg, "-h", (char *)NULL), OT_OPTIONS_HELP);
 	ot_options_free(&o);
 	assert_int_equal(parse(&o, &msg, "--version", (char *)NULL), OT_OPTIONS_VERSION);

@@ -513,6 +513,56 @@ static void test_points(void **state)
 	done(&x);
 }
 
+/*
+ * A pair of USDT probes keyed by a string: middle is the entry probe, a
+ * counted point whose argument is read as a string (the STRING table,
+ * JSON "strings"); inner a key's row (php:fib), recursive, nested in outer,
+ * one of its scopes skipped by a return of an enclosing one (the SKIPPED
+ * table, JSON "pair" and "skipped"); the strings line of the header.
+ */
+static void test_pairs_strings(void **state)
+{
+	static const struct ot_report_str strs[] = { { "fib", 7 }, { "<unreadable 0x7f00>", 1 } };
+	static const struct ot_report_strings sr = { .any = 1, .probe = 5, .late = 2,
+						     .unreadable = 1 };
+	struct fixture x;
+	unsigned k;
+
+	(void)state;
+	x.p = ot_pair_new(NFUNCS);
+	clock_ns = 0;
+	ev(x.p, 100, OT_EV_ENTRY, OUTER, 0x8000, 100);
+	for (k = 0; k < 8; k++) {
+		struct ot_event e = { .time = clock_ns += 50, .tid = 100, .func = k < 7 ? INNER : MIDDLE,
+				      .kind = OT_EV_ENTRY, .flags = OT_EV_KEYED };
+
+		ot_pair_feed(x.p, &e);
+	}
+	for (k = 0; k < 6; k++) {
+		struct ot_event e = { .time = clock_ns += 70, .tid = 100, .func = INNER,
+				      .kind = OT_EV_RETURN, .flags = OT_EV_KEYED };
+
+		ot_pair_feed(x.p, &e);	/* the first skips middle's */
+	}
+	ev(x.p, 100, OT_EV_RETURN, OUTER, 0x8000, 100);
+	fill(&x, NULL, NFUNCS);
+	assert_int_equal(ot_pair_stats(x.p, INNER)->scopes, 6);
+	assert_int_equal(ot_pair_stats(x.p, MIDDLE)->skipped, 1);
+	x.fn[MIDDLE].name = "php:main";
+	x.fn[MIDDLE].pair = x.fn[INNER].pair = "usdt:/usr/bin/php8.2:php:function__entry..function__return";
+	x.fn[INNER].name = "php:fib";
+	x.fn[OUTER].point = 1;
+	x.fn[OUTER].name = "usdt:php:function__entry";
+	x.fn[OUTER].strs = strs;
+	x.fn[OUTER].nstrs = 2;
+	x.fn[OUTER].strs_distinct = 3;
+	x.fn[OUTER].strs_name = "arg1:str";
+	x.r.strings = &sr;
+	render(&x, "pairs", 0);
+	render(&x, "pairs", 1);
+	done(&x);
+}
+
 /* --follow: the header's followed line, per-process rows with parents. */
 static void test_follow(void **state)
 {
@@ -798,6 +848,7 @@ int main(void)
 		cmocka_unit_test(test_list),
 		cmocka_unit_test(test_list_usdt),
 		cmocka_unit_test(test_points),
+		cmocka_unit_test(test_pairs_strings),
 		cmocka_unit_test(test_interval),
 		cmocka_unit_test(test_inject),
 		cmocka_unit_test(test_values),
