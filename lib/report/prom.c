@@ -211,6 +211,9 @@ static void pairing(struct pw *w)
 		  offsetof(struct ot_func_stats, orphans) },
 		{ "orbit_trace_duplicate_records", "Entries or returns reported twice, dropped.",
 		  offsetof(struct ot_func_stats, duplicates) },
+		{ "orbit_trace_skipped_calls", "Calls of a USDT pair left open when a return "
+		  "of an outer call came (its key matched an outer scope).",
+		  offsetof(struct ot_func_stats, skipped) },
 	};
 	char buf[32];
 	size_t k, i;

@@ -560,6 +560,7 @@ static void test_pairs_strings(void **state)
 	x.r.strings = &sr;
 	render(&x, "pairs", 0);
 	render(&x, "pairs", 1);
+	render_prom(&x, "pairs", 0);
 	done(&x);
 }
 
