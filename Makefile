@@ -36,7 +36,7 @@ STRESS     := tests/stress/orbit-stress
 DEB_DEPS   := gcc g++ clang libclang-rt-14-dev make pkg-config libelf-dev libdw-dev libcap-dev libcapstone-dev libiberty-dev libcmocka-dev libbpf-dev libmicrohttpd-dev \
               python3 groff-base strace debhelper dpkg-dev fakeroot lintian valgrind \
               bpftrace xz-utils gzip pigz sqlite3 libc6-dbg systemtap-sdt-dev \
-              prometheus prometheus-node-exporter curl
+              prometheus prometheus-node-exporter curl php8.2-cli ruby3.1
 
 .PHONY: all deps check unit e2e demo clean lint-man install uninstall deb targets fuzz fuzz-reloc valgrind bench
 
@@ -101,7 +101,7 @@ TARGETS    := build/targets/recurse build/targets/jump build/targets/throw build
               build/targets/fibers build/targets/forks build/targets/sum build/targets/values \
               build/targets/burst build/targets/execs build/targets/coldxx build/targets/tables \
               build/targets/migrate build/targets/sigcalls build/targets/cxxthreads \
-              build/targets/leaderless build/targets/usdt build/targets/dwargs
+              build/targets/leaderless build/targets/usdt build/targets/usdt_pairs build/targets/dwargs
 # rustup's rustc if there is one, else Debian's (make deps installs it).
 RUSTC      ?= $(shell command -v rustc 2>/dev/null || ls $$HOME/.cargo/bin/rustc 2>/dev/null || echo rustc)
 build/targets/rstress: tests/e2e/targets/rstress.rs

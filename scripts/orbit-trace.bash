@@ -27,7 +27,7 @@ _orbit_trace()
 	local opts="-p --pid -a --all -f --functions -l --list -d --duration -I --interval -o --output --json
 		--hist --slower-than --wall-clock --slowest --trace --folded --expect --max-loss --ring-kb --drain-ms
 		--backend --freeze --follow --returns --user --compensate --restore
-		--prom-textfile --listen --prom-pid
+		--prom-textfile --listen --prom-pid --lang
 		-q --quiet -v --verbose -h --help -V --version --"
 
 	# After "--": the command, then its own arguments (files).
@@ -81,6 +81,10 @@ _orbit_trace()
 		;;
 	--backend)
 		COMPREPLY=($(compgen -W "auto multi perf inject" -- "$cur"))
+		return
+		;;
+	--lang)
+		COMPREPLY=($(compgen -W "php python ruby" -- "$cur"))
 		return
 		;;
 	--returns)

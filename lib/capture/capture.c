@@ -14,6 +14,7 @@
 #include "util/clock.h"
 #include "disarm.h"
 #include "endsig.h"
+#include "keyed.h"
 #include "util/error.h"
 #include "probes/plan.h"
 #include "process/procfs.h"
@@ -62,6 +63,8 @@ static void feed_pair(void *ctx, const struct ot_event *ev)
 		ot_pair_feed(c->calib_pair, &e);
 		return;
 	}
+	if (c->keyed && ot_keyed_feed(c, ev))
+		return;
 	ot_pair_feed(c->pair, ev);
 }
 
@@ -390,6 +393,7 @@ static void cleanup(struct ot_capture *c)
 	ot_check_free(&c->check);
 	ot_drain_free(c->drain);
 	ot_pair_free(c->pair);
+	ot_keyed_free(c);
 	ot_plan_free(&c->plan);
 	ot_target_stop(&c->target);
 	ot_target_fini(&c->target);
@@ -515,7 +519,7 @@ static int spawn(struct ot_capture *c)
 static int make_sinks(struct ot_capture *c)
 {
 	struct ot_sinks_opts so = {
-		.nfuncs = c->plan.sel.n, .names = c->plan.names,
+		.nfuncs = c->nrows, .names = c->names,
 		.out = c->out, .json = c->o.json,
 		.slowest = c->o.slowest, .slower_than = c->o.slower_than,
 		.wall_offset = c->o.wall_clock ? wall_offset() : 0,
@@ -525,12 +529,15 @@ static int make_sinks(struct ot_capture *c)
 
 	if (c->o.trace && ot_timeline_open(c->o.trace, c->target.pid,
 					   basename(c->target.display), ot_now_ns(),
-					   c->plan.names, &c->timeline))
+					   c->names, &c->timeline))
 		return -1;
-	c->pair = ot_pair_new(c->plan.sel.n);
+	c->pair = ot_pair_new(c->nrows);
 	so.every_scope = !!c->timeline;
 	ot_sinks_init(&c->sinks, &so, c->pair);
 	for (i = 0; i < c->plan.sel.n; i++) {
+		/* A string argument is counted per string (lib/capture/keyed). */
+		if (c->plan.sel.fn[i].str)
+			continue;
 		ot_sinks_values(&c->sinks, i, c->plan.sel.fn[i].arg, c->plan.sel.fn[i].ret);
 		ot_sinks_values_typed(&c->sinks, i, c->plan.sel.fn[i].arg_name,
 				      c->plan.sel.fn[i].ret_size, c->plan.sel.fn[i].ret_signed);
@@ -573,6 +580,7 @@ static int arm_probes(struct ot_capture *c)
 				c->o.follow ? 0 : (uint32_t)c->target.pid,
 				ot_probes_lookup, c->probes, feed_pair, c);
 	ot_drain_thread_funcs(c->drain, (uint32_t)c->npt);
+	ot_keyed_armed(c);
 	if (c->o.compensate) {
 		c->calib_pair = ot_pair_new(1);
 		ot_drain_also_pid(c->drain, (uint32_t)getpid());
@@ -609,9 +617,15 @@ static enum ot_capture_result start(struct ot_capture *c)
 	ot_sinks_start(&c->sinks, c->t_start,
 		       c->o.interval > 0 ? (uint64_t)(c->o.interval * 1e9) : 0,
 		       isatty(STDERR_FILENO) && ot_error_verbosity() >= 0 ? stderr : NULL);
+	/* -d: the last window is the one the deadline ends, from the start:
+	 * a scope drained after the deadline must not open another. */
+	if (c->o.duration > 0)
+		ot_sinks_end(&c->sinks, c->t_start + (uint64_t)(c->o.duration * 1e9));
 	ot_metrics_start(c);
 	if (c->target.is_child && ot_target_release(&c->target))
 		return OT_CAPTURE_FAILED;
+	if (c->target.is_child)
+		ot_keyed_started(c);
 	if (!c->o.all && !c->target.is_child && ot_target_check_exit(&c->target)) {
 		ot_error("process %d exited while its probes were armed", (int)c->target.pid);
 		return OT_CAPTURE_FAILED;
@@ -632,6 +646,7 @@ enum ot_capture_result ot_capture_arm(struct ot_capture *c)
 	if ((c->o.backend->can & OT_NEEDS_SYS_ADMIN) && ot_caps_check())
 		return OT_CAPTURE_FAILED;
 	c->npt = c->plan.sel.n;
+	ot_keyed_size(c);
 	if ((c->o.compensate && add_calib_target(c)) || spawn(c) || make_sinks(c) ||
 	    ot_metrics_open(c))
 		return OT_CAPTURE_FAILED;

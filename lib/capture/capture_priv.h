@@ -84,6 +84,12 @@ struct ot_capture {
 	uint64_t prom_created_ns;	/* the capture's start, on the wall clock */
 	char prom_comm[16];		/* --prom-pid's comm label */
 	int prom_failed;		/* the file could not be written: said once */
+	/* Rows of the pairing and the report: the selection's, then with
+	 * pairs of USDT probes their keys' (lib/capture/keyed); names[row]. */
+	size_t nrows;
+	const char **names;
+	struct ot_keyed *keyed;
+	struct ot_report_strings rep_strs;
 };
 
 #endif

@@ -1,4 +1,5 @@
 #include "capture_report.h"
+#include "keyed.h"
 #include "capture_priv.h"
 #include "symbols/debuginfo.h"
 #include "util/clock.h"
@@ -75,12 +76,13 @@ static void judge_thread_execs(struct ot_capture *c)
 
 void ot_capture_judge(struct ot_capture *c)
 {
-	const struct ot_func_stats **st = ot_xcalloc(c->plan.sel.n, sizeof(*st));
+	size_t nrows = ot_keyed_nreport(c);
+	const struct ot_func_stats **st = ot_xcalloc(nrows + 1, sizeof(*st));
 	size_t i;
 
-	for (i = 0; i < c->plan.sel.n; i++)
+	for (i = 0; i < nrows; i++)
 		st[i] = ot_pair_stats(c->pair, i);
-	ot_check_run(&c->check, c->plan.sel.n, c->plan.names, st, c->o.expect,
+	ot_check_run(&c->check, nrows, c->names, st, c->o.expect,
 		     c->o.nexpect, c->o.max_loss, ot_drain_stats(c->drain)->lost,
 		     c->lost_exact,
 		     ot_probes_can(c->probes) & OT_RINGS_IN_PROCESS ? "the process's rings" : NULL);
@@ -99,6 +101,7 @@ void ot_capture_judge(struct ot_capture *c)
 	for (i = 0; i < c->said.nwhy; i++)
 		ot_check_add(&c->check, OT_STATUS_LOSSY, c->said.why[i]);
 	judge_thread_execs(c);
+	ot_keyed_judge(c);
 	free(st);
 }
 
@@ -161,7 +164,7 @@ static struct ot_follow_proc *names_now(struct ot_capture *c, size_t *n)
 /* Each function's row: its names, file, and what its scopes left. */
 static struct ot_report_func *fill_funcs(struct ot_capture *c)
 {
-	struct ot_report_func *fn = ot_xcalloc(c->plan.sel.n + 1, sizeof(*fn));
+	struct ot_report_func *fn = ot_xcalloc(c->nrows + 1, sizeof(*fn));
 	size_t i;
 
 	for (i = 0; i < c->plan.sel.n; i++) {
@@ -174,6 +177,7 @@ static struct ot_report_func *fill_funcs(struct ot_capture *c)
 		fn[i].st = ot_pair_stats(c->pair, i);
 		fn[i].point = c->plan.sel.fn[i].usdt != NULL;
 	}
+	ot_keyed_report(c, fn);
 	ot_sinks_report(&c->sinks, fn);
 	return fn;
 }
@@ -185,8 +189,8 @@ void ot_capture_snapshot(struct ot_capture *c, struct ot_report *r)
 	r->pid = (int)c->target.pid;
 	r->backend = ot_probes_backend(c->probes);
 	r->funcs = fill_funcs(c);
-	r->nfuncs = c->plan.sel.n;
-	r->names = c->plan.names;
+	r->nfuncs = ot_keyed_nreport(c);
+	r->names = c->names;
 	r->records = records(c);
 	r->duration_ns = ot_now_ns() - c->t_start;
 	r->arm_ns = c->arm_ns;
@@ -237,14 +241,15 @@ void ot_capture_fill_report(struct ot_capture *c)
 	r.target_status = c->target.is_child ? c->target.status : -1;
 	r.records = records(c);
 	r.threads = ot_pair_threads(c->pair);
-	r.nfuncs = c->plan.sel.n;
+	r.nfuncs = ot_keyed_nreport(c);
 	r.funcs = fn;
 	r.check = &c->check;
 	r.has_expect = c->o.nexpect > 0;
 	r.max_loss_pct = c->o.max_loss;
 	r.tree = ot_pair_tree(c->pair, &r.ntree);
 	r.tree_dropped = ot_pair_tree_dropped(c->pair);
-	r.names = c->plan.names;
+	r.names = c->names;
+	r.strings = c->rep_strs.any ? &c->rep_strs : NULL;
 	r.draw_hist = c->o.hist;
 	c->rep_calib.pair_ns = c->calib.pair_ns;
 	c->rep_calib.own_ns = c->calib.own_ns;
@@ -371,7 +376,7 @@ enum ot_capture_result ot_capture_outputs(struct ot_capture *c)
 		size_t n;
 		const struct ot_tree_node *tree = ot_pair_tree(c->pair, &n);
 
-		if (ot_folded_write(c->folded, tree, n, c->plan.names) || fflush(c->folded)) {
+		if (ot_folded_write(c->folded, tree, n, c->names) || fflush(c->folded)) {
 			ot_error_errno(EIO, "cannot write %s", c->o.folded);
 			return OT_CAPTURE_FAILED;
 		}

@@ -46,16 +46,24 @@ static int write_file(struct ot_capture *c, const struct ot_report *r)
 	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644), err = 0;
 	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
 
-	if (!f)
+	if (!f) {
 		err = errno;
-	else if (ot_report_prom(f, r, &o) | fflush(f) | fclose(f))
-		err = errno ? errno : EIO;
-	else if (rename(tmp, c->o.prom_textfile))
-		err = errno;
-	if (f && err)
-		unlink(tmp);
-	if (fd >= 0 && !f)
-		close(fd);
+		if (fd >= 0)
+			close(fd);
+	} else {
+		int bad;
+
+		errno = 0;	/* a short write may leave none */
+		bad = ot_report_prom(f, r, &o);
+
+		bad |= fflush(f);
+		if (fclose(f) || bad)
+			err = errno ? errno : EIO;
+		else if (rename(tmp, c->o.prom_textfile))
+			err = errno;
+		if (err)
+			unlink(tmp);
+	}
 	if (err && !c->prom_failed)
 		ot_error_errno(err, "cannot write %s", c->o.prom_textfile);
 	c->prom_failed |= !!err;

@@ -1,4 +1,5 @@
 #include "options.h"
+#include "report/prom_http.h"
 #include "symbols/select.h"
 
 #include <errno.h>
@@ -36,7 +37,14 @@ const char ot_usage_text[] =
 	"                         DWARF name (e.g. 'read(nbytes)'), %ret typed by it;\n"
 	"                         up to 4 values each: 'read(fd,arg3)%ret';\n"
 	"                         usdt:FILE:PROVIDER:NAME counts a USDT probe's hits;\n"
-	"                         (argN) after it records argument N (from 1)\n"
+	"                         (argN) after it records argument N (from 1),\n"
+	"                         (argN:str) the string it points to (64 bytes);\n"
+	"                         usdt:FILE:PROVIDER:ENTRY..RETURN@argN[:str] pairs\n"
+	"                         two probes into scopes, a row per key argument\n"
+	"      --lang LANG        trace a language runtime's functions as scopes,\n"
+	"                         a row per function name: php (php8.2; run it with\n"
+	"                         USE_ZEND_DTRACE=1), python (python3.11), ruby\n"
+	"                         (libruby-3.1); adds to -f (see the man page)\n"
 	"  -l, --list             print what -f selects (default: every function)\n"
 	"                         with file offsets and sizes, USDT probes with their\n"
 	"                         sites, semaphores, argument specs; arm nothing\n"
@@ -202,7 +210,7 @@ enum {
 	OPT_JSON = 0x100, OPT_RING_KB, OPT_DRAIN_MS, OPT_EXPECT, OPT_MAX_LOSS,
 	OPT_HIST, OPT_TRACE, OPT_FOLDED, OPT_USER, OPT_RETURNS, OPT_COMPENSATE, OPT_BACKEND,
 	OPT_FREEZE, OPT_SLOWER_THAN, OPT_SLOWEST, OPT_FOLLOW, OPT_RESTORE, OPT_PROM_TEXTFILE,
-	OPT_LISTEN, OPT_PROM_PID, OPT_WALL_CLOCK,
+	OPT_LISTEN, OPT_PROM_PID, OPT_LANG, OPT_WALL_CLOCK,
 };
 
 static const struct option longopts[] = {
@@ -234,6 +242,7 @@ static const struct option longopts[] = {
 	{ "prom-textfile", required_argument, NULL, OPT_PROM_TEXTFILE },
 	{ "listen", required_argument, NULL, OPT_LISTEN },
 	{ "prom-pid", no_argument, NULL, OPT_PROM_PID },
+	{ "lang", required_argument, NULL, OPT_LANG },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
@@ -267,6 +276,12 @@ static int target_option(struct ot_options *o, int c, const char *arg, char **ms
 		break;
 	case 'l':
 		o->list = 1;
+		break;
+	case OPT_LANG:
+		if (!ot_lang_preset(arg))
+			return bad(msg, "--lang '%s' is not a runtime orbit-trace knows: php, "
+				   "python or ruby", arg);
+		o->lang = arg;
 		break;
 	case OPT_USER:
 		o->user = arg;
@@ -400,9 +415,15 @@ static int output_option(struct ot_options *o, int c, const char *arg, char **ms
 		o->prom_textfile = arg;
 		break;
 	}
-	case OPT_LISTEN:
+	case OPT_LISTEN: {
+		char host[64], port[8];
+
+		if (ot_prom_http_parse(arg, host, sizeof(host), port, sizeof(port)))
+			return bad(msg, "--listen '%s' is invalid: expected [HOST:]PORT (e.g. "
+				   "127.0.0.1:9435, [::1]:9435 or 9435)", arg);
 		o->listen = arg;
 		break;
+	}
 	case OPT_PROM_PID:
 		o->prom_pid = 1;
 		break;
@@ -567,6 +588,13 @@ enum ot_options_result ot_options_parse(struct ot_options *o, int argc, char **a
 		o->argv = &argv[optind];
 	if (o->restore)
 		return restore_rules(o, msg);
+	if (o->lang) {
+		const char *preset = ot_lang_preset(o->lang);
+
+		if (o->functions && asprintf(&o->functions_owned, "%s,%s", o->functions, preset) < 0)
+			return bad(msg, "out of memory");
+		o->functions = o->functions ? o->functions_owned : preset;
+	}
 	if (!o->functions && o->list)
 		o->functions = "*";
 	if (combinations(o, msg) != OT_OPTIONS_RUN)
@@ -576,8 +604,32 @@ enum ot_options_result ot_options_parse(struct ot_options *o, int argc, char **a
 	return OT_OPTIONS_RUN;
 }
 
+/*
+ * The runtimes' entry/return probes as Debian 12 builds them, keyed by
+ * the function's name: php's function__entry(function, file, line,
+ * class, scope), python's function__entry(file, function, line) and
+ * ruby's method__entry(class, method, file, line).
+ */
+static const struct { const char *lang, *terms; } lang_presets[] = {
+	{ "php", "usdt:/usr/bin/php8.2:php:function__entry..function__return@arg1:str" },
+	{ "python", "usdt:/usr/bin/python3.11:python:function__entry..function__return@arg2:str" },
+	{ "ruby", "usdt:libruby-3.1.so.3.1:ruby:method__entry..method__return@arg2:str" },
+};
+
+const char *ot_lang_preset(const char *lang)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(lang_presets) / sizeof(lang_presets[0]); i++)
+		if (!strcmp(lang, lang_presets[i].lang))
+			return lang_presets[i].terms;
+	return NULL;
+}
+
 void ot_options_free(struct ot_options *o)
 {
+	free(o->functions_owned);
+	o->functions_owned = NULL;
 	ot_expect_free(o->expect, o->nexpect);
 	o->expect = NULL;
 	o->nexpect = 0;

@@ -26,7 +26,9 @@ struct ot_options {
 	pid_t pid;
 	int all;		/* -a: every process running the files -f names */
 	int follow;		/* --follow: and the processes the target forks */
-	const char *functions;
+	const char *functions;	/* -f, with --lang's terms after it */
+	char *functions_owned;	/* functions when --lang added to -f: owned */
+	const char *lang;	/* --lang */
 	double duration;	/* seconds, 0: until the target exits */
 	double interval;	/* -I: seconds between interval reports, 0: none */
 	uint64_t slower_than;	/* --slower-than: ns, 0: none */
@@ -76,5 +78,9 @@ enum ot_options_result ot_options_parse(struct ot_options *o, int argc, char **a
 void ot_options_free(struct ot_options *o);
 
 extern const char ot_usage_text[];
+
+/* --lang LANG's -f terms (a pair of USDT probes keyed by the function's
+ * name), or NULL for a runtime it does not know. */
+const char *ot_lang_preset(const char *lang);
 
 #endif

@@ -638,8 +638,10 @@ static int link_probe(struct ot_probes *p, uint64_t *off, uint64_t *cookie, uint
 		return (int)spec;
 	off[*m] = offset;
 	ref[*m] = kind == OT_PROBE_POINT ? t->ref_ctr : 0;
-	cookie[*m] = ++um->last_cookie | (uint64_t)spec << 32 | (uint64_t)value << 56;
-	ot_probes_id_insert(p, cookie[*m], (uint32_t)target, kind, value);
+	cookie[*m] = ++um->last_cookie | (uint64_t)spec << 32 | (uint64_t)value << 56 |
+		     (value == OT_VALUE_USDT && t->str ? OT_PROBE_COOKIE_STR : 0);
+	ot_probes_id_insert(p, cookie[*m], (uint32_t)target, kind,
+			    value | (value == OT_VALUE_USDT && t->str ? OT_VALUE_STR : 0));
 	(*m)++;
 	return 0;
 }

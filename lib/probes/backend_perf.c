@@ -291,7 +291,9 @@ static int perf_arm(struct ot_probes *p, const struct ot_probe_target *t, size_t
 					ot_error_errno(err, "cannot set up %s on CPU %d", t[i].label, cpu);
 					return -err;
 				}
-				ot_probes_id_insert(p, id, (uint32_t)i, kind, value);
+				/* A string: read at its address afterwards (the drain's). */
+				ot_probes_id_insert(p, id, (uint32_t)i, kind,
+						    value | (value && t[i].str ? OT_VALUE_STR : 0));
 			}
 		}
 	}

@@ -141,6 +141,7 @@ static int point_target(struct ot_plan *p, size_t i, struct ot_probe_target *pt)
 	pt->offset = pt->sym_offset = pp->sites[0];
 	pt->ref_ctr = f->usdt->sema_vaddr ? f->usdt->sema_offset : 0;
 	pt->arg = f->arg;
+	pt->str = f->str;
 	ot_verbose("%s: %zu site%s%s", pt->label, n, n == 1 ? "" : "s",
 		   pt->ref_ctr ? ", a semaphore" : "");
 	if (!f->arg)

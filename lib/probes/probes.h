@@ -82,6 +82,9 @@ struct ot_probe_target {
 	size_t npoints;
 	uint64_t ref_ctr;
 	const struct ot_usdt_arg *point_args;
+	/* The argument is a string's address: the multi backend reads the
+	 * string (OT_PROBE_STR_MAX bytes) into the record. */
+	uint8_t str;
 	/* An argument asked by its DWARF name (with arg set): the operand
 	 * the entry probe reads, a USDT argument's form; NULL: argN's
 	 * register. */
@@ -95,6 +98,12 @@ struct ot_probe_target {
 	const struct ot_usdt_arg *more_args;
 	uint8_t nmore;
 };
+
+/* A string argument's bytes read, its NUL included (uprobe_multi.bpf.c's
+ * OT_STR_MAX, select.h's OT_USDT_STR_MAX). */
+#define OT_PROBE_STR_MAX 64
+/* A cookie's bit that asks the BPF program for the string. */
+#define OT_PROBE_COOKIE_STR (1ull << 48)
 
 /* Which value target t's probe of kind (enum ot_probe_kind) records:
  * OT_VALUE_* of lib/rings/kinds.h, 0 none. */

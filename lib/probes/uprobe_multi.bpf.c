@@ -234,8 +234,60 @@ struct ot_bpf_sample {
 			 * written when it asks none */
 };
 
+/*
+ * A USDT argument read as a string (the cookie's bit 48): the sample, the
+ * value being the string's address, then what bpf_probe_read_user_str
+ * gave (its length with the NUL, or < 0: not readable now, a page the
+ * process has not touched - user space reads it afterwards), the site's
+ * address and up to 64 bytes.  Only such probes write the longer record.
+ */
+#define OT_STR_MAX 64
+struct ot_bpf_str_sample {
+	struct ot_bpf_sample s;
+	__s32 len;
+	__u32 pad;
+	__u64 ip;	/* the site's address: where the file is, to read it there */
+	char str[OT_STR_MAX];
+};
+
+/*
+ * Strings the program could not read, by process and address: a page the
+ * process has not touched, which stays so while nothing reads it.  Each
+ * failed read is a fault taken and fixed up in the kernel (about 2-3 us),
+ * so a string that failed once is not tried again: user space reads it
+ * afterwards, once per address, as it does the first time.
+ */
+struct ot_str_key {
+	__u64 addr;
+	__u32 tgid, pad;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, struct ot_str_key);
+	__type(value, __u8);
+} ot_str_unread SEC(".maps");
+
+static __always_inline void read_str(struct ot_bpf_str_sample *ss)
+{
+	struct ot_str_key k = { .addr = ss->s.value,
+				.tgid = (__u32)(bpf_get_current_pid_tgid() >> 32) };
+	__u8 one = 1;
+
+	if (bpf_map_lookup_elem(&ot_str_unread, &k)) {
+		__builtin_memset(ss->str, 0, sizeof(ss->str));
+		ss->len = -14;	/* -EFAULT, as the helper says it */
+		return;
+	}
+	ss->len = bpf_probe_read_user_str(ss->str, sizeof(ss->str), (void *)ss->s.value);
+	if (ss->len < 0)
+		bpf_map_update_elem(&ot_str_unread, &k, &one, BPF_ANY);
+}
+
 static __always_inline int emit(struct pt_regs *ctx, __u32 bit)
 {
+	struct ot_bpf_str_sample ss;
 	struct ot_bpf_sample s;
 
 	if (!(ot_enabled & bit))
@@ -285,6 +337,14 @@ static __always_inline int emit(struct pt_regs *ctx, __u32 bit)
 	 * as PERF_RECORD_LOST, which lib/rings/drain turns into loss epochs.
 	 * A probe that records no value writes {id, sp} alone: 48 bytes a
 	 * record in the ring, not 56 (lib/rings/ring decodes both). */
+	if (s.id & (1ull << 48)) {
+		ss.s = s;
+		ss.pad = 0;
+		ss.ip = PT_REGS_IP(ctx);
+		read_str(&ss);
+		bpf_perf_event_output(ctx, &ot_rings, BPF_F_CURRENT_CPU, &ss, sizeof(ss));
+		return 0;
+	}
 	bpf_perf_event_output(ctx, &ot_rings, BPF_F_CURRENT_CPU, &s,
 			      s.id >> 56 ? sizeof(s) : 2 * sizeof(__u64));
 	return 0;

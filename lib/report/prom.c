@@ -74,7 +74,7 @@ static void func_labels(struct pw *w, size_t i, const struct ot_report_proc *p)
 {
 	const struct ot_report_func *fn = &w->r->funcs[i];
 
-	fputs("{function=", w->f);
+	fputs(fn->point ? "{probe=" : "{function=", w->f);
 	label_value(w->f, fn->name);
 	fputs(",file=", w->f);
 	label_value(w->f, fn->binary);
@@ -122,8 +122,30 @@ static void calls(struct pw *w)
 		return;
 	}
 	for (i = 0; i < r->nfuncs; i++) {
+		if (r->funcs[i].point)
+			continue;
 		snprintf(buf, sizeof(buf), "%" PRIu64, r->funcs[i].st->scopes);
 		counter(w, "orbit_trace_calls", i, NULL, buf);
+	}
+}
+
+/* USDT probes: counted points, a family of their own (no duration). */
+static void hits(struct pw *w)
+{
+	char buf[32];
+	size_t i, any = 0;
+
+	for (i = 0; i < w->r->nfuncs; i++)
+		any += !!w->r->funcs[i].point;
+	if (!any)
+		return;
+	family(w, "orbit_trace_probe_hits", "counter", NULL,
+	       "Hits of a USDT probe (-f 'usdt:FILE:PROVIDER:NAME'), every site together.");
+	for (i = 0; i < w->r->nfuncs; i++) {
+		if (!w->r->funcs[i].point)
+			continue;
+		snprintf(buf, sizeof(buf), "%" PRIu64, w->r->funcs[i].st->points);
+		counter(w, "orbit_trace_probe_hits", i, NULL, buf);
 	}
 }
 
@@ -172,7 +194,8 @@ static void durations(struct pw *w)
 	       "Durations of the calls that returned, from entry to return; calls whose "
 	       "records were lost meanwhile are left out.");
 	for (i = 0; i < w->r->nfuncs; i++)
-		duration(w, i);
+		if (!w->r->funcs[i].point)
+			duration(w, i);
 }
 
 /* The pairing's per-function counts that say what was not a scope. */
@@ -188,6 +211,9 @@ static void pairing(struct pw *w)
 		  offsetof(struct ot_func_stats, orphans) },
 		{ "orbit_trace_duplicate_records", "Entries or returns reported twice, dropped.",
 		  offsetof(struct ot_func_stats, duplicates) },
+		{ "orbit_trace_skipped_calls", "Calls of a USDT pair left open when a return "
+		  "of an outer call came (its key matched an outer scope).",
+		  offsetof(struct ot_func_stats, skipped) },
 	};
 	char buf[32];
 	size_t k, i;
@@ -197,6 +223,8 @@ static void pairing(struct pw *w)
 		for (i = 0; i < w->r->nfuncs; i++) {
 			const char *st = (const char *)w->r->funcs[i].st;
 
+			if (w->r->funcs[i].point)
+				continue;
 			snprintf(buf, sizeof(buf), "%" PRIu64,
 				 *(const uint64_t *)(const void *)(st + fam[k].off));
 			counter(w, fam[k].base, i, NULL, buf);
@@ -312,6 +340,7 @@ int ot_report_prom(FILE *f, const struct ot_report *r, const struct ot_prom_opts
 
 	seconds(o->created_ns, w.created, sizeof(w.created));
 	calls(&w);
+	hits(&w);
 	durations(&w);
 	pairing(&w);
 	values(&w);

@@ -11,9 +11,11 @@
  * both together; tests/unit/test_prom.c pins the output byte for byte.
  *
  *   orbit_trace_calls_total{function,file}            closed scopes (SCOPES)
+ *   orbit_trace_probe_hits_total{probe,file}          USDT probes' hits
  *   orbit_trace_call_duration_seconds{function,file}  histogram, log2 bounds
  *   orbit_trace_unclosed_calls_total, orbit_trace_orphan_returns_total,
- *   orbit_trace_duplicate_records_total               the pairing's counts
+ *   orbit_trace_duplicate_records_total,
+ *   orbit_trace_skipped_calls_total                   the pairing's counts
  *   orbit_trace_call_value{function,file,value}       -f 'NAME(argN)', '%ret'
  *   orbit_trace_records_total, orbit_trace_records_lost_total
  *   orbit_trace_capture_seconds, orbit_trace_arm_seconds,

@@ -109,9 +109,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 		     body, len);
 }
 
-/* "HOST:PORT", "[V6]:PORT", ":PORT", "PORT" into host (127.0.0.1 when
- * none) and port.  0, or -EINVAL. */
-static int split(const char *addr, char *host, size_t hlen, char *port, size_t plen)
+int ot_prom_http_parse(const char *addr, char *host, size_t hlen, char *port, size_t plen)
 {
 	const char *colon = strrchr(addr, ':');
 	const char *h = addr, *p = colon ? colon + 1 : addr;
@@ -171,7 +169,7 @@ int ot_prom_http_start(const char *addr, struct ot_prom_http **out)
 	char host[64], port[8];
 	int err;
 
-	if (split(addr, host, sizeof(host), port, sizeof(port))) {
+	if (ot_prom_http_parse(addr, host, sizeof(host), port, sizeof(port))) {
 		ot_error("--listen '%s': expected HOST:PORT, [IPV6]:PORT or PORT", addr);
 		return -EINVAL;
 	}

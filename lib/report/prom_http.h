@@ -21,6 +21,14 @@
 struct ot_prom_http;
 
 /*
+ * addr ("HOST:PORT", "[IPV6]:PORT", ":PORT", "PORT") into host (127.0.0.1
+ * when none is named, without brackets) and port (digits, 0..65535).
+ * 0, or -EINVAL.  Prints nothing: --listen's syntax is checked with the
+ * options.
+ */
+int ot_prom_http_parse(const char *addr, char *host, size_t hlen, char *port, size_t plen);
+
+/*
  * Listen on addr: "HOST:PORT", "[IPV6]:PORT", or ":PORT" / "PORT" for
  * 127.0.0.1 (loopback unless a host is named); PORT 0 picks a free one.
  * Returns 0 and *out, or -errno after printing why (the address named).

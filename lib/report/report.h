@@ -63,6 +63,14 @@ struct ot_report_func {
 	/* A counted point (a USDT probe): its hits are st->points, it has no
 	 * scopes, so no durations; the text shows it in the PROBE table. */
 	int point;
+	/* Its argument read as a string (":str"): the most frequent, count
+	 * down, nstrs of them out of strs_distinct; strs_name "arg2:str". */
+	const struct ot_report_str { const char *value; uint64_t count; } *strs;
+	size_t nstrs, strs_distinct;
+	const char *strs_name;
+	/* A row of a pair's key (usdt:...:ENTRY..RETURN@argN): its scopes
+	 * are the runtime's calls of one function; pair its term's label. */
+	const char *pair;
 };
 
 /*
@@ -120,6 +128,13 @@ struct ot_report_restore {
 	const char *left_why;
 };
 
+/* USDT arguments read as strings: by the probe, afterwards (the probe
+ * could not: a page the process had not touched), and neither. */
+struct ot_report_strings {
+	int any;		/* some probe reads one */
+	uint64_t probe, late, unreadable;
+};
+
 struct ot_report {
 	const char *binary;
 	int pid;
@@ -172,6 +187,7 @@ struct ot_report {
 	 * stopped for until then; the longest another ran unprobed (else NULL:
 	 * perf, inject, --follow, -a). */
 	const struct ot_report_thread_execs { uint64_t count, held, unprobed_ns; } *thread_execs;
+	const struct ot_report_strings *strings;	/* NULL: no string argument */
 };
 
 /*

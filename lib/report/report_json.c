@@ -185,6 +185,27 @@ static void capture_json(FILE *f, const struct ot_report *r)
 		", \"late\": %" PRIu64 ", \"no_sp\": %" PRIu64 ", \"unknown\": %" PRIu64 "},\n",
 		rec->samples, rec->lost, rec->lost_at_end, rec->lost_inexact ? "false" : "true",
 		rec->malformed, rec->foreign, rec->foreign_lost, rec->late, rec->no_sp, rec->unknown);
+	if (r->strings)
+		fprintf(f, "  \"strings\": {\"probe\": %" PRIu64 ", \"late\": %" PRIu64
+			", \"unreadable\": %" PRIu64 "},\n", r->strings->probe, r->strings->late,
+			r->strings->unreadable);
+}
+
+/* A string argument's most frequent values: "strings": {"arg": "arg1:str",
+ * "distinct": N, "top": [{"value": "...", "count": N}, ...]}. */
+static void strings_json(FILE *f, const struct ot_report_func *fn)
+{
+	size_t k;
+
+	fprintf(f, ", \"strings\": {\"arg\": ");
+	ot_json_string(f, fn->strs_name);
+	fprintf(f, ", \"distinct\": %zu, \"top\": [", fn->strs_distinct);
+	for (k = 0; k < fn->nstrs; k++) {
+		fprintf(f, "%s{\"value\": ", k ? ", " : "");
+		ot_json_string(f, fn->strs[k].value);
+		fprintf(f, ", \"count\": %" PRIu64 "}", fn->strs[k].count);
+	}
+	fprintf(f, "]}");
 }
 
 /* A function's names, where it is, its scopes by depth. */
@@ -207,6 +228,13 @@ static void func_where_json(FILE *f, const struct ot_report_func *fn)
 	fprintf(f, ", \"offset\": %" PRIu64 ", \"scopes\": %" PRIu64, fn->offset, s->scopes);
 	if (fn->point)
 		fprintf(f, ", \"point\": true, \"hits\": %" PRIu64, s->points);
+	if (fn->pair) {
+		fprintf(f, ", \"pair\": ");
+		ot_json_string(f, fn->pair);
+		fprintf(f, ", \"skipped\": %" PRIu64, s->skipped);
+	}
+	if (fn->strs_name)
+		strings_json(f, fn);
 	fprintf(f, ", \"depths\": {");
 	for (d = 0; d < s->ndepths; d++) {
 		if (!s->depths[d])

@@ -14,8 +14,9 @@ void ot_report_interval_text(FILE *f, const struct ot_report_interval *iv)
 	char a[32], b[32], c[32], d[32];
 	size_t i, w = 8;
 
+	/* A row with no name is one kept for a key not seen yet: not shown. */
 	for (i = 0; i < iv->nfuncs; i++)
-		if (strlen(iv->names[i]) > w)
+		if (iv->names[i] && strlen(iv->names[i]) > w)
 			w = strlen(iv->names[i]);
 	if (w > 40)
 		w = 40;
@@ -28,6 +29,8 @@ void ot_report_interval_text(FILE *f, const struct ot_report_interval *iv)
 	for (i = 0; i < iv->nfuncs; i++) {
 		const struct ot_hist *h = &iv->hist[i];
 
+		if (!iv->names[i])
+			continue;
 		if (!h->count) {
 			fprintf(f, "%-*s %10d %9s %9s %9s\n", (int)w, iv->names[i], 0, "-", "-", "-");
 			continue;
@@ -43,12 +46,16 @@ void ot_report_interval_text(FILE *f, const struct ot_report_interval *iv)
 void ot_report_interval_json(FILE *f, const struct ot_report_interval *iv)
 {
 	size_t i;
+	int first = 1;
 
 	fprintf(f, "{\"type\": \"interval\", \"seq\": %" PRIu64 ", \"start_ns\": %" PRIu64
 		", \"end_ns\": %" PRIu64 ", \"lost\": %" PRIu64 ", \"functions\": [",
 		iv->seq, iv->start_ns, iv->end_ns, iv->lost);
 	for (i = 0; i < iv->nfuncs; i++) {
-		fprintf(f, "%s{\"name\": ", i ? ", " : "");
+		if (!iv->names[i])
+			continue;
+		fprintf(f, "%s{\"name\": ", first ? "" : ", ");
+		first = 0;
 		ot_json_string(f, iv->names[i]);
 		fprintf(f, ", \"scopes\": %" PRIu64 ", \"duration_ns\": ", iv->hist[i].count);
 		ot_report_hist_json(f, &iv->hist[i]);

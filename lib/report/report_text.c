@@ -166,6 +166,48 @@ static void points_text(FILE *f, const struct ot_report *r, size_t w)
 	}
 }
 
+/*
+ * The STRING table: per probe whose argument is read as a string, its
+ * most frequent strings with their counts, and how many distinct.
+ */
+static void strings_text(FILE *f, const struct ot_report *r, size_t w)
+{
+	size_t i, k;
+	int any = 0;
+
+	for (i = 0; i < r->nfuncs; i++) {
+		const struct ot_report_func *fn = &r->funcs[i];
+
+		if (!fn->strs_name)
+			continue;
+		if (!any++)
+			fprintf(f, "\n%-*s %-9s %10s  %s\n", (int)w, "STRING", "ARG", "COUNT", "VALUE");
+		if (!fn->nstrs)
+			fprintf(f, "%-*s %-9s %10d  -\n", (int)w, fn->name, fn->strs_name, 0);
+		for (k = 0; k < fn->nstrs; k++)
+			fprintf(f, "%-*s %-9s %10" PRIu64 "  %s\n", (int)w, k ? "" : fn->name,
+				k ? "" : fn->strs_name, fn->strs[k].count, fn->strs[k].value);
+		if (fn->strs_distinct > fn->nstrs)
+			fprintf(f, "%-*s %-9s %10s  (%zu distinct, the %zu most frequent shown)\n",
+				(int)w, "", "", "", fn->strs_distinct, fn->nstrs);
+	}
+}
+
+/* A pair's rows whose scopes a return of an enclosing one closed. */
+static void skipped_text(FILE *f, const struct ot_report *r, size_t w)
+{
+	size_t i;
+	int any = 0;
+
+	for (i = 0; i < r->nfuncs; i++) {
+		if (!r->funcs[i].pair || !r->funcs[i].st->skipped)
+			continue;
+		if (!any++)
+			fprintf(f, "\n%-*s %10s\n", (int)w, "SKIPPED", "SCOPES");
+		fprintf(f, "%-*s %10" PRIu64 "\n", (int)w, r->funcs[i].name, r->funcs[i].st->skipped);
+	}
+}
+
 /* The VALUES table: per function and value, count, min, p50, max; with
  * --hist, their log2 buckets drawn like the durations'. */
 static void values_text(FILE *f, const struct ot_report *r, size_t w)
@@ -539,11 +581,17 @@ void ot_report_text(FILE *f, const struct ot_report *r)
 		arming_uprobes_text(f, r);
 	capture_text(f, r);
 	records_text(f, r);
+	if (r->strings)
+		fprintf(f, "strings: %" PRIu64 " read by the probes, %" PRIu64 " afterwards "
+			"(not readable in the moment), %" PRIu64 " unreadable\n", r->strings->probe,
+			r->strings->late, r->strings->unreadable);
 	warnings_text(f, r);
 	functions_text(f, r, w);
 	expected_text(f, r, w);
 	durations_text(f, r, w, "DURATION", 0);
+	skipped_text(f, r, w);
 	points_text(f, r, w);
+	strings_text(f, r, w);
 	values_text(f, r, w);
 	slowest_text(f, r, w);
 	procs_text(f, r, w);

@@ -426,13 +426,19 @@ static void interval_out(struct ot_sinks *s, uint64_t end)
 	s->ivl_next = end + s->ivl_ns;
 }
 
-/* Every window that ended by t, in turn (empty ones too), none past the
- * capture's end once it is known: scopes closing after it are the last
- * window's. */
+/*
+ * Every window that ended by t, in turn (empty ones too).  Once the
+ * capture's end is known, the window it falls in or closes stays open
+ * whatever t: it is the last, and scopes closing after the end (until the
+ * probes are disabled) are its own.
+ */
 static void intervals_upto(struct ot_sinks *s, uint64_t t)
 {
-	if (s->t_end && t > s->t_end)
-		t = s->t_end;
+	if (s->t_end && t >= s->t_end) {
+		while (s->ivl && s->ivl_next < s->t_end)
+			interval_out(s, s->ivl_next);
+		return;
+	}
 	while (s->ivl && t >= s->ivl_next)
 		interval_out(s, s->ivl_next);
 }

@@ -143,7 +143,9 @@ uint64_t ot_sinks_interval_due(const struct ot_sinks *s);
 void ot_sinks_lost(struct ot_sinks *s, uint64_t lost);
 /* Every window that ended by horizon printed. */
 void ot_sinks_intervals_upto(struct ot_sinks *s, uint64_t horizon);
-/* The capture ended at t_end: no window is printed past it. */
+/* The capture ends at t_end (-d: known from the start; else when it
+ * ends, earlier than any told before): the window it falls in or closes
+ * is the last, whatever closes after it. */
 void ot_sinks_end(struct ot_sinks *s, uint64_t t_end);
 /* At the end: the windows ended by now, then the last, shorter one up to
  * now (the windows add up to the capture); lost as ot_sinks_lost. */

@@ -65,7 +65,17 @@ struct ot_drain {
 	 * addressing on the pid, bounded; NULL until the first. */
 	struct drain_comm { uint32_t pid; char comm[16]; } *comms;
 	size_t ncomms;
+	struct ot_strtab *strs;	/* strings the records carried, by id */
+	ot_drain_str_fn str_read;	/* one the probe could not read */
+	void *str_read_ctx;
+	uint64_t str_probe, str_late, str_unreadable;
+	/* Strings read afterwards, by (pid, address): a page the probe cannot
+	 * read is one the process has not touched, .rodata's, whose bytes do
+	 * not change; one read per address, not per hit.  Direct-mapped. */
+	struct late_str { uint64_t addr; uint32_t pid, id; } *late;
 };
+
+#define LATE_CAP 4096	/* a power of two */
 
 #define COMMS_CAP 16384	/* a power of two; past 3/4 full, new names are not kept */
 
@@ -127,6 +137,7 @@ struct ot_drain *ot_drain_new(unsigned ncpus, uint32_t pid,
 	 * thread it may ever see. */
 	d->q = ot_xcalloc(d->ncpus, sizeof(*d->q));
 	d->heads = ot_xcalloc(d->ncpus, sizeof(*d->heads));
+	d->strs = ot_strtab_new();
 	return d;
 }
 
@@ -147,6 +158,8 @@ void ot_drain_free(struct ot_drain *d)
 	free(d->heads);
 	free(d->idc);
 	free(d->comms);
+	ot_strtab_free(d->strs);
+	free(d->late);
 	free(d);
 }
 
@@ -317,6 +330,59 @@ static void thread_to_events(struct ot_drain *d, unsigned qi)
 	*q = e;
 }
 
+/*
+ * The id of the string a record's value points to: the one the probe
+ * read, else one read now (the page the probe could not fault in, or a
+ * backend that reads no memory), else "<unreadable 0xADDR>" - never "".
+ */
+static uint64_t record_str(struct ot_drain *d, const struct ot_record *rec, uint32_t func,
+			   uint64_t addr)
+{
+	char buf[OT_RING_STR_MAX + 32];
+
+	if (rec->has_str && rec->str_len > 0) {
+		d->str_probe++;
+		return ot_strtab_intern(d->strs, rec->str, (size_t)rec->str_len);
+	}
+	size_t h = (size_t)((addr ^ rec->pid) * 0x9E3779B97F4A7C15ull >> 40) & (LATE_CAP - 1);
+
+	if (!d->late)
+		d->late = ot_xcalloc(LATE_CAP, sizeof(*d->late));
+	if (d->late[h].id && d->late[h].addr == addr && d->late[h].pid == rec->pid) {
+		d->str_late++;
+		return d->late[h].id;
+	}
+	if (d->str_read && d->str_read(d->str_read_ctx, rec->pid, func, rec->has_str ? rec->str_ip : 0,
+				       addr, buf, OT_RING_STR_MAX) >= 0) {
+		d->str_late++;
+		d->late[h].addr = addr;
+		d->late[h].pid = rec->pid;
+		return d->late[h].id = ot_strtab_intern(d->strs, buf, OT_RING_STR_MAX);
+	}
+	d->str_unreadable++;
+	snprintf(buf, sizeof(buf), "<unreadable 0x%llx>", (unsigned long long)addr);
+	return ot_strtab_intern(d->strs, buf, sizeof(buf));
+}
+
+void ot_drain_set_str_reader(struct ot_drain *d, ot_drain_str_fn fn, void *ctx)
+{
+	d->str_read = fn;
+	d->str_read_ctx = ctx;
+}
+
+struct ot_strtab *ot_drain_strs(const struct ot_drain *d)
+{
+	return d->strs;
+}
+
+void ot_drain_str_stats(const struct ot_drain *d, uint64_t *probe, uint64_t *late,
+			uint64_t *unreadable)
+{
+	*probe = d->str_probe;
+	*late = d->str_late;
+	*unreadable = d->str_unreadable;
+}
+
 void ot_drain_record(struct ot_drain *d, unsigned cpu,
 		     const struct ot_record *rec)
 {
@@ -339,6 +405,8 @@ void ot_drain_record(struct ot_drain *d, unsigned cpu,
 		/* The value the probe records, if it records one. */
 		if ((kind >> 8 & 0xffff) && !ot_record_value(rec, kind >> 8 & 0xffff, &ev.value))
 			ev.has_value = 1;
+		if (ev.has_value && (kind >> 8) & OT_VALUE_STR)
+			ev.value = record_str(d, rec, ev.func, ev.value);
 		if (!rec->has_sp) {
 			d->stats.no_sp++;
 			return;

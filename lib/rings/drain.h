@@ -17,6 +17,7 @@
 
 #include "event.h"
 #include "ring.h"
+#include "strtab.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -63,6 +64,25 @@ void ot_drain_free(struct ot_drain *d);
  * is still there: 0, or -ENOENT.
  */
 int ot_drain_comm(const struct ot_drain *d, uint32_t pid, char *buf, size_t len);
+
+/*
+ * A probe whose value is a string's address (OT_VALUE_STR in its lookup's
+ * value): the event's value is the string's id in the drain's table
+ * (ot_drain_strs), the string the record carries or, when it carries none
+ * (the multi backend's program could not read the page, the perf backend
+ * reads no memory), the one fn reads then: fn reads at most len bytes at
+ * addr in process pid into buf, for probe func (its function index) hit
+ * at address ip (0: not known): 0 with a NUL in buf, or -errno.  A string
+ * neither gives is "<unreadable 0xADDR>".  Without fn, only what records
+ * carry.
+ */
+typedef int (*ot_drain_str_fn)(void *ctx, uint32_t pid, uint32_t func, uint64_t ip,
+			       uint64_t addr, char *buf, size_t len);
+void ot_drain_set_str_reader(struct ot_drain *d, ot_drain_str_fn fn, void *ctx);
+struct ot_strtab *ot_drain_strs(const struct ot_drain *d);
+/* Strings the records carried, read by fn afterwards, and unreadable. */
+void ot_drain_str_stats(const struct ot_drain *d, uint64_t *probe, uint64_t *late,
+			uint64_t *unreadable);
 
 /* Keep samples of this process too (orbit-trace's own, for --compensate). */
 void ot_drain_also_pid(struct ot_drain *d, uint32_t pid);

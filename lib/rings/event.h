@@ -42,6 +42,13 @@ enum ot_event_kind {
 /* An entry by a jump from a traced function open at the same SP (inject
  * sees that): it returns with that call, not after it. */
 #define OT_EV_TAIL_ENTRY 4
+/*
+ * An entry or return of a keyed scope (a pair of USDT probes, ev.func the
+ * row of its key): matched by its function on the thread's stack, not by
+ * its SP - a language runtime's probes fire at SPs that say nothing of
+ * its calls' nesting.
+ */
+#define OT_EV_KEYED 8
 
 struct ot_event {
 	uint64_t time;

@@ -50,6 +50,12 @@ enum ot_probe_kind {
  * 8 and up the id table keeps with it.
  */
 #define OT_VALUE_REG0 16
+/*
+ * With a value selector: the value is a string's address, its string
+ * the event's (the drain keeps it in its lib/rings/strtab and hands on
+ * the id).  Not a register: the drain masks it out of the selector.
+ */
+#define OT_VALUE_STR (1 << 22)
 #define OT_VALUE_REG(reg) (OT_VALUE_REG0 + (reg))
 #define OT_VALUE_REG_SIZE(bytes, is_signed, high) \
 	((bytes) << 8 | (is_signed) << 12 | (high) << 13)

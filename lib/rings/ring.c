@@ -109,7 +109,7 @@ static void sample_out(struct ot_record *out, uint64_t id, uint32_t pid,
 	out->sp = sp;
 	out->has_sp = 1;
 	out->lost = 0;
-	out->has_value = out->has_regs = 0;
+	out->has_value = out->has_regs = out->has_str = 0;
 }
 
 #if defined(__x86_64__)
@@ -285,6 +285,10 @@ struct sample_bpf {
 	uint64_t time;
 	uint32_t raw_size;
 	uint64_t id, sp, value;
+	int32_t str_len;
+	uint32_t pad;
+	uint64_t ip;
+	char str[OT_RING_STR_MAX];
 } __attribute__((packed));
 
 int ot_record_parse_bpf(const struct perf_event_header *rec,
@@ -306,6 +310,15 @@ int ot_record_parse_bpf(const struct perf_event_header *rec,
 	if (s.raw_size >= 3 * sizeof(uint64_t)) {
 		out->value = s.value;
 		out->has_value = 1;
+	}
+	/* A string argument's record (uprobe_multi.bpf.c's ot_bpf_str_sample). */
+	if (s.raw_size >= 5 * sizeof(uint64_t) + OT_RING_STR_MAX) {
+		const struct sample_bpf *in = (const void *)rec;
+
+		out->str = in->str;
+		out->str_len = s.str_len;
+		out->str_ip = s.ip;
+		out->has_str = 1;
 	}
 	return 0;
 }

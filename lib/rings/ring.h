@@ -7,7 +7,9 @@
  * - perf backend (uprobe PMU events): PERF_SAMPLE_IDENTIFIER | TID | TIME |
  *   REGS_USER (the stack pointer only);
  * - multi backend (BPF output events): PERF_SAMPLE_TID | TIME | RAW, the raw
- *   part being {u64 probe id, u64 stack pointer} (lib/probes/uprobe_multi.bpf.c);
+ *   part being {u64 probe id, u64 stack pointer, u64 value}, and for a
+ *   string argument {s32 length, u32 pad, u64 site address, char[OT_RING_STR_MAX]} after it
+ *   (lib/probes/uprobe_multi.bpf.c);
  * both with sample_id_all so that PERF_RECORD_LOST carries a time too.
  */
 #ifndef OT_RING_H
@@ -52,6 +54,9 @@ void ot_ring_fini(struct ot_ring *r);
  */
 size_t ot_ring_drain(struct ot_ring *r, ot_ring_fn fn, void *ctx);
 
+/* The string a multi backend's record may carry, its NUL included. */
+#define OT_RING_STR_MAX 64
+
 /* Registers by perf number (asm/perf_regs.h) a record keeps. */
 #define OT_RING_NREGS 24
 
@@ -78,6 +83,14 @@ struct ot_record {
 	uint64_t args[6], rc;	/* the integer argument registers, the return's */
 	uint64_t regs[OT_RING_NREGS];	/* x86-64: every one, by perf number */
 	char comm[16];		/* OT_REC_COMM: the name, NUL-terminated */
+	/* A string the multi backend's program read at value (a USDT
+	 * argument's ":str"), when has_str: str_len bytes with the NUL, or
+	 * str_len < 0 when it could not read it then.  Points into the
+	 * record: valid during the ring's callback only. */
+	const char *str;
+	int32_t str_len;
+	int has_str;
+	uint64_t str_ip;	/* the probe's address in the process */
 };
 
 /* The user registers (perf_event_attr.sample_regs_user) that carry the

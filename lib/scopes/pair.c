@@ -18,6 +18,7 @@ struct frame {
 	 * a loop calling one function finds the node without a lookup. */
 	uint32_t kid_func, kid_node;
 	uint8_t has_arg;
+	uint8_t keyed;	     /* OT_EV_KEYED: paired by func, not SP */
 };
 
 /*
@@ -278,6 +279,7 @@ static void push(struct ot_pair *p, struct thread *t, const struct ot_event *ev)
 	f->has_arg = ev->has_value;
 	f->node = node;
 	f->kid_node = 0;
+	f->keyed = !!(ev->flags & OT_EV_KEYED);
 }
 
 /* Discard the top frames down to (not including) depth keep. */
@@ -473,7 +475,8 @@ static __attribute__((noinline)) void on_entry(struct ot_pair *p, struct thread 
 	for (d = t->depth; d; d--) {
 		struct frame *top = &t->stack[d - 1];
 
-		if (ev->sp < top->sp)
+		/* A keyed scope's SP is its runtime's: nothing to compare. */
+		if (ev->sp < top->sp || top->keyed)
 			break;
 		if (ev->sp == top->sp && p->exact) {
 			/* A tail call returns with the frame it replaced; any
@@ -512,6 +515,8 @@ static int close_call(struct ot_pair *p, struct thread *t, const struct ot_event
 	for (i = t->depth; i > 0; i--) {
 		struct frame *f = &t->stack[i - 1];
 
+		if (f->keyed)
+			continue;	/* a runtime's scope inside: ends with it */
 		if (f->sp > ev->sp)
 			return 0;	/* frames below belong to callers */
 		if (f->sp == ev->sp && f->func == ev->func) {
@@ -582,6 +587,36 @@ static __attribute__((noinline)) void on_return(struct ot_pair *p, struct thread
 	suspend(p, t, i);
 }
 
+/* A keyed scope's entry or return (OT_EV_KEYED). */
+static __attribute__((noinline)) void keyed(struct ot_pair *p, struct thread *t,
+					       const struct ot_event *ev)
+{
+	uint32_t i;
+
+	if (ev->kind == OT_EV_ENTRY) {
+		push(p, t, ev);
+		return;
+	}
+	for (i = t->depth; i > 0; i--)
+		if (t->stack[i - 1].keyed && t->stack[i - 1].func == ev->func)
+			break;
+	if (!i) {
+		p->stats[ev->func].orphans++;
+		return;
+	}
+	/* Scopes the runtime left without their return (an exception
+	 * unwinding its frames, a lost record): they end here, skipped. */
+	while (t->depth > i) {
+		struct frame *f = &t->stack[--t->depth];
+
+		if (f->keyed)
+			p->stats[f->func].skipped++;
+		else
+			p->stats[f->func].unclosed++;
+	}
+	close_top(p, t, ev->time, ev);
+}
+
 /* A counted point: its count, and its value to whoever takes scopes. */
 static void point(struct ot_pair *p, const struct ot_event *ev)
 {
@@ -619,7 +654,15 @@ void ot_pair_feed(struct ot_pair *p, const struct ot_event *ev)
 		return;
 	t = thread_get(p, ev->tid);
 	t->pid = ev->pid;
+	if (ev->flags & OT_EV_KEYED) {
+		keyed(p, t, ev);
+		return;
+	}
 	top = t->depth ? &t->stack[t->depth - 1] : NULL;
+	if (top && top->keyed && ev->kind == OT_EV_ENTRY) {
+		push(p, t, ev);		/* a call inside a runtime's function */
+		return;
+	}
 	if (ev->kind == OT_EV_ENTRY) {
 		if (!t->nsusp && (!top || (ev->sp < top->sp && top->sp - ev->sp <= STACK_WINDOW)))
 			push(p, t, ev);

@@ -9,6 +9,13 @@
  * unclosed, and an entry reported twice for one call is dropped as a
  * duplicate.  Durations go into per-function histograms, so memory is
  * bounded by threads x depth, never by the number of scopes.
+ *
+ * Keyed scopes (OT_EV_KEYED: a language runtime's function entry and
+ * return probes, one row per function name) pair by function instead: a
+ * return closes the innermost open scope of its row on its thread, the
+ * keyed scopes above it counted skipped and ordinary calls above it
+ * unclosed; a return with none open is an orphan.  Recursion nests: each
+ * entry is a frame of its own, never a timestamp per (thread, key).
  */
 #ifndef OT_PAIR_H
 #define OT_PAIR_H
@@ -35,6 +42,9 @@ struct ot_func_stats {
 				  * ot_pair_compensate; else NULL */
 	uint64_t points;	 /* hits of a counted point (OT_EV_POINT: a USDT
 				  * probe), which opens and closes nothing */
+	uint64_t skipped;	 /* keyed scopes (OT_EV_KEYED) left open when a
+				  * return of a scope that encloses them came:
+				  * closed with it, not counted in scopes */
 };
 
 /*

@@ -986,29 +986,76 @@ int ot_select_asks_usdt(const char *spec)
 	return asks;
 }
 
-/* A usdt: term's parts (after its '!', if any), cut in place: FILE,
- * PROVIDER or NULL, NAME, and the argument asked (1-based, 0 none).  0,
- * or -EINVAL after printing. */
-static int usdt_parts(char *term, char **file, char **prov, char **name, uint8_t *arg)
+/* What a usdt: term asks beside its probes. */
+struct usdt_ask {
+	uint8_t arg, str;	/* argument (1-based, 0 none); read as a string */
+	char *ret_name;		/* ENTRY..RETURN: RETURN (in the term), else NULL */
+	uint8_t pair;		/* matching ENTRY or RETURN: OT_SEL_PAIR_* */
+	uint16_t pair_id;
+};
+
+/* "argN" or "argN:str" at s, the whole of s: 0, or -EINVAL. */
+static int usdt_argspec(const char *s, struct usdt_ask *a)
 {
-	char *orig = ot_xstrdup(term), *p = term + 5 + (*term == '!'), *c1, *c2, *open;
+	char *end;
+	long n;
+
+	if (strncmp(s, "arg", 3))
+		return -EINVAL;
+	n = strtol(s + 3, &end, 10);
+	if (end == s + 3 || n < 1 || n > OT_USDT_MAX_ARGS)
+		return -EINVAL;
+	a->str = !strcmp(end, ":str");
+	if (*end && !a->str)
+		return -EINVAL;
+	a->arg = (uint8_t)n;
+	return 0;
+}
+
+/* A usdt: term's suffix, "(argN[:str])" or "@argN[:str]" after
+ * ENTRY..RETURN, cut off in place.  0, or -EINVAL after printing. */
+static int usdt_suffix(char *term, const char *orig, struct usdt_ask *a)
+{
 	size_t len = strlen(term);
-	int ret = -EINVAL;
+	char *open = strrchr(term, '('), *at = strrchr(term, '@'), *end = at ? at : term + len;
+	/* ".." in NAME only: FILE may be a relative path ("../bin/app"). */
+	char *name = memrchr(term, ':', (size_t)(end - term)), *dots = name ? strstr(name, "..") : NULL;
 
-	*arg = 0;
-	open = strrchr(term, '(');
-	if (len && term[len - 1] == ')' && open && !strncmp(open, "(arg", 4)) {
-		char *end;
-		long n = strtol(open + 4, &end, 10);
-
-		if (end == open + 4 || strcmp(end, ")") || n < 1 || n > OT_USDT_MAX_ARGS) {
-			ot_error("%s: the arguments of a probe are arg1 to arg%d, as its note "
-				 "declares them", orig, OT_USDT_MAX_ARGS);
-			goto out;
+	if (dots && dots > end)
+		dots = NULL;
+	if (dots) {
+		if (!at || usdt_argspec(at + 1, a) || dots == at - 2 || strchr(dots + 2, '.')) {
+			ot_error("%s: a pair of probes is usdt:FILE:PROVIDER:ENTRY..RETURN@argN "
+				 "or @argN:str (the argument both carry, its key)", orig);
+			return -EINVAL;
 		}
-		*arg = (uint8_t)n;
+		*at = *dots = 0;
+		a->ret_name = dots + 2;
+		return 0;
+	}
+	if (len && term[len - 1] == ')' && open && !strncmp(open, "(arg", 4)) {
+		term[len - 1] = 0;
+		if (usdt_argspec(open + 1, a)) {
+			ot_error("%s: the arguments of a probe are arg1 to arg%d, as its note "
+				 "declares them, arg2:str for a string's", orig, OT_USDT_MAX_ARGS);
+			return -EINVAL;
+		}
 		*open = 0;
 	}
+	return 0;
+}
+
+/* A usdt: term's parts (after its '!', if any), cut in place: FILE,
+ * PROVIDER or NULL, NAME, and what it asks.  0, or -EINVAL after
+ * printing. */
+static int usdt_parts(char *term, char **file, char **prov, char **name, struct usdt_ask *a)
+{
+	char *orig = ot_xstrdup(term), *p = term + 5 + (*term == '!'), *c1, *c2;
+	int ret = -EINVAL;
+
+	memset(a, 0, sizeof(*a));
+	if (usdt_suffix(term, orig, a))
+		goto out;
 	c1 = strchr(p, ':');
 	c2 = c1 ? strchr(c1 + 1, ':') : NULL;
 	if (!c1 || c1 == p || !c1[1] || (c2 && (c2 == c1 + 1 || !c2[1] || strchr(c2 + 1, ':')))) {
@@ -1094,8 +1141,10 @@ static void usdt_list(const struct ot_binary *bin, char *buf, size_t len)
 
 /* The probes term selects in bin into out, and their binary's index. */
 static int usdt_match(struct ot_binset *b, size_t bi, const char *term, const char *prov,
-		      const char *name, uint8_t arg, struct ot_selection *out, size_t **idx)
+		      const char *name, const struct usdt_ask *ask, struct ot_selection *out,
+		      size_t **idx)
 {
+	uint8_t arg = ask->arg;
 	const struct ot_binary *bin = &b->bin[bi];
 	size_t k, hits = 0;
 	char list[1024];
@@ -1121,8 +1170,14 @@ static int usdt_match(struct ot_binset *b, size_t bi, const char *term, const ch
 		for (j = 0; j < out->n && out->fn[j].usdt != p; j++)
 			;
 		if (j < out->n) {
-			if (!out->fn[j].arg)
+			if (!out->fn[j].arg || ask->pair) {
 				out->fn[j].arg = arg;
+				out->fn[j].str = ask->str;
+			}
+			if (ask->pair) {
+				out->fn[j].pair = ask->pair;
+				out->fn[j].pair_id = ask->pair_id;
+			}
 			continue;
 		}
 		out->fn = ot_xreallocarray(out->fn, out->n + 1, sizeof(*out->fn));
@@ -1131,8 +1186,16 @@ static int usdt_match(struct ot_binset *b, size_t bi, const char *term, const ch
 		out->fn[out->n].sym = &bin->usdt_syms[k];
 		out->fn[out->n].usdt = p;
 		out->fn[out->n].arg = arg;
+		out->fn[out->n].str = ask->str;
+		out->fn[out->n].pair = ask->pair;
+		out->fn[out->n].pair_id = ask->pair_id;
 		(*idx)[out->n++] = bi;
 		out->requested++;
+	}
+	if (ask->pair && hits > 1) {
+		ot_error("%s: %s matches %zu probes of %s: each of a pair names one", term,
+			 name, hits, bin->display);
+		return -ENOENT;
 	}
 	if (!hits) {
 		usdt_list(bin, list, sizeof(list));
@@ -1162,24 +1225,58 @@ static void usdt_exclude(struct ot_selection *out, size_t *idx, size_t nfn, size
 	out->n = k;
 }
 
-/* One usdt: term (!usdt: excluding, when excl) applied to out. */
+/* Whether pair id's entry probe is in out (its return may have taken it). */
+static int pair_has_entry(const struct ot_selection *out, uint16_t id)
+{
+	size_t i;
+
+	for (i = 0; i < out->n; i++)
+		if (out->fn[i].pair_id == id && out->fn[i].pair == OT_SEL_PAIR_ENTRY)
+			return 1;
+	return 0;
+}
+
+/* One usdt: term (!usdt: excluding, when excl) applied to out; a pair
+ * is numbered *npairs + 1. */
 static int usdt_term(struct ot_binset *b, const char *term, int excl, size_t nfn,
-		     struct ot_selection *out, size_t **idx)
+		     struct ot_selection *out, size_t **idx, uint16_t *npairs)
 {
 	char *t = ot_xstrdup(term), *file, *prov, *name;
 	struct ot_binary *bin = NULL;
-	uint8_t arg;
+	struct usdt_ask ask;
 	int ret;
 
-	ret = usdt_parts(t, &file, &prov, &name, &arg);
+	ret = usdt_parts(t, &file, &prov, &name, &ask);
+	if (!ret && excl && ask.ret_name) {
+		ot_error("%s: a pair is not excluded: exclude each probe", term);
+		ret = -EINVAL;
+	}
+	if (!ret && ask.ret_name && !strcmp(name, ask.ret_name)) {
+		ot_error("%s: a pair is two probes: ENTRY and RETURN are one", term);
+		ret = -EINVAL;
+	}
 	if (!ret && !(bin = usdt_binary(b, file)))
 		ret = -ENOEXEC;
 	if (!ret)
 		ret = usdt_notes(bin, term);
-	if (!ret && excl)
+	if (!ret && excl) {
 		usdt_exclude(out, *idx, nfn, (size_t)(bin - b->bin), prov, name);
-	else if (!ret)
-		ret = usdt_match(b, (size_t)(bin - b->bin), term, prov, name, arg, out, idx);
+	} else if (!ret && ask.ret_name) {
+		ask.pair_id = ++*npairs;
+		ask.pair = OT_SEL_PAIR_ENTRY;
+		ret = usdt_match(b, (size_t)(bin - b->bin), term, prov, name, &ask, out, idx);
+		ask.pair = OT_SEL_PAIR_RETURN;
+		if (!ret)
+			ret = usdt_match(b, (size_t)(bin - b->bin), term, prov, ask.ret_name,
+					 &ask, out, idx);
+		/* The same probe by two globs: its entry role taken over. */
+		if (!ret && !pair_has_entry(out, ask.pair_id)) {
+			ot_error("%s: a pair is two probes: ENTRY and RETURN are one", term);
+			ret = -EINVAL;
+		}
+	} else if (!ret) {
+		ret = usdt_match(b, (size_t)(bin - b->bin), term, prov, name, &ask, out, idx);
+	}
 	free(t);
 	return ret;
 }
@@ -1190,6 +1287,7 @@ static int usdt_terms(struct ot_binset *b, const char *spec, struct ot_selection
 		      size_t **idx)
 {
 	size_t nfn = out->n;
+	uint16_t npairs = 0;
 	int ret = 0, excl;
 
 	for (excl = 0; excl < 2 && !ret; excl++) {
@@ -1197,7 +1295,7 @@ static int usdt_terms(struct ot_binset *b, const char *spec, struct ot_selection
 
 		while (!ret && (term = next_term(&cursor)))
 			if (ot_select_is_usdt(term) && (*term == '!') == excl)
-				ret = usdt_term(b, term, excl, nfn, out, idx);
+				ret = usdt_term(b, term, excl, nfn, out, idx, &npairs);
 		free(copy);
 	}
 	/* Nothing left to trace at all: as select_in says of functions. */

@@ -73,7 +73,20 @@ struct ot_selected {
 	 * its offset the first site's); arg up to OT_USDT_MAX_ARGS.  NULL
 	 * for a function. */
 	const struct ot_usdt_probe *usdt;
+	/* "(argN:str)", "@argN:str": arg is a pointer to a NUL-terminated
+	 * string, read up to OT_USDT_STR_MAX bytes. */
+	uint8_t str;
+	/* "usdt:FILE:PROVIDER:ENTRY..RETURN@argN": this probe is the entry
+	 * (OT_SEL_PAIR_ENTRY) or the return (OT_SEL_PAIR_RETURN) of pair
+	 * pair_id (1, 2, ... in term order; 0 none), keyed by arg. */
+	uint8_t pair;
+	uint16_t pair_id;
 };
+
+#define OT_SEL_PAIR_ENTRY 1
+#define OT_SEL_PAIR_RETURN 2
+/* A string argument's bytes read, its NUL included. */
+#define OT_USDT_STR_MAX 64
 
 struct ot_selection {
 	struct ot_selected *fn;
@@ -166,6 +179,9 @@ int ot_binset_select(struct ot_binset *b, const char *spec,
  * path or file name) or a library (resolved as LIB:NAME's).  They go
  * with ot_binset_select's other terms, after them in out; a probe named
  * twice is selected once.  "!usdt:..." excludes, after every inclusion.
+ * "(argN:str)" reads the argument as a string's address.
+ * "usdt:FILE:PROVIDER:ENTRY..RETURN@argN[:str]" selects two probes (each
+ * name must match one) as a pair keyed by their argument N.
  * A term that selects no probe is refused naming the probes FILE has.
  */
 int ot_select_is_usdt(const char *term);

@@ -233,6 +233,41 @@ static int64_t file_offset(Elf *elf, uint64_t vaddr)
 	return -1;
 }
 
+int ot_usdt_file_read(const char *path, uint64_t vaddr, char *buf, size_t len)
+{
+	size_t n, i;
+	GElf_Phdr ph;
+	Elf *elf;
+	int fd;
+	ssize_t ret = -ENOENT;
+
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return -ENOEXEC;
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return -errno;
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF || elf_getphdrnum(elf, &n)) {
+		ret = -ENOEXEC;
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD ||
+		    vaddr < ph.p_vaddr || vaddr >= ph.p_vaddr + ph.p_filesz)
+			continue;
+		if (len > ph.p_vaddr + ph.p_filesz - vaddr)
+			len = ph.p_vaddr + ph.p_filesz - vaddr;
+		ret = pread(fd, buf, len, (off_t)(vaddr - ph.p_vaddr + ph.p_offset));
+		if (ret < 0)
+			ret = -errno;
+		break;
+	}
+out:
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	return (int)ret;
+}
+
 /* The probe named provider:name in n, added if new. */
 static struct ot_usdt_probe *probe_of(struct ot_usdt_notes *n, const char *provider,
 				      const char *name)

@@ -103,4 +103,12 @@ void ot_usdt_free(struct ot_usdt_notes *n);
  */
 int ot_usdt_sym_addr(const char *path, const char *name, uint64_t *addr);
 
+/*
+ * Up to len bytes of the file at path as loaded at link-time address
+ * vaddr (through the PT_LOAD holding it, its bytes in the file only):
+ * what a string in its .rodata is before the process touches its page.
+ * The count read, or -ENOENT (no segment holds vaddr), -errno, -ENOEXEC.
+ */
+int ot_usdt_file_read(const char *path, uint64_t vaddr, char *buf, size_t len);
+
 #endif

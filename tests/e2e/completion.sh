@@ -28,6 +28,7 @@ wait_for "$work/stress.out" '^ready '
 complete_ 2 "$OT" -p "$spid" | grep -qx "$spid" || fail_ "-p does not offer PIDs"
 [ "$(complete_ 1 "$OT" --dr)" = "--drain-ms" ] || fail_ "--dr"
 [ "$(complete_ 2 "$OT" --backend m)" = "multi" ] || fail_ "--backend m"
+[ "$(complete_ 2 "$OT" --lang p | tr '\n' ' ')" = "php python " ] || fail_ "--lang p"
 # Every backend -V names (from the backends' table) is offered.
 for b in $("$OT" -V | sed -n 's/^backends: //p' | grep -oE '(^|\), )[a-z]+ \(' | grep -oE '[a-z]+'); do
 	complete_ 2 "$OT" --backend "$b" | grep -qx "$b" || fail_ "--backend $b is not completed"

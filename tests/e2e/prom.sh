@@ -52,8 +52,10 @@ for b in multi inject; do
 	start_burst "$b"
 	mkdir -p "$work/tf-$b"
 	prom="$work/tf-$b/orbit.prom"
+	pidlab=
+	[ "$b" = inject ] && pidlab=--prom-pid	# one process, labelled as asked
 	"$OT" -v --backend "$b" -I 0.1 --json -o "$work/$b.json" --prom-textfile "$prom" \
-		--listen 127.0.0.1:0 -p "$spid" -f tick 2>"$work/$b.err" &
+		--listen 127.0.0.1:0 $pidlab -p "$spid" -f tick 2>"$work/$b.err" &
 	otpid=$!
 	cleanup_pids="$cleanup_pids $otpid"
 	wait_for "$work/$b.err" 'armed 1 functions'
@@ -61,6 +63,11 @@ for b in multi inject; do
 	url=$(sed -n 's/^orbit-trace: serving metrics at //p' "$work/$b.err")
 	case $url in http://127.0.0.1:*/metrics) ;; *) fail_ "$b: no URL said: $(cat "$work/$b.err")" ;; esac
 	[ "$(metric "$prom" "$calls_line")" = 0 ] || fail_ "$b: calls before the burst: $(cat "$prom")"
+	if [ -n "$pidlab" ]; then
+		grep -q "^orbit_trace_calls_total{function=\"tick\",file=\"[^\"]*\",pid=\"$spid\",comm=\"burst\"} 0\$" "$prom"
+	else
+		! grep -q 'pid="' "$prom"
+	fi || fail_ "$b: pid labels ${pidlab:-not asked}: $(grep calls_total "$prom")"
 	promtool check metrics <"$prom" >"$work/lint-$b" 2>&1 || fail_ "$b: promtool: $(cat "$work/lint-$b")"
 
 	# A scraper stuck in the middle of its request holds its own
@@ -115,7 +122,7 @@ m = {}
 for line in open(sys.argv[2]):
     if not line.startswith("#"):
         k, v = line.rsplit(" ", 1)
-        m[k] = float(v)
+        m[re.sub(r',pid="\d+",comm="[^"]*"', '', k)] = float(v)	# --prom-pid's
 f = j["functions"][0]
 lab = '{function="tick",file="%s"' % f["binary"]
 assert j["status"] == "ok", j["status"]

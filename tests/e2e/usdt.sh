@@ -49,6 +49,15 @@ tick $N site $SITE forms $N work $N" ] || fail_ "$b: the target printed $(cat "$
 	check_values "$work/$b.json" usdt:libusdtlib.so:otlib:work arg1 "[i % 3 for i in range($N)]"
 done
 
+# Prometheus: a probe's hits in their own family, its argument's values
+# in the value family, equal to the report's.
+"$OT" -q --json -o "$work/prom.json" --prom-textfile "$work/usdt.prom" -f 'usdt:usdt:ot:tick(arg1)' \
+	-- "$T/usdt" $N >/dev/null 2>"$work/err" || fail_ "prom: exit status $?: $(cat "$work/err")"
+grep -qx "orbit_trace_probe_hits_total{probe=\"usdt:ot:tick\",file=\"$T/usdt\"} $N" "$work/usdt.prom" &&
+	grep -qx "orbit_trace_call_value_count{probe=\"usdt:ot:tick\",file=\"$T/usdt\",value=\"arg1\"} $N" "$work/usdt.prom" &&
+	! grep -q '^orbit_trace_calls_total' "$work/usdt.prom" ||
+	fail_ "prom: $(grep -v bucket "$work/usdt.prom" | head -20)"
+
 # Globs, a probe named twice (armed once, with the argument either asks),
 # and !usdt: excluding after the inclusions.
 "$OT" -q --json -o "$work/globs.json" -f "usdt:usdt:ot:*,usdt:usdt:ot:tick(arg1),!usdt:usdt:*:for*" \

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "lib/rings/drain.h"
+#include "lib/rings/kinds.h"
 
 /* Compact ids of function 1 (ot_drain_thread). */
 #define E OT_DRAIN_TREC_ID(1, OT_DRAIN_T_ENTRY)
@@ -447,6 +448,83 @@ static void test_comm_records(void **state)
 	ot_drain_free(d);
 }
 
+/* Id 300: a USDT point whose argument is a string's address. */
+static int lookup_str(void *ctx, uint64_t id, uint32_t *func, int *kind)
+{
+	(void)ctx;
+	*func = 3;
+	*kind = OT_PROBE_POINT | (OT_VALUE_USDT | OT_VALUE_STR) << 8;
+	return id == 300 ? 0 : -ENOENT;
+}
+
+static int reads;
+
+/* The process's memory afterwards: "late" at 0x1000, nothing elsewhere. */
+static int read_late(void *ctx, uint32_t pid, uint32_t func, uint64_t ip, uint64_t addr,
+		     char *buf, size_t len)
+{
+	(void)ctx;
+	reads++;
+	assert_int_equal(pid, 42);
+	assert_int_equal(func, 3);
+	assert_int_equal(ip, 0x401000);
+	if (addr != 0x1000)
+		return -EFAULT;
+	snprintf(buf, len, "late");
+	return 0;
+}
+
+static void str_sample(struct ot_drain *d, uint64_t t, uint64_t addr, const char *s)
+{
+	struct ot_record r;
+
+	memset(&r, 0, sizeof(r));
+	r.type = OT_REC_SAMPLE;
+	r.id = 300;
+	r.time = t;
+	r.pid = 42;
+	r.tid = 42;
+	r.sp = 0x7000;
+	r.has_sp = 1;
+	r.value = addr;
+	r.has_value = 1;
+	r.has_str = 1;
+	r.str = s ? s : "";
+	r.str_len = s ? (int32_t)strlen(s) + 1 : -14;
+	r.str_ip = 0x401000;
+	ot_drain_record(d, 0, &r);
+}
+
+/* A string the record carries, one read afterwards (once per address),
+ * one nobody can read: each event's value is its string's id. */
+static void test_strings(void **state)
+{
+	struct sink s = { .n = 0 };
+	struct ot_drain *d = ot_drain_new(1, 42, lookup_str, NULL, emit, &s);
+	struct ot_strtab *t = ot_drain_strs(d);
+	uint64_t probe, late, unreadable;
+
+	(void)state;
+	ot_drain_set_str_reader(d, read_late, NULL);
+	reads = 0;
+	str_sample(d, 10, 0x2000, "fib");
+	str_sample(d, 20, 0x1000, NULL);
+	str_sample(d, 30, 0x1000, NULL);
+	str_sample(d, 40, 0x3000, NULL);
+	ot_drain_flush(d, UINT64_MAX);
+	assert_int_equal(s.n, 4);
+	assert_string_equal(ot_strtab_get(t, (uint32_t)s.ev[0].value), "fib");
+	assert_string_equal(ot_strtab_get(t, (uint32_t)s.ev[1].value), "late");
+	assert_int_equal(s.ev[2].value, s.ev[1].value);
+	assert_string_equal(ot_strtab_get(t, (uint32_t)s.ev[3].value), "<unreadable 0x3000>");
+	assert_int_equal(reads, 2);	/* 0x1000 once, 0x3000 once */
+	ot_drain_str_stats(d, &probe, &late, &unreadable);
+	assert_int_equal(probe, 1);
+	assert_int_equal(late, 2);
+	assert_int_equal(unreadable, 1);
+	ot_drain_free(d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -463,6 +541,7 @@ int main(void)
 		cmocka_unit_test(test_thread_queue_shared),
 		cmocka_unit_test(test_ties_by_queue),
 		cmocka_unit_test(test_merges_many_queues),
+		cmocka_unit_test(test_strings),
 	};
 
 	return cmocka_run_group_tests_name("drain", tests, NULL, NULL);

@@ -78,6 +78,18 @@ static void test_bad_values(void **state)
 	BAD("--slowest '1001' is invalid: expected an integer in 0..1000", "--slowest", "1001", "-f", "x", "--", "t");
 	BAD("--backend 'bpf' is invalid: expected 'auto', 'multi', 'perf' or 'inject'", "--backend", "bpf", "-f", "x", "--", "t");
 	BAD("--returns 'ret' is invalid: expected 'uretprobe' or 'insn'", "--returns", "ret", "-f", "x", "--", "t");
+	BAD("--listen 'foo' is invalid: expected [HOST:]PORT (e.g. 127.0.0.1:9435, [::1]:9435 or "
+	    "9435)", "--listen", "foo", "-f", "x", "--", "t");
+	BAD("--listen '127.0.0.1:65536' is invalid: expected [HOST:]PORT (e.g. 127.0.0.1:9435, "
+	    "[::1]:9435 or 9435)", "--listen", "127.0.0.1:65536", "-f", "x", "--", "t");
+	BAD("--listen '::1:9435' is invalid: expected [HOST:]PORT (e.g. 127.0.0.1:9435, "
+	    "[::1]:9435 or 9435)", "--listen", "::1:9435", "-f", "x", "--", "t");
+	BAD("--prom-textfile 'm.txt' is invalid: expected a file name ending in .prom "
+	    "(node_exporter's textfile collector reads no other)", "--prom-textfile", "m.txt",
+	    "-f", "x", "--", "t");
+	BAD("--prom-textfile 'dir/.prom' is invalid: expected a file name ending in .prom "
+	    "(node_exporter's textfile collector reads no other)", "--prom-textfile", "dir/.prom",
+	    "-f", "x", "--", "t");
 	BAD("option '-f' needs an argument", "-p", "1", "-f");
 	BAD("option '--output' needs an argument", "-p", "1", "-f", "x", "--output");
 	BAD("unknown option '--bogus'", "--bogus", "-f", "x", "-p", "1");
@@ -96,6 +108,11 @@ static void test_bad_combinations(void **state)
 	BAD("--user applies to a command started with --, not to -p", "--user", "nobody", "-p", "1", "-f", "x");
 	BAD("--freeze applies to -p: a command started with -- is armed before it runs", "--freeze", "-f", "x", "--", "t");
 	BAD("--max-loss needs --expect", "--max-loss", "2", "-f", "x", "--", "t");
+	BAD("--prom-pid labels the metrics of --prom-textfile or --listen: give one of them",
+	    "--prom-pid", "-f", "x", "--", "t");
+	BAD("--listen applies to a capture, not to -l", "-l", "--listen", "9435", "--", "t");
+	BAD("--prom-textfile applies to a capture, not to -l", "-l", "--prom-textfile", "m.prom",
+	    "--", "t");
 	BAD("--wall-clock needs --slower-than", "--wall-clock", "-f", "x", "--", "t");
 	BAD("--interval applies to a capture, not to -l", "-l", "-I", "1", "--", "t");
 	BAD("--backend inject patches one process: not with -a", "--backend", "inject", "-a", "-f", "x");
@@ -226,6 +243,26 @@ static void test_good_line(void **state)
 	assert_int_equal(parse(&o, &msg, "-l", "--", "prog", (char *)NULL), OT_OPTIONS_RUN);
 	assert_string_equal(o.functions, "*");
 	ot_options_free(&o);
+	/* --lang: its pair after -f's terms, or alone. */
+	assert_int_equal(parse(&o, &msg, "--lang", "php", "-f", "main", "--", "php8.2", (char *)NULL),
+			 OT_OPTIONS_RUN);
+	assert_string_equal(o.functions, "main,usdt:/usr/bin/php8.2:php:function__entry.."
+			    "function__return@arg1:str");
+	ot_options_free(&o);
+	assert_int_equal(parse(&o, &msg, "--lang", "python", "--", "python3.11", (char *)NULL),
+			 OT_OPTIONS_RUN);
+	assert_string_equal(o.functions, "usdt:/usr/bin/python3.11:python:function__entry.."
+			    "function__return@arg2:str");
+	ot_options_free(&o);
+	assert_int_equal(parse(&o, &msg, "--lang", "ruby", "--", "ruby", (char *)NULL),
+			 OT_OPTIONS_RUN);
+	assert_string_equal(o.functions, "usdt:libruby-3.1.so.3.1:ruby:method__entry.."
+			    "method__return@arg2:str");
+	ot_options_free(&o);
+	BAD("--lang 'perl' is not a runtime orbit-trace knows: php, python or ruby",
+	    "--lang", "perl", "--", "perl");
+	BAD("USDT probes (usdt:FILE:PROVIDER:NAME) are armed by the uprobe backends: not with "
+	    "--backend inject", "--backend", "inject", "--lang", "php", "--", "php8.2");
 	assert_int_equal(parse(&o, &msg, "-h", (char *)NULL), OT_OPTIONS_HELP);
 	ot_options_free(&o);
 	assert_int_equal(parse(&o, &msg, "--version", (char *)NULL), OT_OPTIONS_VERSION);

@@ -34,6 +34,15 @@ static void ret(struct ot_pair *p, uint32_t tid, uint32_t f, uint64_t sp)
 
 #define S(p, f) ot_pair_stats(p, f)
 
+/* A keyed scope's entry or return (a runtime's probes: its SP says nothing). */
+static void kev(struct ot_pair *p, uint32_t tid, uint32_t f, int kind)
+{
+	struct ot_event ev = { .time = clock_ns += 10, .sp = 0x5000 + (clock_ns & 0xf0),
+			       .tid = tid, .func = f, .kind = (uint8_t)kind, .flags = OT_EV_KEYED };
+
+	ot_pair_feed(p, &ev);
+}
+
 /* outer -> 2 x middle -> 3 x inner, on thread tid with stack top at base. */
 static void tree(struct ot_pair *p, uint32_t tid, uint64_t base)
 {
@@ -683,6 +692,81 @@ static void test_exact_stream(void **state)
 	ot_pair_free(p);
 }
 
+/*
+ * Keyed scopes nest by key whatever their SPs: recursion is a frame per
+ * entry (bcc's ucalls keeps one timestamp per (thread, method), so the
+ * inner call overwrites the outer's start), each closed at its own depth
+ * with its own duration.
+ */
+static void test_keyed_recursion_nests(void **state)
+{
+	struct ot_pair *p = ot_pair_new(NFUNCS);
+	const struct ot_func_stats *s;
+
+	(void)state;
+	clock_ns = 0;
+	kev(p, 1, OUTER, OT_EV_ENTRY);		/* t 10 */
+	kev(p, 1, OUTER, OT_EV_ENTRY);		/* t 20 */
+	kev(p, 1, OUTER, OT_EV_ENTRY);		/* t 30 */
+	kev(p, 1, OUTER, OT_EV_RETURN);		/* t 40: 10 ns at depth 2 */
+	kev(p, 1, OUTER, OT_EV_RETURN);		/* t 50: 30 ns at depth 1 */
+	kev(p, 1, OUTER, OT_EV_RETURN);		/* t 60: 50 ns at depth 0 */
+	ot_pair_finish(p);
+	s = S(p, OUTER);
+	assert_int_equal(s->scopes, 3);
+	assert_int_equal(ot_func_stats_depth(s, 0), 1);
+	assert_int_equal(ot_func_stats_depth(s, 1), 1);
+	assert_int_equal(ot_func_stats_depth(s, 2), 1);
+	assert_int_equal(s->hist.min, 10);
+	assert_int_equal(s->hist.max, 50);
+	assert_int_equal(s->unclosed + s->orphans + s->skipped, 0);
+	ot_pair_free(p);
+}
+
+/* A return whose key is below the innermost open scope closes it and
+ * skips those above; one with none open is an orphan. */
+static void test_keyed_skipped_and_orphans(void **state)
+{
+	struct ot_pair *p = ot_pair_new(NFUNCS);
+
+	(void)state;
+	kev(p, 1, OUTER, OT_EV_ENTRY);
+	kev(p, 1, MIDDLE, OT_EV_ENTRY);
+	kev(p, 1, INNER, OT_EV_ENTRY);
+	kev(p, 1, OUTER, OT_EV_RETURN);		/* middle and inner skipped */
+	kev(p, 1, INNER, OT_EV_RETURN);		/* none open: an orphan */
+	kev(p, 2, OUTER, OT_EV_RETURN);		/* another thread's: an orphan */
+	ot_pair_finish(p);
+	assert_int_equal(S(p, OUTER)->scopes, 1);
+	assert_int_equal(S(p, OUTER)->orphans, 1);
+	assert_int_equal(S(p, MIDDLE)->skipped, 1);
+	assert_int_equal(S(p, INNER)->skipped, 1);
+	assert_int_equal(S(p, INNER)->orphans, 1);
+	assert_int_equal(S(p, MIDDLE)->scopes + S(p, INNER)->scopes, 0);
+	ot_pair_free(p);
+}
+
+/* A runtime's scope inside a traced C call, and a C call inside it: one
+ * tree, the keyed scope one deeper than its caller. */
+static void test_keyed_inside_ordinary(void **state)
+{
+	struct ot_pair *p = ot_pair_new(NFUNCS);
+
+	(void)state;
+	ent(p, 1, OUTER, 0x7000);
+	kev(p, 1, MIDDLE, OT_EV_ENTRY);
+	ent(p, 1, INNER, 0x6f00);
+	ret(p, 1, INNER, 0x6f00);
+	kev(p, 1, MIDDLE, OT_EV_RETURN);
+	ret(p, 1, OUTER, 0x7000);
+	ot_pair_finish(p);
+	assert_int_equal(ot_func_stats_depth(S(p, OUTER), 0), 1);
+	assert_int_equal(ot_func_stats_depth(S(p, MIDDLE), 1), 1);
+	assert_int_equal(ot_func_stats_depth(S(p, INNER), 2), 1);
+	assert_int_equal(S(p, OUTER)->unclosed + S(p, MIDDLE)->unclosed + S(p, INNER)->unclosed, 0);
+	ot_pair_free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -711,6 +795,9 @@ int main(void)
 		cmocka_unit_test(test_fibers_pair_per_stack),
 		cmocka_unit_test(test_stale_frames_stay_aside),
 		cmocka_unit_test(test_exact_stream),
+		cmocka_unit_test(test_keyed_recursion_nests),
+		cmocka_unit_test(test_keyed_skipped_and_orphans),
+		cmocka_unit_test(test_keyed_inside_ordinary),
 	};
 
 	return cmocka_run_group_tests_name("pair", tests, NULL, NULL);

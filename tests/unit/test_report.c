@@ -5,6 +5,7 @@
  * change to the output shows up here as a diff; after a deliberate one,
  * OT_GOLDEN_UPDATE=1 rewrites the files (review them, then commit).
  */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -19,6 +20,7 @@
 #include "lib/report/check.h"
 #include "lib/scopes/pair.h"
 #include "lib/report/prom.h"
+#include "lib/report/prom_http.h"
 #include "lib/report/report.h"
 #include "lib/scopes/values.h"
 
@@ -516,6 +518,58 @@ static void test_points(void **state)
 	x.fn[INNER].arg_name = "arg2";
 	render(&x, "points", 0);
 	render(&x, "points", 1);
+	render_prom(&x, "points", 0);
+	done(&x);
+}
+
+/*
+ * A pair of USDT probes keyed by a string: middle is the entry probe, a
+ * counted point whose argument is read as a string (the STRING table,
+ * JSON "strings"); inner a key's row (php:fib), recursive, nested in outer,
+ * one of its scopes skipped by a return of an enclosing one (the SKIPPED
+ * table, JSON "pair" and "skipped"); the strings line of the header.
+ */
+static void test_pairs_strings(void **state)
+{
+	static const struct ot_report_str strs[] = { { "fib", 7 }, { "<unreadable 0x7f00>", 1 } };
+	static const struct ot_report_strings sr = { .any = 1, .probe = 5, .late = 2,
+						     .unreadable = 1 };
+	struct fixture x;
+	unsigned k;
+
+	(void)state;
+	x.p = ot_pair_new(NFUNCS);
+	clock_ns = 0;
+	ev(x.p, 100, OT_EV_ENTRY, OUTER, 0x8000, 100);
+	for (k = 0; k < 8; k++) {
+		struct ot_event e = { .time = clock_ns += 50, .tid = 100, .func = k < 7 ? INNER : MIDDLE,
+				      .kind = OT_EV_ENTRY, .flags = OT_EV_KEYED };
+
+		ot_pair_feed(x.p, &e);
+	}
+	for (k = 0; k < 6; k++) {
+		struct ot_event e = { .time = clock_ns += 70, .tid = 100, .func = INNER,
+				      .kind = OT_EV_RETURN, .flags = OT_EV_KEYED };
+
+		ot_pair_feed(x.p, &e);	/* the first skips middle's */
+	}
+	ev(x.p, 100, OT_EV_RETURN, OUTER, 0x8000, 100);
+	fill(&x, NULL, NFUNCS);
+	assert_int_equal(ot_pair_stats(x.p, INNER)->scopes, 6);
+	assert_int_equal(ot_pair_stats(x.p, MIDDLE)->skipped, 1);
+	x.fn[MIDDLE].name = "php:main";
+	x.fn[MIDDLE].pair = x.fn[INNER].pair = "usdt:/usr/bin/php8.2:php:function__entry..function__return";
+	x.fn[INNER].name = "php:fib";
+	x.fn[OUTER].point = 1;
+	x.fn[OUTER].name = "usdt:php:function__entry";
+	x.fn[OUTER].strs = strs;
+	x.fn[OUTER].nstrs = 2;
+	x.fn[OUTER].strs_distinct = 3;
+	x.fn[OUTER].strs_name = "arg1:str";
+	x.r.strings = &sr;
+	render(&x, "pairs", 0);
+	render(&x, "pairs", 1);
+	render_prom(&x, "pairs", 0);
 	done(&x);
 }
 
@@ -757,6 +811,30 @@ static void test_prom_accept(void **state)
 	assert_false(ot_prom_wants_openmetrics("application/openmetrics-text;q=0"));
 }
 
+/* --listen's address: loopback unless a host is named. */
+static void test_prom_listen_parse(void **state)
+{
+	char host[64], port[8];
+
+	(void)state;
+	assert_int_equal(ot_prom_http_parse("9435", host, sizeof(host), port, sizeof(port)), 0);
+	assert_string_equal(host, "127.0.0.1");
+	assert_string_equal(port, "9435");
+	assert_int_equal(ot_prom_http_parse(":0", host, sizeof(host), port, sizeof(port)), 0);
+	assert_string_equal(host, "127.0.0.1");
+	assert_int_equal(ot_prom_http_parse("0.0.0.0:80", host, sizeof(host), port, sizeof(port)), 0);
+	assert_string_equal(host, "0.0.0.0");
+	assert_int_equal(ot_prom_http_parse("[::1]:9435", host, sizeof(host), port, sizeof(port)), 0);
+	assert_string_equal(host, "::1");
+	assert_int_equal(ot_prom_http_parse("localhost:1", host, sizeof(host), port, sizeof(port)), 0);
+	assert_string_equal(host, "localhost");
+	assert_int_equal(ot_prom_http_parse("::1:80", host, sizeof(host), port, sizeof(port)), -EINVAL);
+	assert_int_equal(ot_prom_http_parse("[::1]", host, sizeof(host), port, sizeof(port)), -EINVAL);
+	assert_int_equal(ot_prom_http_parse("h:", host, sizeof(host), port, sizeof(port)), -EINVAL);
+	assert_int_equal(ot_prom_http_parse("h:65536", host, sizeof(host), port, sizeof(port)), -EINVAL);
+	assert_int_equal(ot_prom_http_parse("h:-1", host, sizeof(host), port, sizeof(port)), -EINVAL);
+}
+
 static void test_restore(void **state)
 {
 	struct ot_report_restore none = { .pid = 77, .comm = "idle" };
@@ -797,6 +875,7 @@ int main(void)
 		cmocka_unit_test(test_list),
 		cmocka_unit_test(test_list_usdt),
 		cmocka_unit_test(test_points),
+		cmocka_unit_test(test_pairs_strings),
 		cmocka_unit_test(test_interval),
 		cmocka_unit_test(test_inject),
 		cmocka_unit_test(test_values),
@@ -808,6 +887,7 @@ int main(void)
 		cmocka_unit_test(test_restore),
 		cmocka_unit_test(test_prom_running),
 		cmocka_unit_test(test_prom_accept),
+		cmocka_unit_test(test_prom_listen_parse),
 	};
 
 	return cmocka_run_group_tests_name("report", tests, NULL, NULL);

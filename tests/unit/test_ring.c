@@ -312,6 +312,41 @@ static void test_value_records(void **state)
 	assert_int_equal(ot_record_parse_regs(&perf.h, &r, ot_ring_value_regs()), -EBADMSG);
 }
 
+/*
+ * A string argument's record (uprobe_multi.bpf.c's ot_bpf_str_sample): the
+ * 24-byte raw part, then the length the program read (< 0: not then), the
+ * site's address and 64 bytes; the string points into the record.
+ */
+static void test_string_records(void **state)
+{
+	unsigned char rec[136];
+	int32_t len = 4, fail = -14;
+	uint64_t ip = 0x55550000123eull;
+	struct ot_record r;
+
+	(void)state;
+	bpf_sample(rec, sizeof(rec), 104, 9, 0x7ff0, 0x5555000a0004ull);
+	memcpy(rec + 52, &len, 4);
+	memcpy(rec + 60, &ip, 8);
+	memcpy(rec + 68, "fib", 4);
+	assert_int_equal(ot_record_parse_bpf((void *)rec, &r), 0);
+	assert_true(r.has_value && r.has_str);
+	assert_int_equal(r.value, 0x5555000a0004ull);
+	assert_int_equal(r.str_len, 4);
+	assert_int_equal(r.str_ip, ip);
+	assert_string_equal(r.str, "fib");
+	memcpy(rec + 52, &fail, 4);
+	assert_int_equal(ot_record_parse_bpf((void *)rec, &r), 0);
+	assert_int_equal(r.str_len, -14);
+	/* The common record carries none. */
+	bpf_sample(rec, 56, 24, 9, 0x7ff0, 1);
+	assert_int_equal(ot_record_parse_bpf((void *)rec, &r), 0);
+	assert_false(r.has_str);
+	/* A raw part longer than its record is malformed. */
+	bpf_sample(rec, 64, 104, 9, 0x7ff0, 1);
+	assert_int_equal(ot_record_parse_bpf((void *)rec, &r), -EBADMSG);
+}
+
 static void test_truncated_record_rejected(void **state)
 {
 	struct sample48 s = {
@@ -395,6 +430,7 @@ int main(void)
 		cmocka_unit_test(test_lost_record),
 		cmocka_unit_test(test_bpf_sample_layout),
 		cmocka_unit_test(test_value_records),
+		cmocka_unit_test(test_string_records),
 		cmocka_unit_test(test_truncated_record_rejected),
 		cmocka_unit_test(test_corrupt_header_skips_rest),
 		cmocka_unit_test(test_other_record_types_ignored),

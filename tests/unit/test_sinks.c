@@ -412,6 +412,35 @@ static void test_intervals_by_close(void **state)
 	teardown(&f);
 }
 
+/*
+ * -d: the end known from the start and on a window's boundary.  A scope
+ * that closes at or after it (drained before the capture saw its
+ * deadline, or until the probes are disabled) is the last window's, and
+ * opens no other: the windows' scopes add up to every scope.
+ */
+static void test_intervals_end_on_boundary(void **state)
+{
+	const uint64_t s1 = 1000000000ull;
+	struct ot_sinks_opts o = { 0 };
+	struct fixture f;
+
+	(void)state;
+	setup(&f, &o);
+	ot_sinks_start(&f.s, s1, s1 / 4, NULL);
+	ot_sinks_end(&f.s, 2 * s1);			/* -d 1 */
+	scope(&f, 1, INNER, s1, s1 / 10);		/* window 1 */
+	scope(&f, 1, INNER, s1 + s1 / 2, s1 / 2);	/* closes at the end itself */
+	scope(&f, 1, INNER, 2 * s1, 1000);		/* closes after it */
+	ot_sinks_intervals_upto(&f.s, 3 * s1);		/* a horizon past the end */
+	ot_sinks_end(&f.s, 2 * s1);
+	ot_sinks_interval(&f.s, 2 * s1, 0);
+	fflush(f.out);
+	assert_non_null(strstr(f.text, "interval 4: 750 ms to 1.00 s\n"));
+	assert_non_null(strstr(strstr(f.text, "interval 4"), "\ninner             2 "));
+	assert_null(strstr(f.text, "interval 5"));
+	teardown(&f);
+}
+
 static void test_live_line(void **state)
 {
 	struct ot_sinks_opts o = { .slower_than = 1 };
@@ -457,6 +486,7 @@ int main(void)
 		cmocka_unit_test(test_no_rows),
 		cmocka_unit_test(test_intervals),
 		cmocka_unit_test(test_intervals_by_close),
+		cmocka_unit_test(test_intervals_end_on_boundary),
 		cmocka_unit_test(test_live_line),
 	};
 

@@ -348,6 +348,28 @@ static void test_select(void **state)
 	assert_true(ot_select_asks_usdt("main,usdt:a:b"));
 	assert_false(ot_select_asks_usdt("main,!usdt:a:b"));
 	assert_false(ot_select_asks_values("usdt:a:b(arg1)"));
+	assert_false(ot_select_asks_values("usdt:a:b(arg1:str),usdt:a:b..c@arg2:str"));
+	/* A pair: two probes, each with its role and the key argument. */
+	assert_int_equal(ot_binset_select(b, "usdt:usdt:ot:tick..site@arg1:str,"
+					  "usdt:usdt:ot:forms(arg2:str)", &sel), 0);
+	assert_int_equal(sel.n, 3);
+	assert_string_equal(sel.fn[0].name, "usdt:ot:tick");
+	assert_int_equal(sel.fn[0].pair, OT_SEL_PAIR_ENTRY);
+	assert_string_equal(sel.fn[1].name, "usdt:ot:site");
+	assert_int_equal(sel.fn[1].pair, OT_SEL_PAIR_RETURN);
+	assert_int_equal(sel.fn[0].pair_id, 1);
+	assert_int_equal(sel.fn[1].pair_id, 1);
+	assert_true(sel.fn[0].arg == 1 && sel.fn[1].arg == 1 && sel.fn[0].str && sel.fn[1].str);
+	assert_string_equal(sel.fn[2].name, "usdt:ot:forms");
+	assert_true(sel.fn[2].arg == 2 && sel.fn[2].str && !sel.fn[2].pair);
+	ot_selection_free(&sel);
+	assert_int_equal(ot_binset_select(b, "usdt:usdt:ot:tick..site", &sel), -ENOENT);
+	assert_int_equal(ot_binset_select(b, "usdt:usdt:ot:tick..site@arg1:int", &sel), -ENOENT);
+	assert_int_equal(ot_binset_select(b, "usdt:usdt:ot:*..site@arg1", &sel), -ENOENT);
+	assert_int_equal(ot_binset_select(b, "usdt:usdt:ot:tick..nope@arg1", &sel), -ENOENT);
+	assert_int_equal(ot_binset_select(b, "!usdt:usdt:ot:tick..site@arg1", &sel), -ENOENT);
+	assert_int_equal(ot_binset_select(b, "usdt:usdt:ot:tick..tick@arg1", &sel), -ENOENT);
+	assert_int_equal(ot_binset_select(b, "usdt:usdt:ot:tic?..t?ck@arg1", &sel), -ENOENT);
 	ot_binset_free(b);
 	ot_elf_close(e);
 }

@@ -1,0 +1,338 @@
+/*
+ * keyed.c - USDT strings and the rows of pairs' keys (keyed.h).
+ */
+#include "keyed.h"
+#include "process/procfs.h"
+#include "scopes/keys.h"
+#include "util/xalloc.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct ot_keyed {
+	struct ot_keys *keys;	/* NULL without pairs */
+	uint32_t npairs;
+	uint32_t *entry;	/* per pair id (1..npairs): its entry probe */
+	char **label;		/* per pair id: "usdt:FILE:P:ENTRY..RETURN", owned */
+	char **rowname;		/* per row from sel.n: its name, owned */
+	uint32_t *row_pair;	/* per row from sel.n: its pair */
+	struct ot_report_str *strs;	/* every row's top strings, for the report */
+	/* The process's mappings at arming: a string's page its file's. */
+	struct ot_proc_map *maps;
+	size_t nmaps;
+	int str_reader;		/* some probe reads a string */
+};
+
+void ot_keyed_size(struct ot_capture *c)
+{
+	const struct ot_selection *sel = &c->plan.sel;
+	struct ot_keyed *k = ot_xcalloc(1, sizeof(*k));
+	size_t i, extra;
+
+	c->keyed = k;
+	for (i = 0; i < sel->n; i++)
+		if (sel->fn[i].pair_id > k->npairs)
+			k->npairs = sel->fn[i].pair_id;
+	extra = k->npairs ? k->npairs + OT_KEYED_ROWS : 0;
+	c->nrows = sel->n + extra;
+	c->names = ot_xcalloc(c->nrows + 1, sizeof(*c->names));
+	memcpy(c->names, c->plan.names, sel->n * sizeof(*c->names));
+	if (!k->npairs)
+		return;
+	k->entry = ot_xcalloc(k->npairs + 1, sizeof(*k->entry));
+	k->label = ot_xcalloc(k->npairs + 1, sizeof(*k->label));
+	for (i = 0; i < sel->n; i++)
+		if (sel->fn[i].pair == OT_SEL_PAIR_ENTRY)
+			k->entry[sel->fn[i].pair_id] = (uint32_t)i;
+	for (i = 0; i < sel->n; i++) {
+		const struct ot_selected *f = &sel->fn[i];
+
+		if (f->pair == OT_SEL_PAIR_RETURN &&
+		    asprintf(&k->label[f->pair_id], "%s..%s", sel->fn[k->entry[f->pair_id]].label,
+			     f->usdt->name) < 0)
+			k->label[f->pair_id] = NULL;
+	}
+	k->rowname = ot_xcalloc(extra, sizeof(*k->rowname));
+	k->row_pair = ot_xcalloc(extra, sizeof(*k->row_pair));
+	k->keys = ot_keys_new((uint32_t)sel->n, OT_KEYED_ROWS, k->npairs);
+	/* Overflow rows: what no row of its own was left for. */
+	for (i = 0; i < k->npairs; i++) {
+		const struct ot_usdt_probe *u = sel->fn[k->entry[i + 1]].usdt;
+		size_t x = OT_KEYED_ROWS + i;
+
+		if (asprintf(&k->rowname[x], "%s:(other keys)", u->provider) < 0)
+			k->rowname[x] = ot_xstrdup("(other keys)");
+		k->row_pair[x] = (uint32_t)i + 1;
+		c->names[sel->n + x] = k->rowname[x];
+	}
+}
+
+/* In the file of probe func hit at ip: where a string in its .rodata is
+ * when the process is gone (a command's last records). */
+static ssize_t file_str(struct ot_capture *c, uint32_t func, uint64_t ip, uint64_t addr,
+			char *buf, size_t len)
+{
+	const struct ot_selected *f;
+	size_t k;
+
+	if (func >= c->plan.sel.n || !ip || !(f = &c->plan.sel.fn[func])->usdt)
+		return -1;
+	/* The load bias is the site's: page-aligned, so the site is the one
+	 * whose address differs from ip by whole pages. */
+	for (k = 0; k < f->usdt->nsites; k++) {
+		uint64_t bias = ip - f->usdt->sites[k].vaddr;
+
+		if (!(bias & 4095))
+			return ot_usdt_file_read(f->bin->path, addr - bias, buf, len);
+	}
+	return -1;
+}
+
+/* In the file mapped at addr in the process when it was armed (-p). */
+static ssize_t mapped_str(const struct ot_keyed *k, uint64_t addr, char *buf, size_t len)
+{
+	ssize_t n = -1;
+	size_t i;
+	int fd;
+
+	for (i = 0; i < k->nmaps; i++) {
+		const struct ot_proc_map *m = &k->maps[i];
+
+		if (addr < m->lo || addr >= m->hi || !m->ino || m->path[0] != '/')
+			continue;
+		if ((fd = open(m->path, O_RDONLY | O_CLOEXEC)) < 0)
+			return -1;
+		n = pread(fd, buf, len < m->hi - addr ? len : m->hi - addr,
+			  (off_t)(addr - m->lo + m->off));
+		close(fd);
+		break;
+	}
+	return n;
+}
+
+/*
+ * A string the probe could not read: from the process's memory while it
+ * lives (reading /proc/PID/mem faults the page in), else from the file
+ * mapped there, through the maps kept at arming or the probe's own file.
+ */
+static int read_str(void *ctx, uint32_t pid, uint32_t func, uint64_t ip, uint64_t addr,
+		    char *buf, size_t len)
+{
+	struct ot_capture *c = ctx;
+	char path[64];
+	ssize_t n = -1;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%u/mem", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		n = pread(fd, buf, len, (off_t)addr);
+		close(fd);
+	}
+	if (n <= 0 && pid == (uint32_t)c->target.pid)
+		n = mapped_str(c->keyed, addr, buf, len);
+	if (n <= 0)
+		n = file_str(c, func, ip, addr, buf, len);
+	if (n <= 0 || !memchr(buf, 0, (size_t)n))
+		return -ENODATA;
+	return 0;
+}
+
+void ot_keyed_armed(struct ot_capture *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->plan.sel.n && !c->plan.sel.fn[i].str; i++)
+		;
+	if (i == c->plan.sel.n)
+		return;
+	ot_drain_set_str_reader(c->drain, read_str, c);
+	c->keyed->str_reader = 1;
+	if (ot_proc_maps(c->target.pid, c->target.pid, &c->keyed->maps, &c->keyed->nmaps))
+		c->keyed->nmaps = 0;
+}
+
+void ot_keyed_started(struct ot_capture *c)
+{
+	struct ot_keyed *k = c->keyed;
+
+	/* Read at once: a short command may be gone before its strings are
+	 * drained, and the perf backend's records carry no site address. */
+	if (!k || !k->str_reader)
+		return;
+	ot_proc_maps_free(k->maps, k->nmaps);
+	k->maps = NULL;
+	if (ot_proc_maps(c->target.pid, c->target.pid, &k->maps, &k->nmaps))
+		k->nmaps = 0;
+}
+
+/* The row of ev's key, named when new. */
+static uint32_t key_row(struct ot_capture *c, const struct ot_selected *f,
+			const struct ot_event *ev)
+{
+	struct ot_keyed *k = c->keyed;
+	int is_new;
+	uint32_t row = ot_keys_row(k->keys, f->pair_id, ev->value, &is_new);
+	size_t x = row - c->plan.sel.n;
+	const char *s;
+
+	if (!is_new)
+		return row;
+	s = f->str ? ot_strtab_get(ot_drain_strs(c->drain), (uint32_t)ev->value) : NULL;
+	if ((s ? asprintf(&k->rowname[x], "%s:%s", f->usdt->provider, s) :
+		 asprintf(&k->rowname[x], "%s:%" PRId64, f->usdt->provider, (int64_t)ev->value)) < 0)
+		k->rowname[x] = ot_xstrdup("?");
+	k->row_pair[x] = f->pair_id;
+	c->names[row] = k->rowname[x];
+	return row;
+}
+
+int ot_keyed_feed(struct ot_capture *c, const struct ot_event *ev)
+{
+	const struct ot_selected *f;
+	struct ot_event e;
+
+	if (ev->kind != OT_EV_POINT || ev->func >= c->plan.sel.n)
+		return 0;
+	f = &c->plan.sel.fn[ev->func];
+	if (!f->str && !f->pair)
+		return 0;
+	if (f->str && ev->has_value)
+		ot_strtab_count(ot_drain_strs(c->drain), ev->func, (uint32_t)ev->value);
+	e = *ev;
+	/* The point's hit is counted; its string is counted here, not as a number. */
+	e.has_value = f->str ? 0 : ev->has_value;
+	ot_pair_feed(c->pair, &e);
+	if (!f->pair || !ev->has_value)
+		return 1;
+	e = *ev;
+	e.func = key_row(c, f, ev);
+	e.kind = f->pair == OT_SEL_PAIR_ENTRY ? OT_EV_ENTRY : OT_EV_RETURN;
+	e.flags = OT_EV_KEYED;
+	e.has_value = 0;
+	ot_pair_feed(c->pair, &e);
+	return 1;
+}
+
+size_t ot_keyed_nreport(const struct ot_capture *c)
+{
+	const struct ot_keyed *k = c->keyed;
+
+	if (!k || !k->keys)
+		return c->plan.sel.n;
+	/* The overflow rows follow the keys' once those are all taken. */
+	return c->plan.sel.n + ot_keys_used(k->keys) +
+	       (ot_keys_overflowed(k->keys) ? k->npairs : 0);
+}
+
+/* Row i's strings into fn[i]. */
+static void row_strs(struct ot_capture *c, struct ot_report_func *fn, size_t i,
+		     struct ot_report_str *out)
+{
+	struct ot_strtab_hit top[OT_KEYED_TOP_STRS];
+	const struct ot_strtab *t = ot_drain_strs(c->drain);
+	size_t n, j;
+
+	n = ot_strtab_top(t, (uint32_t)i, top, OT_KEYED_TOP_STRS, &fn->strs_distinct);
+	for (j = 0; j < n; j++) {
+		out[j].value = ot_strtab_get(t, top[j].id);
+		out[j].count = top[j].count;
+	}
+	fn->strs = out;
+	fn->nstrs = n;
+}
+
+void ot_keyed_report(struct ot_capture *c, struct ot_report_func *fn)
+{
+	const struct ot_selection *sel = &c->plan.sel;
+	struct ot_keyed *k = c->keyed;
+	size_t i, n = ot_keyed_nreport(c);
+	static const char *const argname[] = { "", "arg1:str", "arg2:str", "arg3:str",
+		"arg4:str", "arg5:str", "arg6:str", "arg7:str", "arg8:str", "arg9:str",
+		"arg10:str", "arg11:str", "arg12:str" };
+
+	free(k->strs);
+	k->strs = ot_xcalloc(sel->n * OT_KEYED_TOP_STRS + 1, sizeof(*k->strs));
+	for (i = 0; i < sel->n; i++) {
+		if (!sel->fn[i].str)
+			continue;
+		row_strs(c, &fn[i], i, &k->strs[i * OT_KEYED_TOP_STRS]);
+		fn[i].strs_name = argname[sel->fn[i].arg <= 12 ? sel->fn[i].arg : 0];
+	}
+	for (i = 0; i < sel->n && !sel->fn[i].str; i++)
+		;
+	if (i < sel->n) {
+		c->rep_strs.any = 1;
+		ot_drain_str_stats(c->drain, &c->rep_strs.probe, &c->rep_strs.late,
+				   &c->rep_strs.unreadable);
+	}
+	for (i = sel->n; i < n; i++) {
+		const struct ot_selected *e = &sel->fn[k->entry[k->row_pair[i - sel->n]]];
+
+		fn[i].name = c->names[i];
+		fn[i].symbol = c->names[i];
+		fn[i].binary = e->bin->is_main ? c->target.display : e->bin->path;
+		fn[i].st = ot_pair_stats(c->pair, i);
+		fn[i].pair = k->label[k->row_pair[i - sel->n]] ? k->label[k->row_pair[i - sel->n]]
+							     : e->label;
+	}
+}
+
+void ot_keyed_judge(struct ot_capture *c)
+{
+	struct ot_keyed *k = c->keyed;
+	uint64_t orphans = 0, probe, late, unreadable;
+	size_t i, n = ot_keyed_nreport(c);
+	char why[256];
+
+	for (i = c->plan.sel.n; i < n; i++)
+		orphans += ot_pair_stats(c->pair, i)->orphans;
+	if (orphans) {
+		snprintf(why, sizeof(why), "%" PRIu64 " return%s of a pair of probes came with no "
+			 "entry open (orphans): its entry probe did not fire or was lost, and no "
+			 "scope is made of them", orphans, orphans == 1 ? "" : "s");
+		ot_check_add(&c->check, OT_STATUS_LOSSY, why);
+	}
+	if (k->keys && ot_keys_overflowed(k->keys)) {
+		snprintf(why, sizeof(why), "%" PRIu64 " hits of pairs' probes had keys past the "
+			 "first %d: counted in their pair's (other keys) row",
+			 ot_keys_overflowed(k->keys), OT_KEYED_ROWS);
+		ot_check_add(&c->check, OT_STATUS_LOSSY, why);
+	}
+	ot_drain_str_stats(c->drain, &probe, &late, &unreadable);
+	if (unreadable) {
+		snprintf(why, sizeof(why), "%" PRIu64 " string argument%s could not be read, in "
+			 "the moment or afterwards: shown as <unreadable ADDRESS>", unreadable,
+			 unreadable == 1 ? "" : "s");
+		ot_check_add(&c->check, OT_STATUS_LOSSY, why);
+	}
+}
+
+void ot_keyed_free(struct ot_capture *c)
+{
+	struct ot_keyed *k = c->keyed;
+	size_t i;
+
+	free(c->names);
+	c->names = NULL;
+	if (!k)
+		return;
+	for (i = 0; k->rowname && i < c->nrows - c->plan.sel.n; i++)
+		free(k->rowname[i]);
+	free(k->rowname);
+	free(k->row_pair);
+	for (i = 0; k->label && i <= k->npairs; i++)
+		free(k->label[i]);
+	free(k->label);
+	free(k->entry);
+	free(k->strs);
+	ot_keys_free(k->keys);
+	ot_proc_maps_free(k->maps, k->nmaps);
+	free(k);
+	c->keyed = NULL;
+}

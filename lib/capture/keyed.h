@@ -1,0 +1,48 @@
+/*
+ * keyed.h - a capture's USDT strings and the rows it makes while it runs:
+ * counts per distinct string of each ":str" argument, and for each pair of
+ * probes (usdt:FILE:PROVIDER:ENTRY..RETURN@argN) one row per distinct
+ * key, whose scopes the pairing nests by key (OT_EV_KEYED).
+ *
+ * The report's and the pairing's arrays are sized at start: c->nrows rows,
+ * the selection's then OT_KEYED_ROWS for keys (lib/scopes/keys).  Strings
+ * a probe could not read in the moment are read from the process's memory
+ * afterwards, or from the file mapped there (its maps read at arming).
+ * Part of lib/capture: prints nothing, never exits.
+ */
+#ifndef OT_CAPTURE_KEYED_H
+#define OT_CAPTURE_KEYED_H
+
+#include "capture_priv.h"
+
+/* Rows for keys, all pairs together (each pair also has an overflow row). */
+#define OT_KEYED_ROWS 256
+/* The strings the report shows per argument, most frequent first. */
+#define OT_KEYED_TOP_STRS 10
+
+/* c->nrows and c->names, from the plan; before the sinks are made. */
+void ot_keyed_size(struct ot_capture *c);
+
+/* The drain made: strings read afterwards, the process's maps kept. */
+void ot_keyed_armed(struct ot_capture *c);
+
+/* A command exec'd: its maps (its program's at least) kept instead. */
+void ot_keyed_started(struct ot_capture *c);
+
+/* An event for the selection's pairing: 1 if taken here (a probe of a
+ * pair or with a string), 0 for the caller to feed. */
+int ot_keyed_feed(struct ot_capture *c, const struct ot_event *ev);
+
+/* Rows the report shows: the selection's and the keys' given so far. */
+size_t ot_keyed_nreport(const struct ot_capture *c);
+
+/* fn[sel.n .. ot_keyed_nreport) described, and every row's strings. */
+void ot_keyed_report(struct ot_capture *c, struct ot_report_func *fn);
+
+/* Into the check's reasons (lossy): returns of pairs with no entry open
+ * (orphans), hits whose key went to an overflow row, strings unreadable. */
+void ot_keyed_judge(struct ot_capture *c);
+
+void ot_keyed_free(struct ot_capture *c);
+
+#endif
