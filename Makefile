@@ -168,6 +168,8 @@ fuzz-reloc: $(BUILD)/fuzz_reloc
 
 # The USDT notes are read from a program built with <sys/sdt.h>.
 $(BUILD)/tests/test_usdt: build/targets/usdt
+# test_dwarfarg reads these targets' DWARF.
+$(BUILD)/tests/test_dwarfarg: build/targets/dwargs build/targets/cold
 
 # The ptrace test holds a real process: the stress program; the relocator
 # is run over its functions too.
