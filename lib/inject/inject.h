@@ -32,6 +32,8 @@ struct ot_inject_fn {
 	const char *label;	/* "FILE:FUNCTION", for messages */
 	const char *path;	/* its file */
 	uint64_t offset, size;	/* the symbol's file offset and size */
+	uint32_t values;	/* what its entry and return record besides
+				 * (OT_INJ_F_* of inject_layout.h), or 0 */
 	const char *refused;	/* after install: why it is not patched, or NULL */
 	int unmapped;		/* refused: its file is not mapped in the process */
 	char refused_buf[192];	/* what refused may point to */

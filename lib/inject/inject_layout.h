@@ -151,6 +151,29 @@
 #define OT_INJ_MAX_FUNCS	16383
 
 /*
+ * Values (NAME(argN), NAME%ret): the number a trampoline puts in eax is
+ * the function's (bits 0-13) with what it records: how many argument
+ * registers at the entry (0-4), each one's index (0 rdi, 1 rsi, 2 rdx,
+ * 3 rcx, 4 r8, 5 r9), and whether rax at its return.  A function that
+ * records none has those bits 0 and costs what it did before.
+ */
+#define OT_INJ_F_NVALS_SHIFT	14
+#define OT_INJ_F_NVALS_MASK	7
+#define OT_INJ_F_RET		(1 << 17)
+#define OT_INJ_F_REG_SHIFT	18	/* 3 bits per value */
+#define OT_INJ_F_MAX_VALS	4
+/*
+ * A value record: {u64 value; u64 word}, the word a marker's kind with
+ * the function bits V (never 0, a marker's): 1 + j for the entry's value
+ * j, OT_INJ_V_RET for the return's.  The entry's first value comes just
+ * before its entry record, the others just after it; the return's value
+ * just before its return record.  A record lost between them is reported
+ * by a marker before the next one, which the reader takes as "nothing
+ * pending".
+ */
+#define OT_INJ_V_RET		5
+
+/*
  * The runtime's frames.  Its entry and its return save the registers
  * they touch (lists in lib/inject/inject_rt.S, which checks these counts); the
  * return address's stack slot S is then this far above the stack

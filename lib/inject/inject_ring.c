@@ -1,6 +1,9 @@
 #include "inject_ring.h"
 #include "inject_layout.h"
 
+_Static_assert(OT_INJ_V_RET == OT_DRAIN_V_RET, "the return value's code, both sides");
+_Static_assert(OT_INJ_F_MAX_VALS < OT_DRAIN_V_RET, "entry values' codes below the return's");
+
 static uint64_t load64(const uint8_t *p)
 {
 	return __atomic_load_n((const uint64_t *)p, __ATOMIC_ACQUIRE);
@@ -44,6 +47,56 @@ static void area_lost(struct ot_inject_view *v, struct batch *b, uint64_t t, uin
 	}
 }
 
+/* Value x cut to fmt's width (bytes | 0x10 signed; 0 or 8: whole). */
+static uint64_t value_cut(uint64_t x, uint8_t fmt)
+{
+	unsigned bits = (fmt & 0xf) * 8u;
+
+	if (!bits || bits >= 64)
+		return x;
+	x &= (1ull << bits) - 1;
+	if ((fmt & 0x10) && (x >> (bits - 1) & 1))
+		x |= ~0ull << bits;
+	return x;
+}
+
+/*
+ * Value record {x, word} at time t as the drain's: one record when the
+ * value is its low 48 bits sign-extended, else two (OT_DRAIN_V_HI).
+ * func: the function it belongs to, for the width of an entry value.
+ */
+static void value_rec(struct batch *b, const struct ot_inject_view *v, uint64_t t, uint64_t x,
+		      unsigned code, uint32_t func)
+{
+	if (code <= OT_INJ_F_MAX_VALS && v->vfmt && func < v->nfuncs)
+		x = value_cut(x, v->vfmt[func * OT_INJ_F_MAX_VALS + code - 1]);
+	if ((uint64_t)((int64_t)(x << 16) >> 16) == x) {
+		add(b, OT_DRAIN_TREC(t, x & ((1ull << 48) - 1), OT_DRAIN_V_ID(code)));
+		return;
+	}
+	add(b, OT_DRAIN_TREC(t, x & ((1ull << 48) - 1), OT_DRAIN_V_ID(code | OT_DRAIN_V_SPLIT)));
+	add(b, OT_DRAIN_TREC(t, x >> 48, OT_DRAIN_V_ID(OT_DRAIN_V_HI)));
+}
+
+/*
+ * Value record {x, code} read at time t: the entry's first and the
+ * return's wait in v for the record they come before (whose function
+ * gives the width); the entry's others follow it (v->vfunc's).  m: the
+ * records left in read_span's chunk, which must still fit the batch.
+ */
+static void value_in(struct batch *b, struct ot_inject_view *v, uint64_t t, uint64_t x,
+		     unsigned code, uint64_t m)
+{
+	if (code == 1 || code == OT_INJ_V_RET) {
+		v->pend = (uint8_t)code;
+		v->pend_x = x;
+		return;
+	}
+	value_rec(b, v, t, x, code, v->vfunc);
+	if (b->n + m > BATCH)
+		flush(b);
+}
+
 /* A record's kind as the drain's compact records say it. */
 static const uint16_t t_of_kind[4] = {
 	[OT_INJ_K_ENTRY] = OT_DRAIN_T_ENTRY, [OT_INJ_K_RETURN] = OT_DRAIN_T_RETURN,
@@ -69,8 +122,16 @@ static void read_span(struct batch *b, struct ot_inject_view *v, const uint64_t 
 		for (n -= m; m; m--, rec += OT_INJ_REC_SIZE / 8) {
 			uint64_t word = rec[1];
 			unsigned kind = (unsigned)(word >> OT_INJ_W_KIND_SHIFT) & OT_INJ_W_KIND_MASK;
+			uint64_t t;
 
-			uint64_t t = tsc ? ot_tsc_ns(tsc, rec[0]) : rec[0];
+			if (kind == OT_INJ_K_LOST && (word & OT_INJ_W_FUNC_MASK)) {
+				/* A value, not a time, in its first word. */
+				b->n = (size_t)(out - b->r);
+				value_in(b, v, time, rec[0], word & OT_INJ_W_FUNC_MASK, m);
+				out = b->r + b->n;
+				continue;
+			}
+			t = tsc ? ot_tsc_ns(tsc, rec[0]) : rec[0];
 
 			/* The ring's order is the thread's: a return stamped before
 			 * a signal handler's calls but written after them, or a
@@ -78,10 +139,22 @@ static void read_span(struct batch *b, struct ot_inject_view *v, const uint64_t 
 			time = t > time ? t : time;
 			if (kind == OT_INJ_K_LOST) {
 				b->n = (size_t)(out - b->r);
+				v->pend = 0;
 				area_lost(v, b, time, word >> OT_INJ_W_SP_SHIFT);
 				out = b->r + b->n;
 				continue;
 			}
+			if (v->pend) {
+				/* The value before it (its first, or its return's). */
+				b->n = (size_t)(out - b->r);
+				value_rec(b, v, time, v->pend_x, v->pend, word & OT_INJ_W_FUNC_MASK);
+				v->pend = 0;
+				if (b->n + m + 1 > BATCH)
+					flush(b);
+				out = b->r + b->n;
+			}
+			if (kind != OT_INJ_K_RETURN)
+				v->vfunc = (uint32_t)(word & OT_INJ_W_FUNC_MASK);
 			/* The sp stays where the drain's word keeps it too; function
 			 * and kind become the compact record's id. */
 			out->time = time;

@@ -27,6 +27,16 @@ struct ot_inject_view {
 	uint64_t reentered;	/* its A_REENTERED, as last read */
 	uint64_t lost;		/* its A_LOST, as reported to the drain */
 	uint64_t last_time;	/* of its last record read */
+	/* Entry values' widths, OT_INJ_F_MAX_VALS per function: bytes (1,
+	 * 2, 4; 0 or 8 the whole register) | 0x10 signed; NULL: all whole.
+	 * Set by the caller before each read (a given back view is zeroed). */
+	const uint8_t *vfmt;
+	uint32_t nfuncs;	/* functions vfmt has */
+	/* A value read before the record it belongs to: its OT_INJ_V_*
+	 * code (0 none) and the value; the function of the latest entry. */
+	uint8_t pend;
+	uint64_t pend_x;
+	uint32_t vfunc;
 };
 
 /*
@@ -37,6 +47,10 @@ struct ot_inject_view {
  * and kind (OT_DRAIN_TREC_ID: no probe ids between).  Times are TSC ticks converted by tsc, or nanoseconds
  * already when tsc is NULL (OT_INJ_CLOCK_VDSO), never below the area's
  * previous record's: the ring's order is the thread's.
+ *
+ * A value record (OT_INJ_V_*) becomes the drain's (OT_DRAIN_T_VALUE:
+ * the value's low 48 bits, and its high 16 in a second record when they
+ * are not the low part's sign), in its place, its width cut to vfmt's.
  *
  * Lost records, as process v->pid's (the drain tells another process's
  * apart): a marker's count at its place in the stream; the area's A_LOST

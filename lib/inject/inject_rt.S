@@ -460,8 +460,12 @@ ot_inj_rt_entry:
 .Lent_emit:
 	mov	%rsi, %rax
 	shl	$OT_INJ_W_SP_SHIFT, %rax
-	or	%r9, %rax
 	or	%rax, %r10
+	mov	%r9d, %eax
+	and	$OT_INJ_W_FUNC_MASK, %eax
+	or	%rax, %r10
+	test	$(OT_INJ_F_NVALS_MASK << OT_INJ_F_NVALS_SHIFT), %r9d
+	jnz	.Lent_values
 	call	rt_now
 	mov	%rax, %r9
 	call	rt_emit
@@ -509,6 +513,9 @@ ot_inj_rt_entry:
 .Lent_full:
 	xor	%r10d, %r10d			/* kind OT_INJ_K_ENTRY */
 	jmp	.Lent_noret
+.Lent_values:
+	call	rt_entry_values
+	jmp	.Lent_done
 .Lent_busy:
 	/* Counted in the thread's ring area, or (none yet: it is being
 	 * claimed) in the header. */
@@ -759,18 +766,80 @@ rt_wait_idle:
 3:	mov	$1, %eax
 	ret
 
-/* A return record for function eax - 1 at slot rsi (eax 0: none).
- * In: rdi area, r9 time.  Clobbers rax, rcx, rdx, r10. */
+/* A return record for function eax - 1 (its number with its value bits)
+ * at slot rsi (eax 0: none), after the caller's rax when it records it
+ * (saved by ot_inj_rt_ret just below S).  In: rdi area, r9 time.
+ * Clobbers rax, rcx, rdx, r10. */
 rt_ret_rec:
 	test	%eax, %eax
 	jz	1f
 	dec	%eax
+	test	$OT_INJ_F_RET, %eax
+	jnz	2f
+3:	and	$OT_INJ_W_FUNC_MASK, %eax
 	mov	%rsi, %r10
 	shl	$OT_INJ_W_SP_SHIFT, %r10
 	or	$(OT_INJ_K_RETURN << OT_INJ_W_KIND_SHIFT), %r10
 	or	%rax, %r10
 	jmp	rt_emit
 1:	ret
+2:	push	%rax
+	push	%r9
+	mov	-8(%rsi), %r9			/* the return value */
+	mov	$(OT_INJ_K_LOST << OT_INJ_W_KIND_SHIFT | OT_INJ_V_RET), %r10d
+	call	rt_emit
+	pop	%r9
+	pop	%rax
+	jmp	3b
+
+/* Where rt_entry saved each argument register, from S: rdi, rsi, rdx,
+ * rcx, r8 in RT_ENTRY_SAVED's order below the flags, r9 first of all. */
+rt_arg_at:
+	.byte	-64, -56, -48, -40, -72, -24
+
+/*
+ * An entry that records values: its first value, the entry record (r10
+ * its word, without the time), then the others, each value the argument
+ * register the function was entered with.  In: r9 its number with its
+ * value bits, rsi S, rdi area, r8 shared.  Clobbers rax, rcx, rdx, r9, r10.
+ */
+rt_entry_values:
+	push	%r10				/* 16(%rsp): the entry's word */
+	push	%r9				/* 8(%rsp): the value bits */
+	xor	%ecx, %ecx
+	push	%rcx				/* 0(%rsp): j, the value */
+	call	rt_entry_value
+	call	rt_now
+	mov	%rax, %r9
+	mov	16(%rsp), %r10
+	call	rt_emit
+1:	incl	(%rsp)
+	mov	8(%rsp), %eax
+	shr	$OT_INJ_F_NVALS_SHIFT, %eax
+	and	$OT_INJ_F_NVALS_MASK, %eax
+	cmp	(%rsp), %eax
+	jbe	2f
+	call	rt_entry_value
+	jmp	1b
+2:	add	$24, %rsp
+	ret
+
+/* Value j of rt_entry_values's frame (its caller's 0(%rsp), 8(%rsp)
+ * there) as a record.  Clobbers rax, rcx, rdx, r9, r10. */
+rt_entry_value:
+	mov	8(%rsp), %ecx			/* j */
+	lea	(%rcx,%rcx,2), %ecx
+	add	$OT_INJ_F_REG_SHIFT, %ecx
+	mov	16(%rsp), %eax
+	shr	%cl, %eax
+	and	$7, %eax
+	lea	rt_arg_at(%rip), %rdx
+	movsbq	(%rdx,%rax), %rax
+	mov	(%rsi,%rax), %r9
+	mov	8(%rsp), %r10d
+	inc	%r10d
+	or	$(OT_INJ_K_LOST << OT_INJ_W_KIND_SHIFT), %r10d
+	jmp	rt_emit
 
 /*
  * libgcc's _Unwind_Find_FDE(pc, bases), entered from its patched entry:

@@ -187,7 +187,7 @@ size_t inject_trampolines(struct ot_inject *in, struct ot_inject_fn *fn, size_t 
 
 		if (f->refused)
 			continue;
-		if (trampoline(in, f->path, f->offset, &pl[i], (uint32_t)i, i >= n,
+		if (trampoline(in, f->path, f->offset, &pl[i], (uint32_t)i | f->values, i >= n,
 			       f->refused_buf, sizeof(f->refused_buf), pa)) {
 			f->refused = f->refused_buf;
 			continue;

@@ -23,6 +23,8 @@
 #include "inject/inject_layout.h"
 #include "inject/inject_ring.h"
 #include "process/procfs.h"
+#include "symbols/dwarfarg.h"
+#include "symbols/usdt.h"
 #include "process/tracee.h"
 #include "rings/tsc.h"
 #include "util/xalloc.h"
@@ -77,6 +79,8 @@ struct injset {
 	const struct ot_probe_target *targets;
 	size_t nfn;
 	char **paths;			/* each function's file, fixed at arming */
+	uint32_t *values;		/* each function's value bits (OT_INJ_F_*) */
+	uint8_t *vfmt;			/* and its entry values' widths (inject_ring.h) */
 	int *fds;
 	int pid;
 	struct inj *gen[MAX_GENS];
@@ -216,6 +220,7 @@ static int arm_gen(struct injset *s, int on)
 		j->fn[i].path = s->paths[i];
 		j->fn[i].offset = s->targets[i].sym_offset;
 		j->fn[i].size = s->targets[i].sym_size;
+		j->fn[i].values = s->values[i];
 	}
 	ret = ot_inject_attach(s->pid, &s->o, &s->t, &j->in);
 	if (ret)
@@ -284,6 +289,81 @@ static void fix_paths(struct injset *s)
 	}
 }
 
+/*
+ * Operand a as the runtime reads it: the index of the argument register
+ * it is (0 rdi ... 5 r9, the order of rt_arg_at in lib/inject/inject_rt.S),
+ * its width into *fmt (bytes | 0x10 signed); or -1 with why (the
+ * runtime reads the registers a function was entered with, no memory).
+ */
+static int value_reg(const struct ot_usdt_arg *a, uint8_t *fmt, char *why, size_t len)
+{
+	/* rdi, rsi, rdx, rcx, r8, r9 by perf number (asm/perf_regs.h). */
+	static const int8_t abi[6] = { 5, 4, 3, 2, 16, 17 };
+	char buf[128];
+	int k;
+
+	for (k = 0; a->kind == OT_USDT_ARG_REG && a->idx < 0 && !a->shift && k < 6; k++)
+		if (a->reg == abi[k]) {
+			*fmt = (uint8_t)((a->size < 8 ? a->size : 0) | (a->is_signed ? 0x10 : 0));
+			return k;
+		}
+	snprintf(why, len, "it is %s at the entry, and --backend inject records only the "
+		 "argument registers (rdi, rsi, rdx, rcx, r8, r9): use --backend multi",
+		 ot_dwarf_describe(a, buf, sizeof(buf)));
+	return -1;
+}
+
+int ot_inject_value_bits(const struct ot_probe_target *t, uint32_t *out, uint8_t *fmt,
+			 char *why, size_t len)
+{
+	uint32_t bits = t->ret_value ? OT_INJ_F_RET : 0;
+	unsigned nv = 0, j;
+	char buf[192];
+	int reg;
+
+	if (t->str) {
+		snprintf(why, len, "--backend inject reads no strings (:str): use --backend multi");
+		return -1;
+	}
+	if (t->arg) {
+		reg = t->entry_arg ? value_reg(t->entry_arg, &fmt[0], buf, sizeof(buf)) : t->arg - 1;
+		if (reg < 0) {
+			snprintf(why, len, "cannot record its first value: %s", buf);
+			return -1;
+		}
+		bits |= (uint32_t)reg << OT_INJ_F_REG_SHIFT;
+		nv = 1;
+		for (j = 0; j < t->nmore && nv < OT_INJ_F_MAX_VALS; j++, nv++) {
+			reg = value_reg(&t->more_args[j], &fmt[nv], buf, sizeof(buf));
+			if (reg < 0) {
+				snprintf(why, len, "cannot record its value %u: %s", nv + 1, buf);
+				return -1;
+			}
+			bits |= (uint32_t)reg << (OT_INJ_F_REG_SHIFT + 3 * nv);
+		}
+	}
+	*out = bits | nv << OT_INJ_F_NVALS_SHIFT;
+	return 0;
+}
+
+/* Every target's value bits and widths into s (the plan refused those
+ * that cannot have them); -EINVAL after printing. */
+static int values_of(struct injset *s)
+{
+	char why[256];
+	size_t i;
+
+	s->values = ot_xcalloc(s->nfn, sizeof(*s->values));
+	s->vfmt = ot_xcalloc(s->nfn * OT_INJ_F_MAX_VALS, 1);
+	for (i = 0; i < s->nfn; i++)
+		if (ot_inject_value_bits(&s->targets[i], &s->values[i],
+					 &s->vfmt[i * OT_INJ_F_MAX_VALS], why, sizeof(why))) {
+			ot_error("%s: %s", s->targets[i].label, why);
+			return -EINVAL;
+		}
+	return 0;
+}
+
 static int inject_arm(struct ot_probes *p, const struct ot_probe_target *t, size_t n, int pid)
 {
 	struct injset *s = ot_xcalloc(1, sizeof(*s));
@@ -296,6 +376,8 @@ static int inject_arm(struct ot_probes *p, const struct ot_probe_target *t, size
 	s->targets = t;
 	s->nfn = n;
 	fix_paths(s);
+	if (values_of(s))
+		return -EINVAL;
 	s->o.ring_kb = p->opts.ring_kb;
 	s->o.clock = p->opts.clock;
 	s->o.adopt = p->opts.held;
@@ -463,6 +545,8 @@ static void inject_close(struct ot_probes *p)
 			close(s->fds[g]);
 	}
 	free(s->paths);
+	free(s->values);
+	free(s->vfmt);
 	free(s->fds);
 	free(s->qfree);
 	free(s->retiring);
@@ -488,7 +572,11 @@ static unsigned queue_new(struct injset *s)
 /* Every record of area a since the last drain (lib/inject/inject_ring). */
 static size_t drain_area(struct inj *j, struct ot_drain *d, unsigned a)
 {
-	size_t n = ot_inject_ring_read(&j->av[a], area(j, a), j->ring_n,
+	size_t n;
+
+	j->av[a].vfmt = j->set->vfmt;
+	j->av[a].nfuncs = (uint32_t)j->set->nfn;
+	n = ot_inject_ring_read(&j->av[a], area(j, a), j->ring_n,
 				       j->clock == OT_INJ_CLOCK_VDSO ? NULL : j->tsc, d,
 				       ot_now_ns());
 
@@ -724,7 +812,7 @@ const struct ot_backend_ops ot_backend_inject = {
 	.info = {
 		.name = "inject",
 		.built_on = "trampolines in the process, ptrace",
-		.can = OT_HOLDS_AT_ENTRY | OT_RINGS_IN_PROCESS | OT_PATCHES_CODE,
+		.can = OT_CAN_VALUES | OT_HOLDS_AT_ENTRY | OT_RINGS_IN_PROCESS | OT_PATCHES_CODE,
 		.returns = "trampoline",
 		.why_not = {
 			[1] = "--follow needs the multi backend (its BPF program follows forks "
@@ -736,8 +824,6 @@ const struct ot_backend_ops ot_backend_inject = {
 			      "(OVERHEAD in orbit-trace(1))",
 			[5] = "--returns is for the uprobe backends: inject sees every return at "
 			      "its trampoline",
-			[6] = "values (NAME(argN), NAME%ret) are recorded by the uprobe backends: "
-			      "not with --backend inject",
 			[11] = "USDT probes (usdt:FILE:PROVIDER:NAME) are armed by the uprobe "
 			       "backends: not with --backend inject",
 		},

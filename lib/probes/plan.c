@@ -283,13 +283,25 @@ static int targets(struct ot_plan *p, const struct ot_plan_opts *o)
 			   (unsigned long long)s->offset,
 			   (unsigned long long)s->size, ot_elf_source(sel->fn[i].bin->elf));
 		/* -l lists symbols; a patching backend patches the symbol's own
-		 * first bytes. */
-		if (o->list || o->patches_code)
+		 * first bytes, where its values are what they are at the entry. */
+		if (o->list)
 			continue;
-		if ((err = entry(sel, i, &pt[i])))
+		if (!o->patches_code && (err = entry(sel, i, &pt[i])))
 			return err == -ENOTSUP ? -ENOENT : err;
 		if ((err = dwarf_values(p, i, &pt[i])))
 			return err;
+		if (o->patches_code) {
+			/* Refused before a command starts (inject's operands). */
+			uint32_t bits;
+			uint8_t fmt[4];
+			char why[256];
+
+			if (ot_inject_value_bits(&pt[i], &bits, fmt, why, sizeof(why))) {
+				ot_error("%s: %s", pt[i].label, why);
+				return -ENOENT;
+			}
+			continue;
+		}
 		say_returns(sel, p->elf, o, i);
 		if (insn_returns(sel, p->elf, o, i)) {
 			if (ot_returns_find(sel, i, pt[i].label, sel->fn[i].name, &ret[i]))

@@ -109,6 +109,17 @@ struct ot_probe_target {
  * OT_VALUE_* of lib/rings/kinds.h, 0 none. */
 int ot_probes_target_value(const struct ot_probe_target *t, int kind);
 
+/*
+ * What --backend inject's trampoline for t records (its value bits,
+ * OT_INJ_F_* of lib/inject/inject_layout.h, into *bits; its entry values'
+ * widths into fmt[4], lib/inject/inject_ring.h's vfmt): 0; or -1 with
+ * why ("cannot record its value 2: it is +8(%sp):s64 at the entry, ..."):
+ * the runtime reads the argument registers a function was entered with
+ * and rax at its return, no memory.
+ */
+int ot_inject_value_bits(const struct ot_probe_target *t, uint32_t *bits, uint8_t *fmt,
+			 char *why, size_t len);
+
 struct ot_probes;
 
 /*

@@ -21,6 +21,12 @@ struct queue {
 	uint32_t pid, tid;
 	uint64_t last_time;    /* the latest event queued */
 	uint64_t ring_lost;    /* what its ring's PERF_RECORD_LOSTs reported */
+	/* Compact values (OT_DRAIN_V_*): the one waiting for its record
+	 * (code 0: none; its low part, when split), the latest entry's
+	 * function and SP (its further values' events). */
+	uint64_t pv, vsp;
+	uint32_t vfunc;
+	uint8_t pcode;
 };
 
 /*
@@ -276,23 +282,65 @@ static const struct idc *id_fill(struct ot_drain *d, uint16_t id)
 }
 
 /*
- * The event compact record r stands for into ev, whose time, tid, pid and
- * cpu the caller set: 0, or -1 for a probe none of ours.  Counts the
- * sample (a lost record was counted as it came).
+ * A compact value record (word, its id's code) of queue q: kept for the
+ * record it comes before, or an entry's further value into ev (0); -1
+ * when no event.
  */
-static inline int tr_decode(struct ot_drain *d, const struct ot_drain_trec *r,
+static int tr_value(struct queue *q, uint64_t word, unsigned code, struct ot_event *ev)
+{
+	uint64_t x;
+
+	if (code & OT_DRAIN_V_HI) {
+		if (!(q->pcode & OT_DRAIN_V_SPLIT))
+			return -1;	/* its low part was lost */
+		x = q->pv | (word >> 16) << 48;
+		code = q->pcode & ~OT_DRAIN_V_SPLIT;
+	} else if (code & OT_DRAIN_V_SPLIT) {
+		q->pv = word >> 16;
+		q->pcode = (uint8_t)code;
+		return -1;
+	} else {
+		x = (uint64_t)((int64_t)word >> 16);
+	}
+	q->pcode = 0;
+	if (code == 1 || code == OT_DRAIN_V_RET) {
+		q->pv = x;
+		q->pcode = (uint8_t)code;
+		return -1;
+	}
+	ev->kind = OT_EV_VALUE;
+	ev->flags = (uint8_t)(code - 2);
+	ev->func = q->vfunc;
+	ev->sp = q->vsp;
+	ev->lost = 0;
+	ev->value = x;
+	ev->has_value = 1;
+	return 0;
+}
+
+/*
+ * The event compact record r of queue q stands for into ev, whose time,
+ * tid, pid and cpu the caller set: 0, or -1 for a probe none of ours or
+ * a value kept for the next record.  Counts the sample (a lost record
+ * was counted as it came).
+ */
+static inline int tr_decode(struct ot_drain *d, struct queue *q, const struct ot_drain_trec *r,
 			    struct ot_event *ev)
 {
 	uint64_t word = r->word;	/* once: ev's stores might alias r */
 	uint16_t id = (uint16_t)word;
 	const struct idc *e;
 
-	if (!id) {
+	if (!(id & 3)) {
+		if (id)
+			return tr_value(q, word, id >> 2, ev);
+		q->pcode = 0;
 		ev->kind = OT_EV_LOST;
 		ev->lost = word >> 16;
 		ev->sp = 0;
 		ev->func = 0;
 		ev->flags = 0;
+		ev->has_value = 0;
 		return 0;
 	}
 	e = &d->idc[id & (IDC_N - 1)];
@@ -308,6 +356,13 @@ static inline int tr_decode(struct ot_drain *d, const struct ot_drain_trec *r,
 	ev->func = e->func;
 	ev->sp = (word >> 16) - e->sp_delta;
 	ev->lost = 0;
+	/* The value just before it is its own (the ring's order is the
+	 * thread's); an entry's further values follow it. */
+	ev->has_value = q->pcode != 0;
+	ev->value = q->pv;
+	q->pcode = 0;
+	q->vfunc = e->func;
+	q->vsp = ev->sp;
 	return 0;
 }
 
@@ -321,12 +376,16 @@ static void thread_to_events(struct ot_drain *d, unsigned qi)
 
 	for (i = 0; i < q->len; i++) {
 		ev.time = tr_at(q, i)->time;
-		if (!tr_decode(d, tr_at(q, i), &ev))
+		if (!tr_decode(d, q, tr_at(q, i), &ev))
 			q_push(&e, &ev);
 	}
 	free(q->tr);
 	e.last_time = q->last_time;
 	e.ring_lost = q->ring_lost;
+	e.pv = q->pv;
+	e.pcode = q->pcode;
+	e.vfunc = q->vfunc;
+	e.vsp = q->vsp;
 	*q = e;
 }
 
@@ -479,7 +538,7 @@ static void thread_slow(struct ot_drain *d, unsigned qi, uint32_t pid, uint32_t 
 			continue;
 		}
 		ev.time = r[i].time;
-		if (!tr_decode(d, &r[i], &ev))
+		if (!tr_decode(d, q, &r[i], &ev))
 			q_push(q, &ev);
 	}
 }
@@ -652,7 +711,7 @@ static void emit_thread_run(struct ot_drain *d, unsigned qi, uint64_t until,
 		q->head = head = (head + 1) & mask;
 		q->len = --len;
 		ev->time = r->time;
-		if (tr_decode(d, r, ev))
+		if (tr_decode(d, q, r, ev))
 			continue;
 		if (ev->time > d->last_emitted)
 			d->last_emitted = ev->time;

@@ -119,7 +119,7 @@ void ot_drain_record(struct ot_drain *d, unsigned cpu,
  * thread (inject) hands over, 16 bytes where a queued event takes 56, so
  * the merge's window (20 ms of records) stays in cache.  word is
  * sp << 16 | id, the user SP below 2^48; id 0 is a lost record, the
- * number lost in place of the SP.  No values.  The id says the event
+ * number lost in place of the SP.  The id says the event
  * itself, no probe table between: function << 2 | one of OT_DRAIN_T_*
  * (functions below the count ot_drain_thread_funcs sets; 16383 at most).
  */
@@ -133,6 +133,20 @@ enum {
 	OT_DRAIN_T_TAIL = 3,	/* an entry by a jump from a traced function */
 };
 #define OT_DRAIN_TREC_ID(func, t) ((uint16_t)((func) << 2 | (t)))
+/*
+ * A value (NAME(argN), NAME%ret): id OT_DRAIN_V_ID(code), the value's
+ * low 48 bits sign-extended in place of the SP.  code: 1 + j for the
+ * entry's value j, OT_DRAIN_V_RET for the return's; | OT_DRAIN_V_SPLIT
+ * when the next record, OT_DRAIN_V_HI, holds its high 16 bits.  The
+ * entry's first value and the return's come just before their record
+ * (the event carries it: has_value), the entry's others just after it
+ * (each an OT_EV_VALUE event, its slot j - 1); a lost record in between
+ * drops what waits.
+ */
+#define OT_DRAIN_V_RET 5
+#define OT_DRAIN_V_SPLIT 8
+#define OT_DRAIN_V_HI 16
+#define OT_DRAIN_V_ID(code) ((uint16_t)((code) << 2))
 #define OT_DRAIN_TREC(time, sp, id) \
 	((struct ot_drain_trec){ (time), (uint64_t)(sp) << 16 | (uint16_t)(id) })
 

@@ -2,7 +2,7 @@
 # item 5): tests/e2e/targets/dwargs (gcc -O2 -g) prints every value it
 # passes and gets back; orbit-trace must record the same by name on multi
 # (registers, memory through a pointer, the stack at the entry, a pointer on
-# the stack) and perf (registers; memory refused in one line), with -- CMD
+# the stack), perf and inject (registers; memory refused in one line), with -- CMD
 # and -p; several values per function; two terms for one function merged;
 # --slower-than's lines with the values, the process's name, --wall-clock;
 # every location -v prints equal to perf probe -D's for the same
@@ -36,7 +36,11 @@ assert got == want[line], (fn, what, got, want[line])
 PY
 }
 
-for be in multi perf; do
+# inject (issue 22, item 7) records the argument registers at the entry
+# and rax at the return: the same values where DWARF puts them there.
+bes="multi perf"
+[ "$(uname -m)" = x86_64 ] && bes="$bes inject"
+for be in $bes; do
 	"$OT" -q --json -o "$work/$be-1.json" --backend $be \
 		-f 'handle(flags)%ret,narrow%ret,shorty%ret' -- "$D" $N >"$work/out" 2>"$work/err" ||
 		fail_ "$be: exit status $?: $(cat "$work/err")"
@@ -61,7 +65,7 @@ check "$work/mem.json" far r-\>len "far r->len"
 
 # Several values per function (issue 22, item 6): by one term, names and
 # registers mixed, each its own row and its JSON values entry in order.
-for be in multi perf; do
+for be in $bes; do
 	"$OT" -q --json -o "$work/several-$be.json" --backend $be -f 'handle(flags,n,arg1)%ret' \
 		-- "$D" $N >/dev/null 2>"$work/err" || fail_ "several $be: exit status $?: $(cat "$work/err")"
 	check "$work/several-$be.json" handle flags "handle flags"
@@ -226,9 +230,10 @@ refused 1 "orbit-trace: $D:seventh: the argument asked is in memory at the entry
 refused 1 "orbit-trace: $D:seventh: the argument asked is in memory at the entry (+8(%sp):s64): the perf backend reads only registers (--backend multi reads it)" \
 	--backend perf -f 'seventh(a,g)'
 if [ "$(uname -m)" = x86_64 ]; then
-	refused 2 "orbit-trace: values (NAME(argN), NAME%ret) are recorded by the uprobe backends: not with --backend inject
-Try 'orbit-trace --help' for more information." \
-		--backend inject -f 'handle(flags)'
+	refused 2 "orbit-trace: $D:seventh: cannot record its value 2: it is +8(%sp):s64 at the entry, and --backend inject records only the argument registers (rdi, rsi, rdx, rcx, r8, r9): use --backend multi" \
+		--backend inject -f 'seventh(a,g)'
+	refused 2 "orbit-trace: $D:handle: cannot record its first value: it is +8(%di):s64 at the entry, and --backend inject records only the argument registers (rdi, rsi, rdx, rcx, r8, r9): use --backend multi" \
+		--backend inject -f 'handle(req->len)'
 fi
 
 # A program nobody here wrote: gzip -d's reads through libc, by name

@@ -276,6 +276,57 @@ static void test_corrupt_head(void **state)
  * More records than one batch holds, across the ring's wrap, markers
  * among them: all read, in order, every drop reported once.
  */
+/*
+ * Values (NAME(argN), NAME%ret): an entry's first value before it, its
+ * others after it, the return's before it; widths cut as vfmt says, a
+ * value of 64 bits whole (two compact records), a marker between a value
+ * and its record dropping the value.
+ */
+static void test_values(void **state)
+{
+	struct sink s = { .n = 0 };
+	struct ot_drain *d = ot_drain_new(1, 7, lookup, NULL, emit, &s);
+	uint8_t fmt[10 * OT_INJ_F_MAX_VALS] = { 0 };
+	struct ot_inject_view v = { .tid = 7, .pid = 7, .vfmt = fmt, .nfuncs = 10 };
+	uint8_t *ar = new_area();
+	const uint64_t big = 0x8123456789abcdefull;
+
+	(void)state;
+	fmt[3 * OT_INJ_F_MAX_VALS + 1] = 4 | 0x10;	/* function 3's second value: s32 */
+	ot_drain_thread_funcs(d, 10);
+	put(ar, 0xfffffffffffffff6ull, OT_INJ_K_LOST, 0, 1);		/* -10 */
+	put(ar, 100, OT_INJ_K_ENTRY, 0x7000, 3);
+	put(ar, 0x1ffffffffull, OT_INJ_K_LOST, 0, 2);			/* s32: -1 */
+	put(ar, big, OT_INJ_K_LOST, 0, 3);
+	put(ar, big, OT_INJ_K_LOST, 0, OT_INJ_V_RET);
+	put(ar, 200, OT_INJ_K_RETURN, 0x7000, 3);
+	put(ar, 5, OT_INJ_K_LOST, 0, OT_INJ_V_RET);
+	put(ar, 300, OT_INJ_K_LOST, 4, 0);				/* a marker */
+	put(ar, 400, OT_INJ_K_RETURN, 0x7000, 3);
+	ot_inject_ring_read(&v, ar, RING_N, NULL, d, 999);
+	ot_drain_flush(d, UINT64_MAX);
+	assert_int_equal(s.n, 6);
+	assert_int_equal(s.ev[0].kind, OT_EV_ENTRY);
+	assert_int_equal(s.ev[0].has_value, 1);
+	assert_int_equal((int64_t)s.ev[0].value, -10);
+	assert_int_equal(s.ev[1].kind, OT_EV_VALUE);
+	assert_int_equal(s.ev[1].flags, 0);
+	assert_int_equal(s.ev[1].func, 3);
+	assert_int_equal(s.ev[1].sp, 0x7000);
+	assert_int_equal((int64_t)s.ev[1].value, -1);
+	assert_int_equal(s.ev[2].kind, OT_EV_VALUE);
+	assert_int_equal(s.ev[2].flags, 1);
+	assert_true(s.ev[2].value == big);
+	assert_int_equal(s.ev[3].kind, OT_EV_RETURN);
+	assert_int_equal(s.ev[3].has_value, 1);
+	assert_true(s.ev[3].value == big);
+	assert_int_equal(s.ev[4].kind, OT_EV_LOST);
+	assert_int_equal(s.ev[5].kind, OT_EV_RETURN);
+	assert_int_equal(s.ev[5].has_value, 0);
+	free(ar);
+	ot_drain_free(d);
+}
+
 static void test_many_records(void **state)
 {
 	enum { BIG = 1024, N = 900 };
@@ -294,7 +345,10 @@ static void test_many_records(void **state)
 
 		markers += kind == OT_INJ_K_LOST;
 		rec[0] = 100 + i;
-		rec[1] = (kind == OT_INJ_K_LOST ? markers : 0x7000) << OT_INJ_W_SP_SHIFT | (uint64_t)kind << OT_INJ_W_KIND_SHIFT | 1;
+		/* A marker's function bits are 0, as the runtime writes them
+		 * (others are a value's). */
+		rec[1] = (kind == OT_INJ_K_LOST ? markers : 0x7000) << OT_INJ_W_SP_SHIFT |
+			 (uint64_t)kind << OT_INJ_W_KIND_SHIFT | (kind == OT_INJ_K_LOST ? 0 : 1);
 	}
 	*u64(ar, OT_INJ_A_HEAD) = h;
 	assert_int_equal(ot_inject_ring_read(&v, ar, BIG, NULL, d, 0), N);
@@ -319,6 +373,7 @@ int main(void)
 		cmocka_unit_test(test_drops_reported_where_they_happened),
 		cmocka_unit_test(test_child_ring),
 		cmocka_unit_test(test_corrupt_head),
+		cmocka_unit_test(test_values),
 		cmocka_unit_test(test_many_records),
 	};
 
