@@ -223,6 +223,7 @@ static int resolve(struct ot_capture *c)
 		.find_lib = ot_target_find_lib, .find_lib_ctx = &c->target,
 		.functions = c->o.functions, .expect = expect, .nexpect = c->o.nexpect,
 		.patches_code = !!(c->o.backend->can & OT_PATCHES_CODE),
+		.refuse_target = c->o.backend->refuse_target,
 		.ret_mode_set = c->o.ret_mode_set, .ret_insn = c->o.ret_insn, .list = c->o.list,
 	};
 	size_t i;

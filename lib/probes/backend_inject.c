@@ -313,8 +313,15 @@ static int value_reg(const struct ot_usdt_arg *a, uint8_t *fmt, char *why, size_
 	return -1;
 }
 
-int ot_inject_value_bits(const struct ot_probe_target *t, uint32_t *out, uint8_t *fmt,
-			 char *why, size_t len)
+/*
+ * What t's trampoline records (its value bits, OT_INJ_F_* of
+ * lib/inject/inject_layout.h, into *out; its entry values' widths into
+ * fmt[4], lib/inject/inject_ring.h's vfmt): 0; or -1 with why: the
+ * runtime reads the argument registers a function was entered with and
+ * rax at its return, no memory.
+ */
+static int value_bits(const struct ot_probe_target *t, uint32_t *out, uint8_t *fmt,
+		      char *why, size_t len)
 {
 	uint32_t bits = t->ret_value ? OT_INJ_F_RET : 0;
 	unsigned nv = 0, j;
@@ -346,6 +353,15 @@ int ot_inject_value_bits(const struct ot_probe_target *t, uint32_t *out, uint8_t
 	return 0;
 }
 
+/* The plan's check (ot_backend_info.refuse_target): its values readable. */
+static int refuse_target(const struct ot_probe_target *t, char *why, size_t len)
+{
+	uint32_t bits;
+	uint8_t fmt[4];
+
+	return value_bits(t, &bits, fmt, why, len);
+}
+
 /* Every target's value bits and widths into s (the plan refused those
  * that cannot have them); -EINVAL after printing. */
 static int values_of(struct injset *s)
@@ -356,7 +372,7 @@ static int values_of(struct injset *s)
 	s->values = ot_xcalloc(s->nfn, sizeof(*s->values));
 	s->vfmt = ot_xcalloc(s->nfn * OT_INJ_F_MAX_VALS, 1);
 	for (i = 0; i < s->nfn; i++)
-		if (ot_inject_value_bits(&s->targets[i], &s->values[i],
+		if (value_bits(&s->targets[i], &s->values[i],
 					 &s->vfmt[i * OT_INJ_F_MAX_VALS], why, sizeof(why))) {
 			ot_error("%s: %s", s->targets[i].label, why);
 			return -EINVAL;
@@ -813,6 +829,7 @@ const struct ot_backend_ops ot_backend_inject = {
 		.name = "inject",
 		.built_on = "trampolines in the process, ptrace",
 		.can = OT_CAN_VALUES | OT_HOLDS_AT_ENTRY | OT_RINGS_IN_PROCESS | OT_PATCHES_CODE,
+		.refuse_target = refuse_target,
 		.returns = "trampoline",
 		.why_not = {
 			[1] = "--follow needs the multi backend (its BPF program follows forks "

@@ -290,18 +290,18 @@ static int targets(struct ot_plan *p, const struct ot_plan_opts *o)
 			return err == -ENOTSUP ? -ENOENT : err;
 		if ((err = dwarf_values(p, i, &pt[i])))
 			return err;
-		if (o->patches_code) {
-			/* Refused before a command starts (inject's operands). */
-			uint32_t bits;
-			uint8_t fmt[4];
+		if (o->refuse_target) {
+			/* Refused before a command starts: what the backend
+			 * cannot arm (inject: values not in a register). */
 			char why[256];
 
-			if (ot_inject_value_bits(&pt[i], &bits, fmt, why, sizeof(why))) {
+			if (o->refuse_target(&pt[i], why, sizeof(why))) {
 				ot_error("%s: %s", pt[i].label, why);
 				return -ENOENT;
 			}
-			continue;
 		}
+		if (o->patches_code)
+			continue;
 		say_returns(sel, p->elf, o, i);
 		if (insn_returns(sel, p->elf, o, i)) {
 			if (ot_returns_find(sel, i, pt[i].label, sel->fn[i].name, &ret[i]))

@@ -32,6 +32,9 @@ struct ot_plan_opts {
 	const char *const *expect;	/* --expect's names: each must be selected */
 	size_t nexpect;
 	int patches_code;	/* the backend patches entries and sees returns itself */
+	/* The backend's own check of a planned target (ot_backend_info's
+	 * refuse_target), or NULL. */
+	int (*refuse_target)(const struct ot_probe_target *t, char *why, size_t len);
 	int ret_mode_set;	/* --returns given ... */
 	int ret_insn;		/* ... and it said insn */
 	int list;		/* -l: the symbols, no code read */

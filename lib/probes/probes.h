@@ -109,17 +109,6 @@ struct ot_probe_target {
  * OT_VALUE_* of lib/rings/kinds.h, 0 none. */
 int ot_probes_target_value(const struct ot_probe_target *t, int kind);
 
-/*
- * What --backend inject's trampoline for t records (its value bits,
- * OT_INJ_F_* of lib/inject/inject_layout.h, into *bits; its entry values'
- * widths into fmt[4], lib/inject/inject_ring.h's vfmt): 0; or -1 with
- * why ("cannot record its value 2: it is +8(%sp):s64 at the entry, ..."):
- * the runtime reads the argument registers a function was entered with
- * and rax at its return, no memory.
- */
-int ot_inject_value_bits(const struct ot_probe_target *t, uint32_t *bits, uint8_t *fmt,
-			 char *why, size_t len);
-
 struct ot_probes;
 
 /*
@@ -161,6 +150,9 @@ struct ot_backend_info {
 	/* Why it cannot do what an OT_CAN_* it lacks asks, as the option's
 	 * refusal: why_not[k] for the bit 1 << k. */
 	const char *why_not[12];
+	/* Optional: whether it can arm t as planned (values it cannot read,
+	 * say), asked by the plan before a command starts: 0, or -1 with why. */
+	int (*refuse_target)(const struct ot_probe_target *t, char *why, size_t len);
 };
 
 /* The backend NAME ("auto": the capabilities of those auto may take), or
