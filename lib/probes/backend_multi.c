@@ -212,12 +212,43 @@ static int map_watch(struct ot_umulti *m)
 	return 0;
 }
 
+/*
+ * Before loading: the probes' "kprobe" programs made uprobe_multi ones by
+ * their attach type; --follow's hooks loaded only for it, ot_exec_watch
+ * always (an exec from a thread: see watch_poll); the rings sized to the
+ * CPUs, the tables an option does not use to one entry.  0, or -EINVAL.
+ */
+static int configure(struct ot_umulti *m, int follow, int all, char *why, size_t whylen)
+{
+	int ncpu_ids = libbpf_num_possible_cpus();
+	struct bpf_program *prog;
+	struct bpf_map *map;
+
+	bpf_object__for_each_program(prog, m->obj) {
+		if (!strncmp(bpf_program__name(prog), "ot_entry", 9) ||
+		    !strncmp(bpf_program__name(prog), "ot_return", 10))
+			bpf_program__set_expected_attach_type(prog,
+				(enum bpf_attach_type)OT_BPF_TRACE_UPROBE_MULTI);
+		else if (strcmp(bpf_program__name(prog), "ot_exec_watch"))
+			bpf_program__set_autoload(prog, follow);
+	}
+	map = bpf_object__find_map_by_name(m->obj, "ot_rings");
+	if (!map || ncpu_ids <= 0 || bpf_map__set_max_entries(map, (uint32_t)ncpu_ids)) {
+		snprintf(why, whylen, "the embedded program has no ring map");
+		return -EINVAL;
+	}
+	/* Without --follow its table is never used: one entry, not 65,536. */
+	if (!follow)
+		bpf_map__set_max_entries(bpf_object__find_map_by_name(m->obj, "ot_followed"), 1);
+	if (!all)
+		bpf_map__set_max_entries(bpf_object__find_map_by_name(m->obj, "ot_comms"), 1);
+	return 0;
+}
+
 static int ot_umulti_load(struct ot_umulti **out, int follow, int all, char *why,
 			  size_t whylen)
 {
-	int ncpu_ids = libbpf_num_possible_cpus();
 	struct ot_umulti *m = ot_xcalloc(1, sizeof(*m));
-	struct bpf_program *prog;
 	struct bpf_map *map;
 	int ret;
 
@@ -235,30 +266,9 @@ static int ot_umulti_load(struct ot_umulti **out, int follow, int all, char *why
 		free(m);
 		return ret;
 	}
-	/*
-	 * The probes' "kprobe" programs: the attach type makes them
-	 * uprobe_multi ones.  --follow's hooks are loaded only for it;
-	 * ot_exec_watch always (an exec from a thread: see watch_poll).
-	 */
-	bpf_object__for_each_program(prog, m->obj) {
-		if (!strncmp(bpf_program__name(prog), "ot_entry", 9) ||
-		    !strncmp(bpf_program__name(prog), "ot_return", 10))
-			bpf_program__set_expected_attach_type(prog,
-				(enum bpf_attach_type)OT_BPF_TRACE_UPROBE_MULTI);
-		else if (strcmp(bpf_program__name(prog), "ot_exec_watch"))
-			bpf_program__set_autoload(prog, follow);
-	}
-	map = bpf_object__find_map_by_name(m->obj, "ot_rings");
-	if (!map || ncpu_ids <= 0 || bpf_map__set_max_entries(map, (uint32_t)ncpu_ids)) {
-		snprintf(why, whylen, "the embedded program has no ring map");
-		ret = -EINVAL;
+	ret = configure(m, follow, all, why, whylen);
+	if (ret)
 		goto fail;
-	}
-	/* Without --follow its table is never used: one entry, not 65,536. */
-	if (!follow)
-		bpf_map__set_max_entries(bpf_object__find_map_by_name(m->obj, "ot_followed"), 1);
-	if (!all)
-		bpf_map__set_max_entries(bpf_object__find_map_by_name(m->obj, "ot_comms"), 1);
 	ret = bpf_object__load(m->obj);
 	if (ret) {
 		snprintf(why, whylen, "the kernel refused the BPF program: %s%s",
@@ -266,7 +276,7 @@ static int ot_umulti_load(struct ot_umulti **out, int follow, int all, char *why
 			 ret == -EPERM ? " (needs CAP_BPF and CAP_PERFMON, or CAP_SYS_ADMIN)" : "");
 		goto fail;
 	}
-	m->rings_fd = bpf_map__fd(map);
+	m->rings_fd = bpf_map__fd(bpf_object__find_map_by_name(m->obj, "ot_rings"));
 	if (follow) {
 		m->followed_fd = bpf_map__fd(bpf_object__find_map_by_name(m->obj, "ot_followed"));
 		m->stats_fd = bpf_map__fd(bpf_object__find_map_by_name(m->obj, "ot_follow_stats"));
