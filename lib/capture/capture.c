@@ -569,6 +569,7 @@ static int arm_probes(struct ot_capture *c)
 		 * process's by its own, so only where --freeze says. */
 		.hold_exec = c->target.is_child || c->o.freeze,
 	};
+	size_t i;
 
 	if (c->o.freeze && ot_target_freeze(&c->target))
 		return -1;
@@ -581,6 +582,9 @@ static int arm_probes(struct ot_capture *c)
 				c->o.follow ? 0 : (uint32_t)c->target.pid,
 				ot_probes_lookup, c->probes, feed_pair, c);
 	ot_drain_thread_funcs(c->drain, (uint32_t)c->npt);
+	for (i = 0; i < c->npt; i++)
+		if (c->plan.pt[i].npoints)
+			ot_drain_thread_point(c->drain, (uint32_t)i);
 	ot_keyed_armed(c);
 	if (c->o.compensate) {
 		c->calib_pair = ot_pair_new(1);

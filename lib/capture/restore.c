@@ -33,6 +33,7 @@ enum ot_capture_result ot_capture_restore(const struct ot_options *o)
 		.pid = o->pid, .comm = comm, .found = rec.found, .tracer = rec.tracer,
 		.patches = rec.patches, .restored = rec.restored, .kept = rec.kept,
 		.kept_why = rec.kept ? rec.why : NULL, .returns_restored = rec.returns_restored,
+		.semaphores = rec.semaphores, .semaphores_lowered = rec.semaphores_lowered,
 		.unmapped_bytes = rec.unmapped_bytes, .left_bytes = rec.left_bytes,
 		.left_why = rec.left_why,
 	};

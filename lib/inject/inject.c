@@ -3,6 +3,7 @@
 #include "util/error.h"
 #include "inject_facts.h"
 #include "inject_remove.h"
+#include "inject_sema.h"
 #include "inject_state.h"
 #include "inject_recover.h"
 #include "inject_region.h"
@@ -119,9 +120,15 @@ static int write_all(struct ot_inject *in)
 		if (ret) {
 			ot_error_errno(-ret, "cannot patch process %d", (int)in->pid);
 			in->npatches = i;	/* those written are restored */
+			in->nsemas = 0;
 			return ret;
 		}
 	}
+	/* Raised once the sites lead to the probes: whichever comes first,
+	 * the other is there before a thread runs. */
+	if (inject_semas_add(in, 1))
+		ot_warn("process %d: a USDT semaphore could not be raised: its probe's sites may "
+			"not be reached", (int)in->pid);
 	return 0;
 }
 
@@ -164,7 +171,10 @@ int ot_inject_install(struct ot_inject *in, struct ot_inject_fn *fn, size_t n)
 		goto out;
 	patched = inject_trampolines(in, fn, n, hooks, nhook, pl);
 	eh = inject_mapped_eh(in);
-	if (eh && !in->info.unwinder) {
+	/* Only hijacked returns need the unwinder: a USDT site returns nothing. */
+	for (i = 0; i < n && (fn[i].refused || fn[i].point); i++)
+		;
+	if (eh && !in->info.unwinder && i < n) {
 		ot_error("cannot inject into process %d: %s has C++ exception tables and no unwinder "
 			 "orbit-trace can hook (_Unwind_Find_FDE) is mapped: an exception through a "
 			 "traced function would abort it", (int)in->pid, eh);
@@ -172,6 +182,7 @@ int ot_inject_install(struct ot_inject *in, struct ot_inject_fn *fn, size_t n)
 		in->npatches = 0;
 		goto out;
 	}
+	inject_semas_find(in, fn, n);
 	inject_recovery_table(in);
 	ret = write_all(in);
 	if (!ret) {
@@ -301,6 +312,8 @@ int ot_inject_remove(struct ot_inject *in)
 	for (i = 0; i < in->npatches; i++)
 		restore_entry(in, &in->patches[i]);
 	in->npatches = 0;
+	inject_semas_add(in, -1);
+	in->nsemas = 0;
 	inject_take_back(in);
 	ot_tracee_detach(in->t);
 	in->info.disarm_pause_ns = ot_now_ns() - t0;

@@ -28,12 +28,26 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+struct ot_usdt_arg;
+
 struct ot_inject_fn {
 	const char *label;	/* "FILE:FUNCTION", for messages */
 	const char *path;	/* its file */
 	uint64_t offset, size;	/* the symbol's file offset and size */
 	uint32_t values;	/* what its entry and return record besides
 				 * (OT_INJ_F_* of inject_layout.h), or 0 */
+	uint32_t id;		/* the number its records carry */
+	/*
+	 * point: a USDT probe's site rather than an entry - the nop at file
+	 * offset site, inside the code [offset, offset + size) its unwind
+	 * entry bounds, patched there with the instructions after it moved;
+	 * each hit an entry record of id (its value first when arg is set:
+	 * the operand as the note says, read by the trampoline), no return.
+	 */
+	int point;
+	uint64_t site;
+	uint64_t sema;		/* its semaphore's file offset, 0: none (inject_sema.h) */
+	const struct ot_usdt_arg *arg;
 	const char *refused;	/* after install: why it is not patched, or NULL */
 	int unmapped;		/* refused: its file is not mapped in the process */
 	char refused_buf[192];	/* what refused may point to */
@@ -127,6 +141,8 @@ struct ot_inject_recovery {
 	size_t restored;		/* put back, the file agreeing */
 	size_t kept;			/* left as they are (why says why) */
 	size_t returns_restored;	/* hijacked return addresses put back */
+	size_t semaphores;		/* USDT semaphores it had raised */
+	size_t semaphores_lowered;	/* and lowered again now */
 	uint64_t unmapped_bytes;	/* its memory given back */
 	uint64_t left_bytes;		/* left mapped, and why */
 	const char *left_why;

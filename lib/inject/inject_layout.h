@@ -31,19 +31,22 @@
 #define OT_INJ_REG_NAME		16	/* "orbit-trace\0": the memfd's name, and how a
 					 * later orbit-trace knows the region */
 #define OT_INJ_REG_RECOVERY	32	/* u64 the recovery table, or 0 */
+#define OT_INJ_REG_POINT_SLOT	40	/* u64 &ot_inj_rt_point */
 #define OT_INJ_REG_HEAD		64
 
 /*
  * The recovery table, in the first code region: what a later orbit-trace
  * needs to take everything back from a process whose tracer was killed
  * (orbit-trace --restore).  A header, then per code region {u64 addr,
- * u64 size}, then per patch {u64 addr, u8 orig[8], u8 jmp[8]}.
+ * u64 size}, then per patch {u64 addr, u8 orig[8], u8 jmp[8]}, then per
+ * USDT semaphore raised {u64 addr} (a u16 counter).
  */
 #define OT_INJ_R_MAGIC		0x3176637274696f74ULL	/* "toirtcv1" */
 #define OT_INJ_R_MAGIC_OFF	0	/* u64 */
 #define OT_INJ_R_TRACER		8	/* u32 the orbit-trace that wrote it */
 #define OT_INJ_R_NPATCH		12	/* u32 */
 #define OT_INJ_R_NREG		16	/* u32 */
+#define OT_INJ_R_NSEMA		20	/* u32 USDT semaphores raised, after the patches */
 #define OT_INJ_R_PRIV		24	/* u64 the private region */
 #define OT_INJ_R_PRIV_LEN	32	/* u64 */
 #define OT_INJ_R_SHARED		40	/* u64 the shared region */
@@ -53,8 +56,10 @@
 #define OT_INJ_R_REG_SIZE	16
 #define OT_INJ_R_PATCH_SIZE	24
 /* The whole table (its name first, 8 bytes), for the first region's size. */
-#define OT_INJ_R_SIZE(nreg, npatches) \
-	(8 + OT_INJ_R_HEAD + (nreg) * OT_INJ_R_REG_SIZE + (npatches) * OT_INJ_R_PATCH_SIZE)
+#define OT_INJ_R_SEMA_SIZE	8
+#define OT_INJ_R_SIZE(nreg, npatches, nsemas) \
+	(8 + OT_INJ_R_HEAD + (nreg) * OT_INJ_R_REG_SIZE + (npatches) * OT_INJ_R_PATCH_SIZE + \
+	 (nsemas) * OT_INJ_R_SEMA_SIZE)
 
 /* Private: thread slots, open addressing on the thread pointer. */
 #define OT_INJ_SLOT_BITS	11
@@ -187,6 +192,16 @@
 #define OT_INJ_RT_ENTRY_S	((OT_INJ_RT_ENTRY_NSAVED + 4) * 8)
 #define OT_INJ_RT_RET_NSAVED	9
 #define OT_INJ_RT_RET_S		(OT_INJ_RT_RET_NSAVED * 8)
+/*
+ * At a USDT site: the trampoline moved the stack pointer past the red
+ * zone (OT_INJ_PT_RED bytes, which the function may be using), pushed
+ * rax, then the value when it records one, and called the runtime's
+ * point, which saves what its entry saves: the value is this far above
+ * its stack pointer, the site's stack pointer OT_INJ_PT_RED + 8 (+ 8
+ * with a value) further.
+ */
+#define OT_INJ_PT_RED		128
+#define OT_INJ_RT_POINT_V	((OT_INJ_RT_ENTRY_NSAVED + 3) * 8)
 
 /* The runtime's clock. */
 #define OT_INJ_CLOCK_TSC	0

@@ -1,6 +1,7 @@
 #include "inject_recover.h"
 #include "util/error.h"
 #include "inject_remove.h"
+#include "inject_sema.h"
 #include "inject_state.h"
 #include "util/xalloc.h"
 
@@ -33,6 +34,8 @@ void inject_recovery_table(struct ot_inject *in)
 	memcpy(t + OT_INJ_R_NPATCH, &w, 4);
 	w = (uint32_t)in->nreg;
 	memcpy(t + OT_INJ_R_NREG, &w, 4);
+	w = (uint32_t)in->nsemas;
+	memcpy(t + OT_INJ_R_NSEMA, &w, 4);
 	memcpy(t + OT_INJ_R_PRIV, &in->priv, 8);
 	v = OT_INJ_PRIV_SIZE;
 	memcpy(t + OT_INJ_R_PRIV_LEN, &v, 8);
@@ -52,6 +55,8 @@ void inject_recovery_table(struct ot_inject *in)
 		memcpy(t + 8, in->patches[i].orig, OT_PATCH_LEN);
 		memcpy(t + 16, in->patches[i].jmp, OT_PATCH_LEN);
 	}
+	for (i = 0; i < in->nsemas; i++, t += OT_INJ_R_SEMA_SIZE)
+		memcpy(t, &in->semas[i], 8);
 	r0->used = (size_t)(t - r0->buf);
 	memcpy(r0->buf + OT_INJ_REG_RECOVERY, &addr, 8);
 }
@@ -84,12 +89,13 @@ static uint64_t leftover_table(struct ot_inject *in)
 static int read_table(struct ot_inject *in, uint64_t table, uint32_t *tracer)
 {
 	uint8_t h[OT_INJ_R_HEAD];
-	uint32_t np, nr;
+	uint32_t np, nr, ns;
 	uint64_t v;
 	size_t i;
 
 	if (ot_tracee_read(in->t, table, h, sizeof(h)))
 		return -EIO;
+	memcpy(&ns, h + OT_INJ_R_NSEMA, 4);
 	memcpy(tracer, h + OT_INJ_R_TRACER, 4);
 	memcpy(&np, h + OT_INJ_R_NPATCH, 4);
 	memcpy(&nr, h + OT_INJ_R_NREG, 4);
@@ -101,7 +107,7 @@ static int read_table(struct ot_inject *in, uint64_t table, uint32_t *tracer)
 	memcpy(&v, h + OT_INJ_R_SHARED_LEN, 8);
 	in->shared_len = (size_t)v;
 	memcpy(&in->rt_ret, h + OT_INJ_R_RET, 8);
-	if (np > OT_INJ_MAX_FUNCS + 2 || nr > OT_INJ_MAX_FUNCS + 2)
+	if (np > OT_INJ_MAX_FUNCS + 2 || nr > OT_INJ_MAX_FUNCS + 2 || ns > OT_INJ_MAX_FUNCS)
 		return -EIO;
 	in->reg = ot_xcalloc(nr + 1, sizeof(*in->reg));
 	in->patches = ot_xcalloc(np + 1, sizeof(*in->patches));
@@ -126,6 +132,10 @@ static int read_table(struct ot_inject *in, uint64_t table, uint32_t *tracer)
 		memcpy(in->patches[i].jmp, e + 16, OT_PATCH_LEN);
 		in->npatches++;
 	}
+	in->semas = ot_xcalloc(ns + 1, sizeof(*in->semas));
+	for (i = 0; i < ns; i++, table += OT_INJ_R_SEMA_SIZE, in->nsemas++)
+		if (ot_tracee_read(in->t, table, &in->semas[i], 8))
+			return -EIO;
 	in->info.private_bytes = in->priv ? OT_INJ_PRIV_SIZE : 0;
 	in->info.shared_bytes = in->shared_len;
 	return 0;
@@ -201,6 +211,8 @@ int ot_inject_recover(pid_t pid, struct ot_tracee *t, struct ot_inject_recovery 
 		out->kept += r < 0;
 	}
 	in->npatches = 0;
+	out->semaphores = in->nsemas;
+	out->semaphores_lowered = in->nsemas - inject_semas_add(in, -1);
 	/* Code a patch still leads to stays: a thread may run it. */
 	if (out->kept) {
 		out->left_bytes = in->info.code_bytes + in->info.private_bytes + in->info.shared_bytes;

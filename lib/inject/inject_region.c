@@ -76,9 +76,11 @@ static int map_regions(struct ot_inject *in, const size_t *need)
 	}
 	for (i = 0; i < in->nreg; i++) {
 		uint64_t entry = in->rt + RT_OFF(ot_inj_rt_entry), fde = in->rt + RT_OFF(ot_inj_rt_find_fde);
+		uint64_t point = in->rt + RT_OFF(ot_inj_rt_point);
 
 		memcpy(in->reg[i].buf + REG_ENTRY_SLOT, &entry, 8);
 		memcpy(in->reg[i].buf + REG_FDE_SLOT, &fde, 8);
+		memcpy(in->reg[i].buf + REG_POINT_SLOT, &point, 8);
 	}
 	in->info.regions = in->nreg;
 	return 0;
@@ -243,7 +245,7 @@ int inject_map_all(struct ot_inject *in, const struct plan *pl, size_t n, size_t
 	for (i = 0; i < n; i++)
 		if (pl[i].reg != SIZE_MAX)
 			need[pl[i].reg] += TRAMP_MAX;
-	need[0] += OT_INJ_R_SIZE(in->nreg, npatches);
+	need[0] += OT_INJ_R_SIZE(in->nreg, npatches, npatches);
 	ret = map_regions(in, need);
 	free(need);
 	if (ret)

@@ -536,6 +536,61 @@ ot_inj_rt_entry:
 	jmp	.Lent_again
 
 /*
+ * A USDT probe's site: its trampoline moved the stack pointer past the
+ * red zone, pushed rax, then the value it read (when the number in eax
+ * says one), and called here.  The hit is recorded as an entry of its
+ * number (which the tracer knows is a point), its value before it; no
+ * return is hijacked.  The frame is the entry's, so their ways out are
+ * shared.
+ */
+	.balign 16
+	.globl	ot_inj_rt_point
+	.hidden	ot_inj_rt_point
+ot_inj_rt_point:
+	endbr64
+	push	%r9
+	mov	%eax, %r9d
+	lahf
+	seto	%al
+	push	%rax
+	mov	ot_inj_rt_shared(%rip), %rax
+	cmpl	$0, OT_INJ_H_ENABLED(%rax)
+	je	.Lent_off
+	testl	$OT_INJ_OWNER_TID, OT_INJ_H_OWNER(%rax)
+	jz	.Lent_off
+	SAVE	RT_ENTRY_SAVED
+	mov	%rax, %r8
+	call	rt_slot
+	test	%r11, %r11
+	jz	.Lent_noslot
+	cmpl	$0, OT_INJ_PS_BUSY(%r11)
+	jne	.Lent_busy
+	movl	$1, OT_INJ_PS_BUSY(%r11)
+	call	rt_area
+	test	%rdi, %rdi
+	jz	.Lent_done
+	/* The word: the site's stack pointer, kind entry, the number. */
+	mov	%r9d, %eax
+	shr	$OT_INJ_F_NVALS_SHIFT, %eax
+	and	$OT_INJ_F_NVALS_MASK, %eax
+	lea	OT_INJ_RT_POINT_V + OT_INJ_PT_RED + 8(%rsp,%rax,8), %r10
+	shl	$OT_INJ_W_SP_SHIFT, %r10
+	mov	%r9d, %ecx
+	and	$OT_INJ_W_FUNC_MASK, %ecx
+	or	%rcx, %r10
+	test	%eax, %eax
+	jz	1f
+	push	%r10
+	mov	OT_INJ_RT_POINT_V + 8(%rsp), %r9	/* the value, before its record */
+	mov	$(OT_INJ_K_LOST << OT_INJ_W_KIND_SHIFT | 1), %r10d
+	call	rt_emit
+	pop	%r10
+1:	call	rt_now
+	mov	%rax, %r9
+	call	rt_emit
+	jmp	.Lent_done
+
+/*
  * Where hijacked frames return.  rsp is S + 8: the slot is reused for the
  * real return address, found in the thread's table, and `ret` goes there.
  * The returns recorded are the tail callees' (innermost first), then the

@@ -29,6 +29,7 @@ void inject_state_free(struct ot_inject *in)
 		free(in->reg[i].buf);
 	free(in->reg);
 	free(in->patches);
+	free(in->semas);
 	free(in->regs);
 	free(in->file_path);
 	if (in->file_fd >= 0)

@@ -37,7 +37,7 @@ extern const unsigned char ot_inj_rt_priv[], ot_inj_rt_shared[], ot_inj_rt_areas
 	ot_inj_rt_tid_off[],
 	ot_inj_rt_nareas[], ot_inj_rt_clock[], ot_inj_rt_fsbase[], ot_inj_rt_syscall[],
 	ot_inj_rt_entry[], ot_inj_rt_ret_lo[], ot_inj_rt_ret[], ot_inj_rt_ret_end[],
-	ot_inj_rt_find_fde[];
+	ot_inj_rt_find_fde[], ot_inj_rt_point[];
 
 #define RT_OFF(sym) ((size_t)((sym) - ot_inj_rt_start))
 
@@ -47,7 +47,8 @@ extern const unsigned char ot_inj_rt_priv[], ot_inj_rt_shared[], ot_inj_rt_areas
 #define REG_FDE_SLOT	OT_INJ_REG_FDE_SLOT
 #define REG_NAME	OT_INJ_REG_NAME
 #define REG_HEAD	OT_INJ_REG_HEAD
-#define TRAMP_MAX	128	/* a trampoline: prologue + moved code + jmp back */
+#define REG_POINT_SLOT	OT_INJ_REG_POINT_SLOT
+#define TRAMP_MAX	192	/* a trampoline: prologue + moved code + jmp back */
 #define TRAMP_PROLOGUE	13	/* push %rax; mov $id,%eax; call *slot(%rip); pop %rax */
 #define HOOK_PROLOGUE	14	/* push %rax; lea orig(%rip),%rax; jmp *slot(%rip) */
 #define CODE_MAX	(1ull << 20) /* bytes of a function read to relocate it */
@@ -64,7 +65,7 @@ struct patch {
 	uint64_t addr;
 	uint8_t orig[OT_PATCH_LEN];
 	uint8_t jmp[OT_PATCH_LEN];	/* jmp rel32 to its trampoline */
-	size_t fn;		/* index into the caller's functions; SIZE_MAX: a hook */
+	size_t fn;		/* the number its records carry (ot_inject_fn.id); SIZE_MAX: a hook */
 };
 
 struct ot_inject {
@@ -87,6 +88,8 @@ struct ot_inject {
 	int memfd;
 	struct patch *patches;
 	size_t npatches;
+	uint64_t *semas;	/* inject_sema.c: USDT semaphores, raised while patched */
+	size_t nsemas;
 	uint32_t tid_off;	/* inject_facts.c: glibc's struct pthread tid */
 	int fsbase;		/* and whether rdfsbase works there */
 	struct user_regs_struct *regs;	/* each stopped thread's, read once */

@@ -1,6 +1,7 @@
 #include "inject_tramp.h"
 #include "inject_state.h"
 #include "inject_region.h"
+#include "operand.h"
 #include "relocate.h"
 #include "x86emit.h"
 #include "util/xalloc.h"
@@ -56,12 +57,32 @@ static int open_file(struct ot_inject *in, const char *path)
 	return in->file_fd >= 0 ? 0 : -1;
 }
 
+/* Whether the open file's len bytes at off are code's. */
+static int same_as_file(struct ot_inject *in, uint64_t off, const uint8_t *code, size_t len)
+{
+	uint8_t buf[4096];
+	size_t k, n;
+
+	for (k = 0; k < len; k += n) {
+		n = len - k < sizeof(buf) ? len - k : sizeof(buf);
+		if (pread(in->file_fd, buf, n, (off_t)(off + k)) != (ssize_t)n ||
+		    memcmp(buf, code + k, n))
+			return 0;
+	}
+	return 1;
+}
+
 /* Where fn is in the process, and its code; refuse it with why otherwise. */
 static int locate(struct ot_inject *in, struct ot_inject_fn *fn, struct plan *pl, char *why,
 		  size_t whylen)
 {
 	size_t len;
 
+	if (fn->point && !fn->size) {
+		snprintf(why, whylen, "its site at +0x%llx is in no function's unwind entry: the "
+			 "code around it is unknown", (unsigned long long)fn->site);
+		return -1;
+	}
 	if (open_file(in, fn->path)) {
 		snprintf(why, whylen, "cannot read %s: %s", fn->path, strerror(errno));
 		return -1;
@@ -88,20 +109,150 @@ static int locate(struct ot_inject *in, struct ot_inject_fn *fn, struct plan *pl
 	return 0;
 }
 
+/* A call through the region's slot at byte k of the head at tramp. */
+static size_t call_slot(uint8_t *t, size_t k, uint64_t tramp, uint64_t slot)
+{
+	t[k] = 0xff, t[k + 1] = 0x15;			/* call *slot(%rip) */
+	put32(t + k + 2, (int32_t)((int64_t)slot - (int64_t)(tramp + k + 6)));
+	return k + 6;
+}
+
 /*
- * Write a trampoline for the function of plan pl into its region:
- * prologue (to the runtime's entry, or for a hook to its handler), the
- * moved instructions, the jump back.  Returns 0, or -1 with why.
+ * What a USDT site's trampoline runs before the moved instructions: the
+ * stack pointer past the red zone (the function may keep data there),
+ * rax saved, the operand read and pushed, the runtime's point called
+ * with the number in eax, all put back.  Its length, or 0 with why.
  */
-static int trampoline(struct ot_inject *in, const char *file, uint64_t file_off, struct plan *pl,
+static size_t point_head(const struct ot_inject_fn *f, uint64_t site, uint64_t tramp,
+			 uint64_t slot, uint32_t id, uint8_t *t, char *why, size_t whylen)
+{
+	size_t k = 0;
+	const char *owhy;
+	int n;
+
+	memcpy(t + k, "\x48\x8d\x64\x24\x80", 5);		/* lea -128(%rsp),%rsp */
+	k += 5;
+	t[k++] = 0x50;					/* push %rax */
+	if (f->arg) {
+		n = ot_operand_code(f->arg, site, OT_INJ_PT_RED + 8, t + k, &owhy);
+		if (n < 0) {
+			snprintf(why, whylen, "cannot read its argument at the site: %s", owhy);
+			return 0;
+		}
+		k += (size_t)n;
+		t[k++] = 0x50;				/* push %rax: the value */
+		id |= 1u << OT_INJ_F_NVALS_SHIFT;
+	}
+	t[k++] = 0xb8;					/* mov $id,%eax */
+	put32(t + k, (int32_t)id);
+	k = call_slot(t, k + 4, tramp, slot);
+	if (f->arg) {
+		memcpy(t + k, "\x48\x8d\x64\x24\x08", 5);	/* lea 8(%rsp),%rsp */
+		k += 5;
+	}
+	t[k++] = 0x58;					/* pop %rax */
+	memcpy(t + k, "\x48\x8d\xa4\x24\x80\x00\x00\x00", 8);	/* lea 128(%rsp),%rsp */
+	return k + 8;
+}
+
+/* What an entry's (or a hook's) trampoline runs before the moved
+ * instructions: its length. */
+static size_t entry_head(const struct region *r, uint64_t tramp, uint32_t id, int hook,
+			 uint8_t *t)
+{
+	if (hook) {
+		t[0] = 0x50;				/* push %rax */
+		t[1] = 0x48, t[2] = 0x8d, t[3] = 0x05;	/* lea orig(%rip),%rax */
+		put32(t + 4, HOOK_PROLOGUE - 8);
+		t[8] = 0xff, t[9] = 0x25;		/* jmp *slot(%rip) */
+		put32(t + 10, (int32_t)((int64_t)(r->addr + REG_FDE_SLOT) - (int64_t)(tramp + 14)));
+		return HOOK_PROLOGUE;
+	}
+	t[0] = 0x50;					/* push %rax */
+	t[1] = 0xb8;					/* mov $id,%eax */
+	put32(t + 2, (int32_t)id);
+	call_slot(t, 6, tramp, r->addr + REG_ENTRY_SLOT);
+	t[12] = 0x58;					/* pop %rax */
+	return TRAMP_PROLOGUE;
+}
+
+/*
+ * A USDT site's trampoline into body at tramp: the patch over the nop
+ * and the instructions after it (the probe, then them, then back), else
+ * over the instructions before it and the nop (them, the probe, then on
+ * past the nop).  Its length, with the patch in *rel; or 0 with why
+ * (both ways' reasons).
+ */
+static size_t point_body(const struct ot_inject_fn *f, const struct plan *pl, uint64_t tramp,
+			 uint64_t slot, uint32_t id, uint8_t *body, struct ot_reloc *rel,
+			 char *why, size_t whylen)
+{
+	size_t at = (size_t)(f->site - f->offset), head;
+	uint64_t site = pl->addr + at;
+	const char *after, *before;
+	int64_t d;
+
+	if (f->site < f->offset || at >= pl->len) {
+		snprintf(why, whylen, "its site is outside the code its unwind entry bounds");
+		return 0;
+	}
+	head = point_head(f, site, tramp, slot, id, body, why, whylen);
+	if (!head)
+		return 0;
+	if (!ot_relocate_at(pl->code, pl->len, pl->addr, at, tramp + head, rel, &after)) {
+		memcpy(body + head, rel->code, rel->len);
+		return head + rel->len;
+	}
+	if (ot_relocate_before(pl->code, pl->len, pl->addr, at, tramp, rel, &before)) {
+		snprintf(why, whylen, "a patch after the site: %s; before it: %s", after, before);
+		return 0;
+	}
+	memcpy(body, rel->code, rel->len);
+	head = point_head(f, site, tramp + rel->len, slot, id, body + rel->len, why, whylen);
+	body[rel->len + head] = 0xe9;				/* jmp past the nop */
+	d = (int64_t)(site + 1) - (int64_t)(tramp + rel->len + head + 5);
+	if (!fits32(d)) {
+		snprintf(why, whylen, "the site is out of rel32 reach of its trampoline");
+		return 0;
+	}
+	put32(body + rel->len + head + 1, (int32_t)d);
+	return rel->len + head + 5;
+}
+
+/* f's trampoline into body at tramp (see trampoline()): its length, with
+ * the patch in *rel; or 0 with why. */
+static size_t body_of(const struct ot_inject_fn *f, const struct plan *pl, const struct region *r,
+		      uint64_t tramp, uint32_t id, int hook, uint8_t *body, struct ot_reloc *rel,
+		      char *why, size_t whylen)
+{
+	size_t head;
+	const char *rwhy;
+
+	if (f->point)
+		return point_body(f, pl, tramp, r->addr + REG_POINT_SLOT, id, body, rel, why,
+				  whylen);
+	head = entry_head(r, tramp, id, hook, body);
+	if (ot_relocate(pl->code, pl->len, pl->addr, tramp + head, rel, &rwhy)) {
+		snprintf(why, whylen, "%s", rwhy);
+		return 0;
+	}
+	memcpy(body + head, rel->code, rel->len);
+	return head + rel->len;
+}
+
+/*
+ * Write the trampoline of f (plan pl) into its region: the head (to the
+ * runtime's entry or point, or for a hook to its handler), the moved
+ * instructions, the jump back; and its patch into pa.  0, or -1 with why.
+ */
+static int trampoline(struct ot_inject *in, const struct ot_inject_fn *f, struct plan *pl,
 		      uint32_t id, int hook, char *why, size_t whylen, struct patch *pa)
 {
 	struct region *r = &in->reg[pl->reg];
-	size_t pro = hook ? HOOK_PROLOGUE : TRAMP_PROLOGUE;
 	uint64_t tramp = r->addr + r->used;
-	uint8_t filecode[64], *t = r->buf + r->used;
+	uint8_t body[TRAMP_MAX + OT_RELOC_MAX + 64];
+	size_t len, end;
 	struct ot_reloc rel;
-	const char *rwhy;
 	int64_t d;
 	pid_t tid;
 
@@ -109,46 +260,28 @@ static int trampoline(struct ot_inject *in, const char *file, uint64_t file_off,
 		snprintf(why, whylen, "internal error: its trampoline does not fit");
 		return -1;
 	}
-	if (ot_relocate(pl->code, pl->len, pl->addr, tramp + pro, &rel, &rwhy)) {
-		snprintf(why, whylen, "%s", rwhy);
+	len = body_of(f, pl, r, tramp, id, hook, body, &rel, why, whylen);
+	if (!len)
 		return -1;
-	}
-	if (pro + rel.len > TRAMP_MAX) {
+	if (len > TRAMP_MAX) {
 		snprintf(why, whylen, "the moved instructions do not fit the trampoline");
 		return -1;
 	}
 	/* What runs must be the file's code: not a breakpoint (a debugger's,
 	 * a uprobe's) or another tool's patch. */
-	if (open_file(in, file) ||
-	    pread(in->file_fd, filecode, rel.patch_at + rel.covered, (off_t)file_off) !=
-		    (ssize_t)(rel.patch_at + rel.covered) ||
-	    memcmp(filecode, pl->code, rel.patch_at + rel.covered)) {
-		snprintf(why, whylen, "its first bytes in the process differ from %s (a breakpoint "
-			 "or another tool's patch is there)", file);
+	end = rel.patch_at + rel.covered;
+	if (open_file(in, f->path) || !same_as_file(in, f->offset, pl->code, end)) {
+		snprintf(why, whylen, "its %s in the process differ from %s (a breakpoint or "
+			 "another tool's patch is there)", f->point ? "bytes up to the site's patch" :
+			 "first bytes", f->path);
 		return -1;
 	}
-	if (thread_inside(in, pl->addr + rel.patch_at, pl->addr + rel.patch_at + rel.covered, &tid)) {
-		snprintf(why, whylen, "thread %d is stopped inside its first %zu bytes", (int)tid,
-			 rel.patch_at + rel.covered);
+	if (thread_inside(in, pl->addr + rel.patch_at, pl->addr + end, &tid)) {
+		snprintf(why, whylen, "thread %d is stopped inside its %s %zu bytes", (int)tid,
+			 f->point ? "site's" : "first", end - (f->point ? rel.patch_at : 0));
 		return -1;
 	}
-	if (hook) {
-		t[0] = 0x50;				/* push %rax */
-		t[1] = 0x48, t[2] = 0x8d, t[3] = 0x05;	/* lea orig(%rip),%rax */
-		put32(t + 4, HOOK_PROLOGUE - 8);
-		t[8] = 0xff, t[9] = 0x25;		/* jmp *slot(%rip) */
-		d = (int64_t)(r->addr + REG_FDE_SLOT) - (int64_t)(tramp + 14);
-		put32(t + 10, (int32_t)d);
-	} else {
-		t[0] = 0x50;				/* push %rax */
-		t[1] = 0xb8;				/* mov $id,%eax */
-		put32(t + 2, (int32_t)id);
-		t[6] = 0xff, t[7] = 0x15;		/* call *slot(%rip) */
-		d = (int64_t)(r->addr + REG_ENTRY_SLOT) - (int64_t)(tramp + 12);
-		put32(t + 8, (int32_t)d);
-		t[12] = 0x58;				/* pop %rax */
-	}
-	memcpy(t + pro, rel.code, rel.len);
+	memcpy(r->buf + r->used, body, len);
 	d = (int64_t)tramp - (int64_t)(pl->addr + rel.patch_at + OT_PATCH_LEN);
 	if (!fits32(d)) {
 		snprintf(why, whylen, "its trampoline is out of jmp rel32 reach");
@@ -158,7 +291,7 @@ static int trampoline(struct ot_inject *in, const char *file, uint64_t file_off,
 	memcpy(pa->orig, pl->code + rel.patch_at, OT_PATCH_LEN);
 	pa->jmp[0] = 0xe9;
 	put32(pa->jmp + 1, (int32_t)d);
-	r->used += (pro + rel.len + 15) & ~(size_t)15;
+	r->used += (len + 15) & ~(size_t)15;
 	return 0;
 }
 
@@ -187,12 +320,12 @@ size_t inject_trampolines(struct ot_inject *in, struct ot_inject_fn *fn, size_t 
 
 		if (f->refused)
 			continue;
-		if (trampoline(in, f->path, f->offset, &pl[i], (uint32_t)i | f->values, i >= n,
+		if (trampoline(in, f, &pl[i], (i < n ? f->id : 0) | f->values, i >= n,
 			       f->refused_buf, sizeof(f->refused_buf), pa)) {
 			f->refused = f->refused_buf;
 			continue;
 		}
-		pa->fn = i < n ? i : SIZE_MAX;
+		pa->fn = i < n ? f->id : SIZE_MAX;
 		in->npatches++;
 		if (i < n)
 			patched++;

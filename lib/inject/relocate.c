@@ -302,25 +302,24 @@ static int no_branch_inside(csh cs, cs_insn *insn, const uint8_t *code, size_t s
 
 #endif
 
-int ot_relocate(const uint8_t *code, size_t size, uint64_t addr, uint64_t tramp_addr,
-		struct ot_reloc *out, const char **why)
+/* The patch at code + at (an instruction's start), the whole function's
+ * bytes given for the branch check. */
+static int relocate(const uint8_t *code, size_t size, uint64_t addr, size_t at, int site,
+		    uint64_t tramp_addr, struct ot_reloc *out, const char **why)
 {
 #if defined(__x86_64__)
 	cs_insn *insn;
 	csh cs;
 	int ret = -EINVAL;
 
-	memset(out, 0, sizeof(*out));
-	*why = NULL;
 	if (cs_open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK)
 		return -ENOTSUP;
 	cs_option(cs, CS_OPT_DETAIL, CS_OPT_ON);
 	insn = cs_malloc(cs);
-	/* endbr64 stays where it is: indirect calls land on it. */
-	if (size >= 4 && !memcmp(code, "\xf3\x0f\x1e\xfa", 4))
-		out->patch_at = 4;
+	out->patch_at = at;
 	if (size < out->patch_at + OT_PATCH_LEN)
-		*why = "the function is shorter than the 5-byte patch";
+		*why = site ? "the patched bytes would run past the end of the function" :
+			    "the function is shorter than the 5-byte patch";
 	else if (!move_patched(cs, insn, code, size, addr, tramp_addr, out, why) &&
 		 !jump_back(addr + out->patch_at + out->covered, tramp_addr, out, why) &&
 		 !no_branch_inside(cs, insn, code, size, addr, addr + out->patch_at,
@@ -333,9 +332,124 @@ int ot_relocate(const uint8_t *code, size_t size, uint64_t addr, uint64_t tramp_
 	(void)code;
 	(void)size;
 	(void)addr;
+	(void)at;
+	(void)site;
 	(void)tramp_addr;
-	memset(out, 0, sizeof(*out));
+	(void)out;
 	*why = "in-process instrumentation is for x86-64";
 	return -ENOTSUP;
 #endif
+}
+
+#if defined(__x86_64__)
+/*
+ * The start of the whole instructions that end at code + site, at least
+ * need bytes before it (a linear sweep from the function's start, which
+ * must land on site): 0 and *from, or -1 with *why.
+ */
+static int start_before(csh cs, cs_insn *insn, const uint8_t *code, size_t site, uint64_t addr,
+			size_t need, size_t *from, const char **why)
+{
+	const uint8_t *p = code;
+	size_t left = site, best = SIZE_MAX;
+	uint64_t a = addr;
+
+	while (left && cs_disasm_iter(cs, &p, &left, &a, insn))
+		if (site - (insn->address - addr) >= need)
+			best = (size_t)(insn->address - addr);
+	if (left || (size_t)(p - code) != site) {
+		*why = "the instructions before the site cannot be decoded up to it";
+		return -1;
+	}
+	if (best == SIZE_MAX) {
+		*why = "the site is too close to the function's start";
+		return -1;
+	}
+	*from = best;
+	return 0;
+}
+
+/* Move the instructions [patch_at, site) to tramp_addr: none may be a
+ * call (its callee would return into the patch).  0, or -1 with *why. */
+static int move_before(csh cs, cs_insn *insn, const uint8_t *code, size_t site, uint64_t addr,
+		       uint64_t tramp_addr, struct ot_reloc *out, const char **why)
+{
+	const uint8_t *p = code + out->patch_at;
+	size_t left = site - out->patch_at;
+	uint64_t a = addr + out->patch_at;
+
+	while (left) {
+		if (!cs_disasm_iter(cs, &p, &left, &a, insn)) {
+			*why = "an instruction in the patched bytes cannot be decoded";
+			return -1;
+		}
+		if (in_group(insn, CS_GRP_CALL)) {
+			*why = "a call is in the patched bytes before the site (its callee would "
+			       "return into the patch)";
+			return -1;
+		}
+		out->moved++;
+		if (move(insn, tramp_addr, out, why))
+			return -1;
+	}
+	return 0;
+}
+#endif
+
+int ot_relocate_before(const uint8_t *code, size_t size, uint64_t addr, size_t site,
+		       uint64_t tramp_addr, struct ot_reloc *out, const char **why)
+{
+	memset(out, 0, sizeof(*out));
+	*why = NULL;
+#if defined(__x86_64__)
+	cs_insn *insn;
+	csh cs;
+	int ret = -EINVAL;
+
+	if (site >= size)
+		return -EINVAL;
+	if (cs_open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK)
+		return -ENOTSUP;
+	cs_option(cs, CS_OPT_DETAIL, CS_OPT_ON);
+	insn = cs_malloc(cs);
+	if (!start_before(cs, insn, code, site, addr, OT_PATCH_LEN - 1, &out->patch_at, why) &&
+	    !move_before(cs, insn, code, site, addr, tramp_addr, out, why) &&
+	    !no_branch_inside(cs, insn, code, size, addr, addr + out->patch_at, addr + site + 1,
+			      why)) {
+		out->covered = site + 1 - out->patch_at;
+		ret = 0;
+	}
+	cs_free(insn, 1);
+	cs_close(&cs);
+	return ret;
+#else
+	(void)code;
+	(void)size;
+	(void)addr;
+	(void)site;
+	(void)tramp_addr;
+	*why = "in-process instrumentation is for x86-64";
+	return -ENOTSUP;
+#endif
+}
+
+int ot_relocate(const uint8_t *code, size_t size, uint64_t addr, uint64_t tramp_addr,
+		struct ot_reloc *out, const char **why)
+{
+	size_t at = 0;
+
+	memset(out, 0, sizeof(*out));
+	*why = NULL;
+	/* endbr64 stays where it is: indirect calls land on it. */
+	if (size >= 4 && !memcmp(code, "\xf3\x0f\x1e\xfa", 4))
+		at = 4;
+	return relocate(code, size, addr, at, 0, tramp_addr, out, why);
+}
+
+int ot_relocate_at(const uint8_t *code, size_t size, uint64_t addr, size_t at,
+		   uint64_t tramp_addr, struct ot_reloc *out, const char **why)
+{
+	memset(out, 0, sizeof(*out));
+	*why = NULL;
+	return relocate(code, size, addr, at, 1, tramp_addr, out, why);
 }

@@ -52,4 +52,27 @@ struct ot_reloc {
 int ot_relocate(const uint8_t *code, size_t size, uint64_t addr, uint64_t tramp_addr,
 		struct ot_reloc *out, const char **why);
 
+/*
+ * The same with the patch at code + at, inside the function (a USDT
+ * probe's nop): code is the whole function, for the check that none of
+ * its branches lands inside the patched bytes; one to at itself runs the
+ * patch, as a uprobe there would fire.  What this cannot see - a jump
+ * table's or another function's way in - is lib/symbols/coderefs' to
+ * rule out.
+ */
+int ot_relocate_at(const uint8_t *code, size_t size, uint64_t addr, size_t at,
+		   uint64_t tramp_addr, struct ot_reloc *out, const char **why);
+
+/*
+ * For a USDT site whose next instructions cannot take the patch (the
+ * function ends, or a branch lands among them): the patch ends with the
+ * nop at code + site instead, over the whole instructions before it,
+ * which are moved (no call among them) with no jump back: the
+ * trampoline runs them, then the probe, then goes on past the nop.
+ * patch_at is where they start, covered counts the nop.  0, or -EINVAL
+ * with *why.
+ */
+int ot_relocate_before(const uint8_t *code, size_t size, uint64_t addr, size_t site,
+		       uint64_t tramp_addr, struct ot_reloc *out, const char **why);
+
 #endif

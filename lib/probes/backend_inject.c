@@ -78,6 +78,11 @@ struct injset {
 	struct ot_inject_opts o;
 	const struct ot_probe_target *targets;
 	size_t nfn;
+	/* What is patched: a function's entry each, a USDT probe's every
+	 * site (lib/inject's functions), target[e] and site[e] of each. */
+	size_t npatch;
+	uint32_t *patch_target;
+	size_t *patch_site;
 	char **paths;			/* each function's file, fixed at arming */
 	uint32_t *values;		/* each function's value bits (OT_INJ_F_*) */
 	uint8_t *vfmt;			/* and its entry values' widths (inject_ring.h) */
@@ -190,6 +195,60 @@ static void bell_listen(struct injset *s, struct inj *j)
 		futex(old, FUTEX_WAKE, 1, NULL);	/* to the new word at once */
 }
 
+/*
+ * What lib/inject patches: target i's entry, or each site of a USDT
+ * probe.  Their numbers in patch_target, patch_site.
+ */
+static void patches_of(struct injset *s)
+{
+	size_t i, k, e = 0;
+
+	for (i = 0; i < s->nfn; i++)
+		s->npatch += s->targets[i].npoints ? s->targets[i].npoints : 1;
+	s->patch_target = ot_xcalloc(s->npatch, sizeof(*s->patch_target));
+	s->patch_site = ot_xcalloc(s->npatch, sizeof(*s->patch_site));
+	for (i = 0; i < s->nfn; i++)
+		for (k = 0; k < (s->targets[i].npoints ? s->targets[i].npoints : 1); k++, e++) {
+			s->patch_target[e] = (uint32_t)i;
+			s->patch_site[e] = k;
+		}
+}
+
+/* Patch e as lib/inject takes it. */
+static void patch_of(const struct injset *s, size_t e, struct ot_inject_fn *f)
+{
+	size_t i = s->patch_target[e];
+	const struct ot_probe_target *t = &s->targets[i];
+
+	f->label = t->label;
+	f->path = s->paths[i];
+	f->id = (uint32_t)i;
+	if (!t->npoints) {
+		f->offset = t->sym_offset;
+		f->size = t->sym_size;
+		f->values = s->values[i];
+		return;
+	}
+	/* A site: the code its unwind entry bounds, the nop in it. */
+	f->point = 1;
+	f->site = t->points[s->patch_site[e]];
+	f->offset = t->sites[s->patch_site[e]].fn_offset;
+	f->size = t->sites[s->patch_site[e]].fn_size;
+	f->arg = t->arg ? &t->point_args[s->patch_site[e]] : NULL;
+	f->sema = t->ref_ctr;
+}
+
+/* Why target i is not armed in program j (its first patch refused), or NULL. */
+static const char *refusal(const struct injset *s, const struct inj *j, size_t i)
+{
+	size_t e;
+
+	for (e = 0; e < s->npatch; e++)
+		if (s->patch_target[e] == i && j->fn[e].refused)
+			return j->fn[e].refused;
+	return NULL;
+}
+
 /* Instrument the process's current program as a new generation: its
  * threads stopped, patched, recording entries (when on), let go. */
 static int arm_gen(struct injset *s, int on)
@@ -214,31 +273,32 @@ static int arm_gen(struct injset *s, int on)
 	j->area_bytes = OT_INJ_A_RING + s->o.ring_kb * 1024;
 	j->ring_n = s->o.ring_kb * 1024 / OT_INJ_REC_SIZE;
 	j->av = ot_xcalloc(j->nareas, sizeof(*j->av));
-	j->fn = ot_xcalloc(s->nfn, sizeof(*j->fn));
-	for (i = 0; i < s->nfn; i++) {
-		j->fn[i].label = s->targets[i].label;
-		j->fn[i].path = s->paths[i];
-		j->fn[i].offset = s->targets[i].sym_offset;
-		j->fn[i].size = s->targets[i].sym_size;
-		j->fn[i].values = s->values[i];
-	}
+	j->fn = ot_xcalloc(s->npatch, sizeof(*j->fn));
+	for (i = 0; i < s->npatch; i++)
+		patch_of(s, i, &j->fn[i]);
 	ret = ot_inject_attach(s->pid, &s->o, &s->t, &j->in);
 	if (ret)
 		return ret;
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/exe", s->pid, (int)ot_proc_live_task(s->pid));
 	if (stat(path, &j->exe))
 		memset(&j->exe, 0, sizeof(j->exe));
-	ret = ot_inject_install(j->in, j->fn, s->nfn);
+	ret = ot_inject_install(j->in, j->fn, s->npatch);
 	if (ret < 0)
 		return ret;
+	for (i = 0; i < s->npatch; i++)
+		if (j->fn[i].point && j->fn[i].refused)
+			ot_verbose("%s: site +0x%llx not patched: %s", j->fn[i].label,
+				   (unsigned long long)j->fn[i].site, j->fn[i].refused);
 	for (i = 0; i < s->nfn; i++) {
-		if (!j->fn[i].refused)
+		const char *why = refusal(s, j, i);
+
+		if (!why)
 			armed++;
 		else if (s->ngen == 1)
-			ot_warn("not tracing %s: %s", s->targets[i].label, j->fn[i].refused);
+			ot_warn("not tracing %s: %s", s->targets[i].label, why);
 		else
 			ot_verbose("not tracing %s in the program process %d exec'd: %s",
-				   s->targets[i].label, s->pid, j->fn[i].refused);
+				   s->targets[i].label, s->pid, why);
 	}
 	j->shm = ot_inject_shared(j->in, &j->shm_len);
 	j->clock = ot_inject_clock(j->in, &clock_why);
@@ -359,7 +419,11 @@ static int refuse_target(const struct ot_probe_target *t, char *why, size_t len)
 	uint32_t bits;
 	uint8_t fmt[4];
 
-	return value_bits(t, &bits, fmt, why, len);
+	if (t->npoints && t->str) {
+		snprintf(why, len, "--backend inject reads no strings (:str): use --backend multi");
+		return -1;
+	}
+	return t->npoints ? 0 : value_bits(t, &bits, fmt, why, len);
 }
 
 /* Every target's value bits and widths into s (the plan refused those
@@ -372,7 +436,8 @@ static int values_of(struct injset *s)
 	s->values = ot_xcalloc(s->nfn, sizeof(*s->values));
 	s->vfmt = ot_xcalloc(s->nfn * OT_INJ_F_MAX_VALS, 1);
 	for (i = 0; i < s->nfn; i++)
-		if (value_bits(&s->targets[i], &s->values[i],
+		/* A USDT site's trampoline reads its operand itself. */
+		if (!s->targets[i].npoints && value_bits(&s->targets[i], &s->values[i],
 					 &s->vfmt[i * OT_INJ_F_MAX_VALS], why, sizeof(why))) {
 			ot_error("%s: %s", s->targets[i].label, why);
 			return -EINVAL;
@@ -392,6 +457,7 @@ static int inject_arm(struct ot_probes *p, const struct ot_probe_target *t, size
 	s->targets = t;
 	s->nfn = n;
 	fix_paths(s);
+	patches_of(s);
 	if (values_of(s))
 		return -EINVAL;
 	s->o.ring_kb = p->opts.ring_kb;
@@ -561,6 +627,8 @@ static void inject_close(struct ot_probes *p)
 			close(s->fds[g]);
 	}
 	free(s->paths);
+	free(s->patch_target);
+	free(s->patch_site);
 	free(s->values);
 	free(s->vfmt);
 	free(s->fds);
@@ -765,10 +833,15 @@ static const char *inject_refused(const struct ot_probes *p, size_t i)
 {
 	const struct injset *s = p->priv;
 	const struct inj *j = current(s);
+	size_t e;
 
-	if (!j || i >= s->nfn || !j->fn[i].refused)
+	if (!j || i >= s->nfn)
 		return NULL;
-	return j->fn[i].unmapped && left_behind(s, i) ? NULL : j->fn[i].refused;
+	for (e = 0; e < s->npatch && !(s->patch_target[e] == i && j->fn[e].refused); e++)
+		;
+	if (e == s->npatch)
+		return NULL;
+	return j->fn[e].unmapped && left_behind(s, i) ? NULL : j->fn[e].refused;
 }
 
 static int inject_wake_fd(const struct ot_probes *p)
@@ -828,7 +901,8 @@ const struct ot_backend_ops ot_backend_inject = {
 	.info = {
 		.name = "inject",
 		.built_on = "trampolines in the process, ptrace",
-		.can = OT_CAN_VALUES | OT_HOLDS_AT_ENTRY | OT_RINGS_IN_PROCESS | OT_PATCHES_CODE,
+		.can = OT_CAN_VALUES | OT_HOLDS_AT_ENTRY | OT_RINGS_IN_PROCESS | OT_PATCHES_CODE |
+		       OT_CAN_USDT,
 		.refuse_target = refuse_target,
 		.returns = "trampoline",
 		.why_not = {
@@ -841,8 +915,6 @@ const struct ot_backend_ops ot_backend_inject = {
 			      "(OVERHEAD in orbit-trace(1))",
 			[5] = "--returns is for the uprobe backends: inject sees every return at "
 			      "its trampoline",
-			[11] = "USDT probes (usdt:FILE:PROVIDER:NAME) are armed by the uprobe "
-			       "backends: not with --backend inject",
 		},
 	},
 	.objects = "trampolines",

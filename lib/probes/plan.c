@@ -138,6 +138,7 @@ static int point_target(struct ot_plan *p, size_t i, struct ot_probe_target *pt)
 		pp->sites[k] = f->usdt->sites[k].offset;
 	pt->points = pp->sites;
 	pt->npoints = n;
+	pt->sites = f->usdt->sites;
 	pt->offset = pt->sym_offset = pp->sites[0];
 	pt->ref_ctr = f->usdt->sema_vaddr ? f->usdt->sema_offset : 0;
 	pt->arg = f->arg;

@@ -124,6 +124,7 @@ struct ot_report_restore {
 	size_t patches, restored, kept;	/* patched entries; put back; left */
 	const char *kept_why;
 	size_t returns_restored;
+	size_t semaphores, semaphores_lowered;	/* USDT semaphores it had raised */
 	uint64_t unmapped_bytes, left_bytes;
 	const char *left_why;
 };

@@ -18,6 +18,9 @@ void ot_report_restore_text(FILE *f, const struct ot_report_restore *r)
 	fprintf(f, "restored: %zu of %zu patched entr%s (checked against their files), "
 		"%zu return address%s\n", r->restored, r->patches, r->patches == 1 ? "y" : "ies",
 		r->returns_restored, r->returns_restored == 1 ? "" : "es");
+	if (r->semaphores)
+		fprintf(f, "semaphores: %zu of %zu USDT semaphore%s lowered\n", r->semaphores_lowered,
+			r->semaphores, r->semaphores == 1 ? "" : "s");
 	if (r->kept)
 		fprintf(f, "kept: %zu entr%s: %s\n", r->kept, r->kept == 1 ? "y" : "ies", r->kept_why);
 	fprintf(f, "unmapped: %.1f MB", (double)r->unmapped_bytes / 1048576.0);
@@ -35,9 +38,10 @@ void ot_report_restore_json(FILE *f, const struct ot_report_restore *r)
 		"\"kept\": %zu, \"kept_why\": ", r->found ? "true" : "false", r->tracer, r->patches,
 		r->restored, r->kept);
 	ot_json_string_or_null(f, r->kept_why);
-	fprintf(f, ", \"returns_restored\": %zu, \"unmapped_bytes\": %" PRIu64
-		", \"left_mapped_bytes\": %" PRIu64 ", \"left_why\": ", r->returns_restored,
-		r->unmapped_bytes, r->left_bytes);
+	fprintf(f, ", \"returns_restored\": %zu, \"semaphores\": %zu, \"semaphores_lowered\": %zu, "
+		"\"unmapped_bytes\": %" PRIu64 ", \"left_mapped_bytes\": %" PRIu64 ", \"left_why\": ",
+		r->returns_restored, r->semaphores, r->semaphores_lowered, r->unmapped_bytes,
+		r->left_bytes);
 	ot_json_string_or_null(f, r->left_why);
 	fputs("}\n", f);
 }

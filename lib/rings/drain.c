@@ -67,6 +67,7 @@ struct ot_drain {
 	uint64_t cur_regs; /* and its samples' user registers */
 	struct idc *idc;  /* with the first compact record */
 	uint32_t tfuncs;  /* compact records' functions: 0..tfuncs-1 */
+	uint8_t *tpoint;  /* which of them are USDT probes (NULL: none) */
 	/* Processes' names from the rings' comm records (-a on perf): open
 	 * addressing on the pid, bounded; NULL until the first. */
 	struct drain_comm { uint32_t pid; char comm[16]; } *comms;
@@ -127,6 +128,17 @@ void ot_drain_thread_funcs(struct ot_drain *d, uint32_t n)
 	d->tfuncs = n;
 }
 
+void ot_drain_thread_point(struct ot_drain *d, uint32_t func)
+{
+	if (func >= d->tfuncs)
+		return;
+	if (!d->tpoint)
+		d->tpoint = ot_xcalloc(d->tfuncs, 1);
+	d->tpoint[func] = 1;
+	if (d->idc)
+		memset(d->idc, 0, IDC_N * sizeof(*d->idc));	/* ids filled before it */
+}
+
 struct ot_drain *ot_drain_new(unsigned ncpus, uint32_t pid,
 			      ot_drain_lookup_fn lookup, void *lookup_ctx,
 			      ot_drain_emit_fn emit, void *emit_ctx)
@@ -163,6 +175,7 @@ void ot_drain_free(struct ot_drain *d)
 	free(d->q);
 	free(d->heads);
 	free(d->idc);
+	free(d->tpoint);
 	free(d->comms);
 	ot_strtab_free(d->strs);
 	free(d->late);
@@ -273,7 +286,8 @@ static const struct idc *id_fill(struct ot_drain *d, uint16_t id)
 		e->kind = IDC_UNKNOWN;
 		return e;
 	}
-	set_kind(&ev, kinds[id & 3], 0, OT_RET_SP_DELTA);
+	set_kind(&ev, (id & 3) == OT_DRAIN_T_ENTRY && d->tpoint && d->tpoint[id >> 2] ?
+			      OT_PROBE_POINT : kinds[id & 3], 0, OT_RET_SP_DELTA);
 	e->func = id >> 2;
 	e->kind = ev.kind;
 	e->flags = ev.flags;

@@ -152,6 +152,9 @@ enum {
 
 /* Compact records name functions 0..n-1 (others are counted unknown). */
 void ot_drain_thread_funcs(struct ot_drain *d, uint32_t n);
+/* Compact entries of func (below that count) are a USDT probe's hits:
+ * points (OT_EV_POINT), no scope. */
+void ot_drain_thread_point(struct ot_drain *d, uint32_t func);
 
 /*
  * Queue n records of thread tid of process pid, as if read from queue q's

@@ -1,5 +1,5 @@
 # USDT probes (-f 'usdt:FILE:PROVIDER:NAME(argN)'): counted points with
-# their arguments, on the uprobe backends.  Checked on facts that do not
+# their arguments, on the uprobe backends and inject.  Checked on facts that do not
 # depend on timing: tests/e2e/targets/usdt, whose probes fire a known
 # number of times with known values (every operand form gcc emits, a
 # probe at three sites, semaphores, a probe in its own library), under
@@ -35,7 +35,7 @@ assert v["p50"] == xs[math.ceil(0.5 * len(xs)) - 1], v
 PY
 }
 
-for b in multi perf; do
+for b in multi perf inject; do
 	# Every probe, counted; the semaphore up for the whole run.
 	"$OT" -q --backend $b --json -o "$work/$b.json" \
 		-f "usdt:usdt:ot:tick(arg1),usdt:$T/usdt:ot:site,usdt:usdt:ot:forms(arg2),usdt:libusdtlib.so:otlib:work(arg1)" \
@@ -75,15 +75,19 @@ expect_rc 3 "$work/stdout" "$work/stderr" "$OT" -q --expect "usdt:ot:tick=$((N +
 grep -qx "orbit-trace: check failed: usdt:ot:tick: 10 of $((N + 10)) expected hits missing (3.226% > 1%)" \
 	"$work/stderr" || fail_ "--expect short: $(cat "$work/stderr")"
 
-# Every operand form on multi: -4@$5, -4@%eax, -4@-4(%rsp), -8@(%rdx,%rcx,8),
+# Every operand form on multi (its BPF program reads them) and inject (its
+# trampoline's code does): -4@$5, -4@%eax, -4@-4(%rsp), -8@(%rdx,%rcx,8),
 # -8@level(%rip), -1@%sil.
-k=0
-for vals in "[5] * $N" "[-(i % 10) for i in range($N)]" "[i % 50 for i in range($N)]" \
-	"[10 * (i % 4) for i in range($N)]" "[42] * $N" "[-3] * $N"; do
-	k=$((k + 1))
-	"$OT" -q --json -o "$work/form$k.json" -f "usdt:usdt:ot:forms(arg$k)" -- "$T/usdt" $N \
-		>/dev/null 2>"$work/err" || fail_ "arg$k: exit status $?: $(cat "$work/err")"
-	check_values "$work/form$k.json" usdt:ot:forms "arg$k" "$vals"
+for b in multi inject; do
+	k=0
+	for vals in "[5] * $N" "[-(i % 10) for i in range($N)]" "[i % 50 for i in range($N)]" \
+		"[10 * (i % 4) for i in range($N)]" "[42] * $N" "[-3] * $N"; do
+		k=$((k + 1))
+		"$OT" -q --backend $b --json -o "$work/form$k.json" -f "usdt:usdt:ot:forms(arg$k)" \
+			-- "$T/usdt" $N >/dev/null 2>"$work/err" ||
+			fail_ "$b arg$k: exit status $?: $(cat "$work/err")"
+		check_values "$work/form$k.json" usdt:ot:forms "arg$k" "$vals"
+	done
 done
 # The perf backend reads registers: -1@%sil is one, -4@-4(%rsp) is not.
 "$OT" -q --backend perf --json -o "$work/perf6.json" -f "usdt:usdt:ot:forms(arg6)" -- "$T/usdt" $N \
@@ -98,7 +102,7 @@ grep -qx "orbit-trace: usdt:$T/usdt:ot:forms: arg3 at +$off is in memory: the pe
 
 # -p: the running program (its library loaded already), armed before it
 # goes on; its semaphore up while armed and down once orbit-trace is gone.
-for b in multi perf; do
+for b in multi perf inject; do
 	rm -f "$work/in"
 	mkfifo "$work/in"
 	"$T/usdt" $N wait <"$work/in" >"$work/p$b.out" &
@@ -129,14 +133,18 @@ done
 cleanup_pids=""
 
 # libstdc++'s probes: every throw and catch of a program that throws N
-# times and catches each (bpftrace 0.17 counts the same: see NEWS).
-for b in multi perf; do
-	"$OT" -q --backend $b --json -o "$work/throw-$b.json" \
-		-f 'usdt:libstdc++.so.6:libstdcxx:throw,usdt:libstdc++.so.6:libstdcxx:catch,usdt:libstdc++.so.6:libstdcxx:rethrow' \
+# times and catches each (bpftrace 0.17 counts the same: see NEWS).  Under
+# inject, rethrow's site in Debian 12's libstdc++ cannot be patched (a
+# branch lands next to its nop), so it is not asked there.
+for b in multi perf inject; do
+	probes='usdt:libstdc++.so.6:libstdcxx:throw,usdt:libstdc++.so.6:libstdcxx:catch'
+	want='[500, 500]'
+	[ $b = inject ] || probes="$probes,usdt:libstdc++.so.6:libstdcxx:rethrow" want='[500, 500, 0]'
+	"$OT" -q --backend $b --json -o "$work/throw-$b.json" -f "$probes" \
 		-- "$T/throw" 500 >"$work/throw.out" 2>"$work/err" || fail_ "throw $b: $(cat "$work/err")"
 	grep -q '"h": 500, "leaf": 500, "caught": 500' "$work/throw.out" || fail_ "throw $b: $(cat "$work/throw.out")"
 	json_check "$work/throw-$b.json" 'j["status"] == "ok"' \
-		'[f["hits"] for f in j["functions"]] == [500, 500, 0]'
+		"[f['hits'] for f in j['functions']] == $want"
 done
 
 # A program nobody here wrote: python3.11's gc__start (a semaphore; its
@@ -147,8 +155,8 @@ PY=/usr/bin/python3.11
 if [ -x $PY ] && command -v bpftrace >/dev/null; then
 	printf 'import gc\ngc.disable()\nfor _ in range(50): gc.collect()\nfor _ in range(7): gc.collect(1)\n' \
 		>"$work/gc.py"
-	for b in multi perf; do
-		arg=; [ $b = multi ] && arg='(arg1)'
+	for b in multi perf inject; do
+		arg='(arg1)'; [ $b = perf ] && arg=
 		"$OT" -q --backend $b --json -o "$work/py-$b.json" \
 			-f "usdt:$PY:python:gc__start$arg,usdt:$PY:python:gc__done" -- $PY "$work/gc.py" \
 			2>"$work/err" || fail_ "python $b: exit status $?: $(cat "$work/err")"
@@ -156,21 +164,22 @@ if [ -x $PY ] && command -v bpftrace >/dev/null; then
 	bpftrace -q -o "$work/bt.txt" -e "usdt:$PY:python:gc__start { @start[arg0] = count(); }
 usdt:$PY:python:gc__done { @done = count(); }" -c "$PY $work/gc.py" >/dev/null 2>"$work/bt.err" ||
 		fail_ "bpftrace: $(cat "$work/bt.err")"
-	python3 - "$work/py-multi.json" "$work/py-perf.json" "$work/bt.txt" <<'PY' || fail_ "python against bpftrace: $(cat "$work/bt.txt")"
+	python3 - "$work/py-multi.json" "$work/py-perf.json" "$work/py-inject.json" "$work/bt.txt" <<'PY' || fail_ "python against bpftrace: $(cat "$work/bt.txt")"
 import json, re, sys
-bt = open(sys.argv[3]).read()
+bt = open(sys.argv[4]).read()
 start = {int(k): int(v) for k, v in re.findall(r"^@start\[(\d+)\]: (\d+)$", bt, re.M)}
 done = int(re.search(r"^@done: (\d+)$", bt, re.M).group(1))
 assert start.get(2, 0) >= 50 and start.get(1, 0) >= 7, start
-for path in sys.argv[1:3]:
+for path in sys.argv[1:4]:
     rep = json.load(open(path))
     f = {x["name"]: x for x in rep["functions"]}
     assert rep["status"] == "ok", rep["status"]
     assert f["usdt:python:gc__start"]["hits"] == sum(start.values()), (path, f, start)
     assert f["usdt:python:gc__done"]["hits"] == done, (path, f, done)
-v = {x["name"]: x for x in json.load(open(sys.argv[1]))["functions"]}["usdt:python:gc__start"]["arg"]
-assert (v["min"], v["max"]) == (min(start), max(start)), (v, start)
-assert [b["count"] for b in v["log2"]] == [start[k] for k in sorted(start)], (v, start)
+for path in (sys.argv[1], sys.argv[3]):
+    v = {x["name"]: x for x in json.load(open(path))["functions"]}["usdt:python:gc__start"]["arg"]
+    assert (v["min"], v["max"]) == (min(start), max(start)), (path, v, start)
+    assert [b["count"] for b in v["log2"]] == [start[k] for k in sorted(start)], (path, v, start)
 PY
 fi
 
@@ -208,9 +217,35 @@ grep -qx "orbit-trace: usdt:$T/usdt:ot:tock: no such probe in $T/usdt (probes: o
 expect_rc 2 "$work/stdout" "$work/stderr" "$OT" -f "usdt:$T/usdt:ot:tick(arg2)" -- "$T/usdt" 1
 grep -qx "orbit-trace: usdt:$T/usdt:ot:tick(arg2): ot:tick has 1 argument (-8@%rbx): no arg2" \
 	"$work/stderr" || fail_ "arg2: $(cat "$work/stderr")"
+
+# inject keeps the semaphore in the process's memory: an orbit-trace
+# killed with SIGKILL leaves it raised (and the sites patched), and
+# --restore lowers it with the rest.
 if [ "$(uname -m)" = x86_64 ]; then
-	expect_rc 2 "$work/stdout" "$work/stderr" "$OT" --backend inject -f "usdt:$T/usdt:ot:tick(arg1)" -- "$T/usdt" 1
-	grep -qx "orbit-trace: USDT probes (usdt:FILE:PROVIDER:NAME) are armed by the uprobe backends: not with --backend inject" \
-		"$work/stderr" || fail_ "inject: $(cat "$work/stderr")"
+	rm -f "$work/in"
+	mkfifo "$work/in"
+	"$T/usdt" $N wait <"$work/in" >"$work/k.out" &
+	tpid=$!
+	cleanup_pids="$tpid"
+	exec 3>"$work/in"
+	wait_for "$work/k.out" '^ready '
+	"$OT" -v --backend inject -p "$tpid" -f "usdt:$T/usdt:ot:tick(arg1)" 2>"$work/k.err" >/dev/null &
+	otpid=$!
+	cleanup_pids="$tpid $otpid"
+	wait_for "$work/k.err" 'armed 1 functions'
+	kill -KILL "$otpid"
+	wait "$otpid" 2>/dev/null || true
+	expect_rc 0 "$work/r.out" "$work/r.err" "$OT" --restore -p "$tpid"
+	grep -qx "semaphores: 1 of 1 USDT semaphore lowered" "$work/r.out" ||
+		fail_ "--restore: $(cat "$work/r.out" "$work/r.err")"
+	echo go >&3
+	wait_for "$work/k.out" '^tick [0-9]* site'
+	echo done >&3
+	exec 3>&-
+	wait "$tpid" || fail_ "after --restore: the target's exit status $?"
+	[ "$(sed 1d "$work/k.out")" = "tick semaphore 0
+tick $N site $SITE forms $N work $N
+tick semaphore 0" ] || fail_ "after --restore: the target printed $(cat "$work/k.out")"
+	cleanup_pids=""
 fi
 pass_

@@ -841,7 +841,8 @@ static void test_restore(void **state)
 	struct ot_report_restore some = {
 		.pid = 4242, .comm = "app", .found = 1, .tracer = 4000, .patches = 3,
 		.restored = 2, .kept = 1, .kept_why = "its bytes differ from the file's",
-		.returns_restored = 1, .unmapped_bytes = 3145728, .left_bytes = 1048576,
+		.returns_restored = 1, .semaphores = 2, .semaphores_lowered = 1,
+		.unmapped_bytes = 3145728, .left_bytes = 1048576,
 		.left_why = "a thread was inside a trampoline",
 	};
 	char *buf = NULL;
