@@ -9,11 +9,19 @@
  * Conservative: what might be a reference counts as one, and a refusal
  * names it.  What counts, each a check of its own (enum ot_coderef):
  *
- *  - REL32: every 4-byte window at every byte of every executable
- *    section, read as a rel32 (target = its address + 4 + value), without
- *    decoding: call, jmp and jcc rel32 from anywhere in the file (gcc's
- *    .cold parts jump back into their function), lea label(%rip) (computed
- *    goto in PIC code).  A decoder can desync; bytes cannot.
+ *  - REL32: the 4-byte windows at every byte of every executable section
+ *    that some instruction can read as a rel32 or RIP-relative
+ *    displacement (target = the window's address + 4 + its value): those
+ *    right after a call (e8), jmp (e9), jcc (0f 8x) or xbegin (c7 f8)
+ *    opcode or a ModRM of mod 00, rm 101.  Bytes, not decoding: every such
+ *    field follows one of these wherever instructions start, so no
+ *    desync hides one.  Covers call, jmp and jcc rel32 from anywhere in
+ *    the file (gcc's .cold parts jump back into their function), and lea
+ *    label(%rip) (computed goto in PIC code).  Every window of code, as
+ *    first written, refused 22 of the 65 USDT sites of Debian 12's
+ *    php8.2, libstdc++, python3.11 and libruby-3.1, for immediates and
+ *    displacements of other instructions; these windows refuse 1 (the
+ *    SIB byte 0x25 of a %fs:0x28, read as a ModRM).
  *  - REL8: a byte 0xeb, 0x70-0x7f or 0xe0-0xe3 (jmp, jcc, loop, jrcxz
  *    rel8) within reach of the range but outside the containing function's
  *    bounds [func_lo, func_hi).  Inside them, branches are decoded and
@@ -30,9 +38,13 @@
  *    $label,%eax) and every 4-aligned one of data read as an address.
  *  - TABLE: PIC switch tables, int32 entries relative to the table's start
  *    (gcc and clang: lea table(%rip),%rdx; movslq (%rdx,%rax,4),%rax; add
- *    %rdx,%rax; jmp *%rax).  Every REL32 target in an allocated
- *    non-executable section is a table's possible start; its entries are
- *    read while they land in executable sections (65536 at most).
+ *    %rdx,%rax; jmp *%rax).  Every REL32 of a lea (8d before the ModRM)
+ *    landing in an allocated non-executable section is a table's possible
+ *    start; its entries are read while they land in executable sections,
+ *    65536 at most, and to the next 4-aligned start unless the entry
+ *    there still lands in the function part (FDE) of the first (compilers
+ *    lay tables back to back; a lea-like byte pattern landing inside a
+ *    table must not cut it short).
  *  - LANDING_PAD: every C++ exception landing pad of every FDE of
  *    .eh_frame with an LSDA (.gcc_except_table), pointer encodings absptr,
  *    [us]leb128, [us]data2/4/8, plain or pcrel.
@@ -41,13 +53,16 @@
  *  - ENTRY: the ELF entry point.
  *
  * Not seen: tables inside executable sections whose entries are relative
- * to the table (hand-written assembly), addresses computed at run time
+ * to the table (hand-written assembly), a table entry past a lea-like
+ * byte pattern landing inside it that lands in another FDE than the
+ * table's first entry (a .cold part), addresses computed at run time
  * (pointer arithmetic, JIT code), and threads stopped inside (lo, hi) or
  * returning into it from a call in the patched bytes: the patching code's
  * and relocate.c's to refuse.
  *
  * Contract: reads the file with libelf, prints nothing, never exits.
- * Out of memory aborts (util/xalloc.h).  The file is read once at open;
+ * Out of memory aborts (util/xalloc.h).  The file is read once at open
+ * (php8.2 in 0.03 s, libLLVM-14 in 0.4 s, 8 bytes a reference kept);
  * each query is a binary search per check, plus a scan of 260 bytes for
  * REL8.
  */
@@ -77,8 +92,8 @@ struct ot_coderefs;
 /*
  * Read the file at path.  Returns 0 with *out (free with
  * ot_coderefs_free), or -errno with why filled: -ENOEXEC not an x86-64
- * ELF executable or shared object, or its sections cannot be read;
- * -errno opening it.
+ * ELF executable or shared object, its sections cannot be read, overlap
+ * or span more than 4 GiB; -errno opening it.
  */
 int ot_coderefs_open(const char *path, struct ot_coderefs **out, char *why, size_t len);
 

@@ -25,6 +25,7 @@ start_end:
 /* A PIC switch: its table's int32 entries relative to the table. */
 	.type jt_func, @function
 jt_func:
+	.cfi_startproc
 	lea jt_table(%rip), %rdx
 	movslq (%rdx,%rdi,4), %rax
 	add %rdx, %rax
@@ -36,8 +37,57 @@ jt_case:
 	ret
 jt_case1:
 	ret
+	.cfi_endproc
 jt_end:
 	.size jt_func, jt_end - jt_func
+
+/* Another, whose table follows jt_table's, and a lea into its middle:
+ * the table goes on past that lea's target (its entries still land in
+ * its function), so the reference to jt2_c stays relative to jt2_table. */
+	.type jt2_func, @function
+jt2_func:
+	.cfi_startproc
+	lea jt2_table(%rip), %rdx
+	movslq (%rdx,%rdi,4), %rax
+	add %rdx, %rax
+	jmp *%rax
+jt2_a:
+	ret
+jt2_b:
+	ret
+jt2_site:
+	nop
+	FILL
+jt2_c:
+	ret
+	FILL
+	lea jt2_table + 8(%rip), %rcx
+	.cfi_endproc
+jt2_end:
+	.size jt2_func, jt2_end - jt2_func
+
+/* A third, whose table follows jt2_table's: read on from jt2_table, its
+ * first entry would land 12 bytes early, at jt3_site + 2.  Tables end
+ * where the next begins, since that entry lands in another function. */
+	.type jt3_func, @function
+jt3_func:
+	.cfi_startproc
+	lea jt3_table(%rip), %rdx
+	movslq (%rdx,%rdi,4), %rax
+	add %rdx, %rax
+	jmp *%rax
+jt3_site:
+	nop
+	FILL
+	FILL
+	nop
+	nop
+	nop
+jt3_case:
+	ret
+	.cfi_endproc
+jt3_end:
+	.size jt3_func, jt3_end - jt3_func
 
 /* A non-PIC-style table of 8-byte label addresses (computed goto):
  * with RELA each is a relocation's addend, with RELR the slot's value. */
@@ -80,7 +130,9 @@ lea_label:
 lea_end:
 	.size lea_func, lea_end - lea_func
 
-/* A jmp rel8 from just past the function's symbol. */
+/* A jmp rel8 from just past the function's symbol; int3 padding around
+ * it, so that no other byte within rel8 reach looks like a branch. */
+	.skip 160, 0xcc
 	.type near_func, @function
 near_func:
 near_site:
@@ -96,6 +148,7 @@ near_next:
 	ret
 near_next_end:
 	.size near_next, near_next_end - near_next
+	.skip 160, 0xcc
 
 /* A label exported in .dynsym: another file may call it. */
 	.type dyn_func, @function
@@ -147,7 +200,7 @@ eh_pad:
 eh_end:
 	.size eh_func, eh_end - eh_func
 
-/* clang's older way: udata4 call sites, LPStart given (pcrel sdata4). */
+/* clang's older way: udata4 call sites; and LPStart given (pcrel sdata4). */
 	.type eh2_func, @function
 eh2_func:
 	.cfi_startproc
@@ -197,6 +250,12 @@ cold_jmp:
 jt_table:
 	.long jt_case - jt_table
 	.long jt_case1 - jt_table
+jt2_table:
+	.long jt2_a - jt2_table
+	.long jt2_b - jt2_table
+	.long jt2_c - jt2_table
+jt3_table:
+	.long jt3_case - jt3_table
 
 	.section .data.rel.ro,"aw",@progbits
 	.p2align 3
@@ -226,8 +285,8 @@ eh_cs_end:
 eh_ttype:
 
 eh2_lsda:
-	.byte 0x1b			/* LPStart: pcrel sdata4 */
-	.long eh2_func - .
+	.byte 0x1b			/* LPStart: pcrel sdata4, not the start */
+	.long eh2_call - .
 	.byte 0xff			/* TType: none */
 	.byte 0x03			/* call sites: udata4 */
 	.uleb128 eh2_cs_end - eh2_cs
@@ -239,7 +298,7 @@ eh2_cs:
 eh2_cs1:
 	.long eh2_call - eh2_func
 	.long eh2_call_end - eh2_call
-	.long eh2_pad - eh2_func
+	.long eh2_pad - eh2_call	/* from LPStart */
 	.uleb128 0			/* cleanup */
 eh2_cs_end:
 
