@@ -166,6 +166,20 @@ FUZZ_RELOC_JOBS ?= 1
 fuzz-reloc: $(BUILD)/fuzz_reloc
 	$(BUILD)/fuzz_reloc -n $(FUZZ_RELOC_N) --seed $(FUZZ_RELOC_SEED) -j $(FUZZ_RELOC_JOBS)
 
+# test_coderefs reads tests/unit/coderefs.S linked four ways (never run):
+# PIE with RELA, PIE with DT_RELR, non-PIE, and with an unreadable LSDA.
+CODEREFS_FIX := $(BUILD)/tests/coderefs-pie $(BUILD)/tests/coderefs-relr \
+                $(BUILD)/tests/coderefs-nopie $(BUILD)/tests/coderefs-badlsda
+$(BUILD)/tests/coderefs-pie: CODEREFS_LD := -pie -Wl,--export-dynamic-symbol=dyn_in
+$(BUILD)/tests/coderefs-relr: CODEREFS_LD := -pie -Wl,--export-dynamic-symbol=dyn_in \
+	-Wl,-z,pack-relative-relocs
+$(BUILD)/tests/coderefs-nopie: CODEREFS_LD := -no-pie -DNOPIE
+$(BUILD)/tests/coderefs-badlsda: CODEREFS_LD := -pie -DBAD_LSDA
+$(CODEREFS_FIX): tests/unit/coderefs.S Makefile
+	@mkdir -p $(dir $@)
+	$(CC) -nostdlib $(CODEREFS_LD) -o $@ $<
+$(BUILD)/tests/test_coderefs: $(CODEREFS_FIX)
+
 # The USDT notes are read from a program built with <sys/sdt.h>.
 $(BUILD)/tests/test_usdt: build/targets/usdt
 # test_dwarfarg reads these targets' DWARF.
@@ -241,6 +255,11 @@ endif
 # Benchmarks (not tests): orbit-trace against perf and bpftrace, medians;
 # and the user-space pipeline alone on synthetic rings.
 $(BUILD)/bench_pipeline: tests/bench_pipeline.c $(LIB_OBJ)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB_OBJ) $(LDLIBS)
+
+# What lib/symbols/coderefs refuses of real files' USDT sites (a measure,
+# not a test): make build/coderefs_survey && build/coderefs_survey FILE...
+$(BUILD)/coderefs_survey: tests/coderefs_survey.c $(LIB_OBJ)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB_OBJ) $(LDLIBS)
 
 bench: deps $(BUILD)/bench_pipeline
