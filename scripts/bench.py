@@ -352,6 +352,65 @@ int main(int argc, char **argv)
 """
 
 
+USDT_C = r"""
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/sdt.h>
+#include <time.h>
+int main(int argc, char **argv)
+{
+	long n = atol(argv[1]), i;
+	struct timespec a, b;
+
+	for (i = 0; i < n / 10; i++)
+		STAP_PROBE1(bench, hit, i);
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	for (i = 0; i < n; i++)
+		STAP_PROBE1(bench, hit, i);
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	printf("%.2f\n", ((b.tv_sec - a.tv_sec) * 1e9 + (b.tv_nsec - a.tv_nsec)) / (double)n);
+	return 0;
+}
+"""
+
+
+def usdt_section(have_bt):
+    """A USDT probe's hit (with its argument, a register) under each backend
+    and bpftrace, in ns per hit in the target: the median of RUNS runs of
+    100,000 hits, the untraced loop's time taken out.  A figure, not a
+    verdict."""
+    prog = os.path.join(TMP, "usdthits")
+    open(prog + ".c", "w").write(USDT_C)
+    subprocess.run(["cc", "-O2", "-o", prog, prog + ".c"], check=True)
+    n = "100000"
+    probe = "usdt:%s:bench:hit(arg1)" % prog
+    tools = [("untraced", [prog, n])]
+    for b in ("inject", "multi", "perf"):
+        tools.append((b, [OT, "-q", "--backend", b, "-o", os.devnull, "-f", probe, "--", prog, n]))
+    if have_bt:
+        tools.append(("bpftrace", ["bpftrace", "-e", "usdt:%s:bench:hit { @[arg0 %% 2] = count(); }"
+                                   % prog, "-c", prog + " " + n]))
+    print("# usdt: a probe hit %s times with its argument (1 thread), ns per hit in the target, "
+          "%d runs" % (n, RUNS))
+    print("%-12s %12s %12s %12s" % ("tool", "ns/iter", "ns/hit ovh", "x inject"))
+    res = {}
+    for name, cmd in tools:
+        vals = []
+        for _ in range(RUNS):
+            out = subprocess.run(cmd, capture_output=True, text=True).stdout.split()
+            nums = [float(x) for x in out if re.match(r"^\d+\.\d\d$", x)]
+            if nums:
+                vals.append(nums[0])
+        res[name] = statistics.median(vals) if vals else float("nan")
+    base = res["untraced"]
+    inj = res["inject"] - base
+    for name, _ in tools:
+        ovh = res[name] - base
+        print("%-12s %12.1f %12.1f %12s" % (name, res[name], ovh if name != "untraced" else 0,
+                                             "%.1f" % (ovh / inj) if name != "untraced" else ""))
+    sys.stdout.flush()
+
+
 def drain_section():
     """What one drain sustains: threads calling an empty traced function
     as fast as they can for 2 s under --backend inject, no tuning flag
@@ -399,9 +458,9 @@ def median(rows, key):
 
 
 def main():
-    if sys.argv[1:] == ["drain"]:
+    if sys.argv[1:] in (["drain"], ["usdt"]):
         try:
-            drain_section()
+            drain_section() if sys.argv[1] == "drain" else usdt_section(shutil.which("bpftrace"))
         finally:
             shutil.rmtree(TMP, ignore_errors=True)
         return
@@ -464,6 +523,8 @@ def main():
             compensation()
         if os.environ.get("BENCH_INJECT", "1") != "0":
             inject_section(have_perf, have_bt)
+        if os.environ.get("BENCH_USDT", "1") != "0":
+            usdt_section(have_bt)
         if os.environ.get("BENCH_DRAIN", "1") != "0":
             drain_section()
     finally:

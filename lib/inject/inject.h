@@ -39,18 +39,19 @@ struct ot_inject_fn {
 	uint32_t id;		/* the number its records carry */
 	/*
 	 * point: a USDT probe's site rather than an entry - the nop at file
-	 * offset site, inside the code [offset, offset + size) its unwind
-	 * entry bounds, patched there with the instructions after it moved;
-	 * each hit an entry record of id (its value first when arg is set:
-	 * the operand as the note says, read by the trampoline), no return.
+	 * offset site (link-time address site_vaddr), patched there with the
+	 * instructions after or before it moved; each hit an entry record of
+	 * id (its value first when arg is set: the operand as the note says,
+	 * read by the trampoline), no return.  offset and size are then set
+	 * by the install: the code its unwind entry bounds.
 	 */
 	int point;
-	uint64_t site;
+	uint64_t site, site_vaddr;
 	uint64_t sema;		/* its semaphore's file offset, 0: none (inject_sema.h) */
 	const struct ot_usdt_arg *arg;
 	const char *refused;	/* after install: why it is not patched, or NULL */
 	int unmapped;		/* refused: its file is not mapped in the process */
-	char refused_buf[192];	/* what refused may point to */
+	char refused_buf[448];	/* what refused may point to */
 };
 
 struct ot_inject_opts {

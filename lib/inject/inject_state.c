@@ -1,4 +1,5 @@
 #include "inject_state.h"
+#include "symbols/coderefs.h"
 #include "util/xalloc.h"
 
 #include <pthread.h>
@@ -30,6 +31,11 @@ void inject_state_free(struct ot_inject *in)
 	free(in->reg);
 	free(in->patches);
 	free(in->semas);
+	for (i = 0; i < in->nrefs; i++) {
+		free(in->refs[i].path);
+		ot_coderefs_free(in->refs[i].r);
+	}
+	free(in->refs);
 	free(in->regs);
 	free(in->file_path);
 	if (in->file_fd >= 0)

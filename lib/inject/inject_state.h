@@ -100,6 +100,14 @@ struct ot_inject {
 	char *file_path;
 	int file_fd;
 	struct stat file_st;
+	/* inject_tramp.c: what may jump into a USDT site's patch, per file
+	 * read (lib/symbols/coderefs). */
+	struct inject_refs {
+		char *path;
+		struct ot_coderefs *r;	/* NULL: the file cannot be read (why) */
+		char why[160];
+	} *refs;
+	size_t nrefs;
 	uint64_t vdso_fn;	/* inject_facts.c: __vdso_clock_gettime there */
 	char why[256];		/* a refusal's words (inject_refuse_process) */
 	int clock;		/* inject_facts.c: OT_INJ_CLOCK_* */
@@ -109,12 +117,18 @@ struct ot_inject {
 };
 
 /* A function's place in the process, planned before anything is mapped. */
+struct ot_coderefs;
+
 struct plan {
 	uint64_t addr;		/* the function in the process */
 	const struct ot_proc_map *text;
 	size_t reg;		/* its code region; SIZE_MAX: none */
 	uint8_t *code;		/* its bytes, from the process */
 	size_t len;
+	/* A USDT site's: what in its file may jump into a patch, and the
+	 * link-time address of the code's start. */
+	const struct ot_coderefs *refs;
+	uint64_t vaddr;
 };
 
 /* A thread of the process that runs: its memory, maps and program are the

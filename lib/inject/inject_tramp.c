@@ -2,6 +2,7 @@
 #include "inject_state.h"
 #include "inject_region.h"
 #include "operand.h"
+#include "symbols/coderefs.h"
 #include "relocate.h"
 #include "x86emit.h"
 #include "util/xalloc.h"
@@ -72,17 +73,62 @@ static int same_as_file(struct ot_inject *in, uint64_t off, const uint8_t *code,
 	return 1;
 }
 
+/* The references to code of the file at path, read once per file: NULL
+ * with *why when it cannot be read. */
+static const struct ot_coderefs *refs_of(struct ot_inject *in, const char *path,
+					 const char **why)
+{
+	struct inject_refs *e;
+	size_t i;
+
+	for (i = 0; i < in->nrefs && strcmp(in->refs[i].path, path); i++)
+		;
+	if (i == in->nrefs) {
+		in->refs = ot_xreallocarray(in->refs, in->nrefs + 1, sizeof(*in->refs));
+		e = &in->refs[in->nrefs++];
+		e->path = ot_xstrdup(path);
+		if (ot_coderefs_open(path, &e->r, e->why, sizeof(e->why)))
+			e->r = NULL;
+	}
+	*why = in->refs[i].why;
+	return in->refs[i].r;
+}
+
+/*
+ * A USDT site's code: the part of a function its unwind entry bounds
+ * (what a stripped file still says), into fn->offset and fn->size, and
+ * what may jump into it into pl.  0, or -1 with why.
+ */
+static int site_code(struct ot_inject *in, struct ot_inject_fn *fn, struct plan *pl, char *why,
+		     size_t whylen)
+{
+	const char *rwhy;
+	uint64_t lo, hi;
+
+	pl->refs = refs_of(in, fn->path, &rwhy);
+	if (!pl->refs) {
+		snprintf(why, whylen, "cannot tell what jumps into its code: %.150s", rwhy);
+		return -1;
+	}
+	if (ot_coderefs_fde(pl->refs, fn->site_vaddr, &lo, &hi) || fn->site_vaddr - lo > fn->site) {
+		snprintf(why, whylen, "its site at +0x%llx is in no function's unwind entry: the "
+			 "code around it is unknown", (unsigned long long)fn->site);
+		return -1;
+	}
+	pl->vaddr = lo;
+	fn->offset = fn->site - (fn->site_vaddr - lo);
+	fn->size = hi - lo;
+	return 0;
+}
+
 /* Where fn is in the process, and its code; refuse it with why otherwise. */
 static int locate(struct ot_inject *in, struct ot_inject_fn *fn, struct plan *pl, char *why,
 		  size_t whylen)
 {
 	size_t len;
 
-	if (fn->point && !fn->size) {
-		snprintf(why, whylen, "its site at +0x%llx is in no function's unwind entry: the "
-			 "code around it is unknown", (unsigned long long)fn->site);
+	if (fn->point && site_code(in, fn, pl, why, whylen))
 		return -1;
-	}
 	if (open_file(in, fn->path)) {
 		snprintf(why, whylen, "cannot read %s: %s", fn->path, strerror(errno));
 		return -1;
@@ -176,6 +222,20 @@ static size_t entry_head(const struct region *r, uint64_t tramp, uint32_t id, in
 	return TRAMP_PROLOGUE;
 }
 
+/* Nothing in the file may jump into rel's patch but at its start: 0, or
+ * -1 with *why (in buf) naming what does. */
+static int nothing_jumps_in(const struct plan *pl, const struct ot_reloc *rel, char *buf,
+			    size_t len, const char **why)
+{
+	uint64_t lo = pl->vaddr + rel->patch_at;
+
+	if (!ot_coderefs_inside(pl->refs, pl->vaddr, pl->vaddr + pl->len, lo, lo + rel->covered,
+				buf, len))
+		return 0;
+	*why = buf;
+	return -1;
+}
+
 /*
  * A USDT site's trampoline into body at tramp: the patch over the nop
  * and the instructions after it (the probe, then them, then back), else
@@ -190,6 +250,7 @@ static size_t point_body(const struct ot_inject_fn *f, const struct plan *pl, ui
 	size_t at = (size_t)(f->site - f->offset), head;
 	uint64_t site = pl->addr + at;
 	const char *after, *before;
+	char afterbuf[160], beforebuf[160];
 	int64_t d;
 
 	if (f->site < f->offset || at >= pl->len) {
@@ -199,12 +260,15 @@ static size_t point_body(const struct ot_inject_fn *f, const struct plan *pl, ui
 	head = point_head(f, site, tramp, slot, id, body, why, whylen);
 	if (!head)
 		return 0;
-	if (!ot_relocate_at(pl->code, pl->len, pl->addr, at, tramp + head, rel, &after)) {
+	if (!ot_relocate_at(pl->code, pl->len, pl->addr, at, tramp + head, rel, &after) &&
+	    !nothing_jumps_in(pl, rel, afterbuf, sizeof(afterbuf), &after)) {
 		memcpy(body + head, rel->code, rel->len);
 		return head + rel->len;
 	}
-	if (ot_relocate_before(pl->code, pl->len, pl->addr, at, tramp, rel, &before)) {
-		snprintf(why, whylen, "a patch after the site: %s; before it: %s", after, before);
+	if (ot_relocate_before(pl->code, pl->len, pl->addr, at, tramp, rel, &before) ||
+	    nothing_jumps_in(pl, rel, beforebuf, sizeof(beforebuf), &before)) {
+		snprintf(why, whylen, "a patch after the site: %.190s; before it: %.190s", after,
+			 before);
 		return 0;
 	}
 	memcpy(body, rel->code, rel->len);

@@ -229,11 +229,9 @@ static void patch_of(const struct injset *s, size_t e, struct ot_inject_fn *f)
 		f->values = s->values[i];
 		return;
 	}
-	/* A site: the code its unwind entry bounds, the nop in it. */
 	f->point = 1;
 	f->site = t->points[s->patch_site[e]];
-	f->offset = t->sites[s->patch_site[e]].fn_offset;
-	f->size = t->sites[s->patch_site[e]].fn_size;
+	f->site_vaddr = t->sites[s->patch_site[e]].vaddr;
 	f->arg = t->arg ? &t->point_args[s->patch_site[e]] : NULL;
 	f->sema = t->ref_ctr;
 }

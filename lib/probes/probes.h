@@ -82,8 +82,7 @@ struct ot_probe_target {
 	size_t npoints;
 	uint64_t ref_ctr;
 	const struct ot_usdt_arg *point_args;
-	/* And each site as its note has it, with the code around it (what a
-	 * backend patching code must keep whole). */
+	/* And each site as its note has it (its link-time address too). */
 	const struct ot_usdt_site *sites;
 	/* The argument is a string's address: the multi backend reads the
 	 * string (OT_PROBE_STR_MAX bytes) into the record. */

@@ -1,6 +1,7 @@
 #include "coderefs.h"
 #include "util/xalloc.h"
 
+#include <capstone/capstone.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -769,13 +770,61 @@ static int first_inside(const struct ot_coderefs *r, const struct crefs *v, uint
 	return 1;
 }
 
-/* REL8: a short branch's opcode within reach of (lo, hi), outside the
- * function, landing inside: 1 with *found, else 0. */
+/*
+ * A direct branch among the instructions of the code [flo, fhi) of
+ * section s that start before to, decoded from flo (an unwind entry's
+ * start is an instruction's), landing in (lo, hi): 1 with *found.  -1
+ * when the code cannot be decoded up to to.
+ */
+static int decoded_inside(const struct sec *s, uint64_t flo, uint64_t fhi, uint64_t to,
+			  uint64_t lo, uint64_t hi, struct ref *found)
+{
+	const uint8_t *p = s->bytes + (flo - s->lo);
+	size_t left = (size_t)((fhi < s->hi ? fhi : s->hi) - flo);
+	uint64_t a = flo;
+	cs_insn *insn;
+	int ret = -1;
+	csh cs;
+
+	if (cs_open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK)
+		return -1;
+	cs_option(cs, CS_OPT_DETAIL, CS_OPT_ON);
+	insn = cs_malloc(cs);
+	while (a < to && left && cs_disasm_iter(cs, &p, &left, &a, insn)) {
+		const cs_x86 *x = &insn->detail->x86;
+		uint64_t t;
+
+		if (x->op_count != 1 || x->operands[0].type != X86_OP_IMM ||
+		    !(cs_insn_group(cs, insn, CS_GRP_JUMP) || cs_insn_group(cs, insn, CS_GRP_CALL) ||
+		      cs_insn_group(cs, insn, CS_GRP_BRANCH_RELATIVE)))
+			continue;
+		t = (uint64_t)x->operands[0].imm;
+		if (t > lo && t < hi) {
+			*found = (struct ref){ t, insn->address };
+			ret = 1;
+			break;
+		}
+	}
+	if (ret < 0 && (a >= to || !left))
+		ret = 0;
+	cs_free(insn, 1);
+	cs_close(&cs);
+	return ret;
+}
+
+/*
+ * REL8: a short branch outside [func_lo, func_hi) that reaches (lo, hi).
+ * Code another unwind entry bounds is decoded from that entry's start (a
+ * byte of an operand there is no branch); bytes no entry covers (padding,
+ * code without unwind information) are read as branches.
+ */
 static int rel8_inside(const struct ot_coderefs *r, uint64_t func_lo, uint64_t func_hi,
 		       uint64_t lo, uint64_t hi, struct ref *found)
 {
-	uint64_t from = lo > REL8_REACH ? lo - REL8_REACH : 0, to = hi + REL8_REACH, a;
+	uint64_t from = lo > REL8_REACH ? lo - REL8_REACH : 0, to = hi + REL8_REACH, a, flo, fhi;
+	uint64_t bytes_lo = 0, bytes_hi = 0;	/* an entry that could not be decoded */
 	size_t i;
+	int d;
 
 	for (i = 0; i < r->ncode; i++) {
 		const struct sec *s = &r->code[i];
@@ -784,8 +833,21 @@ static int rel8_inside(const struct ot_coderefs *r, uint64_t func_lo, uint64_t f
 			uint8_t op = s->bytes[a - s->lo];
 			uint64_t t;
 
-			if ((a >= func_lo && a < func_hi) ||
-			    (op != 0xeb && (op < 0x70 || op > 0x7f) && (op < 0xe0 || op > 0xe3)))
+			if (a >= func_lo && a < func_hi)
+				continue;
+			if (!(a >= bytes_lo && a < bytes_hi) && !ot_coderefs_fde(r, a, &flo, &fhi) &&
+			    flo >= s->lo && (flo != func_lo || fhi != func_hi)) {
+				d = decoded_inside(s, flo, fhi, to, lo, hi, found);
+				if (d > 0)
+					return 1;
+				if (!d) {
+					a = fhi - 1;	/* past that entry's code */
+					continue;
+				}
+				bytes_lo = flo;
+				bytes_hi = fhi;
+			}
+			if (op != 0xeb && (op < 0x70 || op > 0x7f) && (op < 0xe0 || op > 0xe3))
 				continue;
 			t = a + 2 + (uint64_t)(int64_t)(int8_t)s->bytes[a + 1 - s->lo];
 			if (t > lo && t < hi) {

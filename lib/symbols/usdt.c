@@ -2,7 +2,6 @@
 #include "util/xalloc.h"
 
 #include <ctype.h>
-#include <elfutils/libdw.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -362,35 +361,6 @@ static int notes_of(Elf *elf, Elf_Scn *scn, uint64_t stapsdt_base, struct ot_usd
 	return 0;
 }
 
-/* Each site's code as its unwind entry bounds it (fn_*; 0 without). */
-static void site_bounds(Elf *elf, struct ot_usdt_notes *n)
-{
-	Dwarf_CFI *cfi = dwarf_getcfi_elf(elf);
-	size_t i, k;
-
-	for (i = 0; cfi && i < n->n; i++) {
-		for (k = 0; k < n->probe[i].nsites; k++) {
-			struct ot_usdt_site *s = &n->probe[i].sites[k];
-			Dwarf_Frame *frame = NULL;
-			Dwarf_Addr lo, hi;
-			int64_t off;
-
-			if (dwarf_cfi_addrframe(cfi, s->vaddr, &frame) ||
-			    dwarf_frame_info(frame, &lo, &hi, NULL) < 0 || hi <= lo ||
-			    (off = file_offset(elf, lo)) < 0) {
-				free(frame);
-				continue;
-			}
-			free(frame);
-			s->fn_vaddr = lo;
-			s->fn_offset = (uint64_t)off;
-			s->fn_size = hi - lo;
-		}
-	}
-	if (cfi)
-		dwarf_cfi_end(cfi);
-}
-
 int ot_usdt_read(const char *path, struct ot_usdt_notes *out)
 {
 	uint64_t stapsdt_base = 0;
@@ -423,8 +393,6 @@ int ot_usdt_read(const char *path, struct ot_usdt_notes *out)
 	}
 	if (notes)
 		ret = notes_of(elf, notes, stapsdt_base, out);
-	if (notes && !ret)
-		site_bounds(elf, out);
 out:
 	if (elf)
 		elf_end(elf);

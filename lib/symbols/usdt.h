@@ -73,11 +73,6 @@ struct ot_usdt_site {
 	uint64_t vaddr;		/* the probe's address, adjusted */
 	uint64_t offset;	/* its file offset */
 	char *args;		/* the note's argument specs, "" if none */
-	/* The code around it, as its unwind entry (.eh_frame's FDE) bounds
-	 * it: a function, or the part of one the compiler moved away; fn_size
-	 * 0 when no entry covers the site.  What code patched at the site
-	 * must keep whole (--backend inject). */
-	uint64_t fn_vaddr, fn_offset, fn_size;
 };
 
 struct ot_usdt_probe {
