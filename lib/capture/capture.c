@@ -125,6 +125,14 @@ static int proc_comm(void *ctx, uint32_t pid, char *buf, size_t len)
 	return 0;
 }
 
+/* A string's id (a :str value) as the drain read it, for the sinks. */
+static const char *str_of(void *ctx, uint64_t id)
+{
+	struct ot_capture *c = ctx;
+
+	return c->drain ? ot_strtab_get(ot_drain_strs(c->drain), (uint32_t)id) : NULL;
+}
+
 /* CLOCK_REALTIME - CLOCK_MONOTONIC now, in ns (--wall-clock): read
  * between two monotonic reads, the closer pair kept of three. */
 static int64_t wall_offset(void)
@@ -525,6 +533,7 @@ static int make_sinks(struct ot_capture *c)
 		.slowest = c->o.slowest, .slower_than = c->o.slower_than,
 		.wall_offset = c->o.wall_clock ? wall_offset() : 0,
 		.per_process = c->o.all || c->o.follow, .comm = proc_comm, .comm_ctx = c,
+		.str = str_of, .str_ctx = c,
 	};
 	size_t i;
 
@@ -536,12 +545,17 @@ static int make_sinks(struct ot_capture *c)
 	so.every_scope = !!c->timeline;
 	ot_sinks_init(&c->sinks, &so, c->pair);
 	for (i = 0; i < c->plan.sel.n; i++) {
-		/* A string argument is counted per string (lib/capture/keyed). */
-		if (c->plan.sel.fn[i].str)
+		const struct ot_selected *f = &c->plan.sel.fn[i];
+
+		/* A string argument is counted per string (lib/capture/keyed):
+		 * a probe's alone; a function's first value, beside its others. */
+		if (f->str && f->usdt)
 			continue;
-		ot_sinks_values(&c->sinks, i, c->plan.sel.fn[i].arg, c->plan.sel.fn[i].ret);
-		ot_sinks_values_typed(&c->sinks, i, c->plan.sel.fn[i].arg_name,
-				      c->plan.sel.fn[i].ret_size, c->plan.sel.fn[i].ret_signed);
+		if (f->str)
+			ot_sinks_values_str(&c->sinks, i, ot_keyed_str_name(c, i));
+		ot_sinks_values(&c->sinks, i, f->str ? 0 : f->arg, f->ret);
+		ot_sinks_values_typed(&c->sinks, i, f->str ? NULL : f->arg_name, f->ret_size,
+				      f->ret_signed);
 		more_values(c, i);
 	}
 	ot_pair_on_scope(c->pair, on_scope, c);
@@ -551,6 +565,19 @@ static int make_sinks(struct ot_capture *c)
 		if (c->plan.ret[i].tail_calls)
 			ot_pair_set_tail_calls(c->pair, i);
 	return 0;
+}
+
+/* Compact records (a backend whose rings are per thread) name targets by
+ * their index: those whose entry's first value is a string's address. */
+static void thread_strs(struct ot_capture *c)
+{
+	uint8_t *is_str = ot_xcalloc(c->npt + 1, 1);
+	size_t i;
+
+	for (i = 0; i < c->npt; i++)
+		is_str[i] = c->plan.pt[i].str && c->plan.pt[i].arg;
+	ot_drain_thread_strs(c->drain, is_str, (uint32_t)c->npt);
+	free(is_str);
 }
 
 /* The probes armed (the process frozen meanwhile with --freeze), the drain
@@ -581,6 +608,7 @@ static int arm_probes(struct ot_capture *c)
 				c->o.follow ? 0 : (uint32_t)c->target.pid,
 				ot_probes_lookup, c->probes, feed_pair, c);
 	ot_drain_thread_funcs(c->drain, (uint32_t)c->npt);
+	thread_strs(c);
 	ot_keyed_armed(c);
 	if (c->o.compensate) {
 		c->calib_pair = ot_pair_new(1);
@@ -636,7 +664,9 @@ static enum ot_capture_result start(struct ot_capture *c)
 
 enum ot_capture_result ot_capture_arm(struct ot_capture *c)
 {
+	enum ot_capture_result ret;
 	struct ot_ipi after;
+	int late;
 
 	/* Output files are opened before arming: a typo must not cost a capture. */
 	if (c->o.folded && !(c->folded = fopen(c->o.folded, "we"))) {
@@ -661,9 +691,16 @@ enum ot_capture_result ot_capture_arm(struct ot_capture *c)
 	ot_ipi_read(&after);
 	c->arm_ipi.cal = after.cal - c->arm_before.cal;
 	c->arm_ipi.tlb = after.tlb - c->arm_before.tlb;
-	if (drop_caps(c) || (c->calib_live && calibrate(c)))
+	/* A command whose strings may be read from its memory afterwards:
+	 * that is opened once it has exec'd, before the privilege goes (a
+	 * root command's memory needs it: its capabilities are not ours). */
+	late = c->target.is_child && ot_keyed_reads_strs(c);
+	if ((!late && drop_caps(c)) || (c->calib_live && calibrate(c)))
 		return OT_CAPTURE_FAILED;
-	return start(c);
+	ret = start(c);
+	if (ret == OT_CAPTURE_OK && late && drop_caps(c))
+		return OT_CAPTURE_FAILED;
+	return ret;
 }
 
 enum ot_capture_result ot_capture_run(struct ot_capture *c)

@@ -328,7 +328,9 @@ static int value_bits(const struct ot_probe_target *t, uint32_t *out, uint8_t *f
 	char buf[192];
 	int reg;
 
-	if (t->str) {
+	/* A function's string is its first value's address, read by the
+	 * drain (ot_drain_thread_strs); a USDT probe's is not recorded yet. */
+	if (t->str && t->npoints) {
 		snprintf(why, len, "--backend inject reads no strings (:str): use --backend multi");
 		return -1;
 	}
