@@ -639,6 +639,18 @@ static int drop_caps(struct ot_capture *c)
 	return 0;
 }
 
+/* Whether a command's strings need its memory opened at its exec. */
+static int strs_at_exec(const struct ot_capture *c)
+{
+	return c->target.is_child && ot_keyed_reads_strs(c) &&
+	       !(c->o.backend->can & OT_HOLDS_AT_ENTRY);
+}
+
+static void keyed_exec(void *ctx)
+{
+	ot_keyed_started(ctx);
+}
+
 /* The capture's clock starts, and the command with it. */
 static enum ot_capture_result start(struct ot_capture *c)
 {
@@ -651,10 +663,13 @@ static enum ot_capture_result start(struct ot_capture *c)
 	if (c->o.duration > 0)
 		ot_sinks_end(&c->sinks, c->t_start + (uint64_t)(c->o.duration * 1e9));
 	ot_metrics_start(c);
-	if (c->target.is_child && ot_target_release(&c->target))
+	/* A command whose strings are read afterwards: stopped just after
+	 * its exec while its memory is opened (a backend that holds it at
+	 * its entry point had it opened at arming). */
+	if (c->target.is_child && (strs_at_exec(c) ?
+				   ot_target_release_at_exec(&c->target, keyed_exec, c) :
+				   ot_target_release(&c->target)))
 		return OT_CAPTURE_FAILED;
-	if (c->target.is_child)
-		ot_keyed_started(c);
 	if (!c->o.all && !c->target.is_child && ot_target_check_exit(&c->target)) {
 		ot_error("process %d exited while its probes were armed", (int)c->target.pid);
 		return OT_CAPTURE_FAILED;
@@ -694,7 +709,7 @@ enum ot_capture_result ot_capture_arm(struct ot_capture *c)
 	/* A command whose strings may be read from its memory afterwards:
 	 * that is opened once it has exec'd, before the privilege goes (a
 	 * root command's memory needs it: its capabilities are not ours). */
-	late = c->target.is_child && ot_keyed_reads_strs(c);
+	late = strs_at_exec(c);
 	if ((!late && drop_caps(c)) || (c->calib_live && calibrate(c)))
 		return OT_CAPTURE_FAILED;
 	ret = start(c);

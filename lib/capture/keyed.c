@@ -29,7 +29,7 @@ struct ot_keyed {
 	size_t nmaps;
 	uint64_t maps_at;	/* when read (ns), to read them again at most so often */
 	int str_reader;		/* some probe reads a string */
-	int mem_fd;		/* the target's /proc/PID/mem, opened at its first string */
+	int mem_fd;		/* the target's /proc/PID/mem, kept open (keep_memory) */
 };
 
 /* The maps are read again, for a string outside them, at most this often. */
@@ -272,11 +272,12 @@ void ot_keyed_started(struct ot_capture *c)
 {
 	struct ot_keyed *k = c->keyed;
 
-	/* Read at once: a short command may be gone before its strings are
-	 * drained, and the perf backend's records carry no site address. */
+	/* Read at once, the command stopped: a short one may be gone before
+	 * its strings are drained, and the perf backend's records carry no
+	 * site address. */
 	if (!k || !k->str_reader)
 		return;
-	/* What was kept at arming may be the command's before its exec. */
+	/* What was kept at arming is the command's before its exec. */
 	ot_proc_maps_free(k->maps, k->nmaps);
 	k->maps = NULL;
 	k->nmaps = 0;

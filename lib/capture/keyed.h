@@ -34,8 +34,9 @@ int ot_keyed_reads_strs(const struct ot_capture *c);
 /* The drain made: strings read afterwards, the process's maps kept. */
 void ot_keyed_armed(struct ot_capture *c);
 
-/* A command exec'd: its maps (its program's at least) kept instead, its
- * memory opened. */
+/* A command stopped right after its exec (ot_target_release_at_exec):
+ * its maps (its program's and the loader's) kept instead of those read
+ * at arming (the command's before its exec), its memory opened. */
 void ot_keyed_started(struct ot_capture *c);
 
 /* An event for the selection's pairing: 1 if taken here (a probe of a
