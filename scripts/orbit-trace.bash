@@ -53,6 +53,18 @@ _orbit_trace()
 		declare -F _get_comp_words_by_ref >/dev/null && _get_comp_words_by_ref -n : cur
 		term=${cur##*,}
 		[[ $cur == *,* ]] && prefix=${cur%,*},
+		# In a term's values ("handle(fl"): the value as it is, or the
+		# string it points to (:str), or an argN's low half (:32).
+		if [[ $cur == *\(* && ${cur##*\(} != *\)* ]]; then
+			local v=${cur##*[(,]}
+			if [[ -n $v && $v != *:* ]]; then
+				COMPREPLY=("$cur)" "$cur:str)")
+				[[ $v == arg[1-9] ]] && COMPREPLY+=("$cur:32)")
+				declare -F __ltrim_colon_completions >/dev/null &&
+					__ltrim_colon_completions "$cur"
+			fi
+			return
+		fi
 		# usdt:FILE: then FILE's probes (-l lists them without a target).
 		if [[ $term == usdt:*:* ]]; then
 			local file=${term#usdt:}

@@ -125,6 +125,14 @@ static int proc_comm(void *ctx, uint32_t pid, char *buf, size_t len)
 	return 0;
 }
 
+/* A string's id (a :str value) as the drain read it, for the sinks. */
+static const char *str_of(void *ctx, uint64_t id)
+{
+	struct ot_capture *c = ctx;
+
+	return c->drain ? ot_strtab_get(ot_drain_strs(c->drain), (uint32_t)id) : NULL;
+}
+
 /* CLOCK_REALTIME - CLOCK_MONOTONIC now, in ns (--wall-clock): read
  * between two monotonic reads, the closer pair kept of three. */
 static int64_t wall_offset(void)
@@ -525,6 +533,7 @@ static int make_sinks(struct ot_capture *c)
 		.slowest = c->o.slowest, .slower_than = c->o.slower_than,
 		.wall_offset = c->o.wall_clock ? wall_offset() : 0,
 		.per_process = c->o.all || c->o.follow, .comm = proc_comm, .comm_ctx = c,
+		.str = str_of, .str_ctx = c,
 	};
 	size_t i;
 
@@ -536,12 +545,17 @@ static int make_sinks(struct ot_capture *c)
 	so.every_scope = !!c->timeline;
 	ot_sinks_init(&c->sinks, &so, c->pair);
 	for (i = 0; i < c->plan.sel.n; i++) {
-		/* A string argument is counted per string (lib/capture/keyed). */
-		if (c->plan.sel.fn[i].str)
+		const struct ot_selected *f = &c->plan.sel.fn[i];
+
+		/* A string argument is counted per string (lib/capture/keyed):
+		 * a probe's alone; a function's first value, beside its others. */
+		if (f->str && f->usdt)
 			continue;
-		ot_sinks_values(&c->sinks, i, c->plan.sel.fn[i].arg, c->plan.sel.fn[i].ret);
-		ot_sinks_values_typed(&c->sinks, i, c->plan.sel.fn[i].arg_name,
-				      c->plan.sel.fn[i].ret_size, c->plan.sel.fn[i].ret_signed);
+		if (f->str)
+			ot_sinks_values_str(&c->sinks, i, ot_keyed_str_name(c, i));
+		ot_sinks_values(&c->sinks, i, f->str ? 0 : f->arg, f->ret);
+		ot_sinks_values_typed(&c->sinks, i, f->str ? NULL : f->arg_name, f->ret_size,
+				      f->ret_signed);
 		more_values(c, i);
 	}
 	ot_pair_on_scope(c->pair, on_scope, c);
@@ -551,6 +565,24 @@ static int make_sinks(struct ot_capture *c)
 		if (c->plan.ret[i].tail_calls)
 			ot_pair_set_tail_calls(c->pair, i);
 	return 0;
+}
+
+/* Compact records (a backend whose rings are per thread) name targets by
+ * their index: which are USDT probes (points), and those whose entry's
+ * first value is a string's address. */
+static void thread_funcs(struct ot_capture *c)
+{
+	uint8_t *is_str = ot_xcalloc(c->npt + 1, 1);
+	size_t i;
+
+	ot_drain_thread_funcs(c->drain, (uint32_t)c->npt);
+	for (i = 0; i < c->npt; i++) {
+		is_str[i] = c->plan.pt[i].str && c->plan.pt[i].arg;
+		if (c->plan.pt[i].npoints)
+			ot_drain_thread_point(c->drain, (uint32_t)i);
+	}
+	ot_drain_thread_strs(c->drain, is_str, (uint32_t)c->npt);
+	free(is_str);
 }
 
 /* The probes armed (the process frozen meanwhile with --freeze), the drain
@@ -569,7 +601,6 @@ static int arm_probes(struct ot_capture *c)
 		 * process's by its own, so only where --freeze says. */
 		.hold_exec = c->target.is_child || c->o.freeze,
 	};
-	size_t i;
 
 	if (c->o.freeze && ot_target_freeze(&c->target))
 		return -1;
@@ -581,10 +612,7 @@ static int arm_probes(struct ot_capture *c)
 	c->drain = ot_drain_new(ot_probes_nqueues(c->probes),
 				c->o.follow ? 0 : (uint32_t)c->target.pid,
 				ot_probes_lookup, c->probes, feed_pair, c);
-	ot_drain_thread_funcs(c->drain, (uint32_t)c->npt);
-	for (i = 0; i < c->npt; i++)
-		if (c->plan.pt[i].npoints)
-			ot_drain_thread_point(c->drain, (uint32_t)i);
+	thread_funcs(c);
 	ot_keyed_armed(c);
 	if (c->o.compensate) {
 		c->calib_pair = ot_pair_new(1);
@@ -615,6 +643,18 @@ static int drop_caps(struct ot_capture *c)
 	return 0;
 }
 
+/* Whether a command's strings need its memory opened at its exec. */
+static int strs_at_exec(const struct ot_capture *c)
+{
+	return c->target.is_child && ot_keyed_reads_strs(c) &&
+	       !(c->o.backend->can & OT_HOLDS_AT_ENTRY);
+}
+
+static void keyed_exec(void *ctx)
+{
+	ot_keyed_started(ctx);
+}
+
 /* The capture's clock starts, and the command with it. */
 static enum ot_capture_result start(struct ot_capture *c)
 {
@@ -627,10 +667,13 @@ static enum ot_capture_result start(struct ot_capture *c)
 	if (c->o.duration > 0)
 		ot_sinks_end(&c->sinks, c->t_start + (uint64_t)(c->o.duration * 1e9));
 	ot_metrics_start(c);
-	if (c->target.is_child && ot_target_release(&c->target))
+	/* A command whose strings are read afterwards: stopped just after
+	 * its exec while its memory is opened (a backend that holds it at
+	 * its entry point had it opened at arming). */
+	if (c->target.is_child && (strs_at_exec(c) ?
+				   ot_target_release_at_exec(&c->target, keyed_exec, c) :
+				   ot_target_release(&c->target)))
 		return OT_CAPTURE_FAILED;
-	if (c->target.is_child)
-		ot_keyed_started(c);
 	if (!c->o.all && !c->target.is_child && ot_target_check_exit(&c->target)) {
 		ot_error("process %d exited while its probes were armed", (int)c->target.pid);
 		return OT_CAPTURE_FAILED;
@@ -640,7 +683,9 @@ static enum ot_capture_result start(struct ot_capture *c)
 
 enum ot_capture_result ot_capture_arm(struct ot_capture *c)
 {
+	enum ot_capture_result ret;
 	struct ot_ipi after;
+	int late;
 
 	/* Output files are opened before arming: a typo must not cost a capture. */
 	if (c->o.folded && !(c->folded = fopen(c->o.folded, "we"))) {
@@ -665,9 +710,16 @@ enum ot_capture_result ot_capture_arm(struct ot_capture *c)
 	ot_ipi_read(&after);
 	c->arm_ipi.cal = after.cal - c->arm_before.cal;
 	c->arm_ipi.tlb = after.tlb - c->arm_before.tlb;
-	if (drop_caps(c) || (c->calib_live && calibrate(c)))
+	/* A command whose strings may be read from its memory afterwards:
+	 * that is opened once it has exec'd, before the privilege goes (a
+	 * root command's memory needs it: its capabilities are not ours). */
+	late = strs_at_exec(c);
+	if ((!late && drop_caps(c)) || (c->calib_live && calibrate(c)))
 		return OT_CAPTURE_FAILED;
-	return start(c);
+	ret = start(c);
+	if (ret == OT_CAPTURE_OK && late && drop_caps(c))
+		return OT_CAPTURE_FAILED;
+	return ret;
 }
 
 enum ot_capture_result ot_capture_run(struct ot_capture *c)

@@ -4,6 +4,7 @@
 #include "keyed.h"
 #include "process/procfs.h"
 #include "scopes/keys.h"
+#include "util/clock.h"
 #include "util/xalloc.h"
 
 #include <errno.h>
@@ -22,11 +23,17 @@ struct ot_keyed {
 	char **rowname;		/* per row from sel.n: its name, owned */
 	uint32_t *row_pair;	/* per row from sel.n: its pair */
 	struct ot_report_str *strs;	/* every row's top strings, for the report */
+	char **str_name;	/* per selected row with a string: "arg2:str", owned */
 	/* The process's mappings at arming: a string's page its file's. */
 	struct ot_proc_map *maps;
 	size_t nmaps;
+	uint64_t maps_at;	/* when read (ns), to read them again at most so often */
 	int str_reader;		/* some probe reads a string */
+	int mem_fd;		/* the target's /proc/PID/mem, kept open (keep_memory) */
 };
+
+/* The maps are read again, for a string outside them, at most this often. */
+#define MAPS_AGAIN_NS (100ull * 1000 * 1000)
 
 void ot_keyed_size(struct ot_capture *c)
 {
@@ -35,6 +42,15 @@ void ot_keyed_size(struct ot_capture *c)
 	size_t i, extra;
 
 	c->keyed = k;
+	k->mem_fd = -1;
+	k->str_name = ot_xcalloc(sel->n + 1, sizeof(*k->str_name));
+	for (i = 0; i < sel->n; i++) {
+		const struct ot_selected *f = &sel->fn[i];
+
+		if (f->str && (f->arg_name ? asprintf(&k->str_name[i], "%s:str", f->arg_name) :
+			       asprintf(&k->str_name[i], "arg%u:str", f->arg)) < 0)
+			k->str_name[i] = ot_xstrdup(":str");
+	}
 	for (i = 0; i < sel->n; i++)
 		if (sel->fn[i].pair_id > k->npairs)
 			k->npairs = sel->fn[i].pair_id;
@@ -115,32 +131,122 @@ static ssize_t mapped_str(const struct ot_keyed *k, uint64_t addr, char *buf, si
 	return n;
 }
 
+/* Whether addr is in one of the mappings kept. */
+static int in_maps(const struct ot_keyed *k, uint64_t addr)
+{
+	size_t i;
+
+	for (i = 0; i < k->nmaps; i++)
+		if (addr >= k->maps[i].lo && addr < k->maps[i].hi)
+			return 1;
+	return 0;
+}
+
+/* len bytes at addr in the target's memory, through the fd kept open
+ * (opened again once if that fails and the open succeeds: an exec
+ * replaced the memory, and orbit-trace may still open it). */
+static ssize_t target_mem(struct ot_capture *c, uint64_t addr, char *buf, size_t len)
+{
+	struct ot_keyed *k = c->keyed;
+	char path[64];
+	ssize_t n = -1;
+	int fd;
+
+	if (k->mem_fd >= 0 && (n = pread(k->mem_fd, buf, len, (off_t)addr)) > 0)
+		return n;
+	snprintf(path, sizeof(path), "/proc/%d/mem", (int)c->target.pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return n;
+	if (k->mem_fd >= 0)
+		close(k->mem_fd);
+	k->mem_fd = fd;
+	return pread(fd, buf, len, (off_t)addr);
+}
+
 /*
- * A string the probe could not read: from the process's memory while it
- * lives (reading /proc/PID/mem faults the page in), else from the file
- * mapped there, through the maps kept at arming or the probe's own file.
+ * A string the probe could not read, or did not try: from the process's
+ * memory while it lives (reading /proc/PID/mem faults the page in), else
+ * from the file mapped there, through the maps kept (read again when a
+ * string is found outside them: a library loaded since) or the probe's
+ * own file.
  */
 static int read_str(void *ctx, uint32_t pid, uint32_t func, uint64_t ip, uint64_t addr,
 		    char *buf, size_t len)
 {
 	struct ot_capture *c = ctx;
+	struct ot_keyed *k = c->keyed;
+	int target = pid == (uint32_t)c->target.pid;
 	char path[64];
 	ssize_t n = -1;
 	int fd;
 
-	snprintf(path, sizeof(path), "/proc/%u/mem", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd >= 0) {
-		n = pread(fd, buf, len, (off_t)addr);
-		close(fd);
+	if (target) {
+		n = target_mem(c, addr, buf, len);
+	} else {
+		snprintf(path, sizeof(path), "/proc/%u/mem", pid);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd >= 0) {
+			n = pread(fd, buf, len, (off_t)addr);
+			close(fd);
+		}
 	}
-	if (n <= 0 && pid == (uint32_t)c->target.pid)
-		n = mapped_str(c->keyed, addr, buf, len);
+	if (n > 0 && target && !in_maps(k, addr) && ot_now_ns() >= k->maps_at + MAPS_AGAIN_NS) {
+		struct ot_proc_map *maps;
+		size_t nmaps;
+
+		if (!ot_proc_maps(c->target.pid, c->target.pid, &maps, &nmaps)) {
+			ot_proc_maps_free(k->maps, k->nmaps);
+			k->maps = maps;
+			k->nmaps = nmaps;
+		}
+		k->maps_at = ot_now_ns();
+	}
+	if (n <= 0 && target)
+		n = mapped_str(k, addr, buf, len);
 	if (n <= 0)
 		n = file_str(c, func, ip, addr, buf, len);
-	if (n <= 0 || !memchr(buf, 0, (size_t)n))
+	if (n <= 0)
 		return -ENODATA;
+	/* A longer string is cut as the probe cuts it (len - 1 bytes). */
+	if (!memchr(buf, 0, (size_t)n)) {
+		if ((size_t)n < len)
+			return -ENODATA;
+		buf[len - 1] = 0;
+	}
 	return 0;
+}
+
+/*
+ * The target's maps and memory, kept for strings read afterwards: read
+ * and opened while orbit-trace may (the capabilities it drops after
+ * arming are what a root process's memory needs); what cannot be read
+ * now leaves what was kept.
+ */
+static void keep_memory(struct ot_capture *c)
+{
+	struct ot_keyed *k = c->keyed;
+	struct ot_proc_map *maps;
+	char path[64];
+	size_t n;
+	int fd;
+
+	if (!ot_proc_maps(c->target.pid, c->target.pid, &maps, &n)) {
+		ot_proc_maps_free(k->maps, k->nmaps);
+		k->maps = maps;
+		k->nmaps = n;
+	}
+	k->maps_at = ot_now_ns();
+	snprintf(path, sizeof(path), "/proc/%d/mem", (int)c->target.pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) >= 0) {
+		if (k->mem_fd >= 0)
+			close(k->mem_fd);
+		k->mem_fd = fd;
+	}
+}
+
+int ot_keyed_reads_strs(const struct ot_capture *c)
+{
+	return c->keyed && c->keyed->str_reader;
 }
 
 void ot_keyed_armed(struct ot_capture *c)
@@ -153,22 +259,32 @@ void ot_keyed_armed(struct ot_capture *c)
 		return;
 	ot_drain_set_str_reader(c->drain, read_str, c);
 	c->keyed->str_reader = 1;
-	if (ot_proc_maps(c->target.pid, c->target.pid, &c->keyed->maps, &c->keyed->nmaps))
-		c->keyed->nmaps = 0;
+	if (c->target.pid > 0)
+		keep_memory(c);
+}
+
+const char *ot_keyed_str_name(const struct ot_capture *c, size_t i)
+{
+	return c->keyed && c->keyed->str_name[i] ? c->keyed->str_name[i] : "";
 }
 
 void ot_keyed_started(struct ot_capture *c)
 {
 	struct ot_keyed *k = c->keyed;
 
-	/* Read at once: a short command may be gone before its strings are
-	 * drained, and the perf backend's records carry no site address. */
+	/* Read at once, the command stopped: a short one may be gone before
+	 * its strings are drained, and the perf backend's records carry no
+	 * site address. */
 	if (!k || !k->str_reader)
 		return;
+	/* What was kept at arming is the command's before its exec. */
 	ot_proc_maps_free(k->maps, k->nmaps);
 	k->maps = NULL;
-	if (ot_proc_maps(c->target.pid, c->target.pid, &k->maps, &k->nmaps))
-		k->nmaps = 0;
+	k->nmaps = 0;
+	if (k->mem_fd >= 0)
+		close(k->mem_fd);
+	k->mem_fd = -1;
+	keep_memory(c);
 }
 
 /* The row of ev's key, named when new. */
@@ -197,9 +313,16 @@ int ot_keyed_feed(struct ot_capture *c, const struct ot_event *ev)
 	const struct ot_selected *f;
 	struct ot_event e;
 
-	if (ev->kind != OT_EV_POINT || ev->func >= c->plan.sel.n)
+	if ((ev->kind != OT_EV_POINT && ev->kind != OT_EV_ENTRY) || ev->func >= c->plan.sel.n)
 		return 0;
 	f = &c->plan.sel.fn[ev->func];
+	/* A function's string: counted here, its call paired by the caller
+	 * (its scope carries the id, for --slower-than's lines). */
+	if (ev->kind == OT_EV_ENTRY) {
+		if (f->str && ev->has_value)
+			ot_strtab_count(ot_drain_strs(c->drain), ev->func, (uint32_t)ev->value);
+		return 0;
+	}
 	if (!f->str && !f->pair)
 		return 0;
 	if (f->str && ev->has_value)
@@ -252,9 +375,6 @@ void ot_keyed_report(struct ot_capture *c, struct ot_report_func *fn)
 	const struct ot_selection *sel = &c->plan.sel;
 	struct ot_keyed *k = c->keyed;
 	size_t i, n = ot_keyed_nreport(c);
-	static const char *const argname[] = { "", "arg1:str", "arg2:str", "arg3:str",
-		"arg4:str", "arg5:str", "arg6:str", "arg7:str", "arg8:str", "arg9:str",
-		"arg10:str", "arg11:str", "arg12:str" };
 
 	free(k->strs);
 	k->strs = ot_xcalloc(sel->n * OT_KEYED_TOP_STRS + 1, sizeof(*k->strs));
@@ -262,7 +382,7 @@ void ot_keyed_report(struct ot_capture *c, struct ot_report_func *fn)
 		if (!sel->fn[i].str)
 			continue;
 		row_strs(c, &fn[i], i, &k->strs[i * OT_KEYED_TOP_STRS]);
-		fn[i].strs_name = argname[sel->fn[i].arg <= 12 ? sel->fn[i].arg : 0];
+		fn[i].strs_name = k->str_name[i];
 	}
 	for (i = 0; i < sel->n && !sel->fn[i].str; i++)
 		;
@@ -331,6 +451,11 @@ void ot_keyed_free(struct ot_capture *c)
 	free(k->label);
 	free(k->entry);
 	free(k->strs);
+	for (i = 0; k->str_name && i < c->plan.sel.n; i++)
+		free(k->str_name[i]);
+	free(k->str_name);
+	if (k->mem_fd >= 0)
+		close(k->mem_fd);
 	ot_keys_free(k->keys);
 	ot_proc_maps_free(k->maps, k->nmaps);
 	free(k);

@@ -1,8 +1,9 @@
 /*
- * keyed.h - a capture's USDT strings and the rows it makes while it runs:
- * counts per distinct string of each ":str" argument, and for each pair of
- * probes (usdt:FILE:PROVIDER:ENTRY..RETURN@argN) one row per distinct
- * key, whose scopes the pairing nests by key (OT_EV_KEYED).
+ * keyed.h - a capture's strings and the rows it makes while it runs:
+ * counts per distinct string of each ":str" argument (a USDT probe's, or
+ * a function's value), and for each pair of probes
+ * (usdt:FILE:PROVIDER:ENTRY..RETURN@argN) one row per distinct key,
+ * whose scopes the pairing nests by key (OT_EV_KEYED).
  *
  * The report's and the pairing's arrays are sized at start: c->nrows rows,
  * the selection's then OT_KEYED_ROWS for keys (lib/scopes/keys).  Strings
@@ -23,14 +24,24 @@
 /* c->nrows and c->names, from the plan; before the sinks are made. */
 void ot_keyed_size(struct ot_capture *c);
 
+/* Row i's string's name ("arg2:str", "path:str"), "" when it has none. */
+const char *ot_keyed_str_name(const struct ot_capture *c, size_t i);
+
+/* Whether strings may be read afterwards (ot_keyed_started must run
+ * before orbit-trace drops its capabilities, for a command). */
+int ot_keyed_reads_strs(const struct ot_capture *c);
+
 /* The drain made: strings read afterwards, the process's maps kept. */
 void ot_keyed_armed(struct ot_capture *c);
 
-/* A command exec'd: its maps (its program's at least) kept instead. */
+/* A command stopped right after its exec (ot_target_release_at_exec):
+ * its maps (its program's and the loader's) kept instead of those read
+ * at arming (the command's before its exec), its memory opened. */
 void ot_keyed_started(struct ot_capture *c);
 
 /* An event for the selection's pairing: 1 if taken here (a probe of a
- * pair or with a string), 0 for the caller to feed. */
+ * pair or with a string), 0 for the caller to feed (a function's entry
+ * with a string is counted here, then fed by the caller). */
 int ot_keyed_feed(struct ot_capture *c, const struct ot_event *ev);
 
 /* Rows the report shows: the selection's and the keys' given so far. */

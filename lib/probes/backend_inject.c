@@ -386,7 +386,9 @@ static int value_bits(const struct ot_probe_target *t, uint32_t *out, uint8_t *f
 	char buf[192];
 	int reg;
 
-	if (t->str) {
+	/* A function's string is its first value's address, read by the
+	 * drain (ot_drain_thread_strs); a USDT probe's is not recorded yet. */
+	if (t->str && t->npoints) {
 		snprintf(why, len, "--backend inject reads no strings (:str): use --backend multi");
 		return -1;
 	}
@@ -417,10 +419,8 @@ static int refuse_target(const struct ot_probe_target *t, char *why, size_t len)
 	uint32_t bits;
 	uint8_t fmt[4];
 
-	if (t->npoints && t->str) {
-		snprintf(why, len, "--backend inject reads no strings (:str): use --backend multi");
-		return -1;
-	}
+	/* A USDT site's trampoline reads any operand; a string's address is
+	 * read afterwards, as a function's. */
 	return t->npoints ? 0 : value_bits(t, &bits, fmt, why, len);
 }
 

@@ -636,7 +636,7 @@ static int link_probe(struct ot_probes *p, uint64_t *off, uint64_t *cookie, uint
 	struct ot_umulti *um = p->priv;
 	uint64_t offset;
 	int64_t spec = 0;
-	int kind, value;
+	int kind, value, str;
 
 	ot_probes_target_probe(t, r, &kind, &offset);
 	value = ot_probes_target_value(t, kind);
@@ -648,10 +648,11 @@ static int link_probe(struct ot_probes *p, uint64_t *off, uint64_t *cookie, uint
 		return (int)spec;
 	off[*m] = offset;
 	ref[*m] = kind == OT_PROBE_POINT ? t->ref_ctr : 0;
+	str = value && ot_probes_target_str(t, kind);
 	cookie[*m] = ++um->last_cookie | (uint64_t)spec << 32 | (uint64_t)value << 56 |
-		     (value == OT_VALUE_USDT && t->str ? OT_PROBE_COOKIE_STR : 0);
+		     (str ? OT_PROBE_COOKIE_STR : 0);
 	ot_probes_id_insert(p, cookie[*m], (uint32_t)target, kind,
-			    value | (value == OT_VALUE_USDT && t->str ? OT_VALUE_STR : 0));
+			    value | (str ? OT_VALUE_STR : 0));
 	(*m)++;
 	return 0;
 }

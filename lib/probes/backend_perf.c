@@ -292,8 +292,9 @@ static int perf_arm(struct ot_probes *p, const struct ot_probe_target *t, size_t
 					return -err;
 				}
 				/* A string: read at its address afterwards (the drain's). */
-				ot_probes_id_insert(p, id, (uint32_t)i, kind,
-						    value | (value && t[i].str ? OT_VALUE_STR : 0));
+				ot_probes_id_insert(p, id, (uint32_t)i, kind, value |
+						    (value && ot_probes_target_str(&t[i], kind) ?
+						     OT_VALUE_STR : 0));
 			}
 		}
 	}

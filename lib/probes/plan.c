@@ -201,6 +201,35 @@ static int more_values(struct ot_plan *p, size_t i, struct ot_probe_target *pt)
 }
 
 /*
+ * A parameter read as a string (":str") is a pointer by its DWARF type:
+ * a char one, or another (the user's choice: its bytes up to a NUL, said
+ * with -v).  An integer, or an array member (its bytes are in the
+ * struct, not behind a pointer), is refused.  0, or -ENOENT after
+ * printing.
+ */
+static int str_param(const struct ot_selected *f)
+{
+	char type[96], why[256];
+	int k = ot_dwarf_param_type(f->bin->path, f->sym->addr, f->arg_name, type, sizeof(type),
+				    why, sizeof(why));
+
+	if (k < 0) {
+		ot_error("%s: cannot read '%s': %s", f->label, f->arg_name, why);
+		return -ENOENT;
+	}
+	if (!k) {
+		ot_error("%s: cannot read '%s' as a string (:str): it is %s, not a pointer",
+			 f->label, f->arg_name, type);
+		return -ENOENT;
+	}
+	if (k == 1)
+		ot_verbose("%s: %s is %s, not a char pointer: the bytes it points to are read "
+			   "as a string (up to a NUL, %d at most)", f->label, f->arg_name, type,
+			   OT_USDT_STR_MAX);
+	return 0;
+}
+
+/*
  * Function i's values typed by DWARF: a parameter asked by name, where it
  * is at the entry (p->entry_args[i], the operand the multi backend's
  * program reads as a USDT argument's); %ret's width and sign.  Without
@@ -237,6 +266,8 @@ static int dwarf_values(struct ot_plan *p, size_t i, struct ot_probe_target *pt)
 		pt->entry_arg = &p->entry_args[i];
 		ot_verbose("%s: %s is %s (DWARF, at the entry)", f->label, f->arg_name,
 			   ot_dwarf_describe(&p->entry_args[i], why, sizeof(why)));
+		if (f->str && (err = str_param(f)))
+			return err;
 	}
 	if ((err = more_values(p, i, pt)))
 		return err;
@@ -279,6 +310,7 @@ static int targets(struct ot_plan *p, const struct ot_plan_opts *o)
 		pt[i].sym_offset = s->offset;
 		pt[i].sym_size = s->size;
 		pt[i].arg = OT_SEL_ARG(sel->fn[i].arg);
+		pt[i].str = sel->fn[i].str;
 		pt[i].ret_value = sel->fn[i].ret != 0;
 		ot_verbose("%s (+0x%llx, %llu bytes, from .%s)", pt[i].label,
 			   (unsigned long long)s->offset,

@@ -181,6 +181,11 @@ int ot_probes_target_value(const struct ot_probe_target *t, int kind)
 	return t->ret_value ? OT_VALUE_RET : 0;
 }
 
+int ot_probes_target_str(const struct ot_probe_target *t, int kind)
+{
+	return t->str && t->arg && (kind == OT_PROBE_POINT || kind == OT_PROBE_ENTRY);
+}
+
 void ot_probes_id_insert(struct ot_probes *p, uint64_t id, uint32_t target, int kind, int value)
 {
 	size_t s = (size_t)(id * 0x9E3779B97F4A7C15ull) & (p->idcap - 1);

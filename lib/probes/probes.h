@@ -84,8 +84,10 @@ struct ot_probe_target {
 	const struct ot_usdt_arg *point_args;
 	/* And each site as its note has it (its link-time address too). */
 	const struct ot_usdt_site *sites;
-	/* The argument is a string's address: the multi backend reads the
-	 * string (OT_PROBE_STR_MAX bytes) into the record. */
+	/* The argument (a USDT probe's, or a function's first value at its
+	 * entry) is a string's address: the multi backend reads the string
+	 * (OT_PROBE_STR_MAX bytes) into the record; the drain reads what a
+	 * record does not carry (ot_probes_target_str). */
 	uint8_t str;
 	/* An argument asked by its DWARF name (with arg set): the operand
 	 * the entry probe reads, a USDT argument's form; NULL: argN's
@@ -110,6 +112,10 @@ struct ot_probe_target {
 /* Which value target t's probe of kind (enum ot_probe_kind) records:
  * OT_VALUE_* of lib/rings/kinds.h, 0 none. */
 int ot_probes_target_value(const struct ot_probe_target *t, int kind);
+
+/* Whether t's probe of kind records a string's address (its value's
+ * OT_VALUE_STR): a USDT site's or a function entry's, with str. */
+int ot_probes_target_str(const struct ot_probe_target *t, int kind);
 
 struct ot_probes;
 

@@ -389,6 +389,35 @@ static int traced_wait(struct ot_target *t, int *status)
 	}
 }
 
+int ot_target_release_at_exec(struct ot_target *t, void (*at_exec)(void *ctx), void *ctx)
+{
+	int status, ret;
+
+	if (ptrace(PTRACE_SEIZE, t->pid, NULL, (void *)(long)PTRACE_O_TRACEEXEC)) {
+		ret = -errno;
+		ot_error_errno(-ret, "cannot trace %s (pid %d) to its exec", t->display, (int)t->pid);
+		return ret;
+	}
+	ret = ot_target_release(t);
+	if (ret)
+		return ret;	/* it exits: nothing to detach */
+	ret = traced_wait(t, &status);
+	if (!ret && (status >> 8) != (SIGTRAP | (PTRACE_EVENT_EXEC << 8)))
+		ret = WIFSTOPPED(status) ? -EPROTO : -ESRCH;
+	if (ret) {
+		ot_error("%s did not start (%s)", t->display,
+			 ret == -ESRCH ? "it exited at once" : strerror(-ret));
+		return ret;
+	}
+	at_exec(ctx);
+	if (ptrace(PTRACE_DETACH, t->pid, NULL, NULL)) {
+		ret = -errno;
+		ot_error_errno(-ret, "cannot let %s (pid %d) run after its exec", t->display,
+			       (int)t->pid);
+	}
+	return ret;
+}
+
 int ot_target_exec_stopped(struct ot_target *t)
 {
 #if defined(__x86_64__)

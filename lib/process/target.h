@@ -82,6 +82,14 @@ int ot_target_find_lib(void *t, const char *name, char **path);
 int ot_target_release(struct ot_target *t);
 
 /*
+ * Let a held child exec under ptrace, stopped right after the exec
+ * (before the new program's first instruction) while at_exec(ctx) reads
+ * what it must of the new program (its maps, its memory), then let go
+ * untraced.  Returns 0, or -errno after printing.
+ */
+int ot_target_release_at_exec(struct ot_target *t, void (*at_exec)(void *ctx), void *ctx);
+
+/*
  * --backend inject: let a held child exec under ptrace and stop it at its
  * entry point (AT_ENTRY), the loader having mapped its libraries and run
  * their initialisers; it stays stopped there, seized by us, for the

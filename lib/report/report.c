@@ -69,3 +69,25 @@ const struct ot_values *ot_report_value(const struct ot_report_func *fn, size_t 
 	}
 	return NULL;
 }
+
+void ot_report_text_string(FILE *f, const char *s, int quoted)
+{
+	if (quoted)
+		fputc('"', f);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (quoted && (c == '\\' || c == '"'))
+			fprintf(f, "\\%c", c);
+		else if (c == '\n')
+			fputs("\\n", f);
+		else if (c == '\t')
+			fputs("\\t", f);
+		else if (c < 0x20 || c == 0x7f)
+			fprintf(f, "\\x%02x", c);
+		else
+			fputc(c, f);
+	}
+	if (quoted)
+		fputc('"', f);
+}

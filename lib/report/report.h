@@ -42,6 +42,9 @@ struct ot_report_slow {
 	const char *more_name[OT_REPORT_MORE];
 	int64_t more[OT_REPORT_MORE];
 	size_t nmore;
+	/* A string the call's entry recorded (-f 'NAME(PARAM:str)'):
+	 * "path:str" and the string (NULL: none), shown first. */
+	const char *str_name, *str;
 };
 
 struct ot_report_func {

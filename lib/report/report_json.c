@@ -300,7 +300,7 @@ static void functions_json(FILE *f, const struct ot_report *r)
 			fprintf(f, ", \"compensated_ns\": ");
 			ot_report_hist_json(f, fn->st->comp);
 		}
-		if (fn->arg || fn->ret) {
+		if (fn->arg || fn->ret || fn->nmore) {
 			size_t k, n = 0;
 			const char *what;
 			const struct ot_values *v;

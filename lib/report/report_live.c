@@ -89,6 +89,10 @@ void ot_report_slow_text(FILE *f, int pid, const char *name, const struct ot_rep
 		ot_report_duration(s->at_ns, a, sizeof(a)), pid, s->comm[0] ? " (" : "", s->comm,
 		s->comm[0] ? ")" : "", s->tid, ot_report_duration(s->duration_ns, b, sizeof(b)),
 		s->path);
+	if (s->str_name) {
+		fprintf(f, " %s=", s->str_name);
+		ot_report_text_string(f, s->str, 1);
+	}
 	if (s->arg_name)
 		fprintf(f, " %s=%" PRId64, s->arg_name, s->arg);
 	for (k = 0; k < s->nmore; k++)
@@ -115,12 +119,19 @@ void ot_report_slow_json(FILE *f, int pid, const char *name, const struct ot_rep
 		fprintf(f, ", \"comm\": ");
 		ot_json_string(f, s->comm);
 	}
-	if (s->arg_name || s->ret_name || s->nmore) {
+	if (s->arg_name || s->ret_name || s->nmore || s->str_name) {
 		const char *sep = "";
 		size_t k;
 
 		fprintf(f, ", \"values\": {");
+		if (s->str_name) {
+			ot_json_string(f, s->str_name);
+			fputs(": ", f);
+			ot_json_string(f, s->str);
+			sep = ", ";
+		}
 		if (s->arg_name) {
+			fputs(sep, f);
 			ot_json_string(f, s->arg_name);
 			fprintf(f, ": %" PRId64, s->arg);
 			sep = ", ";

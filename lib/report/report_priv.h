@@ -34,6 +34,12 @@ enum ot_report_end ot_report_target_end(const struct ot_report *r, int *code);
 /* The text's CALL TREE section (lib/report/report_tree.c). */
 void ot_report_call_tree_text(FILE *f, const struct ot_report *r);
 
+/* A string a program passed (:str) for a terminal: control bytes escaped
+ * as C writes them ("\n", "\x07"); quoted, in double quotes, a double
+ * quote and a backslash escaped too (PHP's "App\Foo" stays as it is
+ * unquoted). */
+void ot_report_text_string(FILE *f, const char *s, int quoted);
+
 /* A duration histogram's summary in JSON, or null when it has no scope:
  * the report's "duration_ns" and -I's lines alike (lib/report/report_json.c). */
 void ot_report_hist_json(FILE *f, const struct ot_hist *h);

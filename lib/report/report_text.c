@@ -167,29 +167,38 @@ static void points_text(FILE *f, const struct ot_report *r, size_t w)
 }
 
 /*
- * The STRING table: per probe whose argument is read as a string, its
- * most frequent strings with their counts, and how many distinct.
+ * The STRING table: per probe or function whose argument is read as a
+ * string, its most frequent strings with their counts, and how many
+ * distinct.
  */
 static void strings_text(FILE *f, const struct ot_report *r, size_t w)
 {
-	size_t i, k;
+	size_t i, k, aw = 9;
 	int any = 0;
 
+	/* The ARG column as wide as its longest name ("req->path:str"). */
+	for (i = 0; i < r->nfuncs; i++)
+		if (r->funcs[i].strs_name && strlen(r->funcs[i].strs_name) > aw)
+			aw = strlen(r->funcs[i].strs_name);
 	for (i = 0; i < r->nfuncs; i++) {
 		const struct ot_report_func *fn = &r->funcs[i];
 
 		if (!fn->strs_name)
 			continue;
 		if (!any++)
-			fprintf(f, "\n%-*s %-9s %10s  %s\n", (int)w, "STRING", "ARG", "COUNT", "VALUE");
+			fprintf(f, "\n%-*s %-*s %10s  %s\n", (int)w, "STRING", (int)aw, "ARG", "COUNT",
+				"VALUE");
 		if (!fn->nstrs)
-			fprintf(f, "%-*s %-9s %10d  -\n", (int)w, fn->name, fn->strs_name, 0);
-		for (k = 0; k < fn->nstrs; k++)
-			fprintf(f, "%-*s %-9s %10" PRIu64 "  %s\n", (int)w, k ? "" : fn->name,
-				k ? "" : fn->strs_name, fn->strs[k].count, fn->strs[k].value);
+			fprintf(f, "%-*s %-*s %10d  -\n", (int)w, fn->name, (int)aw, fn->strs_name, 0);
+		for (k = 0; k < fn->nstrs; k++) {
+			fprintf(f, "%-*s %-*s %10" PRIu64 "  ", (int)w, k ? "" : fn->name, (int)aw,
+				k ? "" : fn->strs_name, fn->strs[k].count);
+			ot_report_text_string(f, fn->strs[k].value, 0);
+			fputc('\n', f);
+		}
 		if (fn->strs_distinct > fn->nstrs)
-			fprintf(f, "%-*s %-9s %10s  (%zu distinct, the %zu most frequent shown)\n",
-				(int)w, "", "", "", fn->strs_distinct, fn->nstrs);
+			fprintf(f, "%-*s %-*s %10s  (%zu distinct, the %zu most frequent shown)\n",
+				(int)w, "", (int)aw, "", "", fn->strs_distinct, fn->nstrs);
 	}
 }
 
@@ -216,7 +225,7 @@ static void values_text(FILE *f, const struct ot_report *r, size_t w)
 	int any = 0;
 
 	for (i = 0; i < r->nfuncs; i++)
-		any |= r->funcs[i].arg || r->funcs[i].ret;
+		any |= r->funcs[i].arg || r->funcs[i].ret || r->funcs[i].nmore;
 	if (!any)
 		return;
 	fprintf(f, "\n%-*s %10s %20s %20s %20s\n", (int)vw, "VALUE", "COUNT", "MIN", "P50", "MAX");

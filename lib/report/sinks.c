@@ -65,6 +65,13 @@ void ot_sinks_values_typed(struct ot_sinks *s, size_t f, const char *arg_name,
 	k->ret_signed = ret_signed;
 }
 
+void ot_sinks_values_str(struct ot_sinks *s, size_t f, const char *name)
+{
+	if (!s->vals)
+		s->vals = ot_xcalloc(s->o.nfuncs, sizeof(*s->vals));
+	snprintf(s->vals[f].str_name, sizeof(s->vals[f].str_name), "%s", name);
+}
+
 void ot_sinks_values_more(struct ot_sinks *s, size_t f, size_t j, const char *name)
 {
 	struct ot_sinks_values *k;
@@ -329,6 +336,12 @@ static void slow_details(struct ot_sinks *s, const struct ot_scope *sc, struct o
 	if (k && k->arg && sc->has_arg) {
 		sl->arg_name = k->arg_name;
 		sl->arg = k->arg32 ? (int64_t)(int32_t)sc->arg : (int64_t)sc->arg;
+	}
+	if (k && k->str_name[0] && sc->has_arg) {
+		sl->str_name = k->str_name;
+		sl->str = s->o.str ? s->o.str(s->o.str_ctx, sc->arg) : NULL;
+		if (!sl->str)
+			sl->str = "?";
 	}
 	if (k && k->ret && sc->has_ret) {
 		sl->ret_name = k->ret32 ? "ret:32" : "ret";

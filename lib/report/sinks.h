@@ -47,6 +47,10 @@ struct ot_sinks_opts {
 	/* The name of process pid, for its row: 0, or not 0 for "?". */
 	int (*comm)(void *ctx, uint32_t pid, char *buf, size_t len);
 	void *comm_ctx;
+	/* The string of id, a function's :str value (the entry's first,
+	 * its scope's arg), for its --slower-than lines: NULL unknown. */
+	const char *(*str)(void *ctx, uint64_t id);
+	void *str_ctx;
 };
 
 struct ot_sinks_slow {
@@ -64,6 +68,9 @@ struct ot_sinks_values {
 	struct ot_values *more[OT_REPORT_MORE];
 	char more_name[OT_REPORT_MORE][48];
 	size_t nmore;
+	/* The entry's first value is a string's id ("path:str"; "" none):
+	 * counted by the caller, named on --slower-than's lines. */
+	char str_name[48];
 };
 
 struct ot_sinks_pending {
@@ -111,6 +118,12 @@ void ot_sinks_values(struct ot_sinks *s, size_t f, uint8_t arg, uint8_t ret);
  * return value ret_size bytes (1, 2, 4; 0 or 8 whole), signed or not. */
 void ot_sinks_values_typed(struct ot_sinks *s, size_t f, const char *arg_name,
 			   uint8_t ret_size, uint8_t ret_signed);
+
+/* Function f's entry's first value is a string, name ("arg1:str",
+ * "path:str"): in no distribution (the caller counts strings), on its
+ * --slower-than lines through o->str.  Before ot_sinks_values, which
+ * then records no arg for f. */
+void ot_sinks_values_str(struct ot_sinks *s, size_t f, const char *name);
 
 /* Function f records value j + 2 of its entry ("read(arg1,arg3)"'s
  * arg3 is j 0) under name; then each is told with ot_sinks_value. */

@@ -80,6 +80,10 @@ struct ot_drain {
 	 * read is one the process has not touched, .rodata's, whose bytes do
 	 * not change; one read per address, not per hit.  Direct-mapped. */
 	struct late_str { uint64_t addr; uint32_t pid, id; } *late;
+	/* Compact functions whose entry's first value is a string's
+	 * address (ot_drain_thread_strs): ntstr flags, NULL when none. */
+	uint8_t *tstr;
+	uint32_t ntstr;
 };
 
 #define LATE_CAP 4096	/* a power of two */
@@ -179,6 +183,7 @@ void ot_drain_free(struct ot_drain *d)
 	free(d->comms);
 	ot_strtab_free(d->strs);
 	free(d->late);
+	free(d->tstr);
 	free(d);
 }
 
@@ -246,6 +251,65 @@ static void tr_insert(struct queue *q, const struct ot_drain_trec *r)
 		i--;
 	}
 	*tr_at(q, i) = *r;
+}
+
+/*
+ * The id of the string at addr in process pid, for probe func: the one
+ * the probe read (tried: it says what bpf_probe_read_user_str gave,
+ * str_len bytes of str with the NUL, or < 0, at site ip), else one the
+ * reader reads now, else "<unreadable 0xADDR>" - never "".  A page the
+ * probe failed to read is one the process has not touched (.rodata's),
+ * whose bytes do not change: read once per (pid, address).  Without a
+ * try (the perf backend's registers, compact records) it is read at
+ * every hit: a buffer the program reuses holds another string next time.
+ */
+static uint64_t str_id(struct ot_drain *d, uint32_t pid, uint32_t func, uint64_t addr,
+		       int tried, const char *str, int32_t str_len, uint64_t ip)
+{
+	char buf[OT_RING_STR_MAX + 32];
+	size_t h = (size_t)((addr ^ pid) * 0x9E3779B97F4A7C15ull >> 40) & (LATE_CAP - 1);
+
+	if (tried && str_len > 0) {
+		d->str_probe++;
+		return ot_strtab_intern(d->strs, str, (size_t)str_len);
+	}
+	if (tried && !d->late)
+		d->late = ot_xcalloc(LATE_CAP, sizeof(*d->late));
+	if (tried && d->late[h].id && d->late[h].addr == addr && d->late[h].pid == pid) {
+		d->str_late++;
+		return d->late[h].id;
+	}
+	if (d->str_read && d->str_read(d->str_read_ctx, pid, func, ip, addr, buf,
+				       OT_RING_STR_MAX) >= 0) {
+		uint32_t id = ot_strtab_intern(d->strs, buf, OT_RING_STR_MAX);
+
+		d->str_late++;
+		if (tried) {
+			d->late[h].addr = addr;
+			d->late[h].pid = pid;
+			d->late[h].id = id;
+		}
+		return id;
+	}
+	d->str_unreadable++;
+	snprintf(buf, sizeof(buf), "<unreadable 0x%llx>", (unsigned long long)addr);
+	return ot_strtab_intern(d->strs, buf, sizeof(buf));
+}
+
+void ot_drain_thread_strs(struct ot_drain *d, const uint8_t *is_str, uint32_t n)
+{
+	uint32_t f;
+
+	free(d->tstr);
+	d->tstr = NULL;
+	d->ntstr = 0;
+	for (f = 0; f < n && !is_str[f]; f++)
+		;
+	if (f == n)
+		return;
+	d->tstr = ot_xmalloc(n);
+	memcpy(d->tstr, is_str, n);
+	d->ntstr = n;
 }
 
 /* A probe's kind (enum ot_probe_kind) as an event says it. */
@@ -374,6 +438,10 @@ static inline int tr_decode(struct ot_drain *d, struct queue *q, const struct ot
 	 * thread's); an entry's further values follow it. */
 	ev->has_value = q->pcode != 0;
 	ev->value = q->pv;
+	/* An entry's first value that is a string's address: its id. */
+	if (q->pcode == 1 && d->tstr && e->func < d->ntstr && d->tstr[e->func] &&
+	    e->kind == OT_EV_ENTRY)
+		ev->value = str_id(d, ev->pid, e->func, q->pv, 0, NULL, 0, 0);
 	q->pcode = 0;
 	q->vfunc = e->func;
 	q->vsp = ev->sp;
@@ -401,40 +469,6 @@ static void thread_to_events(struct ot_drain *d, unsigned qi)
 	e.vfunc = q->vfunc;
 	e.vsp = q->vsp;
 	*q = e;
-}
-
-/*
- * The id of the string a record's value points to: the one the probe
- * read, else one read now (the page the probe could not fault in, or a
- * backend that reads no memory), else "<unreadable 0xADDR>" - never "".
- */
-static uint64_t record_str(struct ot_drain *d, const struct ot_record *rec, uint32_t func,
-			   uint64_t addr)
-{
-	char buf[OT_RING_STR_MAX + 32];
-
-	if (rec->has_str && rec->str_len > 0) {
-		d->str_probe++;
-		return ot_strtab_intern(d->strs, rec->str, (size_t)rec->str_len);
-	}
-	size_t h = (size_t)((addr ^ rec->pid) * 0x9E3779B97F4A7C15ull >> 40) & (LATE_CAP - 1);
-
-	if (!d->late)
-		d->late = ot_xcalloc(LATE_CAP, sizeof(*d->late));
-	if (d->late[h].id && d->late[h].addr == addr && d->late[h].pid == rec->pid) {
-		d->str_late++;
-		return d->late[h].id;
-	}
-	if (d->str_read && d->str_read(d->str_read_ctx, rec->pid, func, rec->has_str ? rec->str_ip : 0,
-				       addr, buf, OT_RING_STR_MAX) >= 0) {
-		d->str_late++;
-		d->late[h].addr = addr;
-		d->late[h].pid = rec->pid;
-		return d->late[h].id = ot_strtab_intern(d->strs, buf, OT_RING_STR_MAX);
-	}
-	d->str_unreadable++;
-	snprintf(buf, sizeof(buf), "<unreadable 0x%llx>", (unsigned long long)addr);
-	return ot_strtab_intern(d->strs, buf, sizeof(buf));
 }
 
 void ot_drain_set_str_reader(struct ot_drain *d, ot_drain_str_fn fn, void *ctx)
@@ -479,7 +513,8 @@ void ot_drain_record(struct ot_drain *d, unsigned cpu,
 		if ((kind >> 8 & 0xffff) && !ot_record_value(rec, kind >> 8 & 0xffff, &ev.value))
 			ev.has_value = 1;
 		if (ev.has_value && (kind >> 8) & OT_VALUE_STR)
-			ev.value = record_str(d, rec, ev.func, ev.value);
+			ev.value = str_id(d, rec->pid, ev.func, ev.value, rec->has_str, rec->str,
+					  rec->str_len, rec->has_str ? rec->str_ip : 0);
 		if (!rec->has_sp) {
 			d->stats.no_sp++;
 			return;

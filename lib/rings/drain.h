@@ -72,9 +72,11 @@ int ot_drain_comm(const struct ot_drain *d, uint32_t pid, char *buf, size_t len)
  * (the multi backend's program could not read the page, the perf backend
  * reads no memory), the one fn reads then: fn reads at most len bytes at
  * addr in process pid into buf, for probe func (its function index) hit
- * at address ip (0: not known): 0 with a NUL in buf, or -errno.  A string
- * neither gives is "<unreadable 0xADDR>".  Without fn, only what records
- * carry.
+ * at address ip (0: not known): 0 with a NUL in buf, or -errno.  A page
+ * the program could not read is read once per (pid, address); a string
+ * no probe tried to read, at every hit (a buffer may hold another one at
+ * the next).  A string neither gives is "<unreadable 0xADDR>".  Without
+ * fn, only what records carry.
  */
 typedef int (*ot_drain_str_fn)(void *ctx, uint32_t pid, uint32_t func, uint64_t ip,
 			       uint64_t addr, char *buf, size_t len);
@@ -155,6 +157,16 @@ void ot_drain_thread_funcs(struct ot_drain *d, uint32_t n);
 /* Compact entries of func (below that count) are a USDT probe's hits:
  * points (OT_EV_POINT), no scope. */
 void ot_drain_thread_point(struct ot_drain *d, uint32_t func);
+
+/*
+ * Compact functions whose entry's first value (code 1) is a string's
+ * address: is_str[f] for f < n (copied; all 0, or n 0: none).  Such an
+ * entry's event carries the string's id instead, as a ring record's
+ * with OT_VALUE_STR does: read by the reader ot_drain_set_str_reader
+ * gave, when the record leaves its queue (compact records carry no
+ * string), at every hit; "<unreadable 0xADDR>" when it cannot.
+ */
+void ot_drain_thread_strs(struct ot_drain *d, const uint8_t *is_str, uint32_t n);
 
 /*
  * Queue n records of thread tid of process pid, as if read from queue q's

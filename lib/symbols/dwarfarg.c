@@ -427,3 +427,116 @@ int ot_dwarf_ret(const char *path, uint64_t vaddr, uint8_t *size, uint8_t *is_si
 	dwfl_end(d.dwfl);
 	return err;
 }
+
+/* Type die t as C writes it ("const char *", "struct req *") appended to
+ * buf (len bytes, NUL-terminated); depth bounds a cycle. */
+static void type_name(Dwarf_Die *t, char *buf, size_t len, int depth)
+{
+	const char *name = dwarf_diename(t), *kw = NULL;
+	size_t at = strlen(buf);
+	Dwarf_Attribute a;
+	Dwarf_Die in;
+	int tag = dwarf_tag(t), has = dwarf_attr_integrate(t, DW_AT_type, &a) &&
+				     dwarf_formref_die(&a, &in);
+
+	if (depth > 8 || at + 1 >= len)
+		return;
+	switch (tag) {
+	case DW_TAG_pointer_type:
+	case DW_TAG_reference_type:
+	case DW_TAG_array_type:
+		if (has)
+			type_name(&in, buf, len, depth + 1);
+		else
+			snprintf(buf + at, len - at, "void");
+		at = strlen(buf);
+		snprintf(buf + at, len - at, "%s", tag == DW_TAG_pointer_type ? " *" :
+			 tag == DW_TAG_reference_type ? " &" : "[]");
+		return;
+	case DW_TAG_const_type:
+	case DW_TAG_volatile_type:
+		kw = tag == DW_TAG_const_type ? "const" : "volatile";
+		if (has && dwarf_tag(&in) == DW_TAG_pointer_type) {
+			/* char *const: the pointer is what is const. */
+			type_name(&in, buf, len, depth + 1);
+			snprintf(buf + strlen(buf), len - strlen(buf), "%s", kw);
+			return;
+		}
+		snprintf(buf + at, len - at, "%s ", kw);
+		if (has)
+			type_name(&in, buf, len, depth + 1);
+		else
+			snprintf(buf + strlen(buf), len - strlen(buf), "void");
+		return;
+	case DW_TAG_structure_type:
+		kw = "struct";
+		break;
+	case DW_TAG_union_type:
+		kw = "union";
+		break;
+	case DW_TAG_enumeration_type:
+		kw = "enum";
+		break;
+	case DW_TAG_class_type:
+		kw = "class";
+		break;
+	case DW_TAG_subroutine_type:
+		snprintf(buf + at, len - at, "a function");
+		return;
+	default:
+		break;
+	}
+	snprintf(buf + at, len - at, "%s%s%s", kw ? kw : "", kw ? " " : "",
+		 name ? name : kw ? "(anonymous)" : "?");
+}
+
+/* Whether type die t (peeled) is a character: char, signed or unsigned. */
+static int is_char(Dwarf_Die *t)
+{
+	Dwarf_Attribute a;
+	Dwarf_Word enc = 0;
+
+	if (dwarf_tag(t) != DW_TAG_base_type || dwarf_bytesize(t) != 1)
+		return 0;
+	if (dwarf_attr_integrate(t, DW_AT_encoding, &a))
+		dwarf_formudata(&a, &enc);
+	return enc == DW_ATE_signed_char || enc == DW_ATE_unsigned_char || enc == DW_ATE_UTF;
+}
+
+int ot_dwarf_param_type(const char *path, uint64_t vaddr, const char *expr, char *type,
+			size_t len, char *why, size_t whylen)
+{
+	char name[128], *arrow;
+	struct dw d = { 0 };
+	Dwarf_Die p, m, *die, t, pointee;
+	Dwarf_Attribute a;
+	uint32_t offset = 0;
+	int err;
+
+	if (len)
+		type[0] = 0;
+	snprintf(name, sizeof(name), "%s", expr);
+	arrow = strstr(name, "->");
+	if (arrow)
+		*arrow = 0;
+	err = open_fn(path, vaddr, &d);
+	if (err)
+		snprintf(why, whylen, "no DWARF for it");
+	if (!err)
+		err = param(&d, name, &p, why, whylen);
+	if (!err && arrow)
+		err = member(&p, name, arrow + 2, &m, &offset, why, whylen);
+	if (!err) {
+		die = arrow ? &m : &p;
+		if (dwarf_attr_integrate(die, DW_AT_type, &a) && dwarf_formref_die(&a, &t)) {
+			type_name(&t, type, len, 0);
+			err = !peel(&t, &t) && dwarf_tag(&t) == DW_TAG_pointer_type;
+			if (err && type_of(&t, &pointee) == 0 && is_char(&pointee))
+				err = 2;
+		} else {
+			snprintf(type, len, "void");
+		}
+	}
+	dwfl_end(d.dwfl);
+	return err;
+}

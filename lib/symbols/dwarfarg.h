@@ -37,6 +37,17 @@ int ot_dwarf_param(const char *path, uint64_t vaddr, const char *expr, struct ot
 		   char *why, size_t whylen);
 
 /*
+ * The DWARF type of parameter expr ("path", "req->name") of the function
+ * at vaddr, as C writes it ("const char *", "unsigned int", "char[]")
+ * into type (len bytes), for ":str": 2 a pointer to a character type
+ * (char, signed or unsigned, through typedefs and qualifiers), 1 another
+ * pointer, 0 not a pointer (an integer, an array member); -ENODATA,
+ * -ENOENT with why as ot_dwarf_param.
+ */
+int ot_dwarf_param_type(const char *path, uint64_t vaddr, const char *expr, char *type,
+			size_t len, char *why, size_t whylen);
+
+/*
  * The return type of the function at vaddr: *size bytes (1, 2, 4, 8),
  * *is_signed.  0; -ENODATA without DWARF; -EINVAL when it returns void,
  * a float or an aggregate (why says which).

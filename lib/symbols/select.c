@@ -247,20 +247,28 @@ static int is_ident(const char *s, size_t n)
 	return 1;
 }
 
-/* One value, item (NUL-terminated, cut from the list), into v: 0, or
- * -EINVAL after printing (if print) why. */
+/* A value's code bit in struct vals (never in ot_selected): ":str", the
+ * string it points to. */
+#define VAL_STR 0x40
+
+/* One value, item (NUL-terminated, cut from the list), into *arg (its
+ * OT_SEL_* code, | VAL_STR) and *name: 0, or -EINVAL after printing (if
+ * print) why. */
 static int one_value(const char *term, char *item, uint8_t *arg, char **name, int print)
 {
-	char *colon = strchr(item, ':'), *arrow = strstr(item, "->"), *end;
+	char whole[256], *colon, *arrow, *end;
+	uint8_t str = 0;
 	size_t len;
 	long n;
 
+	snprintf(whole, sizeof(whole), "%s", item);
+	colon = strchr(item, ':');
 	if (colon && !strcmp(colon, ":str")) {
-		if (print)
-			ot_error("'%s': %s: strings of a function's arguments are not read yet "
-				 "(the integer: %.*s)", term, item, (int)(colon - item), item);
-		return -EINVAL;
+		*colon = 0;
+		colon = NULL;
+		str = VAL_STR;
 	}
+	arrow = strstr(item, "->");
 	len = colon ? (size_t)(colon - item) : strlen(item);
 	if (!strncmp(item, "arg", 3) && len > 3 && isdigit((unsigned char)item[3])) {
 		n = strtol(item + 3, &end, 10);
@@ -273,7 +281,7 @@ static int one_value(const char *term, char *item, uint8_t *arg, char **name, in
 					 OT_SEL_ARG_REGS);
 			return -EINVAL;
 		}
-		*arg = (uint8_t)(n | (colon ? OT_SEL_32 : 0));
+		*arg = (uint8_t)(n | (colon ? OT_SEL_32 : 0) | str);
 		return 0;
 	}
 	if (colon)
@@ -282,11 +290,22 @@ static int one_value(const char *term, char *item, uint8_t *arg, char **name, in
 		  : !is_ident(item, len))
 		goto bad;
 	*name = ot_xstrdup(item);
+	*arg = str;
 	return 0;
 bad:
 	if (print)
-		ot_error("'%s': '%s' is no value: %s", term, item, OT_SEL_SYNTAX);
+		ot_error("'%s': '%s' is no value: %s", term, whole, OT_SEL_SYNTAX);
 	return -EINVAL;
+}
+
+/* How many of v's values are strings. */
+static unsigned vals_strs(const struct vals *v)
+{
+	unsigned i, n = 0;
+
+	for (i = 0; i < v->n; i++)
+		n += !!(v->arg[i] & VAL_STR);
+	return n;
 }
 
 /*
@@ -339,6 +358,13 @@ static int value_suffix(char *term, struct vals *v, int print)
 			vals_free(v);
 			return -EINVAL;
 		}
+	}
+	if (vals_strs(v) > 1) {
+		if (print)
+			ot_error("'%s': one value of a function may be read as a string (:str), "
+				 "not %u", whole, vals_strs(v));
+		vals_free(v);
+		return -EINVAL;
 	}
 	*open = 0;
 	return 0;
@@ -428,6 +454,11 @@ static void merge_vals(struct pick *k, struct vals *dst, const struct vals *src,
 				 OT_SEL_MAX_VALUES);
 			k->conflict = 1;
 		}
+	}
+	if (vals_strs(dst) > 1 && !k->conflict) {
+		ot_error("%s: terms ask %u of its values as strings (:str): one may be", fn,
+			 vals_strs(dst));
+		k->conflict = 1;
 	}
 	if (src->ret && !dst->ret)
 		dst->ret = src->ret;
@@ -609,17 +640,25 @@ static void exclude_terms(struct pick *k, const char *spec)
  * with aliases: the kernel would count one hit twice.
  */
 /* f's values from v: the first entry value in arg/arg_name (what USDT
- * and one-value code read), the others in more; names copied. */
+ * and one-value code read), the others in more, in order; names copied.
+ * A string is the first wherever it was asked: it rides the entry's own
+ * record, which the backends read strings with. */
 static void set_values(struct ot_selected *f, const struct vals *v)
 {
-	uint8_t i;
+	uint8_t i, first = 0;
 
 	f->ret = v->ret;
 	if (!v->n)
 		return;
-	f->arg = v->arg[0];
-	f->arg_name = v->name[0] ? ot_xstrdup(v->name[0]) : NULL;
-	for (i = 1; i < v->n; i++) {
+	for (i = 0; i < v->n; i++)
+		if (v->arg[i] & VAL_STR)
+			first = i;
+	f->str = !!(v->arg[first] & VAL_STR);
+	f->arg = v->arg[first] & (uint8_t)~VAL_STR;
+	f->arg_name = v->name[first] ? ot_xstrdup(v->name[first]) : NULL;
+	for (i = 0; i < v->n; i++) {
+		if (i == first)
+			continue;
 		f->more[f->nmore] = v->arg[i];
 		f->more_name[f->nmore++] = v->name[i] ? ot_xstrdup(v->name[i]) : NULL;
 	}

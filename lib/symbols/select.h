@@ -7,7 +7,8 @@
  * prefixed with a library ("libc.so.6:malloc") and followed by the values
  * to record with each call ("malloc(arg1)", "read(arg3)%ret", up to
  * OT_SEL_MAX_VALUES at the entry: "read(fd,arg3)", a parameter by its
- * DWARF name located later by lib/probes/plan).  A term matches a
+ * DWARF name located later by lib/probes/plan; one of them read as the
+ * string it points to: "open(arg1:str,arg2)", "handle(path:str)").  A term matches a
  * symbol's raw name, its demangled form, or that form without parameters
  * and Rust hash; failing all, a bare last component.  Errors name the term
  * and the reason, with close matches.
@@ -35,8 +36,8 @@ struct ot_binary;
 
 /* The value grammar, for the error a malformed value gets. */
 #define OT_SEL_SYNTAX "values are NAME(VALUE,...), NAME%ret, NAME(VALUE,...)%ret: up to 4 " \
-	"VALUEs, each argN (N 1 to 6), argN:32, a parameter's name or NAME->MEMBER; " \
-	"%ret:32 the low half"
+	"VALUEs, each argN (N 1 to 6), argN:32, a parameter's name or NAME->MEMBER, " \
+	"one of them VALUE:str (the string it points to); %ret:32 the low half"
 
 /* Values one function may record at its entry: "read(arg1,arg2,nbytes)". */
 #define OT_SEL_MAX_VALUES 4
@@ -73,8 +74,10 @@ struct ot_selected {
 	 * its offset the first site's); arg up to OT_USDT_MAX_ARGS.  NULL
 	 * for a function. */
 	const struct ot_usdt_probe *usdt;
-	/* "(argN:str)", "@argN:str": arg is a pointer to a NUL-terminated
-	 * string, read up to OT_USDT_STR_MAX bytes. */
+	/* "(argN:str)", "@argN:str", a function's "(argN:str)" or
+	 * "(PARAM:str)": arg (arg_name) is a pointer to a NUL-terminated
+	 * string, read up to OT_USDT_STR_MAX bytes.  A function's string is
+	 * its first value wherever the term put it (one a function). */
 	uint8_t str;
 	/* "usdt:FILE:PROVIDER:ENTRY..RETURN@argN": this probe is the entry
 	 * (OT_SEL_PAIR_ENTRY) or the return (OT_SEL_PAIR_RETURN) of pair

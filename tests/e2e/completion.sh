@@ -1,5 +1,6 @@
-# Bash completion: options, PIDs for -p, commands after --, and function
-# names for -f taken from `orbit-trace --list` of the binary on the line.
+# Bash completion: options, PIDs for -p, commands after --, function
+# names for -f taken from `orbit-trace --list` of the binary on the line,
+# and a value's forms inside a term's parentheses (:str, :32).
 . "$(dirname "$0")/lib.sh"
 command -v bash >/dev/null || skip_ "bash is not installed"
 
@@ -47,5 +48,13 @@ if [ -x "$top/build/targets/usdt" ]; then
 		"main,usdt:$U:ot:forms main,usdt:$U:ot:site main,usdt:$U:ot:tick " ] ||
 		fail_ "-f main,usdt:FILE:: $(complete_ 2 "$OT" -f "main,usdt:$U:")"
 fi
+# In a term's values: the value closed, or read as a string (:str), or
+# an argN's low half (:32).
+[ "$(complete_ 2 "$OT" -f 'outer,handle(flags,pa' -- "$STRESS" | tr '\n' ' ')" = \
+	"outer,handle(flags,pa) outer,handle(flags,pa:str) " ] ||
+	fail_ "-f handle(flags,pa: $(complete_ 2 "$OT" -f 'outer,handle(flags,pa' -- "$STRESS")"
+[ "$(complete_ 2 "$OT" -f 'take(arg1' -- "$STRESS" | tr '\n' ' ')" = \
+	"take(arg1) take(arg1:32) take(arg1:str) " ] ||
+	fail_ "-f take(arg1: $(complete_ 2 "$OT" -f 'take(arg1' -- "$STRESS")"
 complete_ 2 "$OT" --trace "$top/READ" | grep -qx "$top/README.md" || fail_ "--trace takes a file"
 pass_

@@ -6,7 +6,8 @@
 # and -p; several values per function; two terms for one function merged;
 # --slower-than's lines with the values, the process's name, --wall-clock;
 # every location -v prints equal to perf probe -D's for the same
-# parameter (dwargs' and libc's); the refusals' exact lines.
+# parameter (dwargs' and libc's); strings (:str) on every backend,
+# against tests/e2e/targets/strs's own counts; the refusals' exact lines.
 # Then libc's read(fd, buf, nbytes) under gzip -d by name (libc6-dbg's
 # DWARF) against the same run by register (read(arg3)), which values.sh
 # holds against bpftrace.
@@ -202,6 +203,110 @@ expect_rc 2 "$work/stdout" "$work/stderr" "$OT" -f 'handle(flags)' -- "$work/nod
 [ "$(cat "$work/stderr")" = "orbit-trace: $work/nodebug:handle: cannot read 'flags': $work/nodebug has no DWARF for it (install its debug info, or name the argument argN: the ABI's registers)" ] ||
 	fail_ "no DWARF, a name: $(cat "$work/stderr")"
 
+# Strings (issue 22, item 5's :str): tests/e2e/targets/strs passes known
+# strings (literals, two on a page it never touches, one of 70
+# characters) a known number of times and prints each with its count; on
+# every backend the STRING rows are the program's, a parameter by its
+# DWARF name or argN, first or second of a function's values, beside its
+# integer values and %ret.  multi reads them in the probe (the untouched
+# page's afterwards), perf and inject afterwards (the process's memory, or
+# its file once it is gone).
+ST="$top/build/targets/strs"
+"$ST" >"$work/strs.want" || fail_ "strs untraced: $?"
+for be in $bes; do
+	"$OT" -q --json -o "$work/str-$be.json" --backend $be \
+		-f 'take(path:str,flags)%ret,tally(n,name:str)' -- "$ST" >"$work/strs.out" 2>"$work/err" ||
+		fail_ "strings $be: exit status $?: $(cat "$work/err")"
+	cmp -s "$work/strs.out" "$work/strs.want" || fail_ "strings $be: the program printed other strings"
+	python3 - "$work/str-$be.json" "$work/strs.want" $be <<'PY' || fail_ "strings $be: $(head -c 3000 "$work/str-$be.json")"
+import json, sys
+rep, be = json.load(open(sys.argv[1])), sys.argv[3]
+want = {}
+for l in open(sys.argv[2]):
+    fn, s, n = l.split()
+    want.setdefault(fn, {})[s] = int(n)
+def top(d):
+    return sorted(d.items(), key=lambda kv: -kv[1])[:10]
+assert rep["status"] == "ok", rep["reasons"]
+st = rep["strings"]
+assert st["unreadable"] == 0 and st["probe"] + st["late"] == 153 + 300, st
+if be == "multi":
+    assert st["probe"] > 0 and st["late"] >= 6, st     # the untouched page's 6 afterwards
+else:
+    assert st["probe"] == 0, st
+f = {x["name"]: x for x in rep["functions"]}
+for fn, arg in (("take", "path:str"), ("tally", "name:str")):
+    s = f[fn]["strings"]
+    assert s["arg"] == arg and s["distinct"] == len(want[fn]), (fn, s)
+    assert [(t["value"], t["count"]) for t in s["top"]] == top(want[fn]), (fn, s["top"], top(want[fn]))
+t, y = f["take"], f["tally"]
+assert t["arg"] is None and y["arg"] is None        # the first value is the string
+assert [(v["what"], v["count"], v["min"], v["max"]) for v in t["values"]] == \
+    [("flags", 153, 0, 300), ("ret", 153, -1, 21)], t["values"]
+assert [(v["what"], v["count"], v["min"], v["max"]) for v in y["values"]] == [("n", 300, 0, 299)]
+PY
+	# Every string, the long one cut at 63 characters, on --slower-than's lines.
+	"$OT" -q --json --slower-than 1ns -o "$work/str-slow-$be.ndjson" --backend $be \
+		-f 'take(arg1:str,flags)' -- "$ST" >/dev/null 2>"$work/err" ||
+		fail_ "strings slow $be: exit status $?: $(cat "$work/err")"
+	python3 - "$work/str-slow-$be.ndjson" "$work/strs.want" <<'PY' || fail_ "strings slow $be: $(head -c 2000 "$work/str-slow-$be.ndjson")"
+import collections, json, sys
+lines = [json.loads(l) for l in open(sys.argv[1])]
+slow = [l for l in lines if l["type"] == "slow"]
+assert all(list(s["values"]) == ["arg1:str", "flags"] for s in slow), slow[0]
+got = collections.Counter(s["values"]["arg1:str"] for s in slow)
+want = {l.split()[1]: int(l.split()[2]) for l in open(sys.argv[2]) if l.startswith("take ")}
+assert got == want, (got, want)
+assert lines[-1]["strings"]["unreadable"] == 0
+PY
+done
+# The text report: the STRING table, the strings line, --slower-than's
+# lines with the string quoted.
+"$OT" -o "$work/str.txt" -f 'take(path:str,flags)%ret' -- "$ST" >/dev/null 2>"$work/err" ||
+	fail_ "strings text: exit status $?: $(cat "$work/err")"
+grep -Eq '^strings: [0-9]+ read by the probes, [0-9]+ afterwards \(not readable in the moment\), 0 unreadable$' "$work/str.txt" &&
+	grep -Eq '^take +path:str +23  lima$' "$work/str.txt" && grep -Eq '^ +5  charlie$' "$work/str.txt" &&
+	grep -Eq '^ +\(15 distinct, the 10 most frequent shown\)$' "$work/str.txt" &&
+	grep -Eq '^take flags +153 +0 ' "$work/str.txt" || fail_ "strings text: $(cat "$work/str.txt")"
+"$OT" --slower-than 1ns -o "$work/str-slow.txt" -f 'take(path:str,flags)%ret' -- "$ST" >/dev/null 2>&1 ||
+	fail_ "strings slow text: exit status $?"
+grep -q '^slow: take at .*, pid [0-9]* (strs) tid [0-9]*: .* (take) path:str="lima" flags=11 ret=21$' "$work/str-slow.txt" ||
+	fail_ "strings slow text: $(cat "$work/str-slow.txt")"
+# A member through a pointer (multi reads memory), and a pointer to a
+# struct read as a string (the user's choice: -v says what it is).
+"$OT" -v --json -o "$work/str-mem.json" -f 'named(it->name:str)' -- "$ST" >/dev/null 2>"$work/err" ||
+	fail_ "strings member: exit status $?: $(cat "$work/err")"
+json_check "$work/str-mem.json" 'fn["named"]["strings"]["top"] == [{"value": "item", "count": 7}]'
+"$OT" -v -o /dev/null -f 'named(it:str)' -- "$ST" >/dev/null 2>"$work/err" ||
+	fail_ "strings struct pointer: exit status $?: $(cat "$work/err")"
+grep -qx "orbit-trace: $ST:named: it is const struct item \*, not a char pointer: the bytes it points to are read as a string (up to a NUL, 64 at most)" "$work/err" ||
+	fail_ "strings struct pointer: -v does not say so: $(cat "$work/err")"
+# -p: a string in the heap, read afterwards from the living process
+# (perf, inject) or in the probe (multi); the capture ends while it runs.
+for be in $bes; do
+	rm -f "$work/sin"
+	mkfifo "$work/sin"
+	"$ST" ready <"$work/sin" >"$work/sp.out" &
+	spid=$!
+	cleanup_pids="$cleanup_pids $spid"
+	exec 4>"$work/sin"
+	wait_for "$work/sp.out" '^ready '
+	"$OT" -v --json --backend $be -o "$work/sp-$be.json" -f 'take(path:str)' -p $spid >/dev/null 2>"$work/sp.err" &
+	otpid=$!
+	cleanup_pids="$cleanup_pids $otpid"
+	wait_for "$work/sp.err" 'armed 1 functions'
+	echo go >&4
+	wait_for "$work/sp.out" '^done$'
+	kill -INT $otpid
+	wait $otpid || fail_ "strings -p $be: orbit-trace exit status $?: $(cat "$work/sp.err")"
+	echo bye >&4
+	exec 4>&-
+	wait $spid || fail_ "strings -p $be: strs exit status $?"
+	json_check "$work/sp-$be.json" 'j["status"] == "ok" and j["strings"]["unreadable"] == 0' \
+		'fn["take"]["strings"]["top"][:2] == [{"value": "heap", "count": 25}, {"value": "lima", "count": 23}]' \
+		'fn["take"]["strings"]["distinct"] == 16'
+done
+
 # refused ARGS... LINE: exit status 2 (1 for perf's arming), the one line.
 refused() {
 	rc=$1 line=$2
@@ -215,11 +320,19 @@ refused 2 "orbit-trace: $D:handle: cannot read 'len': no parameter 'len' (its pa
 	-f 'handle(len)'
 refused 2 "orbit-trace: $D:handle: cannot read 'req->size': struct req has no member 'size'" \
 	-f 'handle(req->size)'
-refused 2 "orbit-trace: 'handle(req:str)': req:str: strings of a function's arguments are not read yet (the integer: req)" \
-	-f 'handle(req:str)'
-refused 2 "orbit-trace: 'handle(1)': '1' is no value: values are NAME(VALUE,...), NAME%ret, NAME(VALUE,...)%ret: up to 4 VALUEs, each argN (N 1 to 6), argN:32, a parameter's name or NAME->MEMBER; %ret:32 the low half" \
+refused 2 "orbit-trace: $D:handle: cannot read 'flags' as a string (:str): it is unsigned int, not a pointer" \
+	-f 'handle(flags:str)'
+refused 2 "orbit-trace: $D:far: cannot read 'r->len' as a string (:str): it is long int, not a pointer" \
+	-f 'far(r->len:str)'
+refused 2 "orbit-trace: 'handle(req:str,arg2:str)': one value of a function may be read as a string (:str), not 2" \
+	-f 'handle(req:str,arg2:str)'
+refused 2 "orbit-trace: handle: terms ask 2 of its values as strings (:str): one may be" \
+	-f 'handle(req:str),handle(arg1:str)'
+refused 2 "orbit-trace: 'handle(arg1:32:str)': 'arg1:32:str' is no value: values are NAME(VALUE,...), NAME%ret, NAME(VALUE,...)%ret: up to 4 VALUEs, each argN (N 1 to 6), argN:32, a parameter's name or NAME->MEMBER, one of them VALUE:str (the string it points to); %ret:32 the low half" \
+	-f 'handle(arg1:32:str)'
+refused 2 "orbit-trace: 'handle(1)': '1' is no value: values are NAME(VALUE,...), NAME%ret, NAME(VALUE,...)%ret: up to 4 VALUEs, each argN (N 1 to 6), argN:32, a parameter's name or NAME->MEMBER, one of them VALUE:str (the string it points to); %ret:32 the low half" \
 	-f 'handle(1)'
-refused 2 "orbit-trace: 'handle%return': values are NAME(VALUE,...), NAME%ret, NAME(VALUE,...)%ret: up to 4 VALUEs, each argN (N 1 to 6), argN:32, a parameter's name or NAME->MEMBER; %ret:32 the low half" \
+refused 2 "orbit-trace: 'handle%return': values are NAME(VALUE,...), NAME%ret, NAME(VALUE,...)%ret: up to 4 VALUEs, each argN (N 1 to 6), argN:32, a parameter's name or NAME->MEMBER, one of them VALUE:str (the string it points to); %ret:32 the low half" \
 	-f 'handle%return'
 refused 2 "orbit-trace: 'handle(flags,n,req,arg1,arg2)': at most 4 values at the entry of a function" \
 	-f 'handle(flags,n,req,arg1,arg2)'
@@ -229,7 +342,11 @@ refused 1 "orbit-trace: $D:seventh: the argument asked is in memory at the entry
 	--backend perf -f 'seventh(g)'
 refused 1 "orbit-trace: $D:seventh: the argument asked is in memory at the entry (+8(%sp):s64): the perf backend reads only registers (--backend multi reads it)" \
 	--backend perf -f 'seventh(a,g)'
+refused 1 "orbit-trace: $D:far: the argument asked is in memory at the entry (+8(%sp):u64): the perf backend reads only registers (--backend multi reads it)" \
+	--backend perf -f 'far(r:str)'
 if [ "$(uname -m)" = x86_64 ]; then
+	refused 2 "orbit-trace: $D:far: cannot record its first value: it is +8(%sp):u64 at the entry, and --backend inject records only the argument registers (rdi, rsi, rdx, rcx, r8, r9): use --backend multi" \
+		--backend inject -f 'far(r:str)'
 	refused 2 "orbit-trace: $D:seventh: cannot record its value 2: it is +8(%sp):s64 at the entry, and --backend inject records only the argument registers (rdi, rsi, rdx, rcx, r8, r9): use --backend multi" \
 		--backend inject -f 'seventh(a,g)'
 	refused 2 "orbit-trace: $D:handle: cannot record its first value: it is +8(%di):s64 at the entry, and --backend inject records only the argument registers (rdi, rsi, rdx, rcx, r8, r9): use --backend multi" \

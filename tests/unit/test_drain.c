@@ -525,6 +525,93 @@ static void test_strings(void **state)
 	ot_drain_free(d);
 }
 
+static const char *mem_now;	/* what read_compact finds at 0x1000 */
+
+/* Compact records carry no site: ip 0; 0x1000 holds mem_now. */
+static int read_compact(void *ctx, uint32_t pid, uint32_t func, uint64_t ip, uint64_t addr,
+			char *buf, size_t len)
+{
+	(void)ctx;
+	reads++;
+	assert_int_equal(pid, 42);
+	assert_int_equal(func, 3);
+	assert_int_equal(ip, 0);
+	if (addr != 0x1000)
+		return -EFAULT;
+	snprintf(buf, len, "%s", mem_now);
+	return 0;
+}
+
+/*
+ * Compact records of a function whose entry's first value is a string's
+ * address (ot_drain_thread_strs): that value becomes the string's id,
+ * read as the record leaves, at every hit (a buffer the program reuses);
+ * its return value, its further values and another function's first
+ * value stay numbers.
+ */
+static void test_thread_strings(void **state)
+{
+	const uint16_t e3 = OT_DRAIN_TREC_ID(3, OT_DRAIN_T_ENTRY);
+	const uint16_t r3 = OT_DRAIN_TREC_ID(3, OT_DRAIN_T_RETURN);
+	const uint16_t e2 = OT_DRAIN_TREC_ID(2, OT_DRAIN_T_ENTRY);
+	const struct ot_drain_trec a[] = {
+		OT_DRAIN_TREC(10, 0x1000, OT_DRAIN_V_ID(1)),
+		OT_DRAIN_TREC(10, 0x7000, e3),
+		OT_DRAIN_TREC(10, 9, OT_DRAIN_V_ID(2)),		/* its second value */
+		OT_DRAIN_TREC(20, 7, OT_DRAIN_V_ID(OT_DRAIN_V_RET)),
+		OT_DRAIN_TREC(20, 0x7000, r3),
+		OT_DRAIN_TREC(30, 0x1000, OT_DRAIN_V_ID(1)),
+		OT_DRAIN_TREC(30, 0x7000, e2),			/* not a string */
+		OT_DRAIN_TREC(40, 0x3000, OT_DRAIN_V_ID(1)),
+		OT_DRAIN_TREC(40, 0x7000, e3),			/* unreadable */
+	};
+	const struct ot_drain_trec b[] = {
+		OT_DRAIN_TREC(50, 0x1000, OT_DRAIN_V_ID(1)),
+		OT_DRAIN_TREC(50, 0x7000, e3),
+	};
+	const uint8_t is_str[4] = { 0, 0, 0, 1 };
+	struct sink s = { .n = 0 };
+	struct ot_drain *d = ot_drain_new(1, 42, lookup, NULL, emit, &s);
+	struct ot_strtab *t = ot_drain_strs(d);
+	uint64_t probe, late, unreadable;
+
+	(void)state;
+	ot_drain_thread_funcs(d, 4);
+	ot_drain_thread_strs(d, is_str, 4);
+	ot_drain_set_str_reader(d, read_compact, NULL);
+	reads = 0;
+	mem_now = "first";
+	ot_drain_thread(d, 0, 42, 42, a, sizeof(a) / sizeof(a[0]));
+	ot_drain_flush(d, UINT64_MAX);
+	mem_now = "second";	/* the buffer holds another string now */
+	ot_drain_thread(d, 0, 42, 42, b, 2);
+	ot_drain_flush(d, UINT64_MAX);
+	assert_int_equal(s.n, 6);
+	assert_int_equal(s.ev[0].kind, OT_EV_ENTRY);
+	assert_true(s.ev[0].has_value);
+	assert_string_equal(ot_strtab_get(t, (uint32_t)s.ev[0].value), "first");
+	assert_int_equal(s.ev[1].kind, OT_EV_VALUE);
+	assert_int_equal(s.ev[1].value, 9);
+	assert_int_equal(s.ev[2].kind, OT_EV_RETURN);
+	assert_int_equal(s.ev[2].value, 7);
+	assert_int_equal(s.ev[3].func, 2);
+	assert_int_equal(s.ev[3].value, 0x1000);
+	assert_string_equal(ot_strtab_get(t, (uint32_t)s.ev[4].value), "<unreadable 0x3000>");
+	assert_string_equal(ot_strtab_get(t, (uint32_t)s.ev[5].value), "second");
+	assert_int_equal(reads, 3);
+	ot_drain_str_stats(d, &probe, &late, &unreadable);
+	assert_int_equal(probe, 0);
+	assert_int_equal(late, 2);
+	assert_int_equal(unreadable, 1);
+	/* No function with a string: none is read. */
+	ot_drain_thread_strs(d, (const uint8_t[4]){ 0 }, 4);
+	ot_drain_thread(d, 0, 42, 42, b, 2);
+	ot_drain_flush(d, UINT64_MAX);
+	assert_int_equal(s.ev[6].value, 0x1000);
+	assert_int_equal(reads, 3);
+	ot_drain_free(d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -542,6 +629,7 @@ int main(void)
 		cmocka_unit_test(test_ties_by_queue),
 		cmocka_unit_test(test_merges_many_queues),
 		cmocka_unit_test(test_strings),
+		cmocka_unit_test(test_thread_strings),
 	};
 
 	return cmocka_run_group_tests_name("drain", tests, NULL, NULL);

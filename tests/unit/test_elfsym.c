@@ -193,20 +193,23 @@ static void test_select_values(void **state)
 	/* A parameter's name asks (the backend that records none refuses it). */
 	assert_true(ot_select_asks_values("g(argv_t)"));
 	assert_true(ot_select_asks_values("g(req->len)"));
+	assert_true(ot_select_asks_values("g(path:str)"));
 	assert_false(ot_select_asks_values("b3*,!b3Mul*"));
 }
 
 /*
  * Values by DWARF name, several values per function and several terms
- * for one, and the value specs refused (issue 22, items 5 and 6): what
- * the selection keeps.
+ * for one, one of them a string (:str), and the value specs refused
+ * (issue 22, items 5 and 6): what the selection keeps.
  */
 static void test_select_named_values(void **state)
 {
 	static const char *const bad[] = {
 		"fixture_alpha(1)", "fixture_alpha(arg1:16)", "fixture_alpha(arg0)",
 		"fixture_alpha(n:32)", "fixture_alpha(a->)", "fixture_alpha(->b)",
-		"fixture_alpha%retx", "fixture_alpha%ret:16", "fixture_alpha(x:str)",
+		"fixture_alpha%retx", "fixture_alpha%ret:16", "fixture_alpha(x:strx)",
+		"fixture_alpha(arg1:32:str)", "fixture_alpha(x:str,arg2:str)",
+		"fixture_alpha(x:str),fixture_alpha(arg2:str)",
 		"fixture_alpha(a,b,c,d,e)", "fixture_alpha(a,b,c),fixture_alpha(d,e)",
 		"fixture_alpha(a,b),fixture_alias(c,d,e)", "fixture_alpha(a,,b)",
 	};
@@ -260,6 +263,26 @@ static void test_select_named_values(void **state)
 	assert_int_equal(ot_elf_select(e, "fixture_beta(n),fixture_beta(n)%ret", &s), 0);
 	assert_string_equal(s.fn[0].arg_name, "n");
 	assert_int_equal(s.fn[0].nmore, 0);
+	ot_selection_free(&s);
+	/* A string (:str) is the first value wherever it was asked, the
+	 * others in order after it; the same argument as an integer too. */
+	assert_int_equal(ot_elf_select(e, "fixture_beta(n,path:str,arg3)%ret", &s), 0);
+	assert_int_equal(s.fn[0].str, 1);
+	assert_string_equal(s.fn[0].arg_name, "path");
+	assert_int_equal(s.fn[0].nmore, 2);
+	assert_string_equal(s.fn[0].more_name[0], "n");
+	assert_int_equal(s.fn[0].more[1], 3);
+	assert_int_equal(s.fn[0].ret, OT_SEL_RET);
+	ot_selection_free(&s);
+	assert_int_equal(ot_elf_select(e, "fixture_beta(arg2),fixture_beta(arg2:str)", &s), 0);
+	assert_int_equal(s.fn[0].str, 1);
+	assert_int_equal(s.fn[0].arg, 2);
+	assert_null(s.fn[0].arg_name);
+	assert_int_equal(s.fn[0].nmore, 1);
+	assert_int_equal(s.fn[0].more[0], 2);
+	ot_selection_free(&s);
+	assert_int_equal(ot_elf_select(e, "fixture_beta(arg1)", &s), 0);
+	assert_int_equal(s.fn[0].str, 0);
 	ot_selection_free(&s);
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		if (ot_elf_select(e, bad[i], &s) != -ENOENT)

@@ -285,6 +285,58 @@ static void test_slow_more_values(void **state)
 	teardown(&f);
 }
 
+static const char *fake_str(void *ctx, uint64_t id)
+{
+	(void)ctx;
+	return id == 5 ? "a \"quoted\"\tpath\n" : NULL;
+}
+
+/*
+ * A string value (the entry's first, :str): in no distribution, on the
+ * --slower-than line first, quoted with C's escapes (JSON's in JSON); an
+ * id the drain never gave is "?"; the others as ever.
+ */
+static void test_slow_string(void **state)
+{
+	struct ot_sinks_opts o = { .slower_than = 1, .str = fake_str };
+	struct ot_scope sc = { .func = INNER, .pid = 7, .tid = 7, .start = 0, .end = 50,
+			       .has_arg = 1, .arg = 5, .has_ret = 1, .ret = 3 };
+	struct ot_report_func fn[NFUNCS];
+	struct fixture f;
+
+	(void)state;
+	setup(&f, &o);
+	ot_sinks_values_str(&f.s, INNER, "path:str");
+	ot_sinks_values(&f.s, INNER, 0, OT_SEL_RET);
+	ot_sinks_values_more(&f.s, INNER, 0, "flags");
+	ot_sinks_start(&f.s, 0, 0, NULL);
+	ot_sinks_value(&f.s, 7, INNER, 0, 0, 9);
+	ot_sinks_scope(&f.s, &sc);
+	sc.arg = 6;
+	ot_sinks_scope(&f.s, &sc);
+	fflush(f.out);
+	assert_string_equal(f.text,
+			    "slow: inner at 0 ns, pid 7 (proc7) tid 7: 50 ns (inner) "
+			    "path:str=\"a \\\"quoted\\\"\\tpath\\n\" flags=9 ret=3\n"
+			    "slow: inner at 0 ns, pid 7 (proc7) tid 7: 50 ns (inner) path:str=\"?\" ret=3\n");
+	memset(fn, 0, sizeof(fn));
+	ot_sinks_report(&f.s, fn);
+	assert_null(fn[INNER].arg);
+	assert_int_equal(fn[INNER].ret->count, 2);
+	assert_int_equal(fn[INNER].more[0]->count, 1);
+	teardown(&f);
+	o.json = 1;
+	setup(&f, &o);
+	ot_sinks_values_str(&f.s, INNER, "path:str");
+	ot_sinks_start(&f.s, 0, 0, NULL);
+	sc.arg = 5;
+	ot_sinks_scope(&f.s, &sc);
+	fflush(f.out);
+	assert_non_null(strstr(f.text, ", \"values\": {\"path:str\": "
+			       "\"a \\\"quoted\\\"\\u0009path\\u000a\"}}\n"));
+	teardown(&f);
+}
+
 static void test_rows_per_process(void **state)
 {
 	struct ot_sinks_opts o = { .per_process = 1 };
@@ -478,6 +530,7 @@ int main(void)
 		cmocka_unit_test(test_slowest_keeps_longest_first),
 		cmocka_unit_test(test_slower_than_prints_path),
 		cmocka_unit_test(test_slower_than_json),
+		cmocka_unit_test(test_slow_string),
 		cmocka_unit_test(test_slow_lines_flushed),
 		cmocka_unit_test(test_values_as_asked),
 		cmocka_unit_test(test_values_typed),
