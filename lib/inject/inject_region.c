@@ -244,7 +244,7 @@ int inject_map_all(struct ot_inject *in, const struct plan *pl, size_t n, size_t
 
 	for (i = 0; i < n; i++)
 		if (pl[i].reg != SIZE_MAX)
-			need[pl[i].reg] += TRAMP_MAX;
+			need[pl[i].reg] += pl[i].reserve;
 	need[0] += OT_INJ_R_SIZE(in->nreg, npatches, npatches);
 	ret = map_regions(in, need);
 	free(need);

@@ -49,6 +49,7 @@ extern const unsigned char ot_inj_rt_priv[], ot_inj_rt_shared[], ot_inj_rt_areas
 #define REG_HEAD	OT_INJ_REG_HEAD
 #define REG_POINT_SLOT	OT_INJ_REG_POINT_SLOT
 #define TRAMP_MAX	192	/* a trampoline: prologue + moved code + jmp back */
+#define TRAMP_POINT_MAX	OT_RELOC_MAX	/* a USDT site's: its probes' code among them */
 #define TRAMP_PROLOGUE	13	/* push %rax; mov $id,%eax; call *slot(%rip); pop %rax */
 #define HOOK_PROLOGUE	14	/* push %rax; lea orig(%rip),%rax; jmp *slot(%rip) */
 #define CODE_MAX	(1ull << 20) /* bytes of a function read to relocate it */
@@ -65,6 +66,7 @@ struct patch {
 	uint64_t addr;
 	uint8_t orig[OT_PATCH_LEN];
 	uint8_t jmp[OT_PATCH_LEN];	/* jmp rel32 to its trampoline */
+	size_t covered;		/* bytes from addr its trampoline runs instead */
 	size_t fn;		/* the number its records carry (ot_inject_fn.id); SIZE_MAX: a hook */
 };
 
@@ -123,6 +125,7 @@ struct plan {
 	uint64_t addr;		/* the function in the process */
 	const struct ot_proc_map *text;
 	size_t reg;		/* its code region; SIZE_MAX: none */
+	size_t reserve;		/* room its trampoline may take there */
 	uint8_t *code;		/* its bytes, from the process */
 	size_t len;
 	/* A USDT site's: what in its file may jump into a patch, and the

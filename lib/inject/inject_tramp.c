@@ -222,13 +222,20 @@ static size_t entry_head(const struct region *r, uint64_t tramp, uint32_t id, in
 	return TRAMP_PROLOGUE;
 }
 
-/* Nothing in the file may jump into rel's patch but at its start: 0, or
- * -1 with *why (in buf) naming what does. */
-static int nothing_jumps_in(const struct plan *pl, const struct ot_reloc *rel, char *buf,
-			    size_t len, const char **why)
+/* Nothing in the file may jump into rel's patch but at its start, and no
+ * other patch is among its bytes: 0, or -1 with *why (in buf). */
+static int nothing_jumps_in(const struct ot_inject *in, const struct plan *pl,
+			    const struct ot_reloc *rel, char *buf, size_t len, const char **why)
 {
-	uint64_t lo = pl->vaddr + rel->patch_at;
+	uint64_t lo = pl->vaddr + rel->patch_at, at = pl->addr + rel->patch_at;
+	size_t k;
 
+	for (k = 0; k < in->npatches; k++)
+		if (in->patches[k].addr < at + rel->covered &&
+		    at < in->patches[k].addr + in->patches[k].covered) {
+			*why = "another patch is among the bytes to patch";
+			return -1;
+		}
 	if (!ot_coderefs_inside(pl->refs, pl->vaddr, pl->vaddr + pl->len, lo, lo + rel->covered,
 				buf, len))
 		return 0;
@@ -237,65 +244,135 @@ static int nothing_jumps_in(const struct plan *pl, const struct ot_reloc *rel, c
 }
 
 /*
- * A USDT site's trampoline into body at tramp: the patch over the nop
- * and the instructions after it (the probe, then them, then back), else
- * over the instructions before it and the nop (them, the probe, then on
- * past the nop).  Its length, with the patch in *rel; or 0 with why
- * (both ways' reasons).
+ * The USDT sites one patch may cover: every site of the install not
+ * patched yet near the one being patched (itself first); each one's
+ * probe goes before its nop in the trampoline (struct ot_reloc_marks).
  */
-static size_t point_body(const struct ot_inject_fn *f, const struct plan *pl, uint64_t tramp,
-			 uint64_t slot, uint32_t id, uint8_t *body, struct ot_reloc *rel,
+#define NEAR_SITES 8
+struct sites_near {
+	const struct ot_inject_fn *fn;	/* the install's functions */
+	const struct plan *pl;
+	size_t idx[NEAR_SITES];		/* which, by mark */
+	uint64_t at[NEAR_SITES];	/* their nops, in the process */
+	uint8_t placed[NEAR_SITES];
+	uint64_t slot;
+	char why[192];			/* why a probe's code cannot be */
+};
+
+static size_t emit_site(void *ctx, size_t k, uint64_t where, uint8_t *out)
+{
+	struct sites_near *sn = ctx;
+	const struct ot_inject_fn *f = &sn->fn[sn->idx[k]];
+	size_t n = point_head(f, sn->at[k], where, sn->slot, f->id | f->values, out, sn->why,
+			      sizeof(sn->why));
+
+	sn->placed[k] = n > 0;
+	return n;
+}
+
+/* The sites within reach of fn[self]'s patch (it first), into sn and m. */
+static void sites_near(const struct ot_inject_fn *fn, size_t n, const struct plan *pl,
+		       const uint8_t *done, size_t self, uint64_t slot, struct sites_near *sn,
+		       struct ot_reloc_marks *m)
+{
+	uint64_t site = pl[self].addr + (fn[self].site - fn[self].offset);
+	size_t k;
+
+	memset(sn, 0, sizeof(*sn));
+	sn->fn = fn;
+	sn->pl = pl;
+	sn->slot = slot;
+	sn->idx[0] = self;
+	sn->at[0] = site;
+	memset(m, 0, sizeof(*m));
+	m->at = sn->at;
+	m->n = 1;
+	m->emit = emit_site;
+	m->ctx = sn;
+	for (k = 0; k < n && m->n < NEAR_SITES; k++) {
+		uint64_t a;
+
+		if (k == self || !fn[k].point || done[k] || fn[k].refused ||
+		    pl[k].reg == SIZE_MAX || pl[k].text != pl[self].text)
+			continue;
+		a = pl[k].addr + (fn[k].site - fn[k].offset);
+		if (a + 32 > site && a < site + 32) {
+			sn->idx[m->n] = k;
+			sn->at[m->n++] = a;
+		}
+	}
+}
+
+/*
+ * A USDT site's trampoline into body at tramp: the patch over the nop
+ * and the whole instructions after it, else over those before it and
+ * the nop; the probe of every site among them (the self first) before its
+ * nop, then the jump back.  Its length, with the patch in *rel and the
+ * sites it holds in sn; or 0 with why (both ways' reasons).
+ */
+static size_t point_body(const struct ot_inject *in, const struct ot_inject_fn *fn, size_t n,
+			 const struct plan *pl, const uint8_t *done, size_t self, uint64_t tramp,
+			 uint64_t slot, uint8_t *body, struct ot_reloc *rel, struct sites_near *sn,
 			 char *why, size_t whylen)
 {
-	size_t at = (size_t)(f->site - f->offset), head;
-	uint64_t site = pl->addr + at;
+	const struct ot_inject_fn *f = &fn[self];
+	const struct plan *p = &pl[self];
+	size_t at = (size_t)(f->site - f->offset);
+	struct ot_reloc_marks m;
 	const char *after, *before;
 	char afterbuf[160], beforebuf[160];
-	int64_t d;
 
-	if (f->site < f->offset || at >= pl->len) {
+	if (f->site < f->offset || at >= p->len) {
 		snprintf(why, whylen, "its site is outside the code its unwind entry bounds");
 		return 0;
 	}
-	head = point_head(f, site, tramp, slot, id, body, why, whylen);
-	if (!head)
-		return 0;
-	if (!ot_relocate_at(pl->code, pl->len, pl->addr, at, tramp + head, rel, &after) &&
-	    !nothing_jumps_in(pl, rel, afterbuf, sizeof(afterbuf), &after)) {
-		memcpy(body + head, rel->code, rel->len);
-		return head + rel->len;
-	}
-	if (ot_relocate_before(pl->code, pl->len, pl->addr, at, tramp, rel, &before) ||
-	    nothing_jumps_in(pl, rel, beforebuf, sizeof(beforebuf), &before)) {
+	sites_near(fn, n, pl, done, self, slot, sn, &m);
+	if (!ot_relocate_at(p->code, p->len, p->addr, at, at + 1, &m, tramp, rel, &after) &&
+	    !nothing_jumps_in(in, p, rel, afterbuf, sizeof(afterbuf), &after))
+		goto done;
+	sites_near(fn, n, pl, done, self, slot, sn, &m);
+	if (!ot_relocate_before(p->code, p->len, p->addr, at, &m, tramp, rel, &before) &&
+	    !nothing_jumps_in(in, p, rel, beforebuf, sizeof(beforebuf), &before))
+		goto done;
+	if (sn->why[0])
+		snprintf(why, whylen, "%s", sn->why);
+	else
 		snprintf(why, whylen, "a patch after the site: %.190s; before it: %.190s", after,
 			 before);
-		return 0;
-	}
+	return 0;
+done:
 	memcpy(body, rel->code, rel->len);
-	head = point_head(f, site, tramp + rel->len, slot, id, body + rel->len, why, whylen);
-	body[rel->len + head] = 0xe9;				/* jmp past the nop */
-	d = (int64_t)(site + 1) - (int64_t)(tramp + rel->len + head + 5);
-	if (!fits32(d)) {
-		snprintf(why, whylen, "the site is out of rel32 reach of its trampoline");
-		return 0;
-	}
-	put32(body + rel->len + head + 1, (int32_t)d);
-	return rel->len + head + 5;
+	return rel->len;
 }
 
-/* f's trampoline into body at tramp (see trampoline()): its length, with
- * the patch in *rel; or 0 with why. */
-static size_t body_of(const struct ot_inject_fn *f, const struct plan *pl, const struct region *r,
-		      uint64_t tramp, uint32_t id, int hook, uint8_t *body, struct ot_reloc *rel,
-		      char *why, size_t whylen)
+/* What inject_trampolines works through. */
+struct job {
+	struct ot_inject_fn *fn, *hooks;	/* functions, then hooks from n on */
+	size_t n, nhook;
+	struct plan *pl;
+	uint8_t *done;		/* per function: patched, or covered by another's patch */
+	struct sites_near sn;	/* the sites the latest point's patch holds */
+};
+
+static struct ot_inject_fn *job_fn(const struct job *j, size_t i)
 {
+	return i < j->n ? &j->fn[i] : &j->hooks[i - j->n];
+}
+
+/* Function (or hook) i's trampoline into body at tramp (see
+ * trampoline()): its length, with the patch in *rel; or 0 with why. */
+static size_t body_of(const struct ot_inject *in, struct job *j, size_t i, const struct region *r,
+		      uint64_t tramp, uint8_t *body, struct ot_reloc *rel, char *why, size_t whylen)
+{
+	const struct ot_inject_fn *f = job_fn(j, i);
+	const struct plan *pl = &j->pl[i];
 	size_t head;
 	const char *rwhy;
 
 	if (f->point)
-		return point_body(f, pl, tramp, r->addr + REG_POINT_SLOT, id, body, rel, why,
-				  whylen);
-	head = entry_head(r, tramp, id, hook, body);
+		return point_body(in, j->fn, j->n, j->pl, j->done, i, tramp,
+				  r->addr + REG_POINT_SLOT, body, rel, &j->sn, why, whylen);
+	head = entry_head(r, tramp, i < j->n ? f->id | f->values : 0, i >= j->n, body);
 	if (ot_relocate(pl->code, pl->len, pl->addr, tramp + head, rel, &rwhy)) {
 		snprintf(why, whylen, "%s", rwhy);
 		return 0;
@@ -305,29 +382,32 @@ static size_t body_of(const struct ot_inject_fn *f, const struct plan *pl, const
 }
 
 /*
- * Write the trampoline of f (plan pl) into its region: the head (to the
- * runtime's entry or point, or for a hook to its handler), the moved
- * instructions, the jump back; and its patch into pa.  0, or -1 with why.
+ * Write the trampoline of function (or hook) i into its region: the head
+ * (to the runtime's entry, or for a hook to its handler) or a USDT site's
+ * probes, the moved instructions, the jump back; and its patch into pa.
+ * 0, or -1 with why.
  */
-static int trampoline(struct ot_inject *in, const struct ot_inject_fn *f, struct plan *pl,
-		      uint32_t id, int hook, char *why, size_t whylen, struct patch *pa)
+static int trampoline(struct ot_inject *in, struct job *j, size_t i, char *why, size_t whylen,
+		      struct patch *pa)
 {
+	const struct ot_inject_fn *f = job_fn(j, i);
+	struct plan *pl = &j->pl[i];
 	struct region *r = &in->reg[pl->reg];
 	uint64_t tramp = r->addr + r->used;
-	uint8_t body[TRAMP_MAX + OT_RELOC_MAX + 64];
+	uint8_t body[TRAMP_POINT_MAX + TRAMP_MAX];
 	size_t len, end;
 	struct ot_reloc rel;
 	int64_t d;
 	pid_t tid;
 
-	if (r->used + TRAMP_MAX > r->size) {
+	if (r->used + pl->reserve > r->size) {
 		snprintf(why, whylen, "internal error: its trampoline does not fit");
 		return -1;
 	}
-	len = body_of(f, pl, r, tramp, id, hook, body, &rel, why, whylen);
+	len = body_of(in, j, i, r, tramp, body, &rel, why, whylen);
 	if (!len)
 		return -1;
-	if (len > TRAMP_MAX) {
+	if (len > pl->reserve) {
 		snprintf(why, whylen, "the moved instructions do not fit the trampoline");
 		return -1;
 	}
@@ -352,6 +432,7 @@ static int trampoline(struct ot_inject *in, const struct ot_inject_fn *f, struct
 		return -1;
 	}
 	pa->addr = pl->addr + rel.patch_at;
+	pa->covered = rel.covered;
 	memcpy(pa->orig, pl->code + rel.patch_at, OT_PATCH_LEN);
 	pa->jmp[0] = 0xe9;
 	put32(pa->jmp + 1, (int32_t)d);
@@ -363,6 +444,7 @@ static int trampoline(struct ot_inject *in, const struct ot_inject_fn *f, struct
 void inject_plan_one(struct ot_inject *in, struct ot_inject_fn *f, struct plan *pl)
 {
 	pl->reg = SIZE_MAX;
+	pl->reserve = f->point ? TRAMP_POINT_MAX : TRAMP_MAX;
 	if (f->refused)
 		return;
 	if (locate(in, f, pl, f->refused_buf, sizeof(f->refused_buf)))
@@ -371,30 +453,50 @@ void inject_plan_one(struct ot_inject *in, struct ot_inject_fn *f, struct plan *
 		pl->reg = inject_region_for(in, pl->text);
 }
 
-/* Each function's trampoline, and the patch that leads there (not yet
- * written); the refused ones say why.  Returns the functions (not hooks). */
+/* The sites the point patch just made holds besides i's: patched. */
+static void covered(struct job *j, size_t i)
+{
+	size_t k;
+
+	j->done[i] = 1;
+	for (k = 1; job_fn(j, i)->point && k < NEAR_SITES; k++)
+		if (j->sn.placed[k]) {
+			j->done[j->sn.idx[k]] = 1;
+			j->fn[j->sn.idx[k]].refused = NULL;
+		}
+}
+
+/*
+ * Each function's trampoline, and the patch that leads there (not yet
+ * written); the refused ones say why.  USDT sites near each other may
+ * share one patch (each its own probe in it).  Returns the functions
+ * (not hooks) patched.
+ */
 size_t inject_trampolines(struct ot_inject *in, struct ot_inject_fn *fn, size_t n,
 			  struct ot_inject_fn *hooks, size_t nhook, struct plan *pl)
 {
+	struct job j = { .fn = fn, .hooks = hooks, .n = n, .nhook = nhook, .pl = pl };
 	size_t i, patched = 0;
 
+	j.done = ot_xcalloc(n + nhook + 1, 1);
 	for (i = 0; i < n + nhook; i++) {
-		struct ot_inject_fn *f = i < n ? &fn[i] : &hooks[i - n];
+		struct ot_inject_fn *f = job_fn(&j, i);
 		struct patch *pa = &in->patches[in->npatches];
 
-		if (f->refused)
+		if (f->refused || j.done[i])
 			continue;
-		if (trampoline(in, f, &pl[i], (i < n ? f->id : 0) | f->values, i >= n,
-			       f->refused_buf, sizeof(f->refused_buf), pa)) {
+		if (trampoline(in, &j, i, f->refused_buf, sizeof(f->refused_buf), pa)) {
 			f->refused = f->refused_buf;
 			continue;
 		}
+		covered(&j, i);
 		pa->fn = i < n ? f->id : SIZE_MAX;
 		in->npatches++;
-		if (i < n)
-			patched++;
-		else
+		if (i >= n)
 			in->info.unwinder = 1;
 	}
+	for (i = 0; i < n; i++)
+		patched += j.done[i] && !fn[i].refused;
+	free(j.done);
 	return patched;
 }

@@ -230,21 +230,52 @@ static int move(const cs_insn *insn, uint64_t tramp_addr, struct ot_reloc *out, 
 	return move_copy(insn, new_addr, out, why);
 }
 
+/* The marks at insn's address, their code at the end of the moved code:
+ * 0, or -1 with *why. */
+static int place_marks(const cs_insn *insn, struct ot_reloc_marks *marks, uint64_t tramp_addr,
+		       struct ot_reloc *out, const char **why)
+{
+	size_t k, n;
+
+	for (k = 0; marks && k < marks->n; k++) {
+		if (marks->at[k] != insn->address)
+			continue;
+		if (out->len + OT_MARK_MAX > OT_RELOC_MAX) {
+			*why = "the probes among the patched bytes do not fit the trampoline";
+			return -1;
+		}
+		n = marks->emit(marks->ctx, k, tramp_addr + out->len, out->code + out->len);
+		if (!n) {
+			*why = "a probe's code among the patched bytes cannot be written";
+			return -1;
+		}
+		out->len += n;
+		marks->placed++;
+	}
+	return 0;
+}
+
 /* Move whole instructions from code + patch_at until the patch's bytes
- * are covered: 0, or -1 with *why. */
+ * are covered, and up to code + end at least, each mark's code before its
+ * instruction: 0, or -1 with *why. */
 static int move_patched(csh cs, cs_insn *insn, const uint8_t *code, size_t size, uint64_t addr,
-			uint64_t tramp_addr, struct ot_reloc *out, const char **why)
+			size_t end, struct ot_reloc_marks *marks, uint64_t tramp_addr,
+			struct ot_reloc *out, const char **why)
 {
 	const uint8_t *p = code + out->patch_at;
 	size_t left = size - out->patch_at;
 	uint64_t a = addr + out->patch_at;
 	int call = 0, after_call = 0;
+	size_t k, inside = 0;
 
-	while (out->covered < OT_PATCH_LEN) {
+	while (out->covered < OT_PATCH_LEN || out->patch_at + out->covered < end) {
 		if (!left || !cs_disasm_iter(cs, &p, &left, &a, insn)) {
-			*why = "an instruction in the patched bytes cannot be decoded";
+			*why = left || !end ? "an instruction in the patched bytes cannot be decoded" :
+					      "the patched bytes would run past the end of the function";
 			return -1;
 		}
+		if (place_marks(insn, marks, tramp_addr, out, why))
+			return -1;
 		/* A call moved before the last instruction: a thread inside
 		 * its callee now would return into the middle of the jmp. */
 		after_call |= call;
@@ -257,6 +288,13 @@ static int move_patched(csh cs, cs_insn *insn, const uint8_t *code, size_t size,
 	if (after_call) {
 		*why = "a call in the patched bytes is not their last instruction (a thread in "
 		       "its callee would return into the patch)";
+		return -1;
+	}
+	for (k = 0; marks && k < marks->n; k++)
+		inside += marks->at[k] >= addr + out->patch_at &&
+			  marks->at[k] < addr + out->patch_at + out->covered;
+	if (marks && marks->placed != inside) {
+		*why = "a probe among the patched bytes is not at an instruction's start";
 		return -1;
 	}
 	return 0;
@@ -304,8 +342,9 @@ static int no_branch_inside(csh cs, cs_insn *insn, const uint8_t *code, size_t s
 
 /* The patch at code + at (an instruction's start), the whole function's
  * bytes given for the branch check. */
-static int relocate(const uint8_t *code, size_t size, uint64_t addr, size_t at, int site,
-		    uint64_t tramp_addr, struct ot_reloc *out, const char **why)
+static int relocate(const uint8_t *code, size_t size, uint64_t addr, size_t at, size_t end,
+		    int site, struct ot_reloc_marks *marks, uint64_t tramp_addr, struct ot_reloc *out,
+		    const char **why)
 {
 #if defined(__x86_64__)
 	cs_insn *insn;
@@ -320,7 +359,7 @@ static int relocate(const uint8_t *code, size_t size, uint64_t addr, size_t at, 
 	if (size < out->patch_at + OT_PATCH_LEN)
 		*why = site ? "the patched bytes would run past the end of the function" :
 			    "the function is shorter than the 5-byte patch";
-	else if (!move_patched(cs, insn, code, size, addr, tramp_addr, out, why) &&
+	else if (!move_patched(cs, insn, code, size, addr, end, marks, tramp_addr, out, why) &&
 		 !jump_back(addr + out->patch_at + out->covered, tramp_addr, out, why) &&
 		 !no_branch_inside(cs, insn, code, size, addr, addr + out->patch_at,
 				   addr + out->patch_at + out->covered, why))
@@ -333,7 +372,9 @@ static int relocate(const uint8_t *code, size_t size, uint64_t addr, size_t at, 
 	(void)size;
 	(void)addr;
 	(void)at;
+	(void)end;
 	(void)site;
+	(void)marks;
 	(void)tramp_addr;
 	(void)out;
 	*why = "in-process instrumentation is for x86-64";
@@ -369,64 +410,37 @@ static int start_before(csh cs, cs_insn *insn, const uint8_t *code, size_t site,
 	return 0;
 }
 
-/* Move the instructions [patch_at, site) to tramp_addr: none may be a
- * call (its callee would return into the patch).  0, or -1 with *why. */
-static int move_before(csh cs, cs_insn *insn, const uint8_t *code, size_t site, uint64_t addr,
-		       uint64_t tramp_addr, struct ot_reloc *out, const char **why)
-{
-	const uint8_t *p = code + out->patch_at;
-	size_t left = site - out->patch_at;
-	uint64_t a = addr + out->patch_at;
-
-	while (left) {
-		if (!cs_disasm_iter(cs, &p, &left, &a, insn)) {
-			*why = "an instruction in the patched bytes cannot be decoded";
-			return -1;
-		}
-		if (in_group(insn, CS_GRP_CALL)) {
-			*why = "a call is in the patched bytes before the site (its callee would "
-			       "return into the patch)";
-			return -1;
-		}
-		out->moved++;
-		if (move(insn, tramp_addr, out, why))
-			return -1;
-	}
-	return 0;
-}
 #endif
 
 int ot_relocate_before(const uint8_t *code, size_t size, uint64_t addr, size_t site,
-		       uint64_t tramp_addr, struct ot_reloc *out, const char **why)
+		       struct ot_reloc_marks *marks, uint64_t tramp_addr, struct ot_reloc *out,
+		       const char **why)
 {
 	memset(out, 0, sizeof(*out));
 	*why = NULL;
 #if defined(__x86_64__)
 	cs_insn *insn;
 	csh cs;
-	int ret = -EINVAL;
+	size_t from = 0;
+	int bad;
 
 	if (site >= size)
 		return -EINVAL;
 	if (cs_open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK)
 		return -ENOTSUP;
-	cs_option(cs, CS_OPT_DETAIL, CS_OPT_ON);
 	insn = cs_malloc(cs);
-	if (!start_before(cs, insn, code, site, addr, OT_PATCH_LEN - 1, &out->patch_at, why) &&
-	    !move_before(cs, insn, code, site, addr, tramp_addr, out, why) &&
-	    !no_branch_inside(cs, insn, code, size, addr, addr + out->patch_at, addr + site + 1,
-			      why)) {
-		out->covered = site + 1 - out->patch_at;
-		ret = 0;
-	}
+	bad = start_before(cs, insn, code, site, addr, OT_PATCH_LEN - 1, &from, why);
 	cs_free(insn, 1);
 	cs_close(&cs);
-	return ret;
+	if (bad)
+		return -EINVAL;
+	return relocate(code, size, addr, from, site + 1, 1, marks, tramp_addr, out, why);
 #else
 	(void)code;
 	(void)size;
 	(void)addr;
 	(void)site;
+	(void)marks;
 	(void)tramp_addr;
 	*why = "in-process instrumentation is for x86-64";
 	return -ENOTSUP;
@@ -443,13 +457,14 @@ int ot_relocate(const uint8_t *code, size_t size, uint64_t addr, uint64_t tramp_
 	/* endbr64 stays where it is: indirect calls land on it. */
 	if (size >= 4 && !memcmp(code, "\xf3\x0f\x1e\xfa", 4))
 		at = 4;
-	return relocate(code, size, addr, at, 0, tramp_addr, out, why);
+	return relocate(code, size, addr, at, 0, 0, NULL, tramp_addr, out, why);
 }
 
-int ot_relocate_at(const uint8_t *code, size_t size, uint64_t addr, size_t at,
-		   uint64_t tramp_addr, struct ot_reloc *out, const char **why)
+int ot_relocate_at(const uint8_t *code, size_t size, uint64_t addr, size_t at, size_t end,
+		   struct ot_reloc_marks *marks, uint64_t tramp_addr, struct ot_reloc *out,
+		   const char **why)
 {
 	memset(out, 0, sizeof(*out));
 	*why = NULL;
-	return relocate(code, size, addr, at, 1, tramp_addr, out, why);
+	return relocate(code, size, addr, at, end, 1, marks, tramp_addr, out, why);
 }

@@ -34,7 +34,7 @@
 #include <stdint.h>
 
 #define OT_PATCH_LEN 5		/* jmp rel32 */
-#define OT_RELOC_MAX 112	/* moved code and the jump back */
+#define OT_RELOC_MAX 512	/* moved code (with marks' code) and the jump back */
 
 struct ot_reloc {
 	size_t patch_at;	/* offset in the function where the patch goes */
@@ -53,26 +53,49 @@ int ot_relocate(const uint8_t *code, size_t size, uint64_t addr, uint64_t tramp_
 		struct ot_reloc *out, const char **why);
 
 /*
- * The same with the patch at code + at, inside the function (a USDT
- * probe's nop): code is the whole function, for the check that none of
- * its branches lands inside the patched bytes; one to at itself runs the
- * patch, as a uprobe there would fire.  What this cannot see - a jump
- * table's or another function's way in - is lib/symbols/coderefs' to
- * rule out.
+ * Code to run before some of the moved instructions: a USDT site's probe
+ * before its nop, when a patch covers several sites.  at[k] is an
+ * instruction's address (in the process, as addr);
+ * emit writes mark k's code for the address where it will run into out
+ * and returns its length (at most OT_MARK_MAX), or 0 when it cannot.
+ * Marks outside the moved instructions are left out; one inside that is
+ * not an instruction's start refuses the patch.  placed counts the marks
+ * the moved code holds.
  */
-int ot_relocate_at(const uint8_t *code, size_t size, uint64_t addr, size_t at,
-		   uint64_t tramp_addr, struct ot_reloc *out, const char **why);
+#define OT_MARK_MAX 64
+struct ot_reloc_marks {
+	const uint64_t *at;
+	size_t n;
+	size_t (*emit)(void *ctx, size_t k, uint64_t where, uint8_t *out);
+	void *ctx;
+	size_t placed;
+};
+
+/*
+ * The patch at code + at, inside the function (a USDT probe's nop),
+ * covering whole instructions up to code + end at least (and 5 bytes):
+ * code is the whole function, for the check that none of its branches
+ * lands inside the patched bytes (one to at itself runs the patch, as a
+ * uprobe there would fire).  marks (NULL: none) go before their
+ * instructions.  What this cannot see - a jump table's or another
+ * function's way in - is lib/symbols/coderefs' to rule out.  0, or
+ * -EINVAL with *why ("the patched bytes would run past the end of the
+ * function", a mark that cannot be placed, or ot_relocate's reasons).
+ */
+int ot_relocate_at(const uint8_t *code, size_t size, uint64_t addr, size_t at, size_t end,
+		   struct ot_reloc_marks *marks, uint64_t tramp_addr, struct ot_reloc *out,
+		   const char **why);
 
 /*
  * For a USDT site whose next instructions cannot take the patch (the
  * function ends, or a branch lands among them): the patch ends with the
  * nop at code + site instead, over the whole instructions before it,
- * which are moved (no call among them) with no jump back: the
- * trampoline runs them, then the probe, then goes on past the nop.
- * patch_at is where they start, covered counts the nop.  0, or -EINVAL
- * with *why.
+ * found by decoding from the function's start ("the site is too close
+ * to the function's start", "the instructions before the site cannot be
+ * decoded up to it"); as ot_relocate_at otherwise.
  */
 int ot_relocate_before(const uint8_t *code, size_t size, uint64_t addr, size_t site,
-		       uint64_t tramp_addr, struct ot_reloc *out, const char **why);
+		       struct ot_reloc_marks *marks, uint64_t tramp_addr, struct ot_reloc *out,
+		       const char **why);
 
 #endif

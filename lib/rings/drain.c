@@ -438,9 +438,10 @@ static inline int tr_decode(struct ot_drain *d, struct queue *q, const struct ot
 	 * thread's); an entry's further values follow it. */
 	ev->has_value = q->pcode != 0;
 	ev->value = q->pv;
-	/* An entry's first value that is a string's address: its id. */
+	/* An entry's (or a USDT probe's) first value that is a string's
+	 * address: its id. */
 	if (q->pcode == 1 && d->tstr && e->func < d->ntstr && d->tstr[e->func] &&
-	    e->kind == OT_EV_ENTRY)
+	    (e->kind == OT_EV_ENTRY || e->kind == OT_EV_POINT))
 		ev->value = str_id(d, ev->pid, e->func, q->pv, 0, NULL, 0, 0);
 	q->pcode = 0;
 	q->vfunc = e->func;
