@@ -167,6 +167,11 @@
 #define OT_INJ_F_RET		(1 << 17)
 #define OT_INJ_F_REG_SHIFT	18	/* 3 bits per value */
 #define OT_INJ_F_MAX_VALS	4
+/* A USDT site's: its value is a string's address, whose bytes follow it
+ * (OT_INJ_V_STR records, read with process_vm_readv: an address the
+ * process cannot read fails, it does not fault). */
+#define OT_INJ_F_STR		(1 << 30)
+#define OT_INJ_STR_MAX		64
 /*
  * A value record: {u64 value; u64 word}, the word a marker's kind with
  * the function bits V (never 0, a marker's): 1 + j for the entry's value
@@ -177,6 +182,11 @@
  * pending".
  */
 #define OT_INJ_V_RET		5
+/* After a string's address (OT_INJ_F_STR): its bytes, 8 per record up to
+ * and with its NUL (at most OT_INJ_STR_MAX, zeros after the NUL); or one
+ * OT_INJ_V_STR_BAD record when the address could not be read. */
+#define OT_INJ_V_STR		6
+#define OT_INJ_V_STR_BAD	7
 
 /*
  * The runtime's frames.  Its entry and its return save the registers

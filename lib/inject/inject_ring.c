@@ -1,5 +1,8 @@
 #include "inject_ring.h"
 #include "inject_layout.h"
+#include "rings/strtab.h"
+
+#include <string.h>
 
 _Static_assert(OT_INJ_V_RET == OT_DRAIN_V_RET, "the return value's code, both sides");
 _Static_assert(OT_INJ_F_MAX_VALS < OT_DRAIN_V_RET, "entry values' codes below the return's");
@@ -90,11 +93,41 @@ static void value_in(struct batch *b, struct ot_inject_view *v, uint64_t t, uint
 	if (code == 1 || code == OT_INJ_V_RET) {
 		v->pend = (uint8_t)code;
 		v->pend_x = x;
+		v->str_len = v->str_bad = 0;
+		return;
+	}
+	if (code == OT_INJ_V_STR) {
+		if (v->pend == 1 && (size_t)v->str_len + 8 <= sizeof(v->str)) {
+			memcpy(v->str + v->str_len, &x, 8);
+			v->str_len += 8;
+		}
+		return;
+	}
+	if (code == OT_INJ_V_STR_BAD) {
+		v->str_bad = 1;
 		return;
 	}
 	value_rec(b, v, t, x, code, v->vfunc);
 	if (b->n + m > BATCH)
 		flush(b);
+}
+
+/* The value waiting for the record of func at time t: the string the
+ * process read at its address (its id), else the value itself. */
+static void pending_value(struct batch *b, struct ot_inject_view *v, uint64_t t, uint32_t func)
+{
+	if (v->pend == 1 && v->str_len) {
+		size_t n = strnlen(v->str, v->str_len);
+
+		if (n == v->str_len)
+			n--;	/* 64 bytes and no NUL: cut at 63, as a probe's read */
+		value_rec(b, v, t, ot_strtab_intern(ot_drain_strs(b->d), v->str, n),
+			  OT_DRAIN_V_STR, func);
+		v->str_len = 0;
+		return;
+	}
+	v->str_len = v->str_bad = 0;
+	value_rec(b, v, t, v->pend_x, v->pend, func);
 }
 
 /* A record's kind as the drain's compact records say it. */
@@ -147,7 +180,7 @@ static void read_span(struct batch *b, struct ot_inject_view *v, const uint64_t 
 			if (v->pend) {
 				/* The value before it (its first, or its return's). */
 				b->n = (size_t)(out - b->r);
-				value_rec(b, v, time, v->pend_x, v->pend, word & OT_INJ_W_FUNC_MASK);
+				pending_value(b, v, time, word & OT_INJ_W_FUNC_MASK);
 				v->pend = 0;
 				if (b->n + m + 1 > BATCH)
 					flush(b);

@@ -37,6 +37,10 @@ struct ot_inject_view {
 	uint8_t pend;
 	uint64_t pend_x;
 	uint32_t vfunc;
+	/* The bytes of the string the pending value points to, as the
+	 * process read them (OT_INJ_V_STR); str_bad: it could not. */
+	char str[64];
+	uint8_t str_len, str_bad;
 };
 
 /*
@@ -51,6 +55,10 @@ struct ot_inject_view {
  * A value record (OT_INJ_V_*) becomes the drain's (OT_DRAIN_T_VALUE:
  * the value's low 48 bits, and its high 16 in a second record when they
  * are not the low part's sign), in its place, its width cut to vfmt's.
+ * A string's address followed by its bytes (OT_INJ_V_STR) becomes the
+ * id of the string in the drain's table (OT_DRAIN_V_STR); one the
+ * process could not read stays an address, for the drain to read
+ * afterwards.
  *
  * Lost records, as process v->pid's (the drain tells another process's
  * apart): a marker's count at its place in the stream; the area's A_LOST

@@ -581,14 +581,91 @@ ot_inj_rt_point:
 	test	%eax, %eax
 	jz	1f
 	push	%r10
-	mov	OT_INJ_RT_POINT_V + 8(%rsp), %r9	/* the value, before its record */
+	push	%r9
+	mov	OT_INJ_RT_POINT_V + 16(%rsp), %r9	/* the value, before its record */
 	mov	$(OT_INJ_K_LOST << OT_INJ_W_KIND_SHIFT | 1), %r10d
 	call	rt_emit
-	pop	%r10
+	pop	%rax
+	test	$OT_INJ_F_STR, %eax
+	jz	2f
+	mov	OT_INJ_RT_POINT_V + 8(%rsp), %rax
+	call	rt_str
+2:	pop	%r10
 1:	call	rt_now
 	mov	%rax, %r9
 	call	rt_emit
 	jmp	.Lent_done
+
+/*
+ * The string at rax as OT_INJ_V_STR records (inject_layout.h), read with
+ * process_vm_readv from this very process: an address it cannot read
+ * makes the call fail, where a load would fault.  In: rdi area, r8
+ * shared.  Clobbers rax, rcx, rdx, r9, r10.
+ */
+rt_str:
+	push	%rsi
+	push	%rdi
+	push	%r8
+	push	%r11
+	sub	$(32 + OT_INJ_STR_MAX), %rsp	/* two iovecs, then the bytes */
+	xor	%ecx, %ecx
+1:	movq	$0, 32(%rsp,%rcx)
+	add	$8, %ecx
+	cmp	$OT_INJ_STR_MAX, %ecx
+	jb	1b
+	lea	32(%rsp), %rcx
+	mov	%rcx, 0(%rsp)			/* local: the bytes */
+	movq	$OT_INJ_STR_MAX, 8(%rsp)
+	mov	%rax, 16(%rsp)			/* remote: the string */
+	movq	$OT_INJ_STR_MAX, 24(%rsp)
+	mov	OT_INJ_A_PID(%rdi), %edi
+	mov	%rsp, %rsi
+	mov	$1, %edx
+	lea	16(%rsp), %r10
+	mov	$1, %r8d
+	xor	%r9d, %r9d
+	mov	$310, %eax			/* SYS_process_vm_readv */
+	syscall
+	mov	32 + OT_INJ_STR_MAX + 16(%rsp), %rdi
+	mov	32 + OT_INJ_STR_MAX + 8(%rsp), %r8
+	test	%rax, %rax
+	jle	.Lstr_bad
+	/* Records up to the NUL's: (its place + 8) / 8, 8 at most. */
+	xor	%ecx, %ecx
+2:	cmp	%rax, %rcx
+	jae	3f
+	cmpb	$0, 32(%rsp,%rcx)
+	je	3f
+	inc	%rcx
+	jmp	2b
+3:	add	$8, %rcx
+	shr	$3, %rcx
+	cmp	$(OT_INJ_STR_MAX / 8), %rcx
+	jbe	4f
+	mov	$(OT_INJ_STR_MAX / 8), %ecx
+4:	shl	$3, %rcx
+	push	%rcx				/* the bytes to write */
+	xor	%ecx, %ecx
+5:	mov	40(%rsp,%rcx), %r9
+	mov	$(OT_INJ_K_LOST << OT_INJ_W_KIND_SHIFT | OT_INJ_V_STR), %r10d
+	push	%rcx
+	call	rt_emit
+	pop	%rcx
+	add	$8, %ecx
+	cmp	(%rsp), %rcx
+	jb	5b
+	add	$8, %rsp
+	jmp	6f
+.Lstr_bad:
+	mov	16(%rsp), %r9
+	mov	$(OT_INJ_K_LOST << OT_INJ_W_KIND_SHIFT | OT_INJ_V_STR_BAD), %r10d
+	call	rt_emit
+6:	add	$(32 + OT_INJ_STR_MAX), %rsp
+	pop	%r11
+	pop	%r8
+	pop	%rdi
+	pop	%rsi
+	ret
 
 /*
  * Where hijacked frames return.  rsp is S + 8: the slot is reused for the
@@ -853,9 +930,10 @@ rt_arg_at:
 	.byte	-64, -56, -48, -40, -72, -24
 
 /*
- * An entry that records values: its first value, the entry record (r10
- * its word, without the time), then the others, each value the argument
- * register the function was entered with.  In: r9 its number with its
+ * An entry that records values: its first value (a string's bytes after
+ * it with OT_INJ_F_STR), the entry record (r10 its word, without the
+ * time), then the others, each value the argument register the function
+ * was entered with.  In: r9 its number with its
  * value bits, rsi S, rdi area, r8 shared.  Clobbers rax, rcx, rdx, r9, r10.
  */
 rt_entry_values:
@@ -864,7 +942,11 @@ rt_entry_values:
 	xor	%ecx, %ecx
 	push	%rcx				/* 0(%rsp): j, the value */
 	call	rt_entry_value
-	call	rt_now
+	testl	$OT_INJ_F_STR, 8(%rsp)
+	jz	3f
+	mov	%r9, %rax			/* a string's address: its bytes */
+	call	rt_str
+3:	call	rt_now
 	mov	%rax, %r9
 	mov	16(%rsp), %r10
 	call	rt_emit

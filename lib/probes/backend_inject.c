@@ -233,6 +233,7 @@ static void patch_of(const struct injset *s, size_t e, struct ot_inject_fn *f)
 	f->site = t->points[s->patch_site[e]];
 	f->site_vaddr = t->sites[s->patch_site[e]].vaddr;
 	f->arg = t->arg ? &t->point_args[s->patch_site[e]] : NULL;
+	f->values = t->arg && t->str ? OT_INJ_F_STR : 0;
 	f->sema = t->ref_ctr;
 }
 
@@ -386,12 +387,11 @@ static int value_bits(const struct ot_probe_target *t, uint32_t *out, uint8_t *f
 	char buf[192];
 	int reg;
 
-	/* A function's string is its first value's address, read by the
-	 * drain (ot_drain_thread_strs); a USDT probe's is not recorded yet. */
-	if (t->str && t->npoints) {
-		snprintf(why, len, "--backend inject reads no strings (:str): use --backend multi");
-		return -1;
-	}
+	/* A string is the first value's address, its bytes read by the
+	 * runtime (OT_INJ_F_STR); what it cannot read, by the drain
+	 * afterwards (ot_drain_thread_strs). */
+	if (t->str && t->arg)
+		bits |= OT_INJ_F_STR;
 	if (t->arg) {
 		reg = t->entry_arg ? value_reg(t->entry_arg, &fmt[0], buf, sizeof(buf)) : t->arg - 1;
 		if (reg < 0) {

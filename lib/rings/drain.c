@@ -381,7 +381,7 @@ static int tr_value(struct queue *q, uint64_t word, unsigned code, struct ot_eve
 		x = (uint64_t)((int64_t)word >> 16);
 	}
 	q->pcode = 0;
-	if (code == 1 || code == OT_DRAIN_V_RET) {
+	if (code == 1 || code == OT_DRAIN_V_RET || code == OT_DRAIN_V_STR) {
 		q->pv = x;
 		q->pcode = (uint8_t)code;
 		return -1;
@@ -443,6 +443,8 @@ static inline int tr_decode(struct ot_drain *d, struct queue *q, const struct ot
 	if (q->pcode == 1 && d->tstr && e->func < d->ntstr && d->tstr[e->func] &&
 	    (e->kind == OT_EV_ENTRY || e->kind == OT_EV_POINT))
 		ev->value = str_id(d, ev->pid, e->func, q->pv, 0, NULL, 0, 0);
+	else if (q->pcode == OT_DRAIN_V_STR)
+		d->str_probe++;
 	q->pcode = 0;
 	q->vfunc = e->func;
 	q->vsp = ev->sp;

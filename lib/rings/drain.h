@@ -146,6 +146,9 @@ enum {
  * drops what waits.
  */
 #define OT_DRAIN_V_RET 5
+/* The entry's (or a USDT probe's) first value, a string the probe read:
+ * its id in the drain's table (ot_drain_strs) already. */
+#define OT_DRAIN_V_STR 6
 #define OT_DRAIN_V_SPLIT 8
 #define OT_DRAIN_V_HI 16
 #define OT_DRAIN_V_ID(code) ((uint16_t)((code) << 2))
