@@ -360,13 +360,19 @@ USDT_C = r"""
 int main(int argc, char **argv)
 {
 	long n = atol(argv[1]), i;
+	int str = argc > 2;
+	static const char *names[] = { "fib", "main", "walk", "leaf" };
 	struct timespec a, b;
 
 	for (i = 0; i < n / 10; i++)
 		STAP_PROBE1(bench, hit, i);
+	for (i = 0; i < n / 10; i++)
+		STAP_PROBE1(bench, name, names[i & 3]);
 	clock_gettime(CLOCK_MONOTONIC, &a);
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n && !str; i++)
 		STAP_PROBE1(bench, hit, i);
+	for (i = 0; i < n && str; i++)
+		STAP_PROBE1(bench, name, names[i & 3]);
 	clock_gettime(CLOCK_MONOTONIC, &b);
 	printf("%.2f\n", ((b.tv_sec - a.tv_sec) * 1e9 + (b.tv_nsec - a.tv_nsec)) / (double)n);
 	return 0;
@@ -383,15 +389,24 @@ def usdt_section(have_bt):
     open(prog + ".c", "w").write(USDT_C)
     subprocess.run(["cc", "-O2", "-o", prog, prog + ".c"], check=True)
     n = "100000"
-    probe = "usdt:%s:bench:hit(arg1)" % prog
-    tools = [("untraced", [prog, n])]
-    for b in ("inject", "multi", "perf"):
-        tools.append((b, [OT, "-q", "--backend", b, "-o", os.devnull, "-f", probe, "--", prog, n]))
+    for kind in ("hit", "name"):
+        usdt_run(prog, n, kind, have_bt)
+
+
+def usdt_run(prog, n, kind, have_bt):
+    """One probe: bench:hit(arg1), an integer, or bench:name(arg1:str)."""
+    str_ = kind == "name"
+    probe = "usdt:%s:bench:%s(arg1%s)" % (prog, kind, ":str" if str_ else "")
+    args = [prog, n] + (["str"] if str_ else [])
+    tools = [("untraced", args)]
+    for b in ("inject", "multi") + (() if str_ else ("perf",)):
+        tools.append((b, [OT, "-q", "--backend", b, "-o", os.devnull, "-f", probe, "--"] + args))
     if have_bt:
-        tools.append(("bpftrace", ["bpftrace", "-e", "usdt:%s:bench:hit { @[arg0 %% 2] = count(); }"
-                                   % prog, "-c", prog + " " + n]))
-    print("# usdt: a probe hit %s times with its argument (1 thread), ns per hit in the target, "
-          "%d runs" % (n, RUNS))
+        expr = "str(arg0)" if str_ else "arg0 % 2"
+        tools.append(("bpftrace", ["bpftrace", "-e", "usdt:%s:bench:%s { @[%s] = count(); }"
+                                   % (prog, kind, expr), "-c", " ".join(args)]))
+    print("# usdt: a probe hit %s times with its argument%s (1 thread), ns per hit in the "
+          "target, %d runs" % (n, " read as a string" if str_ else "", RUNS))
     print("%-12s %12s %12s %12s" % ("tool", "ns/iter", "ns/hit ovh", "x inject"))
     res = {}
     for name, cmd in tools:
