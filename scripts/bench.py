@@ -218,6 +218,28 @@ int main(int argc, char **argv)
 """
 
 
+def per_hit_table(tools, hits):
+    """Each tool's median ns per iteration (the program prints it), the
+    overhead per hit over the untraced run's (hits per iteration) and its
+    ratio to inject's, printed."""
+    res = {}
+    for name, cmd in tools:
+        vals = []
+        for _ in range(RUNS):
+            out = subprocess.run(cmd, capture_output=True, text=True).stdout.split()
+            nums = [float(x) for x in out if re.match(r"^\d+\.\d\d$", x)]
+            if nums:
+                vals.append(nums[0])
+        res[name] = statistics.median(vals) if vals else float("nan")
+    base = res["untraced"]
+    inj = (res["inject"] - base) / hits
+    for name, _ in tools:
+        ovh = (res[name] - base) / hits
+        print("%-12s %12.1f %12.1f %12s" % (name, res[name], ovh if name != "untraced" else 0,
+                                             "%.1f" % (ovh / inj) if name != "untraced" else ""))
+    sys.stdout.flush()
+
+
 def inject_section(have_perf, have_bt):
     """--backend inject against the uprobe tools (issue 14's goals): the
     cost of a hit on an empty function, inner's p50 without compensation,
@@ -241,22 +263,7 @@ def inject_section(have_perf, have_bt):
     print("# inject: an empty function called %s times (1 thread), ns per call in the target, %d runs"
           % (n, RUNS))
     print("%-12s %12s %12s %12s" % ("tool", "ns/call", "ns/hit ovh", "x inject"))
-    res = {}
-    for name, cmd in tools:
-        vals = []
-        for _ in range(RUNS):
-            out = subprocess.run(cmd, capture_output=True, text=True).stdout.split()
-            nums = [float(x) for x in out if re.match(r"^\d+\.\d\d$", x)]
-            if nums:
-                vals.append(nums[0])
-        res[name] = statistics.median(vals) if vals else float("nan")
-    base = res["untraced"]
-    inj = (res["inject"] - base) / 2
-    for name, _ in tools:
-        ovh = (res[name] - base) / 2
-        print("%-12s %12.1f %12.1f %12s" % (name, res[name], ovh if name != "untraced" else 0,
-                                             "%.1f" % (ovh / inj) if name not in ("untraced",) else ""))
-    sys.stdout.flush()
+    per_hit_table(tools, 2)
 
     # inner's p50 against its untraced copy, no --compensate.
     rows = []
@@ -408,22 +415,7 @@ def usdt_run(prog, n, kind, have_bt):
     print("# usdt: a probe hit %s times with its argument%s (1 thread), ns per hit in the "
           "target, %d runs" % (n, " read as a string" if str_ else "", RUNS))
     print("%-12s %12s %12s %12s" % ("tool", "ns/iter", "ns/hit ovh", "x inject"))
-    res = {}
-    for name, cmd in tools:
-        vals = []
-        for _ in range(RUNS):
-            out = subprocess.run(cmd, capture_output=True, text=True).stdout.split()
-            nums = [float(x) for x in out if re.match(r"^\d+\.\d\d$", x)]
-            if nums:
-                vals.append(nums[0])
-        res[name] = statistics.median(vals) if vals else float("nan")
-    base = res["untraced"]
-    inj = res["inject"] - base
-    for name, _ in tools:
-        ovh = res[name] - base
-        print("%-12s %12.1f %12.1f %12s" % (name, res[name], ovh if name != "untraced" else 0,
-                                             "%.1f" % (ovh / inj) if name != "untraced" else ""))
-    sys.stdout.flush()
+    per_hit_table(tools, 1)
 
 
 def drain_section():

@@ -407,28 +407,35 @@ rt_delete:
  * recorded and, unless S already returns to us (a traced function jumped
  * here: a tail call), S is made to return to ot_inj_rt_ret.
  */
-	.balign 16
-	.globl	ot_inj_rt_entry
-	.hidden	ot_inj_rt_entry
-ot_inj_rt_entry:
-	endbr64
-	/* The arithmetic flags, cheaper than pushf/popf: SF ZF AF PF CF by
-	 * lahf, OF by seto (the trampoline saved rax; the function number
-	 * moves to r9 first).  The runtime touches no other flag. */
+/*
+ * The frame of an entry and of a USDT site's hit.  The arithmetic flags,
+ * cheaper than pushf/popf: SF ZF AF PF CF by lahf, OF by seto (the
+ * trampoline saved rax; the number moves to r9 first).  The runtime
+ * touches no other flag.  Not recording (before enabling, while
+ * disabling, or for good once orbit-trace died: its mutex's owner bits
+ * cleared by the kernel): back at once (.Lent_off), the cost a few
+ * instructions.  Then the registers saved, rax the shared header.
+ */
+.macro RT_OPEN
 	push	%r9
 	mov	%eax, %r9d
 	lahf
 	seto	%al
 	push	%rax
-	/* Not recording (before enabling, while disabling, or for good once
-	 * orbit-trace died: its mutex's owner bits cleared by the kernel):
-	 * back at once, the cost a few instructions. */
 	mov	ot_inj_rt_shared(%rip), %rax
 	cmpl	$0, OT_INJ_H_ENABLED(%rax)
 	je	.Lent_off
 	testl	$OT_INJ_OWNER_TID, OT_INJ_H_OWNER(%rax)
 	jz	.Lent_off
 	SAVE	RT_ENTRY_SAVED
+.endm
+
+	.balign 16
+	.globl	ot_inj_rt_entry
+	.hidden	ot_inj_rt_entry
+ot_inj_rt_entry:
+	endbr64
+	RT_OPEN
 	lea	OT_INJ_RT_ENTRY_S(%rsp), %rsi	/* S */
 	mov	%rax, %r8
 	call	rt_slot
@@ -548,17 +555,7 @@ ot_inj_rt_entry:
 	.hidden	ot_inj_rt_point
 ot_inj_rt_point:
 	endbr64
-	push	%r9
-	mov	%eax, %r9d
-	lahf
-	seto	%al
-	push	%rax
-	mov	ot_inj_rt_shared(%rip), %rax
-	cmpl	$0, OT_INJ_H_ENABLED(%rax)
-	je	.Lent_off
-	testl	$OT_INJ_OWNER_TID, OT_INJ_H_OWNER(%rax)
-	jz	.Lent_off
-	SAVE	RT_ENTRY_SAVED
+	RT_OPEN
 	mov	%rax, %r8
 	call	rt_slot
 	test	%r11, %r11

@@ -16,6 +16,7 @@
 #include "lib/inject/inject_layout.h"
 #include "lib/inject/inject_ring.h"
 #include "lib/probes/probes.h"
+#include "lib/rings/strtab.h"
 
 #define RING_N 64
 
@@ -327,6 +328,71 @@ static void test_values(void **state)
 	ot_drain_free(d);
 }
 
+/* 8 bytes of s from k on, as the runtime's OT_INJ_V_STR record holds them. */
+static uint64_t chunk(const char *s, size_t len, size_t k)
+{
+	char b[8] = { 0 };
+	uint64_t x;
+
+	memcpy(b, s + k, len - k < 8 ? len - k : 8);
+	memcpy(&x, b, 8);
+	return x;
+}
+
+/*
+ * USDT probes under inject: a point's hits (entries of a function the
+ * drain knows is a point) with a string the runtime read (its bytes after
+ * its address: the string's id as the value, counted read by the probe),
+ * one it could not (the address, left for the drain to read afterwards),
+ * and one of 64 bytes with no NUL (cut at 63, as a probe's read).
+ */
+static void test_point_strings(void **state)
+{
+	static const char name[] = "function_name", *long_ = "0123456789abcdef0123456789abcdef"
+							     "0123456789abcdef0123456789abcdef";
+	struct sink s = { .n = 0 };
+	struct ot_drain *d = ot_drain_new(1, 7, lookup, NULL, emit, &s);
+	struct ot_inject_view v = { .tid = 7, .pid = 7, .nfuncs = 10 };
+	uint8_t *ar = new_area(), is_str[10] = { [2] = 1 };
+	uint64_t probe, late, unreadable;
+	size_t k;
+
+	(void)state;
+	ot_drain_thread_funcs(d, 10);
+	ot_drain_thread_point(d, 2);
+	ot_drain_thread_strs(d, is_str, 10);
+	put(ar, 0x1000, OT_INJ_K_LOST, 0, 1);
+	for (k = 0; k < sizeof(name); k += 8)
+		put(ar, chunk(name, sizeof(name), k), OT_INJ_K_LOST, 0, OT_INJ_V_STR);
+	put(ar, 100, OT_INJ_K_ENTRY, 0x7000, 2);
+	put(ar, 0x2000, OT_INJ_K_LOST, 0, 1);
+	put(ar, 0x2000, OT_INJ_K_LOST, 0, OT_INJ_V_STR_BAD);
+	put(ar, 200, OT_INJ_K_ENTRY, 0x7000, 2);
+	put(ar, 0x3000, OT_INJ_K_LOST, 0, 1);
+	for (k = 0; k < 64; k += 8)
+		put(ar, chunk(long_, 64, k), OT_INJ_K_LOST, 0, OT_INJ_V_STR);
+	put(ar, 300, OT_INJ_K_ENTRY, 0x7000, 2);
+	ot_inject_ring_read(&v, ar, RING_N, NULL, d, 999);
+	ot_drain_flush(d, UINT64_MAX);
+	assert_int_equal(s.n, 3);
+	for (k = 0; k < 3; k++) {
+		assert_int_equal(s.ev[k].kind, OT_EV_POINT);
+		assert_int_equal(s.ev[k].has_value, 1);
+	}
+	assert_string_equal(ot_strtab_get(ot_drain_strs(d), (uint32_t)s.ev[0].value), name);
+	/* No reader set: the address the runtime could not read is unreadable. */
+	assert_string_equal(ot_strtab_get(ot_drain_strs(d), (uint32_t)s.ev[1].value),
+			    "<unreadable 0x2000>");
+	assert_int_equal(strlen(ot_strtab_get(ot_drain_strs(d), (uint32_t)s.ev[2].value)), 63);
+	assert_memory_equal(ot_strtab_get(ot_drain_strs(d), (uint32_t)s.ev[2].value), long_, 63);
+	ot_drain_str_stats(d, &probe, &late, &unreadable);
+	assert_int_equal(probe, 2);
+	assert_int_equal(late, 0);
+	assert_int_equal(unreadable, 1);
+	free(ar);
+	ot_drain_free(d);
+}
+
 static void test_many_records(void **state)
 {
 	enum { BIG = 1024, N = 900 };
@@ -374,6 +440,7 @@ int main(void)
 		cmocka_unit_test(test_child_ring),
 		cmocka_unit_test(test_corrupt_head),
 		cmocka_unit_test(test_values),
+		cmocka_unit_test(test_point_strings),
 		cmocka_unit_test(test_many_records),
 	};
 
