@@ -29,6 +29,7 @@
 #include <sys/types.h>
 
 struct ot_usdt_arg;
+struct ot_coderefs;
 
 struct ot_inject_fn {
 	const char *label;	/* "FILE:FUNCTION", for messages */
@@ -47,6 +48,11 @@ struct ot_inject_fn {
 	 */
 	int point;
 	uint64_t site, site_vaddr;
+	/* What in its file may jump into the code around it
+	 * (lib/symbols/coderefs), read by the caller before the threads
+	 * stop; NULL: it could not be read, refs_why says why. */
+	const struct ot_coderefs *refs;
+	const char *refs_why;
 	uint64_t sema;		/* its semaphore's file offset, 0: none (inject_sema.h) */
 	const struct ot_usdt_arg *arg;
 	const char *refused;	/* after install: why it is not patched, or NULL */

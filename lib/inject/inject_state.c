@@ -1,5 +1,4 @@
 #include "inject_state.h"
-#include "symbols/coderefs.h"
 #include "util/xalloc.h"
 
 #include <pthread.h>
@@ -31,11 +30,6 @@ void inject_state_free(struct ot_inject *in)
 	free(in->reg);
 	free(in->patches);
 	free(in->semas);
-	for (i = 0; i < in->nrefs; i++) {
-		free(in->refs[i].path);
-		ot_coderefs_free(in->refs[i].r);
-	}
-	free(in->refs);
 	free(in->regs);
 	free(in->file_path);
 	if (in->file_fd >= 0)

@@ -102,14 +102,6 @@ struct ot_inject {
 	char *file_path;
 	int file_fd;
 	struct stat file_st;
-	/* inject_tramp.c: what may jump into a USDT site's patch, per file
-	 * read (lib/symbols/coderefs). */
-	struct inject_refs {
-		char *path;
-		struct ot_coderefs *r;	/* NULL: the file cannot be read (why) */
-		char why[160];
-	} *refs;
-	size_t nrefs;
 	uint64_t vdso_fn;	/* inject_facts.c: __vdso_clock_gettime there */
 	char why[256];		/* a refusal's words (inject_refuse_process) */
 	int clock;		/* inject_facts.c: OT_INJ_CLOCK_* */

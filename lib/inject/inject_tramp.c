@@ -73,41 +73,19 @@ static int same_as_file(struct ot_inject *in, uint64_t off, const uint8_t *code,
 	return 1;
 }
 
-/* The references to code of the file at path, read once per file: NULL
- * with *why when it cannot be read. */
-static const struct ot_coderefs *refs_of(struct ot_inject *in, const char *path,
-					 const char **why)
-{
-	struct inject_refs *e;
-	size_t i;
-
-	for (i = 0; i < in->nrefs && strcmp(in->refs[i].path, path); i++)
-		;
-	if (i == in->nrefs) {
-		in->refs = ot_xreallocarray(in->refs, in->nrefs + 1, sizeof(*in->refs));
-		e = &in->refs[in->nrefs++];
-		e->path = ot_xstrdup(path);
-		if (ot_coderefs_open(path, &e->r, e->why, sizeof(e->why)))
-			e->r = NULL;
-	}
-	*why = in->refs[i].why;
-	return in->refs[i].r;
-}
-
 /*
  * A USDT site's code: the part of a function its unwind entry bounds
  * (what a stripped file still says), into fn->offset and fn->size, and
  * what may jump into it into pl.  0, or -1 with why.
  */
-static int site_code(struct ot_inject *in, struct ot_inject_fn *fn, struct plan *pl, char *why,
-		     size_t whylen)
+static int site_code(struct ot_inject_fn *fn, struct plan *pl, char *why, size_t whylen)
 {
-	const char *rwhy;
 	uint64_t lo, hi;
 
-	pl->refs = refs_of(in, fn->path, &rwhy);
+	pl->refs = fn->refs;
 	if (!pl->refs) {
-		snprintf(why, whylen, "cannot tell what jumps into its code: %.150s", rwhy);
+		snprintf(why, whylen, "cannot tell what jumps into its code: %.150s",
+			 fn->refs_why ? fn->refs_why : "not read");
 		return -1;
 	}
 	if (ot_coderefs_fde(pl->refs, fn->site_vaddr, &lo, &hi) || fn->site_vaddr - lo > fn->site) {
@@ -127,7 +105,7 @@ static int locate(struct ot_inject *in, struct ot_inject_fn *fn, struct plan *pl
 {
 	size_t len;
 
-	if (fn->point && site_code(in, fn, pl, why, whylen))
+	if (fn->point && site_code(fn, pl, why, whylen))
 		return -1;
 	if (open_file(in, fn->path)) {
 		snprintf(why, whylen, "cannot read %s: %s", fn->path, strerror(errno));

@@ -23,6 +23,7 @@
 #include "inject/inject_layout.h"
 #include "inject/inject_ring.h"
 #include "process/procfs.h"
+#include "symbols/coderefs.h"
 #include "symbols/dwarfarg.h"
 #include "symbols/usdt.h"
 #include "process/tracee.h"
@@ -83,6 +84,11 @@ struct injset {
 	size_t npatch;
 	uint32_t *patch_target;
 	size_t *patch_site;
+	/* Per target with USDT sites: what in its file may jump into code
+	 * (lib/symbols/coderefs), read at arming before any thread stops
+	 * (php8.2: about 20 ms); shared by the targets of one file. */
+	struct ot_coderefs **refs;
+	char (*refs_why)[160];
 	char **paths;			/* each function's file, fixed at arming */
 	uint32_t *values;		/* each function's value bits (OT_INJ_F_*) */
 	uint8_t *vfmt;			/* and its entry values' widths (inject_ring.h) */
@@ -195,6 +201,30 @@ static void bell_listen(struct injset *s, struct inj *j)
 		futex(old, FUTEX_WAKE, 1, NULL);	/* to the new word at once */
 }
 
+/* Each USDT target's file's references to code, read once per file. */
+static void read_refs(struct injset *s)
+{
+	size_t i, k;
+
+	s->refs = ot_xcalloc(s->nfn + 1, sizeof(*s->refs));
+	s->refs_why = ot_xcalloc(s->nfn + 1, sizeof(*s->refs_why));
+	for (i = 0; i < s->nfn; i++) {
+		if (!s->targets[i].npoints)
+			continue;
+		for (k = 0; k < i && !(s->refs[k] && !strcmp(s->paths[k], s->paths[i])); k++)
+			;
+		if (k < i)
+			continue;
+		if (ot_coderefs_open(s->paths[i], &s->refs[i], s->refs_why[i], sizeof(s->refs_why[i])))
+			s->refs[i] = NULL;
+	}
+	/* The others of a file share its first's. */
+	for (i = 0; i < s->nfn; i++)
+		for (k = 0; s->targets[i].npoints && !s->refs[i] && k < i; k++)
+			if (s->refs[k] && !strcmp(s->paths[k], s->paths[i]))
+				s->refs[i] = s->refs[k];
+}
+
 /*
  * What lib/inject patches: target i's entry, or each site of a USDT
  * probe.  Their numbers in patch_target, patch_site.
@@ -207,6 +237,7 @@ static void patches_of(struct injset *s)
 		s->npatch += s->targets[i].npoints ? s->targets[i].npoints : 1;
 	s->patch_target = ot_xcalloc(s->npatch, sizeof(*s->patch_target));
 	s->patch_site = ot_xcalloc(s->npatch, sizeof(*s->patch_site));
+	read_refs(s);
 	for (i = 0; i < s->nfn; i++)
 		for (k = 0; k < (s->targets[i].npoints ? s->targets[i].npoints : 1); k++, e++) {
 			s->patch_target[e] = (uint32_t)i;
@@ -232,6 +263,8 @@ static void patch_of(const struct injset *s, size_t e, struct ot_inject_fn *f)
 	f->point = 1;
 	f->site = t->points[s->patch_site[e]];
 	f->site_vaddr = t->sites[s->patch_site[e]].vaddr;
+	f->refs = s->refs[i];
+	f->refs_why = s->refs_why[i];
 	f->arg = t->arg ? &t->point_args[s->patch_site[e]] : NULL;
 	f->values = t->arg && t->str ? OT_INJ_F_STR : 0;
 	f->sema = t->ref_ctr;
@@ -625,6 +658,16 @@ static void inject_close(struct ot_probes *p)
 			close(s->fds[g]);
 	}
 	free(s->paths);
+	for (g = 0; s->refs && g < s->nfn; g++) {
+		size_t k;
+
+		for (k = 0; k < g && s->refs[k] != s->refs[g]; k++)
+			;
+		if (k == g)
+			ot_coderefs_free(s->refs[g]);
+	}
+	free(s->refs);
+	free(s->refs_why);
 	free(s->patch_target);
 	free(s->patch_site);
 	free(s->values);
