@@ -341,9 +341,10 @@ static int no_branch_inside(csh cs, cs_insn *insn, const uint8_t *code, size_t s
 #endif
 
 /* The patch at code + at (an instruction's start), the whole function's
- * bytes given for the branch check. */
+ * bytes given for the branch check; covering code + end at least (0: a
+ * function's entry, else a USDT site's patch). */
 static int relocate(const uint8_t *code, size_t size, uint64_t addr, size_t at, size_t end,
-		    int site, struct ot_reloc_marks *marks, uint64_t tramp_addr, struct ot_reloc *out,
+		    struct ot_reloc_marks *marks, uint64_t tramp_addr, struct ot_reloc *out,
 		    const char **why)
 {
 #if defined(__x86_64__)
@@ -357,7 +358,7 @@ static int relocate(const uint8_t *code, size_t size, uint64_t addr, size_t at, 
 	insn = cs_malloc(cs);
 	out->patch_at = at;
 	if (size < out->patch_at + OT_PATCH_LEN)
-		*why = site ? "the patched bytes would run past the end of the function" :
+		*why = end ? "the patched bytes would run past the end of the function" :
 			    "the function is shorter than the 5-byte patch";
 	else if (!move_patched(cs, insn, code, size, addr, end, marks, tramp_addr, out, why) &&
 		 !jump_back(addr + out->patch_at + out->covered, tramp_addr, out, why) &&
@@ -373,7 +374,6 @@ static int relocate(const uint8_t *code, size_t size, uint64_t addr, size_t at, 
 	(void)addr;
 	(void)at;
 	(void)end;
-	(void)site;
 	(void)marks;
 	(void)tramp_addr;
 	(void)out;
@@ -434,7 +434,7 @@ int ot_relocate_before(const uint8_t *code, size_t size, uint64_t addr, size_t s
 	cs_close(&cs);
 	if (bad)
 		return -EINVAL;
-	return relocate(code, size, addr, from, site + 1, 1, marks, tramp_addr, out, why);
+	return relocate(code, size, addr, from, site + 1, marks, tramp_addr, out, why);
 #else
 	(void)code;
 	(void)size;
@@ -457,7 +457,7 @@ int ot_relocate(const uint8_t *code, size_t size, uint64_t addr, uint64_t tramp_
 	/* endbr64 stays where it is: indirect calls land on it. */
 	if (size >= 4 && !memcmp(code, "\xf3\x0f\x1e\xfa", 4))
 		at = 4;
-	return relocate(code, size, addr, at, 0, 0, NULL, tramp_addr, out, why);
+	return relocate(code, size, addr, at, 0, NULL, tramp_addr, out, why);
 }
 
 int ot_relocate_at(const uint8_t *code, size_t size, uint64_t addr, size_t at, size_t end,
@@ -466,5 +466,5 @@ int ot_relocate_at(const uint8_t *code, size_t size, uint64_t addr, size_t at, s
 {
 	memset(out, 0, sizeof(*out));
 	*why = NULL;
-	return relocate(code, size, addr, at, end, 1, marks, tramp_addr, out, why);
+	return relocate(code, size, addr, at, end > at ? end : at + 1, marks, tramp_addr, out, why);
 }

@@ -86,9 +86,11 @@ struct injset {
 	size_t *patch_site;
 	/* Per target with USDT sites: what in its file may jump into code
 	 * (lib/symbols/coderefs), read at arming before any thread stops
-	 * (php8.2: about 20 ms); shared by the targets of one file. */
+	 * (php8.2's arming pause was 36 ms with it inside, 2 ms without);
+	 * shared by the targets of one file. */
 	struct ot_coderefs **refs;
 	char (*refs_why)[160];
+	uint8_t *refs_own;		/* the file's first target: it frees them */
 	char **paths;			/* each function's file, fixed at arming */
 	uint32_t *values;		/* each function's value bits (OT_INJ_F_*) */
 	uint8_t *vfmt;			/* and its entry values' widths (inject_ring.h) */
@@ -208,21 +210,21 @@ static void read_refs(struct injset *s)
 
 	s->refs = ot_xcalloc(s->nfn + 1, sizeof(*s->refs));
 	s->refs_why = ot_xcalloc(s->nfn + 1, sizeof(*s->refs_why));
+	s->refs_own = ot_xcalloc(s->nfn + 1, 1);
 	for (i = 0; i < s->nfn; i++) {
 		if (!s->targets[i].npoints)
 			continue;
-		for (k = 0; k < i && !(s->refs[k] && !strcmp(s->paths[k], s->paths[i])); k++)
+		for (k = 0; k < i && !(s->targets[k].npoints && !strcmp(s->paths[k], s->paths[i]));
+		     k++)
 			;
-		if (k < i)
-			continue;
-		if (ot_coderefs_open(s->paths[i], &s->refs[i], s->refs_why[i], sizeof(s->refs_why[i])))
-			s->refs[i] = NULL;
+		if (k < i) {	/* the file's first target's */
+			s->refs[i] = s->refs[k];
+			memcpy(s->refs_why[i], s->refs_why[k], sizeof(s->refs_why[i]));
+		} else if (!ot_coderefs_open(s->paths[i], &s->refs[i], s->refs_why[i],
+					     sizeof(s->refs_why[i]))) {
+			s->refs_own[i] = 1;
+		}
 	}
-	/* The others of a file share its first's. */
-	for (i = 0; i < s->nfn; i++)
-		for (k = 0; s->targets[i].npoints && !s->refs[i] && k < i; k++)
-			if (s->refs[k] && !strcmp(s->paths[k], s->paths[i]))
-				s->refs[i] = s->refs[k];
 }
 
 /*
@@ -270,14 +272,15 @@ static void patch_of(const struct injset *s, size_t e, struct ot_inject_fn *f)
 	f->sema = t->ref_ctr;
 }
 
-/* Why target i is not armed in program j (its first patch refused), or NULL. */
-static const char *refusal(const struct injset *s, const struct inj *j, size_t i)
+/* Target i's first patch program j refused, or NULL. */
+static const struct ot_inject_fn *refused_patch(const struct injset *s, const struct inj *j,
+						size_t i)
 {
 	size_t e;
 
 	for (e = 0; e < s->npatch; e++)
 		if (s->patch_target[e] == i && j->fn[e].refused)
-			return j->fn[e].refused;
+			return &j->fn[e];
 	return NULL;
 }
 
@@ -322,7 +325,8 @@ static int arm_gen(struct injset *s, int on)
 			ot_verbose("%s: site +0x%llx not patched: %s", j->fn[i].label,
 				   (unsigned long long)j->fn[i].site, j->fn[i].refused);
 	for (i = 0; i < s->nfn; i++) {
-		const char *why = refusal(s, j, i);
+		const struct ot_inject_fn *r = refused_patch(s, j, i);
+		const char *why = r ? r->refused : NULL;
 
 		if (!why)
 			armed++;
@@ -658,16 +662,12 @@ static void inject_close(struct ot_probes *p)
 			close(s->fds[g]);
 	}
 	free(s->paths);
-	for (g = 0; s->refs && g < s->nfn; g++) {
-		size_t k;
-
-		for (k = 0; k < g && s->refs[k] != s->refs[g]; k++)
-			;
-		if (k == g)
+	for (g = 0; s->refs && g < s->nfn; g++)
+		if (s->refs_own[g])
 			ot_coderefs_free(s->refs[g]);
-	}
 	free(s->refs);
 	free(s->refs_why);
+	free(s->refs_own);
 	free(s->patch_target);
 	free(s->patch_site);
 	free(s->values);
@@ -874,15 +874,11 @@ static const char *inject_refused(const struct ot_probes *p, size_t i)
 {
 	const struct injset *s = p->priv;
 	const struct inj *j = current(s);
-	size_t e;
+	const struct ot_inject_fn *r = j && i < s->nfn ? refused_patch(s, j, i) : NULL;
 
-	if (!j || i >= s->nfn)
+	if (!r)
 		return NULL;
-	for (e = 0; e < s->npatch && !(s->patch_target[e] == i && j->fn[e].refused); e++)
-		;
-	if (e == s->npatch)
-		return NULL;
-	return j->fn[e].unmapped && left_behind(s, i) ? NULL : j->fn[e].refused;
+	return r->unmapped && left_behind(s, i) ? NULL : r->refused;
 }
 
 static int inject_wake_fd(const struct ot_probes *p)

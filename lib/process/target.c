@@ -389,26 +389,38 @@ static int traced_wait(struct ot_target *t, int *status)
 	}
 }
 
-int ot_target_release_at_exec(struct ot_target *t, void (*at_exec)(void *ctx), void *ctx)
+/*
+ * The command held before its exec seized (for what, in the error), let
+ * go and stopped again at its exec: 0, or -errno after printing (it exits
+ * or did not exec: nothing to detach).
+ */
+static int seize_to_exec(struct ot_target *t, const char *what)
 {
 	int status, ret;
 
 	if (ptrace(PTRACE_SEIZE, t->pid, NULL, (void *)(long)PTRACE_O_TRACEEXEC)) {
 		ret = -errno;
-		ot_error_errno(-ret, "cannot trace %s (pid %d) to its exec", t->display, (int)t->pid);
+		ot_error_errno(-ret, "cannot trace %s (pid %d) %s", t->display, (int)t->pid, what);
 		return ret;
 	}
 	ret = ot_target_release(t);
 	if (ret)
-		return ret;	/* it exits: nothing to detach */
+		return ret;
 	ret = traced_wait(t, &status);
 	if (!ret && (status >> 8) != (SIGTRAP | (PTRACE_EVENT_EXEC << 8)))
 		ret = WIFSTOPPED(status) ? -EPROTO : -ESRCH;
-	if (ret) {
+	if (ret)
 		ot_error("%s did not start (%s)", t->display,
 			 ret == -ESRCH ? "it exited at once" : strerror(-ret));
+	return ret;
+}
+
+int ot_target_release_at_exec(struct ot_target *t, void (*at_exec)(void *ctx), void *ctx)
+{
+	int ret = seize_to_exec(t, "to its exec");
+
+	if (ret)
 		return ret;
-	}
 	at_exec(ctx);
 	if (ptrace(PTRACE_DETACH, t->pid, NULL, NULL)) {
 		ret = -errno;
@@ -427,23 +439,9 @@ int ot_target_exec_stopped(struct ot_target *t)
 	struct user_regs_struct r;
 	int status, fd, ret;
 
-	if (ptrace(PTRACE_SEIZE, t->pid, NULL, (void *)(long)PTRACE_O_TRACEEXEC)) {
-		ret = -errno;
-		ot_error_errno(-ret, "cannot trace %s (pid %d) for --backend inject", t->display,
-			       (int)t->pid);
-		return ret;
-	}
-	ret = ot_target_release(t);
+	ret = seize_to_exec(t, "for --backend inject");
 	if (ret)
 		return ret;
-	ret = traced_wait(t, &status);
-	if (!ret && (status >> 8) != (SIGTRAP | (PTRACE_EVENT_EXEC << 8)))
-		ret = WIFSTOPPED(status) ? -EPROTO : -ESRCH;
-	if (ret) {
-		ot_error("%s did not start (%s)", t->display,
-			 ret == -ESRCH ? "it exited at once" : strerror(-ret));
-		return ret;
-	}
 	/* Its entry point: the loader has mapped and initialised its libraries. */
 	(void)ot_proc_auxv(t->pid, AT_ENTRY, &entry);
 	snprintf(path, sizeof(path), "/proc/%d/mem", (int)t->pid);

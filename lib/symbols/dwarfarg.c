@@ -378,14 +378,43 @@ static int through(struct ot_usdt_arg *out, uint32_t offset, char *why, size_t w
 	return -EINVAL;
 }
 
+/*
+ * What expr ("name" or "name->member") names in the function at vaddr of
+ * path: its DWARF opened into *d (the caller ends d->dwfl), the parameter
+ * into *p, with an arrow the member into *m and its offset; name gets
+ * the parameter's name.  0 (*arrow: whether a member was named), or an
+ * error with why.
+ */
+static int named(const char *path, uint64_t vaddr, const char *expr, struct dw *d, char *name,
+		 size_t namelen, Dwarf_Die *p, Dwarf_Die *m, uint32_t *offset, int *arrow,
+		 char *why, size_t whylen)
+{
+	char *a;
+	int err;
+
+	snprintf(name, namelen, "%s", expr);
+	a = strstr(name, "->");
+	*arrow = a != NULL;
+	if (a)
+		*a = 0;
+	err = open_fn(path, vaddr, d);
+	if (err)
+		snprintf(why, whylen, "no DWARF for it");
+	if (!err)
+		err = param(d, name, p, why, whylen);
+	if (!err && a)
+		err = member(p, name, a + 2, m, offset, why, whylen);
+	return err;
+}
+
 int ot_dwarf_param(const char *path, uint64_t vaddr, const char *expr, struct ot_usdt_arg *out,
 		   char *why, size_t whylen)
 {
-	char name[128], *arrow;
+	char name[128];
 	struct dw d = { 0 };
 	Dwarf_Die p, m;
 	uint32_t offset = 0;
-	int err;
+	int err, arrow;
 
 	memset(out, 0, sizeof(*out));
 #if !defined(__x86_64__)
@@ -393,17 +422,8 @@ int ot_dwarf_param(const char *path, uint64_t vaddr, const char *expr, struct ot
 	snprintf(why, whylen, "parameters by name are read on x86-64 only");
 	return -EINVAL;
 #endif
-	snprintf(name, sizeof(name), "%s", expr);
-	arrow = strstr(name, "->");
-	if (arrow)
-		*arrow = 0;
-	err = open_fn(path, vaddr, &d);
-	if (err)
-		snprintf(why, whylen, "no DWARF for it");
-	if (!err)
-		err = param(&d, name, &p, why, whylen);
-	if (!err && arrow)
-		err = member(&p, name, arrow + 2, &m, &offset, why, whylen);
+	err = named(path, vaddr, expr, &d, name, sizeof(name), &p, &m, &offset, &arrow, why,
+		    whylen);
 	if (!err)
 		err = location(&d, &p, name, out, why, whylen);
 	if (!err)
@@ -506,26 +526,17 @@ static int is_char(Dwarf_Die *t)
 int ot_dwarf_param_type(const char *path, uint64_t vaddr, const char *expr, char *type,
 			size_t len, char *why, size_t whylen)
 {
-	char name[128], *arrow;
+	char name[128];
 	struct dw d = { 0 };
 	Dwarf_Die p, m, *die, t, pointee;
 	Dwarf_Attribute a;
 	uint32_t offset = 0;
-	int err;
+	int err, arrow;
 
 	if (len)
 		type[0] = 0;
-	snprintf(name, sizeof(name), "%s", expr);
-	arrow = strstr(name, "->");
-	if (arrow)
-		*arrow = 0;
-	err = open_fn(path, vaddr, &d);
-	if (err)
-		snprintf(why, whylen, "no DWARF for it");
-	if (!err)
-		err = param(&d, name, &p, why, whylen);
-	if (!err && arrow)
-		err = member(&p, name, arrow + 2, &m, &offset, why, whylen);
+	err = named(path, vaddr, expr, &d, name, sizeof(name), &p, &m, &offset, &arrow, why,
+		    whylen);
 	if (!err) {
 		die = arrow ? &m : &p;
 		if (dwarf_attr_integrate(die, DW_AT_type, &a) && dwarf_formref_die(&a, &t)) {
