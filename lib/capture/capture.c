@@ -63,7 +63,7 @@ static void feed_pair(void *ctx, const struct ot_event *ev)
 		ot_pair_feed(c->calib_pair, &e);
 		return;
 	}
-	if (c->keyed && ot_keyed_feed(c, ev))
+	if (c->keyed_feeds && ot_keyed_feed(c, ev))
 		return;
 	ot_pair_feed(c->pair, ev);
 }

@@ -89,6 +89,9 @@ struct ot_capture {
 	size_t nrows;
 	const char **names;
 	struct ot_keyed *keyed;
+	/* ot_keyed_feed has events to take (a string or a pair selected):
+	 * else the pairing's per-event path does not ask it. */
+	int keyed_feeds;
 	struct ot_report_strings rep_strs;
 };
 

@@ -50,6 +50,7 @@ void ot_keyed_size(struct ot_capture *c)
 		if (f->str && (f->arg_name ? asprintf(&k->str_name[i], "%s:str", f->arg_name) :
 			       asprintf(&k->str_name[i], "arg%u:str", f->arg)) < 0)
 			k->str_name[i] = ot_xstrdup(":str");
+		c->keyed_feeds |= f->str || f->pair;
 	}
 	for (i = 0; i < sel->n; i++)
 		if (sel->fn[i].pair_id > k->npairs)
