@@ -218,6 +218,22 @@ expect_rc 2 "$work/stdout" "$work/stderr" "$OT" -f "usdt:$T/usdt:ot:tick(arg2)" 
 grep -qx "orbit-trace: usdt:$T/usdt:ot:tick(arg2): ot:tick has 1 argument (-8@%rbx): no arg2" \
 	"$work/stderr" || fail_ "arg2: $(cat "$work/stderr")"
 
+# A site inject must not patch, and says why: in Debian 12's python3.11,
+# four bytes of a string in .data read as an address inside the bytes
+# line's patch would cover (lib/symbols/coderefs), and a branch lands
+# among those before it.  The probe is not armed, the status says so,
+# and the program runs as untraced.
+if [ "$(uname -m)" = x86_64 ] && [ -x /usr/bin/python3.11 ]; then
+	"$OT" --backend inject --json -o "$work/line.json" \
+		-f 'usdt:/usr/bin/python3.11:python:line,usdt:/usr/bin/python3.11:python:gc__done' \
+		-- /usr/bin/python3.11 -c 'import gc; gc.collect(); print("done")' \
+		>"$work/line.out" 2>"$work/line.err" || fail_ "line: exit status $?: $(cat "$work/line.err")"
+	[ "$(cat "$work/line.out")" = done ] || fail_ "line: the program printed $(cat "$work/line.out")"
+	grep -qx "orbit-trace: warning: not tracing usdt:/usr/bin/python3.11:python:line: a patch after the site: an 8-byte code pointer at 0x9c6930 (.data) lands at 0x434241, inside the patched bytes; before it: a branch of the function lands inside the patched bytes" \
+		"$work/line.err" || fail_ "line: $(cat "$work/line.err")"
+	json_check "$work/line.json" 'j["status"] != "ok"' 'fn["usdt:python:gc__done"]["hits"] >= 1'
+fi
+
 # inject keeps the semaphore in the process's memory: an orbit-trace
 # killed with SIGKILL leaves it raised (and the sites patched), and
 # --restore lowers it with the rest.
