@@ -196,6 +196,15 @@ static int move_copy(const cs_insn *insn, uint64_t new_addr, struct ot_reloc *ou
 	return 0;
 }
 
+static int opsize_branch(const cs_insn *insn)
+{
+	const cs_x86 *x = &insn->detail->x86;
+
+	return x->prefix[2] == 0x66 && !(x->rex & 0x08) &&
+	       (in_group(insn, CS_GRP_CALL) || in_group(insn, CS_GRP_JUMP) ||
+		in_group(insn, CS_GRP_RET) || in_group(insn, CS_GRP_BRANCH_RELATIVE));
+}
+
 /* One instruction of the patched bytes, to the end of the moved code:
  * 0, or -1 with *why. */
 static int move(const cs_insn *insn, uint64_t tramp_addr, struct ot_reloc *out, const char **why)
@@ -215,6 +224,14 @@ static int move(const cs_insn *insn, uint64_t tramp_addr, struct ot_reloc *out, 
 	if (insn->id == X86_INS_LOOP || insn->id == X86_INS_LOOPE || insn->id == X86_INS_LOOPNE ||
 	    insn->id == X86_INS_JRCXZ || insn->id == X86_INS_JECXZ) {
 		*why = "a loop or jrcxz instruction (rel8 only) is in the patched bytes";
+		return -1;
+	}
+	/* An operand-size prefix on a branch (without REX.W, which wins) is
+	 * ignored by Intel CPUs and honoured by AMD's: a 2-byte push, an IP
+	 * cut to 16 bits.  No compiler emits one; no rewrite means the same
+	 * on both. */
+	if (opsize_branch(insn)) {
+		*why = "a branch with an operand-size prefix is in the patched bytes";
 		return -1;
 	}
 	/*

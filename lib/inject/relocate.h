@@ -19,7 +19,8 @@
  * Refused, with the reason: a function shorter
  * than the patch, an instruction that cannot move (loop, jrcxz, a target
  * or operand out of rel32 reach from the trampoline; pushf, which a thread
- * single-stepped out of the trampoline would run with the trap flag set),
+ * single-stepped out of the trampoline would run with the trap flag set;
+ * a branch with an operand-size prefix, 16-bit on AMD and not on Intel),
  * a call followed by
  * another moved instruction (a thread inside its callee when the patch is
  * written would return into the middle of the jmp), and a branch

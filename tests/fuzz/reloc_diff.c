@@ -44,6 +44,7 @@ static const char *const reasons[RR_N] = {
 			"its callee would return into the patch)",
 	[RR_FAR_BACK] = "the function is out of rel32 reach of the trampoline",
 	[RR_INTO_PATCH] = "a branch of the function lands inside the patched bytes",
+	[RR_OPSIZE] = "a branch with an operand-size prefix is in the patched bytes",
 };
 
 const char *rd_reason_text(int r)

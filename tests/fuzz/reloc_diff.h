@@ -33,7 +33,7 @@
 enum rd_reason {
 	RR_SHORT, RR_UNDECODED, RR_NOFIT, RR_PUSHF, RR_LOOP, RR_CALL_RSP, RR_FAR_BRANCH,
 	RR_CALL_FORM, RR_FAR_RIP, RR_BRANCH_FORM, RR_CALL_MID, RR_FAR_BACK,
-	RR_INTO_PATCH, RR_N
+	RR_INTO_PATCH, RR_OPSIZE, RR_N
 };
 
 struct rd_stats {
@@ -130,6 +130,7 @@ enum {
 #define IF_EIP		0x080	/* addr32 RIP-relative (EIP-relative) */
 #define IF_JMP		0x100	/* a relative jmp (not jcc) */
 #define IF_FLOW		0x200	/* may not fall through: a branch, call, ret */
+#define IF_OPSIZE	0x400	/* a branch with 0x66 and no REX.W (16-bit on AMD) */
 
 /* Registers in encoding order: rax rcx rdx rbx rsp rbp rsi rdi r8..r15. */
 struct rd_regs {

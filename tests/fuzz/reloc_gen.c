@@ -301,6 +301,8 @@ static uint16_t item_flags(const cs_insn *in, int kind)
 		    in->detail->groups[i] == CS_GRP_RET ||
 		    in->detail->groups[i] == CS_GRP_BRANCH_RELATIVE)
 			f |= IF_FLOW;
+	if ((f & IF_FLOW) && x->prefix[2] == 0x66 && !(x->rex & 0x08))
+		f |= IF_OPSIZE;
 	if (in->id == X86_INS_PUSHF || in->id == X86_INS_PUSHFQ)
 		f |= IF_PUSHF;
 	if (in->id == X86_INS_LOOP || in->id == X86_INS_LOOPE || in->id == X86_INS_LOOPNE ||
@@ -1098,6 +1100,8 @@ void rd_reasons(const struct rd_seq *s, uint32_t *holds, uint32_t *must)
 			m |= 1u << RR_CALL_FORM;	/* push + jmp cannot do a far call */
 		if (it->flags & IF_BRANCH_FORM)
 			h |= 1u << RR_BRANCH_FORM;
+		if (it->flags & IF_OPSIZE)
+			h |= 1u << RR_OPSIZE;
 		if ((it->flags & IF_CALL) && k + 1 < s->first + s->ncovered)
 			h |= 1u << RR_CALL_MID;
 		if (it->kind == IK_BRANCH && !reach(s->tramp, it->dest))
@@ -1110,7 +1114,8 @@ void rd_reasons(const struct rd_seq *s, uint32_t *holds, uint32_t *must)
 			h |= 1u << RR_INTO_PATCH;
 	*holds = h;
 	*must = m | (h & ((1u << RR_PUSHF) | (1u << RR_LOOP) | (1u << RR_FAR_BRANCH) |
-			  (1u << RR_FAR_RIP) | (1u << RR_CALL_MID) | (1u << RR_INTO_PATCH)));
+			  (1u << RR_FAR_RIP) | (1u << RR_CALL_MID) | (1u << RR_INTO_PATCH) |
+			  (1u << RR_OPSIZE)));
 }
 
 void rd_dump(FILE *out, const char *what, const uint8_t *code, size_t len, uint64_t addr)

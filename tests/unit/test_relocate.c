@@ -208,6 +208,11 @@ static void test_refusals(void **state)
 	static const uint8_t callesp[] = { 0x67, 0xff, 0x54, 0x24, 0x08, 0xc3 };
 	/* push %rbx; pushfq; cli...: flags saved in the patched bytes */
 	static const uint8_t pushf[] = { 0x53, 0x9c, 0x48, 0x89, 0xfb, 0x9d, 0x5b, 0xc3 };
+	/* data16 call *0x100(%rip): a 2-byte push on AMD, 8 on Intel (fuzzer,
+	 * on an AMD EPYC); with REX.W the prefix means nothing (TLS's
+	 * data16 data16 rex.W call __tls_get_addr) */
+	static const uint8_t callw[] = { 0x66, 0xff, 0x15, 0x00, 0x01, 0x00, 0x00, 0xc3 };
+	static const uint8_t calltls[] = { 0x66, 0x66, 0x48, 0xff, 0x15, 0x00, 0x01, 0x00, 0x00, 0xc3 };
 	struct ot_reloc r;
 	const char *why;
 
@@ -232,6 +237,9 @@ static void test_refusals(void **state)
 	assert_string_equal(why, "a call through the stack pointer is in the patched bytes");
 	assert_int_equal(ot_relocate(pushf, sizeof(pushf), 0x401000, 0x402000, &r, &why), -EINVAL);
 	assert_string_equal(why, "a pushf is in the patched bytes");
+	assert_int_equal(ot_relocate(callw, sizeof(callw), 0x401000, 0x402000, &r, &why), -EINVAL);
+	assert_string_equal(why, "a branch with an operand-size prefix is in the patched bytes");
+	assert_int_equal(ot_relocate(calltls, sizeof(calltls), 0x401000, 0x402000, &r, &why), 0);
 }
 
 /* Real prologues: libc's, the fixture's and the stress program's
