@@ -35,7 +35,7 @@ kill -CONT "$tpid"
 # Another user's process is stopped for disarming too, and continued:
 # orbit-trace keeps CAP_KILL for --freeze when it drops its privileges.
 if command -v setpriv >/dev/null; then
-	setpriv --reuid=65534 --regid=65534 --clear-groups "$work/many" spin >"$work/other.out" &
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$(public "$work/many")" spin >"$work/other.out" &
 	opid=$!
 	cleanup_pids="$tpid $opid"
 	wait_for "$work/other.out" '^ready '

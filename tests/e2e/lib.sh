@@ -10,9 +10,14 @@ work="$top/tests/e2e/$name.dir"
 rm -rf "$work"
 mkdir -p "$work"
 cleanup_pids=""
+# What another user (nobody) runs or writes lives here, not in the checkout:
+# a clone in a 0700 home (Debian 12's default) is out of that user's reach.
+pub=$(mktemp -d "${TMPDIR:-/tmp}/orbit-e2e-$name.XXXXXX")
+chmod 0755 "$pub"
 
 cleanup_() {
 	for p in $cleanup_pids; do kill -KILL "$p" 2>/dev/null || true; done
+	rm -rf "$pub"
 }
 trap cleanup_ EXIT INT TERM
 
@@ -70,13 +75,20 @@ wait_for() {
 cap_eff() { awk '/^CapEff:/ { print $2 }' "/proc/$1/status"; }
 uid_of() { awk '/^Uid:/ { print $2 }' "/proc/$1/status"; }
 
+# public FILE...: copies of FILEs (a program and the libraries beside it
+# that its RUNPATH $ORIGIN finds) in $pub; prints the first copy's path.
+public() {
+	for f; do cp -p "$f" "$pub/"; done
+	echo "$pub/$(basename "$1")"
+}
+
 # held N ARGS...: orbit-trace ARGS -f outer -- the stress program held
 # before work, as under "sudo" by user nobody, its report in $work/rN.txt;
 # sets otpid and spid once armed.
 held() {
 	run=$1
 	shift
-	SUDO_UID=65534 SUDO_GID=65534 "$OT" -v -o "$work/r$run.txt" "$@" -f outer -- "$STRESS" \
+	SUDO_UID=65534 SUDO_GID=65534 "$OT" -v -o "$work/r$run.txt" "$@" -f outer -- "$(public "$STRESS")" \
 		--stress-calls 100 --wait-go >"$work/out$run" 2>"$work/err$run" &
 	otpid=$!
 	cleanup_pids=$otpid

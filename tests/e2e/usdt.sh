@@ -184,10 +184,11 @@ PY
 fi
 
 # -l: what readelf -n says of the notes, without root and without a target.
-setpriv --reuid=65534 --regid=65534 --clear-groups "$OT" -l -f "usdt:$T/usdt:ot:*" \
+pusdt=$(public "$T/usdt" "$T/libusdtlib.so")
+setpriv --reuid=65534 --regid=65534 --clear-groups "$(public "$OT")" -l -f "usdt:$pusdt:ot:*" \
 	>"$work/list.txt" 2>"$work/err" || fail_ "-l as nobody: exit status $?: $(cat "$work/err")"
 readelf -n "$T/usdt" >"$work/notes.txt"
-python3 - "$work/list.txt" "$work/notes.txt" "$T/usdt" <<'PY' || fail_ "-l: $(cat "$work/list.txt")"
+python3 - "$work/list.txt" "$work/notes.txt" "$pusdt" <<'PY' || fail_ "-l: $(cat "$work/list.txt")"
 import re, sys
 lst, notes, path = open(sys.argv[1]).read(), open(sys.argv[2]).read(), sys.argv[3]
 want = {}
