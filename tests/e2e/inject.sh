@@ -207,8 +207,9 @@ wait "$spid" || fail_ "the target exited with $? after its tracer was killed"
 
 # No privilege needed: an unprivileged user traces a command of its own.
 if command -v setpriv >/dev/null; then
-	setpriv --reuid=65534 --regid=65534 --clear-groups "$(public "$OT")" --backend inject --json \
-		-f outer,middle,inner -- "$(public "$STRESS")" --stress-threads 2 --stress-hz 2000 --stress-calls 500 \
+	ot_nobody=$(public "$OT") stress_nobody=$(public "$STRESS")
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$ot_nobody" --backend inject --json \
+		-f outer,middle,inner -- "$stress_nobody" --stress-threads 2 --stress-hz 2000 --stress-calls 500 \
 		>"$work/nobody.out" 2>"$work/nobody.err" || fail_ "as nobody: exit status $?: $(cat "$work/nobody.err")"
 	sed -n '/^{$/,$p' "$work/nobody.out" >"$work/nobody.json"
 	json_check "$work/nobody.json" 'j["status"] == "ok"' \
@@ -222,7 +223,7 @@ if command -v setpriv >/dev/null; then
 	cleanup_pids="$rpid"
 	wait_for "$work/root.out" '^ready '
 	expect_rc 1 /dev/null "$work/other.err" setpriv --reuid=65534 --regid=65534 --clear-groups \
-		"$(public "$OT")" --backend inject -f outer -p "$rpid"
+		"$ot_nobody" --backend inject -f outer -p "$rpid"
 	grep -qxF "orbit-trace: cannot trace process $rpid: ptrace access to it is denied: it runs as uid 0 and orbit-trace as uid 65534, without CAP_SYS_PTRACE (run it as that user, or with sudo)" \
 		"$work/other.err" || fail_ "another user's process: $(cat "$work/other.err")"
 	kill "$rpid"
@@ -233,7 +234,7 @@ if command -v setpriv >/dev/null; then
 	cleanup_pids="$npid"
 	wait_for "$work/nd.out" '^ready'
 	expect_rc 1 /dev/null "$work/nd.err" setpriv --reuid=65534 --regid=65534 --clear-groups \
-		"$(public "$OT")" --backend inject -f PyObject_Hash -p "$npid"
+		"$ot_nobody" --backend inject -f PyObject_Hash -p "$npid"
 	grep -qxF "orbit-trace: cannot trace process $npid: ptrace access to it is denied: it is not dumpable (a setuid or setgid program, or one that called prctl(PR_SET_DUMPABLE, 0)): only CAP_SYS_PTRACE (sudo) may trace it" \
 		"$work/nd.err" || fail_ "a process not dumpable: $(cat "$work/nd.err")"
 	kill "$npid"

@@ -184,8 +184,8 @@ PY
 fi
 
 # -l: what readelf -n says of the notes, without root and without a target.
-pusdt=$(public "$T/usdt" "$T/libusdtlib.so")
-setpriv --reuid=65534 --regid=65534 --clear-groups "$(public "$OT")" -l -f "usdt:$pusdt:ot:*" \
+pusdt=$(public "$T/usdt" "$T/libusdtlib.so") ot_nobody=$(public "$OT")
+setpriv --reuid=65534 --regid=65534 --clear-groups "$ot_nobody" -l -f "usdt:$pusdt:ot:*" \
 	>"$work/list.txt" 2>"$work/err" || fail_ "-l as nobody: exit status $?: $(cat "$work/err")"
 readelf -n "$T/usdt" >"$work/notes.txt"
 python3 - "$work/list.txt" "$work/notes.txt" "$pusdt" <<'PY' || fail_ "-l: $(cat "$work/list.txt")"
