@@ -1,9 +1,10 @@
 # --freeze: a busy -p target is stopped while its 600 functions are armed
 # and disarmed, so the kernel's breakpoint writes need no TLB shootdowns and
 # wake no waiters on other CPUs (without it: ~1.5 IPIs per function each
-# way, docs/benchmarks.md); it runs in between, is never left stopped, and
-# a process someone else had stopped stays stopped.  Another user's process
-# is stopped for disarming as well.
+# way; what it saves is measured by scripts/arm-cost.sh, not here: the
+# IPIs of /proc/interrupts are the whole machine's); it runs in between, is
+# never left stopped, and a process someone else had stopped stays
+# stopped.  Another user's process is stopped for disarming as well.
 . "$(dirname "$0")/lib.sh"
 require_uprobes
 
@@ -21,15 +22,18 @@ state() { awk '/^State:/ { print $2 }' "/proc/$tpid/status"; }
 json_check "$work/r.json" \
 	'j["arming"]["functions_armed"] == 600 and j["arming"]["frozen"]' \
 	'j["disarming"]["frozen"] == (j["arming"]["backend"] == "multi")' \
-	'j["arming"]["ipis"] < 120 and j["arming"]["tlb_shootdowns"] < 60' \
-	'j["arming"]["backend"] != "multi" or j["disarming"]["ipis"] < 120' \
 	'sum(f["scopes"] for f in j["functions"]) > 600'
 [ "$(state)" != T ] || fail_ "the target was left stopped"
+# The target says each SIGCONT that continued it: once after arming, and
+# once after disarming where that is frozen too.
+conts() { grep -c '^continued' "$work/spin.out" || true; }
+want=$(python3 -c 'import json, sys; j = json.load(open(sys.argv[1])); print(1 + j["disarming"]["frozen"])' "$work/r.json")
+[ "$(conts)" = "$want" ] || fail_ "the target was continued $(conts) times, expected $want"
 
 # Already stopped by someone else: orbit-trace does not continue it.
 kill -STOP "$tpid"
 "$OT" -q --freeze -o /dev/null -p "$tpid" -f f0001 -d 0.1 || fail_ "stopped target: exit status $?"
-[ "$(state)" = T ] || fail_ "a target stopped by someone else was continued"
+[ "$(state)" = T ] && [ "$(conts)" = "$want" ] || fail_ "a target stopped by someone else was continued"
 kill -CONT "$tpid"
 
 # Another user's process is stopped for disarming too, and continued:
