@@ -225,8 +225,9 @@ unit: $(UNIT_BIN)
 	@set -e; for t in $(UNIT_BIN); do echo "== $$t"; $$t; done
 
 # The end-to-end tests run $(BUILD)/orbit-trace: sanitized with SAN=...
+# make e2e E2E="usdt inject" runs those scripts only.
 e2e: $(BUILD)/orbit-trace $(STRESS) $(TARGETS)
-	@OT=$(abspath $(BUILD)/orbit-trace) sh tests/e2e/run.sh
+	@OT=$(abspath $(BUILD)/orbit-trace) sh tests/e2e/run.sh $(E2E)
 
 # One capture under valgrind's memcheck: what ASan cannot see (uninitialised reads).
 valgrind: orbit-trace $(STRESS)

@@ -1,14 +1,31 @@
 #!/bin/sh
-# Runs every end-to-end test; prints a summary line; fails if any failed.
+# Runs every end-to-end test, or those named (run.sh usdt inject); prints
+# each one's seconds, the slowest, and a summary line; fails if any failed.
+# A script still running after E2E_TIMEOUT seconds (default 900) is killed
+# and named: a hung test fails the run instead of eating CI's time.
 cd "$(dirname "$0")"
-pass=0 fail=0 skip=0
-for t in [a-z]*.sh; do
+limit=${E2E_TIMEOUT:-900}
+pass=0 fail=0 skip=0 failed="" times=""
+start=$(date +%s)
+[ $# -gt 0 ] || set -- [a-z]*.sh
+for t in "$@"; do
+	t=${t%.sh}.sh
 	case $t in lib.sh|run.sh) continue ;; esac
-	if sh "$t"; then pass=$((pass + 1))
-	else
-		rc=$?
-		if [ $rc = 77 ]; then skip=$((skip + 1)); else fail=$((fail + 1)); fi
-	fi
+	t0=$(date +%s)
+	timeout -k 10 "$limit" sh "$t"
+	rc=$?
+	secs=$(($(date +%s) - t0))
+	times="$times$secs ${t%.sh}
+"
+	case $rc in
+	0) pass=$((pass + 1)) ;;
+	77) skip=$((skip + 1)) ;;
+	124|137) echo "FAIL ${t%.sh}: still running after $limit s, killed" >&2
+		fail=$((fail + 1)) failed="$failed ${t%.sh}" ;;
+	*) fail=$((fail + 1)) failed="$failed ${t%.sh}" ;;
+	esac
+	echo "  (${t%.sh}: $secs s)"
 done
-echo "e2e: $pass passed, $fail failed, $skip skipped"
+echo "e2e: slowest: $(printf '%s' "$times" | sort -rn | head -n 5 | awk '{ printf "%s%s %d s", (NR > 1 ? ", " : ""), $2, $1 }')"
+echo "e2e: $pass passed, $fail failed, $skip skipped in $(($(date +%s) - start)) s${failed:+; failed:$failed}"
 [ $fail = 0 ]
