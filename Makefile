@@ -146,7 +146,8 @@ $(BUILD)/tests/fixture-relr: tests/unit/fixture.c
 	@mkdir -p $(dir $@)
 	$(CC) -O1 -g -fPIE -pie -Wl,-z,pack-relative-relocs -o $@ $<
 
-$(BUILD)/tests/test_%: tests/unit/test_%.c $(LIB_OBJ) $(FIXTURES) $(wildcard tests/unit/expected/*)
+$(BUILD)/tests/test_%: tests/unit/test_%.c $(LIB_OBJ) $(FIXTURES) $(wildcard tests/unit/*.h) \
+			$(wildcard tests/unit/expected/*)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -DOT_FIXTURE_DIR='"$(abspath $(BUILD))/tests"' \
 		-DOT_EXPECTED_DIR='"$(abspath tests/unit/expected)"' \

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include "skip_ci.h"
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -345,7 +346,7 @@ static void test_image_lookup(void **state)
 
 	(void)state;
 	if (!base)
-		skip();
+		ot_skip("no vDSO mapped");
 	assert_int_equal(ot_proc_maps(getpid(), getpid(), &maps, &n), 0);
 	for (i = 0; i < n; i++)
 		if (!strcmp(maps[i].path, "[vdso]"))

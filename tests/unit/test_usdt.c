@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include "skip_ci.h"
 
 #include "lib/symbols/select.h"
 #include "lib/symbols/usdt.h"
@@ -204,7 +205,7 @@ static void test_libstdcxx(void **state)
 
 	(void)state;
 	if (access(LIBSTDCXX, R_OK))
-		skip();
+		ot_skip(LIBSTDCXX " is missing");
 	assert_int_equal(ot_usdt_read(LIBSTDCXX, &n), 0);
 	assert_int_equal(n.n, 3);
 	p = find(&n, "libstdcxx", "throw");
@@ -229,7 +230,7 @@ static void test_python(void **state)
 
 	(void)state;
 	if (access("/usr/bin/python3.11", R_OK))
-		skip();
+		ot_skip("/usr/bin/python3.11 is missing");
 	assert_int_equal(ot_usdt_read("/usr/bin/python3.11", &n), 0);
 	assert_int_equal(n.n, 8);
 	p = find(&n, "python", "gc__start");
