@@ -2,6 +2,8 @@
 # failure, and the helpers fail_/skip_/require_uprobes/json_check/held.
 set -eu
 export LC_ALL=C
+# The scripts' Python checks are asserts: never optimized away.
+unset PYTHONOPTIMIZE
 top=$(cd "$(dirname "$0")/../.." && pwd)
 OT=${OT:-$top/orbit-trace}
 STRESS="$top/tests/stress/orbit-stress"
