@@ -1,9 +1,9 @@
 # orbit-trace - see README.md.  `sudo make demo`, `sudo make check`.
 VERSION    := 0.1.0
 CC         ?= cc
-PKGS       := libelf libdw libcap capstone libbpf libmicrohttpd
+PKGS       := libelf libdw libdebuginfod libcap capstone libbpf libmicrohttpd
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lelf -ldw -lcap -lcapstone -lbpf -lmicrohttpd)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lelf -ldw -ldebuginfod -lcap -lcapstone -lbpf -lmicrohttpd)
 WARN       := -Wall -Wextra -Wformat=2 -Wshadow -Wmissing-prototypes \
               -Wstrict-prototypes -Wold-style-definition -Wundef \
               -Wwrite-strings -Wimplicit-fallthrough
