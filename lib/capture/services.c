@@ -4,6 +4,7 @@
  * multi backend's BPF program keeps to it).
  */
 #include "services.h"
+#include "process/procfs.h"
 #include "util/error.h"
 #include "util/xalloc.h"
 
@@ -18,12 +19,31 @@
 #include <sys/vfs.h>
 #include <unistd.h>
 
+/* A thread's id names no process for the kernel's hooks (they see each
+ * process by its first thread's): refused, with the process to name. */
+static int not_a_thread(pid_t pid)
+{
+	char path[64], tgid[32];
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	if (!ot_proc_status_field(path, "Tgid:", tgid, sizeof(tgid)) &&
+	    (pid_t)strtol(tgid, NULL, 10) != pid) {
+		ot_error("%d is a thread of process %ld: -p PID,PID... names processes", (int)pid,
+			 strtol(tgid, NULL, 10));
+		return -1;
+	}
+	return 0;
+}
+
 int ot_services_pids(const struct ot_target *first, const pid_t *pids, size_t n)
 {
 	struct stat want, got;
 	size_t i;
 	int ret = 0;
 
+	for (i = 0; i < n; i++)
+		if (not_a_thread(pids[i]))
+			return -1;
 	if (stat(first->exe, &want)) {
 		ot_error_errno(errno, "cannot read %s", first->exe);
 		return -1;

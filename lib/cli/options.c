@@ -11,7 +11,7 @@
 #include <string.h>
 
 const char ot_usage_text[] =
-	"usage: orbit-trace [options] -f FUNCTIONS (-p PID | -a | [--] CMD [ARGS...])\n"
+	"usage: orbit-trace [options] -f FUNCTIONS (-p PID[,PID...] | -a | [--] CMD [ARGS...])\n"
 	"       orbit-trace --restore -p PID\n"
 	"\n"
 	"Count and time user-space functions of a live process with uprobes.\n"
@@ -46,7 +46,9 @@ const char ot_usage_text[] =
 	"                         (argN) after it records argument N (from 1),\n"
 	"                         (argN:str) the string it points to (64 bytes);\n"
 	"                         usdt:FILE:PROVIDER:ENTRY..RETURN@argN[:str] pairs\n"
-	"                         two probes into scopes, a row per key argument\n"
+	"                         two probes into scopes, a row per key argument;\n"
+	"                         names a stripped file lacks: its debug info is\n"
+	"                         fetched from the servers in DEBUGINFOD_URLS\n"
 	"      --lang LANG        trace a language runtime's functions as scopes,\n"
 	"                         a row per function name: php (php8.2; run it with\n"
 	"                         USE_ZEND_DTRACE=1), python (python3.11), ruby\n"

@@ -161,6 +161,19 @@ kill "$sl"
 wait "$sl" 2>/dev/null || true
 expect_rc 1 /dev/null "$work/gone.err" "$OT" -p "$s1,$sl" -f outer -d 1
 grep -qxF "orbit-trace: no process with pid $sl" "$work/gone.err" || fail_ "gone: $(cat "$work/gone.err")"
+# A thread's id where a process's belongs.
+/usr/bin/python3.11 -c 'import os, threading
+t = threading.Thread(target=threading.Event().wait)
+t.start()
+print("ready", os.getpid(), t.native_id, flush=True)' >"$work/th.out" &
+tp=$!
+cleanup_pids="$cleanup_pids $tp"
+wait_for "$work/th.out" '^ready '
+read -r _ _ tt <"$work/th.out"
+expect_rc 1 /dev/null "$work/th.err" "$OT" -p "$s1,$tt" -f outer -d 1
+grep -qxF "orbit-trace: $tt is a thread of process $tp: -p PID,PID... names processes" "$work/th.err" ||
+	fail_ "a thread: $(cat "$work/th.err")"
+kill "$tp"
 expect_rc 1 /dev/null "$work/nocg.err" "$OT" -a --cgroup /nonexistent-cgroup -f "$STRESS:outer" -d 1
 grep -qxF "orbit-trace: --cgroup /nonexistent-cgroup: No such file or directory" "$work/nocg.err" ||
 	fail_ "no such cgroup: $(cat "$work/nocg.err")"
