@@ -89,8 +89,10 @@ _orbit_trace()
 		fi
 		target=$(_orbit_trace_binary_args)
 		[[ -n $target ]] || return
-		# Complete the last term of a comma-separated list.
-		names=$(${COMP_WORDS[0]} --list -q $target 2>/dev/null | awk '!/^#/ { print $3 }')
+		# Complete the last term of a comma-separated list: from the
+		# file's own symbols (no debuginfod download behind a TAB).
+		names=$(DEBUGINFOD_URLS= ${COMP_WORDS[0]} --list -q $target 2>/dev/null |
+			awk '!/^#/ { print $3 }')
 		COMPREPLY=($(compgen -P "$prefix" -W "$names" -- "${cur##*,}"))
 		return
 		;;

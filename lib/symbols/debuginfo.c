@@ -270,7 +270,7 @@ static int progress(debuginfod_client *c, long done, long total)
 	return 0;
 }
 
-struct Dwfl *ot_debuginfo_open(const char *path, struct Dwfl_Module **out)
+struct Dwfl *ot_debuginfo_open(const char *path, int dwarf, struct Dwfl_Module **out)
 {
 	static char *debuginfo_path = (char *)"+:.debug:" DEBUG_DIR;
 	static const Dwfl_Callbacks cb = {
@@ -278,14 +278,15 @@ struct Dwfl *ot_debuginfo_open(const char *path, struct Dwfl_Module **out)
 		.find_debuginfo = dwfl_standard_find_debuginfo,
 		.debuginfo_path = &debuginfo_path,
 	};
-	unsigned char id[ID_MAX];
-	char hex[2 * ID_MAX + 1];
+	const unsigned char *id = NULL;
+	char hex[2 * ID_MAX + 1] = "";
 	struct note n = { path, hex, 0 };
 	struct env_ctx env;
 	Dwfl *dwfl = dwfl_begin(&cb);
 	Dwfl_Module *mod;
 	Dwarf_Addr bias;
-	int allow;
+	GElf_Addr at;
+	int allow, len, i;
 
 	*out = NULL;
 	if (!dwfl)
@@ -294,7 +295,11 @@ struct Dwfl *ot_debuginfo_open(const char *path, struct Dwfl_Module **out)
 	dwfl_report_end(dwfl, NULL, NULL);
 	if (!mod)
 		return dwfl;
-	allow = build_id(path, id, hex) > 0 && was_fetched(hex);
+	/* The file's own note, read without looking for anything. */
+	len = dwfl_module_build_id(mod, &id, &at);
+	for (i = 0; i < len && i < ID_MAX; i++)
+		sprintf(hex + 2 * i, "%02x", id[i]);
+	allow = len > 0 && len <= ID_MAX && was_fetched(hex);
 	if (env_enter(&env, allow))
 		return dwfl;
 	if (allow) {
@@ -307,7 +312,8 @@ struct Dwfl *ot_debuginfo_open(const char *path, struct Dwfl_Module **out)
 	}
 	/* Each search now, while the environment says what it may ask. */
 	dwfl_module_getsymtab(mod);
-	dwfl_module_getdwarf(mod, &bias);
+	if (dwarf)
+		dwfl_module_getdwarf(mod, &bias);
 	env_leave(&env);
 	*out = mod;
 	return dwfl;
@@ -317,7 +323,7 @@ int ot_debuginfo_file(const char *path, char **debugfile)
 {
 	const char *file = NULL;
 	Dwfl_Module *mod;
-	Dwfl *dwfl = ot_debuginfo_open(path, &mod);
+	Dwfl *dwfl = ot_debuginfo_open(path, 0, &mod);
 
 	*debugfile = NULL;
 	if (!dwfl)
@@ -334,7 +340,7 @@ int ot_debuginfo_file(const char *path, char **debugfile)
 int ot_debuginfo_has_dwarf(const char *path)
 {
 	Dwfl_Module *mod;
-	Dwfl *dwfl = ot_debuginfo_open(path, &mod);
+	Dwfl *dwfl = ot_debuginfo_open(path, 1, &mod);
 	Dwarf_Addr bias;
 	int has = mod && dwfl_module_getdwarf(mod, &bias);
 
@@ -481,7 +487,7 @@ int ot_debuginfo_inlined(const char *path, const char *const *names, size_t n,
 	size_t hsize;
 
 	memset(counts, 0, n * sizeof(*counts));
-	dwfl = ot_debuginfo_open(path, &mod);
+	dwfl = ot_debuginfo_open(path, 1, &mod);
 	if (!dwfl)
 		return -ENODATA;
 	dw = mod ? dwfl_module_getdwarf(mod, &bias) : NULL;

@@ -43,11 +43,12 @@ int ot_debuginfo_inlined(const char *path, const char *const *names, size_t n,
 
 /*
  * A libdwfl session on path (an offline module, the searches above), its
- * symbol table and DWARF looked for before it returns (*mod NULL when
- * path cannot be read).  NULL when libdwfl cannot start.  The caller
- * dwfl_end()s it.
+ * symbol table looked for before it returns, and with dwarf its DWARF
+ * (and the file dwz shares it with) too: the session asks for nothing
+ * more afterwards.  *mod is NULL when path cannot be read.  NULL when
+ * libdwfl cannot start.  The caller dwfl_end()s it.
  */
-struct Dwfl *ot_debuginfo_open(const char *path, struct Dwfl_Module **mod);
+struct Dwfl *ot_debuginfo_open(const char *path, int dwarf, struct Dwfl_Module **mod);
 
 /* 1 when DEBUGINFOD_URLS names a server to ask. */
 int ot_debuginfod_enabled(void);

@@ -205,7 +205,7 @@ static int open_fn(const char *path, uint64_t vaddr, struct dw *d)
 	Dwarf_Die *cu, *scopes = NULL;
 	int n, i;
 
-	d->dwfl = ot_debuginfo_open(path, &mod);
+	d->dwfl = ot_debuginfo_open(path, 1, &mod);
 	if (!d->dwfl)
 		return -ENODATA;
 	if (!mod || !dwfl_module_getelf(mod, &elfbias) || !dwfl_module_getdwarf(mod, &dwbias))
