@@ -109,11 +109,12 @@ static int own_one(const char *dir, int last, char *why, size_t whylen)
  * Whether path is a directory only this user (or root) can change, and
  * so is every directory above it: a root orbit-trace reads and writes
  * there, and a link planted by someone else would send it elsewhere.
- * 0, or a reason in why.
+ * 0 with its real path in real (PATH_MAX), which no one else can
+ * redirect; or a reason in why.
  */
-static int own_dir(const char *path, char *why, size_t whylen)
+static int own_dir(const char *path, char *real, char *why, size_t whylen)
 {
-	char real[PATH_MAX], at[PATH_MAX];
+	char at[PATH_MAX];
 	const char *p, *next;
 	size_t len;
 
@@ -136,25 +137,27 @@ static int own_dir(const char *path, char *why, size_t whylen)
 	return 0;
 }
 
-/* dir made if it is not there, where its parent is ours: 0, or why. */
-static int make_own_dir(const char *dir, char *why, size_t whylen)
+/* dir made if it is not there, where its parent is ours: 0 with its real
+ * path in real (PATH_MAX), or why. */
+static int make_own_dir(const char *dir, char *real, char *why, size_t whylen)
 {
-	char parent[PATH_MAX], *slash;
+	char parent[PATH_MAX], made[PATH_MAX];
+	const char *base = strrchr(dir, '/');
 	struct stat st;
 
 	if (stat(dir, &st) && errno == ENOENT) {
-		snprintf(parent, sizeof(parent), "%s", dir);
-		slash = strrchr(parent, '/');
-		if (slash)
-			*(slash == parent ? slash + 1 : slash) = 0;
-		if (own_dir(slash ? parent : ".", why, whylen))
+		/* Made in the parent's real path, which nobody else can move. */
+		snprintf(parent, sizeof(parent), "%.*s", base ? (int)(base - dir) : 0, dir);
+		if (own_dir(!base ? "." : *parent ? parent : "/", real, why, whylen))
 			return -1;
-		if (mkdir(dir, 0700) && errno != EEXIST) {
+		if (snprintf(made, sizeof(made), "%s/%s", real, base ? base + 1 : dir) >=
+		    (int)sizeof(made) || (mkdir(made, 0700) && errno != EEXIST)) {
 			snprintf(why, whylen, "%s: %s", dir, strerror(errno));
 			return -1;
 		}
+		return own_dir(made, real, why, whylen);
 	}
-	return own_dir(dir, why, whylen);
+	return own_dir(dir, real, why, whylen);
 }
 
 /*
@@ -168,11 +171,11 @@ static int cache_dir(char *dir, size_t len)
 	static int warned;	/* once a run: the variable does not change */
 	const char *env = getenv(CACHE_VAR);
 	struct passwd *pw = getpwuid(geteuid());
-	char why[PATH_MAX + 64];
+	char why[PATH_MAX + 64], real[PATH_MAX];
 
 	if (env && *env) {
-		if (!make_own_dir(env, why, sizeof(why)))
-			return snprintf(dir, len, "%s", env) >= (int)len ? -EACCES : 0;
+		if (!make_own_dir(env, real, why, sizeof(why)))
+			return snprintf(dir, len, "%s", real) >= (int)len ? -EACCES : 0;
 		if (!warned++)
 			ot_warn("%s=%s is not for orbit-trace's user (%s): using its own cache",
 				CACHE_VAR, env, why);
@@ -183,12 +186,11 @@ static int cache_dir(char *dir, size_t len)
 		return -EACCES;
 	}
 	snprintf(dir, len, "%s/.cache", pw->pw_dir);
-	if (make_own_dir(dir, why, sizeof(why))) {
+	if (make_own_dir(dir, real, why, sizeof(why))) {
 		ot_error("debuginfod's cache cannot be kept in %s: %s", dir, why);
 		return -EACCES;
 	}
-	snprintf(dir, len, "%s/.cache/debuginfod_client", pw->pw_dir);
-	return 0;
+	return snprintf(dir, len, "%s/debuginfod_client", real) >= (int)len ? -EACCES : 0;
 }
 
 /*
