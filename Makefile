@@ -1,9 +1,9 @@
 # orbit-trace - see README.md.  `sudo make demo`, `sudo make check`.
 VERSION    := 0.1.0
 CC         ?= cc
-PKGS       := libelf libdw libcap capstone libbpf libmicrohttpd
+PKGS       := libelf libdw libdebuginfod libcap capstone libbpf libmicrohttpd
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lelf -ldw -lcap -lcapstone -lbpf -lmicrohttpd)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lelf -ldw -ldebuginfod -lcap -lcapstone -lbpf -lmicrohttpd)
 WARN       := -Wall -Wextra -Wformat=2 -Wshadow -Wmissing-prototypes \
               -Wstrict-prototypes -Wold-style-definition -Wundef \
               -Wwrite-strings -Wimplicit-fallthrough
@@ -33,10 +33,10 @@ FIXTURES   := $(BUILD)/tests/fixture-pie $(BUILD)/tests/fixture-nopie $(BUILD)/t
 STRESS     := tests/stress/orbit-stress
 
 # Debian packages the build and the tests need.
-DEB_DEPS   := gcc g++ clang libclang-rt-14-dev make pkg-config libelf-dev libdw-dev libcap-dev libcapstone-dev libiberty-dev libcmocka-dev libbpf-dev libmicrohttpd-dev \
+DEB_DEPS   := gcc g++ clang libclang-rt-14-dev make pkg-config libelf-dev libdw-dev libdebuginfod-dev libcap-dev libcapstone-dev libiberty-dev libcmocka-dev libbpf-dev libmicrohttpd-dev \
               python3 groff-base strace debhelper dpkg-dev fakeroot lintian valgrind \
               bpftrace xz-utils gzip pigz sqlite3 libc6-dbg systemtap-sdt-dev \
-              prometheus prometheus-node-exporter curl php8.2-cli ruby3.1
+              prometheus prometheus-node-exporter curl php8.2-cli ruby3.1 debuginfod
 
 .PHONY: all deps check unit e2e demo clean lint-man install uninstall deb targets fuzz fuzz-reloc valgrind bench
 

@@ -9,10 +9,12 @@ _orbit_trace_binary_args()
 	for ((i = 1; i < ${#COMP_WORDS[@]}; i++)); do
 		case ${COMP_WORDS[i]} in
 		-p | --pid)
-			[[ -n ${COMP_WORDS[i + 1]} ]] && echo "-p ${COMP_WORDS[i + 1]}" && return
+			# A list's first process: they run one program.
+			[[ -n ${COMP_WORDS[i + 1]} ]] && echo "-p ${COMP_WORDS[i + 1]%%,*}" && return
 			;;
 		--pid=*)
-			echo "-p ${COMP_WORDS[i]#--pid=}" && return
+			local p=${COMP_WORDS[i]#--pid=}
+			echo "-p ${p%%,*}" && return
 			;;
 		--)
 			[[ -n ${COMP_WORDS[i + 1]} ]] && echo "-- ${COMP_WORDS[i + 1]}" && return
@@ -27,7 +29,7 @@ _orbit_trace()
 	local opts="-p --pid -a --all -f --functions -l --list -d --duration -I --interval -o --output --json
 		--hist --slower-than --wall-clock --slowest --trace --folded --expect --max-loss --ring-kb --drain-ms
 		--backend --freeze --follow --returns --user --compensate --restore
-		--prom-textfile --listen --prom-pid --lang
+		--prom-textfile --listen --prom-pid --lang --cgroup
 		-q --quiet -v --verbose -h --help -V --version --"
 
 	# After "--": the command, then its own arguments (files).
@@ -44,7 +46,17 @@ _orbit_trace()
 
 	case $prev in
 	-p | --pid)
-		COMPREPLY=($(compgen -W "$(ps -e -o pid= 2>/dev/null)" -- "$cur"))
+		# PID,PID...: the last one of the list.
+		local before=
+		[[ $cur == *,* ]] && before=${cur%,*},
+		COMPREPLY=($(compgen -P "$before" -W "$(ps -e -o pid= 2>/dev/null)" -- "${cur##*,}"))
+		return
+		;;
+	--cgroup)
+		# Directories of the cgroup v2 file system, by their paths.
+		local cg2
+		cg2=$(awk '$9 == "cgroup2" { print $5; exit }' /proc/self/mountinfo 2>/dev/null)
+		[[ -n $cg2 ]] && COMPREPLY=($(compgen -d -S / -- "${cur:-$cg2/}"))
 		return
 		;;
 	-f | --functions)
@@ -77,8 +89,10 @@ _orbit_trace()
 		fi
 		target=$(_orbit_trace_binary_args)
 		[[ -n $target ]] || return
-		# Complete the last term of a comma-separated list.
-		names=$(${COMP_WORDS[0]} --list -q $target 2>/dev/null | awk '!/^#/ { print $3 }')
+		# Complete the last term of a comma-separated list: from the
+		# file's own symbols (no debuginfod download behind a TAB).
+		names=$(DEBUGINFOD_URLS= ${COMP_WORDS[0]} --list -q $target 2>/dev/null |
+			awk '!/^#/ { print $3 }')
 		COMPREPLY=($(compgen -P "$prefix" -W "$names" -- "${cur##*,}"))
 		return
 		;;

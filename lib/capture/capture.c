@@ -15,6 +15,7 @@
 #include "disarm.h"
 #include "endsig.h"
 #include "keyed.h"
+#include "services.h"
 #include "util/error.h"
 #include "probes/plan.h"
 #include "process/procfs.h"
@@ -314,8 +315,8 @@ static void run(struct ot_capture *c)
 		if (pfd[3].revents)
 			ot_metrics_serve(c);
 		/* The poll already said whether the pidfd fired: no second syscall. */
-		if (c->o.follow) {
-			/* The target reaped (then off the poll), the tree's
+		if (ot_capture_set(c)) {
+			/* The target reaped (then off the poll), the set's
 			 * changes kept; the end is when no process is left. */
 			if ((pfd[1].revents || c->target.pidfd < 0) && !c->target.exited &&
 			    ot_target_check_exit(&c->target))
@@ -345,8 +346,8 @@ static void run(struct ot_capture *c)
 		}
 		live_status(c, now);
 	}
-	/* --follow: those still running too, for the report. */
-	if (c->o.follow)
+	/* --follow, -p PID,PID...: those still running too, for the report. */
+	if (ot_capture_set(c))
 		(void)ot_probes_follow_poll(c->probes, 1, on_follow, c, &c->fol_dropped);
 	free(pfd);
 }
@@ -410,6 +411,9 @@ static void cleanup(struct ot_capture *c)
 		fclose(c->out);
 	if (c->sigfd >= 0)
 		close(c->sigfd);
+	if (c->cgroup_fd >= 0)
+		close(c->cgroup_fd);
+	free(c->cgroup_path);
 }
 
 struct ot_capture *ot_capture_new(const struct ot_options *o, int sigpipe_ignored)
@@ -419,6 +423,7 @@ struct ot_capture *ot_capture_new(const struct ot_options *o, int sigpipe_ignore
 	c->o = *o;
 	c->sigpipe_ignored = sigpipe_ignored;
 	c->sigfd = -1;
+	c->cgroup_fd = -1;
 	c->target.pidfd = c->target.go_fd = c->target.err_fd = -1;
 	return c;
 }
@@ -439,13 +444,24 @@ enum ot_capture_result ot_capture_open(struct ot_capture *c)
 	c->sigfd = ot_endsig_open(&c->oldmask);
 	if (c->sigfd < 0)
 		return OT_CAPTURE_FAILED;
+	if (c->o.cgroup) {
+		c->cgroup_fd = ot_services_cgroup(c->o.cgroup, &c->cgroup_path);
+		if (c->cgroup_fd < 0)
+			return OT_CAPTURE_FAILED;
+	}
 	if (c->o.all || no_program(c)) {
-		c->target.display = ot_xstrdup(c->o.all ? "every process" : "no program");
+		if (c->cgroup_path && asprintf(&c->target.display, "every process in cgroup %s",
+					       c->cgroup_path) < 0)
+			c->target.display = NULL;
+		if (!c->target.display)
+			c->target.display = ot_xstrdup(c->o.all ? "every process" : "no program");
 		ret = 0;
 	} else if (c->o.argv) {
 		ret = ot_target_find(&c->target, c->o.argv[0]);
 	} else {
 		ret = ot_target_attach(&c->target, c->o.pid);
+		if (!ret && c->o.npids > 1)
+			ret = ot_services_pids(&c->target, c->o.pids, c->o.npids);
 	}
 	if (ret)
 		return OT_CAPTURE_FAILED;
@@ -532,7 +548,7 @@ static int make_sinks(struct ot_capture *c)
 		.out = c->out, .json = c->o.json,
 		.slowest = c->o.slowest, .slower_than = c->o.slower_than,
 		.wall_offset = c->o.wall_clock ? wall_offset() : 0,
-		.per_process = c->o.all || c->o.follow, .comm = proc_comm, .comm_ctx = c,
+		.per_process = c->o.all || ot_capture_set(c), .comm = proc_comm, .comm_ctx = c,
 		.str = str_of, .str_ctx = c,
 	};
 	size_t i;
@@ -600,6 +616,8 @@ static int arm_probes(struct ot_capture *c)
 		/* A command's stop is seen by its parent, us; a -p
 		 * process's by its own, so only where --freeze says. */
 		.hold_exec = c->target.is_child || c->o.freeze,
+		.pids = c->o.pids, .npids = c->o.npids,
+		.cgroup_fd = c->cgroup_fd,
 	};
 
 	if (c->o.freeze && ot_target_freeze(&c->target))
@@ -608,9 +626,9 @@ static int arm_probes(struct ot_capture *c)
 		return -1;
 	if (c->o.all)
 		c->own_pid = (uint32_t)getpid();
-	/* --follow: the kernel keeps the tree's records only, of every pid. */
+	/* --follow, -p PID,PID...: the kernel keeps the set's records only. */
 	c->drain = ot_drain_new(ot_probes_nqueues(c->probes),
-				c->o.follow ? 0 : (uint32_t)c->target.pid,
+				ot_capture_set(c) ? 0 : (uint32_t)c->target.pid,
 				ot_probes_lookup, c->probes, feed_pair, c);
 	thread_funcs(c);
 	ot_keyed_armed(c);
@@ -674,7 +692,8 @@ static enum ot_capture_result start(struct ot_capture *c)
 				   ot_target_release_at_exec(&c->target, keyed_exec, c) :
 				   ot_target_release(&c->target)))
 		return OT_CAPTURE_FAILED;
-	if (!c->o.all && !c->target.is_child && ot_target_check_exit(&c->target)) {
+	if (!c->o.all && c->o.npids <= 1 && !c->target.is_child &&
+	    ot_target_check_exit(&c->target)) {
 		ot_error("process %d exited while its probes were armed", (int)c->target.pid);
 		return OT_CAPTURE_FAILED;
 	}

@@ -93,6 +93,17 @@ struct ot_capture {
 	 * else the pairing's per-event path does not ask it. */
 	int keyed_feeds;
 	struct ot_report_strings rep_strs;
+	/* -a --cgroup: the directory, open (the BPF program keeps to it), and
+	 * its path for people; -1 and NULL without. */
+	int cgroup_fd;
+	char *cgroup_path;
 };
+
+/* -p PID,PID... or --follow: the capture traces a set of processes the
+ * backend keeps (ot_probes_follow_poll), over when none is left. */
+static inline int ot_capture_set(const struct ot_capture *c)
+{
+	return c->o.follow || c->o.npids > 1;
+}
 
 #endif

@@ -214,6 +214,11 @@ void ot_capture_fill_report(struct ot_capture *c)
 	fn = fill_funcs(c);
 	r.binary = c->target.display;
 	r.pid = (int)c->target.pid;
+	if (c->o.npids > 1) {
+		r.pids = c->o.pids;
+		r.npids = c->o.npids;
+	}
+	r.cgroup = c->cgroup_path;
 	r.functions_requested = c->plan.sel.requested;
 	r.functions_armed = c->plan.sel.n;
 	r.uprobes = ot_probes_nuprobes(c->probes);

@@ -31,7 +31,8 @@ static struct ot_prom_opts prom_opts(const struct ot_capture *c, int openmetrics
 {
 	struct ot_prom_opts o = {
 		.openmetrics = openmetrics, .pid_label = c->o.prom_pid && !c->sinks.nprocs &&
-		!c->o.all && !c->o.follow, .comm = c->prom_comm, .version = OT_VERSION,
+		!c->o.all && !c->o.follow && c->o.npids <= 1, .comm = c->prom_comm,
+		.version = OT_VERSION,
 		.created_ns = c->prom_created_ns,
 	};
 

@@ -11,16 +11,21 @@
 #include <string.h>
 
 const char ot_usage_text[] =
-	"usage: orbit-trace [options] -f FUNCTIONS (-p PID | -a | [--] CMD [ARGS...])\n"
+	"usage: orbit-trace [options] -f FUNCTIONS (-p PID[,PID...] | -a | [--] CMD [ARGS...])\n"
 	"       orbit-trace --restore -p PID\n"
 	"\n"
 	"Count and time user-space functions of a live process with uprobes.\n"
 	"\n"
 	"Target:\n"
-	"  -p, --pid PID          trace the running process PID (all its threads)\n"
+	"  -p, --pid PID[,PID...] trace the running process PID (all its threads);\n"
+	"                         several (a service's master and workers, -p again\n"
+	"                         adds more): one program's, a row each per process\n"
 	"  -a, --all              trace every process that runs the functions (each\n"
 	"                         -f term names its file: FILE:NAME or SONAME:NAME),\n"
 	"                         until -d or SIGINT; the report has per-process rows\n"
+	"      --cgroup PATH      -a within one cgroup v2 directory and those below it\n"
+	"                         (a systemd unit, a container; PATH absolute or under\n"
+	"                         /sys/fs/cgroup)\n"
 	"  -- CMD [ARGS...]       start CMD once the probes are armed, trace it\n"
 	"      --follow           also the processes the target forks, from their\n"
 	"                         first call, and the programs they exec (for the\n"
@@ -41,7 +46,9 @@ const char ot_usage_text[] =
 	"                         (argN) after it records argument N (from 1),\n"
 	"                         (argN:str) the string it points to (64 bytes);\n"
 	"                         usdt:FILE:PROVIDER:ENTRY..RETURN@argN[:str] pairs\n"
-	"                         two probes into scopes, a row per key argument\n"
+	"                         two probes into scopes, a row per key argument;\n"
+	"                         names a stripped file lacks: its debug info is\n"
+	"                         fetched from the servers in DEBUGINFOD_URLS\n"
 	"      --lang LANG        trace a language runtime's functions as scopes,\n"
 	"                         a row per function name: php (php8.2; run it with\n"
 	"                         USE_ZEND_DTRACE=1), python (python3.11), ruby\n"
@@ -212,12 +219,13 @@ enum {
 	OPT_JSON = 0x100, OPT_RING_KB, OPT_DRAIN_MS, OPT_EXPECT, OPT_MAX_LOSS,
 	OPT_HIST, OPT_TRACE, OPT_FOLDED, OPT_USER, OPT_RETURNS, OPT_COMPENSATE, OPT_BACKEND,
 	OPT_FREEZE, OPT_SLOWER_THAN, OPT_SLOWEST, OPT_FOLLOW, OPT_RESTORE, OPT_PROM_TEXTFILE,
-	OPT_LISTEN, OPT_PROM_PID, OPT_LANG, OPT_WALL_CLOCK,
+	OPT_LISTEN, OPT_PROM_PID, OPT_LANG, OPT_WALL_CLOCK, OPT_CGROUP,
 };
 
 static const struct option longopts[] = {
 	{ "pid", required_argument, NULL, 'p' },
 	{ "all", no_argument, NULL, 'a' },
+	{ "cgroup", required_argument, NULL, OPT_CGROUP },
 	{ "functions", required_argument, NULL, 'f' },
 	{ "list", no_argument, NULL, 'l' },
 	{ "duration", required_argument, NULL, 'd' },
@@ -259,19 +267,70 @@ static const struct option longopts[] = {
  */
 enum { NOT_MINE = -1 };
 
+/*
+ * -p PID[,PID...] as perf takes it (-p $(pgrep -d, php-fpm)), each -p
+ * adding to the list; a process named twice is traced once.
+ */
+static int add_pids(struct ot_options *o, const char *arg, char **msg)
+{
+	char *copy = strdup(arg), *tok, *save = NULL;
+	unsigned long v;
+	size_t i;
+	int ret = 0;
+
+	if (!copy) {
+		bad(msg, "out of memory");
+		return -1;
+	}
+	if (!strchr(arg, ','))
+		ret = parse_ulong("--pid", arg, 1, 4194304, 0, &v, msg);
+	else if (!*arg || arg[strlen(arg) - 1] == ',' || *arg == ',' || strstr(arg, ",,"))
+		ret = -1;
+	for (tok = strtok_r(copy, ",", &save); !ret && tok; tok = strtok_r(NULL, ",", &save)) {
+		char *m = NULL;
+
+		if (parse_ulong("--pid", tok, 1, 4194304, 0, &v, &m)) {
+			free(m);
+			ret = -1;
+			break;
+		}
+		for (i = 0; i < o->npids && o->pids[i] != (pid_t)v; i++)
+			;
+		if (i < o->npids)
+			continue;
+		pid_t *more = reallocarray(o->pids, o->npids + 1, sizeof(*o->pids));
+
+		if (!more) {
+			free(copy);
+			bad(msg, "out of memory");
+			return -1;
+		}
+		o->pids = more;
+		o->pids[o->npids++] = (pid_t)v;
+	}
+	free(copy);
+	if (ret && strchr(arg, ','))
+		bad(msg, "--pid '%s' is invalid: expected process ids in 1..4194304, comma-separated",
+		    arg);
+	o->pid = o->npids ? o->pids[0] : 0;
+	return ret;
+}
+
 /* What to trace, and how to hold it. */
 static int target_option(struct ot_options *o, int c, const char *arg, char **msg)
 {
-	unsigned long v;
-
 	switch (c) {
 	case 'p':
-		if (parse_ulong("--pid", arg, 1, 4194304, 0, &v, msg))
+		if (add_pids(o, arg, msg))
 			return OT_OPTIONS_BAD;
-		o->pid = (pid_t)v;
 		break;
 	case 'a':
 		o->all = 1;
+		break;
+	case OPT_CGROUP:
+		if (!*arg)
+			return bad(msg, "--cgroup '' is invalid: expected a cgroup v2 directory");
+		o->cgroup = arg;
 		break;
 	case 'f':
 		o->functions = arg;
@@ -473,12 +532,14 @@ static enum ot_options_result restore_rules(const struct ot_options *o, char **m
 {
 	if (o->functions || o->list || o->argv || o->all || o->duration > 0 || o->interval > 0 ||
 	    o->follow || o->freeze || o->expect || o->trace || o->folded || o->prom_textfile ||
-	    o->listen || o->prom_pid)
+	    o->listen || o->prom_pid || o->cgroup)
 		return bad(msg, "--restore only takes back what a killed orbit-trace left: with "
 			   "-p PID (and -o, --json), nothing else");
 	if (!o->pid)
 		return bad(msg, "--restore needs -p PID: the process a killed orbit-trace left "
 			   "instrumented");
+	if (o->npids > 1)
+		return bad(msg, "--restore takes back what was left in one process: give one -p PID");
 	return OT_OPTIONS_RUN;
 }
 
@@ -486,6 +547,7 @@ static enum ot_options_result restore_rules(const struct ot_options *o, char **m
 static enum ot_options_result backend_rules(const struct ot_options *o, char **msg)
 {
 	const unsigned asked = (o->follow ? OT_CAN_FOLLOW : 0) | (o->all ? OT_CAN_ALL : 0) |
+		(o->npids > 1 ? OT_CAN_PIDS : 0) | (o->cgroup ? OT_CAN_CGROUP : 0) |
 		(o->freeze ? OT_CAN_FREEZE : 0) | (o->compensate ? OT_CAN_COMPENSATE : 0) |
 		(o->ret_mode_set ? OT_CAN_RETURNS : 0) |
 		(!o->list && ot_select_asks_values(o->functions) ? OT_CAN_VALUES : 0) |
@@ -545,6 +607,11 @@ static enum ot_options_result combinations(const struct ot_options *o, char **ms
 		return bad(msg, "--freeze applies to -p: a command started with -- is armed before it runs");
 	if (o->follow && o->all)
 		return bad(msg, "--follow follows -p PID or a command: -a traces every process already");
+	if (o->cgroup && !o->all)
+		return bad(msg, "--cgroup keeps -a to the processes of a cgroup: give -a");
+	if (o->npids > 1 && (o->follow || o->freeze || o->compensate))
+		return bad(msg, "%s does not go with several -p processes",
+			   o->follow ? "--follow" : o->freeze ? "--freeze" : "--compensate");
 	if (backend_rules(o, msg) != OT_OPTIONS_RUN)
 		return OT_OPTIONS_BAD;
 	if (o->follow && o->compensate)
@@ -630,6 +697,9 @@ const char *ot_lang_preset(const char *lang)
 
 void ot_options_free(struct ot_options *o)
 {
+	free(o->pids);
+	o->pids = NULL;
+	o->npids = 0;
 	free(o->functions_owned);
 	o->functions_owned = NULL;
 	ot_expect_free(o->expect, o->nexpect);

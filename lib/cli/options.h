@@ -23,8 +23,12 @@
 #define OT_SLOWEST_MAX 1000
 
 struct ot_options {
-	pid_t pid;
+	pid_t pid;		/* -p: the first process named */
+	pid_t *pids;		/* -p PID,PID... and repeated -p: every process, once
+				 * each, in order (owned; pids[0] is pid) */
+	size_t npids;
 	int all;		/* -a: every process running the files -f names */
+	const char *cgroup;	/* --cgroup PATH: -a within that cgroup v2 directory */
 	int follow;		/* --follow: and the processes the target forks */
 	const char *functions;	/* -f, with --lang's terms after it */
 	char *functions_owned;	/* functions when --lang added to -f: owned */

@@ -952,6 +952,9 @@ const struct ot_backend_ops ot_backend_inject = {
 			      "(OVERHEAD in orbit-trace(1))",
 			[5] = "--returns is for the uprobe backends: inject sees every return at "
 			      "its trampoline",
+			[12] = "--backend inject patches one process: not several -p processes",
+			[13] = "--cgroup keeps -a to a cgroup: --backend inject patches one "
+			       "process, not with -a",
 		},
 	},
 	.objects = "trampolines",

@@ -117,13 +117,15 @@ struct ot_umulti {
 	uint64_t last_cookie;	/* probe ids are cookies 1, 2, ... */
 	int specs_fd;		/* ot_usdt_specs: USDT operands, by index */
 	uint32_t nspecs;
-	/* --follow: the fork, exec and exit hooks, ot_followed, its drops. */
+	/* --follow, -p PID,PID...: the probes keep to ot_followed's processes;
+	 * its fork (--follow alone), exec and exit hooks; its drops. */
 	int follow;
 	struct bpf_link *hooks[3];
 	int followed_fd, stats_fd;
 	/* -a: ot_comms, each process's name at its latest traced call. */
 	int all;
 	int comms_fd;
+	int cgroup;		/* --cgroup: the probes keep to ot_cgroup's */
 };
 
 /* uprobe_multi.bpf.c's struct ot_followed_proc and its states. */
@@ -403,7 +405,8 @@ static int relink(struct ot_umulti *m, pid_t pid)
 static void ot_umulti_enable(struct ot_umulti *m, int entries, int returns)
 {
 	__atomic_store_n(m->enabled, (entries ? 1u : 0u) | (returns ? 2u : 0u) |
-			 (m->follow ? 4u : 0u) | (m->all ? 8u : 0u), __ATOMIC_SEQ_CST);
+			 (m->follow ? 4u : 0u) | (m->all ? 8u : 0u) | (m->cgroup ? 16u : 0u),
+			 __ATOMIC_SEQ_CST);
 }
 
 static size_t ot_umulti_nlinks(const struct ot_umulti *m)
@@ -454,57 +457,31 @@ static int follow_add(struct ot_umulti *m, uint32_t pid, uint32_t ppid)
 	return bpf_map_update_elem(m->followed_fd, &pid, &v, BPF_ANY) ? -errno : 0;
 }
 
-/*
- * --follow from pid: the hooks first, then pid, then the descendants it
- * already has (a fork between the hooks and pid's entry is among them:
- * /proc lists a child before its parent's fork returns).
- */
-static int follow_start(struct ot_umulti *m, uint32_t pid)
+/* The processes of a followed one's subtree already there: every process
+ * and its parent, read once, added until a pass adds nobody (a fork
+ * between the hooks and the roots' entry is among them: /proc lists a
+ * child before its parent's fork returns).  One the fork hook has added
+ * already is left as the kernel has it (it may have exited meanwhile). */
+static void follow_descendants(struct ot_umulti *m, const pid_t *roots, size_t nroots)
 {
 	struct followed_proc v;
 	size_t i, n = 0, cap = 0;
 	uint32_t *pids = NULL;	/* pid, parent, pid, parent... */
 	struct dirent *e;
-	int ret, more;
-	struct stat st;
-	DIR *d;
+	int more;
+	DIR *d = opendir("/proc");
 
-	/*
-	 * The hooks see pids of the initial namespace: ours must be those.
-	 * Its inode is fixed (PROC_PID_INIT_INO, include/linux/proc_ns.h),
-	 * and /proc/self/ns says it whichever /proc is mounted.
-	 */
-	if (!stat("/proc/self/ns/pid", &st) && st.st_ino != 0xEFFFFFFCu) {
-		ot_error("--follow: orbit-trace runs in a nested PID namespace (a container), "
-			 "whose pids the kernel's hooks do not see");
-		return -EOPNOTSUPP;
-	}
-	for (i = 0; i < sizeof(follow_hooks) / sizeof(*follow_hooks); i++) {
-		struct bpf_program *prog = bpf_object__find_program_by_name(m->obj,
-									    follow_hooks[i]);
-
-		m->hooks[i] = prog ? bpf_program__attach(prog) : NULL;
-		if (!m->hooks[i]) {
-			ret = -errno;
-			ot_error_errno(-ret, "--follow: cannot attach %s to the scheduler's "
-				       "tracepoint", follow_hooks[i]);
-			return ret;
-		}
-	}
-	ret = follow_add(m, pid, 0);
-	if (ret) {
-		ot_error_errno(-ret, "--follow: cannot follow process %u", pid);
-		return ret;
-	}
-	/* Every process and its parent, read once. */
-	d = opendir("/proc");
 	while (d && (e = readdir(d))) {
 		char *end, path[300], state;
 		unsigned long q = strtoul(e->d_name, &end, 10);
 		uint32_t pp;
 
 		snprintf(path, sizeof(path), "/proc/%s/stat", e->d_name);
-		if (*end || !q || q == pid || ot_proc_stat(path, &state, &pp) || !pp)
+		if (*end || !q || ot_proc_stat(path, &state, &pp) || !pp)
+			continue;
+		for (i = 0; i < nroots && (uint32_t)roots[i] != q; i++)
+			;
+		if (i < nroots)
 			continue;
 		if (n == cap)
 			pids = ot_xreallocarray(pids, cap = cap ? 2 * cap : 256, 2 * sizeof(*pids));
@@ -513,11 +490,6 @@ static int follow_start(struct ot_umulti *m, uint32_t pid)
 	}
 	if (d)
 		closedir(d);
-	/*
-	 * Children, grandchildren...: until a pass adds nobody.  One the fork
-	 * hook has added already is left as the kernel has it (it may have
-	 * exited meanwhile).
-	 */
 	do {
 		more = 0;
 		for (i = 0; i < n; i++) {
@@ -530,6 +502,51 @@ static int follow_start(struct ot_umulti *m, uint32_t pid)
 		}
 	} while (more);
 	free(pids);
+}
+
+/*
+ * --follow from pids[0], or the n processes of -p PID,PID... (forks 0):
+ * the hooks first (the fork hook only to follow), then the processes,
+ * then with forks the descendants they already have.
+ */
+static int follow_start(struct ot_umulti *m, const pid_t *pids, size_t n, int forks)
+{
+	const char *what = forks ? "--follow" : "-p PID,PID...";
+	size_t i;
+	int ret;
+	struct stat st;
+
+	/*
+	 * The hooks see pids of the initial namespace: ours must be those.
+	 * Its inode is fixed (PROC_PID_INIT_INO, include/linux/proc_ns.h),
+	 * and /proc/self/ns says it whichever /proc is mounted.
+	 */
+	if (!stat("/proc/self/ns/pid", &st) && st.st_ino != 0xEFFFFFFCu) {
+		ot_error("%s: orbit-trace runs in a nested PID namespace (a container), "
+			 "whose pids the kernel's hooks do not see", what);
+		return -EOPNOTSUPP;
+	}
+	for (i = !forks; i < sizeof(follow_hooks) / sizeof(*follow_hooks); i++) {
+		struct bpf_program *prog = bpf_object__find_program_by_name(m->obj,
+									    follow_hooks[i]);
+
+		m->hooks[i] = prog ? bpf_program__attach(prog) : NULL;
+		if (!m->hooks[i]) {
+			ret = -errno;
+			ot_error_errno(-ret, "%s: cannot attach %s to the scheduler's "
+				       "tracepoint", what, follow_hooks[i]);
+			return ret;
+		}
+	}
+	for (i = 0; i < n; i++) {
+		ret = follow_add(m, (uint32_t)pids[i], 0);
+		if (ret) {
+			ot_error_errno(-ret, "%s: cannot follow process %d", what, (int)pids[i]);
+			return ret;
+		}
+	}
+	if (forks)
+		follow_descendants(m, pids, n);
 	return 0;
 }
 
@@ -821,9 +838,13 @@ static int multi_arm(struct ot_probes *p, const struct ot_probe_target *t, size_
 	char *done = ot_xcalloc(n + 1, 1);
 	int ret = 0;
 
-	/* --follow: links for every process, the program keeps the tree's. */
-	if (p->opts.follow) {
-		ret = follow_start(p->priv, (uint32_t)pid);
+	/* --follow, -p PID,PID...: links for every process, the program keeps
+	 * the tree's, or the processes named. */
+	if (p->opts.follow || p->opts.npids > 1) {
+		pid_t one = (pid_t)pid;
+
+		ret = follow_start(p->priv, p->opts.npids > 1 ? p->opts.pids : &one,
+				   p->opts.npids > 1 ? p->opts.npids : 1, p->opts.follow);
 		pid = 0;
 	} else if (pid > 0) {
 		ret = watch_start(p, pid);
@@ -844,6 +865,22 @@ static int multi_arm(struct ot_probes *p, const struct ot_probe_target *t, size_
 	return ret;
 }
 
+/* --cgroup: the directory into ot_cgroup, for the program to keep to. */
+static int cgroup_set(struct ot_umulti *m, int cgroup_fd, char *why, size_t whylen)
+{
+	struct bpf_map *map = bpf_object__find_map_by_name(m->obj, "ot_cgroup");
+	uint32_t zero = 0, fd = (uint32_t)cgroup_fd;
+
+	if (!map || bpf_map_update_elem(bpf_map__fd(map), &zero, &fd, BPF_ANY)) {
+		int err = map ? errno : ENOENT;
+
+		snprintf(why, whylen, "cannot give the BPF program the cgroup: %s", strerror(err));
+		return -err;
+	}
+	m->cgroup = 1;
+	return 0;
+}
+
 static int multi_load(struct ot_probes *p, char *why, size_t whylen)
 {
 	struct ot_umulti *m;
@@ -852,16 +889,20 @@ static int multi_load(struct ot_probes *p, char *why, size_t whylen)
 	/* The kernel binds a link's pid filter to the process's first thread:
 	 * ended (pthread_exit, the others running on), no breakpoint is ever
 	 * placed for it. */
-	if (p->opts.pid > 0 && ot_proc_live_task(p->opts.pid) != p->opts.pid) {
+	if (p->opts.pid > 0 && p->opts.npids <= 1 &&
+	    ot_proc_live_task(p->opts.pid) != p->opts.pid) {
 		snprintf(why, whylen, "the first thread of process %d has ended, and uprobe_multi's "
 			 "filter is bound to it (it would arm nothing)", p->opts.pid);
 		return -ESRCH;
 	}
-	ret = ot_umulti_load(&m, p->opts.follow, p->opts.pid <= 0 && !p->opts.follow, why,
-			     whylen);
-
+	ret = ot_umulti_load(&m, p->opts.follow || p->opts.npids > 1,
+			     p->opts.pid <= 0 && !p->opts.follow, why, whylen);
+	if (!ret && p->opts.cgroup_fd >= 0)
+		ret = cgroup_set(m, p->opts.cgroup_fd, why, whylen);
 	if (!ret)
 		p->priv = m;
+	else if (m)
+		ot_umulti_close(m);
 	return ret;
 }
 
@@ -953,7 +994,8 @@ const struct ot_backend_ops ot_backend_multi = {
 		.name = "multi",
 		.built_on = "uprobe_multi BPF links, libbpf " OT_LIBBPF_VERSION,
 		.can = OT_CAN_AUTO | OT_CAN_FOLLOW | OT_CAN_ALL | OT_CAN_FREEZE | OT_CAN_COMPENSATE |
-		       OT_CAN_RETURNS | OT_CAN_VALUES | OT_NEEDS_SYS_ADMIN | OT_CAN_USDT,
+		       OT_CAN_RETURNS | OT_CAN_VALUES | OT_NEEDS_SYS_ADMIN | OT_CAN_USDT |
+		       OT_CAN_PIDS | OT_CAN_CGROUP,
 	},
 	.objects = "uprobe_multi links",
 	.bpf_layout = 1,

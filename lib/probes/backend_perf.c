@@ -398,6 +398,10 @@ const struct ot_backend_ops ot_backend_perf = {
 		.why_not = {
 			[1] = "--follow needs the multi backend (its BPF program follows forks "
 			      "in the kernel): not with --backend perf",
+			[12] = "-p PID,PID... needs the multi backend (its BPF program keeps to "
+			       "those processes in the kernel): not with --backend perf",
+			[13] = "--cgroup needs the multi backend (its BPF program keeps to the "
+			       "cgroup's processes in the kernel): not with --backend perf",
 		},
 	},
 	.objects = "perf events",

@@ -368,7 +368,9 @@ int ot_probes_arm(const struct ot_probe_target *t, size_t n,
 	for (p->idcap = 16; p->idcap < 2 * p->nuprobes * ncpus; p->idcap *= 2)
 		;
 	p->ids = ot_xcalloc(p->idcap, sizeof(*p->ids));
-	ret = pick(p, o->backend ? o->backend : auto_backend(), o->follow ? OT_CAN_FOLLOW : 0);
+	ret = pick(p, o->backend ? o->backend : auto_backend(),
+		   (o->follow ? OT_CAN_FOLLOW : 0) | (o->npids > 1 ? OT_CAN_PIDS : 0) |
+		   (o->cgroup_fd >= 0 ? OT_CAN_CGROUP : 0));
 	if (!ret && !p->opts.ring_kb)
 		p->opts.ring_kb = p->ops->ring_kb;
 	if (!ret && (p->opts.ring_kb * 1024 < page || (p->opts.ring_kb & (p->opts.ring_kb - 1)))) {
@@ -393,7 +395,7 @@ int ot_probes_follow_poll(struct ot_probes *p, int alive,
 			  void *ctx, uint64_t *dropped)
 {
 	*dropped = 0;
-	if (!p || !p->opts.follow || !p->ops->follow_poll)
+	if (!p || !(p->opts.follow || p->opts.npids > 1) || !p->ops->follow_poll)
 		return -ENOTSUP;
 	return p->ops->follow_poll(p, alive, fn, ctx, dropped);
 }

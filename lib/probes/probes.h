@@ -145,10 +145,16 @@ enum ot_backend_can {
 	/* usdt:FILE:PROVIDER:NAME terms (which of their operands it reads
 	 * is the backend's to say when it arms) */
 	OT_CAN_USDT = 1 << 11,
+	/* -p PID,PID...: several processes, each its own rows, the capture
+	 * over when all have exited (opts.pids) */
+	OT_CAN_PIDS = 1 << 12,
+	/* --cgroup: -a kept to one cgroup's processes (opts.cgroup_fd) */
+	OT_CAN_CGROUP = 1 << 13,
 };
 /* The options' capabilities, in the order their refusals are checked. */
 #define OT_CAN_OPTIONS (OT_CAN_FOLLOW | OT_CAN_ALL | OT_CAN_FREEZE | OT_CAN_COMPENSATE | \
-			OT_CAN_RETURNS | OT_CAN_VALUES | OT_CAN_USDT)
+			OT_CAN_RETURNS | OT_CAN_VALUES | OT_CAN_USDT | OT_CAN_PIDS | \
+			OT_CAN_CGROUP)
 
 struct ot_backend_info {
 	const char *name;	/* --backend NAME */
@@ -157,7 +163,7 @@ struct ot_backend_info {
 	const char *returns;	/* how it sees returns, with OT_PATCHES_CODE */
 	/* Why it cannot do what an OT_CAN_* it lacks asks, as the option's
 	 * refusal: why_not[k] for the bit 1 << k. */
-	const char *why_not[12];
+	const char *why_not[14];
 	/* Optional: whether it can arm t as planned (values it cannot read,
 	 * say), asked by the plan before a command starts: 0, or -1 with why. */
 	int (*refuse_target)(const struct ot_probe_target *t, char *why, size_t len);
@@ -192,6 +198,13 @@ struct ot_probes_opts {
 	int hold_exec;		/* multi: pid may be stopped (SIGSTOP) at an exec
 				 * from a thread other than its first, until its
 				 * new program is armed (ot_probes_thread_execs) */
+	/* -p PID,PID... (OT_CAN_PIDS): every process traced, pid the first;
+	 * npids 1 (or 0) for one.  They end as --follow's do
+	 * (ot_probes_follow_poll), without their children. */
+	const pid_t *pids;
+	size_t npids;
+	int cgroup_fd;		/* -a --cgroup (OT_CAN_CGROUP): the cgroup v2
+				 * directory, open; -1 none */
 };
 
 /*
@@ -331,10 +344,10 @@ const struct ot_probes_thread_execs *ot_probes_thread_execs(const struct ot_prob
 
 
 /*
- * --follow: calls fn once for each process that exited since the last
- * call (then forgotten), and with alive for those still running too;
- * returns how many are alive, *dropped the children the kernel could not
- * follow (its table full); -ENOTSUP when not following.
+ * --follow, and -p PID,PID...: calls fn once for each process that exited
+ * since the last call (then forgotten), and with alive for those still
+ * running too; returns how many are alive, *dropped the children the
+ * kernel could not follow (its table full); -ENOTSUP when neither.
  */
 int ot_probes_follow_poll(struct ot_probes *p, int alive,
 			  void (*fn)(void *ctx, const struct ot_follow_proc *proc),

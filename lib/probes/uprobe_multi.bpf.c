@@ -25,16 +25,27 @@ struct {
 
 /*
  * Written by user space through libbpf's mmap of .bss: bit 0 lets entry
- * probes record, bit 1 return probes, bit 2 (--follow) only the processes
- * in ot_followed, bit 3 (-a) the name of each process that calls into
- * ot_comms.  Switching returns on before entries and entries off
- * before returns costs no IPI, unlike a perf ioctl per CPU.
+ * probes record, bit 1 return probes, bit 2 (--follow, -p PID,PID...)
+ * only the processes in ot_followed, bit 3 (-a) the name of each process
+ * that calls into ot_comms, bit 4 (--cgroup) only the processes in the
+ * cgroup of ot_cgroup or below it.  Switching returns on before entries
+ * and entries off before returns costs no IPI, unlike a perf ioctl per
+ * CPU.
  */
 volatile __u32 ot_enabled;
 
+/* --cgroup: the cgroup v2 directory, by its fd, put in by user space. */
+struct {
+	__uint(type, BPF_MAP_TYPE_CGROUP_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} ot_cgroup SEC(".maps");
+
 /*
- * --follow: the processes traced, by tgid.  User space puts the target in;
- * ot_fork adds each process a followed one forks, before it runs (the
+ * --follow, -p PID,PID...: the processes traced, by tgid.  User space puts
+ * the targets in; ot_fork (--follow) adds each process a followed one
+ * forks, before it runs (the
  * tracepoint fires in the parent, ahead of the child's first wake-up), so
  * a child's first call is seen; ot_exec renames it, ot_exit marks it
  * exited once its last thread has gone.  User space reads and deletes the
@@ -299,6 +310,9 @@ static __always_inline int emit(struct pt_regs *ctx, __u32 bit)
 		if (!f || f->state != OT_FOLLOW_LIVE)
 			return 0;
 	}
+	/* The task's cgroup, as perf --cgroup counts it: that one or below. */
+	if ((ot_enabled & 16) && bpf_current_task_under_cgroup(&ot_cgroup, 0) != 1)
+		return 0;
 	if (ot_enabled & 8) {
 		__u32 tgid = (__u32)(bpf_get_current_pid_tgid() >> 32);
 		struct ot_comm c = {}, *had = bpf_map_lookup_elem(&ot_comms, &tgid);

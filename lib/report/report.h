@@ -142,6 +142,11 @@ struct ot_report_strings {
 struct ot_report {
 	const char *binary;
 	int pid;
+	/* -p PID,PID...: every process named (pid the first), npids > 1;
+	 * else NULL. */
+	const int *pids;
+	size_t npids;
+	const char *cgroup;	/* -a --cgroup: the directory, else NULL */
 	size_t functions_requested, functions_armed, uprobes, events;
 	const char *returns;	/* "uretprobe", "insn", "mixed" (per file), "trampoline" */
 	size_t insn_returns;	/* functions whose returns are seen at return insns */

@@ -117,8 +117,20 @@ static void target_json(FILE *f, const struct ot_report *r)
 
 	fprintf(f, "  \"target\": {\"binary\": ");
 	ot_json_string(f, r->binary);
-	fprintf(f, ", \"pid\": %d, \"exited\": %s", r->pid,
-		r->target_exited ? "true" : "false");
+	fprintf(f, ", \"pid\": %d", r->pid);
+	if (r->npids > 1) {
+		size_t i;
+
+		fprintf(f, ", \"pids\": [");
+		for (i = 0; i < r->npids; i++)
+			fprintf(f, "%s%d", i ? ", " : "", r->pids[i]);
+		fprintf(f, "]");
+	}
+	if (r->cgroup) {
+		fprintf(f, ", \"cgroup\": ");
+		ot_json_string(f, r->cgroup);
+	}
+	fprintf(f, ", \"exited\": %s", r->target_exited ? "true" : "false");
 	if (end == OT_END_EXIT)
 		fprintf(f, ", \"exit_status\": %d", code);
 	else if (end == OT_END_SIGNAL)

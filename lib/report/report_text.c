@@ -366,10 +366,18 @@ static size_t name_width(const struct ot_report *r)
 
 static void title_text(FILE *f, const struct ot_report *r)
 {
-	if (r->pid > 0)
+	size_t i;
+
+	if (r->npids > 1) {
+		fprintf(f, "orbit-trace report: %s (pids", r->binary);
+		for (i = 0; i < r->npids; i++)
+			fprintf(f, "%s %d", i ? "," : "", r->pids[i]);
+		fprintf(f, ")\n");
+	} else if (r->pid > 0) {
 		fprintf(f, "orbit-trace report: %s (pid %d)\n", r->binary, r->pid);
-	else
+	} else {
 		fprintf(f, "orbit-trace report: %s\n", r->binary);
+	}
 }
 
 /* inject's arming: what it paused and put in the process, the programs

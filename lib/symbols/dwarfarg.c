@@ -200,22 +200,14 @@ static Dwarf_Addr entry_of(Dwarf_Die *fn)
 /* The subprogram at vaddr in path: 0, or -ENODATA. */
 static int open_fn(const char *path, uint64_t vaddr, struct dw *d)
 {
-	static char *debuginfo_path = (char *)"+:.debug:" OT_DEBUG_DIR;
-	static const Dwfl_Callbacks cb = {
-		.find_elf = dwfl_build_id_find_elf,
-		.find_debuginfo = dwfl_standard_find_debuginfo,
-		.debuginfo_path = &debuginfo_path,
-	};
 	Dwarf_Addr elfbias = 0, dwbias = 0, cubias = 0;
 	Dwfl_Module *mod;
 	Dwarf_Die *cu, *scopes = NULL;
 	int n, i;
 
-	d->dwfl = dwfl_begin(&cb);
+	d->dwfl = ot_debuginfo_open(path, 1, &mod);
 	if (!d->dwfl)
 		return -ENODATA;
-	mod = dwfl_report_offline(d->dwfl, "", path, -1);
-	dwfl_report_end(d->dwfl, NULL, NULL);
 	if (!mod || !dwfl_module_getelf(mod, &elfbias) || !dwfl_module_getdwarf(mod, &dwbias))
 		return -ENODATA;
 	cu = dwfl_module_addrdie(mod, vaddr + elfbias, &cubias);

@@ -31,6 +31,7 @@ struct ot_elf {
 	size_t nothers;
 	char *strings;		/* names, one block */
 	const char *source;
+	char source_buf[96];	/* source, when it needs words of its own */
 	int has_eh;
 	uint64_t entry;		/* e_entry: the kernel jumps there, nobody calls it */
 	struct seg *segs;	/* executable PT_LOADs */
@@ -380,34 +381,45 @@ static int read_symbols(struct ot_elf *e, Elf *elf, Elf_Scn *scn,
 	return 0;
 }
 
-/*
- * Separate debug info for a stripped file (lib/symbols/debuginfo): its .symtab,
- * read with the stripped file's own segments.  Returns 0 if symbols were
- * read.
- */
-static int debug_symbols(struct ot_elf *e, const char *path,
-			 const struct seg *segs, size_t nsegs)
+/* debugfile's .symtab into e, read with the stripped file's own
+ * segments (the debug file's may differ: sections only).  0 if read. */
+static int symbols_from(struct ot_elf *e, const char *debugfile, const struct seg *segs,
+			size_t nsegs)
 {
-	char *debugfile;
 	GElf_Shdr sh;
 	Elf_Scn *scn;
 	Elf *elf;
 	int fd, ret = -1;
 
-	if (ot_debuginfo_file(path, &debugfile))
-		return -1;
 	fd = open(debugfile, O_RDONLY | O_CLOEXEC);
 	elf = fd >= 0 ? elf_begin(fd, ELF_C_READ, NULL) : NULL;
 	scn = elf ? find_symtab(elf, SHT_SYMTAB, &sh) : NULL;
 	if (scn && !read_symbols(e, elf, scn, &sh, segs, nsegs)) {
 		ot_verbose("%s: symbols from %s", e->display, debugfile);
-		e->source = "symtab of the separate debug info";
 		ret = 0;
 	}
 	if (elf)
 		elf_end(elf);
 	if (fd >= 0)
 		close(fd);
+	return ret;
+}
+
+/*
+ * Separate debug info for a stripped file, found locally
+ * (lib/symbols/debuginfo): its .symtab.  Returns 0 if symbols were read.
+ */
+static int debug_symbols(struct ot_elf *e, const char *path,
+			 const struct seg *segs, size_t nsegs)
+{
+	char *debugfile;
+	int ret;
+
+	if (ot_debuginfo_file(path, &debugfile))
+		return -1;
+	ret = symbols_from(e, debugfile, segs, nsegs);
+	if (!ret)
+		e->source = "symtab of the separate debug info";
 	free(debugfile);
 	return ret;
 }
@@ -508,24 +520,80 @@ out_elf:
 	return ret;
 }
 
+/* The symbol tables of e (not its segments or GOT slots), freed. */
+static void free_symbols(struct ot_elf *e)
+{
+	size_t i;
+
+	for (i = 0; i < e->nsyms; i++) {
+		free((char *)e->syms[i].demangled);
+		free((char *)e->syms[i].base);
+	}
+	free(e->syms);
+	free(e->others);
+	free(e->strings);
+	free(e->objs);
+	e->syms = NULL;
+	e->others = NULL;
+	e->strings = NULL;
+	e->objs = NULL;
+	e->nsyms = e->nothers = e->nobjs = 0;
+}
+
+int ot_elf_symbols_stripped(const struct ot_elf *e)
+{
+	return !strcmp(e->source, "dynsym");
+}
+
+int ot_elf_fetch_symbols(struct ot_elf *e, const char *path, int required)
+{
+	struct ot_elf *n;
+	char *debugfile;
+	size_t had = e->nsyms;
+	int ret;
+
+	ret = ot_debuginfo_fetch(path, e->display, required, &debugfile);
+	if (ret)
+		return ret;
+	/* Read apart, then swapped in: e stays whole if the file is bad. */
+	n = ot_xcalloc(1, sizeof(*n));
+	n->display = e->display;
+	n->entry = e->entry;
+	n->type = e->type;
+	ret = symbols_from(n, debugfile, e->segs, e->nsegs);
+	if (ret) {
+		(required ? ot_error : ot_warn)("%s: the debug info debuginfod sent (%s) has no "
+						"symbol table", e->display, debugfile);
+		free_symbols(n);
+	} else {
+		free_symbols(e);
+		e->syms = n->syms;
+		e->nsyms = n->nsyms;
+		e->others = n->others;
+		e->nothers = n->nothers;
+		e->strings = n->strings;
+		e->objs = n->objs;
+		e->nobjs = n->nobjs;
+		snprintf(e->source_buf, sizeof(e->source_buf), "symtab of debuginfod's debug info "
+			 "(%zu more than .dynsym)", e->nsyms > had ? e->nsyms - had : 0);
+		e->source = e->source_buf;
+	}
+	free(n);
+	free(debugfile);
+	return ret ? -ENODATA : 0;
+}
+
 void ot_elf_close(struct ot_elf *e)
 {
 	size_t i;
 
 	if (!e)
 		return;
-	for (i = 0; i < e->nsyms; i++) {
-		free((char *)e->syms[i].demangled);
-		free((char *)e->syms[i].base);
-	}
+	free_symbols(e);
 	for (i = 0; i < e->nslots; i++)
 		free(e->slots[i].name);
 	free(e->slots);
-	free(e->objs);
 	free(e->segs);
-	free(e->syms);
-	free(e->others);
-	free(e->strings);
 	free(e->display);
 	free(e);
 }

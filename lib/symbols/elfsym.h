@@ -80,8 +80,23 @@ int ot_elf_code_table(const struct ot_elf *e, const char *path, uint64_t vaddr,
 
 /* The file's name for people (as given to ot_elf_open). */
 const char *ot_elf_display(const struct ot_elf *e);
-/* "symtab" or "dynsym": where the symbols came from. */
+/* "symtab", "dynsym", "symtab of the separate debug info" or of
+ * debuginfod's: where the symbols came from. */
 const char *ot_elf_source(const struct ot_elf *e);
+
+/* 1 when e's symbols are its .dynsym's alone: stripped, and no separate
+ * debug info found (exported functions only). */
+int ot_elf_symbols_stripped(const struct ot_elf *e);
+
+/*
+ * e's symbols from the debug info debuginfod has for path, the file e
+ * was read from (lib/symbols/debuginfo's ot_debuginfo_fetch: a note while
+ * it downloads), read with the file's own segments: the functions are
+ * still the file's, found where it has them.  0, or -errno after saying
+ * why (an error when required, else a warning); e unchanged then.  The
+ * symbols e gave before are invalid after a 0.
+ */
+int ot_elf_fetch_symbols(struct ot_elf *e, const char *path, int required);
 
 /* 1 if the file has C++ exception tables (.gcc_except_table). */
 int ot_elf_has_eh(const struct ot_elf *e);

@@ -1,4 +1,5 @@
 #include "select.h"
+#include "debuginfo.h"
 #include "util/error.h"
 #include "util/xalloc.h"
 
@@ -1345,23 +1346,99 @@ static int usdt_terms(struct ot_binset *b, const char *spec, struct ot_selection
 	return ret == -ENOEXEC ? ret : ret ? -ENOENT : 0;
 }
 
+/*
+ * What one binary's terms ask of its debug info: 2 a name its symbols
+ * lack, or a parameter by its DWARF name (nothing can be armed without
+ * it); 1 a glob, whose answer from a stripped file's .dynsym would miss
+ * the functions it does not export; 0 nothing more.  Quiet: select_in
+ * judges the terms.
+ */
+static int asks_debuginfo(const struct ot_elf *e, const char *terms)
+{
+	char *copy = ot_xstrdup(terms), *cursor = copy, *term, whole[512];
+	struct pick k = { .e = e, .n = ot_elf_nsyms(e) };
+	int need = 0, named;
+	size_t i, hit;
+	struct vals v;
+
+	while ((term = next_term(&cursor)) && need < 2) {
+		if (!*term || *term == '!')
+			continue;
+		snprintf(whole, sizeof(whole), "%s", term);
+		if (value_suffix(term, &v, 0))
+			continue;
+		for (i = 0, named = 0; i < v.n; i++)
+			named |= v.name[i] != NULL;
+		if (named && spells_symbol(&k, whole, term))
+			named = 0;
+		vals_free(&v);
+		if (named) {
+			need = 2;
+		} else if (is_glob(term)) {
+			need = 1;
+		} else if (ot_elf_symbols_stripped(e)) {
+			for (i = 0, hit = 0; i < k.n && !hit; i++)
+				hit = matches(SYM(&k, i), term, 0) ||
+				      (SYM(&k, i)->base && bare_match(SYM(&k, i)->base, term));
+			if (!hit)
+				need = 2;
+		}
+	}
+	free(copy);
+	return need;
+}
+
+/*
+ * debuginfod asked for what bin's terms need that its own symbols and
+ * DWARF lack (lib/symbols/debuginfo): a stripped file's symbols are
+ * replaced by its debug info's, before anything is selected from it.  A
+ * failure is said, and the selection then says what is missing.
+ */
+static void fetch_debuginfo(struct ot_binary *bin, const char *terms)
+{
+	char *file = NULL;
+	int need;
+
+	if (!bin->elf || !ot_debuginfod_enabled())
+		return;
+	need = asks_debuginfo(bin->elf, terms);
+	if (!need)
+		return;
+	if (ot_elf_symbols_stripped(bin->elf))
+		(void)ot_elf_fetch_symbols(bin->elf, bin->path, need == 2);
+	else if (need == 2 && !ot_debuginfo_has_dwarf(bin->path) &&
+		   !ot_debuginfo_fetch(bin->path, bin->display, 1, &file)) {
+		free(file);
+	}
+}
+
 int ot_binset_select(struct ot_binset *b, const char *spec,
 		     struct ot_selection *out)
 {
 	struct term_groups tg;
-	size_t g, i, *idx = NULL, *skidx = NULL;
+	size_t g, i, *idx = NULL, *skidx = NULL, *gbin;
 	int ret = 0;
 
 	memset(out, 0, sizeof(*out));
 	group_terms(spec, &tg);
-	for (g = 0; g < tg.n && !ret; g++) {
+	gbin = ot_xcalloc(tg.n + 1, sizeof(*gbin));
+	/* Every binary opened, and given what debuginfod has for it, before
+	 * any is selected from: its symbols may be replaced. */
+	for (g = 0; g < tg.n; g++) {
 		struct ot_binary *bin = tg.keys[g] ? library(b, tg.keys[g]) : &b->bin[0];
-		struct ot_selection part;
 
 		if (!bin) {
 			ret = -ENOEXEC;
 			break;
 		}
+		gbin[g] = (size_t)(bin - b->bin);
+	}
+	for (g = 0; g < tg.n && !ret; g++)
+		fetch_debuginfo(&b->bin[gbin[g]], tg.terms[g]);
+	for (g = 0; g < tg.n && !ret; g++) {
+		struct ot_binary *bin = &b->bin[gbin[g]];
+		struct ot_selection part;
+
 		if (!bin->elf) {
 			/* No program of its own (-a): every term names its file. */
 			ot_error("'%s' names no file: give it as FILE:NAME or SONAME:NAME",
@@ -1386,6 +1463,7 @@ int ot_binset_select(struct ot_binset *b, const char *spec,
 		out->skipped[i].bin = &b->bin[skidx[i]];
 	free(idx);
 	free(skidx);
+	free(gbin);
 	term_groups_free(&tg);
 	if (ret)
 		ot_selection_free(out);

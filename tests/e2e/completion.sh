@@ -27,6 +27,16 @@ cleanup_pids=$spid
 wait_for "$work/stress.out" '^ready '
 [ "$(complete_ 4 "$OT" -p "$spid" -f ou)" = "outer" ] || fail_ "-p PID -f ou"
 complete_ 2 "$OT" -p "$spid" | grep -qx "$spid" || fail_ "-p does not offer PIDs"
+# A list: the next PID after the comma; its functions, the first's program's.
+complete_ 2 "$OT" -p "1,$spid" | grep -qx "1,$spid" || fail_ "-p PID,PID does not offer PIDs"
+[ "$(complete_ 4 "$OT" -p "$spid,1" -f ou)" = "outer" ] || fail_ "-p PID,PID -f ou"
+# --cgroup: the cgroup v2 file system's directories (one made for it).
+cg2=$(awk '$9 == "cgroup2" { print $5; exit }' /proc/self/mountinfo)
+if [ -n "$cg2" ] && mkdir "$cg2/orbit-trace-completion-$$" 2>/dev/null; then
+	got=$(complete_ 2 "$OT" --cgroup "")
+	rmdir "$cg2/orbit-trace-completion-$$"
+	echo "$got" | grep -qxF "$cg2/orbit-trace-completion-$$/" || fail_ "--cgroup: $got"
+fi
 [ "$(complete_ 1 "$OT" --dr)" = "--drain-ms" ] || fail_ "--dr"
 [ "$(complete_ 2 "$OT" --backend m)" = "multi" ] || fail_ "--backend m"
 [ "$(complete_ 2 "$OT" --lang p | tr '\n' ' ')" = "php python " ] || fail_ "--lang p"

@@ -287,13 +287,14 @@ grep -qx "orbit-trace: $ST:named: it is const struct item \*, not a char pointer
 # -p: a string in the heap, read afterwards from the living process
 # (perf, inject) or in the probe (multi); the capture ends while it runs.
 for be in $bes; do
-	rm -f "$work/sin"
+	rm -f "$work/sin" "$work/sp.out"	# no "ready", "done" of the last backend's
 	mkfifo "$work/sin"
 	"$ST" ready <"$work/sin" >"$work/sp.out" &
 	spid=$!
 	cleanup_pids="$cleanup_pids $spid"
 	exec 4>"$work/sin"
 	wait_for "$work/sp.out" '^ready '
+	rm -f "$work/sp.err"	# the last backend's "armed" is not this one's
 	"$OT" -v --json --backend $be -o "$work/sp-$be.json" -f 'take(path:str)' -p $spid >/dev/null 2>"$work/sp.err" &
 	otpid=$!
 	cleanup_pids="$cleanup_pids $otpid"

@@ -95,13 +95,14 @@ echo bye >&3
 exec 3>&-
 wait $btpid || fail_ "bpftrace -p's script: exit status $?: $(cat "$work/bt.err")"
 for be in $bes; do
-	rm -f "$work/in"
+	rm -f "$work/in" "$work/py.out"	# no "ready", "done" of the last backend's
 	mkfifo "$work/in"
 	$PY -I "$work/work.py" wait <"$work/in" >"$work/py.out" &
 	pypid=$!
 	cleanup_pids="$cleanup_pids $pypid"
 	exec 3>"$work/in"
 	wait_for "$work/py.out" '^ready$'
+	rm -f "$work/p.err"	# the last backend's "armed" is not this one's
 	"$OT" -v --json --backend $be -o "$work/p-$be.json" -f 'PyObject_GetAttrString(arg2:str)' \
 		-p $pypid >/dev/null 2>"$work/p.err" &
 	otpid=$!

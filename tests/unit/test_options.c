@@ -54,6 +54,12 @@ static void test_bad_values(void **state)
 	BAD("--pid '0' is invalid: expected an integer in 1..4194304", "--pid", "0", "-f", "x");
 	BAD("--pid '-5' is invalid: expected an integer in 1..4194304", "--pid=-5", "-f", "x");
 	BAD("--pid '4194305' is invalid: expected an integer in 1..4194304", "-p", "4194305", "-f", "x");
+	BAD("--pid '1,,2' is invalid: expected process ids in 1..4194304, comma-separated", "-p", "1,,2", "-f", "x");
+	BAD("--pid '1,x' is invalid: expected process ids in 1..4194304, comma-separated", "-p", "1,x", "-f", "x");
+	BAD("--pid ',1' is invalid: expected process ids in 1..4194304, comma-separated", "-p", ",1", "-f", "x");
+	BAD("--pid '1,' is invalid: expected process ids in 1..4194304, comma-separated", "-p", "1,", "-f", "x");
+	BAD("--pid '2,0' is invalid: expected process ids in 1..4194304, comma-separated", "-p", "1", "-p", "2,0", "-f", "x");
+	BAD("--cgroup '' is invalid: expected a cgroup v2 directory", "-a", "--cgroup", "", "-f", "x:y");
 	BAD("--duration 'soon' is invalid: expected a number of seconds > 0", "-d", "soon", "-f", "x", "--", "t");
 	BAD("--duration '0' is invalid: expected a number of seconds > 0", "-d", "0", "-f", "x", "--", "t");
 	BAD("--duration '-1' is invalid: expected a number of seconds > 0", "-d", "-1", "-f", "x", "--", "t");
@@ -129,6 +135,20 @@ static void test_bad_combinations(void **state)
 	BAD("--compensate does not go with --follow", "--follow", "--compensate", "-f", "x", "--", "t");
 	BAD("--restore needs -p PID: the process a killed orbit-trace left instrumented",
 	    "--restore");
+	BAD("--restore takes back what was left in one process: give one -p PID",
+	    "--restore", "-p", "1,2");
+	BAD("--cgroup keeps -a to the processes of a cgroup: give -a", "--cgroup", "x", "-p", "1",
+	    "-f", "x");
+	BAD("--follow does not go with several -p processes", "--follow", "-p", "1,2", "-f", "x");
+	BAD("--freeze does not go with several -p processes", "--freeze", "-p", "1", "-p", "2", "-f", "x");
+	BAD("--compensate does not go with several -p processes", "--compensate", "-p", "1,2", "-f", "x");
+	BAD("-p PID,PID... needs the multi backend (its BPF program keeps to those processes in the "
+	    "kernel): not with --backend perf", "--backend", "perf", "-p", "1,2", "-f", "x");
+	BAD("--backend inject patches one process: not several -p processes", "--backend", "inject",
+	    "-p", "1,2", "-f", "x");
+	BAD("--cgroup needs the multi backend (its BPF program keeps to the cgroup's processes in "
+	    "the kernel): not with --backend perf", "--backend", "perf", "-a", "--cgroup", "x",
+	    "-f", "x:y");
 	BAD("--restore only takes back what a killed orbit-trace left: with -p PID (and -o, "
 	    "--json), nothing else", "--restore", "-p", "1", "-f", "x");
 	BAD("--restore only takes back what a killed orbit-trace left: with -p PID (and -o, "
@@ -192,6 +212,28 @@ static void test_backends_say_why(void **state)
 			if ((can & OT_CAN_OPTIONS) && !(b->can & can))
 				assert_non_null(ot_backend_why_not(b, can));
 	assert_null(ot_backend_why_not(ot_backend_find("multi"), OT_CAN_FOLLOW));
+}
+
+/* -p as perf takes it: lists, repeated, each process once, in order. */
+static void test_pids(void **state)
+{
+	struct ot_options o;
+	char *msg;
+
+	(void)state;
+	assert_int_equal(parse(&o, &msg, "-p", "7,3", "-f", "x", "--pid", "3,9", "-p", "11",
+			       (char *)NULL), OT_OPTIONS_RUN);
+	assert_int_equal(o.npids, 4);
+	assert_true(o.pids[0] == 7 && o.pids[1] == 3 && o.pids[2] == 9 && o.pids[3] == 11);
+	assert_int_equal(o.pid, 7);
+	ot_options_free(&o);
+	assert_int_equal(parse(&o, &msg, "-p", "5", "-f", "x", (char *)NULL), OT_OPTIONS_RUN);
+	assert_true(o.npids == 1 && o.pid == 5);
+	ot_options_free(&o);
+	assert_int_equal(parse(&o, &msg, "-a", "--cgroup", "system.slice/x.service", "-f", "x:y",
+			       (char *)NULL), OT_OPTIONS_RUN);
+	assert_string_equal(o.cgroup, "system.slice/x.service");
+	ot_options_free(&o);
 }
 
 static void test_good_line(void **state)
@@ -280,6 +322,7 @@ int main(void)
 		cmocka_unit_test(test_bad_values),
 		cmocka_unit_test(test_bad_combinations),
 		cmocka_unit_test(test_environment),
+		cmocka_unit_test(test_pids),
 		cmocka_unit_test(test_good_line),
 		cmocka_unit_test(test_backends_say_why),
 	};

@@ -605,6 +605,44 @@ static void test_follow(void **state)
 }
 
 /*
+ * -p PID,PID...: a service's master and two workers, a row each, the
+ * title and JSON naming every pid; -a --cgroup: the directory in JSON.
+ */
+static void test_services(void **state)
+{
+	static const struct ot_report_proc procs[] = {
+		{ .pid = 4242, .comm = "php-fpm8.2", .func = OUTER, .scopes = 10,
+		  .total_ns = 120000, .max_ns = 14000 },
+		{ .pid = 4243, .comm = "php-fpm8.2", .func = OUTER, .scopes = 20,
+		  .total_ns = 100000, .max_ns = 6000 },
+		{ .pid = 4244, .comm = "php-fpm8.2", .func = OUTER, .scopes = 10,
+		  .total_ns = 80000, .max_ns = 16000 },
+	};
+	static const int pids[] = { 4242, 4243, 4244 };
+	struct fixture x;
+
+	(void)state;
+	x.p = trees(10);
+	fill(&x, NULL, NFUNCS);
+	x.r.binary = "/usr/sbin/php-fpm8.2";
+	x.r.pid = 4242;
+	x.r.pids = pids;
+	x.r.npids = 3;
+	x.r.procs = procs;
+	x.r.nprocs = 3;
+	render(&x, "pids", 0);
+	render(&x, "pids", 1);
+	render_prom(&x, "pids", 0);
+	x.r.pids = NULL;
+	x.r.npids = 0;
+	x.r.pid = 0;
+	x.r.binary = "every process in cgroup /sys/fs/cgroup/system.slice/php8.2-fpm.service";
+	x.r.cgroup = "/sys/fs/cgroup/system.slice/php8.2-fpm.service";
+	render(&x, "cgroup", 1);
+	done(&x);
+}
+
+/*
  * multi: the process exec'd from a thread other than its first three
  * times, held for two of them; the third ran unprobed (status says so).
  */
@@ -886,6 +924,7 @@ int main(void)
 		cmocka_unit_test(test_edges),
 		cmocka_unit_test(test_thread_exec_unheld),
 		cmocka_unit_test(test_restore),
+		cmocka_unit_test(test_services),
 		cmocka_unit_test(test_prom_running),
 		cmocka_unit_test(test_prom_accept),
 		cmocka_unit_test(test_prom_listen_parse),
