@@ -102,7 +102,8 @@ TARGETS    := build/targets/recurse build/targets/jump build/targets/throw build
               build/targets/burst build/targets/execs build/targets/coldxx build/targets/tables \
               build/targets/migrate build/targets/sigcalls build/targets/cxxthreads \
               build/targets/leaderless build/targets/usdt build/targets/usdt_pairs build/targets/dwargs \
-              build/targets/strs
+              build/targets/strs build/targets/asmswitch build/targets/altstack \
+              build/targets/usecoro build/targets/asyncjmp build/targets/rpanic
 # rustup's rustc if there is one, else Debian's (make deps installs it).
 RUSTC      ?= $(shell command -v rustc 2>/dev/null || ls $$HOME/.cargo/bin/rustc 2>/dev/null || echo rustc)
 build/targets/rstress: tests/e2e/targets/rstress.rs
@@ -111,6 +112,9 @@ build/targets/rstress: tests/e2e/targets/rstress.rs
 build/targets/rstress-v0: tests/e2e/targets/rstress.rs
 	@mkdir -p $(dir $@)
 	$(RUSTC) -O -C debuginfo=1 -C symbol-mangling-version=v0 -o $@ $<
+build/targets/rpanic: tests/e2e/targets/rpanic.rs
+	@mkdir -p $(dir $@)
+	$(RUSTC) -O -C debuginfo=1 -o $@ $<
 targets: $(TARGETS)
 build/targets/%: tests/e2e/targets/%.c
 	@mkdir -p $(dir $@)
@@ -121,6 +125,9 @@ build/targets/lib%.so: tests/e2e/targets/lib%.c
 build/targets/uselib: tests/e2e/targets/uselib.c build/targets/libwork.so
 	$(CC) -std=gnu11 -O2 -g -Wall -Wextra -o $@ $< -Lbuild/targets -lwork \
 		-Wl,-rpath,'$$ORIGIN' -ldl
+# Coroutines whose swapcontext is in a library the program links.
+build/targets/usecoro: tests/e2e/targets/usecoro.c build/targets/libcoro.so
+	$(CC) -std=gnu11 -O2 -g $(WARN) -o $@ $< -Lbuild/targets -lcoro -Wl,-rpath,'$$ORIGIN'
 # USDT probes (<sys/sdt.h>) in a program and in its library.
 build/targets/usdt: tests/e2e/targets/usdt.c build/targets/libusdtlib.so
 	$(CC) -std=gnu11 -O2 -g $(WARN) -o $@ $< -Lbuild/targets -lusdtlib -Wl,-rpath,'$$ORIGIN'
@@ -184,6 +191,8 @@ $(BUILD)/tests/test_coderefs: $(CODEREFS_FIX)
 
 # The USDT notes are read from a program built with <sys/sdt.h>.
 $(BUILD)/tests/test_usdt: build/targets/usdt
+# test_switches reads these targets' symbols.
+$(BUILD)/tests/test_switches: build/targets/usecoro build/targets/altstack build/targets/asyncjmp
 # test_dwarfarg reads these targets' DWARF.
 $(BUILD)/tests/test_dwarfarg: build/targets/dwargs build/targets/cold
 

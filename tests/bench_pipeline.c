@@ -140,6 +140,11 @@ static void report(const char *what, uint64_t records, double *ns, struct sink *
 	fflush(stdout);
 }
 
+/* Thread c's stack, 8 MiB from the next as glibc's: the threads of a
+ * process never share stack addresses (lib/scopes/pair takes a stack to
+ * be the process's). */
+#define STACK(c) (0x800000ull * (uint64_t)(c))
+
 /* One outer call, 18 records: {entry?, function, SP}. */
 static const struct step {
 	int entry;
@@ -219,7 +224,8 @@ static double perf_run(struct sink *s, struct ot_drain **dp, uint64_t *records)
 				for (i = 0; i < 18; i++)
 					off[c] = put(ring[c].data, off[c],
 						     2 * tree[i].func + !tree[i].entry, 100 + c, tc++,
-						     tree[i].sp + (tree[i].entry ? 0 : OT_RET_SP_DELTA));
+						     STACK(c) + tree[i].sp +
+						     (tree[i].entry ? 0 : OT_RET_SP_DELTA));
 			__atomic_store_n(&ring[c].meta->data_head, off[c], __ATOMIC_RELEASE);
 		}
 		t += 500 * 18;
@@ -313,7 +319,8 @@ static double inject_run(unsigned nthreads, struct sink *s, struct ot_drain **dp
 			const struct step *st = &tree[step[c]];
 			unsigned kind = st->entry ? OT_INJ_K_ENTRY : OT_INJ_K_RETURN;
 
-			inj_put(ar[c], ring_n - 1, TICKS(t), (uint64_t)st->sp << OT_INJ_W_SP_SHIFT |
+			inj_put(ar[c], ring_n - 1, TICKS(t),
+				(uint64_t)(STACK(c) + st->sp) << OT_INJ_W_SP_SHIFT |
 				(uint64_t)kind << OT_INJ_W_KIND_SHIFT | st->func);
 			step[c] = (step[c] + 1) % 18;
 		}

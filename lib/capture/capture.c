@@ -230,6 +230,7 @@ static int resolve(struct ot_capture *c)
 		.exe = c->o.all || no_program(c) ? NULL : c->target.exe, .display = c->target.display,
 		.script = script ? c->o.argv[0] : NULL, .interpreter = c->target.run,
 		.find_lib = ot_target_find_lib, .find_lib_ctx = &c->target,
+		.objects = c->o.all ? NULL : ot_target_objects, .objects_ctx = &c->target,
 		.functions = c->o.functions, .expect = expect, .nexpect = c->o.nexpect,
 		.patches_code = !!(c->o.backend->can & OT_PATCHES_CODE),
 		.refuse_target = c->o.backend->refuse_target,
@@ -577,9 +578,14 @@ static int make_sinks(struct ot_capture *c)
 	ot_pair_on_scope(c->pair, on_scope, c);
 	if (c->o.backend->can & OT_PATCHES_CODE)
 		ot_pair_set_exact(c->pair);
-	for (i = 0; i < c->plan.sel.n; i++)
+	for (i = 0; i < c->plan.sel.n; i++) {
 		if (c->plan.ret[i].tail_calls)
 			ot_pair_set_tail_calls(c->pair, i);
+		/* The kernel's limit on nested return probes, counted. */
+		if (!(c->o.backend->can & OT_PATCHES_CODE) && !c->plan.sel.fn[i].usdt &&
+		    !c->plan.pt[i].ret_sites)
+			ot_pair_set_uretprobe(c->pair, i);
+	}
 	return 0;
 }
 

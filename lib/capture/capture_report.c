@@ -74,6 +74,35 @@ static void judge_thread_execs(struct ot_capture *c)
 	}
 }
 
+/*
+ * A capture armed before the program ran has seen every call begin: a
+ * return with no call (an orphan) means the pairing lost its way (a
+ * stack it could not follow), and the counts around it are not to be
+ * trusted.  Functions only: a runtime's return probe may fire for a
+ * frame it never entered (a pair's row).  Not with --follow, whose
+ * children return from calls their parent made before forking.
+ */
+static void judge_orphans(struct ot_capture *c)
+{
+	uint64_t orphans = 0;
+	size_t i;
+	char why[320];
+
+	if (!c->o.argv || c->o.all || c->o.follow)
+		return;
+	for (i = 0; i < c->plan.sel.n; i++)
+		if (!c->plan.sel.fn[i].usdt)
+			orphans += ot_pair_stats(c->pair, i)->orphans;
+	if (!orphans)
+		return;
+	snprintf(why, sizeof(why), "%" PRIu64 " return%s came with no call open, in a capture "
+		 "armed before the program ran: the pairing could not follow %s stack (a fiber "
+		 "or coroutine switching stacks?), so the counts around %s are not exact",
+		 orphans, orphans == 1 ? "" : "s", orphans == 1 ? "its" : "their",
+		 orphans == 1 ? "it" : "them");
+	ot_check_add(&c->check, OT_STATUS_LOSSY, why);
+}
+
 void ot_capture_judge(struct ot_capture *c)
 {
 	size_t nrows = ot_keyed_nreport(c);
@@ -101,6 +130,7 @@ void ot_capture_judge(struct ot_capture *c)
 	for (i = 0; i < c->said.nwhy; i++)
 		ot_check_add(&c->check, OT_STATUS_LOSSY, c->said.why[i]);
 	judge_thread_execs(c);
+	judge_orphans(c);
 	ot_keyed_judge(c);
 	free(st);
 }
@@ -176,6 +206,9 @@ static struct ot_report_func *fill_funcs(struct ot_capture *c)
 		fn[i].offset = c->plan.sel.fn[i].sym->offset;
 		fn[i].st = ot_pair_stats(c->pair, i);
 		fn[i].point = c->plan.sel.fn[i].usdt != NULL;
+		fn[i].returns = fn[i].point ? NULL : ot_probes_returns(c->probes) ?
+				ot_probes_returns(c->probes) :
+				c->plan.pt[i].ret_sites ? "insn" : "uretprobe";
 	}
 	ot_keyed_report(c, fn);
 	ot_sinks_report(&c->sinks, fn);
@@ -207,6 +240,7 @@ void ot_capture_fill_report(struct ot_capture *c)
 {
 	struct ot_report_func *fn;
 	struct ot_report r;
+	size_t nfn = 0;
 	unsigned i;
 
 	memset(&r, 0, sizeof(r));
@@ -222,9 +256,11 @@ void ot_capture_fill_report(struct ot_capture *c)
 	r.functions_requested = c->plan.sel.requested;
 	r.functions_armed = c->plan.sel.n;
 	r.uprobes = ot_probes_nuprobes(c->probes);
-	for (i = 0; i < c->plan.sel.n; i++)
+	for (i = 0; i < c->plan.sel.n; i++) {
+		nfn += !c->plan.sel.fn[i].usdt;
 		r.insn_returns += c->plan.pt[i].ret_sites != NULL;
-	r.returns = r.insn_returns == c->plan.sel.n ? "insn" :
+	}
+	r.returns = nfn && r.insn_returns == nfn ? "insn" :
 		    !r.insn_returns ? "uretprobe" : "mixed";
 	if (ot_probes_returns(c->probes))
 		r.returns = ot_probes_returns(c->probes);

@@ -2,33 +2,13 @@
 #include "util/error.h"
 #include "symbols/dwarfarg.h"
 #include "symbols/retsite.h"
+#include "symbols/switches.h"
 #include "util/xalloc.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* The stack-switching call the program makes, or NULL; with -a (no
- * program of its own) the function's own file is asked. */
-static const char *stack_switch(const struct ot_selection *sel, const struct ot_elf *elf,
-				size_t i)
-{
-	return ot_elf_stack_switch(elf ? elf : sel->fn[i].bin->elf);
-}
-
-/* Returns at return instructions for functions in files with C++
- * exception tables, unless --returns says otherwise. */
-static int insn_returns(const struct ot_selection *sel, const struct ot_elf *elf,
-			const struct ot_plan_opts *o, size_t i)
-{
-	if (o->patches_code)
-		return 0;	/* every return comes to the backend's code */
-	if (o->ret_mode_set)
-		return o->ret_insn;
-	/* A return probe kills a program whose threads switch stacks (the
-	 * kernel's return chain is per thread, not per stack). */
-	return stack_switch(sel, elf, i) || ot_elf_has_eh(sel->fn[i].bin->elf);
-}
 
 /* Where function i's entry probe goes: past a first instruction a uprobe
  * cannot sit on.  0, -ENOTSUP or -1, printed. */
@@ -54,44 +34,107 @@ static int entry(const struct ot_selection *sel, size_t i, struct ot_probe_targe
 }
 
 /*
- * A return probe aborts a C++ program whose exception unwinds through the
- * probed frame; probing return instructions cannot.  Which file has
- * exception tables decides, per file: said once per file (the selection
- * keeps a file's functions together), and about stack switching once.
+ * Whether the process may switch stacks, asked once (p->switches, with
+ * why): of every file it maps or will map, or with -a (no process of its
+ * own) of each function's file as it comes.
  */
-static int first_of_file(const struct ot_selection *sel, size_t i)
+static void switches(struct ot_plan *p, const struct ot_plan_opts *o)
 {
-	return !i || sel->fn[i - 1].bin != sel->fn[i].bin;
+	char **paths = NULL, **names = NULL;
+	size_t n = 0, k;
+
+	if (!o->objects || o->objects(o->objects_ctx, &paths, &names, &n))
+		return;
+	p->switches = ot_switch_process((const char *const *)paths, (const char *const *)names,
+					n, p->switch_why, sizeof(p->switch_why));
+	if (p->switches)
+		ot_verbose("%s switches stacks (%s): no function gets a return probe",
+			   o->display, p->switch_why);
+	for (k = 0; k < n; k++) {
+		free(paths[k]);
+		free(names[k]);
+	}
+	free(paths);
+	free(names);
 }
 
-static void say_returns(const struct ot_selection *sel, const struct ot_elf *elf,
-			const struct ot_plan_opts *o, size_t i)
+/* Why a return probe kills function i's process, that switches stacks,
+ * or NULL: into why.  With -a (no process of its own) its file is asked. */
+static const char *switch_kills(const struct ot_plan *p, size_t i, char *why, size_t len)
 {
-	const struct ot_binary *bin = sel->fn[i].bin;
+	const char *own = p->elf ? NULL : ot_elf_stack_switch(p->sel.fn[i].bin->elf);
 
-	if (!i && stack_switch(sel, elf, i) && !insn_returns(sel, elf, o, i))
-		ot_warn("%s switches stacks (%s): a return probe kills it when a call "
-			"returns on another stack than it was made on; --returns insn "
-			"avoids that", o->display, stack_switch(sel, elf, i));
-	else if (!i && stack_switch(sel, elf, i) && !o->ret_mode_set)
-		ot_verbose("%s switches stacks (%s): returns are seen at return "
-			   "instructions (--returns insn)", o->display, stack_switch(sel, elf, i));
-	if (!o->ret_mode_set && ot_elf_has_eh(bin->elf) && !stack_switch(sel, elf, i) &&
-	    first_of_file(sel, i))
-		ot_verbose("%s has C++ exception tables: returns of its functions are "
-			   "seen at return instructions (--returns insn)", bin->display);
+	if (!p->switches && !own)
+		return NULL;
+	snprintf(why, len, "the process switches stacks (%s): a return probe kills a call that "
+		 "returns on another stack than the last one entered (SIGILL)",
+		 p->switches ? p->switch_why : own);
+	return why;
 }
 
-/* Said after the return sites were looked for, as it always was. */
-static void warn_exceptions(const struct ot_selection *sel, const struct ot_elf *elf,
-			    const struct ot_plan_opts *o, size_t i)
+/* Why a return probe may kill the program around function i, or NULL:
+ * into why. */
+static const char *uretprobe_kills(const struct ot_plan *p, size_t i, char *why, size_t len)
 {
-	const struct ot_binary *bin = sel->fn[i].bin;
+	const struct ot_binary *bin = p->sel.fn[i].bin;
 
-	if (!insn_returns(sel, elf, o, i) && ot_elf_has_eh(bin->elf) && first_of_file(sel, i))
-		ot_warn("%s uses C++ exceptions: one thrown through a function with a "
-			"return probe aborts the program; --returns insn avoids that "
-			"(see BUGS in orbit-trace(1))", bin->display);
+	if (!ot_elf_has_eh(bin->elf))
+		return switch_kills(p, i, why, len);
+	snprintf(why, len, "%s has exception tables (C++ or Rust): an exception or panic "
+		 "unwinding through a function with a return probe aborts the program",
+		 bin->display);
+	return why;
+}
+
+/*
+ * How function i's returns are seen: 1 at return instructions (r filled
+ * by ot_returns_find), 0 by a return probe (r empty), or -ENOENT refused
+ * after printing why.
+ *   --returns insn:      return instructions.
+ *   --returns uretprobe: a return probe, refused where one may kill the
+ *                        program (uretprobe_kills).
+ *   default:             return instructions where every exit of the
+ *                        function is found (r->inexact NULL); a return
+ *                        probe where not, unless one may kill the
+ *                        program: then return instructions all the same
+ *                        (the status lossy: r->inexact says why) - and
+ *                        in a process that switches stacks, refused
+ *                        where there is none to probe (only a return
+ *                        probe could see it return).
+ */
+static int return_mode(const struct ot_plan *p, const struct ot_plan_opts *o, size_t i,
+		       struct ot_returns *r)
+{
+	const char *label = p->pt[i].label, *name = p->sel.fn[i].name, *kills;
+	char why[512];
+
+	if (o->ret_mode_set && !o->ret_insn) {
+		if ((kills = uretprobe_kills(p, i, why, sizeof(why)))) {
+			ot_error("%s: --returns uretprobe refused: %s; the default, or --returns "
+				 "insn, sees its returns at return instructions", label, kills);
+			return -ENOENT;
+		}
+		return 0;
+	}
+	if (ot_returns_find(&p->sel, i, label, name, r))
+		return -1;
+	if (o->ret_mode_set || !r->inexact)
+		return 1;
+	if (!r->nsites && (kills = switch_kills(p, i, why, sizeof(why)))) {
+		ot_error("%s cannot be traced: only a return probe could see it return (it has "
+			 "no return instruction to probe), and %s", label, kills);
+		return -ENOENT;
+	}
+	kills = uretprobe_kills(p, i, why, sizeof(why));
+	if (kills) {
+		ot_verbose("%s: not every exit is a return instruction, but a return probe would "
+			   "be worse: %s", label, kills);
+		return 1;
+	}
+	ot_verbose("%s: not every exit is a return instruction: a return probe sees its returns",
+		   label);
+	ot_returns_free(r);
+	return 0;
 }
 
 /* Site k's operand for the argument probe i asks (1-based) into *a; a
@@ -335,15 +378,13 @@ static int targets(struct ot_plan *p, const struct ot_plan_opts *o)
 		}
 		if (o->patches_code)
 			continue;
-		say_returns(sel, p->elf, o, i);
-		if (insn_returns(sel, p->elf, o, i)) {
-			if (ot_returns_find(sel, i, pt[i].label, sel->fn[i].name, &ret[i]))
-				return -1;
+		if ((err = return_mode(p, o, i, &ret[i])) < 0)
+			return err;
+		if (err) {
 			pt[i].ret_sites = ret[i].sites;
 			pt[i].nret_sites = ret[i].nsites;
 			pt[i].ntail_sites = ret[i].ntail;
 		}
-		warn_exceptions(sel, p->elf, o, i);
 	}
 	return 0;
 }
@@ -390,6 +431,8 @@ int ot_plan_make(struct ot_plan *p, const struct ot_plan_opts *o)
 		p->names[i] = p->sel.fn[i].name;
 	if ((ret = check_expect(p, o)))
 		return ret;
+	if (!o->patches_code && !o->list)
+		switches(p, o);
 	return targets(p, o);
 }
 

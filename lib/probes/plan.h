@@ -2,15 +2,18 @@
  * plan.h - from -f and the target to what the backends arm: the program
  * and the libraries -f names opened, the functions selected in them, and
  * one probe target per function (its file, where its entry probe goes,
- * and with --returns insn where its returns are seen).  Also says what a
- * program that switches stacks or throws C++ exceptions risks.
+ * and where its returns are seen).
  *
- * Which returns a function gets is decided here, per file: return
- * instructions where a return probe would kill the program (stack
- * switching, an exception thrown through a probed frame) or where
- * --returns insn says so; a return probe (uretprobe) otherwise; neither
- * with inject, whose trampolines see every return.  Reads files and the
- * functions' code; arms nothing.  Called by lib/capture/capture when it opens.
+ * Which returns a function gets is decided here, per function: by
+ * default at its return instructions wherever every exit of it is found
+ * (lib/symbols/returns), a return probe (uretprobe) only where not - and
+ * never where one may kill the program: a file with exception tables (an
+ * exception or panic unwinding through the probed frame), or a process
+ * that switches stacks (lib/symbols/switches, over every file it maps or
+ * will map).  --returns forces one way; a forced return probe that may
+ * kill is refused.  Neither with inject, whose trampolines see every
+ * return.  Reads files and the functions' code; arms nothing.  Called by
+ * lib/capture/capture when it opens.
  */
 #ifndef OT_PLAN_H
 #define OT_PLAN_H
@@ -35,6 +38,11 @@ struct ot_plan_opts {
 	/* The backend's own check of a planned target (ot_backend_info's
 	 * refuse_target), or NULL. */
 	int (*refuse_target)(const struct ot_probe_target *t, char *why, size_t len);
+	/* The files the process maps or will map, its program first
+	 * (lib/process/target's ot_target_objects), or NULL: whether it
+	 * switches stacks is asked of them. */
+	int (*objects)(void *ctx, char ***paths, char ***names, size_t *n);
+	void *objects_ctx;
 	int ret_mode_set;	/* --returns given ... */
 	int ret_insn;		/* ... and it said insn */
 	int list;		/* -l: the symbols, no code read */
@@ -46,7 +54,9 @@ struct ot_plan {
 	struct ot_selection sel;
 	const char **names;		/* per function: sel.fn[i].name */
 	struct ot_probe_target *pt;	/* per function; points into sel and ret */
-	struct ot_returns *ret;		/* per function, where --returns insn sees it */
+	struct ot_returns *ret;		/* per function, where return instructions see it */
+	int switches;			/* the process may switch stacks ... */
+	char switch_why[256];		/* ... by this ("swapcontext, in libcoro.so") */
 	/* Per USDT probe: its sites' file offsets, and the operand each site
 	 * reads for the argument asked (a sym(%rip)'s off made relative to
 	 * the site); NULL for a function. */

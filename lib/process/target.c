@@ -643,23 +643,25 @@ static char *mapped_lib(pid_t pid, const char *name)
 #endif
 
 /*
- * Where the dynamic loader finds soname name for exe, asked of the loader
+ * Every library the dynamic loader loads for exe, asked of the loader
  * itself ("ld.so --list", what ldd runs: it maps the libraries without
- * running the program), so DT_RPATH, LD_LIBRARY_PATH, DT_RUNPATH with
- * $ORIGIN, the ld.so cache and the default directories all count, in its
- * order.  NULL if it does not load name (dlopen'ed later, or not at all).
+ * relocating or running anything), so DT_RPATH, LD_LIBRARY_PATH,
+ * DT_RUNPATH with $ORIGIN, the ld.so cache and the default directories
+ * all count, in its order: fn(ctx, soname, path) for each, until it
+ * returns nonzero.  Nothing when the loader cannot be run.
  */
-static char *loader_lib(const char *exe, const char *name)
+static void loader_list(const char *exe, int (*fn)(void *ctx, const char *so, const char *path),
+			void *ctx)
 {
 	char *argv[] = { (char *)LDSO, (char *)"--list", (char *)exe, NULL };
-	char line[4096], *found = NULL;
+	char line[4096];
 	posix_spawn_file_actions_t fa;
-	int out[2], status;
+	int out[2], status, done = 0;
 	pid_t pid;
 	FILE *f;
 
 	if (pipe2(out, O_CLOEXEC))
-		return NULL;
+		return;
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_adddup2(&fa, out[1], 1);
 	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
@@ -667,7 +669,7 @@ static char *loader_lib(const char *exe, const char *name)
 		posix_spawn_file_actions_destroy(&fa);
 		close(out[0]);
 		close(out[1]);
-		return NULL;
+		return;
 	}
 	posix_spawn_file_actions_destroy(&fa);
 	close(out[1]);
@@ -676,18 +678,42 @@ static char *loader_lib(const char *exe, const char *name)
 		/* "\tlibfoo.so.1 => /opt/app/lib/libfoo.so.1 (0x...)" */
 		char *so = line + strspn(line, " \t"), *arrow = strstr(so, " => ");
 
-		if (found || !arrow || (size_t)(arrow - so) != strlen(name) ||
-		    strncmp(so, name, strlen(name)) || arrow[4] != '/')
+		if (done || !arrow || arrow[4] != '/')
 			continue;
+		*arrow = 0;
 		arrow[4 + strcspn(arrow + 4, " \n")] = 0;
-		found = ot_xstrdup(arrow + 4);
+		done = fn(ctx, so, arrow + 4);
 	}
 	if (f)
 		fclose(f);
 	else
 		close(out[0]);
 	waitpid(pid, &status, 0);
-	return found;
+}
+
+struct lib_search {
+	const char *name;
+	char *found;
+};
+
+static int match_lib(void *ctx, const char *so, const char *path)
+{
+	struct lib_search *s = ctx;
+
+	if (strcmp(so, s->name))
+		return 0;
+	s->found = ot_xstrdup(path);
+	return 1;
+}
+
+/* Where the dynamic loader finds soname name for exe (loader_list), or
+ * NULL if it does not load name (dlopen'ed later, or not at all). */
+static char *loader_lib(const char *exe, const char *name)
+{
+	struct lib_search s = { name, NULL };
+
+	loader_list(exe, match_lib, &s);
+	return s.found;
 }
 
 int ot_target_find_lib(void *target, const char *name, char **path)
@@ -734,4 +760,76 @@ int ot_target_find_lib(void *target, const char *name, char **path)
 		ot_error("no library '%s' loaded by %s (ld.so --list), in LD_LIBRARY_PATH or "
 			 "the standard directories (name it by path)", name, t->exe ? t->exe : "the program");
 	return -ENOENT;
+}
+
+struct objects {
+	char **paths, **names;
+	size_t n;
+};
+
+static void add_object(struct objects *o, const char *path, const char *name)
+{
+	o->paths = ot_xreallocarray(o->paths, o->n + 1, sizeof(*o->paths));
+	o->names = ot_xreallocarray(o->names, o->n + 1, sizeof(*o->names));
+	o->paths[o->n] = ot_xstrdup(path);
+	o->names[o->n++] = ot_xstrdup(name);
+}
+
+static int add_loaded(void *ctx, const char *so, const char *path)
+{
+	(void)so;
+	add_object(ctx, path, path);
+	return 0;
+}
+
+/*
+ * A -p process's mapped files with code, each once, read through
+ * /proc/PID/map_files: the file the process maps, in its own mount
+ * namespace, even deleted.
+ */
+static void mapped_objects(const struct ot_target *t, struct objects *o)
+{
+	struct ot_proc_map *maps;
+	size_t n, i, k;
+	pid_t live = ot_proc_live_task(t->pid);
+
+	if (!live || ot_proc_maps(t->pid, live, &maps, &n))
+		return;
+	for (i = 0; i < n; i++) {
+		char path[96];
+
+		if (!maps[i].ino || maps[i].perms[2] != 'x' || maps[i].path[0] != '/')
+			continue;
+		for (k = 0; k < i; k++)
+			if (maps[k].ino == maps[i].ino && maps[k].dev == maps[i].dev &&
+			    maps[k].perms[2] == 'x')
+				break;
+		if (k < i || !strcmp(maps[i].path, t->display))
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/map_files/%llx-%llx", (int)t->pid,
+			 (unsigned long long)maps[i].lo, (unsigned long long)maps[i].hi);
+		add_object(o, path, maps[i].path);
+	}
+	ot_proc_maps_free(maps, n);
+}
+
+int ot_target_objects(void *target, char ***paths, char ***names, size_t *n)
+{
+	struct ot_target *t = target;
+	struct objects o = { NULL, NULL, 0 };
+
+	if (!t->exe) {
+		*paths = *names = NULL;
+		*n = 0;
+		return 0;
+	}
+	add_object(&o, t->exe, t->display ? t->display : t->exe);
+	if (!t->is_child && t->pid > 0)
+		mapped_objects(t, &o);
+	else
+		loader_list(t->exe, add_loaded, &o);
+	*paths = o.paths;
+	*names = o.names;
+	*n = o.n;
+	return 0;
 }

@@ -78,6 +78,17 @@ int ot_target_spawn(struct ot_target *t, char *const argv[],
  */
 int ot_target_find_lib(void *t, const char *name, char **path);
 
+/*
+ * The files process t maps or will map, its program first (an
+ * ot_plan_opts objects callback): paths to open (a -p process's through
+ * /proc/PID/exe and /proc/PID/map_files) and names for people, malloc'd
+ * arrays of n malloc'd strings.  A command's are its program and the
+ * libraries the loader loads for it (ld.so --list: not those dlopen'ed
+ * later); a -p process's, every file with code it maps now.  Returns 0
+ * (n 0 with no program: -a).
+ */
+int ot_target_objects(void *t, char ***paths, char ***names, size_t *n);
+
 /* Let a held child exec.  Returns 0, or -errno (printed) if exec failed. */
 int ot_target_release(struct ot_target *t);
 

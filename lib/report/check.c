@@ -78,6 +78,29 @@ static void reason(struct ot_check *c, enum ot_status s, const char *fmt, ...)
 		c->status = s;
 }
 
+/*
+ * What makes a function's counts untrustworthy whatever was expected:
+ * calls past the kernel's limit on nested return probes (never seen
+ * returning), and entries or returns dropped as reported twice - which
+ * is also what a call left by a longjmp out of a signal handler looks
+ * like when the next call enters at its stack pointer, its scope then
+ * merged with that call's.
+ */
+static void limits(struct ot_check *c, const char *name, const struct ot_func_stats *s)
+{
+	if (s->past_uretprobe_limit)
+		reason(c, OT_STATUS_LOSSY, "%s: depth > %d at %" PRIu64 " call%s: the kernel "
+		       "gives a thread no more return probes, so %s not seen returning",
+		       name, OT_PAIR_URETPROBE_MAX, s->past_uretprobe_limit,
+		       s->past_uretprobe_limit == 1 ? "" : "s",
+		       s->past_uretprobe_limit == 1 ? "it is" : "they are");
+	if (s->duplicates)
+		reason(c, OT_STATUS_LOSSY, "%s: %" PRIu64 " entr%s or return%s dropped as "
+		       "reported twice; a call left by a longjmp from a signal handler looks the "
+		       "same, its scope then merged with the next call's", name, s->duplicates,
+		       s->duplicates == 1 ? "y" : "ies", s->duplicates == 1 ? "" : "s");
+}
+
 void ot_check_run(struct ot_check *c, size_t nfuncs, const char *const *names,
 		  const struct ot_func_stats *const *st,
 		  const struct ot_expect *exp, size_t nexp,
@@ -103,6 +126,7 @@ void ot_check_run(struct ot_check *c, size_t nfuncs, const char *const *names,
 		uint64_t seen = s->scopes + s->points;
 		const char *what = s->points ? "hits" : "scopes";
 
+		limits(c, names[i], s);
 		for (k = 0; k < nexp; k++)
 			if (!strcmp(exp[k].name, names[i]))
 				break;

@@ -2,6 +2,7 @@
 #include "util/error.h"
 #include "json.h"
 #include "process/procfs.h"
+#include "scopes/fold.h"
 #include "util/xalloc.h"
 
 #include <errno.h>
@@ -127,29 +128,28 @@ int ot_timeline_close(struct ot_timeline *t)
 	return ret;
 }
 
-static void write_path(FILE *f, const struct ot_tree_node *tree, uint32_t n,
-		       const char *const *names)
+static void write_path(FILE *f, const struct ot_fold *fo, uint32_t k, const char *const *names)
 {
-	if (tree[n].parent) {
-		write_path(f, tree, tree[n].parent, names);
+	if (fo->e[k].parent) {
+		write_path(f, fo, fo->e[k].parent, names);
 		fputc(';', f);
 	}
-	fputs(names[tree[n].func], f);
+	fputs(names[fo->e[k].func], f);
 }
 
 int ot_folded_write(FILE *f, const struct ot_tree_node *tree, size_t n,
 		    const char *const *names)
 {
+	struct ot_fold fo;
 	size_t i;
 
-	for (i = 1; i < n; i++) {
-		uint64_t self = tree[i].total_ns > tree[i].child_ns ?
-				tree[i].total_ns - tree[i].child_ns : 0;
-
-		if (!tree[i].calls || !self)
+	ot_fold_tree(tree, n, &fo);
+	for (i = 1; i < fo.n; i++) {
+		if (!fo.e[i].calls || !fo.e[i].self_ns)
 			continue;
-		write_path(f, tree, (uint32_t)i, names);
-		fprintf(f, " %" PRIu64 "\n", self);
+		write_path(f, &fo, (uint32_t)i, names);
+		fprintf(f, " %" PRIu64 "\n", fo.e[i].self_ns);
 	}
+	ot_fold_free(&fo);
 	return ferror(f) ? -EIO : 0;
 }

@@ -34,7 +34,9 @@ int ot_timeline_close(struct ot_timeline *t);
 
 /*
  * Write "outer;middle;inner SELF_NS" lines, one per call path with self
- * time, the input of flamegraph.pl and speedscope.  Returns 0 or -errno.
+ * time, the input of flamegraph.pl and speedscope; deep recursion folded
+ * as lib/scopes/fold folds it (a function's occurrences past
+ * OT_FOLD_LEVELS on a path summed into the next one).  Returns 0 or -errno.
  */
 int ot_folded_write(FILE *f, const struct ot_tree_node *tree, size_t n,
 		    const char *const *names);

@@ -53,6 +53,10 @@ struct ot_report_func {
 	const char *aliases;	/* other names at this offset, or NULL */
 	const char *binary;
 	uint64_t offset;
+	/* How its returns are seen: "insn" (return instructions),
+	 * "uretprobe" (a return probe), "trampoline" (inject); NULL for a
+	 * counted point or a pair's row. */
+	const char *returns;
 	const struct ot_func_stats *st;
 	const struct ot_report_slow *slowest;	/* longest first */
 	size_t nslowest;

@@ -5,6 +5,7 @@
  */
 #include "report_priv.h"
 #include "json.h"
+#include "scopes/fold.h"
 #include "util/xalloc.h"
 
 #include <inttypes.h>
@@ -79,18 +80,19 @@ static void inject_json(FILE *f, const struct ot_report *r)
 	fputs("},\n", f);
 }
 
-/* Node i's functions from the root down, however deep (recursion). */
-static void tree_path_json(FILE *f, const struct ot_report *r, uint32_t i)
+/* Entry i's functions from the root down (a folded recursion once). */
+static void fold_path_json(FILE *f, const struct ot_report *r, const struct ot_fold *fo,
+			   uint32_t i)
 {
 	uint32_t *chain, k = 0, j;
 
-	for (j = i; j; j = r->tree[j].parent)
+	for (j = i; j; j = fo->e[j].parent)
 		k++;
 	chain = ot_xcalloc(k + 1, sizeof(*chain));
-	for (j = i, k = 0; j; j = r->tree[j].parent)
+	for (j = i, k = 0; j; j = fo->e[j].parent)
 		chain[k++] = j;
 	while (k--) {
-		ot_json_string(f, r->names[r->tree[chain[k]].func]);
+		ot_json_string(f, r->names[fo->e[chain[k]].func]);
 		fputs(k ? ", " : "", f);
 	}
 	free(chain);
@@ -237,7 +239,10 @@ static void func_where_json(FILE *f, const struct ot_report_func *fn)
 	}
 	fprintf(f, ", \"binary\": ");
 	ot_json_string(f, fn->binary);
-	fprintf(f, ", \"offset\": %" PRIu64 ", \"scopes\": %" PRIu64, fn->offset, s->scopes);
+	fprintf(f, ", \"offset\": %" PRIu64, fn->offset);
+	if (fn->returns)
+		fprintf(f, ", \"returns\": \"%s\"", fn->returns);
+	fprintf(f, ", \"scopes\": %" PRIu64, s->scopes);
 	if (fn->point)
 		fprintf(f, ", \"point\": true, \"hits\": %" PRIu64, s->points);
 	if (fn->pair) {
@@ -369,21 +374,32 @@ static void calibration_json(FILE *f, const struct ot_report *r)
 			r->calib->own_ns, r->calib->empty_ns, r->calib->live_calls);
 }
 
-/* "call_tree": every path, however deep, where the text stops. */
+/*
+ * "call_tree": every path, however deep, where the text stops - with
+ * recursion folded (lib/scopes/fold) so that its size grows with the
+ * distinct paths, not the square of the depth; an entry that sums
+ * scopes at several depths says which ("depths": [lowest, deepest]).
+ */
 static void call_tree_json(FILE *f, const struct ot_report *r)
 {
+	struct ot_fold fo;
 	size_t i;
 
+	ot_fold_tree(r->tree, r->ntree, &fo);
 	fprintf(f, "  \"call_tree\": [");
-	for (i = 1; i < r->ntree; i++) {
-		const struct ot_tree_node *n = &r->tree[i];
+	for (i = 1; i < fo.n; i++) {
+		const struct ot_fold_entry *e = &fo.e[i];
 
 		fprintf(f, "%s\n    {\"path\": [", i > 1 ? "," : "");
-		tree_path_json(f, r, (uint32_t)i);
+		fold_path_json(f, r, &fo, (uint32_t)i);
 		fprintf(f, "], \"calls\": %" PRIu64 ", \"total_ns\": %" PRIu64
-			", \"self_ns\": %" PRIu64 "}", n->calls, n->total_ns, ot_report_node_self(n));
+			", \"self_ns\": %" PRIu64, e->calls, e->total_ns, e->self_ns);
+		if (e->depth_lo != e->depth_hi)
+			fprintf(f, ", \"depths\": [%u, %u]", e->depth_lo, e->depth_hi);
+		fputc('}', f);
 	}
 	fprintf(f, "\n  ],\n  \"call_tree_dropped\": %" PRIu64 "\n", r->tree_dropped);
+	ot_fold_free(&fo);
 }
 
 void ot_report_json(FILE *f, const struct ot_report *r)

@@ -404,18 +404,44 @@ static void arming_inject_text(FILE *f, const struct ot_report *r)
 		fprintf(f, "not armed: %s: %s\n", r->refused[i].name, r->refused[i].why);
 }
 
+/* Names shown on the line of functions with return probes; JSON has each
+ * function's. */
+#define URETPROBE_NAMES 8
+
+/* Mixed returns: the functions whose returns a return probe sees, by
+ * name (the others' are seen at their return instructions). */
+static void uretprobe_funcs_text(FILE *f, const struct ot_report *r)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < r->nfuncs; i++) {
+		if (!r->funcs[i].returns || strcmp(r->funcs[i].returns, "uretprobe"))
+			continue;
+		if (n++ < URETPROBE_NAMES)
+			fprintf(f, "%s%s", n > 1 ? ", " : "returns seen by return probes: ",
+				r->funcs[i].name);
+	}
+	if (n > URETPROBE_NAMES)
+		fprintf(f, " and %zu more", n - URETPROBE_NAMES);
+	if (n)
+		fprintf(f, " (not every exit of %s is a return instruction)\n",
+			n == 1 ? "it" : "them");
+}
+
 /* The uprobe backends' arming: its cost to every CPU, the probes, where
  * returns were seen, the rings; multi's execs from other threads. */
 static void arming_uprobes_text(FILE *f, const struct ot_report *r)
 {
 	char a[32], b[64];
+	int mixed = r->returns && !strcmp(r->returns, "mixed");
 
-	if (r->returns && !strcmp(r->returns, "mixed"))
+	if (mixed)
 		snprintf(b, sizeof(b), " (returns of %zu seen at return instructions)",
 			 r->insn_returns);
 	else
 		snprintf(b, sizeof(b), "%s", r->returns && !strcmp(r->returns, "insn") ?
-			 " (returns seen at return instructions)" : "");
+			 " (returns seen at return instructions)" :
+			 " (returns seen by return probes)");
 	fprintf(f, "armed %zu of %zu functions in %s (%" PRIu64 " IPIs, %" PRIu64
 		" TLB shootdowns%s): %zu uprobes%s, %zu %s (backend %s) on %u CPUs, "
 		"%zu KB ring per CPU\n",
@@ -423,6 +449,8 @@ static void arming_uprobes_text(FILE *f, const struct ot_report *r)
 		ot_report_duration(r->arm_ns, a, sizeof(a)), r->arm_ipis, r->arm_tlb,
 		r->frozen ? "; target stopped meanwhile" : "", r->uprobes, b,
 		r->events, r->objects, r->backend, r->cpus, r->ring_kb);
+	if (mixed)
+		uretprobe_funcs_text(f, r);
 	if (r->thread_execs && r->thread_execs->count)
 		thread_execs_text(f, r->thread_execs);
 }

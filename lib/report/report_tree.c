@@ -1,9 +1,11 @@
 /*
  * The text report's call tree: one row per path, busiest first, with
- * recursion folded so that a deep one stays readable.  The JSON has every
- * path (lib/report/report_json.c); this one stops where people stop reading.
+ * recursion folded so that a deep one stays readable (at the levels JSON
+ * folds, lib/scopes/fold).  The JSON has every path (lib/report/report_json.c);
+ * this one stops where people stop reading.
  */
 #include "report_priv.h"
+#include "scopes/fold.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -36,7 +38,7 @@ static size_t children(const struct ot_report *r, uint32_t n, uint32_t **out)
 }
 
 /* Direct recursion past this many levels is shown as one row. */
-#define TREE_REC_LEVELS 4
+#define TREE_REC_LEVELS OT_FOLD_LEVELS
 
 /* Did a scope close on node n's path or below it?  (A call still open at
  * the end made a node without one.) */

@@ -19,6 +19,9 @@ struct frame {
 	uint32_t kid_func, kid_node;
 	uint8_t has_arg;
 	uint8_t keyed;	     /* OT_EV_KEYED: paired by func, not SP */
+	/* Calls with a return probe open on this stack, this one included:
+	 * the kernel gives a thread no more than OT_PAIR_URETPROBE_MAX. */
+	uint32_t nret;
 };
 
 /*
@@ -54,6 +57,10 @@ struct thread {
 	uint32_t last_ret_func;
 	int has_last_ret;
 	uint32_t root_func, root_node; /* as a frame's kid_*, for depth 0 */
+	/* No entry of it seen yet: a fiber another thread ran may be what it
+	 * runs first (adopt_near). */
+	uint8_t fresh;
+	uint8_t listed;	/* in ot_pair.holders */
 };
 
 struct ot_pair {
@@ -73,6 +80,12 @@ struct ot_pair {
 	uint64_t tree_dropped;
 	int compensate;
 	int exact;		/* entries are never reported twice */
+	unsigned char *uretprobe; /* per function: its returns by return probe */
+	int migrated;		/* a stack was seen moving to another thread */
+	/* Threads that may hold open calls, the ones a stack can move from
+	 * (kept lazily: one that holds none is dropped when met). */
+	uint32_t *holders;
+	size_t nholders, holders_cap;
 	uint64_t own_ns, pair_ns;
 	ot_scope_fn on_scope;
 	void *on_scope_ctx;
@@ -87,6 +100,7 @@ struct ot_pair *ot_pair_new(size_t nfuncs)
 	p->nfuncs = nfuncs;
 	p->stats = ot_xcalloc(nfuncs, sizeof(*p->stats));
 	p->tail_calls = ot_xcalloc(nfuncs, 1);
+	p->uretprobe = ot_xcalloc(nfuncs, 1);
 	p->scope_min = ot_xcalloc(nfuncs, sizeof(*p->scope_min));
 	for (i = 0; i < nfuncs; i++)
 		ot_hist_init(&p->stats[i].hist);
@@ -178,6 +192,8 @@ void ot_pair_free(struct ot_pair *p)
 	}
 	free(p->stats);
 	free(p->tail_calls);
+	free(p->uretprobe);
+	free(p->holders);
 	free(p->scope_min);
 	free(p->tree);
 	free(p->thash);
@@ -222,6 +238,7 @@ static __attribute__((noinline)) struct thread *thread_new(struct ot_pair *p, ui
 	while (p->threads[s].tid)
 		s = (s + 1) & (p->cap - 1);
 	p->threads[s].tid = tid;
+	p->threads[s].fresh = 1;
 	p->nthreads++;
 	return p->last = &p->threads[s];
 }
@@ -238,11 +255,24 @@ static inline struct thread *thread_get(struct ot_pair *p, uint32_t tid)
 	return p->last = &p->threads[s];
 }
 
+/* Thread t may hold open calls from now on: among the holders. */
+static __attribute__((noinline)) void list_holder(struct ot_pair *p, struct thread *t)
+{
+	if (p->nholders == p->holders_cap) {
+		p->holders_cap = p->holders_cap ? 2 * p->holders_cap : 16;
+		p->holders = ot_xreallocarray(p->holders, p->holders_cap, sizeof(*p->holders));
+	}
+	p->holders[p->nholders++] = t->tid;
+	t->listed = 1;
+}
+
 static void push(struct ot_pair *p, struct thread *t, const struct ot_event *ev)
 {
-	uint32_t func = ev->func, parent_node = 0, node, *kid_func, *kid_node;
+	uint32_t func = ev->func, parent_node = 0, node, *kid_func, *kid_node, below;
 	struct frame *f;
 
+	if (!t->listed)
+		list_holder(p, t);
 	if (t->depth == t->cap) {
 		t->cap = t->cap ? 2 * t->cap : 16;
 		t->stack = ot_xreallocarray(t->stack, t->cap, sizeof(*t->stack));
@@ -267,7 +297,13 @@ static void push(struct ot_pair *p, struct thread *t, const struct ot_event *ev)
 		*kid_func = func;
 		*kid_node = node;
 	}
+	below = t->depth ? t->stack[t->depth - 1].nret : 0;
+	/* The kernel gives no return probe past its limit: this call's
+	 * return will not be seen. */
+	if (p->uretprobe[func] && below >= OT_PAIR_URETPROBE_MAX)
+		p->stats[func].past_uretprobe_limit++;
 	f = &t->stack[t->depth++];
+	f->nret = below + p->uretprobe[func];
 	f->start = ev->time;
 	f->sp = ev->sp;
 	f->child_end = 0;
@@ -393,8 +429,18 @@ static void suspend(struct ot_pair *p, struct thread *t, uint32_t keep)
 	t->depth = keep;
 }
 
+/* The open return probes counted again, frame by frame, on a stack made
+ * of another one's frames (set aside, or another thread's). */
+static void renumber(const struct ot_pair *p, struct thread *t)
+{
+	uint32_t d, n = 0;
+
+	for (d = 0; d < t->depth; d++)
+		t->stack[d].nret = n += p->uretprobe[t->stack[d].func];
+}
+
 /* Make segment k the thread's stack; the stack becomes a segment. */
-static void resume(struct thread *t, uint32_t k)
+static void resume(const struct ot_pair *p, struct thread *t, uint32_t k)
 {
 	struct segment g = t->susp[k];
 
@@ -412,25 +458,33 @@ static void resume(struct thread *t, uint32_t k)
 	t->stack = g.f;
 	t->depth = g.n;
 	t->cap = g.cap;
+	renumber(p, t);
+}
+
+/* Is sp on t's own stack: below its innermost call, among its calls, or
+ * just above? */
+static int near_own(const struct thread *t, uint64_t sp)
+{
+	const struct frame *top;
+
+	if (!t->depth)
+		return 0;
+	top = &t->stack[t->depth - 1];
+	return (sp < top->sp && top->sp - sp <= STACK_WINDOW) ||
+	       (sp >= top->sp && sp <= t->stack[0].sp + STACK_WINDOW);
 }
 
 /*
  * An entry far from the thread's stack but just below a set-aside one: a
  * fiber came back and calls on.  Bring its stack back first.
  */
-static void resume_near(struct thread *t, uint64_t sp)
+static void resume_near(const struct ot_pair *p, struct thread *t, uint64_t sp)
 {
 	uint64_t best = STACK_WINDOW + 1;
 	uint32_t k, pick = 0;
 
-	if (t->depth) {
-		const struct frame *top = &t->stack[t->depth - 1];
-
-		/* Below the innermost call, or among the calls, or just above. */
-		if ((sp < top->sp && top->sp - sp <= STACK_WINDOW) ||
-		    (sp >= top->sp && sp <= t->stack[0].sp + STACK_WINDOW))
-			return;
-	}
+	if (near_own(t, sp))
+		return;
 	for (k = 0; k < t->nsusp; k++) {
 		const struct frame *top = &t->susp[k].f[t->susp[k].n - 1];
 
@@ -440,7 +494,137 @@ static void resume_near(struct thread *t, uint64_t sp)
 		}
 	}
 	if (pick)
-		resume(t, pick - 1);
+		resume(p, t, pick - 1);
+}
+
+/*
+ * A stack moving to another thread (a fiber resumed elsewhere): segment
+ * k of thread x (k == x->nsusp: x's own stack) becomes t's stack, t's own
+ * set aside.  Stacks are the process's: the same addresses on two threads
+ * are the same stack, run by one and then the other.
+ */
+static void take_segment(struct ot_pair *p, struct thread *t, struct thread *x, uint32_t k)
+{
+	struct segment g;
+
+	if (k == x->nsusp) {
+		g.f = x->stack;
+		g.n = x->depth;
+		g.cap = x->cap;
+		x->stack = NULL;
+		x->depth = x->cap = 0;
+	} else {
+		g = x->susp[k];
+		memmove(&x->susp[k], &x->susp[k + 1], (x->nsusp - k - 1) * sizeof(x->susp[0]));
+		x->nsusp--;
+	}
+	suspend(p, t, 0);
+	if (!t->listed)
+		list_holder(p, t);
+	free(t->stack);
+	t->stack = g.f;
+	t->depth = g.n;
+	t->cap = g.cap;
+	renumber(p, t);
+	p->migrated = 1;
+}
+
+/*
+ * The holder after index *k that holds open calls and is not t, of t's
+ * process, or NULL; holders found empty are dropped on the way.
+ */
+static struct thread *next_holder(struct ot_pair *p, const struct thread *t, size_t *k)
+{
+	while (*k < p->nholders) {
+		uint32_t tid = p->holders[*k];
+		struct thread *x = NULL;
+		size_t s;
+
+		for (s = slot_of(tid, p->cap); p->threads[s].tid; s = (s + 1) & (p->cap - 1))
+			if (p->threads[s].tid == tid) {
+				x = &p->threads[s];
+				break;
+			}
+		if (x && !x->depth && !x->nsusp) {
+			x->listed = 0;
+			x = NULL;
+		}
+		if (!x) {
+			p->holders[*k] = p->holders[--p->nholders];
+			continue;
+		}
+		(*k)++;
+		if (x != t && x->pid == t->pid)
+			return x;
+	}
+	return NULL;
+}
+
+/* Segment k of x (x's own stack at k == x->nsusp): frames and count. */
+static const struct frame *segment_of(const struct thread *x, uint32_t k, uint32_t *n)
+{
+	*n = k == x->nsusp ? x->depth : x->susp[k].n;
+	return k == x->nsusp ? x->stack : x->susp[k].f;
+}
+
+/*
+ * A return no stack of its thread holds: the same call (function and
+ * entry SP) open on another thread of its process is its own, its fiber
+ * moved.  Take that stack: 1 if one was.
+ */
+static __attribute__((noinline)) int take_holding(struct ot_pair *p, struct thread *t,
+						   const struct ot_event *ev)
+{
+	struct thread *x;
+	size_t i = 0;
+
+	while ((x = next_holder(p, t, &i))) {
+		uint32_t k, n, d;
+
+		for (k = 0; k <= x->nsusp; k++) {
+			const struct frame *f = segment_of(x, k, &n);
+
+			for (d = 0; d < n; d++) {
+				if (f[d].sp == ev->sp && f[d].func == ev->func && !f[d].keyed) {
+					take_segment(p, t, x, k);
+					return 1;
+				}
+			}
+		}
+	}
+	return 0;
+}
+
+/*
+ * An entry no stack of its thread is near, on a thread seen for the first
+ * time or once stacks have been seen moving: the stack of another thread
+ * of the process whose innermost call is just above it is a fiber this
+ * thread now runs.  Take it (the nearest), as resume_near does within a
+ * thread.
+ */
+static __attribute__((noinline)) void adopt_near(struct ot_pair *p, struct thread *t,
+						  uint64_t sp)
+{
+	uint64_t best = STACK_WINDOW + 1;
+	struct thread *from = NULL, *x;
+	uint32_t pick = 0;
+	size_t i = 0;
+
+	while ((x = next_holder(p, t, &i))) {
+		uint32_t k, n;
+
+		for (k = 0; k <= x->nsusp; k++) {
+			const struct frame *f = segment_of(x, k, &n);
+
+			if (n && !f[n - 1].keyed && f[n - 1].sp >= sp && f[n - 1].sp - sp < best) {
+				best = f[n - 1].sp - sp;
+				from = x;
+				pick = k;
+			}
+		}
+	}
+	if (from)
+		take_segment(p, t, from, pick);
 }
 
 /* An entry, in general (ot_pair_feed takes the usual case itself). */
@@ -468,7 +652,10 @@ static __attribute__((noinline)) void on_entry(struct ot_pair *p, struct thread 
 	 * (a fiber) they may still return.
 	 */
 	if (t->nsusp)
-		resume_near(t, ev->sp);
+		resume_near(p, t, ev->sp);
+	if ((t->fresh || p->migrated) && !near_own(t, ev->sp))
+		adopt_near(p, t, ev->sp);
+	t->fresh = 0;
 	if (t->depth && ev->sp < t->stack[t->depth - 1].sp &&
 	    t->stack[t->depth - 1].sp - ev->sp > STACK_WINDOW)
 		suspend(p, t, 0);	/* a new stack: set this one aside */
@@ -525,10 +712,12 @@ static int close_call(struct ot_pair *p, struct thread *t, const struct ot_event
 			/*
 			 * A return instruction ends the tail callers below at
 			 * the same SP too: only one `ret` runs for all of them
-			 * (a uretprobe reports each, and they pair one by one).
+			 * (a uretprobe reports each, and they pair one by one:
+			 * a tail caller with a return probe waits for its own).
 			 */
 			while ((ev->flags & OT_EV_RET_INSN) && t->depth &&
-			       t->stack[t->depth - 1].sp == ev->sp)
+			       t->stack[t->depth - 1].sp == ev->sp &&
+			       !p->uretprobe[t->stack[t->depth - 1].func])
 				close_top(p, t, ev->time, ev);
 			last_ret(t, ev);
 			return 1;
@@ -538,7 +727,7 @@ static int close_call(struct ot_pair *p, struct thread *t, const struct ot_event
 }
 
 /* Bring back the set-aside stack holding ev's call: 1 if one did. */
-static int resume_holding(struct thread *t, const struct ot_event *ev)
+static int resume_holding(const struct ot_pair *p, struct thread *t, const struct ot_event *ev)
 {
 	uint32_t k, x;
 
@@ -547,7 +736,7 @@ static int resume_holding(struct thread *t, const struct ot_event *ev)
 
 		for (x = 0; x < g->n; x++) {
 			if (g->f[x].sp == ev->sp && g->f[x].func == ev->func) {
-				resume(t, k - 1);
+				resume(p, t, k - 1);
 				return 1;
 			}
 		}
@@ -572,7 +761,8 @@ static __attribute__((noinline)) void on_return(struct ot_pair *p, struct thread
 			return;
 	}
 	/* On this stack, or on one set aside (a fiber is back). */
-	if (close_call(p, t, ev) || (t->nsusp && resume_holding(t, ev) && close_call(p, t, ev)))
+	if (close_call(p, t, ev) || (t->nsusp && resume_holding(p, t, ev) && close_call(p, t, ev)) ||
+	    (take_holding(p, t, ev) && close_call(p, t, ev)))
 		return;
 	if (t->has_last_ret && t->last_ret_func == ev->func &&
 	    t->last_ret_sp == ev->sp && t->last_ret_time == ev->time) {
@@ -664,7 +854,8 @@ void ot_pair_feed(struct ot_pair *p, const struct ot_event *ev)
 		return;
 	}
 	if (ev->kind == OT_EV_ENTRY) {
-		if (!t->nsusp && (!top || (ev->sp < top->sp && top->sp - ev->sp <= STACK_WINDOW)))
+		if (!t->nsusp && (top ? ev->sp < top->sp && top->sp - ev->sp <= STACK_WINDOW :
+				  !t->fresh && !p->migrated))
 			push(p, t, ev);
 		else
 			on_entry(p, t, ev);
@@ -719,6 +910,12 @@ void ot_pair_compensate(struct ot_pair *p, uint64_t own_ns, uint64_t pair_ns)
 void ot_pair_set_exact(struct ot_pair *p)
 {
 	p->exact = 1;
+}
+
+void ot_pair_set_uretprobe(struct ot_pair *p, size_t f)
+{
+	if (f < p->nfuncs)
+		p->uretprobe[f] = 1;
 }
 
 void ot_pair_set_tail_calls(struct ot_pair *p, size_t f)

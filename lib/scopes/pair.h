@@ -3,7 +3,12 @@
  *
  * Input: one time-ordered stream of ot_event (lib/rings/drain merges the rings).
  * Per thread a shadow stack of open calls gives each scope its depth and
- * parent.  The user stack pointer makes the pairing self-healing: a return
+ * parent; a thread running several stacks (fibers) keeps the others set
+ * aside, and a stack is the process's, not the thread's: a return that only
+ * another thread's stack holds (same function, same entry SP), or an entry
+ * just below another thread's innermost call on a thread new to the
+ * pairing or once that happened, takes that stack over (a fiber resumed on
+ * another thread).  The user stack pointer makes the pairing self-healing: a return
  * is matched to the open call of the same function whose entry SP it
  * mirrors, calls above it whose returns never came are discarded as
  * unclosed, and an entry reported twice for one call is dropped as a
@@ -45,6 +50,10 @@ struct ot_func_stats {
 	uint64_t skipped;	 /* keyed scopes (OT_EV_KEYED) left open when a
 				  * return of a scope that encloses them came:
 				  * closed with it, not counted in scopes */
+	uint64_t past_uretprobe_limit; /* calls entered with OT_PAIR_URETPROBE_MAX
+				  * return probes open on their stack
+				  * (ot_pair_set_uretprobe): the kernel gives
+				  * them none, their returns are not seen */
 };
 
 /*
@@ -105,6 +114,14 @@ const struct ot_func_stats *ot_pair_stats(const struct ot_pair *p, size_t f);
  * callee's return ends it too.
  */
 void ot_pair_set_tail_calls(struct ot_pair *p, size_t f);
+
+/*
+ * Function f's returns are seen by a return probe: the kernel keeps at
+ * most OT_PAIR_URETPROBE_MAX of them open per thread, and a call entered
+ * past that gets none (counted in past_uretprobe_limit).
+ */
+#define OT_PAIR_URETPROBE_MAX 64
+void ot_pair_set_uretprobe(struct ot_pair *p, size_t f);
 
 /*
  * The stream reports every entry once (inject's records): an entry at the

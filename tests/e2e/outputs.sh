@@ -60,7 +60,7 @@ grep -qx "orbit-trace: check failed: outer: 1 of 2001 expected scopes missing (0
 grep -q '^status: failed$' "$work/report.txt" || fail_ "text report does not say failed"
 # The text header says what arming cost, and its last line, after the
 # report, what disarming cost.
-grep -Eq '^armed 3 of 3 functions in [0-9.]+ [mu]?s \([0-9]+ IPIs, [0-9]+ TLB shootdowns\): 6 uprobes, 2 uprobe_multi links \(backend multi\)' \
+grep -Eq '^armed 3 of 3 functions in [0-9.]+ [mu]?s \([0-9]+ IPIs, [0-9]+ TLB shootdowns\): 6 uprobes \(returns seen at return instructions\), 2 uprobe_multi links \(backend multi\)' \
 	"$work/report.txt" || fail_ "header: $(grep ^armed "$work/report.txt")"
 [ "$(tail -n 1 "$work/report.txt" | sed -E 's/[0-9.]+ [mu]?s \([0-9]+ IPIs, [0-9]+ TLB/T (N IPIs, N TLB/')" = \
 	"disarmed 3 functions in T (N IPIs, N TLB shootdowns)" ] ||

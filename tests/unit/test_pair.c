@@ -251,18 +251,18 @@ static void test_interleaved_threads(void **state)
 	struct ot_pair *p = ot_pair_new(NFUNCS);
 
 	(void)state;
-	/* Two threads with the same stack addresses in their own stacks,
+	/* Two threads, each on its own stack (8 MiB apart, as glibc's),
 	 * events interleaved one by one. */
 	ent(p, 1, OUTER, 0x7000);
-	ent(p, 2, OUTER, 0x7000);
+	ent(p, 2, OUTER, 0x807000);
 	ent(p, 1, MIDDLE, 0x6fc0);
-	ent(p, 2, MIDDLE, 0x6fc0);
-	ent(p, 2, INNER, 0x6f80);
+	ent(p, 2, MIDDLE, 0x806fc0);
+	ent(p, 2, INNER, 0x806f80);
 	ret(p, 1, MIDDLE, 0x6fc0);
-	ret(p, 2, INNER, 0x6f80);
-	ret(p, 2, MIDDLE, 0x6fc0);
+	ret(p, 2, INNER, 0x806f80);
+	ret(p, 2, MIDDLE, 0x806fc0);
 	ret(p, 1, OUTER, 0x7000);
-	ret(p, 2, OUTER, 0x7000);
+	ret(p, 2, OUTER, 0x807000);
 	ot_pair_finish(p);
 	assert_int_equal(ot_pair_threads(p), 2);
 	assert_int_equal(S(p, OUTER)->scopes, 2);
@@ -281,13 +281,115 @@ static void test_many_threads_grow_table(void **state)
 
 	(void)state;
 	for (t = 1; t <= 1000; t++)
-		ent(p, t, OUTER, 0x7000);
+		ent(p, t, OUTER, 0x7000 + (uint64_t)t * 0x100000);
 	for (t = 1; t <= 1000; t++)
-		ret(p, t, OUTER, 0x7000);
+		ret(p, t, OUTER, 0x7000 + (uint64_t)t * 0x100000);
 	ot_pair_finish(p);
 	assert_int_equal(ot_pair_threads(p), 1000);
 	assert_int_equal(S(p, OUTER)->scopes, 1000);
 	assert_int_equal(S(p, OUTER)->unclosed, 0);
+	ot_pair_free(p);
+}
+
+/* An event of process pid (ent/ret are process 0's). */
+static void pev(struct ot_pair *p, uint32_t pid, uint32_t tid, uint32_t f, uint64_t sp, int kind)
+{
+	struct ot_event ev = { .time = clock_ns += 10, .sp = sp, .pid = pid, .tid = tid,
+			       .func = f, .kind = (uint8_t)kind };
+
+	ot_pair_feed(p, &ev);
+}
+
+/*
+ * A fiber resumed on another thread with calls open (tests/e2e/targets/
+ * migrate.c): middle yields on thread 1, thread 2 runs the fiber on -
+ * its inner nests under middle, middle returns there - and back.  Every
+ * call is paired, at its depth; nothing unclosed or orphan.  The same
+ * addresses in another process are another stack.
+ */
+static void test_fiber_moves_between_threads(void **state)
+{
+	struct ot_pair *p = ot_pair_new(NFUNCS);
+	const uint64_t fib = 0x500000;
+	int i;
+
+	(void)state;
+	for (i = 0; i < 50; i++) {
+		uint32_t a = 1 + i % 2, b = 2 - i % 2;
+
+		ent(p, a, MIDDLE, fib);		/* on a, then yields */
+		ent(p, a, INNER, fib - 0x40);
+		ret(p, a, INNER, fib - 0x40);
+		ent(p, b, INNER, fib - 0x40);	/* b resumes the fiber */
+		ret(p, b, INNER, fib - 0x40);
+		ret(p, b, MIDDLE, fib);		/* middle returns on b */
+	}
+	ot_pair_finish(p);
+	assert_int_equal(S(p, MIDDLE)->scopes, 50);
+	assert_int_equal(S(p, MIDDLE)->depths[0], 50);
+	assert_int_equal(S(p, INNER)->scopes, 100);
+	assert_int_equal(S(p, INNER)->depths[1], 100);
+	assert_int_equal(S(p, MIDDLE)->unclosed + S(p, MIDDLE)->orphans +
+			 S(p, INNER)->unclosed + S(p, INNER)->orphans, 0);
+	ot_pair_free(p);
+
+	/* A return only another thread's stack holds, with no entry on its
+	 * own thread before it: that stack moves, the call closes there. */
+	p = ot_pair_new(NFUNCS);
+	ent(p, 1, OUTER, 0x7000);	/* thread 1 busy on its own stack */
+	ent(p, 2, MIDDLE, fib);
+	ent(p, 1, INNER, 0x6f00);
+	ret(p, 1, INNER, 0x6f00);
+	ret(p, 1, MIDDLE, fib);		/* the fiber went to thread 1 */
+	ret(p, 1, OUTER, 0x7000);
+	ot_pair_finish(p);
+	assert_int_equal(S(p, MIDDLE)->scopes, 1);
+	assert_int_equal(S(p, OUTER)->scopes, 1);
+	assert_int_equal(S(p, INNER)->depths[1], 1);
+	assert_int_equal(S(p, MIDDLE)->orphans + S(p, MIDDLE)->unclosed +
+			 S(p, OUTER)->unclosed, 0);
+	ot_pair_free(p);
+
+	/* Processes do not share stacks: process 8's return at process 7's
+	 * address is an orphan, and 7's call stays open. */
+	p = ot_pair_new(NFUNCS);
+	pev(p, 7, 70, MIDDLE, fib, OT_EV_ENTRY);
+	pev(p, 8, 80, INNER, fib - 0x40, OT_EV_ENTRY);
+	pev(p, 8, 80, INNER, fib - 0x40, OT_EV_RETURN);
+	pev(p, 8, 80, MIDDLE, fib, OT_EV_RETURN);
+	ot_pair_finish(p);
+	assert_int_equal(S(p, INNER)->depths[0], 1);
+	assert_int_equal(S(p, MIDDLE)->orphans, 1);
+	assert_int_equal(S(p, MIDDLE)->unclosed, 1);
+	ot_pair_free(p);
+}
+
+/*
+ * With return probes the kernel keeps 64 per thread: a recursion 70
+ * deep has 6 calls past the limit (and with one more traced caller
+ * holding one, 7); functions seen at return instructions count none.
+ */
+static void test_uretprobe_limit(void **state)
+{
+	struct ot_pair *p = ot_pair_new(NFUNCS);
+	int d;
+
+	(void)state;
+	ot_pair_set_uretprobe(p, INNER);
+	ot_pair_set_uretprobe(p, OUTER);
+	for (d = 0; d < 70; d++)
+		ent(p, 1, INNER, 0x70000 - 0x40 * (uint64_t)d);
+	for (d = 63; d >= 0; d--)
+		ret(p, 1, INNER, 0x70000 - 0x40 * (uint64_t)d);
+	assert_int_equal(S(p, INNER)->past_uretprobe_limit, 6);
+	ent(p, 1, OUTER, 0x80000);
+	ent(p, 1, MIDDLE, 0x7ff00);	/* not by return probe: holds none */
+	for (d = 0; d < 70; d++)
+		ent(p, 1, INNER, 0x70000 - 0x40 * (uint64_t)d);
+	assert_int_equal(S(p, INNER)->past_uretprobe_limit, 6 + 7);
+	assert_int_equal(S(p, MIDDLE)->past_uretprobe_limit, 0);
+	ot_pair_finish(p);
+	assert_int_equal(S(p, INNER)->unclosed, 6 + 70);
 	ot_pair_free(p);
 }
 
@@ -427,6 +529,25 @@ static void test_ret_insn_closes_tail_callers(void **state)
 	assert_int_equal(S(p, INNER)->scopes, 1);
 	assert_int_equal(S(p, MIDDLE)->scopes, 1);
 	assert_int_equal(S(p, MIDDLE)->unclosed, 0);
+	assert_int_equal(S(p, OUTER)->scopes, 1);
+	ot_pair_free(p);
+
+	/* Returns mixed (tests/e2e/targets/tails' dispatch_ptr): a tail
+	 * caller with a return probe is not ended by its callee's return
+	 * instruction - its own return comes, and closes it. */
+	p = ot_pair_new(NFUNCS);
+	ot_pair_set_uretprobe(p, MIDDLE);
+	ent(p, 1, OUTER, 0x7000);
+	ent(p, 1, MIDDLE, 0x6fc0);
+	ent(p, 1, INNER, 0x6fc0);
+	ev.time = clock_ns += 10;
+	ot_pair_feed(p, &ev);
+	ret(p, 1, MIDDLE, 0x6fc0);
+	ret(p, 1, OUTER, 0x7000);
+	ot_pair_finish(p);
+	assert_int_equal(S(p, INNER)->scopes, 1);
+	assert_int_equal(S(p, MIDDLE)->scopes, 1);
+	assert_int_equal(S(p, MIDDLE)->orphans + S(p, MIDDLE)->unclosed, 0);
 	assert_int_equal(S(p, OUTER)->scopes, 1);
 	ot_pair_free(p);
 }
@@ -781,6 +902,8 @@ int main(void)
 		cmocka_unit_test(test_return_skips_unreturned_callees),
 		cmocka_unit_test(test_interleaved_threads),
 		cmocka_unit_test(test_many_threads_grow_table),
+		cmocka_unit_test(test_fiber_moves_between_threads),
+		cmocka_unit_test(test_uretprobe_limit),
 		cmocka_unit_test(test_outside_parent_counted),
 		cmocka_unit_test(test_lost_events_counted),
 		cmocka_unit_test(test_compensation),

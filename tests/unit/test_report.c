@@ -97,6 +97,7 @@ static void fill(struct fixture *x, const char *expect, size_t nfuncs)
 		x->fn[i].symbol = names[i];
 		x->fn[i].binary = "/opt/app/bin/app";
 		x->fn[i].offset = 0x1100 + 0x40 * i;
+		x->fn[i].returns = "uretprobe";
 		x->fn[i].st = st[i];
 	}
 	memset(&x->r, 0, sizeof(x->r));
@@ -294,6 +295,7 @@ static void test_compensate(void **state)
 	x.r.calib = &calib;
 	x.r.returns = "mixed";
 	x.r.insn_returns = 1;
+	x.fn[MIDDLE].returns = "insn";
 	render(&x, "compensate", 0);
 	render(&x, "compensate", 1);
 	done(&x);
@@ -317,6 +319,10 @@ static void test_recursion(void **state)
 	}
 	fill(&x, NULL, 2);
 	render(&x, "recursion", 0);
+	/* JSON folds it the same way: four levels, then levels 5..12 (depths
+	 * 5 to 12) as one entry - a path per distinct path, not per level. */
+	x.r.returns = x.fn[0].returns = x.fn[1].returns = "insn";
+	render(&x, "recursion", 1);
 	done(&x);
 }
 
@@ -416,7 +422,7 @@ static void test_inject(void **state)
 	x.r.records.foreign_lost = 12;	/* a forked child's ring overflowed */
 	x.r.backend = "inject";
 	x.r.objects = "trampolines";
-	x.r.returns = "trampoline";
+	x.r.returns = x.fn[0].returns = x.fn[1].returns = x.fn[2].returns = "trampoline";
 	x.r.uprobes = 0;
 	x.r.events = 2;
 	x.r.functions_armed = 2;
@@ -512,6 +518,7 @@ static void test_points(void **state)
 	assert_int_equal(ot_pair_stats(x.p, INNER)->points, 12);
 	assert_int_equal(ot_pair_stats(x.p, INNER)->scopes, 0);
 	x.fn[MIDDLE].point = x.fn[INNER].point = 1;
+	x.fn[MIDDLE].returns = x.fn[INNER].returns = NULL;	/* no returns: points */
 	x.fn[MIDDLE].name = "usdt:app:idle";
 	x.fn[INNER].name = "usdt:libapp.so:app:request";
 	x.fn[INNER].arg = &arg;
@@ -561,6 +568,7 @@ static void test_pairs_strings(void **state)
 	x.fn[MIDDLE].pair = x.fn[INNER].pair = "usdt:/usr/bin/php8.2:php:function__entry..function__return";
 	x.fn[INNER].name = "php:fib";
 	x.fn[OUTER].point = 1;
+	x.fn[OUTER].returns = x.fn[MIDDLE].returns = x.fn[INNER].returns = NULL;
 	x.fn[OUTER].name = "usdt:php:function__entry";
 	x.fn[OUTER].strs = strs;
 	x.fn[OUTER].nstrs = 2;
