@@ -102,7 +102,7 @@ TARGETS    := build/targets/recurse build/targets/jump build/targets/throw build
               build/targets/burst build/targets/execs build/targets/coldxx build/targets/tables \
               build/targets/migrate build/targets/sigcalls build/targets/cxxthreads \
               build/targets/leaderless build/targets/usdt build/targets/usdt_pairs build/targets/dwargs \
-              build/targets/strs
+              build/targets/strs build/targets/hidden build/targets/planted
 # rustup's rustc if there is one, else Debian's (make deps installs it).
 RUSTC      ?= $(shell command -v rustc 2>/dev/null || ls $$HOME/.cargo/bin/rustc 2>/dev/null || echo rustc)
 build/targets/rstress: tests/e2e/targets/rstress.rs
@@ -121,6 +121,9 @@ build/targets/lib%.so: tests/e2e/targets/lib%.c
 build/targets/uselib: tests/e2e/targets/uselib.c build/targets/libwork.so
 	$(CC) -std=gnu11 -O2 -g -Wall -Wextra -o $@ $< -Lbuild/targets -lwork \
 		-Wl,-rpath,'$$ORIGIN' -ldl
+# A container's program and its library (tests/e2e/container.sh).
+build/targets/hidden: tests/e2e/targets/hidden.c build/targets/libhidden.so
+	$(CC) -std=gnu11 -O2 -g $(WARN) -pthread -o $@ $< -Lbuild/targets -lhidden -Wl,-rpath,'$$ORIGIN'
 # USDT probes (<sys/sdt.h>) in a program and in its library.
 build/targets/usdt: tests/e2e/targets/usdt.c build/targets/libusdtlib.so
 	$(CC) -std=gnu11 -O2 -g $(WARN) -o $@ $< -Lbuild/targets -lusdtlib -Wl,-rpath,'$$ORIGIN'
