@@ -256,6 +256,7 @@ static void patch_of(const struct injset *s, size_t e, struct ot_inject_fn *f)
 
 	f->label = t->label;
 	f->path = s->paths[i];
+	f->file = t->file ? t->file : t->path;
 	f->id = (uint32_t)i;
 	if (!t->npoints) {
 		f->offset = t->sym_offset;

@@ -903,7 +903,12 @@ static int process_lib(struct ot_target *t, const char *name, char **path, char 
 		ret = -ENOENT;
 	} else if (m) {
 		*path = hold(t, &f);
-		*file = ot_xstrdup(m->path);
+		/* Said as maps says it: the file at that name now is another. */
+		if (asprintf(file, "%s%s", m->path, m->deleted ? " (deleted)" : "") < 0)
+			*file = ot_xstrdup(m->path);
+		if (m->deleted)
+			ot_verbose("%s: process %d maps %s, deleted or replaced on disk since: that "
+				   "file is traced, as mapped", name, (int)t->pid, m->path);
 	} else if (name[0] != '/' && strchr(name, '/')) {
 		ret = our_lib(t, name, path, file);	/* relative: the user's own file */
 	} else if (ot_mapfile_same_view(live)) {
