@@ -173,7 +173,8 @@ size_t ot_inject_fde(uint8_t *out, size_t size, uint64_t table, uint64_t lo, uin
 }
 
 /* Files with C++ exception tables among the mapped ones, or NULL: each
- * read as the process maps it (a container's, never ours by its name). */
+ * read as the process maps it (a container's, never ours by its name);
+ * one that cannot be proven to be the mapped file counts as having them. */
 const char *inject_mapped_eh(const struct ot_inject *in)
 {
 	struct ot_mapfile f;
@@ -188,8 +189,12 @@ const char *inject_mapped_eh(const struct ot_inject *in)
 		for (k = 0; k < i; k++)
 			if (in->maps[k].ino == m->ino && in->maps[k].dev == m->dev)
 				break;
-		if (k < i || ot_mapfile_open(inject_live_tid(in), m, &f, NULL, 0))
+		if (k < i)
 			continue;
+		/* One that cannot be read may have them: counted as having them,
+		 * an exception through a traced frame would abort the program. */
+		if (ot_mapfile_open(inject_live_tid(in), m, &f, NULL, 0))
+			return m->path;
 		eh = ot_elf_file_has_section(f.path, ".gcc_except_table") > 0;
 		ot_mapfile_close(&f);
 		if (eh)

@@ -30,7 +30,8 @@ struct ot_inject_fn;
  */
 size_t ot_inject_fde(uint8_t *out, size_t size, uint64_t table, uint64_t lo, uint64_t len);
 
-/* With in->maps read: a mapped file with C++ exception tables, or NULL. */
+/* With in->maps read: a mapped file with C++ exception tables (or one that
+ * cannot be proven to be the file mapped, lib/process/mapfile.h), or NULL. */
 const char *inject_mapped_eh(const struct ot_inject *in);
 
 /*
