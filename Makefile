@@ -103,7 +103,8 @@ TARGETS    := build/targets/recurse build/targets/jump build/targets/throw build
               build/targets/migrate build/targets/sigcalls build/targets/cxxthreads \
               build/targets/leaderless build/targets/usdt build/targets/usdt_pairs build/targets/dwargs \
               build/targets/strs build/targets/asmswitch build/targets/altstack \
-              build/targets/usecoro build/targets/asyncjmp build/targets/rpanic
+              build/targets/usecoro build/targets/asyncjmp build/targets/rpanic \
+              build/targets/hidden build/targets/planted
 # rustup's rustc if there is one, else Debian's (make deps installs it).
 RUSTC      ?= $(shell command -v rustc 2>/dev/null || ls $$HOME/.cargo/bin/rustc 2>/dev/null || echo rustc)
 build/targets/rstress: tests/e2e/targets/rstress.rs
@@ -128,6 +129,9 @@ build/targets/uselib: tests/e2e/targets/uselib.c build/targets/libwork.so
 # Coroutines whose swapcontext is in a library the program links.
 build/targets/usecoro: tests/e2e/targets/usecoro.c build/targets/libcoro.so
 	$(CC) -std=gnu11 -O2 -g $(WARN) -o $@ $< -Lbuild/targets -lcoro -Wl,-rpath,'$$ORIGIN'
+# A container's program and its library (tests/e2e/container.sh).
+build/targets/hidden: tests/e2e/targets/hidden.c build/targets/libhidden.so
+	$(CC) -std=gnu11 -O2 -g $(WARN) -pthread -o $@ $< -Lbuild/targets -lhidden -Wl,-rpath,'$$ORIGIN'
 # USDT probes (<sys/sdt.h>) in a program and in its library.
 build/targets/usdt: tests/e2e/targets/usdt.c build/targets/libusdtlib.so
 	$(CC) -std=gnu11 -O2 -g $(WARN) -o $@ $< -Lbuild/targets -lusdtlib -Wl,-rpath,'$$ORIGIN'

@@ -201,8 +201,7 @@ static struct ot_report_func *fill_funcs(struct ot_capture *c)
 		fn[i].name = c->plan.names[i];
 		fn[i].symbol = c->plan.sel.fn[i].sym->name;
 		fn[i].aliases = c->plan.sel.fn[i].aliases;
-		fn[i].binary = c->plan.sel.fn[i].bin->is_main ? c->target.display
-							 : c->plan.sel.fn[i].bin->path;
+		fn[i].binary = c->plan.sel.fn[i].bin->file;
 		fn[i].offset = c->plan.sel.fn[i].sym->offset;
 		fn[i].st = ot_pair_stats(c->pair, i);
 		fn[i].point = c->plan.sel.fn[i].usdt != NULL;
@@ -329,7 +328,7 @@ static void list_probe(struct ot_list_probe *pr, const struct ot_selected *s)
 	struct ot_list_site *site = ot_xcalloc(s->usdt->nsites, sizeof(*site));
 	size_t k;
 
-	pr->file = s->bin->path;
+	pr->file = s->bin->file;
 	pr->provider = s->usdt->provider;
 	pr->name = s->usdt->name;
 	pr->sema_addr = s->usdt->sema_vaddr;
@@ -372,7 +371,7 @@ enum ot_capture_result ot_capture_list(struct ot_capture *c)
 	for (i = 0; i < c->plan.sel.n; i++) {
 		const struct ot_selected *s = &c->plan.sel.fn[i];
 
-		fn[i].file = s->bin->path;
+		fn[i].file = s->bin->file;
 		fn[i].file_functions = ot_elf_nsyms(s->bin->elf);
 		fn[i].file_source = ot_elf_source(s->bin->elf);
 		fn[i].offset = s->sym->offset;

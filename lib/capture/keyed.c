@@ -2,6 +2,7 @@
  * keyed.c - USDT strings and the rows of pairs' keys (keyed.h).
  */
 #include "keyed.h"
+#include "process/mapfile.h"
 #include "process/procfs.h"
 #include "scopes/keys.h"
 #include "util/clock.h"
@@ -110,26 +111,27 @@ static ssize_t file_str(struct ot_capture *c, uint32_t func, uint64_t ip, uint64
 	return -1;
 }
 
-/* In the file mapped at addr in the process when it was armed (-p). */
-static ssize_t mapped_str(const struct ot_keyed *k, uint64_t addr, char *buf, size_t len)
+/*
+ * In the file mapped at addr in process pid when it was armed (it may be
+ * gone: its maps were kept, the file's path in our root is tried then):
+ * the process chose that file and may have put a link or a FIFO at its
+ * name since, so it is read only once proven to be the file mapped
+ * (lib/process/mapfile.h), never by its name alone.
+ */
+static ssize_t mapped_str(const struct ot_keyed *k, pid_t pid, uint64_t addr, char *buf,
+			  size_t len)
 {
-	ssize_t n = -1;
 	size_t i;
-	int fd;
 
 	for (i = 0; i < k->nmaps; i++) {
 		const struct ot_proc_map *m = &k->maps[i];
 
 		if (addr < m->lo || addr >= m->hi || !m->ino || m->path[0] != '/')
 			continue;
-		if ((fd = open(m->path, O_RDONLY | O_CLOEXEC)) < 0)
-			return -1;
-		n = pread(fd, buf, len < m->hi - addr ? len : m->hi - addr,
-			  (off_t)(addr - m->lo + m->off));
-		close(fd);
-		break;
+		return ot_mapfile_pread(pid, m, addr - m->lo + m->off, buf,
+					len < m->hi - addr ? len : m->hi - addr);
 	}
-	return n;
+	return -1;
 }
 
 /* Whether addr is in one of the mappings kept. */
@@ -203,7 +205,7 @@ static int read_str(void *ctx, uint32_t pid, uint32_t func, uint64_t ip, uint64_
 		k->maps_at = ot_now_ns();
 	}
 	if (n <= 0 && target)
-		n = mapped_str(k, addr, buf, len);
+		n = mapped_str(k, c->target.pid, addr, buf, len);
 	if (n <= 0)
 		n = file_str(c, func, ip, addr, buf, len);
 	if (n <= 0)
@@ -397,7 +399,7 @@ void ot_keyed_report(struct ot_capture *c, struct ot_report_func *fn)
 
 		fn[i].name = c->names[i];
 		fn[i].symbol = c->names[i];
-		fn[i].binary = e->bin->is_main ? c->target.display : e->bin->path;
+		fn[i].binary = e->bin->file;
 		fn[i].st = ot_pair_stats(c->pair, i);
 		fn[i].pair = k->label[k->row_pair[i - sel->n]] ? k->label[k->row_pair[i - sel->n]]
 							     : e->label;

@@ -63,6 +63,7 @@ int ot_inject_attach(pid_t pid, const struct ot_inject_opts *o, struct ot_tracee
 	in->o = *o;
 	in->memfd = -1;
 	in->file_fd = -1;
+	in->unwind_file.fd = -1;
 	in->t = t;
 #if !defined(__x86_64__)
 	ot_error("cannot inject into process %d: inject is for x86-64", (int)pid);
@@ -192,8 +193,8 @@ int ot_inject_install(struct ot_inject *in, struct ot_inject_fn *fn, size_t n)
 out:
 	for (i = 0; i < n + 2; i++)
 		free(pl[i].code);
-	if (nhook)
-		free((char *)hooks[nhook - 1].path);
+	for (i = 0; i < nhook; i++)
+		free((char *)hooks[i].path);
 	free(pl);
 	return ret;
 }

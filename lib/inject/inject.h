@@ -34,6 +34,7 @@ struct ot_coderefs;
 struct ot_inject_fn {
 	const char *label;	/* "FILE:FUNCTION", for messages */
 	const char *path;	/* its file */
+	const char *file;	/* and its name for people; NULL: path */
 	uint64_t offset, size;	/* the symbol's file offset and size */
 	uint32_t values;	/* what its entry and return record besides
 				 * (OT_INJ_F_* of inject_layout.h), or 0 */

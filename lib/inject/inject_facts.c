@@ -3,6 +3,7 @@
 #include "symbols/elfsym.h"
 #include "util/error.h"
 #include "inject_state.h"
+#include "process/mapfile.h"
 #include "process/procfs.h"
 #include "util/xalloc.h"
 
@@ -85,23 +86,32 @@ const char *inject_refuse_process(struct ot_inject *in)
 
 /*
  * glibc publishes where struct pthread keeps the thread's id, for
- * libthread_db: {bits, count, offset}.  Checked against every stopped
- * thread, whose %fs base is its struct pthread.
+ * libthread_db: {bits, count, offset}, read in the libc the process maps
+ * (a container's own).  Checked against every stopped thread, whose %fs
+ * base is its struct pthread, and whose id there is the one its own pid
+ * namespace gave it.
  */
 static int find_tid_off(struct ot_inject *in, const char **why)
 {
 	const struct ot_proc_map *libc = ot_proc_maps_lib(in->maps, in->nmaps, "libc.so.6");
+	struct ot_mapfile f;
 	uint32_t desc[3];
 	uint64_t off, size, hwcap2 = 0;
 	size_t i;
+	int err;
 
 	if (!libc) {
 		*why = "inject needs glibc's threads and libc.so.6 is not mapped (a static or "
 		       "non-glibc program)";
 		return -ENOTSUP;
 	}
-	if (ot_elf_lookup(libc->path, "_thread_db_pthread_tid", &off, &size, desc, sizeof(desc)) ||
-	    desc[0] != 32 || desc[1] != 1) {
+	if (ot_mapfile_open(inject_live_tid(in), libc, &f, in->why, sizeof(in->why))) {
+		*why = in->why;
+		return -ENOTSUP;
+	}
+	err = ot_elf_lookup(f.path, "_thread_db_pthread_tid", &off, &size, desc, sizeof(desc));
+	ot_mapfile_close(&f);
+	if (err || desc[0] != 32 || desc[1] != 1) {
 		*why = "this glibc does not say where a thread's id is (_thread_db_pthread_tid)";
 		return -ENOTSUP;
 	}
@@ -112,7 +122,7 @@ static int find_tid_off(struct ot_inject *in, const char **why)
 
 		if (ot_tracee_regs(in->t, i, &r) || !r.fs_base ||
 		    ot_tracee_read(in->t, r.fs_base + in->tid_off, &tid, sizeof(tid)) ||
-		    tid != (uint32_t)in->t->tids[i]) {
+		    tid != (uint32_t)in->t->nstids[i]) {
 			*why = "a thread's id is not where glibc says (a thread without glibc's "
 			       "thread pointer)";
 			return -ENOTSUP;

@@ -3,6 +3,7 @@
 #include "inject_remove.h"
 #include "inject_sema.h"
 #include "inject_state.h"
+#include "process/mapfile.h"
 #include "util/xalloc.h"
 
 #include <errno.h>
@@ -150,7 +151,6 @@ static int unpatch(struct ot_inject *in, const struct patch *pa, char *why, size
 {
 	uint8_t now[OT_PATCH_LEN], file[OT_PATCH_LEN];
 	size_t i;
-	int fd;
 
 	for (i = 0; i < in->nmaps; i++)
 		if (in->maps[i].path[0] == '/' && pa->addr >= in->maps[i].lo &&
@@ -164,17 +164,16 @@ static int unpatch(struct ot_inject *in, const struct patch *pa, char *why, size
 		snprintf(why, whylen, "0x%" PRIx64 " is in no file", pa->addr);
 		return -1;
 	}
-	fd = open(in->maps[i].path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || pread(fd, file, sizeof(file), (off_t)(pa->addr - in->maps[i].lo +
-							  in->maps[i].off)) != sizeof(file) ||
+	/* The file the process maps, proven so: a name it may have pointed
+	 * at a FIFO or another file since would hang or mislead us. */
+	if (ot_mapfile_pread(inject_live_tid(in), &in->maps[i],
+			     pa->addr - in->maps[i].lo + in->maps[i].off, file,
+			     sizeof(file)) != (ssize_t)sizeof(file) ||
 	    memcmp(file, pa->orig, sizeof(file)) || memcmp(now, pa->jmp, sizeof(now))) {
 		snprintf(why, whylen, "the bytes at %s+0x%" PRIx64 " are neither its patch nor "
 			 "the file's", in->maps[i].path, pa->addr - in->maps[i].lo + in->maps[i].off);
-		if (fd >= 0)
-			close(fd);
 		return -1;
 	}
-	close(fd);
 	return ot_tracee_write(in->t, pa->addr, pa->orig, OT_PATCH_LEN) ? -1 : 1;
 }
 
@@ -190,6 +189,7 @@ int ot_inject_recover(pid_t pid, struct ot_tracee *t, struct ot_inject_recovery 
 	in->pid = pid;
 	in->t = t;
 	in->memfd = in->file_fd = -1;
+	in->unwind_file.fd = -1;
 	if ((ret = inject_read_maps(in)) || !(table = leftover_table(in)))
 		goto out;
 	ret = read_table(in, table, &tracer);

@@ -21,8 +21,12 @@
 
 /* What the tracer knows of one area's occupant; zeroed when it is given back. */
 struct ot_inject_view {
-	uint32_t tid;		/* the occupant we know; 0 none */
+	uint32_t tid;		/* the occupant we know, by our id; 0 none */
 	uint32_t pid;
+	/* The occupant as the runtime wrote it (A_TID): the id its own pid
+	 * namespace gave it, a container's.  The caller's to fill. */
+	uint32_t area_tid;
+	int keep;		/* never given back: its thread cannot be watched */
 	unsigned queue;		/* its drain queue */
 	uint64_t reentered;	/* its A_REENTERED, as last read */
 	uint64_t lost;		/* its A_LOST, as reported to the drain */

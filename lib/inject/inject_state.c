@@ -34,6 +34,7 @@ void inject_state_free(struct ot_inject *in)
 	free(in->file_path);
 	if (in->file_fd >= 0)
 		close(in->file_fd);
+	ot_mapfile_close(&in->unwind_file);
 	ot_proc_maps_free(in->maps, in->nmaps);
 	free(in);
 }

@@ -21,6 +21,7 @@
 #include "inject.h"
 #include "inject_layout.h"
 #include "relocate.h"
+#include "process/mapfile.h"
 #include "process/procfs.h"
 #include "process/tracee.h"
 
@@ -102,6 +103,8 @@ struct ot_inject {
 	char *file_path;
 	int file_fd;
 	struct stat file_st;
+	/* inject_unwind.c: libgcc_s as the process maps it, for its hook. */
+	struct ot_mapfile unwind_file;
 	uint64_t vdso_fn;	/* inject_facts.c: __vdso_clock_gettime there */
 	char why[256];		/* a refusal's words (inject_refuse_process) */
 	int clock;		/* inject_facts.c: OT_INJ_CLOCK_* */

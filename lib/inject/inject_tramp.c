@@ -41,6 +41,12 @@ static int thread_inside(struct ot_inject *in, uint64_t lo, uint64_t hi, pid_t *
 	return 0;
 }
 
+/* fn's file as people know it. */
+static const char *fn_file(const struct ot_inject_fn *fn)
+{
+	return fn->file ? fn->file : fn->path;
+}
+
 /* path, open in in->file_fd and stat'ed in in->file_st: 0 or -1 (errno). */
 static int open_file(struct ot_inject *in, const char *path)
 {
@@ -108,14 +114,14 @@ static int locate(struct ot_inject *in, struct ot_inject_fn *fn, struct plan *pl
 	if (fn->point && site_code(fn, pl, why, whylen))
 		return -1;
 	if (open_file(in, fn->path)) {
-		snprintf(why, whylen, "cannot read %s: %s", fn->path, strerror(errno));
+		snprintf(why, whylen, "cannot read %s: %s", fn_file(fn), strerror(errno));
 		return -1;
 	}
 	pl->text = ot_proc_maps_text(in->maps, in->nmaps, in->file_st.st_dev, in->file_st.st_ino, fn->offset);
 	if (!pl->text) {
 		fn->unmapped = 1;
 		snprintf(why, whylen, "%s is not mapped in the process (yet): inject patches "
-			 "only code already loaded", fn->path);
+			 "only code already loaded", fn_file(fn));
 		return -1;
 	}
 	pl->addr = pl->text->lo + fn->offset - pl->text->off;
@@ -395,7 +401,7 @@ static int trampoline(struct ot_inject *in, struct job *j, size_t i, char *why, 
 	if (open_file(in, f->path) || !same_as_file(in, f->offset, pl->code, end)) {
 		snprintf(why, whylen, "its %s in the process differ from %s (a breakpoint or "
 			 "another tool's patch is there)", f->point ? "bytes up to the site's patch" :
-			 "first bytes", f->path);
+			 "first bytes", fn_file(f));
 		return -1;
 	}
 	if (thread_inside(in, pl->addr + rel.patch_at, pl->addr + end, &tid)) {

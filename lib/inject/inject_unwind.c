@@ -172,10 +172,14 @@ size_t ot_inject_fde(uint8_t *out, size_t size, uint64_t table, uint64_t lo, uin
 	return fde;
 }
 
-/* Files with C++ exception tables among the mapped ones, or NULL. */
+/* Files with C++ exception tables among the mapped ones, or NULL: each
+ * read as the process maps it (a container's, never ours by its name);
+ * one that cannot be proven to be the mapped file counts as having them. */
 const char *inject_mapped_eh(const struct ot_inject *in)
 {
+	struct ot_mapfile f;
 	size_t i, k;
+	int eh;
 
 	for (i = 0; i < in->nmaps; i++) {
 		const struct ot_proc_map *m = &in->maps[i];
@@ -187,14 +191,21 @@ const char *inject_mapped_eh(const struct ot_inject *in)
 				break;
 		if (k < i)
 			continue;
-		if (ot_elf_file_has_section(m->path, ".gcc_except_table") > 0)
+		/* One that cannot be read may have them: counted as having them,
+		 * an exception through a traced frame would abort the program. */
+		if (ot_mapfile_open(inject_live_tid(in), m, &f, NULL, 0))
+			return m->path;
+		eh = ot_elf_file_has_section(f.path, ".gcc_except_table") > 0;
+		ot_mapfile_close(&f);
+		if (eh)
 			return m->path;
 	}
 	return NULL;
 }
 
-/* The unwinders to hook into hooks[]: libgcc's, and one linked into the
- * program.  Returns how many (the last one's path is ours to free). */
+/* The unwinders to hook into hooks[]: libgcc's (the one the process maps,
+ * held in in->unwind_file), and one linked into the program.  Returns how
+ * many (their paths are ours to free). */
 size_t inject_unwinders(struct ot_inject *in, struct ot_inject_fn *hooks)
 {
 	const struct ot_proc_map *gcc = ot_proc_maps_lib(in->maps, in->nmaps, "libgcc_s.so");
@@ -203,8 +214,9 @@ size_t inject_unwinders(struct ot_inject *in, struct ot_inject_fn *hooks)
 
 	snprintf(exe, sizeof(exe), "/proc/%d/task/%d/exe", (int)in->pid, (int)inject_live_tid(in));
 	memset(hooks, 0, 2 * sizeof(*hooks));
-	if (gcc) {
-		hooks[nhook].path = gcc->path;
+	ot_mapfile_close(&in->unwind_file);
+	if (gcc && !ot_mapfile_open(inject_live_tid(in), gcc, &in->unwind_file, NULL, 0)) {
+		hooks[nhook].path = ot_xstrdup(in->unwind_file.path);
 		hooks[nhook++].label = gcc->path;
 	}
 	hooks[nhook].path = ot_xstrdup(exe);

@@ -30,14 +30,16 @@ struct ot_inject_fn;
  */
 size_t ot_inject_fde(uint8_t *out, size_t size, uint64_t table, uint64_t lo, uint64_t len);
 
-/* With in->maps read: a mapped file with C++ exception tables, or NULL. */
+/* With in->maps read: a mapped file with C++ exception tables (or one that
+ * cannot be proven to be the file mapped, lib/process/mapfile.h), or NULL. */
 const char *inject_mapped_eh(const struct ot_inject *in);
 
 /*
  * The unwinders to hook into hooks[2]: libgcc's, and one linked into the
  * program, each with its _Unwind_Find_FDE's file offset and size, or
- * refused ("no _Unwind_Find_FDE").  Returns how many; the last one's path
- * is the caller's to free.
+ * refused ("no _Unwind_Find_FDE"); libgcc_s opened as the process maps it
+ * (lib/process/mapfile.h), held in in->unwind_file.  Returns how many;
+ * their paths are the caller's to free.
  */
 size_t inject_unwinders(struct ot_inject *in, struct ot_inject_fn *hooks);
 

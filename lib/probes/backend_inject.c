@@ -96,6 +96,7 @@ struct injset {
 	uint8_t *vfmt;			/* and its entry values' widths (inject_ring.h) */
 	int *fds;
 	int pid;
+	uint32_t nspid;			/* its id in its own pid namespace */
 	struct inj *gen[MAX_GENS];
 	size_t ngen;
 	unsigned nqueues;
@@ -255,6 +256,7 @@ static void patch_of(const struct injset *s, size_t e, struct ot_inject_fn *f)
 
 	f->label = t->label;
 	f->path = s->paths[i];
+	f->file = t->file ? t->file : t->path;
 	f->id = (uint32_t)i;
 	if (!t->npoints) {
 		f->offset = t->sym_offset;
@@ -489,6 +491,7 @@ static int inject_arm(struct ot_probes *p, const struct ot_probe_target *t, size
 
 	p->priv = s;
 	s->pid = pid;
+	s->nspid = (uint32_t)ot_proc_nstid(pid, pid);
 	s->targets = t;
 	s->nfn = n;
 	fix_paths(s);
@@ -694,6 +697,44 @@ static unsigned queue_new(struct injset *s)
 	return s->qnext < s->nqueues ? s->qnext++ : s->nqueues - 1;
 }
 
+/* Above every pid and tid the kernel gives (PID_MAX_LIMIT is 2^22): an id
+ * that is no thread's of ours. */
+#define NOT_OURS 0x40000000u
+
+/*
+ * The area's occupant by our ids, into v: the runtime wrote what the
+ * process's own pid namespace says (gettid, getpid), which in a
+ * container is not ours.  The target's threads are the tracee's (those
+ * that ended lately too); a thread of another process (a child forked
+ * with the patched code) is looked for in that namespace.  One that
+ * cannot be found keeps an id no thread of ours has: the target's has
+ * ended (its area may go back), another process's is kept to the end
+ * (giving it back while it writes would mix its records with another
+ * thread's).
+ */
+static void our_ids(const struct injset *s, struct ot_inject_view *v, uint32_t pid)
+{
+	pid_t hpid, htid;
+
+	v->tid = v->area_tid;
+	v->pid = pid;
+	v->keep = 0;
+	if (!s->t.nested)
+		return;
+	if (pid == s->nspid) {
+		v->pid = (uint32_t)s->pid;
+		htid = ot_tracee_host_tid(&s->t, (pid_t)v->area_tid);
+		v->tid = htid ? (uint32_t)htid : v->area_tid | NOT_OURS;
+	} else if (!ot_proc_ns_host(s->pid, (pid_t)pid, (pid_t)v->area_tid, &hpid, &htid)) {
+		v->pid = (uint32_t)hpid;
+		v->tid = (uint32_t)htid;
+	} else {
+		v->pid = pid | NOT_OURS;
+		v->tid = v->area_tid | NOT_OURS;
+		v->keep = 1;
+	}
+}
+
 /* Every record of area a since the last drain (lib/inject/inject_ring). */
 static size_t drain_area(struct inj *j, struct ot_drain *d, unsigned a)
 {
@@ -744,13 +785,13 @@ static size_t drain_gen(struct inj *j, struct ot_drain *d, int live)
 
 		if (!load32(ar + OT_INJ_A_STATE) || !(tid = load32(ar + OT_INJ_A_TID)))
 			continue;
-		if (j->av[a].tid != tid) {
-			j->av[a].tid = tid;
-			j->av[a].pid = load32(ar + OT_INJ_A_PID);
+		if (j->av[a].area_tid != tid) {
+			j->av[a].area_tid = tid;
+			our_ids(j->set, &j->av[a], load32(ar + OT_INJ_A_PID));
 			j->av[a].queue = queue_new(j->set);
 		}
 		n += drain_area(j, d, a);
-		if (live && kill((pid_t)tid, 0) && errno == ESRCH)
+		if (live && !j->av[a].keep && kill((pid_t)j->av[a].tid, 0) && errno == ESRCH)
 			give_back(j, d, a);
 		else
 			j->used++;

@@ -721,7 +721,8 @@ static int attach_file(struct ot_probes *p, const struct ot_probe_target *t,
 				       refs ? ref : NULL, m, pid);
 		if (ret)
 			ot_error_errno(-ret, "cannot attach %zu %s to %s (first %s)%s", m,
-				       kinds[k].what, t[idx[0]].path, t[idx[0]].label,
+				       kinds[k].what, t[idx[0]].file ? t[idx[0]].file : t[idx[0]].path,
+				       t[idx[0]].label,
 				       ret == -EINVAL ? " (the kernel refused an offset; --backend perf "
 						       "names the function)" : ot_probes_arm_hint(-ret));
 	}

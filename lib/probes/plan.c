@@ -343,6 +343,7 @@ static int targets(struct ot_plan *p, const struct ot_plan_opts *o)
 		const struct ot_sym *s = sel->fn[i].sym;
 
 		pt[i].path = sel->fn[i].bin->path;
+		pt[i].file = sel->fn[i].bin->file;
 		pt[i].label = sel->fn[i].label;
 		if (sel->fn[i].usdt) {
 			if ((err = point_target(p, i, &pt[i])))

@@ -45,7 +45,8 @@
 #include <stdint.h>
 
 struct ot_probe_target {
-	const char *path;   /* file the kernel resolves, e.g. /proc/PID/exe */
+	const char *path;   /* file the kernel resolves, e.g. /proc/self/fd/N */
+	const char *file;   /* that file for people (its process's name); NULL: path */
 	const char *label;  /* "BINARY:FUNCTION" for messages */
 	uint64_t offset;    /* file offset of the function */
 	/*

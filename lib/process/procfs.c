@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
@@ -106,6 +107,75 @@ int ot_proc_auxv(pid_t pid, unsigned long type, uint64_t *val)
 	return ret;
 }
 
+pid_t ot_proc_nstid(pid_t pid, pid_t tid)
+{
+	char path[64], ids[256], *last;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", (int)pid, (int)tid);
+	if (ot_proc_status_field(path, "NSpid:", ids, sizeof(ids)))
+		return 0;
+	/* "NSpid:\t9652\t5": outermost first, the thread's own namespace last. */
+	ids[strcspn(ids, "\n")] = 0;
+	while (*ids && strchr(" \t", ids[strlen(ids) - 1]))
+		ids[strlen(ids) - 1] = 0;
+	last = strrchr(ids, '\t');
+	return (pid_t)strtol(last ? last + 1 : ids, NULL, 10);
+}
+
+/* The inode of /proc/PID/ns/pid, or 0. */
+static ino_t pidns_of(pid_t pid)
+{
+	char path[64];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/proc/%d/ns/pid", (int)pid);
+	return stat(path, &st) ? 0 : st.st_ino;
+}
+
+/* The thread of process pid whose own namespace's id is nstid, or 0. */
+static pid_t task_of(pid_t pid, pid_t nstid)
+{
+	char path[64];
+	struct dirent *e;
+	pid_t found = 0;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	d = opendir(path);
+	while (d && !found && (e = readdir(d))) {
+		pid_t tid = (pid_t)atoi(e->d_name);
+
+		if (tid > 0 && ot_proc_nstid(pid, tid) == nstid)
+			found = tid;
+	}
+	if (d)
+		closedir(d);
+	return found;
+}
+
+int ot_proc_ns_host(pid_t inside, pid_t nspid, pid_t nstid, pid_t *hpid, pid_t *htid)
+{
+	ino_t ns = pidns_of(inside);
+	struct dirent *e;
+	DIR *d;
+
+	*hpid = *htid = 0;
+	if (!ns)
+		return -ESRCH;
+	d = opendir("/proc");
+	while (d && !*htid && (e = readdir(d))) {
+		pid_t pid = (pid_t)atoi(e->d_name);
+
+		if (pid <= 0 || ot_proc_nstid(pid, pid) != nspid || pidns_of(pid) != ns)
+			continue;
+		*hpid = pid;
+		*htid = task_of(pid, nstid);
+	}
+	if (d)
+		closedir(d);
+	return *htid ? 0 : -ESRCH;
+}
+
 size_t ot_proc_tasks_in(pid_t pid, const char *states, size_t *ntasks)
 {
 	char path[64];
@@ -190,7 +260,14 @@ int ot_proc_maps(pid_t pid, pid_t tid, struct ot_proc_map **maps, size_t *n)
 			continue;
 		line[strcspn(line, "\n")] = 0;
 		*maps = ot_xreallocarray(*maps, *n + 1, sizeof(**maps));
-		m = &(*maps)[(*n)++];
+		m = &(*maps)[*n];
+		/* The kernel appends this to the name of a file unlinked (an
+		 * upgrade renamed another over it): the path names no longer it. */
+		m->deleted = ino && pos && strlen(line + pos) > 10 &&
+			     !strcmp(line + strlen(line) - 10, " (deleted)");
+		if (m->deleted)
+			line[strlen(line) - 10] = 0;
+		(*n)++;
 		m->lo = lo;
 		m->hi = hi;
 		m->off = off;

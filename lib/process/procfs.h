@@ -19,7 +19,11 @@ struct ot_proc_map {
 	char perms[5];		/* "r-xp": perms[2] == 'x' is executable */
 	dev_t dev;
 	ino_t ino;		/* 0: anonymous (or [vdso], [stack]...) */
-	char *path;		/* the file, "[vdso]", or "" */
+	/* The file, "[vdso]", or "": as the kernel names it to us (in the
+	 * process's own mount namespace when ours cannot reach it), without
+	 * the " (deleted)" of a file removed or replaced on disk since. */
+	char *path;
+	int deleted;		/* maps said " (deleted)" after the path */
 };
 
 /* A small /proc or /sys file, whole, into buf (NUL-terminated, cut at
@@ -42,6 +46,19 @@ int ot_proc_status_field(const char *path, const char *key, char *out, size_t le
 
 /* The auxv entry type of pid: 0 and *val, or -errno (-ENOENT: absent). */
 int ot_proc_auxv(pid_t pid, unsigned long type, uint64_t *val);
+
+/* Thread tid of pid as its own pid namespace numbers it (the last of
+ * NSpid in its status; tid itself outside any nested namespace), or 0
+ * when it cannot be read (it has gone). */
+pid_t ot_proc_nstid(pid_t pid, pid_t tid);
+
+/*
+ * Our ids of thread nstid of process nspid, both numbered as the pid
+ * namespace of process inside numbers them: every process of ours in that
+ * namespace is looked at (a scan of /proc: for the rare thread no tracer
+ * saw being made).  0 with *hpid and *htid, or -ESRCH (none has them).
+ */
+int ot_proc_ns_host(pid_t inside, pid_t nspid, pid_t nstid, pid_t *hpid, pid_t *htid);
 
 /* A thread of pid that runs user code: pid itself unless its first
  * thread has ended (pthread_exit) while others run on; 0 when none does
@@ -66,7 +83,8 @@ const struct ot_proc_map *ot_proc_maps_text(const struct ot_proc_map *maps, size
 					    dev_t dev, ino_t ino, uint64_t off);
 
 /* The first executable mapping of a file whose base name starts with
- * prefix ("libc.so.6"), or NULL. */
+ * prefix ("libc.so.6"), or NULL.  Its path is the process's: open it
+ * with lib/process/mapfile.h, never by the name. */
 const struct ot_proc_map *ot_proc_maps_lib(const struct ot_proc_map *maps, size_t n,
 					   const char *prefix);
 

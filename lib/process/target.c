@@ -1,5 +1,11 @@
+/*
+ * target.c - the traced process: a command found like execvp and held
+ * before its exec, or a running process (-p); the files -f names found
+ * and opened as that process sees them (lib/process/mapfile.h).
+ */
 #include "target.h"
 #include "util/error.h"
+#include "mapfile.h"
 #include "procfs.h"
 #include "tracee.h"
 #include "util/xalloc.h"
@@ -30,6 +36,66 @@ static void init(struct ot_target *t)
 {
 	memset(t, 0, sizeof(*t));
 	t->pidfd = t->go_fd = t->err_fd = -1;
+}
+
+/*
+ * f held for the capture, each file once (by device and inode: a library
+ * named twice is one binary); its "/proc/self/fd/N", malloc'd.
+ */
+static char *hold(struct ot_target *t, struct ot_mapfile *f)
+{
+	size_t i;
+
+	for (i = 0; i < t->nfiles; i++) {
+		if (t->files[i].dev == f->dev && t->files[i].ino == f->ino) {
+			ot_mapfile_close(f);
+			return ot_xstrdup(t->files[i].path);
+		}
+	}
+	t->files = ot_xreallocarray(t->files, t->nfiles + 1, sizeof(*t->files));
+	t->files[t->nfiles++] = *f;
+	return ot_xstrdup(f->path);
+}
+
+/* The first mapping of file (dev, ino) in maps, or NULL. */
+static const struct ot_proc_map *mapping_of(const struct ot_proc_map *maps, size_t n,
+					    dev_t dev, ino_t ino)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (maps[i].ino == ino && maps[i].dev == dev && maps[i].path[0] == '/')
+			return &maps[i];
+	return NULL;
+}
+
+/*
+ * A -p process's program, opened through its exe link (path) and held
+ * as t->exe: a regular file that it maps (a process may point its exe
+ * link elsewhere, prctl PR_SET_MM_EXE_FILE).  0, or -ESRCH after printing.
+ */
+static int open_exe(struct ot_target *t, const char *path, pid_t live)
+{
+	struct ot_proc_map *maps = NULL;
+	struct ot_mapfile f;
+	char why[512];
+	size_t n = 0;
+	int ok;
+
+	if (ot_mapfile_open_in_root(0, path, &f, why, sizeof(why))) {
+		ot_error("cannot trace process %d: its program: %s", (int)t->pid, why);
+		return -ESRCH;
+	}
+	ok = !ot_proc_maps(t->pid, live, &maps, &n) && mapping_of(maps, n, f.dev, f.ino);
+	ot_proc_maps_free(maps, n);
+	if (!ok) {
+		ot_mapfile_close(&f);
+		ot_error("cannot trace process %d: its executable (%s) is not a file it maps",
+			 (int)t->pid, t->display);
+		return -ESRCH;
+	}
+	t->exe = hold(t, &f);
+	return 0;
 }
 
 /*
@@ -107,11 +173,12 @@ int ot_target_attach(struct ot_target *t, pid_t pid)
 	real[n] = 0;
 	/*
 	 * The magic link reaches the file even when it was deleted or lives
-	 * in another mount namespace; the kernel resolves it the same way
-	 * when the uprobe is created.
+	 * in another mount namespace; the descriptor keeps naming it when
+	 * the process execs another program.
 	 */
-	t->exe = ot_xstrdup(path);
 	t->display = ot_xstrdup(real);
+	if (open_exe(t, path, live))
+		return -ESRCH;
 	return watch(t);
 }
 
@@ -187,7 +254,8 @@ static char *interpreter(const char *path)
 
 int ot_target_find(struct ot_target *t, const char *cmd)
 {
-	char *file, *interp;
+	char *file, *interp, why[512];
+	struct ot_mapfile f;
 	int depth;
 
 	init(t);
@@ -204,14 +272,20 @@ int ot_target_find(struct ot_target *t, const char *cmd)
 		free(file);
 		file = interp;
 	}
-	t->exe = realpath(file, NULL);
-	if (!t->exe) {
+	t->display = realpath(file, NULL);
+	if (!t->display) {
 		ot_error_errno(errno, "cannot run %s: its interpreter %s", cmd, file);
 		free(file);
 		return -ENOENT;
 	}
 	free(file);
-	t->display = ot_xstrdup(t->exe);
+	/* Read and armed through one descriptor: the file read is the file
+	 * armed, whatever its path names later. */
+	if (ot_mapfile_open_in_root(0, t->display, &f, why, sizeof(why))) {
+		ot_error("cannot run %s: %s", cmd, why);
+		return -ENOENT;
+	}
+	t->exe = hold(t, &f);
 	return 0;
 }
 
@@ -609,31 +683,28 @@ void ot_target_fini(struct ot_target *t)
 	free(t->exe);
 	free(t->run);
 	free(t->display);
+	while (t->nfiles)
+		ot_mapfile_close(&t->files[--t->nfiles]);
+	free(t->files);
 	init(t);
 }
 
-/* The mapped file of pid whose basename is name, or NULL. */
-static char *mapped_lib(pid_t pid, const char *name)
+/* The first mapping of a file whose path (name holds a '/') or file name
+ * is name, or NULL. */
+static const struct ot_proc_map *mapped_lib(const struct ot_proc_map *maps, size_t n,
+					    const char *name)
 {
-	char maps[64], line[4096], *found = NULL;
-	FILE *f;
+	size_t i;
 
-	snprintf(maps, sizeof(maps), "/proc/%d/maps", (int)pid);
-	f = fopen(maps, "re");
-	if (!f)
-		return NULL;
-	while (!found && fgets(line, sizeof(line), f)) {
-		char *path = strchr(line, '/'), *base;
+	for (i = 0; i < n; i++) {
+		const char *base = strrchr(maps[i].path, '/');
 
-		if (!path)
+		if (!maps[i].ino || maps[i].path[0] != '/')
 			continue;
-		path[strcspn(path, "\n")] = 0;
-		base = strrchr(path, '/') + 1;
-		if (!strcmp(base, name))
-			found = ot_xstrdup(path);
+		if (!strcmp(strchr(name, '/') ? maps[i].path : base + 1, name))
+			return &maps[i];
 	}
-	fclose(f);
-	return found;
+	return NULL;
 }
 
 #if defined(__x86_64__)
@@ -716,50 +787,173 @@ static char *loader_lib(const char *exe, const char *name)
 	return s.found;
 }
 
-int ot_target_find_lib(void *target, const char *name, char **path)
-{
-	static const char std_dirs[] =
+static const char std_dirs[] =
 #if defined(__x86_64__)
-		"/lib/x86_64-linux-gnu:/usr/lib/x86_64-linux-gnu:"
+	"/lib/x86_64-linux-gnu:/usr/lib/x86_64-linux-gnu:"
 #elif defined(__aarch64__)
-		"/lib/aarch64-linux-gnu:/usr/lib/aarch64-linux-gnu:"
+	"/lib/aarch64-linux-gnu:/usr/lib/aarch64-linux-gnu:"
 #endif
-		"/lib64:/usr/lib64:/lib:/usr/lib:/usr/local/lib";
-	struct ot_target *t = target;
-	const char *env = getenv("LD_LIBRARY_PATH");
+	"/lib64:/usr/lib64:/lib:/usr/lib:/usr/local/lib";
 
-	*path = NULL;
+/* path (ours) held: *path its "/proc/self/fd/N", *file shown.  0, or
+ * -ENOENT after printing. */
+static int hold_ours(struct ot_target *t, const char *real, const char *shown, char **path,
+		     char **file)
+{
+	struct ot_mapfile f;
+	char why[512];
+
+	if (ot_mapfile_open_in_root(0, real, &f, why, sizeof(why))) {
+		ot_error("cannot use library %s", why);
+		return -ENOENT;
+	}
+	*path = hold(t, &f);
+	*file = ot_xstrdup(shown);
+	return 0;
+}
+
+/*
+ * Library name as we see it: a command's, -a's, -l's, and a -p process
+ * that sees our files.  A path as it is (a /proc/PID/root/... one not
+ * resolved by us, which would leave the process's root); a soname where
+ * the loader finds it for the program, in LD_LIBRARY_PATH, in the
+ * standard directories.  0, or -ENOENT after printing.
+ */
+static int our_lib(struct ot_target *t, const char *name, char **path, char **file)
+{
+	const char *env = getenv("LD_LIBRARY_PATH");
+	char *found = NULL, *real;
+	int ret;
+
+	if (!strncmp(name, "/proc/", 6))
+		return hold_ours(t, name, name, path, file);
 	if (strchr(name, '/')) {
-		*path = realpath(name, NULL);
-		if (!*path) {
+		real = realpath(name, NULL);
+		if (!real) {
 			ot_error_errno(errno, "cannot use library %s", name);
 			return -ENOENT;
 		}
-		return 0;
+	} else {
+		if (t->display && t->exe)
+			found = loader_lib(t->display, name);
+		if (!found && env)
+			found = find_in_dirs(env, name, R_OK);
+		if (!found)
+			found = find_in_dirs(std_dirs, name, R_OK);
+		real = found ? realpath(found, NULL) : NULL;
+		free(found);
+		if (!real) {
+			if (!t->is_child && t->pid > 0)
+				ot_error("no library '%s' mapped by process %d, in LD_LIBRARY_PATH or "
+					 "in the standard directories", name, (int)t->pid);
+			else
+				ot_error("no library '%s' loaded by %s (ld.so --list), in "
+					 "LD_LIBRARY_PATH or the standard directories (name it by path)",
+					 name, t->display && t->exe ? t->display : "the program");
+			return -ENOENT;
+		}
 	}
-	if (!t->is_child && t->pid > 0)
-		*path = mapped_lib(t->pid, name);
-	if (!*path && t->exe)
-		*path = loader_lib(t->exe, name);
-	if (!*path && env)
-		*path = find_in_dirs(env, name, R_OK);
-	if (!*path)
-		*path = find_in_dirs(std_dirs, name, R_OK);
-	if (*path) {
-		char *real = realpath(*path, NULL);
+	ret = hold_ours(t, real, real, path, file);
+	free(real);
+	return ret;
+}
 
-		free(*path);
-		*path = real;
-		if (real)
-			return 0;
+/*
+ * Library name not mapped by process pid (seen through its thread live),
+ * which has a root of its own: a path there, or a soname in its standard
+ * directories; not loaded yet, so proven by nothing but being its file.
+ * 0, or -ENOENT after printing.
+ */
+static int root_lib(struct ot_target *t, pid_t live, const char *name, char **path,
+		    char **file)
+{
+	char *copy = ot_xstrdup(std_dirs), *dir, *save = NULL, *cand = NULL, why[512] = "";
+	struct ot_mapfile f = { .fd = -1 };
+	int found = 0;
+
+	if (name[0] == '/')
+		found = !ot_mapfile_open_in_root(live, name, &f, why, sizeof(why));
+	for (dir = strtok_r(copy, ":", &save); !found && name[0] != '/' && dir;
+	     dir = strtok_r(NULL, ":", &save)) {
+		free(cand);
+		if (asprintf(&cand, "%s/%s", dir, name) < 0)
+			cand = NULL;
+		found = cand && !ot_mapfile_open_in_root(live, cand, &f, NULL, 0);
 	}
+	free(copy);
+	if (!found) {
+		free(cand);
+		if (name[0] == '/')
+			ot_error("no library %s in the root of process %d: %s", name, (int)t->pid, why);
+		else
+			ot_error("no library '%s' mapped by process %d or in the standard directories "
+				 "of its root (it sees other files than ours: a container's)", name,
+				 (int)t->pid);
+		return -ENOENT;
+	}
+	ot_verbose("%s: not mapped by process %d; %s in its root", name, (int)t->pid,
+		   name[0] == '/' ? name : cand);
+	*path = hold(t, &f);
+	*file = ot_xstrdup(name[0] == '/' ? name : cand);
+	free(cand);
+	return 0;
+}
+
+/*
+ * Library name of a -p process, as it sees it: among its mappings (by
+ * file name, or by path, or the file a path leads to in its root), each
+ * proven the mapped one; else in its root.  0, or -ENOENT after printing.
+ */
+static int process_lib(struct ot_target *t, const char *name, char **path, char **file)
+{
+	pid_t live = ot_proc_live_task(t->pid);
+	const struct ot_proc_map *m;
+	struct ot_proc_map *maps = NULL;
+	struct ot_mapfile f;
+	char why[512];
+	size_t n = 0;
+	int ret = 0;
+
+	if (!live || ot_proc_maps(t->pid, live, &maps, &n)) {
+		ot_error("cannot read the mappings of process %d: it has exited", (int)t->pid);
+		return -ENOENT;
+	}
+	m = mapped_lib(maps, n, name);
+	/* A path with links ("/lib/..." for "/usr/lib/...") is found by its file. */
+	if (!m && name[0] == '/' && !ot_mapfile_open_in_root(live, name, &f, NULL, 0)) {
+		m = mapping_of(maps, n, f.dev, f.ino);
+		ot_mapfile_close(&f);
+	}
+	if (m && ot_mapfile_open(live, m, &f, why, sizeof(why))) {
+		ot_error("cannot trace %s, which process %d maps: %s", name, (int)t->pid, why);
+		ret = -ENOENT;
+	} else if (m) {
+		*path = hold(t, &f);
+		/* Said as maps says it: the file at that name now is another. */
+		if (asprintf(file, "%s%s", m->path, m->deleted ? " (deleted)" : "") < 0)
+			*file = ot_xstrdup(m->path);
+		if (m->deleted)
+			ot_verbose("%s: process %d maps %s, deleted or replaced on disk since: that "
+				   "file is traced, as mapped", name, (int)t->pid, m->path);
+	} else if (name[0] != '/' && strchr(name, '/')) {
+		ret = our_lib(t, name, path, file);	/* relative: the user's own file */
+	} else if (ot_mapfile_same_view(live)) {
+		ret = our_lib(t, name, path, file);
+	} else {
+		ret = root_lib(t, live, name, path, file);
+	}
+	ot_proc_maps_free(maps, n);
+	return ret;
+}
+
+int ot_target_find_lib(void *target, const char *name, char **path, char **file)
+{
+	struct ot_target *t = target;
+
+	*path = *file = NULL;
 	if (!t->is_child && t->pid > 0)
-		ot_error("no library '%s' mapped by process %d, in LD_LIBRARY_PATH or in the "
-			 "standard directories", name, (int)t->pid);
-	else
-		ot_error("no library '%s' loaded by %s (ld.so --list), in LD_LIBRARY_PATH or "
-			 "the standard directories (name it by path)", name, t->exe ? t->exe : "the program");
-	return -ENOENT;
+		return process_lib(t, name, path, file);
+	return our_lib(t, name, path, file);
 }
 
 struct objects {

@@ -9,7 +9,10 @@
 #ifndef OT_TARGET_H
 #define OT_TARGET_H
 
+#include <stddef.h>
 #include <sys/types.h>
+
+struct ot_mapfile;
 
 /* Who a started command runs as. */
 struct ot_user {
@@ -33,7 +36,10 @@ struct ot_target {
 	int is_child;
 	int go_fd;	 /* child: write a byte to let it exec */
 	int err_fd;	 /* child: errno of a failed exec, or EOF */
-	char *exe;	 /* path for the ELF reader and the kernel */
+	/* The program's file for the ELF reader and the kernel:
+	 * "/proc/self/fd/N" of a descriptor in files (lib/process/mapfile.h),
+	 * the very file it runs (a -p process's as it sees it). */
+	char *exe;
 	char *run;	 /* -- CMD: the path exec'd, as execvp finds it (a #!
 			  * script's own, where exe is its interpreter's) */
 	char *display;	 /* the binary's name for people */
@@ -41,11 +47,18 @@ struct ot_target {
 	int status;	 /* wait status, if exited and is_child */
 	int frozen;	 /* stopped by ot_target_freeze, to be continued */
 	int sigpipe_ignored; /* -- CMD starts with SIGPIPE ignored (else default) */
+	/* Every file opened for it (its program, the libraries -f names),
+	 * each once, held until ot_target_fini. */
+	struct ot_mapfile *files;
+	size_t nfiles;
 };
 
 /*
- * Find process pid.  Returns 0, or -errno after printing why it cannot be
- * traced (no such process, kernel thread, zombie).
+ * Find process pid.  Its program is opened through /proc/PID/exe (a
+ * deleted file, or one in another mount namespace, is reached) and must
+ * be a file it maps.  Returns 0, or -errno after printing why it cannot
+ * be traced (no such process, kernel thread, zombie, an executable it
+ * does not map).
  */
 int ot_target_attach(struct ot_target *t, pid_t pid);
 
@@ -70,13 +83,21 @@ int ot_target_spawn(struct ot_target *t, char *const argv[],
 		    const void *sigmask, const struct ot_user *user);
 
 /*
- * Find the library name names for target t (an ot_lib_resolve_fn): a path
- * is taken as it is (armed even if not loaded yet: uprobes bind to the
- * file); a soname is looked up in the process's mappings (-p), then in
- * LD_LIBRARY_PATH and the standard library directories.  Returns 0 with
- * *path malloc'd, or -ENOENT after printing what was searched.
+ * Find the library name names for target t (an ot_lib_resolve_fn).
+ * With -p, as the process sees it: a soname (a file name) or an absolute
+ * path among the files it maps (through lib/process/mapfile.h: proven to
+ * be the mapped one, deleted or in a container; one that cannot be is
+ * refused with the reason, never replaced by another), else in its own
+ * root (not loaded yet: uprobes bind to the file); a process that sees
+ * our files (our root and mount namespace) is searched as a command is.
+ * For a command, -a and -l: a path is taken as it is (a /proc/PID/root/
+ * path reaches a container's file); a soname as ld.so --list finds it
+ * for the program, then in LD_LIBRARY_PATH and the standard library
+ * directories.  Returns 0 with *path ("/proc/self/fd/N", held by t) and
+ * *file (the file as its process names it, for people) malloc'd, or
+ * -ENOENT after printing what was searched or why it was refused.
  */
-int ot_target_find_lib(void *t, const char *name, char **path);
+int ot_target_find_lib(void *t, const char *name, char **path, char **file);
 
 /*
  * The files process t maps or will map, its program first (an

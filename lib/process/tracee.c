@@ -39,10 +39,13 @@ static size_t add(struct ot_tracee *t, pid_t tid, int state)
 	if (t->n == t->cap) {
 		t->cap = t->cap ? 2 * t->cap : 16;
 		t->tids = ot_xreallocarray(t->tids, t->cap, sizeof(*t->tids));
+		t->nstids = ot_xreallocarray(t->nstids, t->cap, sizeof(*t->nstids));
 		t->sig = ot_xreallocarray(t->sig, t->cap, sizeof(*t->sig));
 		t->st = ot_xreallocarray(t->st, t->cap, sizeof(*t->st));
 	}
 	t->tids[t->n] = tid;
+	/* Read while it is there to be read: a new thread is, at its clone. */
+	t->nstids[t->n] = t->nested ? ot_proc_nstid(t->pid, tid) : tid;
 	t->sig[t->n] = 0;
 	t->st[t->n] = (unsigned char)state;
 	return t->n++;
@@ -50,8 +53,15 @@ static size_t add(struct ot_tracee *t, pid_t tid, int state)
 
 static void drop(struct ot_tracee *t, size_t i)
 {
+	if (t->nested) {
+		pid_t *g = t->gone[t->ngone++ % OT_TRACEE_GONE];
+
+		g[0] = t->tids[i];
+		g[1] = t->nstids[i];
+	}
 	t->n--;
 	t->tids[i] = t->tids[t->n];
+	t->nstids[i] = t->nstids[t->n];
 	t->sig[i] = t->sig[t->n];
 	t->st[i] = t->st[t->n];
 	if (t->adopted > t->n)
@@ -169,9 +179,14 @@ static int stop_all(struct ot_tracee *t, const char **why)
 
 static void init(struct ot_tracee *t, pid_t pid)
 {
+	pid_t ns = ot_proc_nstid(pid, pid);
+
 	memset(t, 0, sizeof(*t));
 	t->pid = pid;
 	t->mem_fd = -1;
+	/* Its pid namespace's id for its first thread: another than ours in
+	 * a container (0: gone, which stop_all then says). */
+	t->nested = ns && ns != pid;
 }
 
 int ot_tracee_attach(pid_t pid, struct ot_tracee *t, const char **why)
@@ -650,6 +665,22 @@ int ot_tracee_step_out(struct ot_tracee *t, size_t i, const uint64_t *lo, const 
 	}
 }
 
+pid_t ot_tracee_host_tid(const struct ot_tracee *t, pid_t nstid)
+{
+	size_t i, n = t->ngone < OT_TRACEE_GONE ? t->ngone : OT_TRACEE_GONE;
+
+	if (!t->nested)
+		return nstid;
+	for (i = 0; i < t->n; i++)
+		if (t->nstids[i] == nstid)
+			return t->tids[i];
+	/* Latest first: an id the namespace gave again is its last thread's. */
+	for (i = 1; i <= n; i++)
+		if (t->gone[(t->ngone - i) % OT_TRACEE_GONE][1] == nstid)
+			return t->gone[(t->ngone - i) % OT_TRACEE_GONE][0];
+	return 0;
+}
+
 void ot_tracee_detach(struct ot_tracee *t)
 {
 	size_t i;
@@ -662,9 +693,11 @@ void ot_tracee_detach(struct ot_tracee *t)
 	for (i = 0; i < t->n; i++)
 		ptrace(PTRACE_DETACH, t->tids[i], NULL, (void *)(long)t->sig[i]);
 	free(t->tids);
+	free(t->nstids);
 	free(t->sig);
 	free(t->st);
 	t->tids = NULL;
+	t->nstids = NULL;
 	t->sig = NULL;
 	t->st = NULL;
 	t->n = t->cap = 0;

@@ -13,7 +13,9 @@
  * while a thread is held is kept and delivered when it runs on; a group
  * stop (SIGSTOP) stays a stop.  Detaching lets each thread run on from
  * where it stopped, an interrupted system call restarted as the kernel
- * would have.  x86-64.
+ * would have.  A process in a nested pid namespace (a container) numbers
+ * its threads otherwise than we do: each thread's id there is kept with
+ * ours, for what the process itself says of a thread.  x86-64.
  */
 #ifndef OT_TRACEE_H
 #define OT_TRACEE_H
@@ -23,9 +25,13 @@
 #include <sys/types.h>
 #include <sys/user.h>
 
+/* Threads gone whose two ids are kept (ot_tracee_host_tid). */
+#define OT_TRACEE_GONE 256
+
 struct ot_tracee {
 	pid_t pid;
 	pid_t *tids;		/* every thread attached */
+	pid_t *nstids;		/* per thread: its id in the process's pid namespace */
 	size_t n;
 	int *sig;		/* per thread: a signal its stop took, to deliver */
 	unsigned char *st;	/* per thread: held, running, group-stopped */
@@ -36,6 +42,9 @@ struct ot_tracee {
 	int watching;		/* attached while running (ot_tracee_watch) */
 	uint64_t bp;		/* ot_tracee_run_to_entry's breakpoint, or 0 */
 	unsigned char bp_orig;
+	int nested;		/* in a pid namespace of its own: nstids differ */
+	pid_t gone[OT_TRACEE_GONE][2];	/* the last threads gone: {ours, its} */
+	size_t ngone;		/* ever gone; gone[ngone % OT_TRACEE_GONE] next */
 };
 
 /*
@@ -117,6 +126,14 @@ uint64_t ot_tracee_mmap_near(struct ot_tracee *t, uint64_t near, size_t size, in
  * read-only code too): 0 or -errno (-EIO: not all mapped). */
 int ot_tracee_read(struct ot_tracee *t, uint64_t addr, void *buf, size_t len);
 int ot_tracee_write(struct ot_tracee *t, uint64_t addr, const void *buf, size_t len);
+
+/*
+ * Our id of the thread the process's own pid namespace calls nstid (what
+ * glibc and gettid say inside it): among its threads, then the last
+ * OT_TRACEE_GONE that ended; nstid itself outside a nested namespace; 0
+ * when unknown (it ended longer ago, or was never seen).
+ */
+pid_t ot_tracee_host_tid(const struct ot_tracee *t, pid_t nstid);
 
 /* Thread i's registers: 0 or -errno. */
 int ot_tracee_regs(const struct ot_tracee *t, size_t i, struct user_regs_struct *r);

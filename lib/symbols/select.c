@@ -808,6 +808,7 @@ struct ot_binset *ot_binset_new(struct ot_elf *main_elf, const char *path,
 	b->bin = ot_xcalloc(1, sizeof(*b->bin));
 	b->bin[0].path = ot_xstrdup(path);
 	b->bin[0].display = ot_xstrdup(display);
+	b->bin[0].file = ot_xstrdup(display);
 	b->bin[0].elf = main_elf;
 	b->bin[0].is_main = 1;
 	b->n = 1;
@@ -834,6 +835,7 @@ void ot_binset_free(struct ot_binset *b)
 		}
 		free(b->bin[i].path);
 		free(b->bin[i].display);
+		free(b->bin[i].file);
 	}
 	free(b->bin);
 	free(b->script);
@@ -873,14 +875,15 @@ static struct ot_binary *library(struct ot_binset *b, const char *name)
 {
 	struct ot_binary *lib;
 	const char *slash;
-	char *path = NULL;
+	char *path = NULL, *file = NULL;
 	size_t i;
 
-	if (b->resolve(b->ctx, name, &path))
+	if (b->resolve(b->ctx, name, &path, &file))
 		return NULL;
 	for (i = 1; i < b->n; i++) {
 		if (!strcmp(b->bin[i].path, path)) {
 			free(path);
+			free(file);
 			return &b->bin[i];
 		}
 	}
@@ -888,12 +891,14 @@ static struct ot_binary *library(struct ot_binset *b, const char *name)
 	lib = &b->bin[b->n];
 	memset(lib, 0, sizeof(*lib));
 	lib->path = path;
+	lib->file = file;
 	/* Shown by its file name: "libwork.so:work_add". */
 	slash = strrchr(name, '/');
 	lib->display = ot_xstrdup(slash ? slash + 1 : name);
-	if (ot_elf_open(path, path, &lib->elf)) {
+	if (ot_elf_open(path, file, &lib->elf)) {
 		free(lib->path);
 		free(lib->display);
+		free(lib->file);
 		return NULL;
 	}
 	b->n++;
@@ -1121,7 +1126,7 @@ static struct ot_binary *usdt_binary(struct ot_binset *b, const char *file)
 	const struct ot_binary *m = &b->bin[0];
 	char *copy = ot_xstrdup(m->display), *base = basename(copy);
 	int is_main = m->elf && (!strcmp(file, m->path) || !strcmp(file, m->display) ||
-				 !strcmp(file, base));
+				 !strcmp(file, m->file) || !strcmp(file, base));
 
 	free(copy);
 	return is_main ? &b->bin[0] : library(b, file);

@@ -138,7 +138,8 @@ int ot_select_asks_values(const char *spec);
  */
 struct ot_binary {
 	char *path;		/* read by libelf and resolved by the kernel */
-	char *display;		/* for people */
+	char *display;		/* for people: the name -f gave ("libc.so.6") */
+	char *file;		/* for people: the file as its process names it */
 	struct ot_elf *elf;
 	int is_main;
 	/* Its USDT probes, read when a usdt: term first names it, and a
@@ -147,11 +148,14 @@ struct ot_binary {
 	struct ot_sym *usdt_syms;
 };
 
-/* Map a library's name (soname or path) to a file to read: 0 or -errno. */
-typedef int (*ot_lib_resolve_fn)(void *ctx, const char *name, char **path);
+/* Map a library's name (soname or path) to a file to read (*path) and
+ * the file's name for people (*file), both malloc'd: 0 or -errno.  The
+ * same file must come back as the same path. */
+typedef int (*ot_lib_resolve_fn)(void *ctx, const char *name, char **path, char **file);
 
 struct ot_binset;
 
+/* The program is read at path and shown as display (also its file). */
 struct ot_binset *ot_binset_new(struct ot_elf *main_elf, const char *path,
 				const char *display, ot_lib_resolve_fn resolve,
 				void *ctx);

@@ -24,14 +24,14 @@ trap 'cleanup_; rm -rf "$tmp"' EXIT INT TERM
 
 # The program, its debug file served, two stripped copies.
 mkdir "$work/srv"
-cc -std=gnu11 -g -O1 -o "$work/full" "$top/tests/e2e/targets/hidden.c"
+cc -std=gnu11 -g -O1 -o "$work/full" "$top/tests/e2e/targets/stripped.c"
 objcopy --only-keep-debug "$work/full" "$work/srv/hidden.debug"
 strip --strip-all -o "$work/hidden" "$work/full"
 strip -g -o "$work/nodwarf" "$work/full"
 id=$(readelf -n "$work/hidden" | awk '/Build ID/ { print $3 }')
 [ -n "$id" ] || fail_ "no build id in the stripped program"
 # Another build of it, whose debug info the server does not have.
-cc -std=gnu11 -g -O1 -Wl,--build-id=0x0123abcd -o "$work/other" "$top/tests/e2e/targets/hidden.c"
+cc -std=gnu11 -g -O1 -Wl,--build-id=0x0123abcd -o "$work/other" "$top/tests/e2e/targets/stripped.c"
 strip --strip-all "$work/other"
 nsrv=1
 libc=/lib/x86_64-linux-gnu/libc.so.6

@@ -305,12 +305,13 @@ static void test_random_specs(void **state)
 }
 
 /* libusdtlib.so by name, as -- CMD's resolver finds it. */
-static int find_lib(void *ctx, const char *name, char **path)
+static int find_lib(void *ctx, const char *name, char **path, char **file)
 {
 	(void)ctx;
 	if (strcmp(name, "libusdtlib.so"))
 		return -ENOENT;
 	*path = strdup(OT_TARGETS_DIR "/libusdtlib.so");
+	*file = strdup(*path);
 	return 0;
 }
 

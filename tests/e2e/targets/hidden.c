@@ -1,48 +1,69 @@
 /*
- * Functions only a debug file names: hidden_outer and hidden_inner are
- * static, so once the program is stripped (strip --strip-all) no symbol
- * of its own says where they are; its separate debug info does.  Calls
- * hidden_outer(i % 100) N times, which calls hidden_inner(x) once, and
- * prints its counts.  Usage: hidden [N [wait]]; with "wait" it prints
- * "ready PID" and makes its calls once SIGUSR1 comes, for a tracer that
- * attaches with -p.  tests/e2e/debuginfod.sh builds it with -g.
+ * A program as containers run them (tests/e2e/container.sh): N calls of
+ * libhidden.so's in_lib and of libc's getpid in each of three threads -
+ * the first, one made before it says it is ready, one made after - so a
+ * tracer meets threads its pid namespace numbers otherwise than the
+ * host.  Prints "ready PID" (PID as its own namespace says), starts on
+ * SIGUSR1, and prints the calls it made.
  */
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <unistd.h>
 
-static volatile long sink;
+int in_lib(int x);
 
-__attribute__((noinline, noipa)) static long hidden_inner(long x)
+static int n;
+static pthread_barrier_t go;
+
+static void work(void)
 {
-	sink += x;
-	return 2 * x;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		in_lib(i);
+		getpid();
+	}
 }
 
-__attribute__((noinline, noipa)) static long hidden_outer(long x)
+static void *early(void *arg)
 {
-	return hidden_inner(x) + 1;
+	(void)arg;
+	pthread_barrier_wait(&go);
+	work();
+	return NULL;
+}
+
+static void *late(void *arg)
+{
+	(void)arg;
+	work();
+	return NULL;
 }
 
 int main(int argc, char **argv)
 {
-	long n = argc > 1 ? atol(argv[1]) : 1000, i, r = 0;
+	pthread_t a, b;
+	sigset_t set;
+	int sig;
 
-	if (argc > 2 && !strcmp(argv[2], "wait")) {
-		sigset_t set;
-		int sig;
-
-		sigemptyset(&set);
-		sigaddset(&set, SIGUSR1);
-		sigprocmask(SIG_BLOCK, &set, NULL);
-		printf("ready %d\n", (int)getpid());
-		fflush(stdout);
-		sigwait(&set, &sig);
-	}
-	for (i = 0; i < n; i++)
-		r += hidden_outer(i % 100);
-	printf("hidden_outer %ld hidden_inner %ld sum %ld\n", n, n, r);
+	n = argc > 1 ? atoi(argv[1]) : 1000;
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR1);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	pthread_barrier_init(&go, NULL, 2);
+	if (pthread_create(&a, NULL, early, NULL))
+		return 1;
+	printf("ready %d\n", (int)getpid());
+	fflush(stdout);
+	sigwait(&set, &sig);
+	if (pthread_create(&b, NULL, late, NULL))
+		return 1;
+	pthread_barrier_wait(&go);
+	work();
+	pthread_join(a, NULL);
+	pthread_join(b, NULL);
+	printf("in_lib %d getpid %d\n", 3 * n, 3 * n);
 	return 0;
 }
