@@ -530,6 +530,9 @@ static enum ot_options_result combinations(const struct ot_options *o, char **ms
 {
 	if (!o->functions)
 		return bad(msg, "no functions to trace: give -f FUNCTIONS");
+	if (!ot_select_includes(o->functions))
+		return bad(msg, "-f '%s' selects nothing: it has no name, glob or usdt: term, only "
+			   "exclusions ('!GLOB') or empty terms", o->functions);
 	if (o->pid && o->argv)
 		return bad(msg, "-p PID and a command are mutually exclusive");
 	if (o->all && (o->pid || o->argv))

@@ -2,6 +2,7 @@
 #include "util/error.h"
 #include "json.h"
 #include "process/procfs.h"
+#include "util/escape.h"
 #include "util/xalloc.h"
 
 #include <errno.h>
@@ -11,7 +12,6 @@
 
 struct ot_timeline {
 	FILE *f;
-	char *path;
 	pid_t pid;
 	uint64_t t0;
 	const char *const *names;
@@ -19,23 +19,12 @@ struct ot_timeline {
 	size_t ntids, cap;
 };
 
-int ot_timeline_open(const char *path, pid_t pid, const char *process,
-		     uint64_t t0_ns, const char *const *names,
-		     struct ot_timeline **out)
+struct ot_timeline *ot_timeline_open(FILE *f, pid_t pid, const char *process, uint64_t t0_ns,
+				     const char *const *names)
 {
-	struct ot_timeline *t;
-	FILE *f = fopen(path, "we");
+	struct ot_timeline *t = ot_xcalloc(1, sizeof(*t));
 
-	*out = NULL;
-	if (!f) {
-		int e = errno;
-
-		ot_error_errno(e, "cannot open %s", path);
-		return -e;
-	}
-	t = ot_xcalloc(1, sizeof(*t));
 	t->f = f;
-	t->path = ot_xstrdup(path);
 	t->pid = pid;
 	t->t0 = t0_ns;
 	t->names = names;
@@ -46,8 +35,7 @@ int ot_timeline_open(const char *path, pid_t pid, const char *process,
 		"\"args\": {\"name\": ", (int)pid, (int)pid);
 	ot_json_string(f, process);
 	fprintf(f, "}}");
-	*out = t;
-	return 0;
+	return t;
 }
 
 /* 1 if tid was not seen before (and is now). */
@@ -110,21 +98,14 @@ void ot_timeline_scope(struct ot_timeline *t, const struct ot_scope *s)
 		(s->end - s->start) / 1000, (unsigned)((s->end - s->start) % 1000));
 }
 
-int ot_timeline_close(struct ot_timeline *t)
+void ot_timeline_close(struct ot_timeline *t, int complete)
 {
-	int ret = 0;
-
 	if (!t)
-		return 0;
-	fprintf(t->f, "\n]}\n");
-	if (ferror(t->f) | fclose(t->f)) {
-		ret = -(errno ? errno : EIO);
-		ot_error_errno(-ret, "cannot write %s", t->path);
-	}
+		return;
+	if (complete)
+		fprintf(t->f, "\n]}\n");
 	free(t->tids);
-	free(t->path);
 	free(t);
-	return ret;
 }
 
 static void write_path(FILE *f, const struct ot_tree_node *tree, uint32_t n,
@@ -134,7 +115,8 @@ static void write_path(FILE *f, const struct ot_tree_node *tree, uint32_t n,
 		write_path(f, tree, tree[n].parent, names);
 		fputc(';', f);
 	}
-	fputs(names[tree[n].func], f);
+	/* A line per path: a name a target controls must not make another. */
+	ot_escape_text(f, names[tree[n].func], 0);
 }
 
 int ot_folded_write(FILE *f, const struct ot_tree_node *tree, size_t n,
