@@ -208,6 +208,10 @@ static int walk(const char *path, struct walk *w, char *why, size_t len)
 	w->dirfd = -1;
 	if (strlen(path) >= PATH_MAX)
 		return -ENAMETOOLONG;
+	if (!*path)
+		return -ENOENT;		/* as open("") */
+	if (path[strlen(path) - 1] == '/')
+		return -EISDIR;		/* "dir/": a directory, no file named */
 	snprintf(rest, sizeof(rest), "%s", path);
 	w->dirfd = open(path[0] == '/' ? "/" : ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (w->dirfd < 0)
@@ -215,7 +219,7 @@ static int walk(const char *path, struct walk *w, char *why, size_t len)
 	while (!ret) {
 		ret = next_component(rest, name);
 		if (ret == 0)
-			ret = -EISDIR;	/* "", "/", "dir/": no file named */
+			ret = -EISDIR;	/* a link to "/" or "dir/": no file named */
 		else if (ret > 0)
 			ret = step(w, name, rest, sizeof(rest), &links, why, len);
 	}
