@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include "skip_ci.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -132,7 +133,7 @@ static void test_planted_link_refused(void **state)
 
 	(void)state;
 	if (geteuid())
-		skip();
+		ot_skip("planting files of uid 65534 needs root (lchown)");
 	assert_int_equal(plant_link("r.txt"), 0);
 	path(p, sizeof(p), "r.txt");
 	assert_int_equal(ot_outfile_open(p, &o), -EACCES);
@@ -156,7 +157,7 @@ static void test_planted_file_refused(void **state)
 
 	(void)state;
 	if (geteuid())
-		skip();
+		ot_skip("planting files of uid 65534 needs root (lchown)");
 	path(p, sizeof(p), "theirs.txt");
 	put(p, "theirs\n");
 	assert_int_equal(chown(p, NOBODY, NOBODY), 0);
@@ -178,9 +179,12 @@ static void test_not_regular(void **state)
 	assert_int_equal(ot_outfile_open("/dev/null", &o), 0);
 	fputs("nothing\n", ot_outfile_stream(o));
 	assert_int_equal(ot_outfile_close(o, 1), 0);
-	/* /dev/stdout: a link to /proc/self/fd/1, the kernel's to follow. */
-	assert_int_equal(ot_outfile_open("/dev/stdout", &o), 0);
-	assert_int_equal(ot_outfile_close(o, 0), 0);
+	/* /dev/stdout: a link to /proc/self/fd/1, the kernel's to follow
+	 * (when this process may open its standard output again at all). */
+	if (!access("/dev/stdout", W_OK)) {
+		assert_int_equal(ot_outfile_open("/dev/stdout", &o), 0);
+		assert_int_equal(ot_outfile_close(o, 0), 0);
+	}
 	assert_int_equal(ot_outfile_replacing("/dev/null", &o), -EINVAL);
 	assert_int_equal(ot_outfile_open(dir, &o), -EISDIR);
 	assert_int_equal(ot_outfile_open("/nonexistent-dir/x", &o), -ENOENT);
