@@ -104,7 +104,7 @@ TARGETS    := build/targets/recurse build/targets/jump build/targets/throw build
               build/targets/leaderless build/targets/usdt build/targets/usdt_pairs build/targets/dwargs \
               build/targets/strs build/targets/asmswitch build/targets/altstack \
               build/targets/usecoro build/targets/asyncjmp build/targets/rpanic \
-              build/targets/hidden build/targets/planted
+              build/targets/hidden build/targets/planted build/targets/hostile
 # rustup's rustc if there is one, else Debian's (make deps installs it).
 RUSTC      ?= $(shell command -v rustc 2>/dev/null || ls $$HOME/.cargo/bin/rustc 2>/dev/null || echo rustc)
 build/targets/rstress: tests/e2e/targets/rstress.rs
@@ -207,15 +207,20 @@ $(BUILD)/tests/test_tracee $(BUILD)/tests/test_relocate: $(STRESS)
 # libFuzzer targets (clang): make fuzz FUZZ_SECONDS=60 runs each that long,
 # from the committed seeds in tests/fuzz/corpus-*, growing build-fuzz/.
 FUZZ_SECONDS ?= 60
-FUZZ_CFLAGS := -std=gnu11 -g -O1 -D_GNU_SOURCE -I. -Ilib $(PKG_CFLAGS) $(LIBBPF_DEF) \
+FUZZ_CFLAGS := -std=gnu11 -g -O1 -D_GNU_SOURCE -DOT_VERSION='"$(VERSION)"' -I. -Ilib $(PKG_CFLAGS) $(LIBBPF_DEF) \
                -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
 FUZZ_OBJ := build/lib/probes/uprobe_multi_obj.o build/lib/inject/inject_rt.o
 build-fuzz/%: tests/fuzz/%.c $(LIB_SRC) $(LIB_HDR) $(FUZZ_OBJ)
 	@mkdir -p build-fuzz
 	clang $(FUZZ_CFLAGS) -o $@ $< $(LIB_SRC) $(FUZZ_OBJ) $(LDLIBS)
 
-fuzz: build-fuzz/fuzz_elfsym build-fuzz/fuzz_records
-	@set -e; for t in elfsym:corpus-elf records:corpus-records; do \
+# -f lists, selected in a real program with USDT probes and its library.
+build-fuzz/fuzz_spec: FUZZ_CFLAGS += -DOT_FUZZ_PROG='"$(abspath build/targets/usdt)"' \
+	-DOT_FUZZ_LIB='"$(abspath build/targets/libusdtlib.so)"'
+build-fuzz/fuzz_spec: build/targets/usdt
+
+fuzz: build-fuzz/fuzz_elfsym build-fuzz/fuzz_records build-fuzz/fuzz_spec
+	@set -e; for t in elfsym:corpus-elf records:corpus-records spec:corpus-spec; do \
 		bin=build-fuzz/fuzz_$${t%%:*}; seeds=tests/fuzz/$${t#*:}; \
 		mkdir -p build-fuzz/$${t#*:}; \
 		echo "== $$bin for $(FUZZ_SECONDS) s"; \

@@ -398,9 +398,10 @@ static void cleanup(struct ot_capture *c)
 		free((char *)c->refused[i].why);
 	free(c->refused);
 	ot_sinks_free(&c->sinks);
-	ot_timeline_close(c->timeline);
-	if (c->folded)
-		fclose(c->folded);
+	/* What a failed capture opened is left as it was (lib/util/outfile). */
+	ot_timeline_close(c->timeline, c->keep_outputs);
+	ot_outfile_close(c->trace_file, c->keep_outputs);
+	ot_outfile_close(c->folded_file, c->keep_outputs);
 	ot_check_free(&c->check);
 	ot_drain_free(c->drain);
 	ot_pair_free(c->pair);
@@ -408,8 +409,7 @@ static void cleanup(struct ot_capture *c)
 	ot_plan_free(&c->plan);
 	ot_target_stop(&c->target);
 	ot_target_fini(&c->target);
-	if (c->out && c->out != stdout)
-		fclose(c->out);
+	ot_outfile_close(c->out_file, c->keep_outputs);
 	if (c->sigfd >= 0)
 		close(c->sigfd);
 	if (c->cgroup_fd >= 0)
@@ -435,12 +435,9 @@ enum ot_capture_result ot_capture_open(struct ot_capture *c)
 
 	c->out = stdout;
 	if (c->o.output) {
-		c->out = fopen(c->o.output, "we");
-		if (!c->out) {
-			ot_error_errno(errno, "cannot open %s", c->o.output);
-			c->out = NULL;
+		if (ot_outfile_open(c->o.output, &c->out_file))
 			return OT_CAPTURE_FAILED;
-		}
+		c->out = ot_outfile_stream(c->out_file);
 	}
 	c->sigfd = ot_endsig_open(&c->oldmask);
 	if (c->sigfd < 0)
@@ -554,10 +551,12 @@ static int make_sinks(struct ot_capture *c)
 	};
 	size_t i;
 
-	if (c->o.trace && ot_timeline_open(c->o.trace, c->target.pid,
-					   basename(c->target.display), ot_now_ns(),
-					   c->names, &c->timeline))
-		return -1;
+	if (c->o.trace) {
+		if (ot_outfile_open(c->o.trace, &c->trace_file))
+			return -1;
+		c->timeline = ot_timeline_open(ot_outfile_stream(c->trace_file), c->target.pid,
+					       basename(c->target.display), ot_now_ns(), c->names);
+	}
 	c->pair = ot_pair_new(c->nrows);
 	so.every_scope = !!c->timeline;
 	ot_sinks_init(&c->sinks, &so, c->pair);
@@ -713,9 +712,10 @@ enum ot_capture_result ot_capture_arm(struct ot_capture *c)
 	int late;
 
 	/* Output files are opened before arming: a typo must not cost a capture. */
-	if (c->o.folded && !(c->folded = fopen(c->o.folded, "we"))) {
-		ot_error_errno(errno, "cannot open %s", c->o.folded);
-		return OT_CAPTURE_FAILED;
+	if (c->o.folded) {
+		if (ot_outfile_open(c->o.folded, &c->folded_file))
+			return OT_CAPTURE_FAILED;
+		c->folded = ot_outfile_stream(c->folded_file);
 	}
 	/* Without uprobes ptrace's own permission check decides. */
 	if ((c->o.backend->can & OT_NEEDS_SYS_ADMIN) && ot_caps_check())
@@ -778,6 +778,7 @@ enum ot_capture_result ot_capture_report(struct ot_capture *c)
 	ot_capture_backend_said(c);
 	ot_capture_judge(c);
 	ot_capture_fill_report(c);
+	c->keep_outputs = 1;	/* the report is written: the files are its */
 	print_report(c);
 	metrics_bad = ot_metrics_end(c);
 	ret = ot_capture_outputs(c);

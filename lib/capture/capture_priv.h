@@ -23,6 +23,7 @@
 #include "report/report.h"
 #include "report/sinks.h"
 #include "process/target.h"
+#include "util/outfile.h"
 
 #include <signal.h>
 #include <stdint.h>
@@ -32,7 +33,11 @@
 struct ot_capture {
 	struct ot_options o;	/* a copy: the caller owns what it points to */
 	int sigpipe_ignored;	/* SIGPIPE as the command should start with it */
-	FILE *out;
+	FILE *out;		/* the report: stdout, or out_file's stream */
+	/* -o, --trace, --folded (lib/util/outfile); kept at the end only when
+	 * the capture got that far (keep_outputs), else left as they were. */
+	struct ot_outfile *out_file, *trace_file, *folded_file;
+	int keep_outputs;
 	struct ot_target target;
 	struct ot_user user;
 	/* The program, the selection, the probe targets (+ 1 with --compensate). */
@@ -81,6 +86,7 @@ struct ot_capture {
 	int lost_exact;		/* records.lost is the whole count (ot_probes_final_lost) */
 	/* --prom-textfile, --listen (lib/capture/metrics). */
 	struct ot_prom_http *http;
+	struct ot_outfile *prom_file;	/* --prom-textfile, replaced by each version */
 	uint64_t prom_created_ns;	/* the capture's start, on the wall clock */
 	char prom_comm[16];		/* --prom-pid's comm label */
 	int prom_failed;		/* the file could not be written: said once */

@@ -397,6 +397,7 @@ enum ot_capture_result ot_capture_list(struct ot_capture *c)
 	}
 	if (!have_dwarf)
 		ot_verbose("no DWARF: inlined copies of these functions cannot be listed");
+	c->keep_outputs = 1;
 	bad = ot_report_list(c->out, &l) || fflush(c->out);
 	for (i = 0; i < l.nprobes; i++)
 		free((void *)pr[i].sites);
@@ -408,31 +409,43 @@ enum ot_capture_result ot_capture_list(struct ot_capture *c)
 	return bad ? OT_CAPTURE_FAILED : OT_CAPTURE_DONE;
 }
 
-enum ot_capture_result ot_capture_outputs(struct ot_capture *c)
+/* Each output file written to its end and closed (lib/util/outfile). */
+static int close_outputs(struct ot_capture *c)
 {
-	size_t i;
+	int bad = 0;
 
 	if (c->folded) {
 		size_t n;
 		const struct ot_tree_node *tree = ot_pair_tree(c->pair, &n);
 
-		if (ot_folded_write(c->folded, tree, n, c->names) || fflush(c->folded)) {
-			ot_error_errno(EIO, "cannot write %s", c->o.folded);
-			return OT_CAPTURE_FAILED;
-		}
+		if (ot_folded_write(c->folded, tree, n, c->names))
+			bad = 1;
+		c->folded = NULL;
 	}
-	if (c->timeline) {
-		int err = ot_timeline_close(c->timeline);
+	bad |= !!ot_outfile_close(c->folded_file, 1);
+	c->folded_file = NULL;
+	ot_timeline_close(c->timeline, 1);
+	c->timeline = NULL;
+	bad |= !!ot_outfile_close(c->trace_file, 1);
+	c->trace_file = NULL;
+	return bad;
+}
 
-		c->timeline = NULL;
-		if (err)
-			return OT_CAPTURE_FAILED;
-	}
-	if (ferror(c->out)) {
-		ot_error("cannot write the report%s%s", c->o.output ? " to " : "",
-			 c->o.output ? c->o.output : "");
+enum ot_capture_result ot_capture_outputs(struct ot_capture *c)
+{
+	size_t i;
+
+	if (close_outputs(c))
+		return OT_CAPTURE_FAILED;
+	/* -o's file says why itself when it cannot be written. */
+	if (c->out_file ? ot_outfile_close(c->out_file, 1) != 0 : ferror(c->out) != 0) {
+		if (!c->out_file)
+			ot_error("cannot write the report");
+		c->out_file = NULL;
 		return OT_CAPTURE_FAILED;
 	}
+	c->out_file = NULL;
+	c->out = stdout;
 	if (c->check.status == OT_STATUS_FAILED) {
 		for (i = 0; i < c->check.nreasons; i++)
 			ot_error("check failed: %s", c->check.reasons[i]);

@@ -16,17 +16,6 @@
 #include <time.h>
 #include <unistd.h>
 
-/* "DIR/.NAME.prom.tmp": hidden, and not *.prom, so never collected. */
-static char *tmp_path(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-	size_t dir = slash ? (size_t)(slash - path) + 1 : 0;
-	char *tmp = ot_xmalloc(strlen(path) + 8);
-
-	sprintf(tmp, "%.*s.%s.tmp", (int)dir, path, path + dir);
-	return tmp;
-}
-
 static struct ot_prom_opts prom_opts(const struct ot_capture *c, int openmetrics)
 {
 	struct ot_prom_opts o = {
@@ -39,36 +28,26 @@ static struct ot_prom_opts prom_opts(const struct ot_capture *c, int openmetrics
 	return o;
 }
 
-/* The whole file written beside it, then renamed over it. */
+/* The whole file written to a temporary beside it, then renamed over it
+ * (lib/util/outfile): a collector never reads half of one. */
 static int write_file(struct ot_capture *c, const struct ot_report *r)
 {
 	struct ot_prom_opts o = prom_opts(c, 0);
-	char *tmp = tmp_path(c->o.prom_textfile);
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644), err = 0;
-	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	FILE *f = ot_outfile_next(c->prom_file);
+	int err = 0, cerr;
 
 	if (!f) {
 		err = errno;
-		if (fd >= 0)
-			close(fd);
 	} else {
-		int bad;
-
 		errno = 0;	/* a short write may leave none */
-		bad = ot_report_prom(f, r, &o);
-
-		bad |= fflush(f);
-		if (fclose(f) || bad)
+		if (ot_report_prom(f, r, &o))
 			err = errno ? errno : EIO;
-		else if (rename(tmp, c->o.prom_textfile))
-			err = errno;
-		if (err)
-			unlink(tmp);
+		cerr = -ot_outfile_commit(c->prom_file);
+		err = err ? err : cerr;
 	}
 	if (err && !c->prom_failed)
 		ot_error_errno(err, "cannot write %s", c->o.prom_textfile);
 	c->prom_failed |= !!err;
-	free(tmp);
 	return err ? -1 : 0;
 }
 
@@ -99,19 +78,10 @@ static void publish(struct ot_capture *c, const struct ot_report *r)
 
 int ot_metrics_open(struct ot_capture *c)
 {
-	if (c->o.prom_textfile) {
-		char *tmp = tmp_path(c->o.prom_textfile);
-		int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-
-		if (fd < 0)
-			ot_error_errno(errno, "cannot write %s", c->o.prom_textfile);
-		else
-			close(fd);
-		unlink(tmp);
-		free(tmp);
-		if (fd < 0)
-			return -1;
-	}
+	/* Its directory tried now (a temporary made and removed), the file
+	 * itself not touched before the capture's first version. */
+	if (c->o.prom_textfile && ot_outfile_replacing(c->o.prom_textfile, &c->prom_file))
+		return -1;
 	if (c->o.listen) {
 		if (ot_prom_http_start(c->o.listen, &c->http))
 			return -1;
@@ -187,4 +157,6 @@ void ot_metrics_close(struct ot_capture *c)
 {
 	ot_prom_http_stop(c->http);
 	c->http = NULL;
+	ot_outfile_close(c->prom_file, 0);
+	c->prom_file = NULL;
 }

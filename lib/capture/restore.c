@@ -4,6 +4,7 @@
 #include "process/procfs.h"
 #include "report/report.h"
 #include "process/target.h"
+#include "util/outfile.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -14,6 +15,7 @@ enum ot_capture_result ot_capture_restore(const struct ot_options *o)
 	struct ot_report_restore r;
 	char comm[32];
 	struct ot_target t;
+	struct ot_outfile *of = NULL;
 	FILE *out = stdout;
 	int bad;
 
@@ -25,9 +27,10 @@ enum ot_capture_result ot_capture_restore(const struct ot_options *o)
 		snprintf(comm, sizeof(comm), "?");
 	if (ot_inject_restore(o->pid, &rec))
 		return OT_CAPTURE_FAILED;
-	if (o->output && !(out = fopen(o->output, "we"))) {
-		ot_error_errno(errno, "cannot open %s", o->output);
-		return OT_CAPTURE_FAILED;
+	if (o->output) {
+		if (ot_outfile_open(o->output, &of))
+			return OT_CAPTURE_FAILED;
+		out = ot_outfile_stream(of);
 	}
 	r = (struct ot_report_restore){
 		.pid = o->pid, .comm = comm, .found = rec.found, .tracer = rec.tracer,
@@ -41,12 +44,11 @@ enum ot_capture_result ot_capture_restore(const struct ot_options *o)
 		ot_report_restore_json(out, &r);
 	else
 		ot_report_restore_text(out, &r);
-	bad = fflush(out) || ferror(out);
-	if (out != stdout)
-		bad |= fclose(out);
+	/* -o's file says why itself when it cannot be written. */
+	bad = of ? ot_outfile_close(of, 1) != 0 : fflush(out) || ferror(out);
 	if (bad) {
-		ot_error("cannot write the report%s%s", o->output ? " to " : "",
-			 o->output ? o->output : "");
+		if (!of)
+			ot_error("cannot write the report");
 		return OT_CAPTURE_FAILED;
 	}
 	return rec.kept ? OT_CAPTURE_FAILED : OT_CAPTURE_DONE;

@@ -97,7 +97,8 @@ const char ot_usage_text[] =
 	"      --max-loss PCT     fail (exit 3) above PCT % loss (default 1 with --expect)\n"
 	"\n"
 	"Output:\n"
-	"  -o, --output FILE      write the report to FILE instead of stdout\n"
+	"  -o, --output FILE      write the report to FILE instead of stdout (a new\n"
+	"                         file 0600; emptied only once the report comes)\n"
 	"      --json             write the report as JSON\n"
 	"      --hist             draw log2 latency histograms in the text report\n"
 	"      --slower-than TIME print each scope longer than TIME (e.g. 500us, 2ms)\n"
@@ -117,8 +118,9 @@ const char ot_usage_text[] =
 	"                         so far to FILE.prom at the start, at every -I and at\n"
 	"                         the end, atomically (node_exporter's textfile collector)\n"
 	"      --listen [HOST:]PORT  serve /metrics over HTTP while the capture runs\n"
-	"                         (127.0.0.1 unless HOST is named; text 0.0.4, or\n"
-	"                         OpenMetrics when the scraper asks for it)\n"
+	"                         (127.0.0.1 unless HOST is named, warned of; text\n"
+	"                         0.0.4, or OpenMetrics when the scraper asks for it;\n"
+	"                         4 connections per client, 10 s per request)\n"
 	"      --prom-pid         label the metrics with the process's pid and comm (as\n"
 	"                         -a and --follow always do)\n"
 	"  -q, --quiet            no warnings or progress on stderr\n"
@@ -595,6 +597,9 @@ static enum ot_options_result combinations(const struct ot_options *o, char **ms
 {
 	if (!o->functions)
 		return bad(msg, "no functions to trace: give -f FUNCTIONS");
+	if (!ot_select_includes(o->functions))
+		return bad(msg, "-f '%s' selects nothing: it has no name, glob or usdt: term, only "
+			   "exclusions ('!GLOB') or empty terms", o->functions);
 	if (o->pid && o->argv)
 		return bad(msg, "-p PID and a command are mutually exclusive");
 	if (o->all && (o->pid || o->argv))

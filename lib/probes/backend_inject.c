@@ -612,6 +612,9 @@ static void fill_stats(struct injset *s)
 		*st = *ot_inject_stats(s->gen[g - 1]->in);
 		st->arm_pause_ns = ot_inject_stats(s->gen[0]->in)->arm_pause_ns;
 	}
+	/* A program with nothing to patch asked no clock of the process. */
+	if (!st->clock)
+		st->clock = "none";
 	st->execs = s->execs;
 	snprintf(st->exec_why, sizeof(st->exec_why), "%s", s->exec_why);
 	st->noret = st->unrecorded_threads = st->unrecorded_handlers = 0;

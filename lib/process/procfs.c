@@ -62,7 +62,10 @@ int ot_proc_comm(pid_t pid, char *buf, size_t len)
 
 	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
 	ret = ot_proc_read_file(path, buf, len);
-	buf[strcspn(buf, "\n")] = 0;
+	/* The kernel's newline ends it; one the process put in its name
+	 * (prctl) is the name's, for the printers to escape. */
+	if (!ret && *buf && buf[strlen(buf) - 1] == '\n')
+		buf[strlen(buf) - 1] = 0;
 	return ret;
 }
 

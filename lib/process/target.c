@@ -8,6 +8,7 @@
 #include "mapfile.h"
 #include "procfs.h"
 #include "tracee.h"
+#include "util/caps.h"
 #include "util/xalloc.h"
 
 #include <dirent.h>
@@ -24,6 +25,7 @@
 #include <string.h>
 #include <elf.h>
 #include <stdint.h>
+#include <sys/capability.h>
 #include <sys/pidfd.h>
 #include <sys/ptrace.h>
 #include <sys/user.h>
@@ -116,7 +118,9 @@ static int watch(struct ot_target *t)
 
 /*
  * Why the kernel denies us ptrace access (reading /proc/PID/exe is one):
- * another user's process, or one that is not dumpable.  Into buf.
+ * another user's process, or one that is not dumpable, without
+ * CAP_SYS_PTRACE; or, with it, a refusal that capability does not lift.
+ * Into buf.
  */
 static const char *ptrace_denied_why(pid_t pid, char *buf, size_t len)
 {
@@ -124,7 +128,10 @@ static const char *ptrace_denied_why(pid_t pid, char *buf, size_t len)
 
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
 	ot_proc_status_field(path, "Uid:", uid, sizeof(uid));
-	if ((uid_t)strtoul(uid, NULL, 10) != geteuid())
+	if (ot_caps_have(CAP_SYS_PTRACE))
+		snprintf(buf, len, "the kernel refuses it although orbit-trace has CAP_SYS_PTRACE "
+			 "(a security module, or the system's protection of that process)");
+	else if ((uid_t)strtoul(uid, NULL, 10) != geteuid())
 		snprintf(buf, len, "it runs as uid %lu and orbit-trace as uid %lu, without "
 			 "CAP_SYS_PTRACE (run it as that user, or with sudo)",
 			 strtoul(uid, NULL, 10), (unsigned long)geteuid());

@@ -117,6 +117,8 @@ static const char *refused_why(pid_t pid)
 {
 	char path[64], val[64] = "";
 
+	if (pid == getpid())
+		return "it is this orbit-trace: no process may ptrace itself";
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
 	if (!ot_proc_status_field(path, "TracerPid:", val, sizeof(val)) && atoi(val))
 		return "the kernel refuses ptrace: another tracer holds it (gdb, strace)";

@@ -3,6 +3,7 @@
 #include "json.h"
 #include "process/procfs.h"
 #include "scopes/fold.h"
+#include "util/escape.h"
 #include "util/xalloc.h"
 
 #include <errno.h>
@@ -12,7 +13,6 @@
 
 struct ot_timeline {
 	FILE *f;
-	char *path;
 	pid_t pid;
 	uint64_t t0;
 	const char *const *names;
@@ -20,23 +20,12 @@ struct ot_timeline {
 	size_t ntids, cap;
 };
 
-int ot_timeline_open(const char *path, pid_t pid, const char *process,
-		     uint64_t t0_ns, const char *const *names,
-		     struct ot_timeline **out)
+struct ot_timeline *ot_timeline_open(FILE *f, pid_t pid, const char *process, uint64_t t0_ns,
+				     const char *const *names)
 {
-	struct ot_timeline *t;
-	FILE *f = fopen(path, "we");
+	struct ot_timeline *t = ot_xcalloc(1, sizeof(*t));
 
-	*out = NULL;
-	if (!f) {
-		int e = errno;
-
-		ot_error_errno(e, "cannot open %s", path);
-		return -e;
-	}
-	t = ot_xcalloc(1, sizeof(*t));
 	t->f = f;
-	t->path = ot_xstrdup(path);
 	t->pid = pid;
 	t->t0 = t0_ns;
 	t->names = names;
@@ -47,8 +36,7 @@ int ot_timeline_open(const char *path, pid_t pid, const char *process,
 		"\"args\": {\"name\": ", (int)pid, (int)pid);
 	ot_json_string(f, process);
 	fprintf(f, "}}");
-	*out = t;
-	return 0;
+	return t;
 }
 
 /* 1 if tid was not seen before (and is now). */
@@ -111,21 +99,14 @@ void ot_timeline_scope(struct ot_timeline *t, const struct ot_scope *s)
 		(s->end - s->start) / 1000, (unsigned)((s->end - s->start) % 1000));
 }
 
-int ot_timeline_close(struct ot_timeline *t)
+void ot_timeline_close(struct ot_timeline *t, int complete)
 {
-	int ret = 0;
-
 	if (!t)
-		return 0;
-	fprintf(t->f, "\n]}\n");
-	if (ferror(t->f) | fclose(t->f)) {
-		ret = -(errno ? errno : EIO);
-		ot_error_errno(-ret, "cannot write %s", t->path);
-	}
+		return;
+	if (complete)
+		fprintf(t->f, "\n]}\n");
 	free(t->tids);
-	free(t->path);
 	free(t);
-	return ret;
 }
 
 static void write_path(FILE *f, const struct ot_fold *fo, uint32_t k, const char *const *names)
@@ -134,7 +115,8 @@ static void write_path(FILE *f, const struct ot_fold *fo, uint32_t k, const char
 		write_path(f, fo, fo->e[k].parent, names);
 		fputc(';', f);
 	}
-	fputs(names[fo->e[k].func], f);
+	/* A line per path: a name a target controls must not make another. */
+	ot_escape_text(f, names[fo->e[k].func], 0);
 }
 
 int ot_folded_write(FILE *f, const struct ot_tree_node *tree, size_t n,

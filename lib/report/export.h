@@ -19,18 +19,19 @@
 struct ot_timeline;
 
 /*
- * Start a trace-event JSON file at path for process pid, named process;
- * times are written in microseconds since t0_ns.  Returns 0 and *out, or -errno (printed).
+ * Start a trace-event JSON document on f (the caller's, lib/util/outfile)
+ * for process pid, named process; times are written in microseconds since
+ * t0_ns.
  */
-int ot_timeline_open(const char *path, pid_t pid, const char *process,
-		     uint64_t t0_ns, const char *const *names,
-		     struct ot_timeline **out);
+struct ot_timeline *ot_timeline_open(FILE *f, pid_t pid, const char *process, uint64_t t0_ns,
+				     const char *const *names);
 
 /* One complete ("X") event; the first scope of a thread also names it. */
 void ot_timeline_scope(struct ot_timeline *t, const struct ot_scope *s);
 
-/* Close the JSON and the file.  Returns 0, or -errno (printed). */
-int ot_timeline_close(struct ot_timeline *t);
+/* Done with t (NULL: nothing): complete, the JSON closed; else (a failed
+ * capture) nothing more written.  f stays the caller's to close. */
+void ot_timeline_close(struct ot_timeline *t, int complete);
 
 /*
  * Write "outer;middle;inner SELF_NS" lines, one per call path with self

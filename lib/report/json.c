@@ -1,19 +1,10 @@
+/* json.c - JSON strings for the report and the exports (json.h). */
 #include "json.h"
+#include "util/escape.h"
 
 void ot_json_string(FILE *f, const char *s)
 {
-	fputc('"', f);
-	for (; s && *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-
-		if (ch == '"' || ch == '\\')
-			fprintf(f, "\\%c", ch);
-		else if (ch < 0x20)
-			fprintf(f, "\\u%04x", ch);
-		else
-			fputc(ch, f);
-	}
-	fputc('"', f);
+	ot_escape_json(f, s);
 }
 
 void ot_json_string_or_null(FILE *f, const char *s)

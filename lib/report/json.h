@@ -1,6 +1,7 @@
 /*
  * json.h - the little JSON writing report and export share: strings
- * escaped per RFC 8259 (quotes, backslashes, control characters).
+ * escaped per RFC 8259 (quotes, backslashes, control characters), always
+ * valid UTF-8 (a byte that is not is written \ufffd: lib/util/escape).
  */
 #ifndef OT_JSON_H
 #define OT_JSON_H

@@ -1,6 +1,7 @@
 /* prom.c - the report as Prometheus text 0.0.4 or OpenMetrics 1.0 (prom.h). */
 #include "prom.h"
 #include "report_priv.h"
+#include "util/escape.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -30,19 +31,11 @@ static const char *seconds(uint64_t ns, char *buf, size_t len)
 	return buf;
 }
 
-/* A label value: backslash, double quote and newline escaped. */
+/* A label value: backslash, double quote and newline escaped, valid
+ * UTF-8 (lib/util/escape). */
 static void label_value(FILE *f, const char *s)
 {
-	fputc('"', f);
-	for (; s && *s; s++) {
-		if (*s == '\\' || *s == '"')
-			fputc('\\', f);
-		if (*s == '\n')
-			fputs("\\n", f);
-		else
-			fputc(*s, f);
-	}
-	fputc('"', f);
+	ot_escape_prom_label(f, s);
 }
 
 /*

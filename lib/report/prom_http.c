@@ -4,9 +4,12 @@
 #include "util/error.h"
 #include "util/xalloc.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <microhttpd.h>
 #include <netdb.h>
+#include <netinet/in.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
@@ -21,8 +24,31 @@
 /* How long a scrape waits for the capture's fresh metrics. */
 #define WAIT_NS 1000000000ull
 
+/*
+ * What a client may hold (prom_http.h): connections at once, and from one
+ * address; how long a connection may sit idle; how long a request may
+ * take, from the connection (or its previous answer) to the end of its
+ * answer - Prometheus' own default scrape timeout.
+ */
+#define MAX_CONNECTIONS 64u
+#define MAX_PER_ADDRESS 4u
+#define IDLE_SECONDS 5u
+#define REQUEST_NS 10000000000ull
+
+/* A connection, as the deadline's thread sees it. */
+struct conn {
+	struct conn *next;
+	int fd;			/* a dup of its socket: shut down when it is late */
+	uint64_t due;		/* its request's deadline (CLOCK_MONOTONIC ns); 0: cut */
+};
+
 struct ot_prom_http {
 	struct MHD_Daemon *d;
+	/* The connections, under lock; the deadline's thread waits on due. */
+	struct conn *conns;
+	pthread_cond_t due;
+	pthread_t reaper;
+	int reaper_started, stopping;
 	int efd;			/* a scrape waits: the capture polls it */
 	pthread_mutex_t lock;
 	pthread_cond_t fresh;		/* published */
@@ -36,6 +62,115 @@ static void deadline(struct timespec *ts)
 {
 	clock_gettime(CLOCK_MONOTONIC, ts);
 	ts->tv_sec += (time_t)(WAIT_NS / 1000000000u);
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * The deadline of each request, which libmicrohttpd has no option for
+ * (its timeout is an idle one: a byte every few seconds keeps a slow
+ * client forever).  A late connection's socket is shut down: its thread
+ * wakes, and libmicrohttpd closes it.
+ */
+static void *reaper(void *arg)
+{
+	struct ot_prom_http *h = arg;
+
+	pthread_mutex_lock(&h->lock);
+	while (!h->stopping) {
+		uint64_t now = mono_ns(), next = UINT64_MAX;
+		struct timespec ts;
+		struct conn *c;
+
+		for (c = h->conns; c; c = c->next) {
+			if (c->due && c->due <= now) {
+				shutdown(c->fd, SHUT_RDWR);
+				c->due = 0;
+			} else if (c->due && c->due < next) {
+				next = c->due;
+			}
+		}
+		if (next == UINT64_MAX) {
+			pthread_cond_wait(&h->due, &h->lock);
+			continue;
+		}
+		ts.tv_sec = (time_t)(next / 1000000000u);
+		ts.tv_nsec = (long)(next % 1000000000u);
+		pthread_cond_timedwait(&h->due, &h->lock, &ts);
+	}
+	pthread_mutex_unlock(&h->lock);
+	return NULL;
+}
+
+/* A connection opened (its deadline starts) or closed (forgotten). */
+static void on_connection(void *cls, struct MHD_Connection *conn, void **ctx,
+			  enum MHD_ConnectionNotificationCode what)
+{
+	struct ot_prom_http *h = cls;
+	const union MHD_ConnectionInfo *info;
+	struct conn *c = *ctx, **p;
+
+	if (what == MHD_CONNECTION_NOTIFY_STARTED) {
+		info = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+		c = ot_xcalloc(1, sizeof(*c));
+		c->fd = info ? fcntl(info->connect_fd, F_DUPFD_CLOEXEC, 0) : -1;
+		c->due = c->fd >= 0 ? mono_ns() + REQUEST_NS : 0;
+		pthread_mutex_lock(&h->lock);
+		c->next = h->conns;
+		h->conns = c;
+		pthread_cond_signal(&h->due);
+		pthread_mutex_unlock(&h->lock);
+		*ctx = c;
+		return;
+	}
+	if (!c)
+		return;
+	pthread_mutex_lock(&h->lock);
+	for (p = &h->conns; *p && *p != c; p = &(*p)->next)
+		;
+	if (*p)
+		*p = c->next;
+	pthread_mutex_unlock(&h->lock);
+	if (c->fd >= 0)
+		close(c->fd);
+	free(c);
+	*ctx = NULL;
+}
+
+/* An answer sent: the connection's next request (keep-alive) has its own
+ * deadline. */
+static void on_completed(void *cls, struct MHD_Connection *conn, void **req_ctx,
+			 enum MHD_RequestTerminationCode toe)
+{
+	struct ot_prom_http *h = cls;
+	const union MHD_ConnectionInfo *info =
+		MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	struct conn *c = info ? info->socket_context : NULL;
+
+	(void)req_ctx, (void)toe;
+	pthread_mutex_lock(&h->lock);
+	if (c && c->due)
+		c->due = mono_ns() + REQUEST_NS;
+	pthread_mutex_unlock(&h->lock);
+}
+
+/* Whether sa is this machine's loopback (127.0.0.0/8, ::1, ::ffff:127.x). */
+static int loopback(const struct sockaddr *sa)
+{
+	const struct in6_addr *a6;
+
+	if (sa->sa_family == AF_INET)
+		return ntohl(((const struct sockaddr_in *)(const void *)sa)->sin_addr.s_addr) >> 24 == 127;
+	if (sa->sa_family != AF_INET6)
+		return 0;
+	a6 = &((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr;
+	return IN6_IS_ADDR_LOOPBACK(a6) || (IN6_IS_ADDR_V4MAPPED(a6) && a6->s6_addr[12] == 127);
 }
 
 /* Fresh metrics asked for, waited for a while; a copy of one format's. */
@@ -144,8 +279,11 @@ static struct MHD_Daemon *listen_on(struct ot_prom_http *h, const struct addrinf
 	pthread_sigmask(SIG_BLOCK, &all, &old);
 	d = MHD_start_daemon(flags, 0, NULL, NULL, on_request, h,
 			     MHD_OPTION_SOCK_ADDR, ai->ai_addr,
-			     MHD_OPTION_CONNECTION_LIMIT, (unsigned)16,
-			     MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)10,
+			     MHD_OPTION_CONNECTION_LIMIT, MAX_CONNECTIONS,
+			     MHD_OPTION_PER_IP_CONNECTION_LIMIT, MAX_PER_ADDRESS,
+			     MHD_OPTION_CONNECTION_TIMEOUT, IDLE_SECONDS,
+			     MHD_OPTION_NOTIFY_CONNECTION, on_connection, h,
+			     MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
 			     MHD_OPTION_END);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	return d;
@@ -158,6 +296,21 @@ static void set_url(struct ot_prom_http *h, const struct addrinfo *ai, const cha
 
 	snprintf(h->url, sizeof(h->url), ai->ai_family == AF_INET6 ? "http://[%s]:%u/metrics" :
 		 "http://%s:%u/metrics", host, port);
+}
+
+/* The deadlines' thread, with every signal blocked as the server's. */
+static int start_reaper(struct ot_prom_http *h)
+{
+	sigset_t all, old;
+	int err;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	err = pthread_create(&h->reaper, NULL, reaper, h);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	h->reaper_started = !err;
+	errno = err;
+	return err ? -1 : 0;
 }
 
 int ot_prom_http_start(const char *addr, struct ot_prom_http **out)
@@ -183,9 +336,10 @@ int ot_prom_http_start(const char *addr, struct ot_prom_http **out)
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&h->fresh, &ca);
+	pthread_cond_init(&h->due, &ca);
 	pthread_condattr_destroy(&ca);
 	errno = 0;
-	if (h->efd < 0 || !(h->d = listen_on(h, ai))) {
+	if (h->efd < 0 || start_reaper(h) || !(h->d = listen_on(h, ai))) {
 		err = errno ? errno : EADDRINUSE;
 		ot_error_errno(err, "--listen '%s': cannot listen", addr);
 		freeaddrinfo(ai);
@@ -193,6 +347,10 @@ int ot_prom_http_start(const char *addr, struct ot_prom_http **out)
 		return -err;
 	}
 	set_url(h, ai, host);
+	if (!loopback(ai->ai_addr))
+		ot_warn("--listen '%s' is not a loopback address: whoever can reach this "
+			"machine reads the capture's metrics there (function, file and process "
+			"names, counted strings), without authentication", addr);
 	freeaddrinfo(ai);
 	*out = h;
 	return 0;
@@ -236,8 +394,16 @@ void ot_prom_http_stop(struct ot_prom_http *h)
 		return;
 	if (h->d)
 		MHD_stop_daemon(h->d);
+	if (h->reaper_started) {
+		pthread_mutex_lock(&h->lock);
+		h->stopping = 1;
+		pthread_cond_signal(&h->due);
+		pthread_mutex_unlock(&h->lock);
+		pthread_join(h->reaper, NULL);
+	}
 	if (h->efd >= 0)
 		close(h->efd);
+	pthread_cond_destroy(&h->due);
 	pthread_cond_destroy(&h->fresh);
 	pthread_mutex_destroy(&h->lock);
 	free(h->text);

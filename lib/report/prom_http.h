@@ -10,6 +10,13 @@
  * its Accept header asks for it first (lib/report/prom).  Paths other
  * than / and /metrics get 404, methods other than GET and HEAD 405.
  *
+ * What a client may hold is bounded, so that slow or idle ones cannot
+ * lock the scrapers out: 64 connections, 4 per client address (more are
+ * closed at once), 5 s idle, and 10 s per request from its connection (or
+ * its previous answer) to the end of its answer; a thread of ours shuts
+ * down a connection past that deadline.  An address that is not loopback
+ * is warned of: there is no authentication.
+ *
  * Signals stay with the capture's thread: the server's threads start with
  * every signal blocked.  Nothing here exits; errors are printed once.
  */
@@ -30,8 +37,9 @@ int ot_prom_http_parse(const char *addr, char *host, size_t hlen, char *port, si
 
 /*
  * Listen on addr: "HOST:PORT", "[IPV6]:PORT", or ":PORT" / "PORT" for
- * 127.0.0.1 (loopback unless a host is named); PORT 0 picks a free one.
- * Returns 0 and *out, or -errno after printing why (the address named).
+ * 127.0.0.1 (loopback unless a host is named; a warning if not); PORT 0
+ * picks a free one.  Returns 0 and *out, or -errno after printing why
+ * (the address named).
  */
 int ot_prom_http_start(const char *addr, struct ot_prom_http **out);
 

@@ -4,6 +4,7 @@
  * duration people read in every text line.
  */
 #include "report_priv.h"
+#include "util/escape.h"
 
 #include <inttypes.h>
 #include <sys/wait.h>
@@ -72,22 +73,5 @@ const struct ot_values *ot_report_value(const struct ot_report_func *fn, size_t 
 
 void ot_report_text_string(FILE *f, const char *s, int quoted)
 {
-	if (quoted)
-		fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (quoted && (c == '\\' || c == '"'))
-			fprintf(f, "\\%c", c);
-		else if (c == '\n')
-			fputs("\\n", f);
-		else if (c == '\t')
-			fputs("\\t", f);
-		else if (c < 0x20 || c == 0x7f)
-			fprintf(f, "\\x%02x", c);
-		else
-			fputc(c, f);
-	}
-	if (quoted)
-		fputc('"', f);
+	ot_escape_text(f, s, quoted ? OT_ESC_QUOTED : 0);
 }

@@ -4,6 +4,7 @@
  */
 #include "report_priv.h"
 #include "json.h"
+#include "util/escape.h"
 
 #include <inttypes.h>
 #include <string.h>
@@ -11,7 +12,7 @@
 
 void ot_report_interval_text(FILE *f, const struct ot_report_interval *iv)
 {
-	char a[32], b[32], c[32], d[32];
+	char a[32], b[32], c[32], d[32], e[512];
 	size_t i, w = 8;
 
 	/* A row with no name is one kept for a key not seen yet: not shown. */
@@ -28,14 +29,17 @@ void ot_report_interval_text(FILE *f, const struct ot_report_interval *iv)
 	fprintf(f, "\n%-*s %10s %9s %9s %9s\n", (int)w, "FUNCTION", "SCOPES", "P50", "P99", "MAX");
 	for (i = 0; i < iv->nfuncs; i++) {
 		const struct ot_hist *h = &iv->hist[i];
+		const char *name;
 
 		if (!iv->names[i])
 			continue;
+		/* A row's name may be a string the target passed (--lang). */
+		name = ot_escape_text_buf(iv->names[i], e, sizeof(e));
 		if (!h->count) {
-			fprintf(f, "%-*s %10d %9s %9s %9s\n", (int)w, iv->names[i], 0, "-", "-", "-");
+			fprintf(f, "%-*s %10d %9s %9s %9s\n", (int)w, name, 0, "-", "-", "-");
 			continue;
 		}
-		fprintf(f, "%-*s %10" PRIu64 " %9s %9s %9s\n", (int)w, iv->names[i], h->count,
+		fprintf(f, "%-*s %10" PRIu64 " %9s %9s %9s\n", (int)w, name, h->count,
 			ot_report_duration(ot_hist_quantile(h, 0.50), b, sizeof(b)),
 			ot_report_duration(ot_hist_quantile(h, 0.99), c, sizeof(c)),
 			ot_report_duration(h->max, d, sizeof(d)));
@@ -79,26 +83,49 @@ static const char *time_of_day(uint64_t ns, char *buf, size_t len)
 	return buf;
 }
 
+/* " NAME=" before a value: a parameter's name from the target's DWARF. */
+static void value_name(FILE *f, const char *name)
+{
+	fputc(' ', f);
+	ot_escape_text(f, name, 0);
+	fputc('=', f);
+}
+
+/* What the target controls (its name, its functions' names, its strings)
+ * escaped for a terminal (lib/util/escape). */
 void ot_report_slow_text(FILE *f, int pid, const char *name, const struct ot_report_slow *s)
 {
 	char a[32], b[32];
 	size_t k;
 
-	fprintf(f, "slow: %s at %s, pid %d%s%s%s tid %u: %s (%s)", name,
-		s->wall_ns ? time_of_day(s->wall_ns, a, sizeof(a)) :
-		ot_report_duration(s->at_ns, a, sizeof(a)), pid, s->comm[0] ? " (" : "", s->comm,
-		s->comm[0] ? ")" : "", s->tid, ot_report_duration(s->duration_ns, b, sizeof(b)),
-		s->path);
+	fputs("slow: ", f);
+	ot_escape_text(f, name, 0);
+	fprintf(f, " at %s, pid %d", s->wall_ns ? time_of_day(s->wall_ns, a, sizeof(a)) :
+		ot_report_duration(s->at_ns, a, sizeof(a)), pid);
+	if (s->comm[0]) {
+		fputs(" (", f);
+		ot_escape_text(f, s->comm, 0);
+		fputc(')', f);
+	}
+	fprintf(f, " tid %u: %s (", s->tid, ot_report_duration(s->duration_ns, b, sizeof(b)));
+	ot_escape_text(f, s->path, 0);
+	fputc(')', f);
 	if (s->str_name) {
-		fprintf(f, " %s=", s->str_name);
+		value_name(f, s->str_name);
 		ot_report_text_string(f, s->str, 1);
 	}
-	if (s->arg_name)
-		fprintf(f, " %s=%" PRId64, s->arg_name, s->arg);
-	for (k = 0; k < s->nmore; k++)
-		fprintf(f, " %s=%" PRId64, s->more_name[k], s->more[k]);
-	if (s->ret_name)
-		fprintf(f, " %s=%" PRId64, s->ret_name, s->ret);
+	if (s->arg_name) {
+		value_name(f, s->arg_name);
+		fprintf(f, "%" PRId64, s->arg);
+	}
+	for (k = 0; k < s->nmore; k++) {
+		value_name(f, s->more_name[k]);
+		fprintf(f, "%" PRId64, s->more[k]);
+	}
+	if (s->ret_name) {
+		value_name(f, s->ret_name);
+		fprintf(f, "%" PRId64, s->ret);
+	}
 	fputc('\n', f);
 }
 

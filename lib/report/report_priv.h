@@ -34,11 +34,34 @@ enum ot_report_end ot_report_target_end(const struct ot_report *r, int *code);
 /* The text's CALL TREE section (lib/report/report_tree.c). */
 void ot_report_call_tree_text(FILE *f, const struct ot_report *r);
 
-/* A string a program passed (:str) for a terminal: control bytes escaped
- * as C writes them ("\n", "\x07"); quoted, in double quotes, a double
- * quote and a backslash escaped too (PHP's "App\Foo" stays as it is
- * unquoted). */
+/* A string a program passed (:str) for a terminal: control bytes, C1
+ * controls and bytes that are not UTF-8 escaped as C writes them ("\n",
+ * "\x07", lib/util/escape); quoted, in double quotes, a double quote and
+ * a backslash escaped too (PHP's "App\Foo" stays as it is unquoted). */
 void ot_report_text_string(FILE *f, const char *s, int quoted);
+
+/*
+ * The report as the text shows it (lib/report/report_safe.c): a copy of
+ * r whose names, paths and reasons that a target controls are escaped
+ * for a terminal (lib/util/escape); it points into r and into sf, valid
+ * until ot_report_safe_free(sf).  Process names (comm) are inline
+ * arrays: their printers escape them.
+ */
+struct ot_report_safe {
+	struct ot_report r;
+	struct ot_report_func *funcs;
+	const char **names;
+	struct ot_report_refused *refused;
+	struct ot_check check;
+	char **reasons;
+	struct ot_report_slow **slows;
+	size_t nslows;
+	char **owned;		/* the escaped copies */
+	size_t nowned;
+};
+
+const struct ot_report *ot_report_safe(struct ot_report_safe *sf, const struct ot_report *r);
+void ot_report_safe_free(struct ot_report_safe *sf);
 
 /* A duration histogram's summary in JSON, or null when it has no scope:
  * the report's "duration_ns" and -I's lines alike (lib/report/report_json.c). */

@@ -4,17 +4,21 @@
  */
 #include "report.h"
 #include "json.h"
+#include "util/escape.h"
 
 #include <inttypes.h>
 
 void ot_report_restore_text(FILE *f, const struct ot_report_restore *r)
 {
+	char comm[128];	/* the process's own name: escaped for a terminal */
+	const char *c = ot_escape_text_buf(r->comm, comm, sizeof(comm));
+
 	if (!r->found) {
-		fprintf(f, "process %d (%s): nothing of orbit-trace's to restore\n", r->pid, r->comm);
+		fprintf(f, "process %d (%s): nothing of orbit-trace's to restore\n", r->pid, c);
 		return;
 	}
 	fprintf(f, "process %d (%s): left instrumented by orbit-trace process %d, which is gone\n",
-		r->pid, r->comm, r->tracer);
+		r->pid, c, r->tracer);
 	fprintf(f, "restored: %zu of %zu patched entr%s (checked against their files), "
 		"%zu return address%s\n", r->restored, r->patches, r->patches == 1 ? "y" : "ies",
 		r->returns_restored, r->returns_restored == 1 ? "" : "es");

@@ -3,6 +3,7 @@
  * they are printed (ot_report_text at the end shows it).
  */
 #include "report_priv.h"
+#include "util/escape.h"
 
 #include <inttypes.h>
 #include <string.h>
@@ -296,7 +297,7 @@ static void durations_text(FILE *f, const struct ot_report *r, size_t w,
 /* -a: each process's share of each function. */
 static void procs_text(FILE *f, const struct ot_report *r, size_t w)
 {
-	char a[32], b[32];
+	char a[32], b[32], comm[sizeof(r->procs->comm) * 4];
 	size_t i;
 
 	if (!r->nprocs)
@@ -306,7 +307,8 @@ static void procs_text(FILE *f, const struct ot_report *r, size_t w)
 	for (i = 0; i < r->nprocs; i++) {
 		const struct ot_report_proc *p = &r->procs[i];
 
-		fprintf(f, "%8u %-16s %-*s %10" PRIu64 " %10s %9s\n", p->pid, p->comm, (int)w,
+		fprintf(f, "%8u %-16s %-*s %10" PRIu64 " %10s %9s\n", p->pid,
+			ot_escape_text_buf(p->comm, comm, sizeof(comm)), (int)w,
 			r->names[p->func], p->scopes, ot_report_duration(p->total_ns, a, sizeof(a)),
 			ot_report_duration(p->max_ns, b, sizeof(b)));
 	}
@@ -385,7 +387,7 @@ static void title_text(FILE *f, const struct ot_report *r)
 static void arming_inject_text(FILE *f, const struct ot_report *r)
 {
 	const struct ot_inject_stats *in = r->inject;
-	char a[32], p[32];
+	char a[32], p[32], why[sizeof(in->exec_why) * 4];
 	size_t i;
 
 	fprintf(f, "armed %zu of %zu functions in %s, the target paused %s: %zu %s in %zu "
@@ -399,7 +401,8 @@ static void arming_inject_text(FILE *f, const struct ot_report *r)
 			"point%s\n", in->execs, in->execs == 1 ? "" : "s",
 			in->execs == 1 ? "its" : "their", in->execs == 1 ? "" : "s");
 	if (in->exec_why[0])
-		fprintf(f, "exec: a program the process exec'd is not traced: %s\n", in->exec_why);
+		fprintf(f, "exec: a program the process exec'd is not traced: %s\n",
+			ot_escape_text_buf(in->exec_why, why, sizeof(why)));
 	for (i = 0; i < r->nrefused; i++)
 		fprintf(f, "not armed: %s: %s\n", r->refused[i].name, r->refused[i].why);
 }
@@ -615,7 +618,7 @@ static void status_text(FILE *f, const struct ot_report *r)
 			"check failed" : "note", r->check->reasons[i]);
 }
 
-void ot_report_text(FILE *f, const struct ot_report *r)
+static void report_text(FILE *f, const struct ot_report *r)
 {
 	size_t w = name_width(r);
 
@@ -644,6 +647,15 @@ void ot_report_text(FILE *f, const struct ot_report *r)
 	ot_report_call_tree_text(f, r);
 	hists_text(f, r);
 	status_text(f, r);
+}
+
+/* What a target controls escaped first (lib/report/report_safe.c). */
+void ot_report_text(FILE *f, const struct ot_report *r)
+{
+	struct ot_report_safe sf = { 0 };
+
+	report_text(f, ot_report_safe(&sf, r));
+	ot_report_safe_free(&sf);
 }
 
 void ot_report_text_disarm(FILE *f, const struct ot_report *r)

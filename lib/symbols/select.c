@@ -389,6 +389,32 @@ int ot_select_asks_values(const char *spec)
 	return asks;
 }
 
+static size_t lib_prefix(const char *term);
+
+int ot_select_includes(const char *spec)
+{
+	char *copy = ot_xstrdup(spec), *cursor = copy, *term;
+	int any = 0;
+
+	while (!any && (term = next_term(&cursor))) {
+		const char *name;
+
+		if (*term == '!')
+			continue;
+		/* A probe's term is checked whole when its file is read. */
+		if (ot_select_is_usdt(term)) {
+			any = 1;
+			continue;
+		}
+		name = term + lib_prefix(term);
+		if (name > term)
+			name++;		/* the ':' after "libc.so.6" */
+		any = strcspn(name, "(%") > strspn(name, " ");
+	}
+	free(copy);
+	return any;
+}
+
 #define SYM(k, i) ot_elf_sym((k)->e, (i))
 
 /* Why a name that is no function here cannot be traced (after a miss). */
@@ -857,9 +883,12 @@ static size_t lib_prefix(const char *term)
 {
 	const char *p;
 
-	for (p = term; (p = strchr(p, ':')); p += 2) {
-		if (p[1] == ':')
+	/* "::" is C++'s, never a prefix's; a ':' may end the term ("f:::"). */
+	for (p = term; (p = strchr(p, ':')); p++) {
+		if (p[1] == ':') {
+			p++;
 			continue;
+		}
 		if (p > term && p[-1] == ':')
 			continue;
 		if (memchr(term, '/', (size_t)(p - term)) ||

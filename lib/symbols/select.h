@@ -131,6 +131,14 @@ void ot_selection_free(struct ot_selection *s);
 int ot_select_asks_values(const char *spec);
 
 /*
+ * Whether a -f list has a term that may select something: a name, glob
+ * or usdt: term that is not an exclusion ("!GLOB") and not empty ("",
+ * ",,", "libc.so.6:", "(arg1)").  Without one nothing would be armed.
+ * Prints nothing.
+ */
+int ot_select_includes(const char *spec);
+
+/*
  * Several ELF files at once: the main executable and the libraries that
  * -f names with a FILE: or SONAME: prefix ("libc.so.6:malloc",
  * "/opt/app/lib/libfoo.so:init").  A prefix is the text before a single

@@ -6,17 +6,22 @@
 #include <string.h>
 #include <sys/capability.h>
 
-int ot_caps_have_sys_admin(void)
+int ot_caps_have(int cap)
 {
 	cap_t caps = cap_get_proc();
 	cap_flag_value_t v = CAP_CLEAR;
 
 	if (!caps)
 		return 0;
-	if (cap_get_flag(caps, CAP_SYS_ADMIN, CAP_EFFECTIVE, &v))
+	if (cap_get_flag(caps, (cap_value_t)cap, CAP_EFFECTIVE, &v))
 		v = CAP_CLEAR;
 	cap_free(caps);
 	return v == CAP_SET;
+}
+
+int ot_caps_have_sys_admin(void)
+{
+	return ot_caps_have(CAP_SYS_ADMIN);
 }
 
 int ot_caps_check(void)

@@ -11,6 +11,9 @@
 /* 1 if CAP_SYS_ADMIN is in the effective set, else 0. */
 int ot_caps_have_sys_admin(void);
 
+/* 1 if cap (a CAP_* of <sys/capability.h>) is in the effective set, else 0. */
+int ot_caps_have(int cap);
+
 /*
  * Print why the process cannot arm uprobes, naming the capabilities it has
  * (e.g. "cap_perfmon=ep") and how to run it.  Returns 0 if CAP_SYS_ADMIN

@@ -1,4 +1,6 @@
+/* error.c - every message orbit-trace prints, one write each (error.h). */
 #include "error.h"
+#include "escape.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,7 +21,10 @@ int ot_error_verbosity(void)
 /*
  * Format into one buffer and write it with a single fputs: the traced
  * command may be writing to the same terminal, and a message split over
- * several writes can be interleaved with its output.
+ * several writes can be interleaved with its output.  A message may name
+ * what a target controls (a function of its files, a path, its name):
+ * terminal controls and bytes that are not UTF-8 are escaped
+ * (lib/util/escape), the message's own lines kept.
  */
 static void emit(const char *prefix, int err, const char *fmt, va_list ap)
 {
@@ -38,6 +43,14 @@ static void emit(const char *prefix, int err, const char *fmt, va_list ap)
 	} else if (asprintf(&line, "orbit-trace: %s%s\n", prefix,
 			    msg ? msg : fmt) < 0) {
 		line = NULL;
+	}
+	if (line) {
+		char *safe = ot_escape_text_dup(line, OT_ESC_KEEP_LINES);
+
+		if (safe) {
+			free(line);
+			line = safe;
+		}
 	}
 	fputs(line ? line : "orbit-trace: out of memory\n", stderr);
 	free(line);

@@ -106,6 +106,21 @@ static void test_bad_combinations(void **state)
 {
 	(void)state;
 	BAD("no functions to trace: give -f FUNCTIONS", "-p", "1");
+	/* A list that could arm nothing is refused before anything is read. */
+	BAD("-f '' selects nothing: it has no name, glob or usdt: term, only exclusions "
+	    "('!GLOB') or empty terms", "-p", "1", "-f", "");
+	BAD("-f ',,,' selects nothing: it has no name, glob or usdt: term, only exclusions "
+	    "('!GLOB') or empty terms", "-p", "1", "-f", ",,,");
+	BAD("-f '!' selects nothing: it has no name, glob or usdt: term, only exclusions "
+	    "('!GLOB') or empty terms", "-p", "1", "-f", "!");
+	BAD("-f '!*' selects nothing: it has no name, glob or usdt: term, only exclusions "
+	    "('!GLOB') or empty terms", "-p", "1", "-f", "!*");
+	BAD("-f '!outer' selects nothing: it has no name, glob or usdt: term, only exclusions "
+	    "('!GLOB') or empty terms", "-p", "1", "-f", "!outer");
+	BAD("-f 'libc.so.6:,(arg1)' selects nothing: it has no name, glob or usdt: term, only "
+	    "exclusions ('!GLOB') or empty terms", "-p", "1", "-f", "libc.so.6:,(arg1)");
+	BAD("-f '!outer' selects nothing: it has no name, glob or usdt: term, only exclusions "
+	    "('!GLOB') or empty terms", "-l", "-f", "!outer", "--", "t");
 	BAD("-p PID and a command are mutually exclusive", "-p", "1", "-f", "x", "--", "t");
 	BAD("nothing to trace: give -p PID, -a or -- CMD", "-f", "x");
 	BAD("-a traces every process: not with -p PID or a command", "-a", "-p", "1", "-f", "x");
@@ -233,6 +248,26 @@ static void test_pids(void **state)
 	assert_int_equal(parse(&o, &msg, "-a", "--cgroup", "system.slice/x.service", "-f", "x:y",
 			       (char *)NULL), OT_OPTIONS_RUN);
 	assert_string_equal(o.cgroup, "system.slice/x.service");
+/* Lists with something to select pass, whatever else they hold. */
+static void test_lists_that_select(void **state)
+{
+	static const char *const ok[] = {
+		"a,,", " ,a", "!b,a", "libc.so.6:malloc", "usdt:x:p:n", "a::b", "f:::",
+		"read(arg1)%ret", "!x,libc.so.6:free(arg1)",
+	};
+	struct ot_options o;
+	char *msg;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		assert_int_equal(parse(&o, &msg, "-p", "1", "-f", ok[i], (char *)NULL),
+				 OT_OPTIONS_RUN);
+		ot_options_free(&o);
+	}
+	/* --lang adds its probes to a list of exclusions. */
+	assert_int_equal(parse(&o, &msg, "--lang", "php", "-f", "!x", "--", "php8.2",
+			       (char *)NULL), OT_OPTIONS_RUN);
 	ot_options_free(&o);
 }
 
@@ -323,6 +358,7 @@ int main(void)
 		cmocka_unit_test(test_bad_combinations),
 		cmocka_unit_test(test_environment),
 		cmocka_unit_test(test_pids),
+		cmocka_unit_test(test_lists_that_select),
 		cmocka_unit_test(test_good_line),
 		cmocka_unit_test(test_backends_say_why),
 	};
