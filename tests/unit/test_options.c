@@ -248,6 +248,9 @@ static void test_pids(void **state)
 	assert_int_equal(parse(&o, &msg, "-a", "--cgroup", "system.slice/x.service", "-f", "x:y",
 			       (char *)NULL), OT_OPTIONS_RUN);
 	assert_string_equal(o.cgroup, "system.slice/x.service");
+	ot_options_free(&o);
+}
+
 /* Lists with something to select pass, whatever else they hold. */
 static void test_lists_that_select(void **state)
 {

@@ -20,9 +20,9 @@
 
 static struct ot_elf *prog;
 
-static int no_library(void *ctx, const char *name, char **path)
+static int no_library(void *ctx, const char *name, char **path, char **file)
 {
-	(void)ctx, (void)name, (void)path;
+	(void)ctx, (void)name, (void)path, (void)file;
 	return -ENOENT;
 }
 
