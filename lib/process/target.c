@@ -1028,7 +1028,8 @@ int ot_target_objects(void *target, char ***paths, char ***names, size_t *n)
 	if (!t->is_child && t->pid > 0)
 		mapped_objects(t, &o);
 	else
-		loader_list(t->exe, add_loaded, &o);
+		/* ld.so resolves $ORIGIN from the path, not a descriptor. */
+		loader_list(t->display ? t->display : t->exe, add_loaded, &o);
 	*paths = o.paths;
 	*names = o.names;
 	*n = o.n;
