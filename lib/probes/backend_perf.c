@@ -403,6 +403,7 @@ const struct ot_backend_ops ot_backend_perf = {
 	.objects = "perf events",
 	.bpf_layout = 0,
 	.quick_close = 0,
+	.watch_exit = 1,
 	.load = perf_load,
 	.open_ring = perf_open_ring,
 	.ring_mapped = perf_ring_mapped,

@@ -329,6 +329,15 @@ struct ot_probes_thread_execs {
  * on a pid (--follow, -a). */
 const struct ot_probes_thread_execs *ot_probes_thread_execs(const struct ot_probes *p);
 
+/*
+ * How the traced process (-p, or a command) ended, as the kernel's exit
+ * told a backend that arms uprobes (lib/probes/exitwatch): 1 and its wait
+ * status in *status, or 0 when nothing watched it (inject, which sees it
+ * through ptrace; --follow, -a; a kernel that refused the watch) or it has
+ * not exited.  Read before ot_probes_close.
+ */
+int ot_probes_exit_status(const struct ot_probes *p, int *status);
+
 
 /*
  * --follow: calls fn once for each process that exited since the last

@@ -1,4 +1,5 @@
 #include "target.h"
+#include "exitinfo.h"
 #include "util/error.h"
 #include "procfs.h"
 #include "tracee.h"
@@ -467,6 +468,7 @@ int ot_target_exec_stopped(struct ot_target *t)
 	if (ret == -ESRCH) {
 		t->exited = 1;
 		t->status = status;
+		t->exit_from = OT_EXIT_WAIT;
 		ot_error("%s exited before its entry point (its libraries' initialisers)",
 			 t->display);
 	} else if (ret) {
@@ -492,6 +494,7 @@ static int reap(struct ot_target *t, int block)
 		return 0;
 	t->status = si.si_code == CLD_EXITED ? (si.si_status & 0xff) << 8 :
 		    (si.si_status & 0x7f) | (si.si_code == CLD_DUMPED ? 0x80 : 0);
+	t->exit_from = OT_EXIT_WAIT;
 	return 1;
 }
 
@@ -512,6 +515,7 @@ int ot_target_check_exit(struct ot_target *t)
 		state = ot_proc_state(t->pid);
 		if (state && state != 'Z' && state != 'X')
 			return 0;
+		t->exit_from = ot_exit_learn(t->pid, -1, &t->status, &t->exit_why);
 		return t->exited = 1;
 	}
 	if (poll(&pfd, 1, 0) <= 0)
@@ -519,8 +523,8 @@ int ot_target_check_exit(struct ot_target *t)
 	t->exited = 1;
 	if (t->is_child)
 		reap(t, 1);
-	else	/* Traced by us (inject): its parent may reap it only once we have. */
-		waitpid(t->pid, NULL, WNOHANG | __WALL);
+	else
+		t->exit_from = ot_exit_learn(t->pid, t->pidfd, &t->status, &t->exit_why);
 	return 1;
 }
 
@@ -595,6 +599,7 @@ void ot_target_stop(struct ot_target *t)
 	if (!t->exited) {
 		waitpid(t->pid, &t->status, 0);
 		t->exited = 1;
+		t->exit_from = OT_EXIT_WAIT;
 	}
 }
 

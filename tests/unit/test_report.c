@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -752,6 +753,43 @@ static void test_edges(void **state)
 	done(&x);
 }
 
+/* A -p target that ended inside outer, with wait status st (-1: not
+ * known, why) as from said it; the verdict judged on it. */
+static void ended(const char *name, int st, const char *from, const char *why, int prom)
+{
+	struct fixture x;
+
+	clock_ns = 0;
+	x.p = ot_pair_new(NFUNCS);
+	tree(x.p, 100, 0);
+	ev(x.p, 100, OT_EV_ENTRY, OUTER, 0x7000, 1000);
+	fill(&x, NULL, NFUNCS);
+	x.r.target_status = st;
+	x.r.target_exit_from = from;
+	x.r.target_exit_why = why;
+	if (st >= 0)
+		ot_check_target_end(&x.check, x.r.pid, st);
+	render(&x, name, 0);
+	render(&x, name, 1);
+	if (prom)
+		render_prom(&x, name, 0);
+	done(&x);
+}
+
+/*
+ * How a -p target ended: killed by SIGSEGV (its core dumped), as the
+ * kernel's exit hook told, a crash that fails the capture; exit status 3,
+ * from its pidfd, ok; and an end nobody could say.
+ */
+static void test_ended(void **state)
+{
+	(void)state;
+	ended("crash", SIGSEGV | 0x80, "kernel", NULL, 1);
+	ended("exit3", 3 << 8, "pidfd", NULL, 1);
+	ended("ended-unknown", -1, NULL, "reaped by its parent before orbit-trace could read it; "
+	      "a pidfd keeps it from Linux 6.15", 1);
+}
+
 /* multi: one exec from another thread, not held: it ran before it was armed. */
 static void test_thread_exec_unheld(void **state)
 {
@@ -884,6 +922,7 @@ int main(void)
 		cmocka_unit_test(test_thread_execs),
 		cmocka_unit_test(test_lost_inexact),
 		cmocka_unit_test(test_edges),
+		cmocka_unit_test(test_ended),
 		cmocka_unit_test(test_thread_exec_unheld),
 		cmocka_unit_test(test_restore),
 		cmocka_unit_test(test_prom_running),
