@@ -15,6 +15,7 @@
 #include "disarm.h"
 #include "endsig.h"
 #include "keyed.h"
+#include "lang.h"
 #include "util/error.h"
 #include "probes/plan.h"
 #include "process/procfs.h"
@@ -449,6 +450,9 @@ enum ot_capture_result ot_capture_open(struct ot_capture *c)
 	}
 	if (ret)
 		return OT_CAPTURE_FAILED;
+	ret = ot_capture_lang_check(c);
+	if (ret)
+		return ret;
 	ret = resolve(c);
 	if (ret)
 		return ret;

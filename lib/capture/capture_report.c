@@ -1,5 +1,6 @@
 #include "capture_report.h"
 #include "keyed.h"
+#include "lang.h"
 #include "capture_priv.h"
 #include "process/exitinfo.h"
 #include "symbols/debuginfo.h"
@@ -132,6 +133,7 @@ void ot_capture_judge(struct ot_capture *c)
 	judge_thread_execs(c);
 	judge_end(c);
 	ot_keyed_judge(c);
+	ot_capture_lang_judge(c);
 	free(st);
 }
 
