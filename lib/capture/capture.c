@@ -604,6 +604,7 @@ static int arm_probes(struct ot_capture *c)
 		/* A command's stop is seen by its parent, us; a -p
 		 * process's by its own, so only where --freeze says. */
 		.hold_exec = c->target.is_child || c->o.freeze,
+		.not_ours = !c->target.is_child && !c->o.all,
 	};
 
 	if (c->o.freeze && ot_target_freeze(&c->target))

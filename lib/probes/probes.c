@@ -379,7 +379,7 @@ int ot_probes_arm(const struct ot_probe_target *t, size_t n,
 	}
 	/* Before the probes: a process dying meanwhile is seen too.  Without
 	 * it (no BTF, no CAP_BPF) the capture asks the process's pidfd. */
-	if (!ret && p->ops->watch_exit && o->pid > 0)
+	if (!ret && p->ops->watch_exit && o->not_ours && o->pid > 0)
 		(void)ot_exitwatch_start(o->pid, &p->exitw);
 	if (!ret && p->ops->open_ring)
 		ret = open_rings(p, page, p->opts.ring_kb);

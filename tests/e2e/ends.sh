@@ -9,6 +9,7 @@
 #   have their unit test, test_exitinfo);
 # - one killed by SIGABRT, one by SIGSYS (a seccomp filter), one exiting
 #   3 (said, status ok) and one killed by SIGTERM (an ending, ok);
+# - python3.11 (-p) faulting for real, on every backend;
 # - a command (-- CMD) killed by SIGSEGV, on every backend.
 . "$(dirname "$0")/lib.sh"
 require_uprobes
@@ -122,6 +123,43 @@ kill -TERM "$spid"
 wait "$otpid" || fail_ "SIGTERM: exit status $?: $(cat "$work/term.err")"
 cleanup_pids=""
 json_check "$work/term.json" 'j["status"] == "ok"' 'j["target"]["signal_name"] == "SIGTERM"'
+
+# A program nobody here wrote: python3.11 faulting for real (a NULL read
+# through ctypes) while -p traces its interpreter loop, every backend.
+PY=/usr/bin/python3.11
+if [ -x "$PY" ]; then
+	for b in multi perf inject; do
+		rm -f "$work/in"
+		mkfifo "$work/in"
+		"$PY" -c 'import ctypes, os, sys
+print("ready", os.getpid(), flush=True)
+sys.stdin.readline()
+print(sum(range(1000)), flush=True)
+ctypes.string_at(0)' <"$work/in" >"$work/py-$b.out" 2>/dev/null &
+		tpid=$!
+		cleanup_pids=$tpid
+		exec 3>"$work/in"
+		wait_for "$work/py-$b.out" '^ready '
+		"$OT" -v --backend $b --json -o "$work/py-$b.json" -p "$tpid" \
+			-f PyObject_Call,_PyEval_EvalFrameDefault 2>"$work/py-$b.err" &
+		otpid=$!
+		cleanup_pids="$tpid $otpid"
+		wait_for "$work/py-$b.err" 'armed 2 functions'
+		echo go >&3
+		exec 3>&-
+		set +e
+		wait "$tpid"
+		trc=$?
+		wait "$otpid"
+		otrc=$?
+		set -e
+		cleanup_pids=""
+		[ $trc = 139 ] && [ $otrc = 3 ] || fail_ "python3.11 $b: exit statuses $trc, $otrc: $(cat "$work/py-$b.err")"
+		[ "$(sed 1d "$work/py-$b.out")" = 499500 ] || fail_ "python3.11 $b: it printed $(cat "$work/py-$b.out")"
+		json_check "$work/py-$b.json" 'j["status"] == "failed"' 'j["target"]["signal_name"] == "SIGSEGV"' \
+			"j['reasons'] == ['the target (pid $tpid) was killed by SIGSEGV during the capture: a crash, of the program or of its tracing']"
+	done
+fi
 
 # A command killed by SIGSEGV, every backend: its own exit status kept.
 for b in multi perf inject; do
