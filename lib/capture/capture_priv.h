@@ -17,6 +17,7 @@
 #include "probes/ipi.h"
 #include "cli/options.h"
 #include "scopes/pair.h"
+#include "probes/exitwatch.h"
 #include "probes/plan.h"
 #include "probes/probes.h"
 #include "report/prom_http.h"
@@ -93,6 +94,9 @@ struct ot_capture {
 	 * else the pairing's per-event path does not ask it. */
 	int keyed_feeds;
 	struct ot_report_strings rep_strs;
+	/* -p with a backend that arms uprobes: how the process ends, as the
+	 * kernel's exit tracepoint tells it (lib/probes/exitwatch), or NULL. */
+	struct ot_exitwatch *exitw;
 };
 
 #endif

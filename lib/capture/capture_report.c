@@ -78,8 +78,9 @@ static void judge_thread_execs(struct ot_capture *c)
 
 /*
  * How the target ended, from the best witness: its wait (ours, or its
- * tracer's), else the backend's hook on the kernel's exit, else its
- * pidfd or its zombie (lib/process/exitinfo).  A crash is a reason.
+ * tracer's), else the kernel's exit tracepoint (lib/probes/exitwatch),
+ * else its pidfd or its zombie (lib/process/exitinfo).  A crash is a
+ * reason.
  */
 static void judge_end(struct ot_capture *c)
 {
@@ -89,7 +90,7 @@ static void judge_end(struct ot_capture *c)
 	if (!t->exited || c->o.all)
 		return;
 	if (t->exit_from != OT_EXIT_WAIT && t->exit_from != OT_EXIT_PTRACE &&
-	    ot_probes_exit_status(c->probes, &st)) {
+	    ot_exitwatch_status(c->exitw, &st)) {
 		t->status = st;
 		t->exit_from = OT_EXIT_KERNEL;
 		t->exit_why = NULL;

@@ -37,10 +37,6 @@ struct ot_backend_ops {
 	const char *objects;	/* what holds the probes, for people */
 	int bpf_layout;		/* ring samples are the BPF program's layout */
 	int quick_close;	/* releasing takes a few system calls */
-	/* It holds nothing of a -p process (uprobes): how the process ends
-	 * is watched on the kernel's exit tracepoint (lib/probes/exitwatch),
-	 * ot_probes_exit_status. */
-	int watch_exit;
 	size_t ring_kb;		/* its rings' size unless --ring-kb says */
 	/* Prepare (load programs, read sysfs): 0, or -errno with why. */
 	int (*load)(struct ot_probes *p, char *why, size_t whylen);
@@ -116,7 +112,6 @@ struct ot_probes {
 	struct ot_probe_id *ids;	/* open addressing on the id */
 	size_t idcap;
 	struct ot_probe_id *last;	/* the last id looked up */
-	struct ot_exitwatch *exitw;	/* watch_exit: how the process ends, or NULL */
 };
 
 struct ot_probe_id {

@@ -958,7 +958,6 @@ const struct ot_backend_ops ot_backend_multi = {
 	.objects = "uprobe_multi links",
 	.bpf_layout = 1,
 	.quick_close = 1,
-	.watch_exit = 1,
 	.load = multi_load,
 	.open_ring = multi_open_ring,
 	.ring_mapped = multi_ring_mapped,

@@ -445,7 +445,6 @@ const struct ot_backend_ops ot_backend_perf = {
 	.objects = "perf events",
 	.bpf_layout = 0,
 	.quick_close = 0,
-	.watch_exit = 1,
 	.load = perf_load,
 	.open_ring = perf_open_ring,
 	.ring_mapped = perf_ring_mapped,

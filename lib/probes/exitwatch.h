@@ -3,8 +3,8 @@
  * a BPF program on the scheduler's exit tracepoint
  * (lib/probes/exitwatch.bpf.c; raw tracepoint and BTF, Linux 5.5) keeps
  * the wait status of one process once its last thread has gone, as its
- * parent will be told it.  For the backends that arm uprobes (privileged,
- * and holding nothing of a -p process that is not our child): without it,
+ * parent will be told it.  For a -p process traced by a backend that arms
+ * uprobes (privileged, and holding nothing of the process): without it,
  * how such a process ended is only in its pidfd once its parent has reaped
  * it (Linux 6.15) or in its zombie's /proc stat, which the kernel hides
  * from a tracer that dropped its capabilities (lib/process/exitinfo.h).

@@ -1,7 +1,6 @@
 #include "probes.h"
 #include "process/procfs.h"
 #include "backend.h"
-#include "exitwatch.h"
 #include "util/caps.h"
 #include "rings/drain.h"
 #include "util/error.h"
@@ -377,10 +376,6 @@ int ot_probes_arm(const struct ot_probe_target *t, size_t n,
 			 p->opts.ring_kb, page);
 		ret = -EINVAL;
 	}
-	/* Before the probes: a process dying meanwhile is seen too.  Without
-	 * it (no BTF, no CAP_BPF) the capture asks the process's pidfd. */
-	if (!ret && p->ops->watch_exit && o->not_ours && o->pid > 0)
-		(void)ot_exitwatch_start(o->pid, &p->exitw);
 	if (!ret && p->ops->open_ring)
 		ret = open_rings(p, page, p->opts.ring_kb);
 	if (!ret)
@@ -465,7 +460,6 @@ void ot_probes_close(struct ot_probes *p)
 	/* Probes before rings: no hit may look for a ring being closed. */
 	if (p->ops)
 		p->ops->close(p);
-	ot_exitwatch_stop(p->exitw);
 	for (c = 0; c < p->ncpus; c++) {
 		struct ot_cpu_ring *s = &p->cpus[c];
 
@@ -634,11 +628,6 @@ void ot_probes_events(struct ot_probes *p)
 const struct ot_probes_thread_execs *ot_probes_thread_execs(const struct ot_probes *p)
 {
 	return p && p->ops && p->ops->thread_execs ? p->ops->thread_execs(p) : NULL;
-}
-
-int ot_probes_exit_status(const struct ot_probes *p, int *status)
-{
-	return p ? ot_exitwatch_status(p->exitw, status) : 0;
 }
 
 void ot_probes_say(struct ot_probes *p, struct ot_probes_said *out)

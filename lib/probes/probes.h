@@ -192,9 +192,6 @@ struct ot_probes_opts {
 	int hold_exec;		/* multi: pid may be stopped (SIGSTOP) at an exec
 				 * from a thread other than its first, until its
 				 * new program is armed (ot_probes_thread_execs) */
-	int not_ours;		/* pid is not our child (-p): how it ends is
-				 * watched, by a backend that holds nothing
-				 * of it (ot_probes_exit_status) */
 };
 
 /*
@@ -331,15 +328,6 @@ struct ot_probes_thread_execs {
 /* NULL for a backend without them (perf, inject) or when no link filters
  * on a pid (--follow, -a). */
 const struct ot_probes_thread_execs *ot_probes_thread_execs(const struct ot_probes *p);
-
-/*
- * How the traced -p process (not_ours) ended, as the kernel's exit
- * told a backend that arms uprobes (lib/probes/exitwatch): 1 and its wait
- * status in *status, or 0 when nothing watched it (a command, whose wait
- * says it; inject, which sees it through ptrace; -a; a kernel that refused
- * the watch) or it has not exited.  Read before ot_probes_close.
- */
-int ot_probes_exit_status(const struct ot_probes *p, int *status);
 
 
 /*

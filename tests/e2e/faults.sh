@@ -56,13 +56,14 @@ json_check "$work/throw-auto.json" \
 # With return probes forced, the C++ runtime finds the uretprobe trampoline
 # where a return address should be and calls std::terminate (perf's and
 # bpftrace's return probes do the same): orbit-trace warns before, then
-# reports the signal with what it saw, and exits 0.
-"$OT" --returns uretprobe --json -o "$work/throw2.json" -f f,g,h -- "$T/throw" 500 >/dev/null 2>"$work/throw2.err" ||
-	fail_ "exception through return probes: exit status $?"
+# reports the signal with what it saw, and fails (a crash: exit status 3).
+expect_rc 3 /dev/null "$work/throw2.err" "$OT" --returns uretprobe --json -o "$work/throw2.json" \
+	-f f,g,h -- "$T/throw" 500
 grep -q "uses C++ exceptions: one thrown through a function with a return probe aborts the program; --returns insn avoids that" \
 	"$work/throw2.err" || fail_ "no warning about C++ exceptions"
 json_check "$work/throw2.json" \
-	'j["target"]["signal"] == 6' \
+	'j["target"]["signal"] == 6 and j["status"] == "failed"' \
+	'any("was killed by SIGABRT during the capture" in r for r in j["reasons"])' \
 	'fn["h"]["unclosed"] + fn["h"]["scopes"] >= 1 and fn["f"]["orphans"] == 0'
 
 # The same recursion and longjmp with --returns insn: no nesting limit for

@@ -754,10 +754,16 @@ static void test_edges(void **state)
 }
 
 /* A -p target that ended inside outer, with wait status st (-1: not
- * known, why) as from said it; the verdict judged on it. */
-static void ended(const char *name, int st, const char *from, const char *why, int prom)
+ * known, why) as from said it; the verdict judged on it; its metrics
+ * golden (prom), or their line saying how it ended (line). */
+static void ended(const char *name, int st, const char *from, const char *why, int prom,
+		  const char *line)
 {
+	struct ot_prom_opts o = { .version = "0.1.0" };
 	struct fixture x;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
 
 	clock_ns = 0;
 	x.p = ot_pair_new(NFUNCS);
@@ -773,6 +779,11 @@ static void ended(const char *name, int st, const char *from, const char *why, i
 	render(&x, name, 1);
 	if (prom)
 		render_prom(&x, name, 0);
+	f = open_memstream(&buf, &len);
+	assert_int_equal(ot_report_prom(f, &x.r, &o), 0);
+	fclose(f);
+	assert_non_null(strstr(buf, line));
+	free(buf);
 	done(&x);
 }
 
@@ -784,10 +795,12 @@ static void ended(const char *name, int st, const char *from, const char *why, i
 static void test_ended(void **state)
 {
 	(void)state;
-	ended("crash", SIGSEGV | 0x80, "kernel", NULL, 1);
-	ended("exit3", 3 << 8, "pidfd", NULL, 1);
+	ended("crash", SIGSEGV | 0x80, "kernel", NULL, 1,
+	      "\norbit_trace_target_exit{how=\"signal\",code=\"SIGSEGV\"} 1\n");
+	ended("exit3", 3 << 8, "pidfd", NULL, 0, "\norbit_trace_target_exit{how=\"exit\",code=\"3\"} 1\n");
 	ended("ended-unknown", -1, NULL, "reaped by its parent before orbit-trace could read it; "
-	      "a pidfd keeps it from Linux 6.15", 1);
+	      "a pidfd keeps it from Linux 6.15", 0,
+	      "\norbit_trace_target_exit{how=\"unknown\",code=\"\"} 1\n");
 }
 
 /* multi: one exec from another thread, not held: it ran before it was armed. */
