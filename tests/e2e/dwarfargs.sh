@@ -294,14 +294,16 @@ for be in $bes; do
 	cleanup_pids="$cleanup_pids $spid"
 	exec 4>"$work/sin"
 	wait_for "$work/sp.out" '^ready '
-	"$OT" -v --json --backend $be -o "$work/sp-$be.json" -f 'take(path:str)' -p $spid >/dev/null 2>"$work/sp.err" &
+	# Its own file per backend: the previous one's "armed" line must not
+	# pass for this one's before its shell has truncated it.
+	"$OT" -v --json --backend $be -o "$work/sp-$be.json" -f 'take(path:str)' -p $spid >/dev/null 2>"$work/sp-$be.err" &
 	otpid=$!
 	cleanup_pids="$cleanup_pids $otpid"
-	wait_for "$work/sp.err" 'armed 1 functions'
+	wait_for "$work/sp-$be.err" 'armed 1 functions'
 	echo go >&4
 	wait_for "$work/sp.out" '^done$'
 	kill -INT $otpid
-	wait $otpid || fail_ "strings -p $be: orbit-trace exit status $?: $(cat "$work/sp.err")"
+	wait $otpid || fail_ "strings -p $be: orbit-trace exit status $?: $(cat "$work/sp-$be.err")"
 	echo bye >&4
 	exec 4>&-
 	wait $spid || fail_ "strings -p $be: strs exit status $?"

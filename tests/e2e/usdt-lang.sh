@@ -146,7 +146,7 @@ PY
 		fail_ "php without USE_ZEND_DTRACE: $(cat "$work/err")"
 	[ ! -s "$work/out" ] || fail_ "php without USE_ZEND_DTRACE: the command ran: $(cat "$work/out")"
 	for env in "" USE_ZEND_DTRACE=0; do
-		rm -f "$work/in"
+		rm -f "$work/in" "$work/php-p.out"
 		mkfifo "$work/in"
 		env -u USE_ZEND_DTRACE $env "$PHP" -r 'echo "ready ", getmypid(), "\n"; fgets(STDIN);' \
 			<"$work/in" >"$work/php-p.out" &
