@@ -25,7 +25,7 @@ LDLIBS     := $(PKG_LIBS) -liberty -lm
 
 LIB_SRC    := $(filter-out %.bpf.c,$(wildcard lib/*/*.c))
 LIB_OBJ    := $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/lib/probes/uprobe_multi_obj.o \
-              $(BUILD)/lib/inject/inject_rt.o
+              $(BUILD)/lib/probes/exitwatch_obj.o $(BUILD)/lib/inject/inject_rt.o
 LIB_HDR    := $(wildcard lib/*/*.h)
 UNIT_SRC   := $(wildcard tests/unit/test_*.c)
 UNIT_BIN   := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
@@ -63,14 +63,17 @@ $(BUILD)/orbit-trace.o: ALL_CFLAGS += \
 LIBBPF_DEF := -DOT_LIBBPF_VERSION='"$(shell pkg-config --modversion libbpf 2>/dev/null)"'
 $(BUILD)/lib/probes/backend_multi.o: ALL_CFLAGS += $(LIBBPF_DEF)
 
-# The multi backend's BPF program: compiled for the BPF target, then
-# carried inside the executable by .incbin (lib/probes/uprobe_multi_obj.S).
+# The BPF programs (the multi backend's, the exit watch's): compiled for
+# the BPF target, then carried inside the executable by .incbin
+# (lib/probes/*_obj.S).
 BPF_ARCH   := $(patsubst x86_64,x86,$(patsubst aarch64,arm64,$(shell uname -m)))
-$(BUILD)/lib/probes/uprobe_multi.bpf.o: lib/probes/uprobe_multi.bpf.c Makefile
+$(BUILD)/lib/probes/%.bpf.o: lib/probes/%.bpf.c Makefile
 	@mkdir -p $(dir $@)
 	clang -O2 -g -target bpf -D__TARGET_ARCH_$(BPF_ARCH) \
 		-I/usr/include/$(shell $(CC) -dumpmachine) -c -o $@ $<
 $(BUILD)/lib/probes/uprobe_multi_obj.o: lib/probes/uprobe_multi_obj.S $(BUILD)/lib/probes/uprobe_multi.bpf.o
+	$(CC) -c -I$(BUILD)/lib/probes -o $@ $<
+$(BUILD)/lib/probes/exitwatch_obj.o: lib/probes/exitwatch_obj.S $(BUILD)/lib/probes/exitwatch.bpf.o
 	$(CC) -c -I$(BUILD)/lib/probes -o $@ $<
 
 # --compensate probes orbit-trace's own ot_calib_target: keep it in .dynsym
@@ -104,7 +107,8 @@ TARGETS    := build/targets/recurse build/targets/jump build/targets/throw build
               build/targets/leaderless build/targets/usdt build/targets/usdt_pairs build/targets/dwargs \
               build/targets/strs build/targets/asmswitch build/targets/altstack \
               build/targets/usecoro build/targets/asyncjmp build/targets/rpanic \
-              build/targets/hidden build/targets/planted build/targets/hostile
+              build/targets/hidden build/targets/planted build/targets/hostile \
+              build/targets/ends
 # rustup's rustc if there is one, else Debian's (make deps installs it).
 RUSTC      ?= $(shell command -v rustc 2>/dev/null || ls $$HOME/.cargo/bin/rustc 2>/dev/null || echo rustc)
 build/targets/rstress: tests/e2e/targets/rstress.rs
@@ -209,7 +213,7 @@ $(BUILD)/tests/test_tracee $(BUILD)/tests/test_relocate: $(STRESS)
 FUZZ_SECONDS ?= 60
 FUZZ_CFLAGS := -std=gnu11 -g -O1 -D_GNU_SOURCE -DOT_VERSION='"$(VERSION)"' -I. -Ilib $(PKG_CFLAGS) $(LIBBPF_DEF) \
                -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
-FUZZ_OBJ := build/lib/probes/uprobe_multi_obj.o build/lib/inject/inject_rt.o
+FUZZ_OBJ := build/lib/probes/uprobe_multi_obj.o build/lib/probes/exitwatch_obj.o build/lib/inject/inject_rt.o
 build-fuzz/%: tests/fuzz/%.c $(LIB_SRC) $(LIB_HDR) $(FUZZ_OBJ)
 	@mkdir -p build-fuzz
 	clang $(FUZZ_CFLAGS) -o $@ $< $(LIB_SRC) $(FUZZ_OBJ) $(LDLIBS)

@@ -16,6 +16,7 @@
 #include "endsig.h"
 #include "keyed.h"
 #include "services.h"
+#include "lang.h"
 #include "util/error.h"
 #include "probes/plan.h"
 #include "process/procfs.h"
@@ -389,6 +390,7 @@ static void cleanup(struct ot_capture *c)
 	ot_metrics_close(c);
 	disarm(c);
 	ot_target_thaw(&c->target); /* never leave a -p process stopped */
+	ot_exitwatch_stop(c->exitw);
 	ot_pair_free(c->calib_pair);
 	if (c->npt > c->plan.sel.n)	/* the calibration's target is the last */
 		free((uint64_t *)c->plan.pt[c->calib_target].ret_sites);
@@ -463,6 +465,9 @@ enum ot_capture_result ot_capture_open(struct ot_capture *c)
 	}
 	if (ret)
 		return OT_CAPTURE_FAILED;
+	ret = ot_capture_lang_check(c);
+	if (ret)
+		return ret;
 	ret = resolve(c);
 	if (ret)
 		return ret;
@@ -705,6 +710,21 @@ static enum ot_capture_result start(struct ot_capture *c)
 	return OT_CAPTURE_OK;
 }
 
+/*
+ * -p: how the process will end is the kernel's to tell, watched from now
+ * (before arming, outside its timing and a --freeze's pause: loading the
+ * BPF program takes ~20 ms).  A backend that arms uprobes holds nothing of
+ * the process and runs privileged, as the watch needs; inject holds it
+ * with ptrace, which tells.  Without it (no BTF, no CAP_BPF) the process's
+ * pidfd and /proc are asked at the end (lib/process/exitinfo).
+ */
+static void watch_exit(struct ot_capture *c)
+{
+	if (!c->target.is_child && !c->o.all && c->target.pid > 0 &&
+	    (c->o.backend->can & OT_NEEDS_SYS_ADMIN))
+		(void)ot_exitwatch_start(c->target.pid, &c->exitw);
+}
+
 enum ot_capture_result ot_capture_arm(struct ot_capture *c)
 {
 	enum ot_capture_result ret;
@@ -725,6 +745,7 @@ enum ot_capture_result ot_capture_arm(struct ot_capture *c)
 	if ((c->o.compensate && add_calib_target(c)) || spawn(c) || make_sinks(c) ||
 	    ot_metrics_open(c))
 		return OT_CAPTURE_FAILED;
+	watch_exit(c);
 	/* What arming costs the machine, measured the way the seed measured
 	 * static keys: wall time and /proc/interrupts deltas. */
 	ot_ipi_read(&c->arm_before);

@@ -17,6 +17,7 @@
 #include "probes/ipi.h"
 #include "cli/options.h"
 #include "scopes/pair.h"
+#include "probes/exitwatch.h"
 #include "probes/plan.h"
 #include "probes/probes.h"
 #include "report/prom_http.h"
@@ -103,6 +104,9 @@ struct ot_capture {
 	 * its path for people; -1 and NULL without. */
 	int cgroup_fd;
 	char *cgroup_path;
+	/* -p with a backend that arms uprobes: how the process ends, as the
+	 * kernel's exit tracepoint tells it (lib/probes/exitwatch), or NULL. */
+	struct ot_exitwatch *exitw;
 };
 
 /* -p PID,PID... or --follow: the capture traces a set of processes the

@@ -1,6 +1,8 @@
 #include "capture_report.h"
 #include "keyed.h"
+#include "lang.h"
 #include "capture_priv.h"
+#include "process/exitinfo.h"
 #include "symbols/debuginfo.h"
 #include "util/clock.h"
 #include "util/error.h"
@@ -103,6 +105,35 @@ static void judge_orphans(struct ot_capture *c)
 	ot_check_add(&c->check, OT_STATUS_LOSSY, why);
 }
 
+/*
+ * How the target ended, from the best witness: its wait (ours, or its
+ * tracer's), else the kernel's exit tracepoint (lib/probes/exitwatch),
+ * else its pidfd or its zombie (lib/process/exitinfo).  A crash is a
+ * reason.
+ */
+static void judge_end(struct ot_capture *c)
+{
+	struct ot_target *t = &c->target;
+	int st;
+
+	if (!t->exited || c->o.all)
+		return;
+	if (t->exit_from != OT_EXIT_WAIT && t->exit_from != OT_EXIT_PTRACE &&
+	    ot_exitwatch_status(c->exitw, &st)) {
+		t->status = st;
+		t->exit_from = OT_EXIT_KERNEL;
+		t->exit_why = NULL;
+	}
+	/* Its parent may have reaped it since the capture ended: its pidfd
+	 * tells then (Linux 6.15). */
+	if (!t->exit_from && t->pidfd >= 0)
+		t->exit_from = ot_exit_learn(t->pid, t->pidfd, &t->status, &t->exit_why);
+	if (t->exit_from)
+		ot_check_target_end(&c->check, (int)t->pid, t->status);
+	else
+		ot_verbose("how process %d ended is not known: %s", (int)t->pid, t->exit_why);
+}
+
 void ot_capture_judge(struct ot_capture *c)
 {
 	size_t nrows = ot_keyed_nreport(c);
@@ -131,7 +162,9 @@ void ot_capture_judge(struct ot_capture *c)
 		ot_check_add(&c->check, OT_STATUS_LOSSY, c->said.why[i]);
 	judge_thread_execs(c);
 	judge_orphans(c);
+	judge_end(c);
 	ot_keyed_judge(c);
+	ot_capture_lang_judge(c);
 	free(st);
 }
 
@@ -278,7 +311,10 @@ void ot_capture_fill_report(struct ot_capture *c)
 	r.duration_ns = c->t_end - c->t_start;
 	r.ended_by = c->ended_by;
 	r.target_exited = c->target.exited;
-	r.target_status = c->target.is_child ? c->target.status : -1;
+	r.target_status = c->target.exit_from ? c->target.status : -1;
+	if (c->target.exit_from != OT_EXIT_WAIT)
+		r.target_exit_from = ot_exit_from_name(c->target.exit_from);
+	r.target_exit_why = c->target.exit_why;
 	r.records = records(c);
 	r.threads = ot_pair_threads(c->pair);
 	r.nfuncs = ot_keyed_nreport(c);

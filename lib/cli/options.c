@@ -53,7 +53,9 @@ const char ot_usage_text[] =
 	"      --lang LANG        trace a language runtime's functions as scopes,\n"
 	"                         a row per function name: php (php8.2; run it with\n"
 	"                         USE_ZEND_DTRACE=1), python (python3.11), ruby\n"
-	"                         (libruby-3.1); adds to -f (see the man page)\n"
+	"                         (libruby-3.1; Ruby methods only while a TracePoint\n"
+	"                         for :call and :return is on); adds to -f (see the\n"
+	"                         man page)\n"
 	"  -l, --list             print what -f selects (default: every function)\n"
 	"                         with file offsets and sizes, USDT probes with their\n"
 	"                         sites, semaphores, argument specs; arm nothing\n"
@@ -687,20 +689,36 @@ enum ot_options_result ot_options_parse(struct ot_options *o, int argc, char **a
  * class, scope), python's function__entry(file, function, line) and
  * ruby's method__entry(class, method, file, line).
  */
-static const struct { const char *lang, *terms; } lang_presets[] = {
-	{ "php", "usdt:/usr/bin/php8.2:php:function__entry..function__return@arg1:str" },
-	{ "python", "usdt:/usr/bin/python3.11:python:function__entry..function__return@arg2:str" },
-	{ "ruby", "usdt:libruby-3.1.so.3.1:ruby:method__entry..method__return@arg2:str" },
+static const struct ot_lang lang_presets[] = {
+	{ "php", "usdt:/usr/bin/php8.2:php:function__entry..function__return@arg1:str",
+	  "/usr/bin/php8.2", "php8.2", "USE_ZEND_DTRACE", NULL },
+	{ "python", "usdt:/usr/bin/python3.11:python:function__entry..function__return@arg2:str",
+	  "/usr/bin/python3.11", "python3.11", NULL, NULL },
+	/* Its VM fires them from its trace instructions: only while a
+	 * TracePoint asks for those events. */
+	{ "ruby", "usdt:libruby-3.1.so.3.1:ruby:method__entry..method__return@arg2:str",
+	  "libruby-3.1.so.3.1", "ruby 3.1", NULL,
+	  "ruby 3.1 fires method__entry for a Ruby method only while a TracePoint for :call "
+	  "is enabled in the process, and method__return only while one for :return is: "
+	  "enable TracePoint.new(:call, :return) {}.enable (for a script, ruby -r./tp.rb with "
+	  "that line in tp.rb)" },
 };
 
-const char *ot_lang_preset(const char *lang)
+const struct ot_lang *ot_lang_find(const char *lang)
 {
 	size_t i;
 
-	for (i = 0; i < sizeof(lang_presets) / sizeof(lang_presets[0]); i++)
+	for (i = 0; lang && i < sizeof(lang_presets) / sizeof(lang_presets[0]); i++)
 		if (!strcmp(lang, lang_presets[i].lang))
-			return lang_presets[i].terms;
+			return &lang_presets[i];
 	return NULL;
+}
+
+const char *ot_lang_preset(const char *lang)
+{
+	const struct ot_lang *l = ot_lang_find(lang);
+
+	return l ? l->terms : NULL;
 }
 
 void ot_options_free(struct ot_options *o)

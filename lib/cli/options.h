@@ -87,4 +87,16 @@ extern const char ot_usage_text[];
  * name), or NULL for a runtime it does not know. */
 const char *ot_lang_preset(const char *lang);
 
+/* What a --lang runtime is: its terms, the file its probes are in (a
+ * path, or a library's soname), its name for people, the variable that
+ * must be non-zero in its environment when it starts for its probes to
+ * fire (NULL: none), and what to say when its entry probe never fired
+ * (NULL: nothing). */
+struct ot_lang {
+	const char *lang, *terms, *file, *name, *env, *silent;
+};
+
+/* lang's, or NULL. */
+const struct ot_lang *ot_lang_find(const char *lang);
+
 #endif

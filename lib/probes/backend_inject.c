@@ -274,16 +274,56 @@ static void patch_of(const struct injset *s, size_t e, struct ot_inject_fn *f)
 	f->sema = t->ref_ctr;
 }
 
-/* Target i's first patch program j refused, or NULL. */
+/* Target i's patches in program j: how many (*n), how many refused
+ * (returned), the first refused (*first, or NULL). */
+static size_t patches_refused(const struct injset *s, const struct inj *j, size_t i,
+			      size_t *n, const struct ot_inject_fn **first)
+{
+	size_t e, refused = 0;
+
+	*n = 0;
+	*first = NULL;
+	for (e = 0; e < s->npatch; e++) {
+		if (s->patch_target[e] != i)
+			continue;
+		(*n)++;
+		if (!j->fn[e].refused)
+			continue;
+		if (!refused++)
+			*first = &j->fn[e];
+	}
+	return refused;
+}
+
+/*
+ * Target i's first refused patch in program j when none of its patches
+ * was made (it is not armed), else NULL.  A USDT probe with some sites
+ * patched is armed: those sites' hits are counted (partly_armed says
+ * which were not).
+ */
 static const struct ot_inject_fn *refused_patch(const struct injset *s, const struct inj *j,
 						size_t i)
 {
-	size_t e;
+	const struct ot_inject_fn *first;
+	size_t n, refused = patches_refused(s, j, i, &n, &first);
 
-	for (e = 0; e < s->npatch; e++)
-		if (s->patch_target[e] == i && j->fn[e].refused)
-			return &j->fn[e];
-	return NULL;
+	return refused && refused == n ? first : NULL;
+}
+
+/* A USDT probe i with some of its sites patched in program j and others
+ * not: one line saying which, into buf; 0 when it is not so. */
+static int partly_armed(const struct injset *s, const struct inj *j, size_t i, char *buf,
+			size_t len)
+{
+	const struct ot_inject_fn *first;
+	size_t n, refused = patches_refused(s, j, i, &n, &first);
+
+	if (!refused || refused == n)
+		return 0;
+	snprintf(buf, len, "%s: %zu of its %zu sites armed; %zu not patched, their hits not "
+		 "counted (site +0x%llx: %s)", s->targets[i].label, n - refused, n, refused,
+		 (unsigned long long)first->site, first->refused);
+	return 1;
 }
 
 /* Instrument the process's current program as a new generation: its
@@ -329,7 +369,10 @@ static int arm_gen(struct injset *s, int on)
 	for (i = 0; i < s->nfn; i++) {
 		const struct ot_inject_fn *r = refused_patch(s, j, i);
 		const char *why = r ? r->refused : NULL;
+		char part[512];
 
+		if (!why && s->ngen == 1 && partly_armed(s, j, i, part, sizeof(part)))
+			ot_warn("%s", part);
 		if (!why)
 			armed++;
 		else if (s->ngen == 1)
@@ -945,6 +988,9 @@ static void say_why(const struct ot_probes *p, const struct ot_inject_stats *st,
 		snprintf(out->why[out->nwhy++], sizeof(out->why[0]), "%zu of %zu functions were "
 			 "not armed: inject could not patch them (arming.refused says why)",
 			 refused, s->nfn);
+	for (i = 0; i < s->nfn && current(s) && out->nwhy < OT_PROBES_WHY_MAX - 3; i++)
+		if (partly_armed(s, current(s), i, out->why[out->nwhy], sizeof(out->why[0])))
+			out->nwhy++;
 	if (st->unrecorded_handlers || st->unrecorded_threads)
 		snprintf(out->why[out->nwhy++], sizeof(out->why[0]), "%llu calls were not "
 			 "recorded: %llu of signal handlers that interrupted inject's runtime on "

@@ -168,24 +168,66 @@ static int perf_ring_mapped(struct ot_probes *p, unsigned c)
 }
 
 /*
+ * Why the perf backend cannot record operand a of t - a sample carries
+ * the registers, no memory and no constant: -1 and why (k: a USDT site's
+ * index, or -1 for a function's value at its entry), else 0.
+ */
+static int not_a_register(const struct ot_probe_target *t, const struct ot_usdt_arg *a,
+			  long k, char *why, size_t len)
+{
+	char where[64];
+
+	if (a->kind == OT_USDT_ARG_REG)
+		return 0;
+	if (k >= 0)
+		snprintf(why, len, "arg%u at +0x%llx is %s: the perf backend reads only registers "
+			 "(--backend multi reads every operand)", t->arg,
+			 (unsigned long long)t->points[k],
+			 a->kind == OT_USDT_ARG_CONST ? "a constant" : "in memory");
+	else
+		snprintf(why, len, "the argument asked is in memory at the entry (%s): the perf "
+			 "backend reads only registers (--backend multi reads it)",
+			 ot_dwarf_describe(a, where, sizeof(where)));
+	return -1;
+}
+
+/*
+ * The plan's check (ot_backend_info.refuse_target), before a command
+ * starts: every value t asks is a register, else -1 and why - refused as
+ * a usage error (exit status 2), as inject refuses what it cannot read.
+ */
+static int perf_refuse_target(const struct ot_probe_target *t, char *why, size_t len)
+{
+	size_t k;
+
+	for (k = 0; t->arg && t->point_args && k < t->npoints; k++)
+		if (not_a_register(t, &t->point_args[k], (long)k, why, len))
+			return -1;
+	if (t->entry_arg && not_a_register(t, t->entry_arg, -1, why, len))
+		return -1;
+	for (k = 0; k < t->nmore; k++)
+		if (not_a_register(t, &t->more_args[k], -1, why, len))
+			return -1;
+	return 0;
+}
+
+/*
  * What USDT site k of t records: a register operand by its perf number
- * and size (the sample carries every register); 0 none.  An operand in
- * memory or a constant cannot be read from a sample: -EINVAL after
- * printing why.
+ * and size (the sample carries every register); 0 none.  Anything else
+ * the plan refused (perf_refuse_target): -EINVAL after printing why.
  */
 static int point_value(const struct ot_probe_target *t, size_t k)
 {
 	const struct ot_usdt_arg *a;
+	char why[256];
 
 	if (!t->arg)
 		return 0;
 	a = &t->point_args[k];
 	if (a->kind == OT_USDT_ARG_REG)
 		return OT_VALUE_REG(a->reg) | OT_VALUE_REG_SIZE(a->size, a->is_signed, a->shift == 8);
-	ot_error("%s: arg%u at +0x%llx is %s: the perf backend reads only registers "
-		 "(--backend multi reads every operand)", t->label, t->arg,
-		 (unsigned long long)t->points[k],
-		 a->kind == OT_USDT_ARG_CONST ? "a constant" : "in memory");
+	not_a_register(t, a, (long)k, why, sizeof(why));
+	ot_error("%s: %s", t->label, why);
 	return -EINVAL;
 }
 
@@ -194,13 +236,12 @@ static int point_value(const struct ot_probe_target *t, size_t k)
  * operand in memory is. */
 static int entry_value(const struct ot_probe_target *t, const struct ot_usdt_arg *a)
 {
-	char where[64];
+	char why[256];
 
 	if (a->kind == OT_USDT_ARG_REG)
 		return OT_VALUE_REG(a->reg) | OT_VALUE_REG_SIZE(a->size, a->is_signed, 0);
-	ot_error("%s: the argument asked is in memory at the entry (%s): the perf backend "
-		 "reads only registers (--backend multi reads it)", t->label,
-		 ot_dwarf_describe(a, where, sizeof(where)));
+	not_a_register(t, a, -1, why, sizeof(why));
+	ot_error("%s: %s", t->label, why);
 	return -EINVAL;
 }
 
@@ -403,6 +444,7 @@ const struct ot_backend_ops ot_backend_perf = {
 			[13] = "--cgroup needs the multi backend (its BPF program keeps to the "
 			       "cgroup's processes in the kernel): not with --backend perf",
 		},
+		.refuse_target = perf_refuse_target,
 	},
 	.objects = "perf events",
 	.bpf_layout = 0,

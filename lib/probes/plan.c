@@ -137,6 +137,23 @@ static int return_mode(const struct ot_plan *p, const struct ot_plan_opts *o, si
 	return 0;
 }
 
+/* The n-th (1-based) operand of a note's argument specs, into buf. */
+static const char *spec_of(const char *args, unsigned n, char *buf, size_t len)
+{
+	const char *p = args;
+	size_t w;
+
+	for (;;) {
+		p += strspn(p, " ");
+		w = strcspn(p, " ");
+		if (!--n || !*p)
+			break;
+		p += w;
+	}
+	snprintf(buf, len, "%.*s", (int)w, p);
+	return buf;
+}
+
 /* Site k's operand for the argument probe i asks (1-based) into *a; a
  * sym(%rip)'s off made the distance from the site.  0, or -ENOENT after
  * printing why. */
@@ -156,6 +173,15 @@ static int point_arg(const struct ot_plan *p, size_t i, size_t k, struct ot_usdt
 		return -ENOENT;
 	}
 	*a = all[f->arg - 1];
+	/* A string's address is 8 bytes; an int is no address (as a DWARF
+	 * parameter that is no pointer is refused, str_param). */
+	if (f->str && a->size != 8) {
+		ot_error("%s: cannot read arg%u as a string (:str): at its site +0x%llx it is "
+			 "%s, a %u-byte integer, not an address", f->label, f->arg,
+			 (unsigned long long)site->offset, spec_of(site->args, f->arg, why,
+								   sizeof(why)), a->size);
+		return -ENOENT;
+	}
 	if (a->kind != OT_USDT_ARG_RIP)
 		return 0;
 	addr = 0;
@@ -330,6 +356,18 @@ static int dwarf_values(struct ot_plan *p, size_t i, struct ot_probe_target *pt)
 	return 0;
 }
 
+/* Refused before a command starts (a usage error, exit status 2): what
+ * the backend cannot arm (values not in a register: inject, perf). */
+static int refuse(const struct ot_plan_opts *o, const struct ot_probe_target *t)
+{
+	char why[256];
+
+	if (!o->refuse_target || !o->refuse_target(t, why, sizeof(why)))
+		return 0;
+	ot_error("%s: %s", t->label, why);
+	return -ENOENT;
+}
+
 /* pt and ret for every function selected. */
 static int targets(struct ot_plan *p, const struct ot_plan_opts *o)
 {
@@ -346,7 +384,7 @@ static int targets(struct ot_plan *p, const struct ot_plan_opts *o)
 		pt[i].file = sel->fn[i].bin->file;
 		pt[i].label = sel->fn[i].label;
 		if (sel->fn[i].usdt) {
-			if ((err = point_target(p, i, &pt[i])))
+			if ((err = point_target(p, i, &pt[i])) || (!o->list && (err = refuse(o, &pt[i]))))
 				return err;
 			continue;
 		}
@@ -367,16 +405,8 @@ static int targets(struct ot_plan *p, const struct ot_plan_opts *o)
 			return err == -ENOTSUP ? -ENOENT : err;
 		if ((err = dwarf_values(p, i, &pt[i])))
 			return err;
-		if (o->refuse_target) {
-			/* Refused before a command starts: what the backend
-			 * cannot arm (inject: values not in a register). */
-			char why[256];
-
-			if (o->refuse_target(&pt[i], why, sizeof(why))) {
-				ot_error("%s: %s", pt[i].label, why);
-				return -ENOENT;
-			}
-		}
+		if ((err = refuse(o, &pt[i])))
+			return err;
 		if (o->patches_code)
 			continue;
 		if ((err = return_mode(p, o, i, &ret[i])) < 0)

@@ -55,6 +55,25 @@ char ot_proc_state(pid_t pid)
 	return ot_proc_stat(path, &st, NULL) ? 0 : st;
 }
 
+int ot_proc_exit_code(pid_t pid, char *state, int *code)
+{
+	char path[64], buf[1024], *p;
+	int field;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if (ot_proc_read_file(path, buf, sizeof(buf)))
+		return -ESRCH;
+	/* Past the last ')' is field 3, the state; exit_code is field 52. */
+	p = strrchr(buf, ')');
+	if (!p || sscanf(p + 1, " %c", state) != 1)
+		return -EBADMSG;
+	for (field = 2; field < 52 && p; field++)
+		p = strchr(p + 1, ' ');
+	if (!p || sscanf(p + 1, "%d", code) != 1)
+		return -EBADMSG;
+	return 0;
+}
+
 int ot_proc_comm(pid_t pid, char *buf, size_t len)
 {
 	char path[64];

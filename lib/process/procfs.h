@@ -37,6 +37,10 @@ int ot_proc_stat(const char *path, char *state, uint32_t *ppid);
 /* The state letter of /proc/PID/stat, or 0 when it cannot be read. */
 char ot_proc_state(pid_t pid);
 
+/* /proc/PID/stat's state letter and exit_code (field 52, Linux 3.5: the
+ * wait status the kernel keeps for a zombie): 0, or -errno. */
+int ot_proc_exit_code(pid_t pid, char *state, int *code);
+
 /* /proc/PID/comm, without its newline, into buf: 0, or -errno (buf ""). */
 int ot_proc_comm(pid_t pid, char *buf, size_t len);
 

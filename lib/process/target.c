@@ -4,6 +4,7 @@
  * and opened as that process sees them (lib/process/mapfile.h).
  */
 #include "target.h"
+#include "exitinfo.h"
 #include "util/error.h"
 #include "mapfile.h"
 #include "procfs.h"
@@ -548,6 +549,7 @@ int ot_target_exec_stopped(struct ot_target *t)
 	if (ret == -ESRCH) {
 		t->exited = 1;
 		t->status = status;
+		t->exit_from = OT_EXIT_WAIT;
 		ot_error("%s exited before its entry point (its libraries' initialisers)",
 			 t->display);
 	} else if (ret) {
@@ -573,6 +575,7 @@ static int reap(struct ot_target *t, int block)
 		return 0;
 	t->status = si.si_code == CLD_EXITED ? (si.si_status & 0xff) << 8 :
 		    (si.si_status & 0x7f) | (si.si_code == CLD_DUMPED ? 0x80 : 0);
+	t->exit_from = OT_EXIT_WAIT;
 	return 1;
 }
 
@@ -593,6 +596,7 @@ int ot_target_check_exit(struct ot_target *t)
 		state = ot_proc_state(t->pid);
 		if (state && state != 'Z' && state != 'X')
 			return 0;
+		t->exit_from = ot_exit_learn(t->pid, -1, &t->status, &t->exit_why);
 		return t->exited = 1;
 	}
 	if (poll(&pfd, 1, 0) <= 0)
@@ -600,8 +604,8 @@ int ot_target_check_exit(struct ot_target *t)
 	t->exited = 1;
 	if (t->is_child)
 		reap(t, 1);
-	else	/* Traced by us (inject): its parent may reap it only once we have. */
-		waitpid(t->pid, NULL, WNOHANG | __WALL);
+	else
+		t->exit_from = ot_exit_learn(t->pid, t->pidfd, &t->status, &t->exit_why);
 	return 1;
 }
 
@@ -676,6 +680,7 @@ void ot_target_stop(struct ot_target *t)
 	if (!t->exited) {
 		waitpid(t->pid, &t->status, 0);
 		t->exited = 1;
+		t->exit_from = OT_EXIT_WAIT;
 	}
 }
 

@@ -44,7 +44,10 @@ struct ot_target {
 			  * script's own, where exe is its interpreter's) */
 	char *display;	 /* the binary's name for people */
 	int exited;
-	int status;	 /* wait status, if exited and is_child */
+	int status;	 /* wait status, if exited and exit_from is not 0 */
+	int exit_from;	 /* where status came from (exitinfo.h's enum
+			  * ot_exit_from); 0: unknown, exit_why says why */
+	const char *exit_why;
 	int frozen;	 /* stopped by ot_target_freeze, to be continued */
 	int sigpipe_ignored; /* -- CMD starts with SIGPIPE ignored (else default) */
 	/* Every file opened for it (its program, the libraries -f names),
@@ -129,7 +132,9 @@ int ot_target_release_at_exec(struct ot_target *t, void (*at_exec)(void *ctx), v
  */
 int ot_target_exec_stopped(struct ot_target *t);
 
-/* Non-blocking: 1 if the process has exited (and is reaped if ours), else 0. */
+/* Non-blocking: 1 if the process has exited (and is reaped if ours), else
+ * 0.  Once it has, t->status is how it ended when that can be known
+ * (t->exit_from; lib/process/exitinfo.h for a process not ours). */
 int ot_target_check_exit(struct ot_target *t);
 
 /*

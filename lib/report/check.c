@@ -3,10 +3,12 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 
 int ot_expect_parse(const char *spec, struct ot_expect **out, char **bad)
 {
@@ -178,6 +180,43 @@ void ot_check_run(struct ot_check *c, size_t nfuncs, const char *const *names,
 void ot_check_add(struct ot_check *c, enum ot_status s, const char *why)
 {
 	reason(c, s, "%s", why);
+}
+
+int ot_check_crash_signal(int sig)
+{
+	switch (sig) {
+	case SIGSEGV: case SIGBUS: case SIGILL: case SIGABRT:
+	case SIGSYS: case SIGTRAP: case SIGFPE:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+void ot_check_target_end(struct ot_check *c, int pid, int wstatus)
+{
+	char name[32];
+
+	if (!WIFSIGNALED(wstatus) || !ot_check_crash_signal(WTERMSIG(wstatus)))
+		return;
+	reason(c, OT_STATUS_FAILED, "the target (pid %d) was killed by %s during the capture: "
+	       "a crash, of the program or of its tracing", pid,
+	       ot_signal_name(WTERMSIG(wstatus), name, sizeof(name)));
+}
+
+const char *ot_signal_name(int sig, char *buf, size_t len)
+{
+	const char *abbrev = sig > 0 && sig < SIGRTMIN ? sigabbrev_np(sig) : NULL;
+
+	if (abbrev)
+		snprintf(buf, len, "SIG%s", abbrev);
+	else if (sig == SIGRTMIN)
+		snprintf(buf, len, "SIGRTMIN");
+	else if (sig > SIGRTMIN && sig <= SIGRTMAX)
+		snprintf(buf, len, "SIGRTMIN+%d", sig - SIGRTMIN);
+	else
+		snprintf(buf, len, "signal %d", sig);
+	return buf;
 }
 
 void ot_check_free(struct ot_check *c)

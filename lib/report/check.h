@@ -66,6 +66,24 @@ void ot_check_run(struct ot_check *c, size_t nfuncs, const char *const *names,
 		  double max_loss_pct, uint64_t lost, int lost_exact, const char *lost_by);
 /* Add a reason found outside the counts (e.g. an exit no probe sees). */
 void ot_check_add(struct ot_check *c, enum ot_status s, const char *why);
+
+/*
+ * 1 for a signal a program dies of only when something went wrong in it -
+ * a fault, a failed assertion, a forbidden system call, a trap or an
+ * arithmetic error: SIGSEGV, SIGBUS, SIGILL, SIGABRT, SIGSYS, SIGTRAP,
+ * SIGFPE.  Not SIGKILL, SIGTERM, SIGINT...: another process ends it so.
+ */
+int ot_check_crash_signal(int sig);
+
+/*
+ * The target (process pid) ended with wait status wstatus during the
+ * capture: killed by a crash signal, that is a reason, and the capture
+ * failed (the counts stop at a crash the tracing may have caused).
+ */
+void ot_check_target_end(struct ot_check *c, int pid, int wstatus);
+
+/* A signal's name ("SIGSEGV", "SIGRTMIN+2"), or "signal N", into buf. */
+const char *ot_signal_name(int sig, char *buf, size_t len);
 void ot_check_free(struct ot_check *c);
 
 const char *ot_status_name(enum ot_status s);

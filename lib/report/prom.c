@@ -291,6 +291,24 @@ static void one(struct pw *w, const char *base, const char *type, const char *un
 		fprintf(w->f, "%s_created %s\n", base, w->created);
 }
 
+/* Once the target has ended: how, and its exit status or signal. */
+static void target_end(struct pw *w)
+{
+	int v = 0;
+	enum ot_report_end end = ot_report_target_end(w->r, &v);
+	char code[32] = "";
+
+	if (end == OT_END_EXIT)
+		snprintf(code, sizeof(code), "%d", v);
+	else if (end == OT_END_SIGNAL)
+		ot_signal_name(v, code, sizeof(code));
+	family(w, "orbit_trace_target_exit", "gauge", NULL,
+	       "1 once the traced process has ended: how (exit, signal or unknown) and its "
+	       "exit status or the signal that killed it.");
+	fprintf(w->f, "orbit_trace_target_exit{how=\"%s\",code=\"%s\"} 1\n",
+		end == OT_END_EXIT ? "exit" : end == OT_END_SIGNAL ? "signal" : "unknown", code);
+}
+
 static void capture(struct pw *w)
 {
 	static const char *const states[] = { "running", "ok", "lossy", "failed" };
@@ -319,6 +337,8 @@ static void capture(struct pw *w)
 	for (k = 0; k < sizeof(states) / sizeof(states[0]); k++)
 		fprintf(w->f, "orbit_trace_status{status=\"%s\"} %d\n", states[k],
 			!strcmp(states[k], now));
+	if (r->check && r->target_exited)
+		target_end(w);
 	family(w, "orbit_trace_build", "info", NULL, "The tracer's version and backend.");
 	fprintf(w->f, "orbit_trace_build_info{version=");
 	label_value(w->f, w->o->version);

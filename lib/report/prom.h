@@ -21,6 +21,7 @@
  *   orbit_trace_capture_seconds, orbit_trace_arm_seconds,
  *   orbit_trace_disarm_seconds (once disarmed)        gauges
  *   orbit_trace_status{status}                        1 for the verdict
+ *   orbit_trace_target_exit{how,code}                 1 once the target ended
  *   orbit_trace_build_info{version,backend}           1
  *
  * With per-process rows (-a, --follow) the calls and their seconds are by

@@ -168,7 +168,10 @@ struct ot_report {
 	uint64_t duration_ns;
 	const char *ended_by;	/* "target exit", "duration", "signal" */
 	int target_exited;
-	int target_status;	/* wait status when target_exited and ours, else -1 */
+	int target_status;	/* wait status when target_exited and known, else -1 */
+	/* -p: who said how it ended ("ptrace", "kernel", "pidfd", "procfs";
+	 * NULL: its parent's wait, ours), or why that is unknown. */
+	const char *target_exit_from, *target_exit_why;
 	struct ot_report_records records;
 	uint64_t ring_high_water; /* most bytes pending in one ring at a drain */
 	size_t threads;

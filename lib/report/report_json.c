@@ -116,6 +116,7 @@ static void target_json(FILE *f, const struct ot_report *r)
 {
 	int code = 0;
 	enum ot_report_end end = ot_report_target_end(r, &code);
+	char name[32];
 
 	fprintf(f, "  \"target\": {\"binary\": ");
 	ot_json_string(f, r->binary);
@@ -133,10 +134,17 @@ static void target_json(FILE *f, const struct ot_report *r)
 		ot_json_string(f, r->cgroup);
 	}
 	fprintf(f, ", \"exited\": %s", r->target_exited ? "true" : "false");
-	if (end == OT_END_EXIT)
+	if (end == OT_END_EXIT) {
 		fprintf(f, ", \"exit_status\": %d", code);
-	else if (end == OT_END_SIGNAL)
-		fprintf(f, ", \"signal\": %d", code);
+	} else if (end == OT_END_SIGNAL) {
+		fprintf(f, ", \"signal\": %d, \"signal_name\": ", code);
+		ot_json_string(f, ot_signal_name(code, name, sizeof(name)));
+	} else if (r->target_exited && r->target_exit_why) {
+		fprintf(f, ", \"exit_unknown\": ");
+		ot_json_string(f, r->target_exit_why);
+	}
+	if (end != OT_END_UNKNOWN && r->target_exit_from)
+		fprintf(f, ", \"exit_from\": \"%s\"", r->target_exit_from);
 	if (r->follow)
 		fprintf(f, ", \"follow\": {\"processes\": %" PRIu64 ", \"not_followed\": %" PRIu64 "}",
 			r->follow->processes, r->follow->dropped);

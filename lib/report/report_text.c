@@ -469,7 +469,9 @@ static void capture_text(FILE *f, const struct ot_report *r)
 	if (end == OT_END_EXIT)
 		fprintf(f, " (exit status %d)", code);
 	else if (end == OT_END_SIGNAL)
-		fprintf(f, " (killed by signal %d)", code);
+		fprintf(f, " (killed by %s)", ot_signal_name(code, a, sizeof(a)));
+	else if (r->target_exited && r->target_exit_why)
+		fprintf(f, " (exit status unknown: %s)", r->target_exit_why);
 	fprintf(f, "; drained at least every %u ms\n", r->drain_ms);
 }
 

@@ -1240,11 +1240,21 @@ static int usdt_match(struct ot_binset *b, size_t bi, const char *term, const ch
 			return -ENOENT;
 		}
 		hits++;
-		/* Named twice: armed once, with what either term asks. */
+		/* Named twice: armed once, with what either term asks - one
+		 * argument, a pair's key or a value, never two. */
 		for (j = 0; j < out->n && out->fn[j].usdt != p; j++)
 			;
+		if (j < out->n && arg && out->fn[j].arg &&
+		    (out->fn[j].arg != arg || out->fn[j].str != ask->str)) {
+			ot_error("%s: %s is asked for arg%u%s and for arg%u%s (%s): a probe records "
+				 "one argument, its value or its pair's key", term,
+				 bin->usdt_syms[k].name, out->fn[j].arg, out->fn[j].str ? ":str" : "",
+				 arg, ask->str ? ":str" : "",
+				 out->fn[j].pair || ask->pair ? "one as a pair's key" : "by two terms");
+			return -ENOENT;
+		}
 		if (j < out->n) {
-			if (!out->fn[j].arg || ask->pair) {
+			if (!out->fn[j].arg) {
 				out->fn[j].arg = arg;
 				out->fn[j].str = ask->str;
 			}

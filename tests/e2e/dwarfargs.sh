@@ -294,15 +294,16 @@ for be in $bes; do
 	cleanup_pids="$cleanup_pids $spid"
 	exec 4>"$work/sin"
 	wait_for "$work/sp.out" '^ready '
-	rm -f "$work/sp.err"	# the last backend's "armed" is not this one's
-	"$OT" -v --json --backend $be -o "$work/sp-$be.json" -f 'take(path:str)' -p $spid >/dev/null 2>"$work/sp.err" &
+	# Its own file per backend: the previous one's "armed" line must not
+	# pass for this one's before its shell has truncated it.
+	"$OT" -v --json --backend $be -o "$work/sp-$be.json" -f 'take(path:str)' -p $spid >/dev/null 2>"$work/sp-$be.err" &
 	otpid=$!
 	cleanup_pids="$cleanup_pids $otpid"
-	wait_for "$work/sp.err" 'armed 1 functions'
+	wait_for "$work/sp-$be.err" 'armed 1 functions'
 	echo go >&4
 	wait_for "$work/sp.out" '^done$'
 	kill -INT $otpid
-	wait $otpid || fail_ "strings -p $be: orbit-trace exit status $?: $(cat "$work/sp.err")"
+	wait $otpid || fail_ "strings -p $be: orbit-trace exit status $?: $(cat "$work/sp-$be.err")"
 	echo bye >&4
 	exec 4>&-
 	wait $spid || fail_ "strings -p $be: strs exit status $?"
@@ -311,7 +312,8 @@ for be in $bes; do
 		'fn["take"]["strings"]["distinct"] == 16'
 done
 
-# refused ARGS... LINE: exit status 2 (1 for perf's arming), the one line.
+# refused RC LINE ARGS...: exit status RC, the one line (every backend refuses
+# what it cannot read before anything is armed: 2).
 refused() {
 	rc=$1 line=$2
 	shift 2
@@ -342,11 +344,11 @@ refused 2 "orbit-trace: 'handle(flags,n,req,arg1,arg2)': at most 4 values at the
 	-f 'handle(flags,n,req,arg1,arg2)'
 refused 2 "orbit-trace: handle: terms ask more than 4 values at its entry" \
 	-f 'handle(flags,n),handle(req,arg1,arg2)'
-refused 1 "orbit-trace: $D:seventh: the argument asked is in memory at the entry (+8(%sp):s64): the perf backend reads only registers (--backend multi reads it)" \
+refused 2 "orbit-trace: $D:seventh: the argument asked is in memory at the entry (+8(%sp):s64): the perf backend reads only registers (--backend multi reads it)" \
 	--backend perf -f 'seventh(g)'
-refused 1 "orbit-trace: $D:seventh: the argument asked is in memory at the entry (+8(%sp):s64): the perf backend reads only registers (--backend multi reads it)" \
+refused 2 "orbit-trace: $D:seventh: the argument asked is in memory at the entry (+8(%sp):s64): the perf backend reads only registers (--backend multi reads it)" \
 	--backend perf -f 'seventh(a,g)'
-refused 1 "orbit-trace: $D:far: the argument asked is in memory at the entry (+8(%sp):u64): the perf backend reads only registers (--backend multi reads it)" \
+refused 2 "orbit-trace: $D:far: the argument asked is in memory at the entry (+8(%sp):u64): the perf backend reads only registers (--backend multi reads it)" \
 	--backend perf -f 'far(r:str)'
 if [ "$(uname -m)" = x86_64 ]; then
 	refused 2 "orbit-trace: $D:far: cannot record its first value: it is +8(%sp):u64 at the entry, and --backend inject records only the argument registers (rdi, rsi, rdx, rcx, r8, r9): use --backend multi" \

@@ -102,16 +102,17 @@ for be in $bes; do
 	cleanup_pids="$cleanup_pids $pypid"
 	exec 3>"$work/in"
 	wait_for "$work/py.out" '^ready$'
-	rm -f "$work/p.err"	# the last backend's "armed" is not this one's
+	# Its own file per backend: the previous one's "armed" line must not
+	# pass for this one's before its shell has truncated it.
 	"$OT" -v --json --backend $be -o "$work/p-$be.json" -f 'PyObject_GetAttrString(arg2:str)' \
-		-p $pypid >/dev/null 2>"$work/p.err" &
+		-p $pypid >/dev/null 2>"$work/p-$be.err" &
 	otpid=$!
 	cleanup_pids="$cleanup_pids $otpid"
-	wait_for "$work/p.err" 'armed 1 functions'
+	wait_for "$work/p-$be.err" 'armed 1 functions'
 	echo go >&3
 	wait_for "$work/py.out" '^done$'
 	kill -INT $otpid
-	wait $otpid || fail_ "-p $be: orbit-trace exit status $?: $(cat "$work/p.err")"
+	wait $otpid || fail_ "-p $be: orbit-trace exit status $?: $(cat "$work/p-$be.err")"
 	echo bye >&3
 	exec 3>&-
 	wait $pypid || fail_ "-p $be: python exit status $?"

@@ -140,10 +140,80 @@ PY
 		fail_ "php --folded: fib not folded: $(cat "$work/php.folded")"
 	[ "$(awk '/^interval / { on = 1 } /^$/ { on = 0 } on && $1 == "php:fib" { n += $2 } END { print n }' "$work/php-ivl.txt")" = 465 ] ||
 		fail_ "php -I: $(cat "$work/php-ivl.txt")"
-	# Without USE_ZEND_DTRACE php fires none: no rows, nothing invented.
-	"$OT" -q --lang php --json -o "$work/php0.json" -- "$PHP" "$top/tests/e2e/targets/calls.php" \
-		>/dev/null 2>"$work/err" || fail_ "php without USE_ZEND_DTRACE: $(cat "$work/err")"
-	json_check "$work/php0.json" "[f['name'] for f in j['functions'] if 'pair' in f] == []"
+	# Without USE_ZEND_DTRACE php fires none: refused, saying why, before
+	# anything is armed (it was 0 rows and ok); on a -p process that did
+	# not start with it, or that is not php at all, too.
+	expect_rc 2 "$work/out" "$work/err" env -u USE_ZEND_DTRACE "$OT" --lang php -- \
+		"$PHP" "$top/tests/e2e/targets/calls.php"
+	[ "$(cat "$work/err")" = "orbit-trace: --lang php: php8.2 fires its function probes only with USE_ZEND_DTRACE=1 in its environment, and the command's has none (run: USE_ZEND_DTRACE=1 sudo -E orbit-trace --lang php ...)" ] ||
+		fail_ "php without USE_ZEND_DTRACE: $(cat "$work/err")"
+	[ ! -s "$work/out" ] || fail_ "php without USE_ZEND_DTRACE: the command ran: $(cat "$work/out")"
+	for env in "" USE_ZEND_DTRACE=0; do
+		rm -f "$work/in" "$work/php-p.out"
+		mkfifo "$work/in"
+		env -u USE_ZEND_DTRACE $env "$PHP" -r 'echo "ready ", getmypid(), "\n"; fgets(STDIN);' \
+			<"$work/in" >"$work/php-p.out" &
+		tpid=$!
+		cleanup_pids=$tpid
+		exec 3>"$work/in"
+		wait_for "$work/php-p.out" '^ready '
+		expect_rc 2 "$work/out" "$work/err" "$OT" --lang php -p "$tpid"
+		have=${env:+" (it has 0)"}
+		[ "$(cat "$work/err")" = "orbit-trace: --lang php: process $tpid started without USE_ZEND_DTRACE=1 in its environment$have: php8.2 fires its function probes only with it (it reads it when it starts)" ] ||
+			fail_ "php -p without USE_ZEND_DTRACE: $(cat "$work/err")"
+		echo >&3
+		exec 3>&-
+		wait "$tpid" || fail_ "php -p: its exit status $?"
+	done
+	rm -f "$work/in"
+	mkfifo "$work/in"
+	"$T/usdt_pairs" wait <"$work/in" >"$work/notphp.out" &
+	tpid=$!
+	cleanup_pids=$tpid
+	exec 3>"$work/in"
+	wait_for "$work/notphp.out" '^ready '
+	expect_rc 2 "$work/out" "$work/err" "$OT" --lang php -p "$tpid"
+	[ "$(cat "$work/err")" = "orbit-trace: --lang php: process $tpid does not run php8.2 (/usr/bin/php8.2 is not among its mappings; its program is $T/usdt_pairs): its probes cannot fire there" ] ||
+		fail_ "--lang php on a process that is not php: $(cat "$work/err")"
+	echo go >&3
+	exec 3>&-
+	wait "$tpid" >/dev/null || fail_ "usdt_pairs: exit status $?"
+	cleanup_pids=""
+
+	# A probe asked for a value and as a pair's key records one of them:
+	# refused (the value was dropped silently).  A 4-byte integer is no
+	# string's address (every hit was "unreadable"): refused as a DWARF
+	# parameter that is no pointer is, on every backend, with exit status 2.
+	F=usdt:/usr/bin/php8.2:php
+	expect_rc 2 "$work/out" "$work/err" "$OT" -f "$F:function__entry(arg3),$F:function__entry..function__return@arg1:str" \
+		-- "$PHP" "$top/tests/e2e/targets/calls.php"
+	[ "$(cat "$work/err")" = "orbit-trace: $F:function__entry..function__return@arg1:str: php:function__entry is asked for arg3 and for arg1:str (one as a pair's key): a probe records one argument, its value or its pair's key" ] ||
+		fail_ "a value beside a pair's key: $(cat "$work/err")"
+	for b in multi perf inject; do
+		USE_ZEND_DTRACE=1 expect_rc 2 "$work/out" "$work/err" "$OT" --backend $b -f "$F:function__entry(arg3:str)" \
+			-- "$PHP" "$top/tests/e2e/targets/calls.php"
+		[ "$(cat "$work/err")" = "orbit-trace: $F:function__entry: cannot read arg3 as a string (:str): at its site +0x2f191f it is -4@%r13d, a 4-byte integer, not an address" ] ||
+			fail_ "arg3:str $b: $(cat "$work/err")"
+	done
+
+	# Under inject, execute__entry's two sites: one is patched, the other
+	# cannot be (a loop jumps inside it).  The probe is armed at the one,
+	# its hits there counted, as bpftrace counts that site (by its
+	# address), and the status says the other's are not.
+	USE_ZEND_DTRACE=1 "$OT" --backend inject --json -o "$work/exec.json" -f "$F:execute__entry" \
+		-- "$PHP" "$top/tests/e2e/targets/calls.php" 7 >/dev/null 2>"$work/exec.err" ||
+		fail_ "execute__entry inject: exit status $?: $(cat "$work/exec.err")"
+	grep -qx "orbit-trace: warning: $F:execute__entry: 1 of its 2 sites armed; 1 not patched, their hits not counted (site +0x2f18ad: .*)" \
+		"$work/exec.err" || fail_ "execute__entry inject: $(cat "$work/exec.err")"
+	USE_ZEND_DTRACE=1 bpftrace -e "usdt:/usr/bin/php8.2:php:execute__entry { @[reg(\"ip\")] = count(); }" \
+		-c "$PHP $top/tests/e2e/targets/calls.php 7" >"$work/exec.bt" 2>&1 ||
+		fail_ "bpftrace: $(cat "$work/exec.bt")"
+	# Its sites at 0x2f18ad and 0x2f1a10: the higher address is the one patched.
+	want=$(sed -n 's/^@\[\([0-9]*\)\]: \([0-9]*\)$/\1 \2/p' "$work/exec.bt" | sort -n | tail -1 | cut -d' ' -f2)
+	[ "$(sed -n 's/^@\[[0-9]*\]: //p' "$work/exec.bt" | wc -l)" = 2 ] || fail_ "bpftrace: $(cat "$work/exec.bt")"
+	json_check "$work/exec.json" "fn['usdt:php:execute__entry']['hits'] == $want" \
+		'j["status"] == "lossy" and j["arming"]["functions_armed"] == 1' \
+		'any("execute__entry: 1 of its 2 sites armed; 1 not patched, their hits not counted (site +0x2f18ad: " in r for r in j["reasons"])'
 else
 	echo "  (no $PHP: apt-get install php8.2-cli)" >&2
 fi
@@ -160,6 +230,29 @@ if [ -x "$PY" ]; then
 			'j["status"] != "ok"' \
 			'any("returns of a pair of probes came with no entry open" in r for r in j["reasons"])'
 	done
+fi
+
+# ruby 3.1 fires its method probes for a Ruby method only while a
+# TracePoint asks for :call and :return (its VM fires them from its trace
+# instructions): with one enabled before the script (ruby -r), fib's 177
+# calls are scopes; without, none fires, and the status says why.
+if [ -x /usr/bin/ruby3.1 ]; then
+	printf 'def fib(n) n < 2 ? n : fib(n - 1) + fib(n - 2) end\nfib(10)\nputs "done"\n' >"$work/fib.rb"
+	echo 'TracePoint.new(:call, :return) {}.enable' >"$work/tp.rb"
+	for b in multi inject; do
+		"$OT" -q --backend $b --lang ruby --json -o "$work/rb.json" -- /usr/bin/ruby3.1 \
+			-r"$work/tp.rb" "$work/fib.rb" >"$work/rb.out" 2>"$work/err" ||
+			fail_ "ruby $b: exit status $?: $(cat "$work/err")"
+		[ "$(cat "$work/rb.out")" = done ] || fail_ "ruby $b: the script printed $(cat "$work/rb.out")"
+		json_check "$work/rb.json" "(fn['ruby:fib']['scopes'], fn['ruby:fib']['orphans']) == (177, 0)" \
+			"min(map(int, fn['ruby:fib']['depths'])) == 0 and max(map(int, fn['ruby:fib']['depths'])) == 9"
+	done
+	"$OT" -q --lang ruby --json -o "$work/rb0.json" -- /usr/bin/ruby3.1 "$work/fib.rb" \
+		>/dev/null 2>"$work/err" || fail_ "ruby without a TracePoint: exit status $?: $(cat "$work/err")"
+	json_check "$work/rb0.json" "'ruby:fib' not in fn" 'j["status"] == "lossy"' \
+		'"ruby 3.1 fires method__entry for a Ruby method only while a TracePoint for :call is enabled in the process, and method__return only while one for :return is: enable TracePoint.new(:call, :return) {}.enable (for a script, ruby -r./tp.rb with that line in tp.rb)" in j["reasons"]'
+else
+	echo "  (no /usr/bin/ruby3.1: apt-get install ruby3.1)" >&2
 fi
 
 # The refusals, in one line each.

@@ -93,7 +93,7 @@ done
 "$OT" -q --backend perf --json -o "$work/perf6.json" -f "usdt:usdt:ot:forms(arg6)" -- "$T/usdt" $N \
 	>/dev/null 2>"$work/err" || fail_ "perf arg6: exit status $?: $(cat "$work/err")"
 check_values "$work/perf6.json" usdt:ot:forms arg6 "[-3] * $N"
-expect_rc 1 "$work/stdout" "$work/stderr" "$OT" --backend perf -f "usdt:$T/usdt:ot:forms(arg3)" -- "$T/usdt" 1
+expect_rc 2 "$work/stdout" "$work/stderr" "$OT" --backend perf -f "usdt:$T/usdt:ot:forms(arg3)" -- "$T/usdt" 1
 off=$(python3 -c "
 import json, sys
 print(hex(json.load(open('$work/form3.json'))['functions'][0]['offset']))")

@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -220,6 +221,44 @@ static void test_lost_count_inexact(void **state)
 	ot_check_free(&c);
 }
 
+/*
+ * How the target ended: a crash signal fails the capture, with the signal
+ * named; an exit (3 too), SIGKILL and SIGTERM are endings, not reasons.
+ */
+static void test_target_end(void **state)
+{
+	static const int crashes[] = { SIGSEGV, SIGBUS, SIGILL, SIGABRT, SIGSYS, SIGTRAP, SIGFPE };
+	struct ot_func_stats s[2] = { { .scopes = 1 }, { .scopes = 2 } };
+	const struct ot_func_stats *st[] = { &s[0], &s[1] };
+	char buf[32];
+	struct ot_check c;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(crashes) / sizeof(crashes[0]); i++)
+		assert_true(ot_check_crash_signal(crashes[i]));
+	assert_false(ot_check_crash_signal(SIGKILL));
+	assert_false(ot_check_crash_signal(SIGTERM));
+	assert_false(ot_check_crash_signal(SIGINT));
+	assert_false(ot_check_crash_signal(SIGPIPE));
+	ot_check_run(&c, 2, names, st, NULL, 0, 1, 0, 1, NULL);
+	ot_check_target_end(&c, 42, 3 << 8);		/* exit(3) */
+	ot_check_target_end(&c, 42, SIGKILL);
+	ot_check_target_end(&c, 42, SIGTERM);
+	assert_int_equal(c.status, OT_STATUS_OK);
+	assert_int_equal(c.nreasons, 0);
+	ot_check_target_end(&c, 42, SIGABRT | 0x80);	/* core dumped */
+	assert_int_equal(c.status, OT_STATUS_FAILED);
+	assert_int_equal(c.nreasons, 1);
+	assert_string_equal(c.reasons[0], "the target (pid 42) was killed by SIGABRT during the "
+			    "capture: a crash, of the program or of its tracing");
+	ot_check_free(&c);
+	assert_string_equal(ot_signal_name(SIGSEGV, buf, sizeof(buf)), "SIGSEGV");
+	assert_string_equal(ot_signal_name(SIGSYS, buf, sizeof(buf)), "SIGSYS");
+	assert_string_equal(ot_signal_name(SIGRTMIN + 2, buf, sizeof(buf)), "SIGRTMIN+2");
+	assert_string_equal(ot_signal_name(0, buf, sizeof(buf)), "signal 0");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -232,6 +271,7 @@ int main(void)
 		cmocka_unit_test(test_healing_equation),
 		cmocka_unit_test(test_uretprobe_limit),
 		cmocka_unit_test(test_no_expectations_only_loss),
+		cmocka_unit_test(test_target_end),
 	};
 
 	return cmocka_run_group_tests_name("check", tests, NULL, NULL);

@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -798,6 +799,56 @@ static void test_edges(void **state)
 	done(&x);
 }
 
+/* A -p target that ended inside outer, with wait status st (-1: not
+ * known, why) as from said it; the verdict judged on it; its metrics
+ * golden (prom), or their line saying how it ended (line). */
+static void ended(const char *name, int st, const char *from, const char *why, int prom,
+		  const char *line)
+{
+	struct ot_prom_opts o = { .version = "0.1.0" };
+	struct fixture x;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	clock_ns = 0;
+	x.p = ot_pair_new(NFUNCS);
+	tree(x.p, 100, 0);
+	ev(x.p, 100, OT_EV_ENTRY, OUTER, 0x7000, 1000);
+	fill(&x, NULL, NFUNCS);
+	x.r.target_status = st;
+	x.r.target_exit_from = from;
+	x.r.target_exit_why = why;
+	if (st >= 0)
+		ot_check_target_end(&x.check, x.r.pid, st);
+	render(&x, name, 0);
+	render(&x, name, 1);
+	if (prom)
+		render_prom(&x, name, 0);
+	f = open_memstream(&buf, &len);
+	assert_int_equal(ot_report_prom(f, &x.r, &o), 0);
+	fclose(f);
+	assert_non_null(strstr(buf, line));
+	free(buf);
+	done(&x);
+}
+
+/*
+ * How a -p target ended: killed by SIGSEGV (its core dumped), as the
+ * kernel's exit hook told, a crash that fails the capture; exit status 3,
+ * from its pidfd, ok; and an end nobody could say.
+ */
+static void test_ended(void **state)
+{
+	(void)state;
+	ended("crash", SIGSEGV | 0x80, "kernel", NULL, 1,
+	      "\norbit_trace_target_exit{how=\"signal\",code=\"SIGSEGV\"} 1\n");
+	ended("exit3", 3 << 8, "pidfd", NULL, 0, "\norbit_trace_target_exit{how=\"exit\",code=\"3\"} 1\n");
+	ended("ended-unknown", -1, NULL, "reaped by its parent before orbit-trace could read it; "
+	      "a pidfd keeps it from Linux 6.15", 0,
+	      "\norbit_trace_target_exit{how=\"unknown\",code=\"\"} 1\n");
+}
+
 /* multi: one exec from another thread, not held: it ran before it was armed. */
 static void test_thread_exec_unheld(void **state)
 {
@@ -930,6 +981,7 @@ int main(void)
 		cmocka_unit_test(test_thread_execs),
 		cmocka_unit_test(test_lost_inexact),
 		cmocka_unit_test(test_edges),
+		cmocka_unit_test(test_ended),
 		cmocka_unit_test(test_thread_exec_unheld),
 		cmocka_unit_test(test_restore),
 		cmocka_unit_test(test_services),
