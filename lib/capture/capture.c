@@ -232,6 +232,8 @@ static int resolve(struct ot_capture *c)
 		.functions = c->o.functions, .expect = expect, .nexpect = c->o.nexpect,
 		.patches_code = !!(c->o.backend->can & OT_PATCHES_CODE),
 		.refuse_target = c->o.backend->refuse_target,
+		.backend_can = c->o.backend->can,
+		.why_not_go = ot_backend_why_not(c->o.backend, OT_CAN_GO),
 		.ret_mode_set = c->o.ret_mode_set, .ret_insn = c->o.ret_insn, .list = c->o.list,
 	};
 	size_t i;

@@ -952,6 +952,11 @@ const struct ot_backend_ops ot_backend_inject = {
 			      "(OVERHEAD in orbit-trace(1))",
 			[5] = "--returns is for the uprobe backends: inject sees every return at "
 			      "its trampoline",
+			[12] = "--backend inject cannot trace it: its trampolines replace each "
+			       "call's return address on the stack, which Go's stack copier and "
+			       "unwinder read (fatal error: unknown caller pc), and it keeps "
+			       "threads by glibc's, where Go runs goroutines on threads of its "
+			       "own; the default backend (multi) traces Go programs",
 		},
 	},
 	.objects = "trampolines",

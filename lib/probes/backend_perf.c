@@ -398,6 +398,10 @@ const struct ot_backend_ops ot_backend_perf = {
 		.why_not = {
 			[1] = "--follow needs the multi backend (its BPF program follows forks "
 			      "in the kernel): not with --backend perf",
+			[12] = "the perf backend reads registers only, and a goroutine's calls "
+			       "cannot be paired without reading where its stack is (it moves "
+			       "when it grows); the multi backend (the default, Linux 6.6) "
+			       "traces Go programs",
 		},
 	},
 	.objects = "perf events",

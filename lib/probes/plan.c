@@ -1,6 +1,7 @@
 #include "plan.h"
 #include "util/error.h"
 #include "symbols/dwarfarg.h"
+#include "symbols/gobin.h"
 #include "symbols/retsite.h"
 #include "util/xalloc.h"
 
@@ -16,6 +17,22 @@ static const char *stack_switch(const struct ot_selection *sel, const struct ot_
 	return ot_elf_stack_switch(elf ? elf : sel->fn[i].bin->elf);
 }
 
+/*
+ * Go: the Go release that built function i's file, or the program (a C
+ * library's function in a Go process runs on its stacks too); NULL for
+ * neither.  A return probe replaces the return address on the stack,
+ * which Go's stack copier and unwinder read: the program dies ("fatal
+ * error: unknown caller pc").  So a Go program's returns are seen at
+ * return instructions, always, whatever else decides below.
+ */
+static const struct ot_go *go_of(const struct ot_selection *sel, const struct ot_elf *elf,
+				 size_t i)
+{
+	const struct ot_go *go = ot_elf_go(sel->fn[i].bin->elf);
+
+	return go ? go : elf ? ot_elf_go(elf) : NULL;
+}
+
 /* Returns at return instructions for functions in files with C++
  * exception tables, unless --returns says otherwise. */
 static int insn_returns(const struct ot_selection *sel, const struct ot_elf *elf,
@@ -23,11 +40,63 @@ static int insn_returns(const struct ot_selection *sel, const struct ot_elf *elf
 {
 	if (o->patches_code)
 		return 0;	/* every return comes to the backend's code */
+	if (go_of(sel, elf, i))
+		return 1;	/* Go: the clause above, never a return probe */
 	if (o->ret_mode_set)
 		return o->ret_insn;
 	/* A return probe kills a program whose threads switch stacks (the
 	 * kernel's return chain is per thread, not per stack). */
 	return stack_switch(sel, elf, i) || ot_elf_has_eh(sel->fn[i].bin->elf);
+}
+
+/*
+ * What a Go program refuses, before anything is armed: a return probe
+ * (--returns uretprobe), a backend that cannot trace Go (OT_CAN_GO: its
+ * own words), a Go function of a release that keeps its goroutine only
+ * in thread-local storage (before Go 1.17: its calls cannot be paired
+ * per goroutine).  0, or -ENOENT after printing why.
+ */
+static int go_refuse(const struct ot_plan *p, const struct ot_plan_opts *o, size_t i)
+{
+	const struct ot_selected *f = &p->sel.fn[i];
+	const struct ot_go *go = go_of(&p->sel, p->elf, i);
+
+	if (!go)
+		return 0;
+	if (!(o->backend_can & OT_CAN_GO)) {
+		ot_error("%s is a Go program: %s", ot_elf_go(f->bin->elf) ? f->bin->display :
+			 o->display, o->why_not_go ? o->why_not_go : "this backend cannot trace it");
+		return -ENOENT;
+	}
+	if (o->ret_mode_set && !o->ret_insn) {
+		ot_error("%s is a Go program: a return probe (--returns uretprobe) replaces the "
+			 "return address on the goroutine's stack, which Go's stack copier and "
+			 "unwinder read (the program dies: fatal error: unknown caller pc); its "
+			 "returns are seen at return instructions", o->display);
+		return -ENOENT;
+	}
+	if (f->sym->go == OT_SYM_GO && !ot_go_regabi(go)) {
+		ot_error("%s cannot be traced: %s was built by %s, and before Go 1.17 a "
+			 "goroutine is found only through thread-local storage, which orbit-trace "
+			 "does not read: its calls cannot be paired per goroutine", f->label,
+			 f->bin->display, go->version[0] ? go->version : "an unknown Go release");
+		return -ENOENT;
+	}
+	return 0;
+}
+
+/*
+ * A Go function whose returns cannot all be found (an indirect jump that
+ * may leave it, a tail call not followed) is refused: a return probe
+ * cannot stand in for the missing ones.  0, or -ENOENT after printing.
+ */
+static int go_returns(const struct ot_plan *p, size_t i)
+{
+	if (!go_of(&p->sel, p->elf, i) || !p->ret[i].inexact)
+		return 0;
+	ot_error("%s cannot be traced: it is a Go program's, and %s", p->pt[i].label,
+		 p->ret[i].inexact);
+	return -ENOENT;
 }
 
 /* Where function i's entry probe goes: past a first instruction a uprobe
@@ -37,7 +106,10 @@ static int entry(const struct ot_selection *sel, size_t i, struct ot_probe_targe
 	const struct ot_sym *s = sel->fn[i].sym;
 	const char *why;
 	uint64_t at;
-	int err = ot_entry_point(pt->path, s->offset, s->size, &at, &why);
+	/* Go code: past its stack check (lib/symbols/retsite), so that a call
+	 * whose prologue runs again after runtime.morestack is seen once. */
+	int err = s->go == OT_SYM_GO ? ot_go_entry_point(pt->path, s->offset, s->size, &at, &why) :
+		  ot_entry_point(pt->path, s->offset, s->size, &at, &why);
 
 	if (err == -ENOTSUP) {
 		ot_error("%s cannot be traced: %s", pt->label, why);
@@ -68,7 +140,15 @@ static void say_returns(const struct ot_selection *sel, const struct ot_elf *elf
 			const struct ot_plan_opts *o, size_t i)
 {
 	const struct ot_binary *bin = sel->fn[i].bin;
+	const struct ot_go *go = go_of(sel, elf, i);
 
+	if (go) {
+		if (first_of_file(sel, i))
+			ot_verbose("%s: a Go program (%s): returns are seen at return instructions, "
+				   "calls paired per goroutine", bin->display,
+				   go->version[0] ? go->version : "version unknown");
+		return;
+	}
 	if (!i && stack_switch(sel, elf, i) && !insn_returns(sel, elf, o, i))
 		ot_warn("%s switches stacks (%s): a return probe kills it when a call "
 			"returns on another stack than it was made on; --returns insn "
@@ -243,7 +323,8 @@ static int dwarf_values(struct ot_plan *p, size_t i, struct ot_probe_target *pt)
 	int err;
 
 	if (f->arg_name) {
-		if (pt->offset != f->sym->offset) {
+		/* Go's stack check moves no argument: DWARF's entry holds past it. */
+		if (pt->offset != f->sym->offset && f->sym->go != OT_SYM_GO) {
 			ot_error("%s: cannot read '%s': its probe is past its first instruction, "
 				 "where DWARF's entry locations hold", f->label, f->arg_name);
 			return -ENOENT;
@@ -319,8 +400,12 @@ static int targets(struct ot_plan *p, const struct ot_plan_opts *o)
 		 * first bytes, where its values are what they are at the entry. */
 		if (o->list)
 			continue;
+		if ((err = go_refuse(p, o, i)))
+			return err;
 		if (!o->patches_code && (err = entry(sel, i, &pt[i])))
 			return err == -ENOTSUP ? -ENOENT : err;
+		/* Go code: its calls paired per goroutine (R14 is g). */
+		pt[i].go = s->go == OT_SYM_GO;
 		if ((err = dwarf_values(p, i, &pt[i])))
 			return err;
 		if (o->refuse_target) {
@@ -342,6 +427,8 @@ static int targets(struct ot_plan *p, const struct ot_plan_opts *o)
 			pt[i].ret_sites = ret[i].sites;
 			pt[i].nret_sites = ret[i].nsites;
 			pt[i].ntail_sites = ret[i].ntail;
+			if ((err = go_returns(p, i)))
+				return err;
 		}
 		warn_exceptions(sel, p->elf, o, i);
 	}

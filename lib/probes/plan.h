@@ -9,7 +9,10 @@
  * instructions where a return probe would kill the program (stack
  * switching, an exception thrown through a probed frame) or where
  * --returns insn says so; a return probe (uretprobe) otherwise; neither
- * with inject, whose trampolines see every return.  Reads files and the
+ * with inject, whose trampolines see every return.  A Go program is a
+ * clause of its own: return instructions always, its functions' entry
+ * probes past their stack check, their calls paired per goroutine, and
+ * what cannot be traced so refused with the reason.  Reads files and the
  * functions' code; arms nothing.  Called by lib/capture/capture when it opens.
  */
 #ifndef OT_PLAN_H
@@ -35,6 +38,10 @@ struct ot_plan_opts {
 	/* The backend's own check of a planned target (ot_backend_info's
 	 * refuse_target), or NULL. */
 	int (*refuse_target)(const struct ot_probe_target *t, char *why, size_t len);
+	/* The backend's capabilities (OT_CAN_*), and its own words for why it
+	 * cannot trace a Go program when it lacks OT_CAN_GO. */
+	unsigned backend_can;
+	const char *why_not_go;
 	int ret_mode_set;	/* --returns given ... */
 	int ret_insn;		/* ... and it said insn */
 	int list;		/* -l: the symbols, no code read */

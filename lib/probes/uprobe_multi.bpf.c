@@ -231,13 +231,51 @@ struct ot_bpf_sample {
 	__u64 id;
 	__u64 sp;
 	__u64 value;	/* what the cookie's top byte asks for (OT_VALUE_*); not
-			 * written when it asks none */
+			 * written when it asks none (and the probe is no Go one) */
+	__u64 key;	/* a Go function's probe (the cookie's bit 49): the
+			 * goroutine, 0 when R14 holds none; not written for others */
 };
 
+/* The cookie's bit for a Go function's probe (lib/probes/probes.h). */
+#define OT_COOKIE_GO (1ull << 49)
 /*
- * A USDT argument read as a string (the cookie's bit 48): the sample, the
- * value being the string's address, then what bpf_probe_read_user_str
- * gave (its length with the NUL, or < 0: not readable now, a page the
+ * A goroutine's SP is recorded as its distance below the top of its
+ * stack, from OT_GO_VSP_TOP down (lib/symbols/gobin.h): Go copies a stack
+ * that must grow (or shrink) to a new place, its frames at the same
+ * distance from the new top, so an entry and its return still agree.
+ */
+#define OT_GO_VSP_TOP (1ull << 62)
+/* The largest goroutine stack (runtime.maxstacksize on 64-bit: 1 GB). */
+#define OT_GO_STACK_MAX (1ull << 30)
+
+/*
+ * A Go function's hit: R14 holds the running goroutine, g, whose first
+ * two words are its stack's bounds [lo, hi).  The hit is keyed by g, its
+ * SP made a distance from hi, when the SP is within them; else (R14 is no
+ * g here: assembly, or C) it stays the thread's, as any other's.
+ */
+static __always_inline void go_key(struct pt_regs *ctx, struct ot_bpf_sample *s)
+{
+	__u64 stk[2] = { 0, 0 };
+	__u64 g = 0;
+
+#if defined(__TARGET_ARCH_x86)
+	g = ctx->r14;
+#endif
+	s->key = 0;
+	if (!g || bpf_probe_read_user(stk, sizeof(stk), (void *)g))
+		return;
+	if (stk[0] >= stk[1] || stk[1] - stk[0] > OT_GO_STACK_MAX || s->sp < stk[0] ||
+	    s->sp > stk[1])
+		return;
+	s->key = g;
+	s->sp = OT_GO_VSP_TOP - (stk[1] - s->sp);
+}
+
+/*
+ * A USDT argument read as a string (the cookie's bit 48): the sample (its
+ * key 0 but for a Go function's), the value being the string's address,
+ * then what bpf_probe_read_user_str gave (its length with the NUL, or < 0: not readable now, a page the
  * process has not touched - user space reads it afterwards), the site's
  * address and up to 64 bytes.  Only such probes write the longer record.
  */
@@ -333,10 +371,14 @@ static __always_inline int emit(struct pt_regs *ctx, __u32 bit)
 	case 14: s.value = usdt_value(ctx, (__u32)(s.id >> 32) & 0xffff); break;
 	default: s.value = 0; break;
 	}
+	s.key = 0;
+	if (s.id & OT_COOKIE_GO)
+		go_key(ctx, &s);
 	/* A full ring fails the write; the kernel counts it and reports it
 	 * as PERF_RECORD_LOST, which lib/rings/drain turns into loss epochs.
 	 * A probe that records no value writes {id, sp} alone: 48 bytes a
-	 * record in the ring, not 56 (lib/rings/ring decodes both). */
+	 * record in the ring, not 56; a Go function's {id, sp, value, key}
+	 * (lib/rings/ring decodes each). */
 	if (s.id & (1ull << 48)) {
 		ss.s = s;
 		ss.pad = 0;
@@ -346,7 +388,8 @@ static __always_inline int emit(struct pt_regs *ctx, __u32 bit)
 		return 0;
 	}
 	bpf_perf_event_output(ctx, &ot_rings, BPF_F_CURRENT_CPU, &s,
-			      s.id >> 56 ? sizeof(s) : 2 * sizeof(__u64));
+			      s.id & OT_COOKIE_GO ? sizeof(s) :
+			      s.id >> 56 ? 3 * sizeof(__u64) : 2 * sizeof(__u64));
 	return 0;
 }
 

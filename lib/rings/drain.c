@@ -526,6 +526,7 @@ void ot_drain_record(struct ot_drain *d, unsigned cpu,
 		set_kind(&ev, kind & 0xff, kind >> OT_VALUE_SLOT_SHIFT & 0xf, rec->sp);
 		ev.tid = rec->tid;
 		ev.pid = rec->pid;
+		ev.key = rec->key;
 		break;
 	case OT_REC_LOST:
 		/* A ring of another process (inject's forked children write
