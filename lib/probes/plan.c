@@ -94,8 +94,10 @@ static int go_returns(const struct ot_plan *p, size_t i)
 {
 	if (!go_of(&p->sel, p->elf, i) || !p->ret[i].inexact)
 		return 0;
-	ot_error("%s cannot be traced: it is a Go program's, and %s", p->pt[i].label,
-		 p->ret[i].inexact);
+	ot_error("%s cannot be traced: a Go function is seen returning only at return "
+		 "instructions, and it may leave by %s, which no return instruction of its "
+		 "own ends (leave it out: '!%s')", p->pt[i].label, p->ret[i].how,
+		 p->sel.fn[i].name);
 	return -ENOENT;
 }
 
@@ -461,6 +463,7 @@ int ot_plan_make(struct ot_plan *p, const struct ot_plan_opts *o)
 
 	if (o->exe && ot_elf_open(o->exe, o->display, &p->elf))
 		return -1;
+	p->exe = o->exe;
 	p->bins = ot_binset_new(p->elf, o->exe ? o->exe : "", o->display, o->find_lib,
 				o->find_lib_ctx);
 	if (o->script)
@@ -500,6 +503,37 @@ void ot_plan_free(struct ot_plan *p)
 	ot_binset_free(p->bins);
 	ot_elf_close(p->elf);
 	memset(p, 0, sizeof(*p));
+}
+
+size_t ot_plan_go_deaths(struct ot_plan *p, struct ot_probe_target *pt)
+{
+	static const char *const names[OT_PLAN_GO_DEATHS] = {
+		[OT_PLAN_GO_THROW] = "runtime.fatalthrow",
+		[OT_PLAN_GO_PANIC] = "runtime.fatalpanic",
+	};
+	size_t k, i, n = 0;
+
+	if (!p->elf || !p->exe || !ot_elf_go(p->elf))
+		return 0;
+	for (k = 0; k < OT_PLAN_GO_DEATHS; k++) {
+		for (i = 0; i < ot_elf_nsyms(p->elf) &&
+			    strcmp(ot_elf_sym(p->elf, i)->name, names[k]); i++)
+			;
+		if (i == ot_elf_nsyms(p->elf)) {
+			ot_verbose("%s: a Go program without %s: a death by it is not seen",
+				   ot_elf_display(p->elf), names[k]);
+			return 0;
+		}
+		p->go_death_sites[k] = ot_elf_sym(p->elf, i)->offset;
+		memset(&pt[k], 0, sizeof(pt[k]));
+		pt[k].path = p->exe;
+		pt[k].label = names[k];
+		pt[k].points = &p->go_death_sites[k];
+		pt[k].npoints = 1;
+		pt[k].offset = pt[k].sym_offset = p->go_death_sites[k];
+		n++;
+	}
+	return n;
 }
 
 int ot_plan_calib_target(int ret_insn, struct ot_probe_target *pt)

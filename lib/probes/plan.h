@@ -67,6 +67,9 @@ struct ot_plan {
 	/* Per function, OT_SEL_MAX_VALUES - 1 each: its entry values after
 	 * the first, as operands; NULL when none asks more than one. */
 	struct ot_usdt_arg *more_args;
+	const char *exe;		/* the program's file (o->exe), or NULL */
+	/* A Go program: where its runtime ends it (OT_PLAN_GO_DEATHS). */
+	uint64_t go_death_sites[2];
 };
 
 /*
@@ -85,5 +88,18 @@ void ot_plan_free(struct ot_plan *p);
  * why.
  */
 int ot_plan_calib_target(int ret_insn, struct ot_probe_target *pt);
+
+/*
+ * A Go program's deaths by its own runtime: runtime.fatalthrow (a fatal
+ * error: Go prints "fatal error: ..." and exits 2) and runtime.fatalpanic
+ * (a panic nobody recovered, exit 2), each a counted point (a probe at
+ * its entry, no scope) into pt[k] for k = OT_PLAN_GO_THROW, _PANIC (its
+ * site kept in p).  Returns how many of pt it filled: 0 when the program
+ * is no Go one or has neither function.
+ */
+#define OT_PLAN_GO_THROW 0
+#define OT_PLAN_GO_PANIC 1
+#define OT_PLAN_GO_DEATHS 2
+size_t ot_plan_go_deaths(struct ot_plan *p, struct ot_probe_target *pt);
 
 #endif
