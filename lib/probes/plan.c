@@ -237,15 +237,64 @@ static int point_target(struct ot_plan *p, size_t i, struct ot_probe_target *pt)
 	return 0;
 }
 
+/* The registers that pass integers, by perf number (asm/perf_regs.h):
+ * the C ABI's rdi, rsi, rdx, rcx, r8, r9; Go's register ABI's rax, rbx,
+ * rcx, rdi, rsi, r8, r9, r10, r11 (Go 1.17). */
+static const int8_t c_abi[OT_SEL_MAX_ARG] = { 5, 4, 3, 2, 16, 17 };
+static const int8_t go_abi[OT_SEL_MAX_GO_ARG] = { 0, 1, 2, 5, 4, 16, 17, 18, 19 };
+
+/* argN's register for function f, or -1 (after printing) past them. */
+static int arg_reg(const struct ot_selected *f, unsigned n)
+{
+	if (f->sym->go == OT_SYM_GO && n >= 1 && n <= OT_SEL_MAX_GO_ARG)
+		return go_abi[n - 1];
+	if (f->sym->go != OT_SYM_GO && n >= 1 && n <= OT_SEL_MAX_ARG)
+		return c_abi[n - 1];
+	ot_error("%s: arg%u: it is no Go function, whose arguments are arg1 to arg%d (%s)",
+		 f->label, n, OT_SEL_MAX_ARG, OT_SEL_ARG_REGS);
+	return -1;
+}
+
+/*
+ * A Go function's first value by argN (Go's registers are not the C
+ * ABI's the backends read argN from): an operand, as a DWARF name's; with
+ * :str a Go string, its pointer argN, its length the register after.  0,
+ * or -ENOENT after printing.
+ */
+static int go_first_value(struct ot_plan *p, size_t i, struct ot_probe_target *pt)
+{
+	const struct ot_selected *f = &p->sel.fn[i];
+	unsigned n = OT_SEL_ARG(f->arg);
+	struct ot_usdt_arg *a;
+
+	if (f->sym->go != OT_SYM_GO || !n || f->arg_name)
+		return 0;
+	if (f->str && n == OT_SEL_MAX_GO_ARG) {
+		ot_error("%s: arg%u:str: a Go string's length is in the register after its "
+			 "pointer, and arg%u is the last", f->label, n, n);
+		return -ENOENT;
+	}
+	if (!p->entry_args)
+		p->entry_args = ot_xcalloc(p->sel.n, sizeof(*p->entry_args));
+	a = &p->entry_args[i];
+	a->kind = f->str ? OT_USDT_ARG_GOSTR : OT_USDT_ARG_REG;
+	a->reg = go_abi[n - 1];
+	a->idx = f->str ? go_abi[n] : -1;
+	a->size = f->arg & OT_SEL_32 ? 4 : 8;
+	a->is_signed = 1;
+	pt->arg = 1;
+	pt->entry_arg = a;
+	return 0;
+}
+
 /*
  * Function i's entry values after the first ("read(arg1,arg3)"), each an
  * operand its probe reads: argN the ABI's register (its low half signed
- * with :32), a name where DWARF puts it.  0, or -ENOENT after printing.
+ * with :32; Go's register ABI's for a Go function), a name where DWARF
+ * puts it.  0, or -ENOENT after printing.
  */
 static int more_values(struct ot_plan *p, size_t i, struct ot_probe_target *pt)
 {
-	/* rdi, rsi, rdx, rcx, r8, r9 by perf number (asm/perf_regs.h). */
-	static const int8_t abi[OT_SEL_MAX_ARG] = { 5, 4, 3, 2, 16, 17 };
 	struct ot_selected *f = &p->sel.fn[i];
 	struct ot_usdt_arg *a;
 	char why[256];
@@ -259,8 +308,12 @@ static int more_values(struct ot_plan *p, size_t i, struct ot_probe_target *pt)
 	a = &p->more_args[i * (OT_SEL_MAX_VALUES - 1)];
 	for (j = 0; j < f->nmore; j++) {
 		if (!f->more_name[j]) {
+			int reg = arg_reg(f, OT_SEL_ARG(f->more[j]));
+
+			if (reg < 0)
+				return -ENOENT;
 			a[j].kind = OT_USDT_ARG_REG;
-			a[j].reg = abi[OT_SEL_ARG(f->more[j]) - 1];
+			a[j].reg = (int8_t)reg;
 			a[j].idx = -1;
 			a[j].size = f->more[j] & OT_SEL_32 ? 4 : 8;
 			a[j].is_signed = 1;
@@ -272,6 +325,12 @@ static int more_values(struct ot_plan *p, size_t i, struct ot_probe_target *pt)
 			ot_error("%s: cannot read '%s': %s", f->label, f->more_name[j],
 				 err == -ENODATA ? "no DWARF for it (name the argument argN: the "
 				 "ABI's registers)" : why);
+			return -ENOENT;
+		}
+		if (a[j].kind == OT_USDT_ARG_GOSTR) {
+			ot_error("%s: cannot read '%s': a Go string, read as one with '%s:str' "
+				 "(one value of a function may be)", f->label, f->more_name[j],
+				 f->more_name[j]);
 			return -ENOENT;
 		}
 		ot_verbose("%s: %s is %s (DWARF, at the entry)", f->label, f->more_name[j],
@@ -349,8 +408,17 @@ static int dwarf_values(struct ot_plan *p, size_t i, struct ot_probe_target *pt)
 		pt->entry_arg = &p->entry_args[i];
 		ot_verbose("%s: %s is %s (DWARF, at the entry)", f->label, f->arg_name,
 			   ot_dwarf_describe(&p->entry_args[i], why, sizeof(why)));
+		if (p->entry_args[i].kind == OT_USDT_ARG_GOSTR && !f->str) {
+			ot_error("%s: cannot read '%s' as an integer: it is a Go string, read "
+				 "as one with '%s:str'", f->label, f->arg_name, f->arg_name);
+			return -ENOENT;
+		}
 		if (f->str && (err = str_param(f)))
 			return err;
+	} else if ((err = go_first_value(p, i, pt))) {
+		return err;
+	} else if (f->arg && !pt->entry_arg && arg_reg(f, OT_SEL_ARG(f->arg)) < 0) {
+		return -ENOENT;
 	}
 	if ((err = more_values(p, i, pt)))
 		return err;

@@ -154,7 +154,8 @@ struct task_struct___ot {
  */
 struct ot_usdt_spec {
 	__u8 kind;		/* 1 register, 2 memory, 3 constant, 4 sym(%rip),
-				 * 5 memory at scale past the pointer at off(reg) */
+				 * 5 memory at scale past the pointer at off(reg),
+				 * 6 a Go string: pointer in reg, length in idx */
 	__u8 size;		/* bytes: 1, 2, 4, 8 */
 	__u8 is_signed;
 	__u8 shift;		/* bits right first (%ah) */
@@ -186,7 +187,7 @@ static __always_inline __u64 reg_at(struct pt_regs *ctx, __s16 off)
  * libbpf's usdt.bpf.h does), then cut to its size and sign-extended when
  * signed.  Memory the process has not touched reads as 0.
  */
-static __always_inline __u64 usdt_value(struct pt_regs *ctx, __u32 idx)
+static __always_inline __u64 usdt_value(struct pt_regs *ctx, __u32 idx, __u64 *len)
 {
 	struct ot_usdt_spec *sp = bpf_map_lookup_elem(&ot_usdt_specs, &idx);
 	__u64 v = 0, addr;
@@ -197,6 +198,11 @@ static __always_inline __u64 usdt_value(struct pt_regs *ctx, __u32 idx)
 	switch (sp->kind) {
 	case 1:
 		v = reg_at(ctx, sp->reg_off) >> (sp->shift & 8);
+		break;
+	case 6:
+		/* A Go string: its bytes end at its length, not at a NUL. */
+		v = reg_at(ctx, sp->reg_off);
+		*len = reg_at(ctx, sp->idx_off);
 		break;
 	case 2:
 		addr = reg_at(ctx, sp->reg_off) + sp->off;
@@ -283,7 +289,8 @@ static __always_inline void go_key(struct pt_regs *ctx, struct ot_bpf_sample *s)
 struct ot_bpf_str_sample {
 	struct ot_bpf_sample s;
 	__s32 len;
-	__u32 pad;
+	__u32 cap;	/* a Go string's: its bytes to read with the NUL (its length
+			 * + 1, at most OT_STR_MAX); 0 for a C string, up to a NUL */
 	__u64 ip;	/* the site's address: where the file is, to read it there */
 	char str[OT_STR_MAX];
 };
@@ -307,18 +314,31 @@ struct {
 	__type(value, __u8);
 } ot_str_unread SEC(".maps");
 
-static __always_inline void read_str(struct ot_bpf_str_sample *ss)
+/* glen: a Go string's length (~0: a C string, up to its NUL). */
+static __always_inline void read_str(struct ot_bpf_str_sample *ss, __u64 glen)
 {
 	struct ot_str_key k = { .addr = ss->s.value,
 				.tgid = (__u32)(bpf_get_current_pid_tgid() >> 32) };
 	__u8 one = 1;
+	__u32 n;
 
+	ss->cap = 0;
+	if (glen != ~0ull)
+		ss->cap = (glen < OT_STR_MAX - 1 ? (__u32)glen : OT_STR_MAX - 1) + 1;
 	if (bpf_map_lookup_elem(&ot_str_unread, &k)) {
 		__builtin_memset(ss->str, 0, sizeof(ss->str));
 		ss->len = -14;	/* -EFAULT, as the helper says it */
 		return;
 	}
-	ss->len = bpf_probe_read_user_str(ss->str, sizeof(ss->str), (void *)ss->s.value);
+	if (!ss->cap) {
+		ss->len = bpf_probe_read_user_str(ss->str, sizeof(ss->str), (void *)ss->s.value);
+	} else {
+		__builtin_memset(ss->str, 0, sizeof(ss->str));
+		n = (ss->cap - 1) & (OT_STR_MAX - 1);
+		ss->len = (int)n + 1;
+		if (n && bpf_probe_read_user(ss->str, n, (void *)ss->s.value))
+			ss->len = -14;
+	}
 	if (ss->len < 0)
 		bpf_map_update_elem(&ot_str_unread, &k, &one, BPF_ANY);
 }
@@ -327,6 +347,7 @@ static __always_inline int emit(struct pt_regs *ctx, __u32 bit)
 {
 	struct ot_bpf_str_sample ss;
 	struct ot_bpf_sample s;
+	__u64 glen = ~0ull;
 
 	if (!(ot_enabled & bit))
 		return 0;
@@ -368,7 +389,7 @@ static __always_inline int emit(struct pt_regs *ctx, __u32 bit)
 	case 5: s.value = r5; break;
 	case 6: s.value = r6; break;
 	case 15: s.value = rc; break;
-	case 14: s.value = usdt_value(ctx, (__u32)(s.id >> 32) & 0xffff); break;
+	case 14: s.value = usdt_value(ctx, (__u32)(s.id >> 32) & 0xffff, &glen); break;
 	default: s.value = 0; break;
 	}
 	s.key = 0;
@@ -381,9 +402,8 @@ static __always_inline int emit(struct pt_regs *ctx, __u32 bit)
 	 * (lib/rings/ring decodes each). */
 	if (s.id & (1ull << 48)) {
 		ss.s = s;
-		ss.pad = 0;
 		ss.ip = PT_REGS_IP(ctx);
-		read_str(&ss);
+		read_str(&ss, glen);
 		bpf_perf_event_output(ctx, &ot_rings, BPF_F_CURRENT_CPU, &ss, sizeof(ss));
 		return 0;
 	}

@@ -287,7 +287,7 @@ struct sample_bpf {
 	uint32_t raw_size;
 	uint64_t id, sp, value, key;
 	int32_t str_len;
-	uint32_t pad;
+	uint32_t str_cap;
 	uint64_t ip;
 	char str[OT_RING_STR_MAX];
 } __attribute__((packed));
@@ -320,6 +320,7 @@ int ot_record_parse_bpf(const struct perf_event_header *rec,
 
 		out->str = in->str;
 		out->str_len = s.str_len;
+		out->str_cap = s.str_cap <= OT_RING_STR_MAX ? s.str_cap : OT_RING_STR_MAX;
 		out->str_ip = s.ip;
 		out->has_str = 1;
 	}

@@ -9,8 +9,9 @@
  * - multi backend (BPF output events): PERF_SAMPLE_TID | TIME | RAW, the raw
  *   part being {u64 probe id, u64 stack pointer, u64 value, u64 key} (the
  *   value and the key only when the probe writes them: 16, 24 or 32
- *   bytes), and for a string argument {s32 length, u32 pad, u64 site
- *   address, char[OT_RING_STR_MAX]} after the key
+ *   bytes), and for a string argument {s32 length, u32 a Go string's
+ *   length + 1 (0: up to a NUL), u64 site address, char[OT_RING_STR_MAX]}
+ *   after the key
  *   (lib/probes/uprobe_multi.bpf.c);
  * both with sample_id_all so that PERF_RECORD_LOST carries a time too.
  */
@@ -96,6 +97,10 @@ struct ot_record {
 	const char *str;
 	int32_t str_len;
 	int has_str;
+	/* A Go string's bytes with the NUL (its length + 1, at most
+	 * OT_RING_STR_MAX): what to read afterwards; 0, a C string's, up to
+	 * its NUL. */
+	uint32_t str_cap;
 	uint64_t str_ip;	/* the probe's address in the process */
 };
 

@@ -616,9 +616,8 @@ int ot_go_entry_point(const char *path, uint64_t offset, uint64_t size, uint64_t
 		*why = "past its stack check: a call that grows its stack runs the check again "
 		       "after runtime.morestack, and is seen once";
 	} else {
-		*why = "no stack check at its start (a NOSPLIT function, or one of a form not "
-		       "known): the entry probe is on its first instruction, and a call that "
-		       "grew its stack there would be seen twice (a duplicate)";
+		*why = "no stack check at its start (a leaf or NOSPLIT function, which never "
+		       "calls runtime.morestack): the entry probe is on its first instruction";
 	}
 	free(joins);
 	cs_free(insn, 1);
