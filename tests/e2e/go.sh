@@ -15,7 +15,7 @@ G="$top/build/targets/gop"
 GS="$top/build/targets/gop-stripped"
 [ -x "$G" ] && [ -x "$GS" ] || skip_ "no $G (make targets builds it with golang-go)"
 N=300
-F='main.outer,main.middle,main.leaf,main.deep,main.guarded,main.boom,main.greet'
+F='main.outer,main.middle,main.leaf,main.deep,main.guarded,main.boom,main.greet,main.(*tally).add'
 
 "$G" $N >"$work/want" || fail_ "untraced: exit status $?"
 # The program's own counts, as --expect says them: NAME=N@DEPTH.
@@ -26,7 +26,7 @@ BOOM=$(sed -n 's/^unreturned main.boom=//p' "$work/want")
 # check JSON: the program's counts, exactly; boom never returns.
 check() {
 	json_check "$1" 'j["status"] == "ok"' 'j["records"]["lost"] == 0' \
-		'all(c["missing"] == 0 for c in [f.get("check") or {"missing": 0} for f in j["functions"]])' \
+		'all(f["missing"] == 0 for f in j["functions"] if f["name"] != "main.boom")' \
 		'fn["main.boom"]["scopes"] == 0 and fn["main.boom"]["unclosed"] == '"$BOOM" \
 		'all(f["orphans"] == 0 and f["duplicates"] == 0 and f["outside_parent"] == 0 for f in j["functions"])' \
 		'all(f["unclosed"] == 0 for f in j["functions"] if f["name"] != "main.boom")' \
@@ -48,11 +48,15 @@ done
 grep -q "^orbit-trace: $GS: a Go binary (go1\.[0-9]*.*), [0-9]* functions in .gopclntab" \
 	"$work/gop-stripped.err" || fail_ "stripped: not read from .gopclntab: $(head -3 "$work/gop-stripped.err")"
 
-# Names from .gopclntab: -l with a glob, methods' and closures' names as Go has them.
+# Names from .gopclntab: -l with a glob; methods, closures and a generic
+# function's two instantiations named as Go (1.19) names them.
 "$OT" -l -f 'main.*' -- "$GS" >"$work/list" 2>&1 || fail_ "-l: exit status $?"
-for f in main.outer main.guarded.func1 main.main.func1; do
-	grep -q " $f\$" "$work/list" || fail_ "-l: no $f: $(cat "$work/list")"
+for f in main.outer main.guarded.func1 main.main.func1 'main.(*tally).add' 'main.larger[...]'; do
+	awk -v f="$f" '$NF == f { n++ } END { exit !n }' "$work/list" || fail_ "-l: no $f: $(cat "$work/list")"
 done
+[ "$(awk '$NF == "main.larger[...]"' "$work/list" | wc -l)" = 2 ] || fail_ "-l: not two main.larger[...]"
+"$OT" -l -f 'net/http.*' -- "$GS" >"$work/list2" 2>&1 && fail_ "-l: a glob that selects nothing passed"
+grep -qF "no function matches 'net/http.*' in $GS" "$work/list2" || fail_ "-l net/http.*: $(cat "$work/list2")"
 head -1 "$work/list" | grep -q "functions in .gopclntab" || fail_ "-l: $(head -1 "$work/list")"
 
 # -p: armed on the running program before its goroutines start.
@@ -65,13 +69,28 @@ wait_for "$work/p.out" '^ready'
 "$OT" -v --json -o "$work/p.json" --expect "$EXP" -f "$F" -p $gpid >/dev/null 2>"$work/p.err" &
 otpid=$!
 cleanup_pids="$gpid $otpid"
-wait_for "$work/p.err" 'armed 7 functions'
+wait_for "$work/p.err" 'armed 8 functions'
 echo go >&3
 exec 3>&-
 wait $gpid || fail_ "-p: gop exit status $?"
 wait $otpid || fail_ "-p: orbit-trace exit status $?: $(cat "$work/p.err")"
 sed 1d "$work/p.out" | cmp -s - "$work/want" || fail_ "-p: the program printed other things"
 check "$work/p.json"
+
+# Go's arguments: argN in Go's registers (greet(name string, n int): name
+# in rax and rbx, n in rcx), a Go string by its length (no NUL ends it in
+# the binary: read up to one, "gopher" would run on into its neighbours),
+# a parameter by its DWARF name.
+for v in 'arg1:str,arg3' 'name:str,n'; do
+	"$OT" --json -o "$work/v.json" -f "main.greet($v)" -- "$G" 2 >"$work/v.out" 2>"$work/v.err" ||
+		fail_ "greet($v): exit status $?: $(cat "$work/v.err")"
+	json_check "$work/v.json" 'j["status"] == "ok"' \
+		'fn["main.greet"]["strings"]["top"] == [{"value": "gopher", "count": 8}]' \
+		'[(x["count"], x["min"], x["max"]) for x in fn["main.greet"]["values"]] == [(8, 0, 7)]'
+done
+expect_rc 2 "$work/v.out" "$work/v.err" "$OT" -f 'main.greet(name)' -- "$G" 1
+[ "$(cat "$work/v.err")" = "orbit-trace: $G:main.greet: cannot read 'name' as an integer: it is a Go string, read as one with 'name:str'" ] ||
+	fail_ "greet(name): $(cat "$work/v.err")"
 
 # Go's runtime ending the program (fatal error: all goroutines are asleep):
 # its exit status as untraced, the report failed and says why.

@@ -89,6 +89,21 @@ func greet(name string, n int) int {
 	return len(name) + n
 }
 
+// A method, and a generic function made for two types: Go's names
+// "main.(*tally).add" and, in .gopclntab, "main.larger[...]" for both.
+type tally struct{ n int }
+
+//go:noinline
+func (t *tally) add(k int) { t.n += k }
+
+//go:noinline
+func larger[T int | string](a, b T) T {
+	if a > b {
+		return a
+	}
+	return b
+}
+
 // The calls one goroutine makes, and its checksum.
 func work(g, n int) (sum int, deeps int) {
 	for i := 0; i < n; i++ {
@@ -103,6 +118,9 @@ func work(g, n int) (sum int, deeps int) {
 		sum += guarded(p)
 	}
 	sum += greet("gopher", g)
+	t := &tally{}
+	t.add(g)
+	sum += t.n + larger(g, 3) + len(larger("go", "pher"))
 	return sum, deeps
 }
 
@@ -154,6 +172,7 @@ func main() {
 	fmt.Printf("main.deep=%d\n", deeps*(deepLevel+1))
 	fmt.Printf("main.guarded=%d@0\n", w*panics)
 	fmt.Printf("main.greet=%d@0\n", w)
+	fmt.Printf("main.(*tally).add=%d@0\n", w)
 	fmt.Printf("unreturned main.boom=%d\n", w*panics)
 	fmt.Printf("checksum %d\n", total)
 	if deadlock {
