@@ -122,6 +122,7 @@ build/targets/gop: tests/e2e/targets/gop.go
 # As Debian ships Go programs: no .symtab, .gopclntab still there.
 build/targets/gop-stripped: build/targets/gop
 	strip -o $@ $<
+$(BUILD)/tests/test_gobin: build/targets/gop build/targets/gop-stripped
 targets: $(TARGETS)
 build/targets/%: tests/e2e/targets/%.c
 	@mkdir -p $(dir $@)
