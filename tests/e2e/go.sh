@@ -128,6 +128,10 @@ set -e
 json_check "$work/dp.json" 'j["status"] == "failed"' \
 	'any(r.startswith("the Go runtime threw a fatal error") for r in j["reasons"])'
 
+# The differential run (scripts/go-diff.sh; 20 runs by hand, 2 here):
+# output and exit status as untraced, the fatal error's too.
+OT="$OT" sh "$top/scripts/go-diff.sh" 2 >"$work/diff" 2>&1 || fail_ "go-diff.sh: $(cat "$work/diff")"
+
 # Refused, before the program runs: what would harm it, or cannot pair its calls.
 expect_rc 2 "$work/r.out" "$work/r.err" "$OT" --returns uretprobe -f main.outer -- "$G" 1
 [ "$(cat "$work/r.err")" = "orbit-trace: $G is a Go program: a return probe (--returns uretprobe) replaces the return address on the goroutine's stack, which Go's stack copier and unwinder read (the program dies: fatal error: unknown caller pc); its returns are seen at return instructions" ] ||
