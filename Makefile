@@ -102,7 +102,7 @@ TARGETS    := build/targets/recurse build/targets/jump build/targets/throw build
               build/targets/burst build/targets/execs build/targets/coldxx build/targets/tables \
               build/targets/migrate build/targets/sigcalls build/targets/cxxthreads \
               build/targets/leaderless build/targets/usdt build/targets/usdt_pairs build/targets/dwargs \
-              build/targets/strs build/targets/gop build/targets/gop-stripped
+              build/targets/strs build/targets/gop build/targets/gop-stripped build/targets/gop-pie
 # rustup's rustc if there is one, else Debian's (make deps installs it).
 RUSTC      ?= $(shell command -v rustc 2>/dev/null || ls $$HOME/.cargo/bin/rustc 2>/dev/null || echo rustc)
 build/targets/rstress: tests/e2e/targets/rstress.rs
@@ -122,6 +122,10 @@ build/targets/gop: tests/e2e/targets/gop.go
 # As Debian ships Go programs: no .symtab, .gopclntab still there.
 build/targets/gop-stripped: build/targets/gop
 	strip -o $@ $<
+# Position-independent, stripped: its table in .data.rel.ro.gopclntab, relocated.
+build/targets/gop-pie: tests/e2e/targets/gop.go
+	@mkdir -p $(dir $@)
+	$(GOENV_) $(GO) build -buildmode=pie -ldflags=-s -o $@ $<
 $(BUILD)/tests/test_gobin: build/targets/gop build/targets/gop-stripped
 targets: $(TARGETS)
 build/targets/%: tests/e2e/targets/%.c

@@ -556,6 +556,10 @@ static __attribute__((noinline)) void on_entry(struct ot_pair *p, struct thread 
 			continue;
 		}
 		if (ev->sp == top->sp) {
+			/* A goroutine's entry comes once (its probe is past Go's
+			 * stack check): that call is gone (a panic). */
+			if (top->func == ev->func && d == t->depth && t->key)
+				continue;
 			if (top->func == ev->func && d == t->depth) {
 				p->stats[ev->func].duplicates++;
 				return;

@@ -352,7 +352,9 @@ int ot_go_read_funcs(Elf *elf, const struct ot_go *go, struct ot_go_funcs *out,
 	memset(out, 0, sizeof(*out));
 	memset(&t, 0, sizeof(t));
 	*why = "it has no .gopclntab section";
-	if (!(scn = section(elf, ".gopclntab", &sh)))
+	/* A position-independent one's is relocated: in .data.rel.ro. */
+	if (!(scn = section(elf, ".gopclntab", &sh)) &&
+	    !(scn = section(elf, ".data.rel.ro.gopclntab", &sh)))
 		return -ENODATA;
 	d = elf_getdata(scn, NULL);
 	if (!d || !d->d_buf || sh.sh_type != SHT_PROGBITS) {

@@ -66,7 +66,8 @@ struct ot_go_funcs {
  * Every function of elf's .gopclntab (go: what ot_go_detect said, for
  * the format's details; may be NULL).  Returns 0 with *out filled (free
  * with ot_go_funcs_free), or -errno with *why saying what is wrong:
- * -ENODATA no .gopclntab section, -ENOTSUP a format not known,
+ * -ENODATA no .gopclntab section (.data.rel.ro.gopclntab in a
+ * position-independent one), -ENOTSUP a format not known,
  * -EBADMSG a table that contradicts itself.
  */
 int ot_go_read_funcs(Elf *elf, const struct ot_go *go, struct ot_go_funcs *out,

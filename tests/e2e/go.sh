@@ -48,6 +48,20 @@ done
 grep -q "^orbit-trace: $GS: a Go binary (go1\.[0-9]*.*), [0-9]* functions in .gopclntab" \
 	"$work/gop-stripped.err" || fail_ "stripped: not read from .gopclntab: $(head -3 "$work/gop-stripped.err")"
 
+# Position-independent and stripped (.data.rel.ro.gopclntab, its code's
+# start a relocation's); its panicking boom traced without guarded, the
+# function that recovers: each call of boom at its previous one's SP is a
+# call (that one gone), not one call seen twice.
+GP="$top/build/targets/gop-pie"
+"$OT" --json -o "$work/pie.json" -f 'main.outer,main.deep,main.boom' -- "$GP" $N \
+	>"$work/pie.out" 2>"$work/pie.err" || fail_ "pie: exit status $?: $(cat "$work/pie.err")"
+cmp -s "$work/pie.out" "$work/want" || fail_ "pie: traced, it printed other things"
+json_check "$work/pie.json" 'j["status"] == "ok"' \
+	'fn["main.outer"]["scopes"] == '"$(sed -n 's/^main.outer=\([0-9]*\)@0$/\1/p' "$work/want")" \
+	'fn["main.deep"]["scopes"] == '"$(sed -n 's/^main.deep=//p' "$work/want")" \
+	'fn["main.boom"]["unclosed"] == '"$BOOM"' and fn["main.boom"]["duplicates"] == 0' \
+	'all(f["orphans"] == 0 and f["duplicates"] == 0 for f in j["functions"])'
+
 # Names from .gopclntab: -l with a glob; methods, closures and a generic
 # function's two instantiations named as Go (1.19) names them.
 "$OT" -l -f 'main.*' -- "$GS" >"$work/list" 2>&1 || fail_ "-l: exit status $?"

@@ -806,6 +806,12 @@ static void test_goroutines(void **state)
 	gev(p, 9, 101, g1, MIDDLE, 0x200, OT_EV_RETURN);
 	assert_int_equal(S(p, INNER)->unclosed, 1);
 	gev(p, 9, 101, g1, OUTER, 0x100, OT_EV_RETURN);
+	/* Inner panics twice from an untraced caller, which recovers: the
+	 * second call at the first's SP is a call, not the first twice. */
+	gev(p, 9, 101, g1, INNER, 0x300, OT_EV_ENTRY);
+	gev(p, 9, 101, g1, INNER, 0x300, OT_EV_ENTRY);
+	gev(p, 9, 101, g1, INNER, 0x300, OT_EV_ENTRY);
+	gev(p, 9, 101, g1, INNER, 0x300, OT_EV_RETURN);
 	/* The same g in another process. */
 	gev(p, 10, 200, g1, OUTER, 0x100, OT_EV_ENTRY);
 	gev(p, 10, 200, g1, OUTER, 0x100, OT_EV_RETURN);
@@ -814,9 +820,10 @@ static void test_goroutines(void **state)
 	assert_int_equal(S(p, OUTER)->depths[0], 3);
 	assert_int_equal(S(p, MIDDLE)->scopes, 2);
 	assert_int_equal(S(p, MIDDLE)->depths[1], 2);
-	assert_int_equal(S(p, INNER)->scopes, 1);
+	assert_int_equal(S(p, INNER)->scopes, 2);
 	assert_int_equal(S(p, INNER)->depths[2], 1);
-	assert_int_equal(S(p, INNER)->unclosed, 1);
+	assert_int_equal(S(p, INNER)->depths[0], 1);
+	assert_int_equal(S(p, INNER)->unclosed, 3);
 	assert_int_equal(S(p, OUTER)->orphans + S(p, MIDDLE)->orphans + S(p, INNER)->orphans, 0);
 	assert_int_equal(S(p, OUTER)->unclosed + S(p, MIDDLE)->unclosed, 0);
 	assert_int_equal(S(p, OUTER)->duplicates + S(p, MIDDLE)->duplicates +
