@@ -250,8 +250,8 @@ static int arg_reg(const struct ot_selected *f, unsigned n)
 		return go_abi[n - 1];
 	if (f->sym->go != OT_SYM_GO && n >= 1 && n <= OT_SEL_MAX_ARG)
 		return c_abi[n - 1];
-	ot_error("%s: arg%u: it is no Go function, whose arguments are arg1 to arg%d (%s)",
-		 f->label, n, OT_SEL_MAX_ARG, OT_SEL_ARG_REGS);
+	ot_error("%s: arg%u: it is no Go function: its arguments are arg1 to arg%d (the "
+		 "registers that pass integers: %s)", f->label, n, OT_SEL_MAX_ARG, OT_SEL_ARG_REGS);
 	return -1;
 }
 

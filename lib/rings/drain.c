@@ -759,6 +759,7 @@ static void emit_thread_run(struct ot_drain *d, unsigned qi, uint64_t until,
 
 	ev->tid = q->tid;
 	ev->pid = q->pid;
+	ev->key = 0;	/* a thread's records: no goroutine's (ev held another's) */
 	ev->cpu = (uint16_t)qi;
 	ev->value = 0;
 	ev->has_value = 0;
