@@ -36,7 +36,7 @@ STRESS     := tests/stress/orbit-stress
 DEB_DEPS   := gcc g++ clang libclang-rt-14-dev make pkg-config libelf-dev libdw-dev libdebuginfod-dev libcap-dev libcapstone-dev libiberty-dev libcmocka-dev libbpf-dev libmicrohttpd-dev \
               python3 groff-base strace debhelper dpkg-dev fakeroot lintian valgrind \
               bpftrace xz-utils gzip pigz sqlite3 libc6-dbg systemtap-sdt-dev \
-              prometheus prometheus-node-exporter curl php8.2-cli ruby3.1 debuginfod
+              prometheus prometheus-node-exporter curl php8.2-cli ruby3.1 debuginfod golang-go
 
 .PHONY: all deps check unit e2e demo clean lint-man install uninstall deb targets fuzz fuzz-reloc valgrind bench
 
@@ -108,7 +108,8 @@ TARGETS    := build/targets/recurse build/targets/jump build/targets/throw build
               build/targets/strs build/targets/asmswitch build/targets/altstack \
               build/targets/usecoro build/targets/asyncjmp build/targets/rpanic \
               build/targets/hidden build/targets/planted build/targets/hostile \
-              build/targets/ends
+              build/targets/ends \
+              build/targets/gop build/targets/gop-stripped build/targets/gop-pie
 # rustup's rustc if there is one, else Debian's (make deps installs it).
 RUSTC      ?= $(shell command -v rustc 2>/dev/null || ls $$HOME/.cargo/bin/rustc 2>/dev/null || echo rustc)
 build/targets/rstress: tests/e2e/targets/rstress.rs
@@ -120,6 +121,22 @@ build/targets/rstress-v0: tests/e2e/targets/rstress.rs
 build/targets/rpanic: tests/e2e/targets/rpanic.rs
 	@mkdir -p $(dir $@)
 	$(RUSTC) -O -C debuginfo=1 -o $@ $<
+# Go (Debian's golang-go): one file, no module, nothing fetched; the build
+# cache inside build/ (never $$HOME, which may not be ours under sudo).
+GO         ?= go
+GOENV_     := GOCACHE=$(abspath build/gocache) GOPATH=$(abspath build/gopath) GO111MODULE=off \
+              GOFLAGS= GOPROXY=off CGO_ENABLED=0
+build/targets/gop: tests/e2e/targets/gop.go
+	@mkdir -p $(dir $@)
+	$(GOENV_) $(GO) build -o $@ $<
+# As Debian ships Go programs: no .symtab, .gopclntab still there.
+build/targets/gop-stripped: build/targets/gop
+	strip -o $@ $<
+# Position-independent, stripped: its table in .data.rel.ro.gopclntab, relocated.
+build/targets/gop-pie: tests/e2e/targets/gop.go
+	@mkdir -p $(dir $@)
+	$(GOENV_) $(GO) build -buildmode=pie -ldflags=-s -o $@ $<
+$(BUILD)/tests/test_gobin: build/targets/gop build/targets/gop-stripped
 targets: $(TARGETS)
 build/targets/%: tests/e2e/targets/%.c
 	@mkdir -p $(dir $@)

@@ -58,6 +58,12 @@ static void feed_pair(void *ctx, const struct ot_event *ev)
 				       ev->value);
 		return;
 	}
+	/* A Go program's runtime ending it: counted for the verdict. */
+	if (c->ngo_death && ev->kind == OT_EV_POINT && ev->func >= c->go_death &&
+	    ev->func - c->go_death < c->ngo_death) {
+		c->go_deaths[ev->func - c->go_death]++;
+		return;
+	}
 	if (c->calib_pair && ev->kind != OT_EV_LOST && ev->func == c->calib_target) {
 		struct ot_event e = *ev;
 
@@ -235,6 +241,8 @@ static int resolve(struct ot_capture *c)
 		.functions = c->o.functions, .expect = expect, .nexpect = c->o.nexpect,
 		.patches_code = !!(c->o.backend->can & OT_PATCHES_CODE),
 		.refuse_target = c->o.backend->refuse_target,
+		.backend_can = c->o.backend->can,
+		.why_not_go = ot_backend_why_not(c->o.backend, OT_CAN_GO),
 		.ret_mode_set = c->o.ret_mode_set, .ret_insn = c->o.ret_insn, .list = c->o.list,
 	};
 	size_t i;
@@ -392,7 +400,7 @@ static void cleanup(struct ot_capture *c)
 	ot_target_thaw(&c->target); /* never leave a -p process stopped */
 	ot_exitwatch_stop(c->exitw);
 	ot_pair_free(c->calib_pair);
-	if (c->npt > c->plan.sel.n)	/* the calibration's target is the last */
+	if (c->o.compensate && c->npt > c->calib_target) /* the calibration's target */
 		free((uint64_t *)c->plan.pt[c->calib_target].ret_sites);
 	free(c->rep_fn);
 	free(c->fol);
@@ -518,6 +526,21 @@ static int add_calib_target(struct ot_capture *c)
 	c->plan.pt[c->calib_target].pid = (int)getpid();
 	c->npt++;
 	return 0;
+}
+
+/*
+ * A Go program: where its runtime ends it (a fatal error, a panic nobody
+ * recovered), probed as points of the last targets, so that the report
+ * never says ok over a program its runtime killed.
+ */
+static void add_go_deaths(struct ot_capture *c)
+{
+	if (c->o.all || c->o.follow)
+		return;
+	c->plan.pt = ot_xreallocarray(c->plan.pt, c->npt + OT_PLAN_GO_DEATHS, sizeof(*c->plan.pt));
+	c->go_death = (uint32_t)c->npt;
+	c->ngo_death = ot_plan_go_deaths(&c->plan, &c->plan.pt[c->npt]);
+	c->npt += c->ngo_death;
 }
 
 /*
@@ -742,7 +765,10 @@ enum ot_capture_result ot_capture_arm(struct ot_capture *c)
 		return OT_CAPTURE_FAILED;
 	c->npt = c->plan.sel.n;
 	ot_keyed_size(c);
-	if ((c->o.compensate && add_calib_target(c)) || spawn(c) || make_sinks(c) ||
+	if (c->o.compensate && add_calib_target(c))
+		return OT_CAPTURE_FAILED;
+	add_go_deaths(c);
+	if (spawn(c) || make_sinks(c) ||
 	    ot_metrics_open(c))
 		return OT_CAPTURE_FAILED;
 	watch_exit(c);

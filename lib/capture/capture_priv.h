@@ -62,8 +62,14 @@ struct ot_capture {
 	 * (calib_pair, probe target calib_target: orbit-trace's own
 	 * ot_calib_target, called by calib_live).
 	 */
-	size_t npt;		/* probe targets: the selection, + 1 with --compensate */
+	size_t npt;		/* probe targets: the selection, + 1 with --compensate,
+				 * + a Go program's deaths */
 	uint32_t calib_target;
+	/* A Go program: probe targets go_death.. (OT_PLAN_GO_DEATHS of them,
+	 * ngo_death 0 for none), runtime.fatalthrow's and fatalpanic's hits. */
+	uint32_t go_death;
+	size_t ngo_death;
+	uint64_t go_deaths[OT_PLAN_GO_DEATHS];
 	struct ot_pair *calib_pair;
 	struct ot_calib_live *calib_live;
 	uint64_t calib_next;	/* when calib_update next looks */

@@ -134,6 +134,24 @@ static void judge_end(struct ot_capture *c)
 		ot_verbose("how process %d ended is not known: %s", (int)t->pid, t->exit_why);
 }
 
+/*
+ * A Go program its runtime ended: a fatal error (Go's "fatal error: ...",
+ * exit status 2: the program could not go on, whatever its calls were)
+ * fails the capture; a panic nobody recovered ended it with its
+ * goroutines' calls open (unclosed).  Neither is ever ok.
+ */
+static void judge_go_deaths(struct ot_capture *c)
+{
+	if (c->ngo_death > OT_PLAN_GO_THROW && c->go_deaths[OT_PLAN_GO_THROW])
+		ot_check_add(&c->check, OT_STATUS_FAILED, "the Go runtime threw a fatal error "
+			     "(runtime.fatalthrow: Go's \"fatal error: ...\", exit status 2): the "
+			     "program died, the calls its goroutines had open are unclosed");
+	if (c->ngo_death > OT_PLAN_GO_PANIC && c->go_deaths[OT_PLAN_GO_PANIC])
+		ot_check_add(&c->check, OT_STATUS_LOSSY, "a panic nobody recovered ended the Go "
+			     "program (runtime.fatalpanic, exit status 2): the calls its "
+			     "goroutines had open are unclosed");
+}
+
 void ot_capture_judge(struct ot_capture *c)
 {
 	size_t nrows = ot_keyed_nreport(c);
@@ -163,6 +181,7 @@ void ot_capture_judge(struct ot_capture *c)
 	judge_thread_execs(c);
 	judge_orphans(c);
 	judge_end(c);
+	judge_go_deaths(c);
 	ot_keyed_judge(c);
 	ot_capture_lang_judge(c);
 	free(st);

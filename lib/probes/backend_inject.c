@@ -1045,6 +1045,11 @@ const struct ot_backend_ops ot_backend_inject = {
 			[12] = "--backend inject patches one process: not several -p processes",
 			[13] = "--cgroup keeps -a to a cgroup: --backend inject patches one "
 			       "process, not with -a",
+			[14] = "--backend inject cannot trace it: its trampolines replace each "
+			       "call's return address on the stack, which Go's stack copier and "
+			       "unwinder read (fatal error: unknown caller pc), and it keeps "
+			       "threads by glibc's, where Go runs goroutines on threads of its "
+			       "own; the default backend (multi) traces Go programs",
 		},
 	},
 	.objects = "trampolines",

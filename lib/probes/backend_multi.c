@@ -667,7 +667,7 @@ static int link_probe(struct ot_probes *p, uint64_t *off, uint64_t *cookie, uint
 	ref[*m] = kind == OT_PROBE_POINT ? t->ref_ctr : 0;
 	str = value && ot_probes_target_str(t, kind);
 	cookie[*m] = ++um->last_cookie | (uint64_t)spec << 32 | (uint64_t)value << 56 |
-		     (str ? OT_PROBE_COOKIE_STR : 0);
+		     (str ? OT_PROBE_COOKIE_STR : 0) | (t->go ? OT_PROBE_COOKIE_GO : 0);
 	ot_probes_id_insert(p, cookie[*m], (uint32_t)target, kind,
 			    value | (str ? OT_VALUE_STR : 0));
 	(*m)++;
@@ -996,7 +996,7 @@ const struct ot_backend_ops ot_backend_multi = {
 		.built_on = "uprobe_multi BPF links, libbpf " OT_LIBBPF_VERSION,
 		.can = OT_CAN_AUTO | OT_CAN_FOLLOW | OT_CAN_ALL | OT_CAN_FREEZE | OT_CAN_COMPENSATE |
 		       OT_CAN_RETURNS | OT_CAN_VALUES | OT_NEEDS_SYS_ADMIN | OT_CAN_USDT |
-		       OT_CAN_PIDS | OT_CAN_CGROUP,
+		       OT_CAN_PIDS | OT_CAN_CGROUP | OT_CAN_GO,
 	},
 	.objects = "uprobe_multi links",
 	.bpf_layout = 1,

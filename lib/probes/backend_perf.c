@@ -443,6 +443,10 @@ const struct ot_backend_ops ot_backend_perf = {
 			       "those processes in the kernel): not with --backend perf",
 			[13] = "--cgroup needs the multi backend (its BPF program keeps to the "
 			       "cgroup's processes in the kernel): not with --backend perf",
+			[14] = "the perf backend reads registers only, and a goroutine's calls "
+			       "cannot be paired without reading where its stack is (it moves "
+			       "when it grows); the multi backend (the default, Linux 6.6) "
+			       "traces Go programs",
 		},
 		.refuse_target = perf_refuse_target,
 	},

@@ -1,6 +1,7 @@
 #include "plan.h"
 #include "util/error.h"
 #include "symbols/dwarfarg.h"
+#include "symbols/gobin.h"
 #include "symbols/retsite.h"
 #include "symbols/switches.h"
 #include "util/xalloc.h"
@@ -10,6 +11,74 @@
 #include <stdlib.h>
 #include <string.h>
 
+/*
+ * Go: the Go release that built function i's file, or the program (a C
+ * library's function in a Go process runs on its stacks too); NULL for
+ * neither.  A return probe replaces the return address on the stack,
+ * which Go's stack copier and unwinder read: the program dies ("fatal
+ * error: unknown caller pc").  So a Go program's returns are seen at
+ * return instructions, always, whatever else decides below.
+ */
+static const struct ot_go *go_of(const struct ot_selection *sel, const struct ot_elf *elf,
+				 size_t i)
+{
+	const struct ot_go *go = ot_elf_go(sel->fn[i].bin->elf);
+
+	return go ? go : elf ? ot_elf_go(elf) : NULL;
+}
+
+/*
+ * What a Go program refuses, before anything is armed: a return probe
+ * (--returns uretprobe), a backend that cannot trace Go (OT_CAN_GO: its
+ * own words), a Go function of a release that keeps its goroutine only
+ * in thread-local storage (before Go 1.17: its calls cannot be paired
+ * per goroutine).  0, or -ENOENT after printing why.
+ */
+static int go_refuse(const struct ot_plan *p, const struct ot_plan_opts *o, size_t i)
+{
+	const struct ot_selected *f = &p->sel.fn[i];
+	const struct ot_go *go = go_of(&p->sel, p->elf, i);
+
+	if (!go)
+		return 0;
+	if (!(o->backend_can & OT_CAN_GO)) {
+		ot_error("%s is a Go program: %s", ot_elf_go(f->bin->elf) ? f->bin->display :
+			 o->display, o->why_not_go ? o->why_not_go : "this backend cannot trace it");
+		return -ENOENT;
+	}
+	if (o->ret_mode_set && !o->ret_insn) {
+		ot_error("%s is a Go program: a return probe (--returns uretprobe) replaces the "
+			 "return address on the goroutine's stack, which Go's stack copier and "
+			 "unwinder read (the program dies: fatal error: unknown caller pc); its "
+			 "returns are seen at return instructions", o->display);
+		return -ENOENT;
+	}
+	if (f->sym->go == OT_SYM_GO && !ot_go_regabi(go)) {
+		ot_error("%s cannot be traced: %s was built by %s, and before Go 1.17 a "
+			 "goroutine is found only through thread-local storage, which orbit-trace "
+			 "does not read: its calls cannot be paired per goroutine", f->label,
+			 f->bin->display, go->version[0] ? go->version : "an unknown Go release");
+		return -ENOENT;
+	}
+	return 0;
+}
+
+/*
+ * A Go function whose returns cannot all be found (an indirect jump that
+ * may leave it, a tail call not followed) is refused: a return probe
+ * cannot stand in for the missing ones.  0, or -ENOENT after printing.
+ */
+static int go_returns(const struct ot_plan *p, size_t i)
+{
+	if (!go_of(&p->sel, p->elf, i) || !p->ret[i].inexact)
+		return 0;
+	ot_error("%s cannot be traced: a Go function is seen returning only at return "
+		 "instructions, and it may leave by %s, which no return instruction of its "
+		 "own ends (leave it out: '!%s')", p->pt[i].label, p->ret[i].how,
+		 p->sel.fn[i].name);
+	return -ENOENT;
+}
+
 /* Where function i's entry probe goes: past a first instruction a uprobe
  * cannot sit on.  0, -ENOTSUP or -1, printed. */
 static int entry(const struct ot_selection *sel, size_t i, struct ot_probe_target *pt)
@@ -17,7 +86,10 @@ static int entry(const struct ot_selection *sel, size_t i, struct ot_probe_targe
 	const struct ot_sym *s = sel->fn[i].sym;
 	const char *why;
 	uint64_t at;
-	int err = ot_entry_point(pt->path, s->offset, s->size, &at, &why);
+	/* Go code: past its stack check (lib/symbols/retsite), so that a call
+	 * whose prologue runs again after runtime.morestack is seen once. */
+	int err = s->go == OT_SYM_GO ? ot_go_entry_point(pt->path, s->offset, s->size, &at, &why) :
+		  ot_entry_point(pt->path, s->offset, s->size, &at, &why);
 
 	if (err == -ENOTSUP) {
 		ot_error("%s cannot be traced: %s", pt->label, why);
@@ -101,6 +173,8 @@ static const char *uretprobe_kills(const struct ot_plan *p, size_t i, char *why,
  *                        in a process that switches stacks, refused
  *                        where there is none to probe (only a return
  *                        probe could see it return).
+ *   a Go program:        return instructions, always (go_refuse and
+ *                        go_returns refuse what cannot be seen so).
  */
 static int return_mode(const struct ot_plan *p, const struct ot_plan_opts *o, size_t i,
 		       struct ot_returns *r)
@@ -118,7 +192,10 @@ static int return_mode(const struct ot_plan *p, const struct ot_plan_opts *o, si
 	}
 	if (ot_returns_find(&p->sel, i, label, name, r))
 		return -1;
-	if (o->ret_mode_set || !r->inexact)
+	/* Go: return instructions always (go_of); go_returns refuses a
+	 * function whose exits are not all found, go_refuse a forced return
+	 * probe. */
+	if (o->ret_mode_set || !r->inexact || go_of(&p->sel, p->elf, i))
 		return 1;
 	if (!r->nsites && (kills = switch_kills(p, i, why, sizeof(why)))) {
 		ot_error("%s cannot be traced: only a return probe could see it return (it has "
@@ -224,15 +301,64 @@ static int point_target(struct ot_plan *p, size_t i, struct ot_probe_target *pt)
 	return 0;
 }
 
+/* The registers that pass integers, by perf number (asm/perf_regs.h):
+ * the C ABI's rdi, rsi, rdx, rcx, r8, r9; Go's register ABI's rax, rbx,
+ * rcx, rdi, rsi, r8, r9, r10, r11 (Go 1.17). */
+static const int8_t c_abi[OT_SEL_MAX_ARG] = { 5, 4, 3, 2, 16, 17 };
+static const int8_t go_abi[OT_SEL_MAX_GO_ARG] = { 0, 1, 2, 5, 4, 16, 17, 18, 19 };
+
+/* argN's register for function f, or -1 (after printing) past them. */
+static int arg_reg(const struct ot_selected *f, unsigned n)
+{
+	if (f->sym->go == OT_SYM_GO && n >= 1 && n <= OT_SEL_MAX_GO_ARG)
+		return go_abi[n - 1];
+	if (f->sym->go != OT_SYM_GO && n >= 1 && n <= OT_SEL_MAX_ARG)
+		return c_abi[n - 1];
+	ot_error("%s: arg%u: it is no Go function: its arguments are arg1 to arg%d (the "
+		 "registers that pass integers: %s)", f->label, n, OT_SEL_MAX_ARG, OT_SEL_ARG_REGS);
+	return -1;
+}
+
+/*
+ * A Go function's first value by argN (Go's registers are not the C
+ * ABI's the backends read argN from): an operand, as a DWARF name's; with
+ * :str a Go string, its pointer argN, its length the register after.  0,
+ * or -ENOENT after printing.
+ */
+static int go_first_value(struct ot_plan *p, size_t i, struct ot_probe_target *pt)
+{
+	const struct ot_selected *f = &p->sel.fn[i];
+	unsigned n = OT_SEL_ARG(f->arg);
+	struct ot_usdt_arg *a;
+
+	if (f->sym->go != OT_SYM_GO || !n || f->arg_name)
+		return 0;
+	if (f->str && n == OT_SEL_MAX_GO_ARG) {
+		ot_error("%s: arg%u:str: a Go string's length is in the register after its "
+			 "pointer, and arg%u is the last", f->label, n, n);
+		return -ENOENT;
+	}
+	if (!p->entry_args)
+		p->entry_args = ot_xcalloc(p->sel.n, sizeof(*p->entry_args));
+	a = &p->entry_args[i];
+	a->kind = f->str ? OT_USDT_ARG_GOSTR : OT_USDT_ARG_REG;
+	a->reg = go_abi[n - 1];
+	a->idx = f->str ? go_abi[n] : -1;
+	a->size = f->arg & OT_SEL_32 ? 4 : 8;
+	a->is_signed = 1;
+	pt->arg = 1;
+	pt->entry_arg = a;
+	return 0;
+}
+
 /*
  * Function i's entry values after the first ("read(arg1,arg3)"), each an
  * operand its probe reads: argN the ABI's register (its low half signed
- * with :32), a name where DWARF puts it.  0, or -ENOENT after printing.
+ * with :32; Go's register ABI's for a Go function), a name where DWARF
+ * puts it.  0, or -ENOENT after printing.
  */
 static int more_values(struct ot_plan *p, size_t i, struct ot_probe_target *pt)
 {
-	/* rdi, rsi, rdx, rcx, r8, r9 by perf number (asm/perf_regs.h). */
-	static const int8_t abi[OT_SEL_MAX_ARG] = { 5, 4, 3, 2, 16, 17 };
 	struct ot_selected *f = &p->sel.fn[i];
 	struct ot_usdt_arg *a;
 	char why[256];
@@ -246,8 +372,12 @@ static int more_values(struct ot_plan *p, size_t i, struct ot_probe_target *pt)
 	a = &p->more_args[i * (OT_SEL_MAX_VALUES - 1)];
 	for (j = 0; j < f->nmore; j++) {
 		if (!f->more_name[j]) {
+			int reg = arg_reg(f, OT_SEL_ARG(f->more[j]));
+
+			if (reg < 0)
+				return -ENOENT;
 			a[j].kind = OT_USDT_ARG_REG;
-			a[j].reg = abi[OT_SEL_ARG(f->more[j]) - 1];
+			a[j].reg = (int8_t)reg;
 			a[j].idx = -1;
 			a[j].size = f->more[j] & OT_SEL_32 ? 4 : 8;
 			a[j].is_signed = 1;
@@ -259,6 +389,12 @@ static int more_values(struct ot_plan *p, size_t i, struct ot_probe_target *pt)
 			ot_error("%s: cannot read '%s': %s", f->label, f->more_name[j],
 				 err == -ENODATA ? "no DWARF for it (name the argument argN: the "
 				 "ABI's registers)" : why);
+			return -ENOENT;
+		}
+		if (a[j].kind == OT_USDT_ARG_GOSTR) {
+			ot_error("%s: cannot read '%s': a Go string, read as one with '%s:str' "
+				 "(one value of a function may be)", f->label, f->more_name[j],
+				 f->more_name[j]);
 			return -ENOENT;
 		}
 		ot_verbose("%s: %s is %s (DWARF, at the entry)", f->label, f->more_name[j],
@@ -312,7 +448,8 @@ static int dwarf_values(struct ot_plan *p, size_t i, struct ot_probe_target *pt)
 	int err;
 
 	if (f->arg_name) {
-		if (pt->offset != f->sym->offset) {
+		/* Go's stack check moves no argument: DWARF's entry holds past it. */
+		if (pt->offset != f->sym->offset && f->sym->go != OT_SYM_GO) {
 			ot_error("%s: cannot read '%s': its probe is past its first instruction, "
 				 "where DWARF's entry locations hold", f->label, f->arg_name);
 			return -ENOENT;
@@ -335,8 +472,17 @@ static int dwarf_values(struct ot_plan *p, size_t i, struct ot_probe_target *pt)
 		pt->entry_arg = &p->entry_args[i];
 		ot_verbose("%s: %s is %s (DWARF, at the entry)", f->label, f->arg_name,
 			   ot_dwarf_describe(&p->entry_args[i], why, sizeof(why)));
+		if (p->entry_args[i].kind == OT_USDT_ARG_GOSTR && !f->str) {
+			ot_error("%s: cannot read '%s' as an integer: it is a Go string, read "
+				 "as one with '%s:str'", f->label, f->arg_name, f->arg_name);
+			return -ENOENT;
+		}
 		if (f->str && (err = str_param(f)))
 			return err;
+	} else if ((err = go_first_value(p, i, pt))) {
+		return err;
+	} else if (f->arg && !pt->entry_arg && arg_reg(f, OT_SEL_ARG(f->arg)) < 0) {
+		return -ENOENT;
 	}
 	if ((err = more_values(p, i, pt)))
 		return err;
@@ -401,8 +547,12 @@ static int targets(struct ot_plan *p, const struct ot_plan_opts *o)
 		 * first bytes, where its values are what they are at the entry. */
 		if (o->list)
 			continue;
+		if ((err = go_refuse(p, o, i)))
+			return err;
 		if (!o->patches_code && (err = entry(sel, i, &pt[i])))
 			return err == -ENOTSUP ? -ENOENT : err;
+		/* Go code: its calls paired per goroutine (R14 is g). */
+		pt[i].go = s->go == OT_SYM_GO;
 		if ((err = dwarf_values(p, i, &pt[i])))
 			return err;
 		if ((err = refuse(o, &pt[i])))
@@ -415,6 +565,8 @@ static int targets(struct ot_plan *p, const struct ot_plan_opts *o)
 			pt[i].ret_sites = ret[i].sites;
 			pt[i].nret_sites = ret[i].nsites;
 			pt[i].ntail_sites = ret[i].ntail;
+			if ((err = go_returns(p, i)))
+				return err;
 		}
 	}
 	return 0;
@@ -446,6 +598,7 @@ int ot_plan_make(struct ot_plan *p, const struct ot_plan_opts *o)
 
 	if (o->exe && ot_elf_open(o->exe, o->display, &p->elf))
 		return -1;
+	p->exe = o->exe;
 	p->bins = ot_binset_new(p->elf, o->exe ? o->exe : "", o->display, o->find_lib,
 				o->find_lib_ctx);
 	if (o->script)
@@ -487,6 +640,37 @@ void ot_plan_free(struct ot_plan *p)
 	ot_binset_free(p->bins);
 	ot_elf_close(p->elf);
 	memset(p, 0, sizeof(*p));
+}
+
+size_t ot_plan_go_deaths(struct ot_plan *p, struct ot_probe_target *pt)
+{
+	static const char *const names[OT_PLAN_GO_DEATHS] = {
+		[OT_PLAN_GO_THROW] = "runtime.fatalthrow",
+		[OT_PLAN_GO_PANIC] = "runtime.fatalpanic",
+	};
+	size_t k, i, n = 0;
+
+	if (!p->elf || !p->exe || !ot_elf_go(p->elf))
+		return 0;
+	for (k = 0; k < OT_PLAN_GO_DEATHS; k++) {
+		for (i = 0; i < ot_elf_nsyms(p->elf) &&
+			    strcmp(ot_elf_sym(p->elf, i)->name, names[k]); i++)
+			;
+		if (i == ot_elf_nsyms(p->elf)) {
+			ot_verbose("%s: a Go program without %s: a death by it is not seen",
+				   ot_elf_display(p->elf), names[k]);
+			return 0;
+		}
+		p->go_death_sites[k] = ot_elf_sym(p->elf, i)->offset;
+		memset(&pt[k], 0, sizeof(pt[k]));
+		pt[k].path = p->exe;
+		pt[k].label = names[k];
+		pt[k].points = &p->go_death_sites[k];
+		pt[k].npoints = 1;
+		pt[k].offset = pt[k].sym_offset = p->go_death_sites[k];
+		n++;
+	}
+	return n;
 }
 
 int ot_plan_calib_target(int ret_insn, struct ot_probe_target *pt)

@@ -12,7 +12,10 @@
  * that switches stacks (lib/symbols/switches, over every file it maps or
  * will map).  --returns forces one way; a forced return probe that may
  * kill is refused.  Neither with inject, whose trampolines see every
- * return.  Reads files and the functions' code; arms nothing.  Called by
+ * return.  A Go program is a clause of its own: return instructions
+ * always, its functions' entry probes past their stack check, their calls
+ * paired per goroutine, and what cannot be traced so refused with the
+ * reason.  Reads files and the functions' code; arms nothing.  Called by
  * lib/capture/capture when it opens.
  */
 #ifndef OT_PLAN_H
@@ -43,6 +46,10 @@ struct ot_plan_opts {
 	 * switches stacks is asked of them. */
 	int (*objects)(void *ctx, char ***paths, char ***names, size_t *n);
 	void *objects_ctx;
+	/* The backend's capabilities (OT_CAN_*), and its own words for why it
+	 * cannot trace a Go program when it lacks OT_CAN_GO. */
+	unsigned backend_can;
+	const char *why_not_go;
 	int ret_mode_set;	/* --returns given ... */
 	int ret_insn;		/* ... and it said insn */
 	int list;		/* -l: the symbols, no code read */
@@ -70,6 +77,9 @@ struct ot_plan {
 	/* Per function, OT_SEL_MAX_VALUES - 1 each: its entry values after
 	 * the first, as operands; NULL when none asks more than one. */
 	struct ot_usdt_arg *more_args;
+	const char *exe;		/* the program's file (o->exe), or NULL */
+	/* A Go program: where its runtime ends it (OT_PLAN_GO_DEATHS). */
+	uint64_t go_death_sites[2];
 };
 
 /*
@@ -88,5 +98,18 @@ void ot_plan_free(struct ot_plan *p);
  * why.
  */
 int ot_plan_calib_target(int ret_insn, struct ot_probe_target *pt);
+
+/*
+ * A Go program's deaths by its own runtime: runtime.fatalthrow (a fatal
+ * error: Go prints "fatal error: ..." and exits 2) and runtime.fatalpanic
+ * (a panic nobody recovered, exit 2), each a counted point (a probe at
+ * its entry, no scope) into pt[k] for k = OT_PLAN_GO_THROW, _PANIC (its
+ * site kept in p).  Returns how many of pt it filled: 0 when the program
+ * is no Go one or has neither function.
+ */
+#define OT_PLAN_GO_THROW 0
+#define OT_PLAN_GO_PANIC 1
+#define OT_PLAN_GO_DEATHS 2
+size_t ot_plan_go_deaths(struct ot_plan *p, struct ot_probe_target *pt);
 
 #endif

@@ -341,7 +341,7 @@ int ot_probes_arm(const struct ot_probe_target *t, size_t n,
 {
 	size_t page = (size_t)sysconf(_SC_PAGESIZE), i;
 	struct ot_probes *p;
-	int *cpus = NULL, ret;
+	int *cpus = NULL, ret, go = 0;
 	unsigned ncpus, c;
 
 	*out = NULL;
@@ -363,14 +363,16 @@ int ot_probes_arm(const struct ot_probe_target *t, size_t n,
 	for (i = 0; i < n; i++) {
 		p->nuprobes += ot_probes_target_nprobes(&t[i]);
 		p->values |= t[i].arg || t[i].ret_value;
+		go |= t[i].go;
 	}
 	/* Room for one id per probe and CPU (the perf backend's events). */
 	for (p->idcap = 16; p->idcap < 2 * p->nuprobes * ncpus; p->idcap *= 2)
 		;
 	p->ids = ot_xcalloc(p->idcap, sizeof(*p->ids));
+	/* auto takes a backend that can trace Go for Go code. */
 	ret = pick(p, o->backend ? o->backend : auto_backend(),
 		   (o->follow ? OT_CAN_FOLLOW : 0) | (o->npids > 1 ? OT_CAN_PIDS : 0) |
-		   (o->cgroup_fd >= 0 ? OT_CAN_CGROUP : 0));
+		   (o->cgroup_fd >= 0 ? OT_CAN_CGROUP : 0) | (go ? OT_CAN_GO : 0));
 	if (!ret && !p->opts.ring_kb)
 		p->opts.ring_kb = p->ops->ring_kb;
 	if (!ret && (p->opts.ring_kb * 1024 < page || (p->opts.ring_kb & (p->opts.ring_kb - 1)))) {

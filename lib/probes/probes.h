@@ -102,6 +102,9 @@ struct ot_probe_target {
 	 */
 	const struct ot_usdt_arg *more_args;
 	uint8_t nmore;
+	/* Go code (lib/probes/plan): its calls paired per goroutine, which
+	 * R14 holds at every probe of it (a backend with OT_CAN_GO). */
+	uint8_t go;
 };
 
 /* A string argument's bytes read, its NUL included (uprobe_multi.bpf.c's
@@ -109,6 +112,9 @@ struct ot_probe_target {
 #define OT_PROBE_STR_MAX 64
 /* A cookie's bit that asks the BPF program for the string. */
 #define OT_PROBE_COOKIE_STR (1ull << 48)
+/* A cookie's bit that asks it for the goroutine (a Go function's probe:
+ * ot_probe_target.go); its record carries it (lib/rings/ring's key). */
+#define OT_PROBE_COOKIE_GO (1ull << 49)
 
 /* Which value target t's probe of kind (enum ot_probe_kind) records:
  * OT_VALUE_* of lib/rings/kinds.h, 0 none. */
@@ -151,6 +157,10 @@ enum ot_backend_can {
 	OT_CAN_PIDS = 1 << 12,
 	/* --cgroup: -a kept to one cgroup's processes (opts.cgroup_fd) */
 	OT_CAN_CGROUP = 1 << 13,
+	/* A Go program: its functions' returns seen at return instructions,
+	 * their calls paired per goroutine (each hit reads the goroutine's
+	 * stack bounds, so a stack that moves keeps its calls' nesting). */
+	OT_CAN_GO = 1 << 14,
 };
 /* The options' capabilities, in the order their refusals are checked. */
 #define OT_CAN_OPTIONS (OT_CAN_FOLLOW | OT_CAN_ALL | OT_CAN_FREEZE | OT_CAN_COMPENSATE | \
@@ -164,7 +174,7 @@ struct ot_backend_info {
 	const char *returns;	/* how it sees returns, with OT_PATCHES_CODE */
 	/* Why it cannot do what an OT_CAN_* it lacks asks, as the option's
 	 * refusal: why_not[k] for the bit 1 << k. */
-	const char *why_not[14];
+	const char *why_not[15];
 	/* Optional: whether it can arm t as planned (values it cannot read,
 	 * say), asked by the plan before a command starts: 0, or -1 with why. */
 	int (*refuse_target)(const struct ot_probe_target *t, char *why, size_t len);

@@ -165,7 +165,8 @@ struct task_struct___ot {
  */
 struct ot_usdt_spec {
 	__u8 kind;		/* 1 register, 2 memory, 3 constant, 4 sym(%rip),
-				 * 5 memory at scale past the pointer at off(reg) */
+				 * 5 memory at scale past the pointer at off(reg),
+				 * 6 a Go string: pointer in reg, length in idx */
 	__u8 size;		/* bytes: 1, 2, 4, 8 */
 	__u8 is_signed;
 	__u8 shift;		/* bits right first (%ah) */
@@ -197,7 +198,7 @@ static __always_inline __u64 reg_at(struct pt_regs *ctx, __s16 off)
  * libbpf's usdt.bpf.h does), then cut to its size and sign-extended when
  * signed.  Memory the process has not touched reads as 0.
  */
-static __always_inline __u64 usdt_value(struct pt_regs *ctx, __u32 idx)
+static __always_inline __u64 usdt_value(struct pt_regs *ctx, __u32 idx, __u64 *len)
 {
 	struct ot_usdt_spec *sp = bpf_map_lookup_elem(&ot_usdt_specs, &idx);
 	__u64 v = 0, addr;
@@ -208,6 +209,11 @@ static __always_inline __u64 usdt_value(struct pt_regs *ctx, __u32 idx)
 	switch (sp->kind) {
 	case 1:
 		v = reg_at(ctx, sp->reg_off) >> (sp->shift & 8);
+		break;
+	case 6:
+		/* A Go string: its bytes end at its length, not at a NUL. */
+		v = reg_at(ctx, sp->reg_off);
+		*len = reg_at(ctx, sp->idx_off);
 		break;
 	case 2:
 		addr = reg_at(ctx, sp->reg_off) + sp->off;
@@ -242,13 +248,51 @@ struct ot_bpf_sample {
 	__u64 id;
 	__u64 sp;
 	__u64 value;	/* what the cookie's top byte asks for (OT_VALUE_*); not
-			 * written when it asks none */
+			 * written when it asks none (and the probe is no Go one) */
+	__u64 key;	/* a Go function's probe (the cookie's bit 49): the
+			 * goroutine, 0 when R14 holds none; not written for others */
 };
 
+/* The cookie's bit for a Go function's probe (lib/probes/probes.h). */
+#define OT_COOKIE_GO (1ull << 49)
 /*
- * A USDT argument read as a string (the cookie's bit 48): the sample, the
- * value being the string's address, then what bpf_probe_read_user_str
- * gave (its length with the NUL, or < 0: not readable now, a page the
+ * A goroutine's SP is recorded as its distance below the top of its
+ * stack, from OT_GO_VSP_TOP down (lib/symbols/gobin.h): Go copies a stack
+ * that must grow (or shrink) to a new place, its frames at the same
+ * distance from the new top, so an entry and its return still agree.
+ */
+#define OT_GO_VSP_TOP (1ull << 62)
+/* The largest goroutine stack (runtime.maxstacksize on 64-bit: 1 GB). */
+#define OT_GO_STACK_MAX (1ull << 30)
+
+/*
+ * A Go function's hit: R14 holds the running goroutine, g, whose first
+ * two words are its stack's bounds [lo, hi).  The hit is keyed by g, its
+ * SP made a distance from hi, when the SP is within them; else (R14 is no
+ * g here: assembly, or C) it stays the thread's, as any other's.
+ */
+static __always_inline void go_key(struct pt_regs *ctx, struct ot_bpf_sample *s)
+{
+	__u64 stk[2] = { 0, 0 };
+	__u64 g = 0;
+
+#if defined(__TARGET_ARCH_x86)
+	g = ctx->r14;
+#endif
+	s->key = 0;
+	if (!g || bpf_probe_read_user(stk, sizeof(stk), (void *)g))
+		return;
+	if (stk[0] >= stk[1] || stk[1] - stk[0] > OT_GO_STACK_MAX || s->sp < stk[0] ||
+	    s->sp > stk[1])
+		return;
+	s->key = g;
+	s->sp = OT_GO_VSP_TOP - (stk[1] - s->sp);
+}
+
+/*
+ * A USDT argument read as a string (the cookie's bit 48): the sample (its
+ * key 0 but for a Go function's), the value being the string's address,
+ * then what bpf_probe_read_user_str gave (its length with the NUL, or < 0: not readable now, a page the
  * process has not touched - user space reads it afterwards), the site's
  * address and up to 64 bytes.  Only such probes write the longer record.
  */
@@ -256,7 +300,8 @@ struct ot_bpf_sample {
 struct ot_bpf_str_sample {
 	struct ot_bpf_sample s;
 	__s32 len;
-	__u32 pad;
+	__u32 cap;	/* a Go string's: its bytes to read with the NUL (its length
+			 * + 1, at most OT_STR_MAX); 0 for a C string, up to a NUL */
 	__u64 ip;	/* the site's address: where the file is, to read it there */
 	char str[OT_STR_MAX];
 };
@@ -280,18 +325,31 @@ struct {
 	__type(value, __u8);
 } ot_str_unread SEC(".maps");
 
-static __always_inline void read_str(struct ot_bpf_str_sample *ss)
+/* glen: a Go string's length (~0: a C string, up to its NUL). */
+static __always_inline void read_str(struct ot_bpf_str_sample *ss, __u64 glen)
 {
 	struct ot_str_key k = { .addr = ss->s.value,
 				.tgid = (__u32)(bpf_get_current_pid_tgid() >> 32) };
 	__u8 one = 1;
+	__u32 n;
 
+	ss->cap = 0;
+	if (glen != ~0ull)
+		ss->cap = (glen < OT_STR_MAX - 1 ? (__u32)glen : OT_STR_MAX - 1) + 1;
 	if (bpf_map_lookup_elem(&ot_str_unread, &k)) {
 		__builtin_memset(ss->str, 0, sizeof(ss->str));
 		ss->len = -14;	/* -EFAULT, as the helper says it */
 		return;
 	}
-	ss->len = bpf_probe_read_user_str(ss->str, sizeof(ss->str), (void *)ss->s.value);
+	if (!ss->cap) {
+		ss->len = bpf_probe_read_user_str(ss->str, sizeof(ss->str), (void *)ss->s.value);
+	} else {
+		__builtin_memset(ss->str, 0, sizeof(ss->str));
+		n = (ss->cap - 1) & (OT_STR_MAX - 1);
+		ss->len = (int)n + 1;
+		if (n && bpf_probe_read_user(ss->str, n, (void *)ss->s.value))
+			ss->len = -14;
+	}
 	if (ss->len < 0)
 		bpf_map_update_elem(&ot_str_unread, &k, &one, BPF_ANY);
 }
@@ -300,6 +358,7 @@ static __always_inline int emit(struct pt_regs *ctx, __u32 bit)
 {
 	struct ot_bpf_str_sample ss;
 	struct ot_bpf_sample s;
+	__u64 glen = ~0ull;
 
 	if (!(ot_enabled & bit))
 		return 0;
@@ -344,23 +403,27 @@ static __always_inline int emit(struct pt_regs *ctx, __u32 bit)
 	case 5: s.value = r5; break;
 	case 6: s.value = r6; break;
 	case 15: s.value = rc; break;
-	case 14: s.value = usdt_value(ctx, (__u32)(s.id >> 32) & 0xffff); break;
+	case 14: s.value = usdt_value(ctx, (__u32)(s.id >> 32) & 0xffff, &glen); break;
 	default: s.value = 0; break;
 	}
+	s.key = 0;
+	if (s.id & OT_COOKIE_GO)
+		go_key(ctx, &s);
 	/* A full ring fails the write; the kernel counts it and reports it
 	 * as PERF_RECORD_LOST, which lib/rings/drain turns into loss epochs.
 	 * A probe that records no value writes {id, sp} alone: 48 bytes a
-	 * record in the ring, not 56 (lib/rings/ring decodes both). */
+	 * record in the ring, not 56; a Go function's {id, sp, value, key}
+	 * (lib/rings/ring decodes each). */
 	if (s.id & (1ull << 48)) {
 		ss.s = s;
-		ss.pad = 0;
 		ss.ip = PT_REGS_IP(ctx);
-		read_str(&ss);
+		read_str(&ss, glen);
 		bpf_perf_event_output(ctx, &ot_rings, BPF_F_CURRENT_CPU, &ss, sizeof(ss));
 		return 0;
 	}
 	bpf_perf_event_output(ctx, &ot_rings, BPF_F_CURRENT_CPU, &s,
-			      s.id >> 56 ? sizeof(s) : 2 * sizeof(__u64));
+			      s.id & OT_COOKIE_GO ? sizeof(s) :
+			      s.id >> 56 ? 3 * sizeof(__u64) : 2 * sizeof(__u64));
 	return 0;
 }
 

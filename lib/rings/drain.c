@@ -79,7 +79,7 @@ struct ot_drain {
 	/* Strings read afterwards, by (pid, address): a page the probe cannot
 	 * read is one the process has not touched, .rodata's, whose bytes do
 	 * not change; one read per address, not per hit.  Direct-mapped. */
-	struct late_str { uint64_t addr; uint32_t pid, id; } *late;
+	struct late_str { uint64_t addr; uint32_t pid, id, cap; } *late;
 	/* Compact functions whose entry's first value is a string's
 	 * address (ot_drain_thread_strs): ntstr flags, NULL when none. */
 	uint8_t *tstr;
@@ -264,10 +264,10 @@ static void tr_insert(struct queue *q, const struct ot_drain_trec *r)
  * every hit: a buffer the program reuses holds another string next time.
  */
 static uint64_t str_id(struct ot_drain *d, uint32_t pid, uint32_t func, uint64_t addr,
-		       int tried, const char *str, int32_t str_len, uint64_t ip)
+		       int tried, const char *str, int32_t str_len, uint64_t ip, uint32_t cap)
 {
 	char buf[OT_RING_STR_MAX + 32];
-	size_t h = (size_t)((addr ^ pid) * 0x9E3779B97F4A7C15ull >> 40) & (LATE_CAP - 1);
+	size_t h = (size_t)((addr ^ pid ^ cap) * 0x9E3779B97F4A7C15ull >> 40) & (LATE_CAP - 1);
 
 	if (tried && str_len > 0) {
 		d->str_probe++;
@@ -275,12 +275,14 @@ static uint64_t str_id(struct ot_drain *d, uint32_t pid, uint32_t func, uint64_t
 	}
 	if (tried && !d->late)
 		d->late = ot_xcalloc(LATE_CAP, sizeof(*d->late));
-	if (tried && d->late[h].id && d->late[h].addr == addr && d->late[h].pid == pid) {
+	if (tried && d->late[h].id && d->late[h].addr == addr && d->late[h].pid == pid &&
+	    d->late[h].cap == cap) {
 		d->str_late++;
 		return d->late[h].id;
 	}
+	/* A Go string's length bounds it (cap), not a NUL. */
 	if (d->str_read && d->str_read(d->str_read_ctx, pid, func, ip, addr, buf,
-				       OT_RING_STR_MAX) >= 0) {
+				       cap ? cap : OT_RING_STR_MAX) >= 0) {
 		uint32_t id = ot_strtab_intern(d->strs, buf, OT_RING_STR_MAX);
 
 		d->str_late++;
@@ -288,6 +290,7 @@ static uint64_t str_id(struct ot_drain *d, uint32_t pid, uint32_t func, uint64_t
 			d->late[h].addr = addr;
 			d->late[h].pid = pid;
 			d->late[h].id = id;
+			d->late[h].cap = cap;
 		}
 		return id;
 	}
@@ -442,7 +445,7 @@ static inline int tr_decode(struct ot_drain *d, struct queue *q, const struct ot
 	 * address: its id. */
 	if (q->pcode == 1 && d->tstr && e->func < d->ntstr && d->tstr[e->func] &&
 	    (e->kind == OT_EV_ENTRY || e->kind == OT_EV_POINT))
-		ev->value = str_id(d, ev->pid, e->func, q->pv, 0, NULL, 0, 0);
+		ev->value = str_id(d, ev->pid, e->func, q->pv, 0, NULL, 0, 0, 0);
 	else if (q->pcode == OT_DRAIN_V_STR)
 		d->str_probe++;
 	q->pcode = 0;
@@ -517,7 +520,8 @@ void ot_drain_record(struct ot_drain *d, unsigned cpu,
 			ev.has_value = 1;
 		if (ev.has_value && (kind >> 8) & OT_VALUE_STR)
 			ev.value = str_id(d, rec->pid, ev.func, ev.value, rec->has_str, rec->str,
-					  rec->str_len, rec->has_str ? rec->str_ip : 0);
+					  rec->str_len, rec->has_str ? rec->str_ip : 0,
+					  rec->has_str ? rec->str_cap : 0);
 		if (!rec->has_sp) {
 			d->stats.no_sp++;
 			return;
@@ -526,6 +530,7 @@ void ot_drain_record(struct ot_drain *d, unsigned cpu,
 		set_kind(&ev, kind & 0xff, kind >> OT_VALUE_SLOT_SHIFT & 0xf, rec->sp);
 		ev.tid = rec->tid;
 		ev.pid = rec->pid;
+		ev.key = rec->key;
 		break;
 	case OT_REC_LOST:
 		/* A ring of another process (inject's forked children write
@@ -754,6 +759,7 @@ static void emit_thread_run(struct ot_drain *d, unsigned qi, uint64_t until,
 
 	ev->tid = q->tid;
 	ev->pid = q->pid;
+	ev->key = 0;	/* a thread's records: no goroutine's (ev held another's) */
 	ev->cpu = (uint16_t)qi;
 	ev->value = 0;
 	ev->has_value = 0;

@@ -59,6 +59,9 @@ struct ot_event {
 	uint8_t kind;	/* enum ot_event_kind */
 	uint8_t flags;	/* OT_EV_RET_INSN, OT_EV_RET_TAIL */
 	uint32_t pid;	/* the thread's process */
+	/* A Go function's goroutine (g, its stack's owner): paired by it, not
+	 * by the thread, its sp a distance from the stack's top; 0 none. */
+	uint64_t key;
 	uint64_t lost;	/* OT_EV_LOST only */
 	uint64_t value;	/* an entry's argument or a return's value, when has_value */
 	uint8_t has_value;

@@ -109,6 +109,7 @@ static void sample_out(struct ot_record *out, uint64_t id, uint32_t pid,
 	out->sp = sp;
 	out->has_sp = 1;
 	out->lost = 0;
+	out->key = 0;
 	out->has_value = out->has_regs = out->has_str = 0;
 }
 
@@ -276,17 +277,17 @@ int ot_record_parse_regs(const struct perf_event_header *rec, struct ot_record *
 	}
 }
 
-/* A BPF output sample: the raw part is {u64 id, u64 sp, u64 value} and
- * the 4 bytes of padding the kernel adds to keep records 8-byte aligned
- * (an older program's 16 bytes, without the value, decode too). */
+/* A BPF output sample: the raw part is {u64 id, u64 sp, u64 value, u64
+ * key} and the 4 bytes of padding the kernel adds to keep records 8-byte
+ * aligned (16 bytes, without the value; 24, without the key). */
 struct sample_bpf {
 	struct perf_event_header h;
 	uint32_t pid, tid;
 	uint64_t time;
 	uint32_t raw_size;
-	uint64_t id, sp, value;
+	uint64_t id, sp, value, key;
 	int32_t str_len;
-	uint32_t pad;
+	uint32_t str_cap;
 	uint64_t ip;
 	char str[OT_RING_STR_MAX];
 } __attribute__((packed));
@@ -311,12 +312,15 @@ int ot_record_parse_bpf(const struct perf_event_header *rec,
 		out->value = s.value;
 		out->has_value = 1;
 	}
+	if (s.raw_size >= 4 * sizeof(uint64_t))
+		out->key = s.key;
 	/* A string argument's record (uprobe_multi.bpf.c's ot_bpf_str_sample). */
-	if (s.raw_size >= 5 * sizeof(uint64_t) + OT_RING_STR_MAX) {
+	if (s.raw_size >= 6 * sizeof(uint64_t) + OT_RING_STR_MAX) {
 		const struct sample_bpf *in = (const void *)rec;
 
 		out->str = in->str;
 		out->str_len = s.str_len;
+		out->str_cap = s.str_cap <= OT_RING_STR_MAX ? s.str_cap : OT_RING_STR_MAX;
 		out->str_ip = s.ip;
 		out->has_str = 1;
 	}

@@ -7,8 +7,11 @@
  * - perf backend (uprobe PMU events): PERF_SAMPLE_IDENTIFIER | TID | TIME |
  *   REGS_USER (the stack pointer only);
  * - multi backend (BPF output events): PERF_SAMPLE_TID | TIME | RAW, the raw
- *   part being {u64 probe id, u64 stack pointer, u64 value}, and for a
- *   string argument {s32 length, u32 pad, u64 site address, char[OT_RING_STR_MAX]} after it
+ *   part being {u64 probe id, u64 stack pointer, u64 value, u64 key} (the
+ *   value and the key only when the probe writes them: 16, 24 or 32
+ *   bytes), and for a string argument {s32 length, u32 a Go string's
+ *   length + 1 (0: up to a NUL), u64 site address, char[OT_RING_STR_MAX]}
+ *   after the key
  *   (lib/probes/uprobe_multi.bpf.c);
  * both with sample_id_all so that PERF_RECORD_LOST carries a time too.
  */
@@ -74,6 +77,10 @@ struct ot_record {
 	uint32_t pid, tid;
 	uint64_t sp;	/* user stack pointer; valid when has_sp */
 	int has_sp;
+	/* The goroutine a Go function's hit ran on (the multi backend's
+	 * program reads it; its sp is then the distance from the stack's top,
+	 * lib/symbols/gobin's OT_GO_VSP_TOP), or 0: the thread's. */
+	uint64_t key;
 	uint64_t lost;	/* OT_REC_LOST: number of records the kernel dropped */
 	/* A value the probe recorded (the multi backend: the register its
 	 * cookie names; inject), when has_value; or the registers it may be
@@ -90,6 +97,10 @@ struct ot_record {
 	const char *str;
 	int32_t str_len;
 	int has_str;
+	/* A Go string's bytes with the NUL (its length + 1, at most
+	 * OT_RING_STR_MAX): what to read afterwards; 0, a C string's, up to
+	 * its NUL. */
+	uint32_t str_cap;
 	uint64_t str_ip;	/* the probe's address in the process */
 };
 

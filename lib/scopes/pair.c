@@ -45,9 +45,20 @@ struct segment {
 	uint32_t n, cap;
 };
 
+/*
+ * A stack of calls: a thread's, or a goroutine's (key: its g, with pid:
+ * the same g in two processes is two goroutines).  A goroutine runs on
+ * one stack, whichever thread runs it, and Go moves that stack whole
+ * when it grows; its events' SPs are distances from the stack's top
+ * (lib/probes/uprobe_multi.bpf.c), so no SP comes from another stack: a
+ * call left without its return (a panic recovered above it, Goexit) is
+ * unclosed at once, never set aside.
+ */
 struct thread {
-	uint32_t tid;	/* 0: free slot (tid 0 is the idle task, never traced) */
+	uint32_t tid;	/* 0: free slot (tid 0 is the idle task, never traced);
+			 * a goroutine's: the thread of its latest event */
 	uint32_t pid;	/* its process, from its latest event */
+	uint64_t key;	/* a goroutine (ot_event.key), 0: the thread tid */
 	uint32_t depth, cap;
 	struct frame *stack;
 	struct segment susp[SUSPENDED_MAX]; /* oldest first */
@@ -67,8 +78,11 @@ struct ot_pair {
 	size_t nfuncs;
 	struct ot_func_stats *stats;
 	unsigned char *tail_calls; /* per function */
-	struct thread *threads;	/* open addressing on tid */
+	struct thread *threads;	/* open addressing on tid, or key and pid */
 	size_t nthreads, cap;
+	size_t goroutines;	/* of nthreads, goroutines' stacks */
+	uint32_t *tids;		/* threads seen (open addressing), 0 empty */
+	size_t ntids, tidcap;
 	struct thread *last;	/* the latest thread fed: events come in runs */
 	uint64_t lost;
 	uint32_t loss_epoch;	/* bumped by every OT_EV_LOST */
@@ -186,6 +200,7 @@ void ot_pair_free(struct ot_pair *p)
 			free(p->threads[i].susp[k].f);
 	}
 	free(p->threads);
+	free(p->tids);
 	for (i = 0; i < p->nfuncs; i++) {
 		free(p->stats[i].comp);
 		free(p->stats[i].depths);
@@ -200,9 +215,42 @@ void ot_pair_free(struct ot_pair *p)
 	free(p);
 }
 
-static size_t slot_of(uint32_t tid, size_t cap)
+/* A stack's slot: by its thread, or by its goroutine and process. */
+static size_t slot_of(uint32_t tid, uint64_t key, uint32_t pid, size_t cap)
 {
+	if (key)
+		return (size_t)(((key ^ (uint64_t)pid << 40) * 0x9E3779B97F4A7C15ull) >> 32) &
+		       (cap - 1);
 	return (tid * 2654435761u) & (cap - 1);
+}
+
+static inline int same(const struct thread *t, const struct ot_event *ev)
+{
+	return ev->key ? t->key == ev->key && t->pid == ev->pid : t->tid == ev->tid && !t->key;
+}
+
+/* Thread tid seen (once per thread; a goroutine's when it moves). */
+static void seen_tid(struct ot_pair *p, uint32_t tid)
+{
+	size_t s;
+
+	if (2 * (p->ntids + 1) > p->tidcap) {
+		uint32_t *old = p->tids;
+		size_t oldcap = p->tidcap, i;
+
+		p->tidcap = p->tidcap ? 2 * p->tidcap : 64;
+		p->tids = ot_xcalloc(p->tidcap, sizeof(*p->tids));
+		p->ntids = 0;
+		for (i = 0; i < oldcap; i++)
+			if (old[i])
+				seen_tid(p, old[i]);
+		free(old);
+	}
+	for (s = slot_of(tid, 0, 0, p->tidcap); p->tids[s]; s = (s + 1) & (p->tidcap - 1))
+		if (p->tids[s] == tid)
+			return;
+	p->tids[s] = tid;
+	p->ntids++;
 }
 
 static void grow_threads(struct ot_pair *p)
@@ -217,7 +265,7 @@ static void grow_threads(struct ot_pair *p)
 
 		if (!old[i].tid)
 			continue;
-		s = slot_of(old[i].tid, p->cap);
+		s = slot_of(old[i].tid, old[i].key, old[i].pid, p->cap);
 		while (p->threads[s].tid)
 			s = (s + 1) & (p->cap - 1);
 		p->threads[s] = old[i];
@@ -226,33 +274,51 @@ static void grow_threads(struct ot_pair *p)
 	p->last = NULL;
 }
 
-/* A thread seen for the first time: its slot, the table grown at half full.
- * Not inlined, nor are the general paths below: ot_pair_feed stays small. */
-static __attribute__((noinline)) struct thread *thread_new(struct ot_pair *p, uint32_t tid)
+/* A thread (or goroutine) seen for the first time: its slot, the table
+ * grown at half full.  Not inlined, nor are the general paths below:
+ * ot_pair_feed stays small. */
+static __attribute__((noinline)) struct thread *thread_new(struct ot_pair *p,
+							   const struct ot_event *ev)
 {
 	size_t s;
 
 	if (2 * (p->nthreads + 1) > p->cap)
 		grow_threads(p);
-	s = slot_of(tid, p->cap);
+	s = slot_of(ev->tid, ev->key, ev->pid, p->cap);
 	while (p->threads[s].tid)
 		s = (s + 1) & (p->cap - 1);
-	p->threads[s].tid = tid;
+	p->threads[s].tid = ev->tid;
+	p->threads[s].key = ev->key;
+	p->threads[s].pid = ev->pid;
 	p->threads[s].fresh = 1;
 	p->nthreads++;
+	p->goroutines += ev->key != 0;
+	seen_tid(p, ev->tid);
 	return p->last = &p->threads[s];
 }
 
-static inline struct thread *thread_get(struct ot_pair *p, uint32_t tid)
+/* A goroutine's latest thread (it moves between them at any call). */
+static __attribute__((noinline)) void moved(struct ot_pair *p, struct thread *t, uint32_t tid)
 {
+	t->tid = tid;
+	seen_tid(p, tid);
+}
+
+static inline struct thread *thread_get(struct ot_pair *p, const struct ot_event *ev)
+{
+	struct thread *t = p->last;
 	size_t s;
 
-	if (p->last && p->last->tid == tid)
-		return p->last;
-	for (s = slot_of(tid, p->cap); p->threads[s].tid != tid; s = (s + 1) & (p->cap - 1))
-		if (!p->threads[s].tid)
-			return thread_new(p, tid);
-	return p->last = &p->threads[s];
+	if (!t || !same(t, ev)) {
+		for (s = slot_of(ev->tid, ev->key, ev->pid, p->cap); !same(&p->threads[s], ev);
+		     s = (s + 1) & (p->cap - 1))
+			if (!p->threads[s].tid)
+				return thread_new(p, ev);
+		t = p->last = &p->threads[s];
+	}
+	if (t->tid != ev->tid)
+		moved(p, t, ev->tid);
+	return t;
 }
 
 /* Thread t may hold open calls from now on: among the holders. */
@@ -271,7 +337,8 @@ static void push(struct ot_pair *p, struct thread *t, const struct ot_event *ev)
 	uint32_t func = ev->func, parent_node = 0, node, *kid_func, *kid_node, below;
 	struct frame *f;
 
-	if (!t->listed)
+	/* A goroutine is found by its key, never adopted by its stack. */
+	if (!t->listed && !t->key)
 		list_holder(p, t);
 	if (t->depth == t->cap) {
 		t->cap = t->cap ? 2 * t->cap : 16;
@@ -414,6 +481,10 @@ static void suspend(struct ot_pair *p, struct thread *t, uint32_t keep)
 
 	if (keep >= t->depth)
 		return;
+	if (t->key) {
+		drop_above(p, t, keep);	/* a goroutine has one stack: they are gone */
+		return;
+	}
 	if (t->nsusp == SUSPENDED_MAX) {
 		/* The oldest stack set aside is not coming back. */
 		for (k = 0; k < t->susp[0].n; k++)
@@ -540,8 +611,8 @@ static struct thread *next_holder(struct ot_pair *p, const struct thread *t, siz
 		struct thread *x = NULL;
 		size_t s;
 
-		for (s = slot_of(tid, p->cap); p->threads[s].tid; s = (s + 1) & (p->cap - 1))
-			if (p->threads[s].tid == tid) {
+		for (s = slot_of(tid, 0, 0, p->cap); p->threads[s].tid; s = (s + 1) & (p->cap - 1))
+			if (p->threads[s].tid == tid && !p->threads[s].key) {
 				x = &p->threads[s];
 				break;
 			}
@@ -653,10 +724,11 @@ static __attribute__((noinline)) void on_entry(struct ot_pair *p, struct thread 
 	 */
 	if (t->nsusp)
 		resume_near(p, t, ev->sp);
-	if ((t->fresh || p->migrated) && !near_own(t, ev->sp))
+	/* A goroutine is its own key: it is found wherever it runs. */
+	if (!t->key && (t->fresh || p->migrated) && !near_own(t, ev->sp))
 		adopt_near(p, t, ev->sp);
 	t->fresh = 0;
-	if (t->depth && ev->sp < t->stack[t->depth - 1].sp &&
+	if (!t->key && t->depth && ev->sp < t->stack[t->depth - 1].sp &&
 	    t->stack[t->depth - 1].sp - ev->sp > STACK_WINDOW)
 		suspend(p, t, 0);	/* a new stack: set this one aside */
 	for (d = t->depth; d; d--) {
@@ -673,6 +745,10 @@ static __attribute__((noinline)) void on_entry(struct ot_pair *p, struct thread 
 			continue;
 		}
 		if (ev->sp == top->sp) {
+			/* A goroutine's entry comes once (its probe is past Go's
+			 * stack check): that call is gone (a panic). */
+			if (top->func == ev->func && d == t->depth && t->key)
+				continue;
 			if (top->func == ev->func && d == t->depth) {
 				p->stats[ev->func].duplicates++;
 				return;
@@ -815,7 +891,7 @@ static void point(struct ot_pair *p, const struct ot_event *ev)
 			      .has_arg = ev->has_value, .point = 1 };
 
 	p->stats[ev->func].points++;
-	thread_get(p, ev->tid)->pid = ev->pid;	/* counted among the threads seen */
+	thread_get(p, ev)->pid = ev->pid;	/* counted among the threads seen */
 	if (p->on_scope)
 		p->on_scope(p->on_scope_ctx, &s);
 }
@@ -842,7 +918,7 @@ void ot_pair_feed(struct ot_pair *p, const struct ot_event *ev)
 	}
 	if ((ev->kind != OT_EV_ENTRY && ev->kind != OT_EV_RETURN) || ev->func >= p->nfuncs)
 		return;
-	t = thread_get(p, ev->tid);
+	t = thread_get(p, ev);
 	t->pid = ev->pid;
 	if (ev->flags & OT_EV_KEYED) {
 		keyed(p, t, ev);
@@ -854,8 +930,9 @@ void ot_pair_feed(struct ot_pair *p, const struct ot_event *ev)
 		return;
 	}
 	if (ev->kind == OT_EV_ENTRY) {
-		if (!t->nsusp && (top ? ev->sp < top->sp && top->sp - ev->sp <= STACK_WINDOW :
-				  !t->fresh && !p->migrated))
+		if (!t->nsusp && (top ? ev->sp < top->sp &&
+				  (t->key || top->sp - ev->sp <= STACK_WINDOW) :
+				  t->key || (!t->fresh && !p->migrated)))
 			push(p, t, ev);
 		else
 			on_entry(p, t, ev);
@@ -954,7 +1031,12 @@ uint64_t ot_pair_scopes(const struct ot_pair *p)
 
 size_t ot_pair_threads(const struct ot_pair *p)
 {
-	return p->nthreads;
+	return p->ntids;
+}
+
+size_t ot_pair_goroutines(const struct ot_pair *p)
+{
+	return p->goroutines;
 }
 
 uint64_t ot_func_stats_depth(const struct ot_func_stats *s, unsigned d)

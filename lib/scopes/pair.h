@@ -15,6 +15,10 @@
  * duplicate.  Durations go into per-function histograms, so memory is
  * bounded by threads x depth, never by the number of scopes.
  *
+ * A Go function's events name their goroutine (ot_event.key): its calls
+ * are paired on the goroutine's one stack, whichever thread runs it, their
+ * SPs distances from the stack's top, which Go's stack copies keep.
+ *
  * Keyed scopes (OT_EV_KEYED: a language runtime's function entry and
  * return probes, one row per function name) pair by function instead: a
  * return closes the innermost open scope of its row on its thread, the
@@ -157,8 +161,10 @@ uint64_t ot_pair_tree_dropped(const struct ot_pair *p);
 /* Closed scopes of every function so far (for live status). */
 uint64_t ot_pair_scopes(const struct ot_pair *p);
 
-/* Threads seen, and records the kernel reported lost (from OT_EV_LOST). */
+/* Threads seen, goroutines seen (a Go function's events: ot_event.key),
+ * and records the kernel reported lost (from OT_EV_LOST). */
 size_t ot_pair_threads(const struct ot_pair *p);
+size_t ot_pair_goroutines(const struct ot_pair *p);
 uint64_t ot_pair_lost(const struct ot_pair *p);
 
 /* Scopes closed at depth d (0 past the deepest). */

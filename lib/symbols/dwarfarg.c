@@ -36,6 +36,10 @@ const char *ot_dwarf_describe(const struct ot_usdt_arg *a, char *buf, size_t len
 	else if (a->kind == OT_USDT_ARG_DEREF)
 		snprintf(buf, len, "%+lld(%+lld(%%%s))%s", (long long)a->member, (long long)a->off,
 			 r, t);
+	else if (a->kind == OT_USDT_ARG_GOSTR && a->idx >= 0 && a->idx < OT_USDT_NREGS &&
+		 names[a->idx])
+		snprintf(buf, len, "a Go string: its pointer %%%s, its length %%%s", r,
+			 names[a->idx]);
 	else
 		snprintf(buf, len, "?");
 	return buf;
@@ -55,6 +59,24 @@ int ot_dwarf_loc_operand(const struct ot_dwarf_op *ops, size_t n, struct ot_usdt
 	out->scale = 0;
 	out->shift = 0;
 	out->sym[0] = 0;
+	/* Two registers of 8 bytes each (Go's string, pointer then length,
+	 * under its register ABI). */
+	if (n == 4 && ops[1].atom == DW_OP_piece && ops[1].number == 8 &&
+	    ops[3].atom == DW_OP_piece && ops[3].number == 8 &&
+	    ops[0].atom >= DW_OP_reg0 && ops[0].atom <= DW_OP_reg31 &&
+	    ops[2].atom >= DW_OP_reg0 && ops[2].atom <= DW_OP_reg31) {
+		reg = ot_dwarf_reg_to_perf(ops[0].atom - DW_OP_reg0);
+		out->idx = (int8_t)ot_dwarf_reg_to_perf(ops[2].atom - DW_OP_reg0);
+		out->kind = OT_USDT_ARG_GOSTR;
+		out->off = 0;
+		out->size = 8;
+		if (reg < 0 || out->idx < 0) {
+			snprintf(why, whylen, "a register that holds no integer");
+			return -EINVAL;
+		}
+		out->reg = (int8_t)reg;
+		return 0;
+	}
 	if (n != 1) {
 		snprintf(why, whylen, n ? "a location of %zu operations (a value built, "
 			 "or in pieces)" : "no location", n);
@@ -129,6 +151,16 @@ static int type_of(Dwarf_Die *die, Dwarf_Die *out)
 	return peel(&t, out);
 }
 
+/* Whether die's type is Go's string: struct string {str *uint8; len int}. */
+static int go_string(Dwarf_Die *die)
+{
+	Dwarf_Die t;
+	const char *name;
+
+	return !type_of(die, &t) && dwarf_tag(&t) == DW_TAG_structure_type &&
+	       (name = dwarf_diename(&t)) && !strcmp(name, "string") && dwarf_bytesize(&t) == 16;
+}
+
 /* An integer type's size and sign: 0, or -EINVAL with why. */
 static int integer(Dwarf_Die *die, const char *what, uint8_t *size, uint8_t *is_signed,
 		   char *why, size_t whylen)
@@ -178,6 +210,7 @@ static int integer(Dwarf_Die *die, const char *what, uint8_t *size, uint8_t *is_
 struct dw {
 	Dwfl *dwfl;
 	Dwarf_Die fn;
+	Dwarf_Die cu;		/* found by scanning (no .debug_aranges) */
 	Dwarf_Addr pc;		/* the entry, as the DWARF addresses it */
 };
 
@@ -197,6 +230,24 @@ static Dwarf_Addr entry_of(Dwarf_Die *fn)
 	return 0;
 }
 
+/*
+ * The compile unit whose ranges hold addr, by scanning them: Go's
+ * linker writes no .debug_aranges, which dwfl_module_addrdie needs.
+ */
+static Dwarf_Die *scan_cus(Dwfl_Module *mod, Dwarf_Addr addr, Dwarf_Addr *bias, Dwarf_Die *out)
+{
+	Dwarf *dw = dwfl_module_getdwarf(mod, bias);
+	Dwarf_Off off = 0, next;
+	size_t hsize;
+
+	while (dw && !dwarf_nextcu(dw, off, &next, &hsize, NULL, NULL, NULL)) {
+		if (dwarf_offdie(dw, off + hsize, out) && dwarf_haspc(out, addr - *bias) > 0)
+			return out;
+		off = next;
+	}
+	return NULL;
+}
+
 /* The subprogram at vaddr in path: 0, or -ENODATA. */
 static int open_fn(const char *path, uint64_t vaddr, struct dw *d)
 {
@@ -211,6 +262,8 @@ static int open_fn(const char *path, uint64_t vaddr, struct dw *d)
 	if (!mod || !dwfl_module_getelf(mod, &elfbias) || !dwfl_module_getdwarf(mod, &dwbias))
 		return -ENODATA;
 	cu = dwfl_module_addrdie(mod, vaddr + elfbias, &cubias);
+	if (!cu)
+		cu = scan_cus(mod, vaddr + elfbias, &cubias, &d->cu);
 	if (!cu)
 		return -ENODATA;
 	d->pc = vaddr + elfbias - cubias;
@@ -418,7 +471,13 @@ int ot_dwarf_param(const char *path, uint64_t vaddr, const char *expr, struct ot
 		    whylen);
 	if (!err)
 		err = location(&d, &p, name, out, why, whylen);
-	if (!err)
+	/* A Go string in two registers is its own kind: read with :str. */
+	if (!err && out->kind == OT_USDT_ARG_GOSTR && (arrow || !go_string(&p))) {
+		snprintf(why, whylen, "'%s' at the entry: a location in two registers, which is "
+			 "read for a Go string only", name);
+		err = -EINVAL;
+	}
+	if (!err && out->kind != OT_USDT_ARG_GOSTR)
 		err = integer(arrow ? &m : &p, expr, &out->size, &out->is_signed, why, whylen);
 	if (!err && arrow)
 		err = through(out, offset, why, whylen);
@@ -534,6 +593,8 @@ int ot_dwarf_param_type(const char *path, uint64_t vaddr, const char *expr, char
 		if (dwarf_attr_integrate(die, DW_AT_type, &a) && dwarf_formref_die(&a, &t)) {
 			type_name(&t, type, len, 0);
 			err = !peel(&t, &t) && dwarf_tag(&t) == DW_TAG_pointer_type;
+			if (!arrow && go_string(die))
+				err = 2;	/* its bytes, as a char pointer's */
 			if (err && type_of(&t, &pointee) == 0 && is_char(&pointee))
 				err = 2;
 		} else {

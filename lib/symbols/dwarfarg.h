@@ -12,7 +12,9 @@
  * stack pointer + 8 at the first instruction).  A member through a
  * pointer ("req->len") is the pointer's operand, then the member's
  * offset and size (OT_USDT_ARG_DEREF when the pointer itself is in
- * memory).  x86-64 only (its DWARF register numbers, its CFA at the
+ * memory).  A Go string in two registers (DW_OP_regN, DW_OP_piece 8,
+ * twice: Go's register ABI) is OT_USDT_ARG_GOSTR.  Go's linker writes no
+ * .debug_aranges: the compile units' own ranges find the function.  x86-64 only (its DWARF register numbers, its CFA at the
  * entry).  Pure: prints nothing, exits never; every refusal is a one-line
  * reason in why.
  */
@@ -40,8 +42,9 @@ int ot_dwarf_param(const char *path, uint64_t vaddr, const char *expr, struct ot
  * The DWARF type of parameter expr ("path", "req->name") of the function
  * at vaddr, as C writes it ("const char *", "unsigned int", "char[]")
  * into type (len bytes), for ":str": 2 a pointer to a character type
- * (char, signed or unsigned, through typedefs and qualifiers), 1 another
- * pointer, 0 not a pointer (an integer, an array member); -ENODATA,
+ * (char, signed or unsigned, through typedefs and qualifiers) or a Go
+ * string, 1 another pointer, 0 not a pointer (an integer, an array
+ * member); -ENODATA,
  * -ENOENT with why as ot_dwarf_param.
  */
 int ot_dwarf_param_type(const char *path, uint64_t vaddr, const char *expr, char *type,
@@ -58,7 +61,8 @@ int ot_dwarf_ret(const char *path, uint64_t vaddr, uint8_t *size, uint8_t *is_si
 /*
  * The pure part, for the unit tests: one DWARF location expression
  * (ops, n) at the entry of a function whose frame base is the CFA
- * (stack pointer + 8 there), as an operand of size bytes.  0, or -EINVAL
+ * (stack pointer + 8 there), as an operand of size bytes; two 8-byte
+ * register pieces a Go string's (OT_USDT_ARG_GOSTR).  0, or -EINVAL
  * with why naming the operation it cannot read.
  */
 struct ot_dwarf_op {

@@ -1,5 +1,6 @@
 #include "elfsym.h"
 #include "debuginfo.h"
+#include "gobin.h"
 #include "util/error.h"
 #include "util/xalloc.h"
 
@@ -41,6 +42,10 @@ struct ot_elf {
 	struct seg *objs;	/* data objects (vaddr, memsz = st_size): tables' extents */
 	size_t nobjs;
 	int type;		/* e_type: ET_EXEC or ET_DYN */
+	int is_go;		/* a Go binary, built by go */
+	struct ot_go go;
+	struct ot_go_funcs gofn; /* its .gopclntab's functions (names of syms
+				  * that came from there point into it) */
 };
 
 #if defined(__x86_64__)
@@ -424,6 +429,123 @@ static int debug_symbols(struct ot_elf *e, const char *path,
 	return ret;
 }
 
+/* The value of the symbol name in elf's .symtab: 0, or -1. */
+static int symtab_value(Elf *elf, const char *name, uint64_t *v)
+{
+	GElf_Shdr sh;
+	Elf_Scn *scn = find_symtab(elf, SHT_SYMTAB, &sh);
+	Elf_Data *data = scn ? elf_getdata(scn, NULL) : NULL;
+	size_t i, n = data && sh.sh_entsize ? sh.sh_size / sh.sh_entsize : 0;
+
+	for (i = 0; i < n; i++) {
+		GElf_Sym sym;
+		const char *s;
+
+		if (gelf_getsym(data, (int)i, &sym) && sym.st_shndx != SHN_UNDEF &&
+		    (s = elf_strptr(elf, sh.sh_link, sym.st_name)) && !strcmp(s, name)) {
+			*v = sym.st_value;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/*
+ * A Go binary: recognized, and its functions' table read.  Its .symtab
+ * (or, stripped, .gopclntab's names) says which functions are Go code:
+ * ABIInternal keeps the goroutine in R14, assembly need not.
+ */
+static void go_detect(struct ot_elf *e, Elf *elf)
+{
+	const char *why;
+	uint64_t at;
+	int err;
+
+	e->is_go = ot_go_detect(elf, &e->go);
+	if (!e->is_go && !symtab_value(elf, "runtime.buildVersion", &at)) {
+		e->is_go = 1;
+		(void)ot_go_version_at(elf, at, &e->go);
+	}
+	if (!e->is_go)
+		return;
+	err = ot_go_read_funcs(elf, &e->go, &e->gofn, &why);
+	if (err)
+		ot_verbose("%s: a Go binary (%s), but no function table: %s", e->display,
+			   e->go.version[0] ? e->go.version : "version unknown", why);
+	else
+		ot_verbose("%s: a Go binary (%s), %zu functions in .gopclntab (%s)", e->display,
+			   e->go.version[0] ? e->go.version : "version unknown", e->gofn.n,
+			   e->gofn.format);
+}
+
+/* The pclntab's function at vaddr, or NULL (a binary search). */
+static const struct ot_go_func *go_func_at(const struct ot_elf *e, uint64_t vaddr)
+{
+	size_t lo = 0, hi = e->gofn.n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (e->gofn.fn[mid].entry < vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < e->gofn.n && e->gofn.fn[lo].entry == vaddr ? &e->gofn.fn[lo] : NULL;
+}
+
+/* Which symbols are Go code, and which Go assembly (its .symtab spells
+ * an ABI0 function "NAME.abi0"). */
+static void go_mark(struct ot_elf *e)
+{
+	size_t i;
+
+	for (i = 0; i < e->nsyms; i++) {
+		const struct ot_go_func *f = go_func_at(e, e->syms[i].addr);
+		size_t len = strlen(e->syms[i].name);
+
+		if (!f)
+			continue;
+		e->syms[i].go = (f->flags & OT_GO_FUNC_ASM) ||
+				(len > 5 && !strcmp(e->syms[i].name + len - 5, ".abi0")) ?
+				OT_SYM_GO_ASM : OT_SYM_GO;
+	}
+}
+
+/*
+ * A stripped Go binary: .gopclntab's functions join .dynsym's (cgo's C
+ * functions and exports), one (name, address) once.  Their names point
+ * into e->gofn.
+ */
+static void go_symbols(struct ot_elf *e, const struct seg *segs, size_t nsegs)
+{
+	size_t i, n = e->nsyms, k;
+
+	e->syms = ot_xreallocarray(e->syms, e->nsyms + e->gofn.n + 1, sizeof(*e->syms));
+	for (i = 0; i < e->gofn.n; i++) {
+		const struct ot_go_func *f = &e->gofn.fn[i];
+		struct ot_sym *s = &e->syms[n];
+		uint64_t off;
+
+		if (addr_to_offset(segs, nsegs, f->entry, &off))
+			continue;
+		memset(s, 0, sizeof(*s));
+		s->name = e->gofn.names + f->name;
+		s->addr = f->entry;
+		s->size = f->end - f->entry;
+		s->offset = off;
+		s->not_called = not_called(e, s->name, s->addr);
+		for (k = 0; k < e->nsyms && (e->syms[k].addr != s->addr ||
+					     strcmp(e->syms[k].name, s->name)); k++)
+			;
+		if (k == e->nsyms)
+			n++;
+	}
+	e->nsyms = n;
+	qsort(e->syms, e->nsyms, sizeof(*e->syms), cmp_sym);
+	e->source = "gopclntab";
+}
+
 int ot_elf_open(const char *path, const char *display, struct ot_elf **out)
 {
 	struct ot_elf *e;
@@ -484,6 +606,7 @@ int ot_elf_open(const char *path, const char *display, struct ot_elf **out)
 	}
 	e->has_eh = has_section(elf, ".gcc_except_table");
 	e->source = "symtab";
+	go_detect(e, elf);
 	scn = find_symtab(elf, SHT_SYMTAB, &sh);
 	/* Stripped: the full table may be in separate debug info. */
 	if (!scn && !debug_symbols(e, path, segs, nsegs))
@@ -491,6 +614,11 @@ int ot_elf_open(const char *path, const char *display, struct ot_elf **out)
 	if (!scn) {
 		e->source = "dynsym";
 		scn = find_symtab(elf, SHT_DYNSYM, &sh);
+	}
+	/* A stripped Go binary still has the runtime's own table. */
+	if (!scn && e->gofn.n) {
+		go_symbols(e, segs, nsegs);
+		goto done;
 	}
 	if (!scn) {
 		ot_error("%s has no symbol table: no .symtab or .dynsym, and no separate "
@@ -503,7 +631,10 @@ int ot_elf_open(const char *path, const char *display, struct ot_elf **out)
 		ot_error("%s: corrupt symbol table: %s", display, elf_errmsg(-1));
 		goto out_e;
 	}
+	if (!strcmp(e->source, "dynsym") && e->gofn.n)
+		go_symbols(e, segs, nsegs);
 done:
+	go_mark(e);
 	read_slots(e, elf);
 	e->segs = segs;
 	e->nsegs = nsegs;
@@ -595,6 +726,7 @@ void ot_elf_close(struct ot_elf *e)
 	free(e->slots);
 	free(e->segs);
 	free(e->display);
+	ot_go_funcs_free(&e->gofn);
 	free(e);
 }
 
@@ -654,6 +786,11 @@ const char *ot_elf_display(const struct ot_elf *e)
 const char *ot_elf_source(const struct ot_elf *e)
 {
 	return e->source;
+}
+
+const struct ot_go *ot_elf_go(const struct ot_elf *e)
+{
+	return e->is_go ? &e->go : NULL;
 }
 
 const char *ot_elf_stack_switch(const struct ot_elf *e)

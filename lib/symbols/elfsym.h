@@ -2,7 +2,8 @@
  * elfsym.h - function symbols of an ELF file, and selecting them by name.
  *
  * Owns the libelf handle and a table of defined functions (STT_FUNC with a
- * section) from .symtab, or from .dynsym when the file is stripped, each
+ * section) from .symtab, or from .dynsym when the file is stripped (a
+ * stripped Go program: .gopclntab's functions too, lib/symbols/gobin), each
  * with the file offset a uprobe needs: the symbol's address translated
  * through the executable PT_LOAD segment that contains it, which is right
  * for PIE and non-PIE files alike.  Errors are printed here, naming the
@@ -29,7 +30,13 @@ struct ot_sym {
 	 * trampoline with other things at the stack top.
 	 */
 	const char *not_called;
+	/* Go code (OT_SYM_GO: R14 holds the goroutine, Go 1.17's register
+	 * ABI) or Go assembly (OT_SYM_GO_ASM), by the file's .gopclntab; 0
+	 * for any other code. */
+	uint8_t go;
 };
+#define OT_SYM_GO 1
+#define OT_SYM_GO_ASM 2
 
 struct ot_elf;
 
@@ -81,7 +88,7 @@ int ot_elf_code_table(const struct ot_elf *e, const char *path, uint64_t vaddr,
 /* The file's name for people (as given to ot_elf_open). */
 const char *ot_elf_display(const struct ot_elf *e);
 /* "symtab", "dynsym", "symtab of the separate debug info" or of
- * debuginfod's: where the symbols came from. */
+ * debuginfod's, or "gopclntab": where the symbols came from. */
 const char *ot_elf_source(const struct ot_elf *e);
 
 /* 1 when e's symbols are its .dynsym's alone: stripped, and no separate
@@ -97,6 +104,11 @@ int ot_elf_symbols_stripped(const struct ot_elf *e);
  * symbols e gave before are invalid after a 0.
  */
 int ot_elf_fetch_symbols(struct ot_elf *e, const char *path, int required);
+
+struct ot_go;
+/* The Go release that built the file (lib/symbols/gobin: .go.buildinfo,
+ * or runtime.buildVersion), or NULL when it is no Go binary. */
+const struct ot_go *ot_elf_go(const struct ot_elf *e);
 
 /* 1 if the file has C++ exception tables (.gcc_except_table). */
 int ot_elf_has_eh(const struct ot_elf *e);

@@ -520,3 +520,108 @@ int ot_entry_point(const char *path, uint64_t offset, uint64_t size,
 	free(code);
 	return ret;
 }
+
+#if defined(__x86_64__)
+/*
+ * Whether insn only prepares Go's stack check: it writes no register but
+ * R12 (the frame's bottom: lea -N(%rsp),%r12; mov %rsp,%r12; sub $N,%r12),
+ * R14 (g loaded from thread-local storage, in a function C may call) and
+ * the flags, and branches nowhere but conditionally (jb to morestack).
+ */
+static int go_check_prep(csh cs, const cs_insn *insn)
+{
+	cs_regs rd, wr;
+	uint8_t nrd, nwr, k;
+
+	if (cs_insn_group(cs, insn, CS_GRP_JUMP))
+		return insn->id == X86_INS_JB;
+	if (cs_insn_group(cs, insn, CS_GRP_CALL) || cs_insn_group(cs, insn, CS_GRP_RET) ||
+	    cs_regs_access(cs, insn, rd, &nrd, wr, &nwr) != CS_ERR_OK)
+		return 0;
+	for (k = 0; k < nwr; k++)
+		if (wr[k] != X86_REG_R12 && wr[k] != X86_REG_R14 && wr[k] != X86_REG_EFLAGS)
+			return 0;
+	return insn->detail->x86.op_count < 2 || insn->detail->x86.operands[0].type != X86_OP_MEM;
+}
+
+/* cmp %rsp|%r12, 0x10(%r14): the SP against g.stackguard0. */
+static int go_check_cmp(const cs_insn *insn)
+{
+	const cs_x86 *x = &insn->detail->x86;
+
+	return insn->id == X86_INS_CMP && x->op_count == 2 && x->operands[0].type == X86_OP_REG &&
+	       (x->operands[0].reg == X86_REG_RSP || x->operands[0].reg == X86_REG_R12) &&
+	       x->operands[1].type == X86_OP_MEM && x->operands[1].mem.base == X86_REG_R14 &&
+	       x->operands[1].mem.index == X86_REG_INVALID && x->operands[1].mem.disp == 16;
+}
+
+/* Past the stack check at the start of code, or 0 when there is none. */
+static uint64_t go_after_check(csh cs, cs_insn *insn, const uint8_t *code, size_t size,
+			       uint64_t offset)
+{
+	const uint8_t *p = code;
+	uint64_t addr = offset;
+	size_t left = size;
+	int n, cmp = 0;
+
+	for (n = 0; n < 8 && left && cs_disasm_iter(cs, &p, &left, &addr, insn); n++) {
+		if (!insn->detail || !insn->id)
+			return 0;
+		if (cmp)
+			return insn->id == X86_INS_JBE ? insn->address + insn->size : 0;
+		if (go_check_cmp(insn))
+			cmp = 1;
+		else if (!go_check_prep(cs, insn))
+			return 0;
+	}
+	return 0;
+}
+#endif
+
+int ot_go_entry_point(const char *path, uint64_t offset, uint64_t size, uint64_t *probe,
+		      const char **why)
+{
+	uint64_t *joins = NULL, after = 0;
+	size_t njoins = 0, k;
+	uint8_t *code;
+	cs_insn *insn;
+	int ret;
+	csh cs;
+
+	*probe = offset;
+	*why = NULL;
+	if (!size)
+		return 0;
+	if ((ret = read_code(path, offset, size, &code)))
+		return ret;
+	if (cs_open(OT_CS_ARCH, OT_CS_MODE, &cs) != CS_ERR_OK) {
+		free(code);
+		return -ENOTSUP;
+	}
+	cs_option(cs, CS_OPT_SKIPDATA, CS_OPT_ON);
+	cs_option(cs, CS_OPT_DETAIL, CS_OPT_ON);
+	insn = cs_malloc(cs);
+#if defined(__x86_64__)
+	after = go_after_check(cs, insn, code, size, offset);
+#endif
+	if (after)
+		njoins = branch_targets(cs, insn, code, size, offset, &joins);
+	/* A branch into the check but to its start (morestack's way back)
+	 * would skip the probe, or run it twice. */
+	for (k = 0; k < njoins && after; k++)
+		if (joins[k] > offset && joins[k] <= after)
+			after = 0;
+	if (after) {
+		*probe = after;
+		*why = "past its stack check: a call that grows its stack runs the check again "
+		       "after runtime.morestack, and is seen once";
+	} else {
+		*why = "no stack check at its start (a leaf or NOSPLIT function, which never "
+		       "calls runtime.morestack): the entry probe is on its first instruction";
+	}
+	free(joins);
+	cs_free(insn, 1);
+	cs_close(&cs);
+	free(code);
+	return 0;
+}

@@ -85,4 +85,16 @@ int ot_ret_sites_mem(const uint8_t *code, size_t size, uint64_t offset,
 int ot_entry_point(const char *path, uint64_t offset, uint64_t size,
 		   uint64_t *probe, const char **why);
 
+/*
+ * Where a Go function's entry probe goes: past its stack check (cmp
+ * %rsp or %r12 against 16(%r14), g.stackguard0, then jbe to the call of
+ * runtime.morestack, which grows the stack and jumps back to the
+ * function's start): only a call that proceeds passes there, once, with
+ * the SP and the argument registers of its entry.  Returns 0 with *probe
+ * past the check, or at offset when none is found (a NOSPLIT function
+ * has none), *why saying which; -errno as above.
+ */
+int ot_go_entry_point(const char *path, uint64_t offset, uint64_t size, uint64_t *probe,
+		      const char **why);
+
 #endif

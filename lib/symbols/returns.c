@@ -206,12 +206,13 @@ int ot_returns_find(const struct ot_selection *sel, size_t i, const char *label,
 	ot_verbose("%s: %zu return instruction%s%s", label, own, own == 1 ? "" : "s",
 		   x.nrets > own ? ", and those of the functions it tail-calls" : "");
 	if (x.indirect || unfollowed) {
+		out->how = x.indirect && unfollowed ?
+			   "an indirect tail call, or one through a pointer or to another library" :
+			   x.indirect ? "an indirect tail call" :
+			   "a tail call through a pointer or to another library";
 		if (asprintf(&out->inexact, "%s: calls that leave it by %s are not "
 			     "seen returning (--returns insn); its counts may be short", name,
-			     x.indirect && unfollowed ?
-			     "an indirect tail call, or one through a pointer or to another library" :
-			     x.indirect ? "an indirect tail call" :
-			     "a tail call through a pointer or to another library") < 0)
+			     out->how) < 0)
 			out->inexact = NULL;
 		ot_verbose("%s: %zu indirect jump%s, %zu tail call%s not followed", label,
 			   x.indirect, x.indirect == 1 ? "" : "s", unfollowed, unfollowed == 1 ? "" : "s");

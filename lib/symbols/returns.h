@@ -28,6 +28,7 @@ struct ot_returns {
 	size_t ntail;		/* the last ntail of sites are tail callees' */
 	int tail_calls;		/* it may leave by a tail call */
 	char *inexact;		/* why some calls may go unseen, or NULL */
+	const char *how;	/* with inexact: "an indirect tail call" and the like */
 };
 
 /*

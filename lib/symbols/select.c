@@ -1,5 +1,6 @@
 #include "select.h"
 #include "debuginfo.h"
+#include "gobin.h"
 #include "util/error.h"
 #include "util/xalloc.h"
 
@@ -63,11 +64,13 @@ static int bare_match(const char *base, const char *term)
 	       !strncmp(base + bl - n - 2, "::", 2);
 }
 
-/* term against every spelling of s: raw, demangled, without parameters. */
+/* term against every spelling of s: raw, demangled, without parameters.
+ * A glob matches a name it spells too: Go's "main.(*T).M" and
+ * "main.Sum[...]" hold '*' and '[' of their own. */
 static int matches(const struct ot_sym *s, const char *term, int glob)
 {
 	if (glob)
-		return !fnmatch(term, s->name, 0) ||
+		return !strcmp(term, s->name) || !fnmatch(term, s->name, 0) ||
 		       (s->demangled && !fnmatch(term, s->demangled, 0)) ||
 		       (s->base && !fnmatch(term, s->base, 0));
 	return !strcmp(term, s->name) ||
@@ -255,7 +258,8 @@ static int is_ident(const char *s, size_t n)
 /* One value, item (NUL-terminated, cut from the list), into *arg (its
  * OT_SEL_* code, | VAL_STR) and *name: 0, or -EINVAL after printing (if
  * print) why. */
-static int one_value(const char *term, char *item, uint8_t *arg, char **name, int print)
+static int one_value(const char *term, char *item, uint8_t *arg, char **name, int print,
+		     int max_arg)
 {
 	char whole[256], *colon, *arrow, *end;
 	uint8_t str = 0;
@@ -275,8 +279,12 @@ static int one_value(const char *term, char *item, uint8_t *arg, char **name, in
 		n = strtol(item + 3, &end, 10);
 		if (end != item + len || (colon && strcmp(colon, ":32")))
 			goto bad;
-		if (n < 1 || n > OT_SEL_MAX_ARG) {
-			if (print)
+		if (n < 1 || n > max_arg) {
+			if (print && max_arg == OT_SEL_MAX_GO_ARG)
+				ot_error("'%s': the arguments of a Go function are arg1 to arg%d "
+					 "(the registers Go's register ABI passes integers in: %s)",
+					 term, OT_SEL_MAX_GO_ARG, OT_SEL_GO_ARG_REGS);
+			else if (print)
 				ot_error("'%s': the arguments are arg1 to arg%d (the registers "
 					 "that pass integers: %s)", term, OT_SEL_MAX_ARG,
 					 OT_SEL_ARG_REGS);
@@ -314,11 +322,14 @@ static unsigned vals_strs(const struct vals *v)
  * (argN, its low half argN:32, or a parameter by its DWARF name, or a
  * member through it: NAME->MEMBER), "%ret" (or "%ret:32") the return
  * value; "read(arg3)%ret" both.  Parentheses that read as a C++
- * parameter list are left to the name.  Returns 0, or -EINVAL (printed if
- * print); v->name is the caller's to free.
+ * parameter list are left to the name, and so are those inside it (Go's
+ * "main.(*T).M(arg1)": the values are the last parenthesis's).  argN up
+ * to max_arg.  Returns 0, or -EINVAL (printed if print); v->name is the
+ * caller's to free.
  */
-static int value_suffix(char *term, struct vals *v, int print)
+static int value_suffix(char *term, struct vals *v, int print, int max_arg)
 {
+	int depth = 0;
 	char whole[512], *open, *item, *comma;
 	size_t len = strlen(term);
 	memset(v, 0, sizeof(*v));
@@ -335,8 +346,14 @@ static int value_suffix(char *term, struct vals *v, int print)
 			ot_error("'%s': %s", whole, OT_SEL_SYNTAX);
 		return -EINVAL;
 	}
-	open = strchr(term, '(');
-	if (!open || !len || term[len - 1] != ')' || cxx_params(open + 1, (size_t)(term + len - 1 - open - 1)))
+	/* The parenthesis the last one closes. */
+	for (open = len ? term + len - 1 : term; open > term; open--) {
+		depth += *open == ')' ? 1 : *open == '(' ? -1 : 0;
+		if (!depth)
+			break;
+	}
+	if (!len || term[len - 1] != ')' || *open != '(' ||
+	    cxx_params(open + 1, (size_t)(term + len - 1 - open - 1)))
 		return 0;	/* no values, or a C++ parameter list */
 	term[len - 1] = 0;
 	for (item = open + 1; item; item = comma) {
@@ -346,7 +363,7 @@ static int value_suffix(char *term, struct vals *v, int print)
 
 		if ((comma = strchr(item, ',')))
 			*comma++ = 0;
-		if (one_value(whole, item, &arg, &name, print)) {
+		if (one_value(whole, item, &arg, &name, print, max_arg)) {
 			vals_free(v);
 			return -EINVAL;
 		}
@@ -382,7 +399,7 @@ int ot_select_asks_values(const char *spec)
 		/* A probe's arguments are asked with the probe (OT_CAN_USDT). */
 		if (ot_select_is_usdt(term))
 			continue;
-		asks = value_suffix(term, &v, 0) || v.n || v.ret;
+		asks = value_suffix(term, &v, 0, OT_SEL_MAX_GO_ARG) || v.n || v.ret;
 		vals_free(&v);
 	}
 	free(copy);
@@ -601,6 +618,12 @@ static int spells_symbol(const struct pick *k, const char *whole, char *term)
 	return 0;
 }
 
+/* argN's N at most: Go's register ABI has nine. */
+static int max_arg(const struct pick *k)
+{
+	return ot_elf_go(k->e) ? OT_SEL_MAX_GO_ARG : OT_SEL_MAX_ARG;
+}
+
 static int include_terms(struct pick *k, const char *spec, uint32_t *nterm)
 {
 	char *copy = ot_xstrdup(spec), *cursor = copy, *term, whole[512];
@@ -615,7 +638,7 @@ static int include_terms(struct pick *k, const char *spec, uint32_t *nterm)
 		if (!*term || *term == '!')
 			continue;
 		snprintf(whole, sizeof(whole), "%s", term);
-		if (value_suffix(term, &v, 1)) {
+		if (value_suffix(term, &v, 1, max_arg(k))) {
 			ret = -ENOENT;
 			continue;
 		}
@@ -651,7 +674,7 @@ static void exclude_terms(struct pick *k, const char *spec)
 	while ((term = next_term(&cursor))) {
 		struct vals v;
 
-		if (*term != '!' || value_suffix(term, &v, 1))
+		if (*term != '!' || value_suffix(term, &v, 1, max_arg(k)))
 			continue;
 		vals_free(&v);
 		for (i = 0; i < k->n; i++)
@@ -1409,7 +1432,7 @@ static int asks_debuginfo(const struct ot_elf *e, const char *terms)
 		if (!*term || *term == '!')
 			continue;
 		snprintf(whole, sizeof(whole), "%s", term);
-		if (value_suffix(term, &v, 0))
+		if (value_suffix(term, &v, 0, max_arg(&k)))
 			continue;
 		for (i = 0, named = 0; i < v.n; i++)
 			named |= v.name[i] != NULL;

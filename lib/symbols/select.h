@@ -34,6 +34,10 @@ struct ot_binary;
 #define OT_SEL_ARG_REGS "x0 to x5"
 #endif
 
+/* A Go function's (Go 1.17's register ABI): nine registers pass integers. */
+#define OT_SEL_MAX_GO_ARG 9
+#define OT_SEL_GO_ARG_REGS "rax, rbx, rcx, rdi, rsi, r8, r9, r10, r11"
+
 /* The value grammar, for the error a malformed value gets. */
 #define OT_SEL_SYNTAX "values are NAME(VALUE,...), NAME%ret, NAME(VALUE,...)%ret: up to 4 " \
 	"VALUEs, each argN (N 1 to 6), argN:32, a parameter's name or NAME->MEMBER, " \

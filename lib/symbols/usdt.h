@@ -29,6 +29,10 @@ enum ot_usdt_arg_kind {
 	 * memory (lib/symbols/dwarfarg): memory at member + the pointer
 	 * read at off(%reg). */
 	OT_USDT_ARG_DEREF,
+	/* Not in notes: a Go string (lib/probes/plan, lib/symbols/dwarfarg):
+	 * its pointer in reg, its length in idx (two registers of Go's
+	 * register ABI); read as a string (:str) of that length. */
+	OT_USDT_ARG_GOSTR,
 };
 
 /*

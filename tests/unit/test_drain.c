@@ -327,6 +327,40 @@ static void test_thread_records(void **state)
 	ot_drain_free(d);
 }
 
+/* A Go function's record names its goroutine (key), the events of
+ * compact records none, whatever the event before them in the merge. */
+static void test_goroutine_keys(void **state)
+{
+	struct sink s = { .n = 0 };
+	struct ot_drain *d = ot_drain_new(2, 42, lookup, NULL, emit, &s);
+	const struct ot_drain_trec a[] = {
+		OT_DRAIN_TREC(30, 0x7000, E),
+		OT_DRAIN_TREC(40, 0x7000, R),
+	};
+	struct ot_record r;
+
+	(void)state;
+	memset(&r, 0, sizeof(r));
+	r.type = OT_REC_SAMPLE;
+	r.id = 2;
+	r.time = 20;
+	r.pid = 42;
+	r.tid = 44;
+	r.sp = (1ull << 62) - 0x100;
+	r.has_sp = 1;
+	r.key = 0xc000001000ull;
+	ot_drain_thread_funcs(d, 10);
+	ot_drain_record(d, 0, &r);
+	ot_drain_thread(d, 1, 42, 43, a, 2);
+	ot_drain_flush(d, UINT64_MAX);
+	assert_int_equal(s.n, 3);
+	assert_int_equal(s.ev[0].key, 0xc000001000ull);
+	assert_int_equal(s.ev[0].sp, (1ull << 62) - 0x100);
+	assert_int_equal(s.ev[1].key, 0);
+	assert_int_equal(s.ev[2].key, 0);
+	ot_drain_free(d);
+}
+
 /* A queue changes hands: another thread's records while it still holds
  * some, a sample or a lost record from a ring of its own. */
 static void test_thread_queue_shared(void **state)
@@ -625,6 +659,7 @@ int main(void)
 		cmocka_unit_test(test_ring_losses),
 		cmocka_unit_test(test_return_sp_normalised),
 		cmocka_unit_test(test_thread_records),
+		cmocka_unit_test(test_goroutine_keys),
 		cmocka_unit_test(test_thread_queue_shared),
 		cmocka_unit_test(test_ties_by_queue),
 		cmocka_unit_test(test_merges_many_queues),

@@ -71,6 +71,16 @@ static void test_loc_operand(void **state)
 	assert_string_equal(operand(pieces, 2), "refused: a location of 2 operations "
 			    "(a value built, or in pieces)");
 	assert_string_equal(operand(NULL, 0), "refused: no location");
+	/* Go's string under its register ABI: two 8-byte register pieces. */
+	{
+		struct ot_dwarf_op gs[4] = { { DW_OP_reg0, 0, 0 }, { DW_OP_piece, 8, 0 },
+					     { DW_OP_reg3, 0, 0 }, { DW_OP_piece, 8, 0 } };
+
+		assert_string_equal(operand(gs, 4), "a Go string: its pointer %ax, its length %bx");
+		gs[3].number = 4;
+		assert_string_equal(operand(gs, 4), "refused: a location of 4 operations "
+				    "(a value built, or in pieces)");
+	}
 }
 
 /* The function's st_value in dwargs. */

@@ -227,6 +227,10 @@ static void test_backends_say_why(void **state)
 			if ((can & OT_CAN_OPTIONS) && !(b->can & can))
 				assert_non_null(ot_backend_why_not(b, can));
 	assert_null(ot_backend_why_not(ot_backend_find("multi"), OT_CAN_FOLLOW));
+	/* A Go program is refused in the backend's words too. */
+	for (i = 0; (b = ot_backend_at(i)); i++)
+		if (!(b->can & OT_CAN_GO))
+			assert_non_null(ot_backend_why_not(b, OT_CAN_GO));
 }
 
 /* -p as perf takes it: lists, repeated, each process once, in order. */

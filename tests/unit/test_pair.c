@@ -888,6 +888,72 @@ static void test_keyed_inside_ordinary(void **state)
 	ot_pair_free(p);
 }
 
+/* A Go function's event: goroutine g of process pid, on thread tid, its
+ * SP a distance below the goroutine stack's top (lib/symbols/gobin). */
+static void gev(struct ot_pair *p, uint32_t pid, uint32_t tid, uint64_t g, uint32_t f,
+		uint64_t down, int kind)
+{
+	struct ot_event ev = { .time = clock_ns += 10, .sp = (1ull << 62) - down, .tid = tid,
+			       .pid = pid, .key = g, .func = f, .kind = (uint8_t)kind };
+
+	ot_pair_feed(p, &ev);
+}
+
+/*
+ * Goroutines: two interleaved on one thread, one moving to another
+ * thread mid-call, calls paired by goroutine; a frame larger than a
+ * thread stack's window between caller and callee (Go's stacks grow to
+ * 1 GB) still nests; a call a panic left (recovered by its caller, which
+ * returns) unclosed at once; the same g in two processes is two
+ * goroutines; threads counted by their tids.
+ */
+static void test_goroutines(void **state)
+{
+	struct ot_pair *p = ot_pair_new(NFUNCS);
+	const uint64_t g1 = 0xc000001000ull, g2 = 0xc000002000ull;
+
+	(void)state;
+	gev(p, 9, 100, g1, OUTER, 0x100, OT_EV_ENTRY);
+	gev(p, 9, 100, g2, OUTER, 0x100, OT_EV_ENTRY);	/* same distance, other goroutine */
+	gev(p, 9, 100, g1, MIDDLE, 0x200, OT_EV_ENTRY);
+	gev(p, 9, 101, g1, INNER, 0x200 + (1 << 20), OT_EV_ENTRY);	/* moved; 1 MB frame */
+	gev(p, 9, 101, g1, INNER, 0x200 + (1 << 20), OT_EV_RETURN);
+	gev(p, 9, 100, g2, OUTER, 0x100, OT_EV_RETURN);
+	gev(p, 9, 101, g1, MIDDLE, 0x200, OT_EV_RETURN);
+	/* g1's outer calls middle, which calls inner, which panics; middle
+	 * recovers and returns: inner never does. */
+	gev(p, 9, 101, g1, MIDDLE, 0x200, OT_EV_ENTRY);
+	gev(p, 9, 101, g1, INNER, 0x300, OT_EV_ENTRY);
+	gev(p, 9, 101, g1, MIDDLE, 0x200, OT_EV_RETURN);
+	assert_int_equal(S(p, INNER)->unclosed, 1);
+	gev(p, 9, 101, g1, OUTER, 0x100, OT_EV_RETURN);
+	/* Inner panics twice from an untraced caller, which recovers: the
+	 * second call at the first's SP is a call, not the first twice. */
+	gev(p, 9, 101, g1, INNER, 0x300, OT_EV_ENTRY);
+	gev(p, 9, 101, g1, INNER, 0x300, OT_EV_ENTRY);
+	gev(p, 9, 101, g1, INNER, 0x300, OT_EV_ENTRY);
+	gev(p, 9, 101, g1, INNER, 0x300, OT_EV_RETURN);
+	/* The same g in another process. */
+	gev(p, 10, 200, g1, OUTER, 0x100, OT_EV_ENTRY);
+	gev(p, 10, 200, g1, OUTER, 0x100, OT_EV_RETURN);
+	ot_pair_finish(p);
+	assert_int_equal(S(p, OUTER)->scopes, 3);
+	assert_int_equal(S(p, OUTER)->depths[0], 3);
+	assert_int_equal(S(p, MIDDLE)->scopes, 2);
+	assert_int_equal(S(p, MIDDLE)->depths[1], 2);
+	assert_int_equal(S(p, INNER)->scopes, 2);
+	assert_int_equal(S(p, INNER)->depths[2], 1);
+	assert_int_equal(S(p, INNER)->depths[0], 1);
+	assert_int_equal(S(p, INNER)->unclosed, 3);
+	assert_int_equal(S(p, OUTER)->orphans + S(p, MIDDLE)->orphans + S(p, INNER)->orphans, 0);
+	assert_int_equal(S(p, OUTER)->unclosed + S(p, MIDDLE)->unclosed, 0);
+	assert_int_equal(S(p, OUTER)->duplicates + S(p, MIDDLE)->duplicates +
+			 S(p, INNER)->duplicates, 0);
+	assert_int_equal(ot_pair_goroutines(p), 3);
+	assert_int_equal(ot_pair_threads(p), 3);
+	ot_pair_free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -921,6 +987,7 @@ int main(void)
 		cmocka_unit_test(test_keyed_recursion_nests),
 		cmocka_unit_test(test_keyed_skipped_and_orphans),
 		cmocka_unit_test(test_keyed_inside_ordinary),
+		cmocka_unit_test(test_goroutines),
 	};
 
 	return cmocka_run_group_tests_name("pair", tests, NULL, NULL);

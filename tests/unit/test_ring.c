@@ -314,28 +314,31 @@ static void test_value_records(void **state)
 
 /*
  * A string argument's record (uprobe_multi.bpf.c's ot_bpf_str_sample): the
- * 24-byte raw part, then the length the program read (< 0: not then), the
- * site's address and 64 bytes; the string points into the record.
+ * 32-byte raw part (its key 0: no Go function's), then the length the
+ * program read (< 0: not then), the site's address and 64 bytes; the
+ * string points into the record.
  */
 static void test_string_records(void **state)
 {
-	unsigned char rec[136];
+	unsigned char rec[144];
 	int32_t len = 4, fail = -14;
-	uint64_t ip = 0x55550000123eull;
+	uint64_t ip = 0x55550000123eull, key = 0;
 	struct ot_record r;
 
 	(void)state;
-	bpf_sample(rec, sizeof(rec), 104, 9, 0x7ff0, 0x5555000a0004ull);
-	memcpy(rec + 52, &len, 4);
-	memcpy(rec + 60, &ip, 8);
-	memcpy(rec + 68, "fib", 4);
+	bpf_sample(rec, sizeof(rec), 112, 9, 0x7ff0, 0x5555000a0004ull);
+	memcpy(rec + 52, &key, 8);
+	memcpy(rec + 60, &len, 4);
+	memcpy(rec + 68, &ip, 8);
+	memcpy(rec + 76, "fib", 4);
 	assert_int_equal(ot_record_parse_bpf((void *)rec, &r), 0);
 	assert_true(r.has_value && r.has_str);
 	assert_int_equal(r.value, 0x5555000a0004ull);
 	assert_int_equal(r.str_len, 4);
 	assert_int_equal(r.str_ip, ip);
 	assert_string_equal(r.str, "fib");
-	memcpy(rec + 52, &fail, 4);
+	assert_int_equal(r.key, 0);
+	memcpy(rec + 60, &fail, 4);
 	assert_int_equal(ot_record_parse_bpf((void *)rec, &r), 0);
 	assert_int_equal(r.str_len, -14);
 	/* The common record carries none. */
@@ -343,8 +346,30 @@ static void test_string_records(void **state)
 	assert_int_equal(ot_record_parse_bpf((void *)rec, &r), 0);
 	assert_false(r.has_str);
 	/* A raw part longer than its record is malformed. */
-	bpf_sample(rec, 64, 104, 9, 0x7ff0, 1);
+	bpf_sample(rec, 64, 112, 9, 0x7ff0, 1);
 	assert_int_equal(ot_record_parse_bpf((void *)rec, &r), -EBADMSG);
+}
+
+/*
+ * A Go function's record: {id, sp, value, key}, the key the goroutine
+ * (g) the program read from R14, the SP its distance below the stack's
+ * top; the common records carry key 0, the thread's.
+ */
+static void test_go_records(void **state)
+{
+	unsigned char rec[64];
+	uint64_t g = 0xc000007380ull;
+	struct ot_record r;
+
+	(void)state;
+	bpf_sample(rec, 64, 32, 9 | 1ull << 49, (1ull << 62) - 0x1f8, 0);
+	memcpy(rec + 52, &g, 8);
+	assert_int_equal(ot_record_parse_bpf((void *)rec, &r), 0);
+	assert_int_equal(r.key, g);
+	assert_int_equal(r.sp, (1ull << 62) - 0x1f8);
+	bpf_sample(rec, 56, 24, 9, 0x7ff0, 1);
+	assert_int_equal(ot_record_parse_bpf((void *)rec, &r), 0);
+	assert_int_equal(r.key, 0);
 }
 
 static void test_truncated_record_rejected(void **state)
@@ -435,6 +460,7 @@ int main(void)
 		cmocka_unit_test(test_corrupt_header_skips_rest),
 		cmocka_unit_test(test_other_record_types_ignored),
 		cmocka_unit_test(test_comm_record),
+		cmocka_unit_test(test_go_records),
 	};
 
 	return cmocka_run_group_tests_name("ring", tests, NULL, NULL);
