@@ -141,7 +141,8 @@ enum ot_capture_result ot_capture_lang_check(struct ot_capture *c)
 	if (!l || c->o.list || c->o.all)
 		return OT_CAPTURE_OK;
 	if (c->o.argv)
-		bad = c->target.exe && check_cmd(l, c->target.exe);
+		/* display is the command's real path; exe a descriptor's. */
+		bad = c->target.display && check_cmd(l, c->target.display);
 	else
 		bad = check_pid(l, c->target.pid);
 	return bad ? OT_CAPTURE_BAD_INPUT : OT_CAPTURE_OK;
