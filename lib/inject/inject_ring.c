@@ -231,6 +231,7 @@ size_t ot_inject_ring_read(struct ot_inject_view *v, uint8_t *ar, uint64_t ring_
 	/* A signal handler's calls while the runtime ran on its thread: not
 	 * recorded at all (neither entry nor return), counted apart. */
 	v->reentered = load64(ar + OT_INJ_A_REENTERED);
+	v->resets = load64(ar + OT_INJ_A_RESET);
 	flush(&b);
 	return (size_t)n;
 }

@@ -25,6 +25,13 @@ struct ot_inject_stats {
 	 * beyond its slots or ring areas, and of signal handlers that
 	 * interrupted the runtime on their thread. */
 	uint64_t unrecorded_threads, unrecorded_handlers;
+	/* Runtime calls a signal handler left by a longjmp (the runtime was
+	 * reset on that thread and recorded on): the call each was recording
+	 * may have lost its entry's or its return's record. */
+	uint64_t resets;
+	/* Calls made by vfork children (vfork, posix_spawn) in the parent's
+	 * memory, another process's: not recorded. */
+	uint64_t vfork_calls;
 	/* Known once disarmed: */
 	uint64_t noret;			/* calls whose return could not be seen */
 	uint64_t disarm_pause_ns;

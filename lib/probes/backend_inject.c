@@ -66,8 +66,8 @@ struct inj {
 	struct ot_tsc *tsc;
 	int clock;			/* OT_INJ_CLOCK_* */
 	uint64_t no_slot, no_area;	/* the header's counts, as last seen */
-	uint64_t h_reentered;
-	uint64_t noret, reentered;	/* of areas given back */
+	uint64_t h_reentered, h_resets, vfork_calls;
+	uint64_t noret, reentered, resets;	/* of areas given back */
 	uint64_t peak, high_water;	/* bytes pending in the fullest ring */
 	int execd;			/* its program is gone */
 	struct stat exe;		/* its program's file */
@@ -612,15 +612,19 @@ static void fill_stats(struct injset *s)
 	st->execs = s->execs;
 	snprintf(st->exec_why, sizeof(st->exec_why), "%s", s->exec_why);
 	st->noret = st->unrecorded_threads = st->unrecorded_handlers = 0;
+	st->resets = st->vfork_calls = 0;
 	for (g = 0; g < s->ngen; g++) {
 		j = s->gen[g];
 		st->noret += j->noret;
 		st->unrecorded_threads += j->no_slot + j->no_area;
 		st->unrecorded_handlers += j->reentered + j->h_reentered;
+		st->resets += j->resets + j->h_resets;
+		st->vfork_calls += j->vfork_calls;
 		for (a = 0; j->shm && a < j->nareas; a++)
 			if (j->av[a].tid) {
 				st->noret += load64(area(j, a) + OT_INJ_A_NORET);
 				st->unrecorded_handlers += j->av[a].reentered;
+				st->resets += j->av[a].resets;
 			}
 	}
 }
@@ -720,6 +724,7 @@ static void give_back(struct inj *j, struct ot_drain *d, unsigned a)
 	drain_area(j, d, a);
 	j->noret += load64(ar + OT_INJ_A_NORET);
 	j->reentered += v->reentered;
+	j->resets += v->resets;
 	memset(ar, 0, OT_INJ_A_RING);
 	/* The ring's pages back to the kernel: they read as zeros again. */
 	fallocate(ot_inject_memfd(j->in), FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
@@ -761,6 +766,8 @@ static size_t drain_gen(struct inj *j, struct ot_drain *d, int live)
 	j->no_slot = load64(j->shm + OT_INJ_H_NO_SLOT);
 	j->no_area = load64(j->shm + OT_INJ_H_NO_AREA);
 	j->h_reentered = load64(j->shm + OT_INJ_H_REENTERED);
+	j->h_resets = load64(j->shm + OT_INJ_H_RESET);
+	j->vfork_calls = load64(j->shm + OT_INJ_H_VFORK_HITS);
 	return n;
 }
 
@@ -908,6 +915,11 @@ static void say_why(const struct ot_probes *p, const struct ot_inject_stats *st,
 			 (unsigned long long)(st->unrecorded_handlers + st->unrecorded_threads),
 			 (unsigned long long)st->unrecorded_handlers,
 			 (unsigned long long)st->unrecorded_threads);
+	if (st->resets)
+		snprintf(out->why[out->nwhy++], sizeof(out->why[0]), "%llu times a signal handler "
+			 "left inject's runtime by a longjmp (reset, and recording went on): the "
+			 "call it was recording then may lack its entry's or its return's record",
+			 (unsigned long long)st->resets);
 	if (st->exec_why[0])
 		snprintf(out->why[out->nwhy++], sizeof(out->why[0]), "the process exec'd a program "
 			 "inject could not trace (%s): its calls are not counted", st->exec_why);

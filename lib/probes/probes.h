@@ -289,7 +289,7 @@ const char *ot_probes_refused(const struct ot_probes *p, size_t i);
  * some of its counts are not exact, and, for one that works inside the
  * process, what it did there.  A copy, valid after ot_probes_close.
  */
-#define OT_PROBES_WHY_MAX 4
+#define OT_PROBES_WHY_MAX 8
 struct ot_probes_said {
 	char why[OT_PROBES_WHY_MAX][384];	/* a line each; the status is lossy */
 	size_t nwhy;

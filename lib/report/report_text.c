@@ -392,6 +392,9 @@ static void arming_inject_text(FILE *f, const struct ot_report *r)
 			in->execs == 1 ? "its" : "their", in->execs == 1 ? "" : "s");
 	if (in->exec_why[0])
 		fprintf(f, "exec: a program the process exec'd is not traced: %s\n", in->exec_why);
+	if (in->vfork_calls)
+		fprintf(f, "vfork: %" PRIu64 " calls of its vfork children (another process each, "
+			"until it execs) not counted\n", in->vfork_calls);
 	for (i = 0; i < r->nrefused; i++)
 		fprintf(f, "not armed: %s: %s\n", r->refused[i].name, r->refused[i].why);
 }
@@ -481,6 +484,10 @@ static void warnings_text(FILE *f, const struct ot_report *r)
 		fprintf(f, "warning: %" PRIu64 " calls of signal handlers that interrupted inject's "
 			"runtime on their thread were not recorded: scope counts are low\n",
 			r->inject->unrecorded_handlers);
+	if (r->inject && r->inject->resets)
+		fprintf(f, "warning: %" PRIu64 " times a signal handler left inject's runtime by a "
+			"longjmp: recording went on, the call it was recording then may be unclosed\n",
+			r->inject->resets);
 	if (r->inject && r->inject->unrecorded_threads)
 		fprintf(f, "warning: %" PRIu64 " calls of threads inject had no room for (more "
 			"threads at once than its slots and ring areas) were not recorded: scope "

@@ -390,7 +390,7 @@ static void test_inject(void **state)
 		.shared_bytes = 1074794496, .unwinder = 1, .arm_pause_ns = 1350000,
 		.noret = 0, .disarm_pause_ns = 910000,
 		.returns_restored = 1, .execs = 2, .unrecorded_threads = 3,
-		.unrecorded_handlers = 7,
+		.unrecorded_handlers = 7, .resets = 5, .vfork_calls = 11,
 		.exec_why = "inject needs glibc's threads and libc.so.6 is not mapped",
 	};
 	struct fixture x;
