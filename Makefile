@@ -104,7 +104,7 @@ TARGETS    := build/targets/recurse build/targets/jump build/targets/throw build
               build/targets/leaderless build/targets/usdt build/targets/usdt_pairs build/targets/dwargs \
               build/targets/strs
 # Program shapes inject must not harm (issue 30): tests/e2e/inject-shapes.sh.
-TARGETS    += build/targets/handjmp
+TARGETS    += build/targets/handjmp build/targets/vforks build/targets/prefork
 # rustup's rustc if there is one, else Debian's (make deps installs it).
 RUSTC      ?= $(shell command -v rustc 2>/dev/null || ls $$HOME/.cargo/bin/rustc 2>/dev/null || echo rustc)
 build/targets/rstress: tests/e2e/targets/rstress.rs

@@ -234,6 +234,80 @@ void ot_inject_execd(struct ot_inject *in)
 	in->npatches = 0;
 }
 
+/* ---- children ---- */
+
+int ot_inject_forked(struct ot_inject *in, pid_t child)
+{
+	struct ot_inject_recovery rec;
+	struct ot_tracee ct;
+	const char *why = NULL;
+	int ret;
+
+	if (in->execd || !in->nreg) {
+		ot_tracee_kid_detach(child);	/* nothing of ours in this program */
+		return 0;
+	}
+	ret = ot_tracee_adopt(child, &ct, &why);
+	if (!ret) {
+		ret = inject_recover_child(child, &ct, &rec);
+		why = ret ? strerror(-ret) : rec.kept ? rec.why : rec.left_why;
+		ot_tracee_detach(&ct);
+	}
+	if (!ret && !rec.kept && !rec.left_bytes) {
+		in->info.children++;
+		return 0;
+	}
+	if (!in->info.children_kept++)
+		snprintf(in->info.child_why, sizeof(in->info.child_why), "process %d: %s",
+			 (int)child, why ? why : "?");
+	ot_warn("process %d forked %d, which keeps orbit-trace's instrumentation: %s "
+		"(orbit-trace --restore -p %d takes it back)", (int)in->pid, (int)child,
+		why ? why : "?", (int)child);
+	return ret ? ret : -EIO;
+}
+
+int ot_inject_vfork(struct ot_inject *in, pid_t tid, int on)
+{
+	uint8_t *h = in->shared;
+	uint64_t *tp = h ? (uint64_t *)(h + OT_INJ_H_VFORK_TP) : NULL, zero;
+	struct user_regs_struct r;
+	size_t i;
+
+	if (!h || ot_ptrace_regs(tid, &r) || !r.fs_base)
+		return -ESRCH;
+	for (i = 0; i < OT_INJ_VFORK_MAX; i++) {
+		zero = 0;
+		if (on && __atomic_compare_exchange_n(&tp[i], &zero, r.fs_base, 0, __ATOMIC_SEQ_CST,
+						      __ATOMIC_SEQ_CST)) {
+			__atomic_add_fetch((uint32_t *)(h + OT_INJ_H_VFORKS), 1, __ATOMIC_SEQ_CST);
+			return 0;
+		}
+		if (!on && __atomic_load_n(&tp[i], __ATOMIC_ACQUIRE) == r.fs_base) {
+			__atomic_store_n(&tp[i], 0, __ATOMIC_SEQ_CST);
+			__atomic_sub_fetch((uint32_t *)(h + OT_INJ_H_VFORKS), 1, __ATOMIC_SEQ_CST);
+			return 0;
+		}
+	}
+	return on ? -ENOSPC : 0;
+}
+
+/* Children the hold found: a forked one taken back, a vfork child (in
+ * this memory, restored with it) let go. */
+static void children(struct ot_inject *in)
+{
+	pid_t kid, parent;
+	int vfork;
+
+	while ((kid = ot_tracee_next_kid(in->t, &vfork, &parent))) {
+		if (vfork)
+			ot_tracee_kid_detach(kid);
+		else
+			ot_inject_forked(in, kid);
+	}
+	while (ot_tracee_next_vfork_done(in->t))
+		;
+}
+
 /* ---- removal ---- */
 
 /* 1 when pid has exited (a zombie has no memory left to restore); a
@@ -315,6 +389,8 @@ int ot_inject_remove(struct ot_inject *in)
 	inject_semas_add(in, -1);
 	in->nsemas = 0;
 	inject_take_back(in);
+	/* Forked before the restore: a copy of it all each. */
+	children(in);
 	ot_tracee_detach(in->t);
 	in->info.disarm_pause_ns = ot_now_ns() - t0;
 	return 0;

@@ -99,6 +99,25 @@ int ot_inject_memfd(const struct ot_inject *in);
 /* Record entries from now on (1), or not (0); returns are always recorded. */
 void ot_inject_enable(struct ot_inject *in, int on);
 
+/*
+ * The process forked: child pid, held by ptrace at its first instruction
+ * (lib/process/tracee's ot_tracee_next_kid), holds a copy of everything
+ * of ours.  Taken back there as --restore would (patches, hijacked
+ * return addresses, semaphores, memory) and let go untraced: a child is
+ * another process, as for the uprobe backends.  0, or -errno with the
+ * child let go as it is (counted in the stats, with why).
+ */
+int ot_inject_forked(struct ot_inject *in, pid_t child);
+
+/*
+ * Thread tid (held) vforked (on 1): its child, held until this returns,
+ * runs on tid's thread pointer in this memory until it execs or exits,
+ * another process whose calls are not recorded.  Or that child is done
+ * (on 0).  0, or -ENOSPC when more vforks run at once than the runtime
+ * keeps (OT_INJ_VFORK_MAX: that child's calls count as the thread's).
+ */
+int ot_inject_vfork(struct ot_inject *in, pid_t tid, int on);
+
 /* Let the threads run (the end of the arming pause), still watched.
  * Safe to repeat. */
 void ot_inject_resume(struct ot_inject *in);

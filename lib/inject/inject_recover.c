@@ -178,7 +178,9 @@ static int unpatch(struct ot_inject *in, const struct patch *pa, char *why, size
 	return ot_tracee_write(in->t, pa->addr, pa->orig, OT_PATCH_LEN) ? -1 : 1;
 }
 
-int ot_inject_recover(pid_t pid, struct ot_tracee *t, struct ot_inject_recovery *out)
+/* What ot_inject_recover and ot_inject_forked share; ours: the table is
+ * this orbit-trace's (a forked child's copy), its owner's mutex held. */
+static int recover(pid_t pid, struct ot_tracee *t, struct ot_inject_recovery *out, int ours)
 {
 	struct ot_inject *in = ot_xcalloc(1, sizeof(*in));
 	uint64_t table;
@@ -198,7 +200,7 @@ int ot_inject_recover(pid_t pid, struct ot_tracee *t, struct ot_inject_recovery 
 	out->found = 1;
 	out->tracer = (pid_t)tracer;
 	/* Its owner mutex: held still, the orbit-trace that wrote it lives. */
-	if (in->shared_t && !ot_tracee_read(t, in->shared_t + OT_INJ_H_OWNER, &owner, 4) &&
+	if (!ours && in->shared_t && !ot_tracee_read(t, in->shared_t + OT_INJ_H_OWNER, &owner, 4) &&
 	    (owner & OT_INJ_OWNER_TID)) {
 		ret = -EBUSY;
 		goto out;
@@ -228,4 +230,14 @@ int ot_inject_recover(pid_t pid, struct ot_tracee *t, struct ot_inject_recovery 
 out:
 	inject_state_free(in);
 	return ret;
+}
+
+int ot_inject_recover(pid_t pid, struct ot_tracee *t, struct ot_inject_recovery *out)
+{
+	return recover(pid, t, out, 0);
+}
+
+int inject_recover_child(pid_t pid, struct ot_tracee *t, struct ot_inject_recovery *out)
+{
+	return recover(pid, t, out, 1);
 }

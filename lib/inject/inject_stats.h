@@ -32,6 +32,11 @@ struct ot_inject_stats {
 	/* Calls made by vfork children (vfork, posix_spawn) in the parent's
 	 * memory, another process's: not recorded. */
 	uint64_t vfork_calls;
+	/* Children it forked: taken back at their fork (their copy of the
+	 * patches, return addresses and memory) and let go untraced; kept
+	 * instrumented (the first one's pid and why). */
+	size_t children, children_kept;
+	char child_why[192];
 	/* Known once disarmed: */
 	uint64_t noret;			/* calls whose return could not be seen */
 	uint64_t disarm_pause_ns;

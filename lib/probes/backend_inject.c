@@ -556,6 +556,39 @@ static void inject_disable(struct ot_probes *p)
 }
 
 /*
+ * Children the process made, held before they run: a forked one gets
+ * everything of ours in its copy taken back and runs untraced; a vfork
+ * child (in the process's memory until it execs) has its thread pointer
+ * set apart so that its calls are not the process's.  Then every thread
+ * held runs on.
+ */
+static void kids(struct injset *s)
+{
+	struct inj *j = current(s);
+	struct ot_inject *in = j && !j->execd ? j->in : NULL;
+	pid_t kid, parent, tid;
+	int vfork;
+
+	while ((kid = ot_tracee_next_kid(&s->t, &vfork, &parent))) {
+		if (!in) {
+			ot_tracee_kid_detach(kid);
+		} else if (!vfork) {
+			ot_inject_forked(in, kid);
+		} else {
+			if (ot_inject_vfork(in, parent, 1) == -ENOSPC)
+				ot_verbose("process %d: more vforks at once than inject keeps apart: "
+					   "the calls of child %d count as thread %d's", s->pid,
+					   (int)kid, (int)parent);
+			ot_tracee_kid_detach(kid);
+		}
+	}
+	while ((tid = ot_tracee_next_vfork_done(&s->t)))
+		if (in)
+			ot_inject_vfork(in, tid, 0);
+	ot_tracee_resume(&s->t);
+}
+
+/*
  * The process exec'd (held at the exec) or reached the entry point of the
  * program it exec'd: everything of ours went with the old program, so the
  * new one is run to its entry point, where its libraries are loaded, and
@@ -568,6 +601,10 @@ static void inject_events(struct ot_probes *p)
 	char exe[64], real[256] = "?";
 
 	while (s && (ev = ot_tracee_poll(&s->t)) != OT_TEV_NONE && ev != OT_TEV_GONE) {
+		if (ev == OT_TEV_KIDS) {
+			kids(s);
+			continue;
+		}
 		snprintf(exe, sizeof(exe), "/proc/%d/task/%d/exe", s->pid, (int)ot_proc_live_task(s->pid));
 		real[MAX(0, readlink(exe, real, sizeof(real) - 1))] = 0;
 		if (ev == OT_TEV_EXEC) {

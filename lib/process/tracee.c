@@ -22,7 +22,8 @@
 /* Thread states (struct ot_tracee st[]). */
 enum { TH_HELD, TH_RUNNING, TH_GSTOP_HELD, TH_GSTOP };
 
-#define WATCH_OPTIONS (PTRACE_O_TRACEEXEC | PTRACE_O_TRACECLONE)
+#define WATCH_OPTIONS (PTRACE_O_TRACEEXEC | PTRACE_O_TRACECLONE | PTRACE_O_TRACEFORK | \
+		       PTRACE_O_TRACEVFORK | PTRACE_O_TRACEVFORKDONE)
 
 static ssize_t index_of(const struct ot_tracee *t, pid_t tid)
 {
@@ -56,6 +57,116 @@ static void drop(struct ot_tracee *t, size_t i)
 	t->st[i] = t->st[t->n];
 	if (t->adopted > t->n)
 		t->adopted = t->n;
+}
+
+/* ---- children the kernel attached (forks and vforks) ---- */
+
+static struct ot_tracee_kid *kid_of(struct ot_tracee *t, pid_t pid)
+{
+	size_t i;
+
+	for (i = 0; i < t->nkids; i++)
+		if (t->kids[i].pid == pid)
+			return &t->kids[i];
+	return NULL;
+}
+
+/* Child pid is known: its parent thread (0 not yet), whether a vfork's,
+ * whether its first stop was seen. */
+static void kid_add(struct ot_tracee *t, pid_t pid, pid_t parent, int vfork, int stopped)
+{
+	struct ot_tracee_kid *k = kid_of(t, pid);
+
+	if (!k) {
+		if (t->nkids == t->kidcap) {
+			t->kidcap = t->kidcap ? 2 * t->kidcap : 4;
+			t->kids = ot_xreallocarray(t->kids, t->kidcap, sizeof(*t->kids));
+		}
+		k = &t->kids[t->nkids++];
+		memset(k, 0, sizeof(*k));
+		k->pid = pid;
+	}
+	if (parent) {
+		k->parent = parent;
+		k->vfork = (unsigned char)vfork;
+	}
+	k->stopped |= (unsigned char)stopped;
+}
+
+static void vdone_add(struct ot_tracee *t, pid_t tid)
+{
+	if (t->nvdone == t->vdonecap) {
+		t->vdonecap = t->vdonecap ? 2 * t->vdonecap : 4;
+		t->vdone = ot_xreallocarray(t->vdone, t->vdonecap, sizeof(*t->vdone));
+	}
+	t->vdone[t->nvdone++] = tid;
+}
+
+/* Whether tid, stopped under us and not one of our threads, is a thread
+ * of another process: a child the kernel attached before its parent's
+ * event said so. */
+static int other_process(const struct ot_tracee *t, pid_t tid)
+{
+	char path[64], val[32];
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
+	return !ot_proc_status_field(path, "Tgid:", val, sizeof(val)) && atoi(val) != (int)t->pid;
+}
+
+/* A fork or vfork event of thread tid: its child, to hand out. */
+static void forked(struct ot_tracee *t, pid_t tid, int event)
+{
+	unsigned long msg;
+
+	if (!ptrace(PTRACE_GETEVENTMSG, tid, NULL, &msg) && msg)
+		kid_add(t, (pid_t)msg, tid, event == PTRACE_EVENT_VFORK, 0);
+}
+
+static int kids_pending(const struct ot_tracee *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->nkids; i++)
+		if (t->kids[i].parent)
+			return 1;
+	return t->nvdone > 0;
+}
+
+pid_t ot_tracee_next_kid(struct ot_tracee *t, int *vfork, pid_t *parent)
+{
+	size_t i;
+
+	for (i = 0; i < t->nkids; i++) {
+		struct ot_tracee_kid k = t->kids[i];
+		int status;
+
+		if (!k.parent)
+			continue;	/* its parent's event is still to come */
+		t->kids[i] = t->kids[--t->nkids];
+		/* Its first stop comes at once (it was just made): then it is
+		 * held at its first instruction. */
+		while (!k.stopped) {
+			if (waitpid(k.pid, &status, __WALL) < 0 || !WIFSTOPPED(status))
+				break;
+			k.stopped = 1;
+		}
+		if (!k.stopped)
+			return ot_tracee_next_kid(t, vfork, parent);	/* gone already */
+		*vfork = k.vfork;
+		*parent = k.parent;
+		return k.pid;
+	}
+	return 0;
+}
+
+void ot_tracee_kid_detach(pid_t pid)
+{
+	ptrace(PTRACE_DETACH, pid, NULL, NULL);
+}
+
+pid_t ot_tracee_next_vfork_done(struct ot_tracee *t)
+{
+	return t->nvdone ? t->vdone[--t->nvdone] : 0;
 }
 
 static int is_stop_signal(int sig)
@@ -293,6 +404,12 @@ static enum ot_tracee_ev on_stop(struct ot_tracee *t, pid_t tid, int status)
 	}
 	if (!WIFSTOPPED(status))
 		return OT_TEV_NONE;
+	/* A child's first stop, before or after its parent's event: it stays
+	 * held until the caller takes it. */
+	if (at < 0 && (kid_of(t, tid) || other_process(t, tid))) {
+		kid_add(t, tid, 0, 0, 1);
+		return kids_pending(t) ? OT_TEV_KIDS : OT_TEV_NONE;
+	}
 	/* A new thread may stop before its creator's event names it. */
 	i = at >= 0 ? (size_t)at : add(t, tid, TH_RUNNING);
 	t->st[i] = TH_HELD;
@@ -304,6 +421,14 @@ static enum ot_tracee_ev on_stop(struct ot_tracee *t, pid_t tid, int status)
 		if (!ptrace(PTRACE_GETEVENTMSG, tid, NULL, &msg) && index_of(t, (pid_t)msg) < 0)
 			add(t, (pid_t)msg, TH_RUNNING);	/* its own stop comes */
 		break;
+	case PTRACE_EVENT_FORK:
+	case PTRACE_EVENT_VFORK:
+		/* Held, with its child, until the caller has seen it. */
+		forked(t, tid, event);
+		return OT_TEV_KIDS;
+	case PTRACE_EVENT_VFORK_DONE:
+		vdone_add(t, tid);
+		return OT_TEV_KIDS;
 	case PTRACE_EVENT_STOP:
 		if (is_stop_signal(sig))
 			t->st[i] = TH_GSTOP_HELD;	/* a group stop: it stays stopped */
@@ -322,6 +447,9 @@ static enum ot_tracee_ev on_stop(struct ot_tracee *t, pid_t tid, int status)
 
 enum ot_tracee_ev ot_tracee_poll(struct ot_tracee *t)
 {
+	/* Children a hold saw: the caller's first. */
+	if (kids_pending(t))
+		return OT_TEV_KIDS;
 	for (;;) {
 		siginfo_t si;
 		int status;
@@ -375,6 +503,10 @@ static int hold_one(struct ot_tracee *t, size_t i)
 	if (event == PTRACE_EVENT_CLONE &&
 	    !ptrace(PTRACE_GETEVENTMSG, tid, NULL, &msg) && index_of(t, (pid_t)msg) < 0)
 		add(t, (pid_t)msg, TH_RUNNING);
+	else if (event == PTRACE_EVENT_FORK || event == PTRACE_EVENT_VFORK)
+		forked(t, tid, event);	/* handed out after the hold */
+	else if (event == PTRACE_EVENT_VFORK_DONE)
+		vdone_add(t, tid);
 	else if (event == PTRACE_EVENT_STOP && is_stop_signal(sig))
 		t->st[i] = TH_GSTOP_HELD;
 	else if (!event)
@@ -661,6 +793,21 @@ void ot_tracee_detach(struct ot_tracee *t)
 		ot_tracee_write(t, t->bp, &t->bp_orig, 1);
 	for (i = 0; i < t->n; i++)
 		ptrace(PTRACE_DETACH, t->tids[i], NULL, (void *)(long)t->sig[i]);
+	/* Children no one took: let go as they are. */
+	while (t->nkids) {
+		int vfork;
+		pid_t parent, kid;
+
+		for (i = 0; i < t->nkids; i++)
+			t->kids[i].parent = t->kids[i].parent ? t->kids[i].parent : -1;
+		if ((kid = ot_tracee_next_kid(t, &vfork, &parent)))
+			ot_tracee_kid_detach(kid);
+	}
+	free(t->kids);
+	free(t->vdone);
+	t->kids = NULL;
+	t->vdone = NULL;
+	t->nkids = t->kidcap = t->nvdone = t->vdonecap = 0;
 	free(t->tids);
 	free(t->sig);
 	free(t->st);

@@ -14,6 +14,13 @@
  * stop (SIGSTOP) stays a stop.  Detaching lets each thread run on from
  * where it stopped, an interrupted system call restarted as the kernel
  * would have.  x86-64.
+ *
+ * Watching, the kernel attaches every child the process forks or vforks
+ * too, held at its first instruction: the caller sees each one
+ * (ot_tracee_next_kid) before it runs, and lets it go.  A vfork child
+ * shares the process's memory until it execs or exits; the thread that
+ * vforked is held at its vfork until the caller lets it go, and again
+ * when its child is done (ot_tracee_next_vfork_done).
  */
 #ifndef OT_TRACEE_H
 #define OT_TRACEE_H
@@ -36,6 +43,17 @@ struct ot_tracee {
 	int watching;		/* attached while running (ot_tracee_watch) */
 	uint64_t bp;		/* ot_tracee_run_to_entry's breakpoint, or 0 */
 	unsigned char bp_orig;
+	/* Children forked or vforked, attached by the kernel, not yet handed
+	 * to the caller; threads whose vfork child is done. */
+	struct ot_tracee_kid {
+		pid_t pid;
+		pid_t parent;		/* the thread that forked it; 0 not known yet */
+		unsigned char vfork;	/* it shares the process's memory */
+		unsigned char stopped;	/* its first stop was seen */
+	} *kids;
+	size_t nkids, kidcap;
+	pid_t *vdone;
+	size_t nvdone, vdonecap;
 };
 
 /*
@@ -79,6 +97,9 @@ enum ot_tracee_ev {
 	OT_TEV_ENTRY,	/* at the entry point ot_tracee_run_to_entry asked for:
 			 * that thread held, the others running */
 	OT_TEV_GONE,	/* the process exited: its status left to wait for */
+	OT_TEV_KIDS,	/* a child was forked or vforked, or a vfork child is
+			 * done: ot_tracee_next_kid, ot_tracee_next_vfork_done;
+			 * then ot_tracee_resume */
 };
 
 /*
@@ -134,8 +155,22 @@ int ot_ptrace_set_regs(pid_t tid, struct user_regs_struct *r);
 int ot_tracee_step_out(struct ot_tracee *t, size_t i, const uint64_t *lo, const uint64_t *hi,
 		       size_t nranges, unsigned max_steps);
 
+/*
+ * A child the process forked or vforked, held at its first instruction
+ * (the thread that made it held too): its pid, *vfork whether it shares
+ * the process's memory, *parent that thread; or 0 when none is pending.
+ * The caller lets it go (ot_tracee_kid_detach), or it stays held.
+ */
+pid_t ot_tracee_next_kid(struct ot_tracee *t, int *vfork, pid_t *parent);
+
+/* Let child pid (ot_tracee_next_kid's) run on, untraced. */
+void ot_tracee_kid_detach(pid_t pid);
+
+/* A thread whose vfork child exec'd or exited since (held), or 0. */
+pid_t ot_tracee_next_vfork_done(struct ot_tracee *t);
+
 /* Let every thread run on, untraced (held first if watching).  Safe to
- * repeat. */
+ * repeat.  A child still pending is let go as it is. */
 void ot_tracee_detach(struct ot_tracee *t);
 
 #endif

@@ -74,8 +74,11 @@ static void inject_json(FILE *f, const struct ot_report *r)
 	}
 	fprintf(f, "], \"unrecorded_calls\": {\"threads\": %" PRIu64 ", \"signal_handlers\": %"
 		PRIu64 ", \"vfork_children\": %" PRIu64 "}, \"runtime_resets\": %" PRIu64
-		", \"execs\": %u, \"exec_untraced\": ", in->unrecorded_threads,
-		in->unrecorded_handlers, in->vfork_calls, in->resets, in->execs);
+		", \"children\": {\"taken_back\": %zu, \"kept\": %zu, \"kept_why\": ",
+		in->unrecorded_threads, in->unrecorded_handlers, in->vfork_calls, in->resets,
+		in->children, in->children_kept);
+	ot_json_string_or_null(f, in->child_why[0] ? in->child_why : NULL);
+	fprintf(f, "}, \"execs\": %u, \"exec_untraced\": ", in->execs);
 	ot_json_string_or_null(f, in->exec_why[0] ? in->exec_why : NULL);
 	fputs("},\n", f);
 }

@@ -392,6 +392,14 @@ static void arming_inject_text(FILE *f, const struct ot_report *r)
 			in->execs == 1 ? "its" : "their", in->execs == 1 ? "" : "s");
 	if (in->exec_why[0])
 		fprintf(f, "exec: a program the process exec'd is not traced: %s\n", in->exec_why);
+	if (in->children)
+		fprintf(f, "fork: %zu child%s the process forked taken back at %s fork (run "
+			"untraced, as other processes)\n", in->children,
+			in->children == 1 ? "" : "ren", in->children == 1 ? "its" : "their");
+	if (in->children_kept)
+		fprintf(f, "fork: %zu child%s the process forked still instrumented (%s): "
+			"orbit-trace --restore -p PID takes it back\n", in->children_kept,
+			in->children_kept == 1 ? "" : "ren", in->child_why);
 	if (in->vfork_calls)
 		fprintf(f, "vfork: %" PRIu64 " calls of its vfork children (another process each, "
 			"until it execs) not counted\n", in->vfork_calls);
@@ -635,6 +643,9 @@ void ot_report_text_disarm(FILE *f, const struct ot_report *r)
 		if (r->inject->left_bytes) {
 			snprintf(m, sizeof(m), "%.1f MB", (double)r->inject->left_bytes / 1048576.0);
 			fprintf(f, "%s left mapped: %s)\n", m, r->inject->left_why);
+		} else if (r->inject->children_kept) {
+			fprintf(f, "nothing left mapped here; %zu forked child%s still instrumented)\n",
+				r->inject->children_kept, r->inject->children_kept == 1 ? "" : "ren");
 		} else {
 			fprintf(f, "nothing left mapped)\n");
 		}
