@@ -16,10 +16,12 @@
 #include "endsig.h"
 #include "keyed.h"
 #include "util/error.h"
+#include "inject/inject.h"
 #include "probes/plan.h"
 #include "process/procfs.h"
 #include "util/xalloc.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
@@ -587,6 +589,35 @@ static void thread_funcs(struct ot_capture *c)
 
 /* The probes armed (the process frozen meanwhile with --freeze), the drain
  * made, the probes enabled. */
+/*
+ * What a --backend inject capture left in the processes whose code the
+ * uprobes go into (-p's, or with -a every one): taken back first, or the
+ * capture refused (lib/inject's ot_inject_clear says why, naming
+ * --restore).  A backend that patches code takes it back itself.
+ */
+static int leftovers(const struct ot_capture *c)
+{
+	struct dirent *e;
+	DIR *d;
+	int bad = 0;
+
+	if (c->o.backend->can & OT_PATCHES_CODE)
+		return 0;
+	if (!c->o.all)
+		return c->o.pid > 0 && ot_inject_clear(c->o.pid) ? -1 : 0;
+	d = opendir("/proc");
+	while (d && (e = readdir(d))) {
+		pid_t pid = (pid_t)atoi(e->d_name);
+
+		if (pid > 0 && pid != getpid() && ot_inject_present(pid) > 0 &&
+		    ot_inject_clear(pid))
+			bad = 1;
+	}
+	if (d)
+		closedir(d);
+	return bad ? -1 : 0;
+}
+
 static int arm_probes(struct ot_capture *c)
 {
 	struct ot_probes_opts po = {
@@ -602,7 +633,7 @@ static int arm_probes(struct ot_capture *c)
 		.hold_exec = c->target.is_child || c->o.freeze,
 	};
 
-	if (c->o.freeze && ot_target_freeze(&c->target))
+	if (leftovers(c) || (c->o.freeze && ot_target_freeze(&c->target)))
 		return -1;
 	if (ot_probes_arm(c->plan.pt, c->npt, &po, &c->probes))
 		return -1;

@@ -12,6 +12,7 @@
 #include "util/xalloc.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
@@ -424,6 +425,95 @@ int ot_inject_clock(const struct ot_inject *in, const char **why)
 size_t ot_inject_patched(const struct ot_inject *in)
 {
 	return in->patched;
+}
+
+int ot_inject_present(pid_t pid)
+{
+	struct ot_proc_map *maps;
+	size_t i, n;
+	int found = 0, fd;
+	char path[64];
+
+	if (ot_proc_maps(pid, pid, &maps, &n))
+		return -ESRCH;
+	snprintf(path, sizeof(path), "/proc/%d/mem", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	for (i = 0; i < n && !found; i++) {
+		char name[12];
+
+		found = !strncmp(maps[i].path, "/memfd:orbit-trace", 18);
+		/* A first code region left without its rings (a failed munmap). */
+		if (!found && fd >= 0 && maps[i].perms[2] == 'x' && !maps[i].ino &&
+		    !maps[i].path[0] &&
+		    pread(fd, name, sizeof(name), (off_t)(maps[i].lo + OT_INJ_REG_NAME)) ==
+			    (ssize_t)sizeof(name))
+			found = !memcmp(name, "orbit-trace", 12);
+	}
+	if (fd >= 0)
+		close(fd);
+	ot_proc_maps_free(maps, n);
+	return found;
+}
+
+/* The orbit-trace that holds pid with ptrace, or 0. */
+static pid_t traced_by_us(pid_t pid)
+{
+	char path[64], val[32], comm[32];
+	pid_t tracer;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	if (ot_proc_status_field(path, "TracerPid:", val, sizeof(val)))
+		return 0;
+	tracer = (pid_t)atoi(val);
+	return tracer > 0 && !ot_proc_comm(tracer, comm, sizeof(comm)) &&
+	       !strcmp(comm, "orbit-trace") ? tracer : 0;
+}
+
+int ot_inject_clear(pid_t pid)
+{
+	struct ot_inject_recovery rec;
+	struct ot_tracee t;
+	const char *why;
+	int ret = ot_inject_present(pid);
+
+	if (ret <= 0)
+		return 0;	/* nothing (or gone: the arming says so) */
+	ret = ot_tracee_attach(pid, &t, &why);
+	if (ret && traced_by_us(pid)) {
+		ot_error("cannot trace process %d: orbit-trace process %d instruments it "
+			 "(--backend inject) and still runs: a uprobe on a function it patched would "
+			 "kill it; end that capture first", (int)pid, (int)traced_by_us(pid));
+		return -EBUSY;
+	}
+	if (ret) {
+		ot_error("cannot trace process %d: it holds what orbit-trace --backend inject put "
+			 "there, which cannot be taken back now (ptrace: %s); a uprobe on a "
+			 "function inject patched would kill it - orbit-trace --restore -p %d takes "
+			 "it back", (int)pid, why, (int)pid);
+		return ret;
+	}
+	ret = ot_inject_recover(pid, &t, &rec);
+	ot_tracee_detach(&t);
+	if (ret == -EBUSY) {
+		ot_error("cannot trace process %d: orbit-trace process %d instruments it "
+			 "(--backend inject) and still runs: a uprobe on a function it patched would "
+			 "kill it; end that capture first", (int)pid, (int)rec.tracer);
+		return ret;
+	}
+	if (ret || rec.kept) {
+		ot_error("cannot trace process %d: it holds what orbit-trace process %d "
+			 "(--backend inject) left, and %s; a uprobe on a function inject patched "
+			 "would kill it - see orbit-trace --restore -p %d", (int)pid, (int)rec.tracer,
+			 ret ? strerror(-ret) : rec.why, (int)pid);
+		return ret ? ret : -EIO;
+	}
+	if (rec.found)
+		ot_warn("process %d was left instrumented by orbit-trace process %d (--backend "
+			"inject), which is gone: %zu of %zu patched functions and %zu return "
+			"addresses put back, %.1f MB unmapped, before arming", (int)pid,
+			(int)rec.tracer, rec.restored, rec.patches, rec.returns_restored,
+			(double)rec.unmapped_bytes / 1048576.0);
+	return 0;
 }
 
 int ot_inject_restore(pid_t pid, struct ot_inject_recovery *out)

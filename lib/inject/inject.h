@@ -189,4 +189,23 @@ int ot_inject_recover(pid_t pid, struct ot_tracee *t, struct ot_inject_recovery 
  * 0, or -errno after printing. */
 int ot_inject_restore(pid_t pid, struct ot_inject_recovery *out);
 
+/*
+ * Whether process pid holds what a --backend inject capture put there:
+ * its rings' memfd ("orbit-trace") or a code region named so (read
+ * without stopping it).  1, 0, or -errno when its maps cannot be read.
+ * Quiet.
+ */
+int ot_inject_present(pid_t pid);
+
+/*
+ * Before another backend arms uprobes in process pid (what -p, --follow
+ * or -a traces): a uprobe on a function inject patched runs the file's
+ * first instruction and resumes inside the jmp (SIGILL, or worse).  What
+ * a killed inject capture left is taken back (as --restore, said in a
+ * warning); returns 0 then, or when there is nothing.  -EBUSY when the
+ * inject capture that put it there still runs, -errno when it cannot be
+ * taken back: printed, naming --restore.
+ */
+int ot_inject_clear(pid_t pid);
+
 #endif

@@ -75,4 +75,44 @@ kill -TERM "$spid"
 wait "$spid" || fail_ "prefork ended with $?: $(cat "$work/pf.out")"
 grep -q '^workers 1, 0 ended badly' "$work/pf.out" || fail_ "prefork: $(cat "$work/pf.out")"
 
+# What a killed inject capture left, met by another backend: a uprobe on
+# a patched function would resume inside the jmp (handle starts with a
+# 3-byte instruction: the worker computed garbage).  Taken back first,
+# said; while the inject capture lives, the other one is refused.
+if [ "$(id -u)" = 0 ] && [ -r /sys/bus/event_source/devices/uprobe/type ]; then
+	"$T/prefork" 1000 >"$work/k.out" &
+	spid=$!
+	cleanup_pids="$spid"
+	wait_for "$work/k.out" '^ready '
+	kill -USR1 "$spid"
+	wait_for "$work/k.out" '^worker [0-9]*$'
+	wpid=$(sed -n 's/^worker \([0-9]*\)$/\1/p' "$work/k.out")
+	cleanup_pids="$spid $wpid"
+	"$OT" -v --backend inject -p "$wpid" -f handle -o /dev/null 2>"$work/k1.err" &
+	otpid=$!
+	cleanup_pids="$spid $wpid $otpid"
+	wait_for "$work/k1.err" 'armed 1 functions'
+	expect_rc 1 "$work/busy.out" "$work/busy.err" "$OT" -p "$wpid" -f handle -d 1
+	grep -q "^orbit-trace: cannot trace process $wpid: orbit-trace process $otpid instruments it (--backend inject) and still runs" \
+		"$work/busy.err" || fail_ "a live inject capture: $(cat "$work/busy.err")"
+	kill -KILL "$otpid"
+	wait "$otpid" 2>/dev/null || true
+	grep -q orbit-trace "/proc/$wpid/maps" || fail_ "the killed capture left nothing to test with"
+	"$OT" -v --json -o "$work/k2.json" -p "$wpid" -f handle 2>"$work/k2.err" &
+	otpid=$!
+	cleanup_pids="$spid $wpid $otpid"
+	wait_for "$work/k2.err" 'armed 1 functions'
+	grep -q "warning: process $wpid was left instrumented by orbit-trace process [0-9]* (--backend inject), which is gone: 1 of 1 patched functions" \
+		"$work/k2.err" || fail_ "no word of the leftover: $(cat "$work/k2.err")"
+	! grep -q orbit-trace "/proc/$wpid/maps" || fail_ "the leftover is still mapped"
+	kill -USR1 "$wpid"
+	wait_for "$work/k.out" "^worker $wpid calls "
+	kill -INT "$otpid"
+	wait "$otpid" || fail_ "after a killed capture: exit status $?: $(cat "$work/k2.err")"
+	grep -q "^worker $wpid calls 1000$" "$work/k.out" || fail_ "the worker was harmed: $(cat "$work/k.out")"
+	json_check "$work/k2.json" 'j["status"] == "ok" and fn["handle"]["scopes"] == 1000'
+	kill -TERM "$spid"
+	wait "$spid" || fail_ "prefork ended with $?: $(cat "$work/k.out")"
+fi
+
 pass_

@@ -13,13 +13,26 @@
 #include <unistd.h>
 
 int handle(int i);
+int step(int i);
 pid_t spawn_worker(long n);
 
 static volatile int sink;
 
+__attribute__((noinline)) int step(int i)
+{
+	sink ^= i;
+	return sink;
+}
+
+/* It starts with a one-byte push (its registers kept across step's
+ * calls): a uprobe there over an inject patch resumes inside the jmp. */
 __attribute__((noinline)) int handle(int i)
 {
-	sink += i;
+	int k, s = 0;
+
+	for (k = 0; k < 4; k++)
+		s += step(i + k);
+	sink += s;
 	return sink;
 }
 
