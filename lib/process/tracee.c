@@ -22,6 +22,9 @@
 /* Thread states (struct ot_tracee st[]). */
 enum { TH_HELD, TH_RUNNING, TH_GSTOP_HELD, TH_GSTOP };
 
+/* mem_fd when /proc/PID/mem is not ours to open: ptrace, a word at a time. */
+#define MEM_BY_PTRACE (-2)
+
 #define WATCH_OPTIONS (PTRACE_O_TRACEEXEC | PTRACE_O_TRACECLONE | PTRACE_O_TRACEFORK | \
 		       PTRACE_O_TRACEVFORK | PTRACE_O_TRACEVFORKDONE)
 
@@ -574,11 +577,45 @@ int ot_ptrace_set_regs(pid_t tid, struct user_regs_struct *r)
 }
 
 
-/* len bytes of the tracee at addr, through /proc/PID/mem (kept open). */
+/*
+ * len bytes at addr through ptrace, a word at a time, the ends read back
+ * first: for a process whose /proc/PID/mem the kernel no longer lets us
+ * open (another user's, once capabilities are dropped after arming: a
+ * child it forked, a program it exec'd), while we hold its thread.
+ */
+static int peek_poke(const struct ot_tracee *t, uint64_t addr, uint8_t *buf, size_t len,
+		     int write)
+{
+	pid_t tid = t->n ? t->tids[0] : t->pid;
+	uint64_t at = addr & ~7ull;
+
+	for (; at < addr + len; at += 8) {
+		uint64_t lo = at < addr ? addr : at, hi = at + 8 < addr + len ? at + 8 : addr + len;
+		long word;
+
+		errno = 0;
+		word = ptrace(PTRACE_PEEKDATA, tid, (void *)at, NULL);
+		if (errno)
+			return errno == EFAULT ? -EIO : -errno;
+		if (!write) {
+			memcpy(buf + (lo - addr), (uint8_t *)&word + (lo - at), hi - lo);
+			continue;
+		}
+		memcpy((uint8_t *)&word + (lo - at), buf + (lo - addr), hi - lo);
+		if (ptrace(PTRACE_POKEDATA, tid, (void *)at, (void *)word))
+			return errno == EFAULT ? -EIO : -errno;
+	}
+	return 0;
+}
+
+/* len bytes of the tracee at addr, through /proc/PID/mem (kept open), or
+ * ptrace where that is not ours to open. */
 static int mem_io(struct ot_tracee *t, uint64_t addr, void *buf, size_t len, int write)
 {
 	size_t done = 0;
 
+	if (t->mem_fd == MEM_BY_PTRACE)
+		return peek_poke(t, addr, buf, len, write);
 	if (t->mem_fd < 0) {
 		char path[64];
 
@@ -587,6 +624,10 @@ static int mem_io(struct ot_tracee *t, uint64_t addr, void *buf, size_t len, int
 		snprintf(path, sizeof(path), "/proc/%d/task/%d/mem", (int)t->pid,
 			 (int)(t->n ? t->tids[0] : t->pid));
 		t->mem_fd = open(path, O_RDWR | O_CLOEXEC);
+		if (t->mem_fd < 0 && (errno == EACCES || errno == EPERM) && t->n) {
+			t->mem_fd = MEM_BY_PTRACE;
+			return peek_poke(t, addr, buf, len, write);
+		}
 		if (t->mem_fd < 0)
 			return -errno;
 	}
