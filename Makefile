@@ -104,7 +104,15 @@ TARGETS    := build/targets/recurse build/targets/jump build/targets/throw build
               build/targets/leaderless build/targets/usdt build/targets/usdt_pairs build/targets/dwargs \
               build/targets/strs
 # Program shapes inject must not harm (issue 30): tests/e2e/inject-shapes.sh.
-TARGETS    += build/targets/handjmp build/targets/vforks build/targets/prefork
+TARGETS    += build/targets/handjmp build/targets/vforks build/targets/prefork \
+              build/targets/asan-gcc build/targets/asan-clang build/targets/execsuid
+# AddressSanitizer's runtime as a library (gcc) and linked in (clang).
+build/targets/asan-gcc: tests/e2e/targets/asan.c
+	@mkdir -p $(dir $@)
+	gcc -std=gnu11 -O1 -g -fsanitize=address $(WARN) -o $@ $<
+build/targets/asan-clang: tests/e2e/targets/asan.c
+	@mkdir -p $(dir $@)
+	clang -std=gnu11 -O1 -g -fsanitize=address -o $@ $<
 # rustup's rustc if there is one, else Debian's (make deps installs it).
 RUSTC      ?= $(shell command -v rustc 2>/dev/null || ls $$HOME/.cargo/bin/rustc 2>/dev/null || echo rustc)
 build/targets/rstress: tests/e2e/targets/rstress.rs

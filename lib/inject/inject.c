@@ -101,6 +101,39 @@ int ot_inject_attach(pid_t pid, const struct ot_inject_opts *o, struct ot_tracee
 
 /* ---- installing ---- */
 
+/*
+ * LeakSanitizer's leak check at exit must find the process free of
+ * ptrace: an int3 where it starts stopping the threads (a patch of one
+ * byte, put back as any other, in the recovery table too), which the
+ * backend sees and lets the process go at (ot_inject_leak_trap).
+ */
+static void leak_trap(struct ot_inject *in)
+{
+	struct patch *pa = &in->patches[in->npatches];
+	size_t i;
+
+	if (!in->leak_check)
+		return;
+	for (i = 0; i < in->npatches; i++)
+		if (in->patches[i].addr < in->leak_check + OT_PATCH_LEN &&
+		    in->leak_check < in->patches[i].addr + in->patches[i].covered) {
+			ot_verbose("process %d: LeakSanitizer's start is patched (traced): its "
+				   "leak check at exit will fail under ptrace", (int)in->pid);
+			in->leak_check = 0;
+			return;
+		}
+	if (ot_tracee_read(in->t, in->leak_check, pa->orig, OT_PATCH_LEN) || pa->orig[0] == 0xcc) {
+		in->leak_check = 0;
+		return;
+	}
+	pa->addr = in->leak_check;
+	memcpy(pa->jmp, pa->orig, OT_PATCH_LEN);
+	pa->jmp[0] = 0xcc;
+	pa->covered = 1;
+	pa->fn = SIZE_MAX;
+	in->npatches++;
+}
+
 /* The code regions, then the patches that lead into them. */
 static int write_all(struct ot_inject *in)
 {
@@ -125,6 +158,8 @@ static int write_all(struct ot_inject *in)
 			return ret;
 		}
 	}
+	if (in->leak_check)
+		ot_tracee_trap_add(in->t, in->leak_check);
 	/* Raised once the sites lead to the probes: whichever comes first,
 	 * the other is there before a thread runs. */
 	if (inject_semas_add(in, 1))
@@ -141,7 +176,7 @@ int ot_inject_install(struct ot_inject *in, struct ot_inject_fn *fn, size_t n)
 	const char *eh;
 	int ret;
 
-	in->patches = ot_xcalloc(n + 2, sizeof(*in->patches));
+	in->patches = ot_xcalloc(n + 3, sizeof(*in->patches));	/* hooks, a trap */
 	if (n > OT_INJ_MAX_FUNCS) {
 		ot_error("cannot inject into process %d: inject traces at most %d functions, not %zu",
 			 (int)in->pid, OT_INJ_MAX_FUNCS, n);
@@ -164,6 +199,12 @@ int ot_inject_install(struct ot_inject *in, struct ot_inject_fn *fn, size_t n)
 	ret = inject_process_facts(in);
 	if (ret)
 		goto out;
+	in->leak_check = inject_leak_check(in, in->why, sizeof(in->why));
+	if (!in->leak_check && in->why[0]) {
+		ot_error("cannot inject into process %d: %s", (int)in->pid, in->why);
+		ret = -ENOTSUP;
+		goto out;
+	}
 	nhook = inject_unwinders(in, hooks);
 	for (i = 0; i < nhook; i++)
 		inject_plan_one(in, &hooks[i], &pl[n + i]);
@@ -184,6 +225,7 @@ int ot_inject_install(struct ot_inject *in, struct ot_inject_fn *fn, size_t n)
 		goto out;
 	}
 	inject_semas_find(in, fn, n);
+	leak_trap(in);
 	inject_recovery_table(in);
 	ret = write_all(in);
 	if (!ret) {
@@ -359,7 +401,7 @@ int ot_inject_remove(struct ot_inject *in)
 	size_t i;
 	int ret = 0;
 
-	if (in->execd || (!in->npatches && !in->nreg && !in->priv))
+	if (in->execd || in->removed || (!in->npatches && !in->nreg && !in->priv))
 		return 0;	/* nothing of ours in this program */
 	if (gone(in->pid)) {
 		in->info.gone = 1;	/* nothing of it left to restore */
@@ -393,6 +435,7 @@ int ot_inject_remove(struct ot_inject *in)
 	/* Forked before the restore: a copy of it all each. */
 	children(in);
 	ot_tracee_detach(in->t);
+	in->removed = 1;
 	in->info.disarm_pause_ns = ot_now_ns() - t0;
 	return 0;
 }

@@ -107,6 +107,9 @@ struct ot_inject {
 	int clock;		/* inject_facts.c: OT_INJ_CLOCK_* */
 	const char *clock_why;	/* and why that one */
 	size_t patched;		/* functions patched */
+	uint64_t leak_check;	/* LeakSanitizer's StopTheWorld, trapped (an int3
+				 * patch), or 0 (inject_facts.c) */
+	int removed;		/* ot_inject_remove took everything back */
 	struct ot_inject_stats info;	/* what it did, for the report */
 };
 

@@ -21,6 +21,9 @@ struct ot_inject_stats {
 	uint64_t arm_pause_ns;		/* its threads stopped, at arming */
 	unsigned execs;			/* programs it exec'd, instrumented again */
 	char exec_why[256];		/* why a program it exec'd is not traced */
+	/* Why the process was let go before the capture ended (its calls
+	 * after that not counted), or "". */
+	char let_go[256];
 	/* Calls not recorded at all (neither entry nor return): of threads
 	 * beyond its slots or ring areas, and of signal handlers that
 	 * interrupted the runtime on their thread. */

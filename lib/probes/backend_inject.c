@@ -113,6 +113,7 @@ struct injset {
 	int waiting;
 	unsigned execs;			/* programs exec'd and instrumented again */
 	char exec_why[256];		/* why a program exec'd is not traced */
+	char let_go[256];		/* why the process was let go early */
 	struct ot_inject_stats stats;	/* over every program, as last filled */
 };
 
@@ -589,6 +590,58 @@ static void kids(struct injset *s)
 }
 
 /*
+ * A breakpoint of lib/inject's was reached: LeakSanitizer's leak check at
+ * exit begins, which stops every thread with ptrace and fails (exit
+ * status 1, buffered output lost) in a process we hold.  Everything is
+ * taken back and the process let go there, the thread on the check's
+ * own first instruction.
+ */
+static void trapped(struct injset *s)
+{
+	struct inj *j = current(s);
+
+	snprintf(s->let_go, sizeof(s->let_go), "at its LeakSanitizer leak check at exit, which "
+		 "cannot stop threads held with ptrace");
+	ot_verbose("process %d: LeakSanitizer's leak check begins: letting it go", s->pid);
+	if (j && j->in && !j->execd)
+		ot_inject_remove(j->in);
+	s->t.trap_tid = 0;
+	ot_tracee_detach(&s->t);
+}
+
+/*
+ * A set-user-ID (or -group) program the process exec'd, which the kernel
+ * ran without its privileges because we hold the process and lack
+ * CAP_SYS_PTRACE (an unprivileged capture): why, or NULL.
+ */
+static const char *unprivileged_exec(const struct injset *s, const char *real, char *why,
+				     size_t len)
+{
+	char path[64], val[128];
+	unsigned long ruid = 0, euid = 0, rgid = 0, egid = 0;
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/proc/%d/exe", s->pid);
+	if (stat(path, &st) || !(st.st_mode & (S_ISUID | S_ISGID)))
+		return NULL;
+	snprintf(path, sizeof(path), "/proc/%d/status", s->pid);
+	if (ot_proc_status_field(path, "Uid:", val, sizeof(val)) ||
+	    sscanf(val, "%lu %lu", &ruid, &euid) != 2 ||
+	    ot_proc_status_field(path, "Gid:", val, sizeof(val)) ||
+	    sscanf(val, "%lu %lu", &rgid, &egid) != 2)
+		return NULL;
+	if ((st.st_mode & S_ISUID) && euid != (unsigned long)st.st_uid)
+		snprintf(why, len, "%s is set-user-ID and the kernel ran it without its "
+			 "privileges, as it does under ptrace by a tracer without CAP_SYS_PTRACE", real);
+	else if ((st.st_mode & S_ISGID) && egid != (unsigned long)st.st_gid)
+		snprintf(why, len, "%s is set-group-ID and the kernel ran it without its "
+			 "privileges, as it does under ptrace by a tracer without CAP_SYS_PTRACE", real);
+	else
+		return NULL;
+	return why;
+}
+
+/*
  * The process exec'd (held at the exec) or reached the entry point of the
  * program it exec'd: everything of ours went with the old program, so the
  * new one is run to its entry point, where its libraries are loaded, and
@@ -605,11 +658,17 @@ static void inject_events(struct ot_probes *p)
 			kids(s);
 			continue;
 		}
+		if (ev == OT_TEV_TRAP) {
+			trapped(s);
+			return;
+		}
 		snprintf(exe, sizeof(exe), "/proc/%d/task/%d/exe", s->pid, (int)ot_proc_live_task(s->pid));
 		real[MAX(0, readlink(exe, real, sizeof(real) - 1))] = 0;
 		if (ev == OT_TEV_EXEC) {
 			current(s)->execd = 1;
 			ot_inject_execd(current(s)->in);
+			if (unprivileged_exec(s, real, s->exec_why, sizeof(s->exec_why)))
+				goto untraced;
 			ot_verbose("process %d exec'd %s: instrumenting it at its entry point",
 				   s->pid, real);
 			if (!ot_tracee_run_to_entry(&s->t))
@@ -621,6 +680,7 @@ static void inject_events(struct ot_probes *p)
 			continue;
 		}
 		/* Not traced from here on: said, and the process let go. */
+untraced:
 		if (!s->exec_why[0])
 			snprintf(s->exec_why, sizeof(s->exec_why), "inject cannot instrument it");
 		ot_warn("process %d exec'd %s, which is not traced: %s", s->pid, real, s->exec_why);
@@ -648,6 +708,7 @@ static void fill_stats(struct injset *s)
 	}
 	st->execs = s->execs;
 	snprintf(st->exec_why, sizeof(st->exec_why), "%s", s->exec_why);
+	snprintf(st->let_go, sizeof(st->let_go), "%s", s->let_go);
 	st->noret = st->unrecorded_threads = st->unrecorded_handlers = 0;
 	st->resets = st->vfork_calls = 0;
 	for (g = 0; g < s->ngen; g++) {
@@ -957,6 +1018,10 @@ static void say_why(const struct ot_probes *p, const struct ot_inject_stats *st,
 			 "left inject's runtime by a longjmp (reset, and recording went on): the "
 			 "call it was recording then may lack its entry's or its return's record",
 			 (unsigned long long)st->resets);
+	if (st->let_go[0])
+		snprintf(out->why[out->nwhy++], sizeof(out->why[0]), "the process was let go "
+			 "before the capture ended (%s): its calls after that are not counted",
+			 st->let_go);
 	if (st->exec_why[0])
 		snprintf(out->why[out->nwhy++], sizeof(out->why[0]), "the process exec'd a program "
 			 "inject could not trace (%s): its calls are not counted", st->exec_why);

@@ -369,9 +369,42 @@ static void execed(struct ot_tracee *t, pid_t tid)
 	t->sig[0] = 0;
 	t->gadget = 0;
 	t->bp = 0;
+	t->ntraps = 0;		/* the caller's were in the old program */
+	t->trap_tid = 0;
 	if (t->mem_fd >= 0)
 		close(t->mem_fd);	/* it was the old program's memory */
 	t->mem_fd = -1;
+}
+
+int ot_tracee_trap_add(struct ot_tracee *t, uint64_t addr)
+{
+	if (t->ntraps == sizeof(t->traps) / sizeof(*t->traps))
+		return -ENOSPC;
+	t->traps[t->ntraps++] = addr;
+	return 0;
+}
+
+/* Thread i stopped by SIGTRAP: 1 if at a breakpoint of the caller's (it
+ * is held there, back at its address, reported once), else 0. */
+static int at_trap(struct ot_tracee *t, size_t i)
+{
+	struct user_regs_struct r;
+	size_t k;
+
+	if (!t->ntraps || ot_ptrace_regs(t->tids[i], &r))
+		return 0;
+	for (k = 0; k < t->ntraps && t->traps[k] + 1 != r.rip; k++)
+		;
+	if (k == t->ntraps)
+		return 0;
+	r.rip = t->traps[k];
+	if (ot_ptrace_set_regs(t->tids[i], &r))
+		return 0;
+	if (!t->trap_tid) {
+		t->trap_tid = t->tids[i];
+		t->trap_addr = t->traps[k];
+	}
+	return 1;
 }
 
 /* Thread i reached the breakpoint of run_to_entry: put the byte back, the
@@ -439,6 +472,8 @@ static enum ot_tracee_ev on_stop(struct ot_tracee *t, pid_t tid, int status)
 	case 0:
 		if (t->bp && sig == SIGTRAP && at_entry(t, i))
 			return OT_TEV_ENTRY;
+		if (sig == SIGTRAP && at_trap(t, i))
+			return OT_TEV_TRAP;
 		t->sig[i] = sig;	/* a signal: passed on as it was sent */
 		break;
 	default:
@@ -450,9 +485,11 @@ static enum ot_tracee_ev on_stop(struct ot_tracee *t, pid_t tid, int status)
 
 enum ot_tracee_ev ot_tracee_poll(struct ot_tracee *t)
 {
-	/* Children a hold saw: the caller's first. */
+	/* Children a hold saw, a breakpoint it met: the caller's first. */
 	if (kids_pending(t))
 		return OT_TEV_KIDS;
+	if (t->trap_tid)
+		return OT_TEV_TRAP;
 	for (;;) {
 		siginfo_t si;
 		int status;
@@ -510,6 +547,8 @@ static int hold_one(struct ot_tracee *t, size_t i)
 		forked(t, tid, event);	/* handed out after the hold */
 	else if (event == PTRACE_EVENT_VFORK_DONE)
 		vdone_add(t, tid);
+	else if (!event && sig == SIGTRAP && at_trap(t, i))
+		;	/* reported after the hold */
 	else if (event == PTRACE_EVENT_STOP && is_stop_signal(sig))
 		t->st[i] = TH_GSTOP_HELD;
 	else if (!event)
@@ -859,6 +898,8 @@ void ot_tracee_detach(struct ot_tracee *t)
 	t->adopted = 0;
 	t->watching = 0;
 	t->bp = 0;
+	t->ntraps = 0;
+	t->trap_tid = 0;
 	if (t->mem_fd >= 0)
 		close(t->mem_fd);
 	t->mem_fd = -1;

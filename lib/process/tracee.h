@@ -54,6 +54,12 @@ struct ot_tracee {
 	size_t nkids, kidcap;
 	pid_t *vdone;
 	size_t nvdone, vdonecap;
+	/* The caller's breakpoints (an int3 it wrote at each): a thread that
+	 * reaches one is held there, reported once (OT_TEV_TRAP). */
+	uint64_t traps[4];
+	size_t ntraps;
+	pid_t trap_tid;		/* the thread held at trap_addr, or 0 */
+	uint64_t trap_addr;
 };
 
 /*
@@ -100,6 +106,8 @@ enum ot_tracee_ev {
 	OT_TEV_KIDS,	/* a child was forked or vforked, or a vfork child is
 			 * done: ot_tracee_next_kid, ot_tracee_next_vfork_done;
 			 * then ot_tracee_resume */
+	OT_TEV_TRAP,	/* thread trap_tid reached the caller's breakpoint at
+			 * trap_addr: held, its instruction pointer back there */
 };
 
 /*
@@ -165,6 +173,10 @@ pid_t ot_tracee_next_kid(struct ot_tracee *t, int *vfork, pid_t *parent);
 
 /* Let child pid (ot_tracee_next_kid's) run on, untraced. */
 void ot_tracee_kid_detach(pid_t pid);
+
+/* Breakpoint addr (the caller wrote its int3) is the caller's: 0, or
+ * -ENOSPC beyond four. */
+int ot_tracee_trap_add(struct ot_tracee *t, uint64_t addr);
 
 /* A thread whose vfork child exec'd or exited since (held), or 0. */
 pid_t ot_tracee_next_vfork_done(struct ot_tracee *t);

@@ -80,6 +80,8 @@ static void inject_json(FILE *f, const struct ot_report *r)
 	ot_json_string_or_null(f, in->child_why[0] ? in->child_why : NULL);
 	fprintf(f, "}, \"execs\": %u, \"exec_untraced\": ", in->execs);
 	ot_json_string_or_null(f, in->exec_why[0] ? in->exec_why : NULL);
+	fputs(", \"let_go\": ", f);
+	ot_json_string_or_null(f, in->let_go[0] ? in->let_go : NULL);
 	fputs("},\n", f);
 }
 

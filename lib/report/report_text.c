@@ -392,6 +392,8 @@ static void arming_inject_text(FILE *f, const struct ot_report *r)
 			in->execs == 1 ? "its" : "their", in->execs == 1 ? "" : "s");
 	if (in->exec_why[0])
 		fprintf(f, "exec: a program the process exec'd is not traced: %s\n", in->exec_why);
+	if (in->let_go[0])
+		fprintf(f, "let go: the process was let go before the end, %s\n", in->let_go);
 	if (in->children)
 		fprintf(f, "fork: %zu child%s the process forked taken back at %s fork (run "
 			"untraced, as other processes)\n", in->children,

@@ -115,4 +115,58 @@ if [ "$(id -u)" = 0 ] && [ -r /sys/bus/event_source/devices/uprobe/type ]; then
 	wait "$spid" || fail_ "prefork ended with $?: $(cat "$work/k.out")"
 fi
 
+# AddressSanitizer programs (gcc's runtime a library, clang's linked in):
+# LeakSanitizer's check at exit stops every thread with ptrace, which
+# fails in a process inject holds (exit status 1, output lost).  inject
+# lets the process go where the check starts: output and exit status as
+# untraced, leaks found or not, the status says calls after it are not
+# counted; with the check off nothing is let go.
+for cc in gcc clang; do
+	for mode in clean leak; do
+		set +e
+		"$T/asan-$cc" 1000 $mode >"$work/as.plain" 2>"$work/as.plain.err"
+		want=$?
+		"$OT" --backend inject --json -o "$work/as.json" -f work -- "$T/asan-$cc" 1000 $mode \
+			>"$work/as.out" 2>"$work/as.err"
+		got=$?
+		set -e
+		[ $got = 0 ] || fail_ "asan-$cc $mode: orbit-trace exit status $got: $(cat "$work/as.err")"
+		cmp -s "$work/as.out" "$work/as.plain" || fail_ "asan-$cc $mode: output changed: $(cat "$work/as.out")"
+		[ "$(grep -c 'ERROR: LeakSanitizer: detected memory leaks' "$work/as.err")" = \
+		  "$(grep -c 'ERROR: LeakSanitizer: detected memory leaks' "$work/as.plain.err")" ] ||
+			fail_ "asan-$cc $mode: the leak report changed: $(cat "$work/as.err")"
+		json_check "$work/as.json" 'j["target"]["exit_status"] == '"$want" \
+			'fn["work"]["scopes"] == 1000' \
+			'j["inject"]["let_go"].startswith("at its LeakSanitizer leak check")' \
+			'j["status"] == "lossy" and any("let go" in r for r in j["reasons"])'
+	done
+	ASAN_OPTIONS=detect_leaks=0 "$OT" --backend inject --json -o "$work/as0.json" -f work -- \
+		"$T/asan-$cc" 1000 leak >"$work/as0.out" 2>"$work/as0.err" || fail_ "detect_leaks=0: $?"
+	json_check "$work/as0.json" 'j["status"] == "ok" and j["inject"]["let_go"] is None' \
+		'j["target"]["exit_status"] == 0 and fn["work"]["scopes"] == 1000'
+done
+
+# A set-user-ID program the traced process execs, under an unprivileged
+# capture: the kernel runs it without its privileges (it exits 7, not 0,
+# as no tracer can help once it has exec'd): never silently - the
+# program is not traced, the status says why.
+if [ "$(id -u)" = 0 ]; then
+	suid=$(public "$T/execsuid")
+	cp -p "$suid" "$pub/suidcheck"
+	chmod 4755 "$pub/suidcheck"
+	ot_nobody=$(public "$OT")
+	mkdir "$pub/out"
+	chmod 0777 "$pub/out"
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$suid" "$pub/suidcheck" >"$work/su.plain" ||
+		fail_ "the set-user-ID program does not run as root untraced: $(cat "$work/su.plain")"
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$ot_nobody" --backend inject --json \
+		-o "$pub/out/su.json" -f before -- "$suid" "$pub/suidcheck" >"$work/su.out" 2>"$work/su.err" ||
+		fail_ "setuid: exit status $?: $(cat "$work/su.err")"
+	json_check "$pub/out/su.json" 'j["status"] == "lossy"' \
+		'"is set-user-ID and the kernel ran it without its privileges" in j["inject"]["exec_untraced"]' \
+		'any("set-user-ID" in r for r in j["reasons"])'
+	grep -q "warning: process [0-9]* exec'd $pub/suidcheck, which is not traced: " "$work/su.err" ||
+		fail_ "no warning: $(cat "$work/su.err")"
+fi
+
 pass_
