@@ -36,7 +36,7 @@ STRESS     := tests/stress/orbit-stress
 DEB_DEPS   := gcc g++ clang libclang-rt-14-dev make pkg-config libelf-dev libdw-dev libcap-dev libcapstone-dev libiberty-dev libcmocka-dev libbpf-dev libmicrohttpd-dev \
               python3 groff-base strace debhelper dpkg-dev fakeroot lintian valgrind \
               bpftrace xz-utils gzip pigz sqlite3 libc6-dbg systemtap-sdt-dev \
-              prometheus prometheus-node-exporter curl php8.2-cli ruby3.1 postgresql
+              prometheus prometheus-node-exporter curl php8.2-cli ruby3.1 postgresql nodejs
 
 .PHONY: all deps check unit e2e demo clean lint-man install uninstall deb targets fuzz fuzz-reloc valgrind bench
 

@@ -589,6 +589,14 @@ static void thread_funcs(struct ot_capture *c)
 
 /* The probes armed (the process frozen meanwhile with --freeze), the drain
  * made, the probes enabled. */
+/* ot_probes_opts.returns: the plan's, found when a backend asks. */
+static int plan_returns(void *ctx, size_t i, struct ot_probe_returns *out)
+{
+	struct ot_capture *c = ctx;
+
+	return i < c->plan.sel.n ? ot_plan_returns(&c->plan, i, out) : -1;
+}
+
 /*
  * What a --backend inject capture left in the processes whose code the
  * uprobes go into (-p's, or with -a every one): taken back first, or the
@@ -631,12 +639,18 @@ static int arm_probes(struct ot_capture *c)
 		/* A command's stop is seen by its parent, us; a -p
 		 * process's by its own, so only where --freeze says. */
 		.hold_exec = c->target.is_child || c->o.freeze,
+		.returns = plan_returns, .returns_ctx = c,
 	};
+	size_t i;
 
 	if (leftovers(c) || (c->o.freeze && ot_target_freeze(&c->target)))
 		return -1;
 	if (ot_probes_arm(c->plan.pt, c->npt, &po, &c->probes))
 		return -1;
+	/* Returns a backend asked for while arming: tail callers known. */
+	for (i = 0; i < c->plan.sel.n; i++)
+		if (c->plan.ret[i].tail_calls)
+			ot_pair_set_tail_calls(c->pair, i);
 	if (c->o.all)
 		c->own_pid = (uint32_t)getpid();
 	/* --follow: the kernel keeps the tree's records only, of every pid. */

@@ -1,6 +1,7 @@
 #include "inject.h"
 #include "util/clock.h"
 #include "util/error.h"
+#include "inject_exits.h"
 #include "inject_facts.h"
 #include "inject_remove.h"
 #include "inject_sema.h"
@@ -168,11 +169,79 @@ static int write_all(struct ot_inject *in)
 	return 0;
 }
 
+/*
+ * Where a runtime walks the process's stacks, functions' returns are
+ * seen at their return instructions: those sites (lib/inject/inject_exits)
+ * join fn[0..n) in *all, each planned into pl (grown to hold them and
+ * the hooks).  Returns the length of *all (n when there is no such
+ * runtime, *all then fn itself).
+ */
+static size_t plan_exits(struct ot_inject *in, struct ot_inject_fn *fn, size_t n,
+			 struct inject_exits *x, struct ot_inject_fn **all, struct plan **pl)
+{
+	size_t i;
+
+	*all = fn;
+	in->info.walker = inject_walker(in);
+	if (!in->info.walker)
+		return n;
+	ot_verbose("process %d maps %s, which walks its stacks: returns are seen at return "
+		   "instructions", (int)in->pid, in->info.walker);
+	if (!in->o.returns) {
+		for (i = 0; i < n; i++)
+			if (!fn[i].refused && !fn[i].point) {
+				snprintf(fn[i].refused_buf, sizeof(fn[i].refused_buf), "%s walks its "
+					 "stacks (a moved return address would kill it)",
+					 in->info.walker);
+				fn[i].refused = fn[i].refused_buf;
+			}
+		return n;
+	}
+	inject_exits_plan(in, fn, n, x);
+	*all = ot_xcalloc(n + x->n + 1, sizeof(**all));
+	memcpy(*all, fn, n * sizeof(*fn));
+	memcpy(*all + n, x->site, x->n * sizeof(*x->site));
+	*pl = ot_xreallocarray(*pl, n + x->n + 2, sizeof(**pl));
+	memset(*pl + n, 0, (x->n + 2) * sizeof(**pl));
+	for (i = n; i < n + x->n; i++)
+		inject_plan_one(in, &(*all)[i], &(*pl)[i]);
+	in->patches = ot_xreallocarray(in->patches, n + x->n + 3, sizeof(*in->patches));
+	return n + x->n;
+}
+
+/* What the install learnt of fn[i], from all[i] (a copy, with the exit
+ * sites after it). */
+static void copy_back(struct ot_inject_fn *fn, const struct ot_inject_fn *all, size_t n)
+{
+	size_t i;
+
+	for (i = 0; all != fn && i < n; i++) {
+		int own = all[i].refused == all[i].refused_buf;
+
+		fn[i] = all[i];
+		if (own)
+			fn[i].refused = fn[i].refused_buf;
+	}
+}
+
+/* Whether a function's return address is moved (hijacked) anywhere:
+ * then an exception through it needs the unwinder hooked. */
+static int hijacks(const struct ot_inject_fn *fn, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!fn[i].refused && !fn[i].point && !fn[i].exits)
+			return 1;
+	return 0;
+}
+
 int ot_inject_install(struct ot_inject *in, struct ot_inject_fn *fn, size_t n)
 {
 	struct plan *pl = ot_xcalloc(n + 2, sizeof(*pl));
-	struct ot_inject_fn hooks[2];
-	size_t i, patched, nhook = 0;
+	struct ot_inject_fn hooks[2], *all = fn;
+	struct inject_exits x = { 0 };
+	size_t i, patched = 0, nhook = 0, nall = n;
 	const char *eh;
 	int ret;
 
@@ -191,6 +260,7 @@ int ot_inject_install(struct ot_inject *in, struct ot_inject_fn *fn, size_t n)
 	for (i = 0; i < n; i++) {
 		fn[i].refused = NULL;
 		fn[i].unmapped = 0;
+		fn[i].exits = 0;
 		inject_plan_one(in, &fn[i], &pl[i]);
 	}
 	/* Nothing to patch in this program (each says why): nothing to ask of it. */
@@ -205,18 +275,24 @@ int ot_inject_install(struct ot_inject *in, struct ot_inject_fn *fn, size_t n)
 		ret = -ENOTSUP;
 		goto out;
 	}
-	nhook = inject_unwinders(in, hooks);
+	nall = plan_exits(in, fn, n, &x, &all, &pl);
+	/* Only moved return addresses need the unwinder hooked. */
+	nhook = in->info.walker ? 0 : inject_unwinders(in, hooks);
 	for (i = 0; i < nhook; i++)
-		inject_plan_one(in, &hooks[i], &pl[n + i]);
-	ret = inject_map_all(in, pl, n + nhook, n + nhook);
+		inject_plan_one(in, &hooks[i], &pl[nall + i]);
+	ret = inject_map_all(in, pl, nall + nhook, nall + nhook + 1);
 	if (ret)
 		goto out;
-	patched = inject_trampolines(in, fn, n, hooks, nhook, pl);
-	eh = inject_mapped_eh(in);
-	/* Only hijacked returns need the unwinder: a USDT site returns nothing. */
-	for (i = 0; i < n && (fn[i].refused || fn[i].point); i++)
-		;
-	if (eh && !in->info.unwinder && i < n) {
+	patched = inject_trampolines(in, all, nall, hooks, nhook, pl);
+	if (in->info.walker) {
+		/* The sites as the trampolines left them (refused, calls). */
+		memcpy(x.site, all + n, x.n * sizeof(*x.site));
+		in->info.exits_functions = inject_exits_settle(in, all, n, &x);
+		for (i = 0, patched = 0; i < n; i++)
+			patched += !all[i].refused;
+	}
+	eh = hijacks(all, n) ? inject_mapped_eh(in) : NULL;
+	if (eh && !in->info.unwinder) {
 		ot_error("cannot inject into process %d: %s has C++ exception tables and no unwinder "
 			 "orbit-trace can hook (_Unwind_Find_FDE) is mapped: an exception through a "
 			 "traced function would abort it", (int)in->pid, eh);
@@ -224,7 +300,7 @@ int ot_inject_install(struct ot_inject *in, struct ot_inject_fn *fn, size_t n)
 		in->npatches = 0;
 		goto out;
 	}
-	inject_semas_find(in, fn, n);
+	inject_semas_find(in, all, n);
 	leak_trap(in);
 	inject_recovery_table(in);
 	ret = write_all(in);
@@ -233,10 +309,14 @@ int ot_inject_install(struct ot_inject *in, struct ot_inject_fn *fn, size_t n)
 		ret = (int)patched;
 	}
 out:
-	for (i = 0; i < n + 2; i++)
+	copy_back(fn, all, n);
+	for (i = 0; i < nall + 2; i++)
 		free(pl[i].code);
 	if (nhook)
 		free((char *)hooks[nhook - 1].path);
+	if (all != fn)
+		free(all);
+	inject_exits_free(&x);
 	free(pl);
 	return ret;
 }

@@ -57,7 +57,30 @@ struct ot_inject_fn {
 	const struct ot_usdt_arg *arg;
 	const char *refused;	/* after install: why it is not patched, or NULL */
 	int unmapped;		/* refused: its file is not mapped in the process */
+	int exits;		/* after install: its returns are seen at its return
+				 * instructions (patched), not by moving its return
+				 * address (a runtime that walks stacks is mapped) */
 	char refused_buf[448];	/* what refused may point to */
+	/*
+	 * lib/inject's own, for a return instruction it patches (exit): a
+	 * site (point set, arg NULL) whose trampoline calls the runtime's
+	 * exit with each number of exit_ids (a function's, or with
+	 * OT_INJ_X_TAIL a tail caller's), written at exit_call[k].
+	 */
+	int exit;
+	size_t nexit;
+	uint32_t exit_ids[4];
+	uint32_t exit_fn[4];	/* the function (index) each is for */
+	uint64_t exit_call[4];
+};
+
+/* Where a function returns (ot_inject_opts.returns): its return
+ * instructions' file offsets, its tail callees' last. */
+struct ot_inject_rets {
+	const uint64_t *sites;
+	size_t n, ntail;
+	int64_t delta;		/* link-time address - file offset in its file */
+	const char *inexact;	/* why not every return is there, or NULL */
 };
 
 struct ot_inject_opts {
@@ -67,6 +90,16 @@ struct ot_inject_opts {
 				 * clocksource is the TSC, else the vDSO's clock */
 	int adopt;		/* pid is stopped under our ptrace already */
 	int pidfd;		/* the process's pidfd, or -1 */
+	/*
+	 * In a process whose runtime walks its stacks (V8, the JVM...; a
+	 * return address moved there kills it), function fn's returns are
+	 * seen at its return instructions: returns() gives them (0, or -1
+	 * after printing; NULL: refused instead), and its records carry its
+	 * number plus exit_alias.
+	 */
+	int (*returns)(void *ctx, const struct ot_inject_fn *fn, struct ot_inject_rets *out);
+	void *returns_ctx;
+	uint32_t exit_alias;
 };
 
 struct ot_inject;

@@ -167,6 +167,51 @@ uint64_t inject_leak_check(struct ot_inject *in, char *why, size_t len)
 	return text->lo + off - text->off;
 }
 
+/* ---- runtimes that walk their stacks ---- */
+
+/*
+ * Runtimes that walk their threads' stacks themselves - a garbage
+ * collector looking for roots, deoptimization, their own exceptions -
+ * and die on a return address they do not know (V8's collector met
+ * inject's and node died of SIGSEGV).  Recognized by a library they map,
+ * or by an interface the program exports when it links one in.  A new
+ * one is a line (Go's, when it is decided, is one).
+ */
+static const struct walker {
+	const char *name;
+	const char *lib;	/* a mapped file's base name starts so, or NULL */
+	const char *symbol;	/* the program's .dynsym defines it, or NULL */
+} walkers[] = {
+	{ "V8 (node)", "libnode.so", NULL },
+	{ "V8", "libv8.so", NULL },
+	{ "V8", NULL, "_ZN2v87Isolate3NewERKNS0_12CreateParamsE" },	/* v8::Isolate::New */
+	{ "the JVM", "libjvm.so", NULL },
+	{ ".NET (CoreCLR)", "libcoreclr.so", NULL },
+	{ "Mono", "libmonosgen-2.0.so", NULL },
+	{ "LuaJIT", "libluajit-5.1.so", NULL },
+	{ "LuaJIT", NULL, "luaJIT_setmode" },
+};
+
+const char *inject_walker(const struct ot_inject *in)
+{
+	const char *program = NULL;
+	uint64_t off, size;
+	size_t k;
+
+	for (k = 0; k < in->nmaps && !program; k++)
+		if (in->maps[k].path[0] == '/')
+			program = in->maps[k].path;	/* mapped first */
+	for (k = 0; k < sizeof(walkers) / sizeof(*walkers); k++) {
+		const struct walker *w = &walkers[k];
+
+		if (w->lib && ot_proc_maps_lib(in->maps, in->nmaps, w->lib))
+			return w->name;
+		if (w->symbol && program && !ot_elf_lookup_dynamic(program, w->symbol, &off, &size))
+			return w->name;
+	}
+	return NULL;
+}
+
 /* ---- the thread id, the clock ---- */
 
 /*

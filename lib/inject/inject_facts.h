@@ -37,4 +37,12 @@ int inject_process_facts(struct ot_inject *in);
 #include <stdint.h>
 uint64_t inject_leak_check(struct ot_inject *in, char *why, size_t len);
 
+/*
+ * With in->maps read: the runtime mapped in the process that walks its
+ * threads' stacks itself (V8, the JVM, .NET, LuaJIT...; a table in
+ * lib/inject/inject_facts.c), for which a moved return address is fatal,
+ * or NULL.
+ */
+const char *inject_walker(const struct ot_inject *in);
+
 #endif

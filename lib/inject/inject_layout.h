@@ -32,6 +32,7 @@
 					 * later orbit-trace knows the region */
 #define OT_INJ_REG_RECOVERY	32	/* u64 the recovery table, or 0 */
 #define OT_INJ_REG_POINT_SLOT	40	/* u64 &ot_inj_rt_point */
+#define OT_INJ_REG_EXIT_SLOT	48	/* u64 &ot_inj_rt_exit */
 #define OT_INJ_REG_HEAD		64
 
 /*
@@ -190,6 +191,23 @@
  * (OT_INJ_V_STR records, read with process_vm_readv: an address the
  * process cannot read fails, it does not fault). */
 #define OT_INJ_F_STR		(1 << 30)
+/*
+ * Returns seen at return instructions, not by moving return addresses
+ * (a process whose runtime walks its stacks: V8, the JVM...): at the
+ * entry, a function's number with OT_INJ_F_EXITS records the entry and
+ * moves nothing.  Each of its return instructions is patched like a USDT
+ * site, its trampoline calling the runtime's exit with the number (bits
+ * 0-13, OT_INJ_F_RET to record rax) and OT_INJ_X_TAIL when the
+ * instruction is a tail callee's: a return record, or with X_TAIL one of
+ * kind OT_INJ_K_TAIL, at the stack pointer the `ret` pops from (the
+ * entry's).  The numbers of such functions are their own plus the
+ * tracer's offset (lib/rings/drain's thread exits), which tells the
+ * reader what the kinds mean.
+ */
+#define OT_INJ_F_EXITS		(1u << 31)
+#define OT_INJ_X_TAIL		(1 << 14)
+/* Calls at one return instruction: its function's and its tail callers'. */
+#define OT_INJ_EXIT_IDS		4
 #define OT_INJ_STR_MAX		64
 /*
  * A value record: {u64 value; u64 word}, the word a marker's kind with

@@ -461,6 +461,8 @@ ot_inj_rt_entry:
 	mov	%rsp, OT_INJ_PS_BUSY_SP(%r11)
 	cmpl	$0, OT_INJ_H_STEAL(%r8)
 	jne	.Lent_wait
+	test	$OT_INJ_F_EXITS, %r9d
+	jnz	.Lent_record			/* its returns are seen where they are */
 	mov	(%rsi), %r10			/* the return address */
 	lea	ot_inj_rt_ret(%rip), %rax
 	cmp	%rax, %r10
@@ -616,6 +618,56 @@ ot_inj_rt_point:
 	call	rt_str
 2:	pop	%r10
 1:	call	rt_now
+	mov	%rax, %r9
+	call	rt_emit
+	jmp	.Lent_done
+
+/*
+ * A return instruction's site, where the function's returns are seen
+ * instead of at a moved return address (OT_INJ_F_EXITS): the trampoline
+ * moved the stack pointer past the red zone, pushed rax and called here
+ * with the number in eax (OT_INJ_X_TAIL: a tail callee's instruction).
+ * The return is recorded at the stack pointer the `ret` will pop from,
+ * the value rax holds before it when asked.  The frame is the entry's.
+ */
+	.balign 16
+	.globl	ot_inj_rt_exit
+	.hidden	ot_inj_rt_exit
+ot_inj_rt_exit:
+	endbr64
+	RT_OPEN
+	mov	%rax, %r8
+	call	rt_slot
+	test	%r11, %r11
+	jz	.Lent_noslot
+	cmpl	$0, OT_INJ_PS_BUSY(%r11)
+	je	1f
+	call	rt_unbusy
+	test	%eax, %eax
+	jz	.Lent_handler
+1:	movl	$1, OT_INJ_PS_BUSY(%r11)
+	mov	%rsp, OT_INJ_PS_BUSY_SP(%r11)
+	call	rt_area
+	test	%rdi, %rdi
+	jz	.Lent_done
+	lea	OT_INJ_RT_POINT_V + OT_INJ_PT_RED + 8(%rsp), %rsi	/* the ret's slot */
+	test	$OT_INJ_F_RET, %r9d
+	jz	2f
+	push	%r9
+	mov	OT_INJ_RT_POINT_V + 8(%rsp), %r9	/* the rax the trampoline saved */
+	mov	$(OT_INJ_K_LOST << OT_INJ_W_KIND_SHIFT | OT_INJ_V_RET), %r10d
+	call	rt_emit
+	pop	%r9
+2:	mov	%rsi, %r10
+	shl	$OT_INJ_W_SP_SHIFT, %r10
+	mov	%r9d, %eax
+	and	$OT_INJ_W_FUNC_MASK, %eax
+	or	%rax, %r10
+	or	$(OT_INJ_K_RETURN << OT_INJ_W_KIND_SHIFT), %r10
+	test	$OT_INJ_X_TAIL, %r9d
+	jz	3f
+	or	$(OT_INJ_K_TAIL << OT_INJ_W_KIND_SHIFT), %r10	/* K_RETURN | K_TAIL == K_TAIL */
+3:	call	rt_now
 	mov	%rax, %r9
 	call	rt_emit
 	jmp	.Lent_done

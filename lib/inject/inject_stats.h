@@ -24,6 +24,11 @@ struct ot_inject_stats {
 	/* Why the process was let go before the capture ended (its calls
 	 * after that not counted), or "". */
 	char let_go[256];
+	/* The runtime that walks its stacks (a moved return address would
+	 * kill it), or NULL: then functions' returns are seen at their
+	 * return instructions, exits_functions of them. */
+	const char *walker;
+	size_t exits_functions;
 	/* Calls not recorded at all (neither entry nor return): of threads
 	 * beyond its slots or ring areas, and of signal handlers that
 	 * interrupted the runtime on their thread. */

@@ -112,6 +112,7 @@ struct injset {
 	pthread_t waiter;
 	int waiting;
 	unsigned execs;			/* programs exec'd and instrumented again */
+	int exits_said;			/* the drain knows functions' exit numbers */
 	char exec_why[256];		/* why a program exec'd is not traced */
 	char let_go[256];		/* why the process was let go early */
 	struct ot_inject_stats stats;	/* over every program, as last filled */
@@ -481,6 +482,23 @@ static int values_of(struct injset *s)
 	return 0;
 }
 
+/* lib/inject asks where function f returns (a runtime that walks the
+ * stacks is mapped): the plan's return instructions of its target. */
+static int fn_returns(void *ctx, const struct ot_inject_fn *f, struct ot_inject_rets *out)
+{
+	struct ot_probes *p = ctx;
+	struct ot_probe_returns r;
+
+	if (!p->opts.returns || p->opts.returns(p->opts.returns_ctx, f->id, &r))
+		return -1;
+	out->sites = r.sites;
+	out->n = r.n;
+	out->ntail = r.ntail;
+	out->delta = r.delta;
+	out->inexact = r.inexact;
+	return 0;
+}
+
 static int inject_arm(struct ot_probes *p, const struct ot_probe_target *t, size_t n, int pid)
 {
 	struct injset *s = ot_xcalloc(1, sizeof(*s));
@@ -500,6 +518,9 @@ static int inject_arm(struct ot_probes *p, const struct ot_probe_target *t, size
 	s->o.clock = p->opts.clock;
 	s->o.adopt = p->opts.held;
 	s->o.pidfd = p->opts.pidfd;
+	s->o.returns = p->opts.returns ? fn_returns : NULL;
+	s->o.returns_ctx = p;
+	s->o.exit_alias = (uint32_t)n;
 	ot_proc_tasks_in(pid, "", &threads);
 	s->o.nareas = 4 * (unsigned)threads;
 	if (s->o.nareas < DEFAULT_AREAS)
@@ -899,6 +920,13 @@ static size_t inject_drain(struct ot_probes *p, struct ot_drain *d)
 	live = now >= s->next_live || 2 * current(s)->used > current(s)->nareas;
 	if (live)
 		s->next_live = now + LIVENESS_NS;
+	/* Functions seen at return instructions record under other numbers:
+	 * said before the first such record is read. */
+	for (g = 0; g < s->ngen && !s->exits_said; g++)
+		if (s->gen[g]->in && ot_inject_stats(s->gen[g]->in)->walker) {
+			ot_drain_thread_exits(d);
+			s->exits_said = 1;
+		}
 	for (g = 0; g < s->ngen; g++)
 		if (s->gen[g]->shm)
 			n += drain_gen(s->gen[g], d, live);

@@ -82,6 +82,9 @@ static void inject_json(FILE *f, const struct ot_report *r)
 	ot_json_string_or_null(f, in->exec_why[0] ? in->exec_why : NULL);
 	fputs(", \"let_go\": ", f);
 	ot_json_string_or_null(f, in->let_go[0] ? in->let_go : NULL);
+	fputs(", \"stack_walker\": ", f);
+	ot_json_string_or_null(f, in->walker);
+	fprintf(f, ", \"exits_functions\": %zu", in->exits_functions);
 	fputs("},\n", f);
 }
 

@@ -394,6 +394,10 @@ static void arming_inject_text(FILE *f, const struct ot_report *r)
 		fprintf(f, "exec: a program the process exec'd is not traced: %s\n", in->exec_why);
 	if (in->let_go[0])
 		fprintf(f, "let go: the process was let go before the end, %s\n", in->let_go);
+	if (in->walker)
+		fprintf(f, "returns: seen at return instructions for %zu function%s (%s walks its "
+			"stacks: no return address is moved)\n", in->exits_functions,
+			in->exits_functions == 1 ? "" : "s", in->walker);
 	if (in->children)
 		fprintf(f, "fork: %zu child%s the process forked taken back at %s fork (run "
 			"untraced, as other processes)\n", in->children,

@@ -393,6 +393,7 @@ static void test_inject(void **state)
 		.unrecorded_handlers = 7, .resets = 5, .vfork_calls = 11, .children = 4,
 		.exec_why = "inject needs glibc's threads and libc.so.6 is not mapped",
 		.let_go = "at its LeakSanitizer leak check at exit, which cannot stop threads held with ptrace",
+		.walker = "V8 (node)", .exits_functions = 2,
 	};
 	struct fixture x;
 	char *buf = NULL;
