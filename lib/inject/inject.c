@@ -9,6 +9,7 @@
 #include "inject_recover.h"
 #include "inject_region.h"
 #include "inject_tramp.h"
+#include "inject_traps.h"
 #include "inject_unwind.h"
 #include "util/xalloc.h"
 
@@ -102,39 +103,6 @@ int ot_inject_attach(pid_t pid, const struct ot_inject_opts *o, struct ot_tracee
 
 /* ---- installing ---- */
 
-/*
- * LeakSanitizer's leak check at exit must find the process free of
- * ptrace: an int3 where it starts stopping the threads (a patch of one
- * byte, put back as any other, in the recovery table too), which the
- * backend sees and lets the process go at (ot_inject_leak_trap).
- */
-static void leak_trap(struct ot_inject *in)
-{
-	struct patch *pa = &in->patches[in->npatches];
-	size_t i;
-
-	if (!in->leak_check)
-		return;
-	for (i = 0; i < in->npatches; i++)
-		if (in->patches[i].addr < in->leak_check + OT_PATCH_LEN &&
-		    in->leak_check < in->patches[i].addr + in->patches[i].covered) {
-			ot_verbose("process %d: LeakSanitizer's start is patched (traced): its "
-				   "leak check at exit will fail under ptrace", (int)in->pid);
-			in->leak_check = 0;
-			return;
-		}
-	if (ot_tracee_read(in->t, in->leak_check, pa->orig, OT_PATCH_LEN) || pa->orig[0] == 0xcc) {
-		in->leak_check = 0;
-		return;
-	}
-	pa->addr = in->leak_check;
-	memcpy(pa->jmp, pa->orig, OT_PATCH_LEN);
-	pa->jmp[0] = 0xcc;
-	pa->covered = 1;
-	pa->fn = SIZE_MAX;
-	in->npatches++;
-}
-
 /* The code regions, then the patches that lead into them. */
 static int write_all(struct ot_inject *in)
 {
@@ -159,8 +127,7 @@ static int write_all(struct ot_inject *in)
 			return ret;
 		}
 	}
-	if (in->leak_check)
-		ot_tracee_trap_add(in->t, in->leak_check);
+	inject_traps_armed(in);
 	/* Raised once the sites lead to the probes: whichever comes first,
 	 * the other is there before a thread runs. */
 	if (inject_semas_add(in, 1))
@@ -301,7 +268,7 @@ int ot_inject_install(struct ot_inject *in, struct ot_inject_fn *fn, size_t n)
 		goto out;
 	}
 	inject_semas_find(in, all, n);
-	leak_trap(in);
+	inject_traps_plan(in);
 	inject_recovery_table(in);
 	ret = write_all(in);
 	if (!ret) {
@@ -393,21 +360,28 @@ int ot_inject_vfork(struct ot_inject *in, pid_t tid, int on)
 {
 	uint8_t *h = in->shared;
 	uint64_t *tp = h ? (uint64_t *)(h + OT_INJ_H_VFORK_TP) : NULL, zero;
+	uint32_t *n = h ? (uint32_t *)(h + OT_INJ_H_VFORKS) : NULL;
 	struct user_regs_struct r;
 	size_t i;
 
+	/* Its child execs untraced in this memory: no breakpoint of ours on
+	 * execve meanwhile. */
+	if (on && !in->vforks++)
+		inject_exec_trap(in, 0);
+	if (!on && in->vforks && !--in->vforks)
+		inject_exec_trap(in, 1);
 	if (!h || ot_ptrace_regs(tid, &r) || !r.fs_base)
 		return -ESRCH;
 	for (i = 0; i < OT_INJ_VFORK_MAX; i++) {
 		zero = 0;
 		if (on && __atomic_compare_exchange_n(&tp[i], &zero, r.fs_base, 0, __ATOMIC_SEQ_CST,
 						      __ATOMIC_SEQ_CST)) {
-			__atomic_add_fetch((uint32_t *)(h + OT_INJ_H_VFORKS), 1, __ATOMIC_SEQ_CST);
+			__atomic_add_fetch(n, 1, __ATOMIC_SEQ_CST);
 			return 0;
 		}
 		if (!on && __atomic_load_n(&tp[i], __ATOMIC_ACQUIRE) == r.fs_base) {
 			__atomic_store_n(&tp[i], 0, __ATOMIC_SEQ_CST);
-			__atomic_sub_fetch((uint32_t *)(h + OT_INJ_H_VFORKS), 1, __ATOMIC_SEQ_CST);
+			__atomic_sub_fetch(n, 1, __ATOMIC_SEQ_CST);
 			return 0;
 		}
 	}

@@ -151,6 +151,16 @@ int ot_inject_forked(struct ot_inject *in, pid_t child);
  */
 int ot_inject_vfork(struct ot_inject *in, pid_t tid, int on);
 
+/*
+ * A thread held at one of inject's breakpoints (the tracee's trap_tid at
+ * trap_addr): 1 when the process must be let go now, why said
+ * (LeakSanitizer's check begins; an execve of a program with privileges
+ * of its own, which the kernel would run without them under this
+ * unprivileged capture); 0 when the thread was run past the breakpoint
+ * and may go on (an ordinary execve), still held; or -errno.
+ */
+int ot_inject_trapped(struct ot_inject *in, char *why, size_t len);
+
 /* Let the threads run (the end of the arming pause), still watched.
  * Safe to repeat. */
 void ot_inject_resume(struct ot_inject *in);

@@ -110,6 +110,10 @@ struct ot_inject {
 	size_t patched;		/* functions patched */
 	uint64_t leak_check;	/* LeakSanitizer's StopTheWorld, trapped (an int3
 				 * patch), or 0 (inject_facts.c) */
+	uint64_t exec_trap;	/* execve's, trapped (inject_traps.c), or 0 */
+	uint8_t exec_orig;	/* the byte its int3 replaced */
+	int exec_trap_out;	/* taken out while a vfork child runs */
+	unsigned vforks;	/* vfork children running (ot_inject_vfork) */
 	int removed;		/* ot_inject_remove took everything back */
 	struct ot_inject_stats info;	/* what it did, for the report */
 };

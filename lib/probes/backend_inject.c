@@ -613,21 +613,31 @@ static void kids(struct injset *s)
 /*
  * A breakpoint of lib/inject's was reached: LeakSanitizer's leak check at
  * exit begins, which stops every thread with ptrace and fails (exit
- * status 1, buffered output lost) in a process we hold.  Everything is
- * taken back and the process let go there, the thread on the check's
- * own first instruction.
+ * status 1, buffered output lost) in a process we hold; or, under an
+ * unprivileged capture, an execve of a program the kernel would run
+ * without its privileges.  Everything is taken back and the process let
+ * go there (1), the thread on the instruction it stopped at.  An
+ * ordinary execve goes on (0).
  */
-static void trapped(struct injset *s)
+static int trapped(struct injset *s)
 {
 	struct inj *j = current(s);
+	int r = j && j->in && !j->execd ? ot_inject_trapped(j->in, s->let_go, sizeof(s->let_go)) :
+					  -EINVAL;
 
-	snprintf(s->let_go, sizeof(s->let_go), "at its LeakSanitizer leak check at exit, which "
-		 "cannot stop threads held with ptrace");
-	ot_verbose("process %d: LeakSanitizer's leak check begins: letting it go", s->pid);
+	if (!r) {
+		ot_tracee_resume(&s->t);
+		return 0;
+	}
+	if (r < 0)
+		snprintf(s->let_go, sizeof(s->let_go), "at a breakpoint of inject's it could not "
+			 "step over (%s)", strerror(-r));
+	ot_verbose("process %d: letting it go %s", s->pid, s->let_go);
 	if (j && j->in && !j->execd)
 		ot_inject_remove(j->in);
 	s->t.trap_tid = 0;
 	ot_tracee_detach(&s->t);
+	return 1;
 }
 
 /*
@@ -680,8 +690,9 @@ static void inject_events(struct ot_probes *p)
 			continue;
 		}
 		if (ev == OT_TEV_TRAP) {
-			trapped(s);
-			return;
+			if (trapped(s))
+				return;
+			continue;
 		}
 		snprintf(exe, sizeof(exe), "/proc/%d/task/%d/exe", s->pid, (int)ot_proc_live_task(s->pid));
 		real[MAX(0, readlink(exe, real, sizeof(real) - 1))] = 0;
@@ -897,7 +908,11 @@ static size_t inject_drain(struct ot_probes *p, struct ot_drain *d)
 	size_t n = 0, k, g;
 	int live;
 
-	if (!s || !current(s) || !current(s)->shm)
+	/* The old programs' rings too: a program exec'd where nothing is
+	 * patched has none of its own, and theirs hold the calls before. */
+	for (g = 0; s && g < s->ngen && !s->gen[g]->shm; g++)
+		;
+	if (!s || g == s->ngen)
 		return 0;
 	if (now >= s->next_fit || !ot_tsc_ready(&s->tsc)) {
 		uint64_t ticks, ns;

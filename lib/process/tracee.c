@@ -407,6 +407,36 @@ static int at_trap(struct ot_tracee *t, size_t i)
 	return 1;
 }
 
+static int steps_done(pid_t tid, int ret);
+
+int ot_tracee_step_over(struct ot_tracee *t, pid_t tid, uint64_t addr, unsigned char orig)
+{
+	unsigned char trap = 0xcc;
+	ssize_t i = index_of(t, tid);
+	int status, sig = 0, ret;
+
+	if (i < 0)
+		return -ESRCH;
+	ret = ot_tracee_write(t, addr, &orig, 1);
+	while (!ret) {
+		if (ptrace(PTRACE_SINGLESTEP, tid, NULL, (void *)(long)sig)) {
+			ret = -errno;
+			break;
+		}
+		if (waitpid(tid, &status, __WALL) < 0 || !WIFSTOPPED(status)) {
+			ret = -ESRCH;
+			break;
+		}
+		if (WSTOPSIG(status) == SIGTRAP)
+			break;
+		sig = WSTOPSIG(status);	/* a signal first: delivered with the step */
+	}
+	/* Back, whatever happened: a thread that died there needs it no more. */
+	ot_tracee_write(t, addr, &trap, 1);
+	t->trap_tid = 0;
+	return ret ? ret : steps_done(tid, 0);
+}
+
 /* Thread i reached the breakpoint of run_to_entry: put the byte back, the
  * thread on it.  1 if it is there, else 0. */
 static int at_entry(struct ot_tracee *t, size_t i)

@@ -178,6 +178,14 @@ void ot_tracee_kid_detach(pid_t pid);
  * -ENOSPC beyond four. */
 int ot_tracee_trap_add(struct ot_tracee *t, uint64_t addr);
 
+/*
+ * Thread tid, held at the caller's breakpoint addr whose original byte
+ * is orig: that byte put back for one step of the thread, then the
+ * breakpoint again; the thread held after the instruction, the trap
+ * reported done (trap_tid 0).  0 or -errno.
+ */
+int ot_tracee_step_over(struct ot_tracee *t, pid_t tid, uint64_t addr, unsigned char orig);
+
 /* A thread whose vfork child exec'd or exited since (held), or 0. */
 pid_t ot_tracee_next_vfork_done(struct ot_tracee *t);
 
