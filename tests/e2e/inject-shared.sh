@@ -29,11 +29,13 @@ shared() {
 	cleanup_pids="$spid $ot1"
 	wait_for "$work/$tag-inject.err" 'armed 1 functions'
 	if [ "$tag" = stays ]; then
-		bpftrace -p "$spid" -e "uprobe:$STRESS:inner { @calls = count(); }" \
+		# BEGIN runs once every probe is attached ("Attaching" comes before).
+		bpftrace -p "$spid" -e "BEGIN { printf(\"attached\\n\"); }
+			uprobe:$STRESS:inner { @calls = count(); }" \
 			>"$work/$tag-uprobe.out" 2>"$work/$tag-uprobe.err" &
 		ot2=$!
 		cleanup_pids="$spid $ot1 $ot2"
-		wait_for "$work/$tag-uprobe.out" '^Attaching 1 probe' 60
+		wait_for "$work/$tag-uprobe.out" '^attached$' 60
 	else
 		bpftrace -p "$spid" -e "uprobe:$STRESS:inner { @calls = count(); }
 			interval:ms:100 { exit(); }" >"$work/$tag-uprobe.out" 2>"$work/$tag-uprobe.err" ||
