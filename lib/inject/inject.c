@@ -103,6 +103,10 @@ int ot_inject_attach(pid_t pid, const struct ot_inject_opts *o, struct ot_tracee
 
 /* ---- installing ---- */
 
+/* Patches besides the functions': two unwinder hooks, two breakpoints
+ * (inject_traps.c: LeakSanitizer's and execve's). */
+#define EXTRA_PATCHES 4
+
 /* The code regions, then the patches that lead into them. */
 static int write_all(struct ot_inject *in)
 {
@@ -172,7 +176,7 @@ static size_t plan_exits(struct ot_inject *in, struct ot_inject_fn *fn, size_t n
 	memset(*pl + n, 0, (x->n + 2) * sizeof(**pl));
 	for (i = n; i < n + x->n; i++)
 		inject_plan_one(in, &(*all)[i], &(*pl)[i]);
-	in->patches = ot_xreallocarray(in->patches, n + x->n + 3, sizeof(*in->patches));
+	in->patches = ot_xreallocarray(in->patches, n + x->n + EXTRA_PATCHES, sizeof(*in->patches));
 	return n + x->n;
 }
 
@@ -212,7 +216,7 @@ int ot_inject_install(struct ot_inject *in, struct ot_inject_fn *fn, size_t n)
 	const char *eh;
 	int ret;
 
-	in->patches = ot_xcalloc(n + 3, sizeof(*in->patches));	/* hooks, a trap */
+	in->patches = ot_xcalloc(n + EXTRA_PATCHES, sizeof(*in->patches));
 	if (n > OT_INJ_MAX_FUNCS) {
 		ot_error("cannot inject into process %d: inject traces at most %d functions, not %zu",
 			 (int)in->pid, OT_INJ_MAX_FUNCS, n);
@@ -247,7 +251,7 @@ int ot_inject_install(struct ot_inject *in, struct ot_inject_fn *fn, size_t n)
 	nhook = in->info.walker ? 0 : inject_unwinders(in, hooks);
 	for (i = 0; i < nhook; i++)
 		inject_plan_one(in, &hooks[i], &pl[nall + i]);
-	ret = inject_map_all(in, pl, nall + nhook, nall + nhook + 1);
+	ret = inject_map_all(in, pl, nall + nhook, nall + EXTRA_PATCHES);
 	if (ret)
 		goto out;
 	patched = inject_trampolines(in, all, nall, hooks, nhook, pl);
