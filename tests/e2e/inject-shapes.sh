@@ -184,6 +184,14 @@ if [ "$(id -u)" = 0 ]; then
 		fail_ "vforks as nobody: $(cat "$work/vfn.out")"
 	json_check "$pub/out/vf.json" 'j["status"] == "ok" and fn["parent_only"]["scopes"] == 50' \
 		'fn["child_only"]["scopes"] == 0 and j["inject"]["unrecorded_calls"]["vfork_children"] == 50'
+	# Both breakpoints at once (execve's, LeakSanitizer's): an ASan program.
+	as=$(public "$T/asan-gcc")
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$ot_nobody" --backend inject --json \
+		-o "$pub/out/as.json" -f work -- "$as" 1000 >"$work/asn.out" 2>"$work/asn.err" ||
+		fail_ "asan as nobody: exit status $?: $(cat "$work/asn.err")"
+	grep -q '^calls 1000 ' "$work/asn.out" || fail_ "asan as nobody: $(cat "$work/asn.out")"
+	json_check "$pub/out/as.json" 'j["target"]["exit_status"] == 0 and fn["work"]["scopes"] == 1000' \
+		'j["inject"]["let_go"].startswith("at its LeakSanitizer leak check")'
 fi
 
 pass_
