@@ -597,15 +597,46 @@ static int plan_returns(void *ctx, size_t i, struct ot_probe_returns *out)
 	return i < c->plan.sel.n ? ot_plan_returns(&c->plan, i, out) : -1;
 }
 
+/* Every place the probes go (file, offset): entries, return
+ * instructions, USDT sites; n into *n. */
+static void probe_places(const struct ot_capture *c, const char ***paths, uint64_t **offs,
+			 size_t *n)
+{
+	size_t i, k, cap = 0;
+
+	*paths = NULL;
+	*offs = NULL;
+	*n = 0;
+	for (i = 0; i < c->npt; i++) {
+		const struct ot_probe_target *t = &c->plan.pt[i];
+		size_t m = 1 + t->nret_sites + t->npoints;
+
+		if (*n + m > cap) {
+			cap = 2 * (*n + m);
+			*paths = ot_xreallocarray(*paths, cap, sizeof(**paths));
+			*offs = ot_xreallocarray(*offs, cap, sizeof(**offs));
+		}
+		for (k = 0; k < m; k++) {
+			(*paths)[*n] = t->path;
+			(*offs)[(*n)++] = k == 0 ? t->offset : k <= t->nret_sites ?
+					  t->ret_sites[k - 1] : t->points[k - 1 - t->nret_sites];
+		}
+	}
+}
+
 /*
  * What a --backend inject capture left in the processes whose code the
- * uprobes go into (-p's, or with -a every one): taken back first, or the
- * capture refused (lib/inject's ot_inject_clear says why, naming
- * --restore).  A backend that patches code takes it back itself.
+ * uprobes go into: -p's is taken back first, or the capture refused
+ * (lib/inject's ot_inject_clear says why, naming --restore); with -a, a
+ * process whose inject patches are where a probe goes, the same.  A
+ * backend that patches code takes it back itself.
  */
 static int leftovers(const struct ot_capture *c)
 {
+	const char **paths;
+	uint64_t *offs;
 	struct dirent *e;
+	size_t n;
 	DIR *d;
 	int bad = 0;
 
@@ -613,16 +644,19 @@ static int leftovers(const struct ot_capture *c)
 		return 0;
 	if (!c->o.all)
 		return c->o.pid > 0 && ot_inject_clear(c->o.pid) ? -1 : 0;
+	probe_places(c, &paths, &offs, &n);
 	d = opendir("/proc");
 	while (d && (e = readdir(d))) {
 		pid_t pid = (pid_t)atoi(e->d_name);
 
 		if (pid > 0 && pid != getpid() && ot_inject_present(pid) > 0 &&
-		    ot_inject_clear(pid))
+		    ot_inject_patches_any(pid, paths, offs, n) > 0 && ot_inject_clear(pid))
 			bad = 1;
 	}
 	if (d)
 		closedir(d);
+	free(paths);
+	free(offs);
 	return bad ? -1 : 0;
 }
 

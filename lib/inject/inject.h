@@ -241,6 +241,15 @@ int ot_inject_restore(pid_t pid, struct ot_inject_recovery *out);
 int ot_inject_present(pid_t pid);
 
 /*
+ * Whether what --backend inject put in process pid (a live capture's or a
+ * killed one's) patches code at one of the n places (file paths[k], file
+ * offset offs[k]) a uprobe would go: 1, 0, or -errno.  Read as it runs,
+ * without stopping it; quiet.  For -a, whose uprobes go into every
+ * process mapping a file.
+ */
+int ot_inject_patches_any(pid_t pid, const char *const *paths, const uint64_t *offs, size_t n);
+
+/*
  * Before another backend arms uprobes in process pid (what -p, --follow
  * or -a traces): a uprobe on a function inject patched runs the file's
  * first instruction and resumes inside the jmp (SIGILL, or worse).  What

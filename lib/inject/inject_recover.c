@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /*
@@ -230,6 +231,56 @@ static int recover(pid_t pid, struct ot_tracee *t, struct ot_inject_recovery *ou
 out:
 	inject_state_free(in);
 	return ret;
+}
+
+/* Whether one of pa's bytes is at one of the n places (file, offset). */
+static int patch_at(const struct ot_inject *in, const struct patch *pa, const struct stat *st,
+		    const uint64_t *offs, size_t n)
+{
+	size_t k;
+
+	for (k = 0; k < n; k++) {
+		const struct ot_proc_map *m = st[k].st_ino ?
+			ot_proc_maps_text(in->maps, in->nmaps, st[k].st_dev, st[k].st_ino, offs[k]) : NULL;
+		uint64_t a = m ? m->lo + offs[k] - m->off : 0;
+
+		if (m && a + 1 > pa->addr && a < pa->addr + (pa->covered ? pa->covered : OT_PATCH_LEN))
+			return 1;
+	}
+	return 0;
+}
+
+int ot_inject_patches_any(pid_t pid, const char *const *paths, const uint64_t *offs, size_t n)
+{
+	struct ot_inject *in = ot_xcalloc(1, sizeof(*in));
+	struct stat *st = ot_xcalloc(n + 1, sizeof(*st));
+	struct ot_tracee t;
+	uint64_t table;
+	uint32_t tracer;
+	size_t i;
+	int ret;
+
+	/* Not held: its memory read through /proc/PID/mem as it runs. */
+	memset(&t, 0, sizeof(t));
+	t.pid = pid;
+	t.mem_fd = -1;
+	in->pid = pid;
+	in->t = &t;
+	in->memfd = in->file_fd = -1;
+	for (i = 0; i < n; i++)
+		if (stat(paths[i], &st[i]))
+			st[i].st_ino = 0;
+	ret = inject_read_maps(in);
+	if (!ret)
+		ret = (table = leftover_table(in)) ? read_table(in, table, &tracer) : -ENOENT;
+	for (i = 0; !ret && i < in->npatches; i++)
+		if (patch_at(in, &in->patches[i], st, offs, n))
+			ret = 1;
+	if (t.mem_fd >= 0)
+		close(t.mem_fd);
+	inject_state_free(in);
+	free(st);
+	return ret == -ENOENT ? 0 : ret;
 }
 
 int ot_inject_recover(pid_t pid, struct ot_tracee *t, struct ot_inject_recovery *out)

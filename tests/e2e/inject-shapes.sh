@@ -95,6 +95,13 @@ if [ "$(id -u)" = 0 ] && [ -r /sys/bus/event_source/devices/uprobe/type ]; then
 	expect_rc 1 "$work/busy.out" "$work/busy.err" "$OT" -p "$wpid" -f handle -d 1
 	grep -q "^orbit-trace: cannot trace process $wpid: orbit-trace process $otpid instruments it (--backend inject) and still runs" \
 		"$work/busy.err" || fail_ "a live inject capture: $(cat "$work/busy.err")"
+	# -a puts uprobes in every process mapping the files: refused where
+	# inject patched a function it probes, not for another one.
+	expect_rc 1 "$work/busya.out" "$work/busya.err" "$OT" -a -f "$T/prefork:handle" -d 0.1 -o /dev/null
+	grep -q "cannot trace process $wpid: orbit-trace process $otpid instruments it" "$work/busya.err" ||
+		fail_ "-a beside a live inject capture: $(cat "$work/busya.err")"
+	"$OT" -a -f "$T/prefork:step" -d 0.1 -o /dev/null 2>"$work/busyb.err" ||
+		fail_ "-a on another function: exit status $?: $(cat "$work/busyb.err")"
 	kill -KILL "$otpid"
 	wait "$otpid" 2>/dev/null || true
 	grep -q orbit-trace "/proc/$wpid/maps" || fail_ "the killed capture left nothing to test with"
