@@ -36,7 +36,8 @@ STRESS     := tests/stress/orbit-stress
 DEB_DEPS   := gcc g++ clang libclang-rt-14-dev make pkg-config libelf-dev libdw-dev libdebuginfod-dev libcap-dev libcapstone-dev libiberty-dev libcmocka-dev libbpf-dev libmicrohttpd-dev \
               python3 groff-base strace debhelper dpkg-dev fakeroot lintian valgrind \
               bpftrace xz-utils gzip pigz sqlite3 libc6-dbg systemtap-sdt-dev \
-              prometheus prometheus-node-exporter curl php8.2-cli ruby3.1 debuginfod golang-go
+              prometheus prometheus-node-exporter curl php8.2-cli ruby3.1 debuginfod golang-go \
+              postgresql nodejs
 
 .PHONY: all deps check unit e2e demo clean lint-man install uninstall deb targets fuzz fuzz-reloc valgrind bench
 
@@ -110,6 +111,16 @@ TARGETS    := build/targets/recurse build/targets/jump build/targets/throw build
               build/targets/hidden build/targets/planted build/targets/hostile \
               build/targets/ends \
               build/targets/gop build/targets/gop-stripped build/targets/gop-pie
+# Program shapes inject must not harm (issue 30): tests/e2e/inject-shapes.sh.
+TARGETS    += build/targets/handjmp build/targets/vforks build/targets/prefork \
+              build/targets/asan-gcc build/targets/asan-clang build/targets/execsuid
+# AddressSanitizer's runtime as a library (gcc) and linked in (clang).
+build/targets/asan-gcc: tests/e2e/targets/asan.c
+	@mkdir -p $(dir $@)
+	gcc -std=gnu11 -O1 -g -fsanitize=address $(WARN) -o $@ $<
+build/targets/asan-clang: tests/e2e/targets/asan.c
+	@mkdir -p $(dir $@)
+	clang -std=gnu11 -O1 -g -fsanitize=address -o $@ $<
 # rustup's rustc if there is one, else Debian's (make deps installs it).
 RUSTC      ?= $(shell command -v rustc 2>/dev/null || ls $$HOME/.cargo/bin/rustc 2>/dev/null || echo rustc)
 build/targets/rstress: tests/e2e/targets/rstress.rs

@@ -18,10 +18,12 @@
 #include "services.h"
 #include "lang.h"
 #include "util/error.h"
+#include "inject/inject.h"
 #include "probes/plan.h"
 #include "process/procfs.h"
 #include "util/xalloc.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
@@ -636,6 +638,77 @@ static void thread_funcs(struct ot_capture *c)
 
 /* The probes armed (the process frozen meanwhile with --freeze), the drain
  * made, the probes enabled. */
+/* ot_probes_opts.returns: the plan's, found when a backend asks. */
+static int plan_returns(void *ctx, size_t i, struct ot_probe_returns *out)
+{
+	struct ot_capture *c = ctx;
+
+	return i < c->plan.sel.n ? ot_plan_returns(&c->plan, i, out) : -1;
+}
+
+/* Every place the probes go (file, offset): entries, return
+ * instructions, USDT sites; n into *n. */
+static void probe_places(const struct ot_capture *c, const char ***paths, uint64_t **offs,
+			 size_t *n)
+{
+	size_t i, k, cap = 0;
+
+	*paths = NULL;
+	*offs = NULL;
+	*n = 0;
+	for (i = 0; i < c->npt; i++) {
+		const struct ot_probe_target *t = &c->plan.pt[i];
+		size_t m = 1 + t->nret_sites + t->npoints;
+
+		if (*n + m > cap) {
+			cap = 2 * (*n + m);
+			*paths = ot_xreallocarray(*paths, cap, sizeof(**paths));
+			*offs = ot_xreallocarray(*offs, cap, sizeof(**offs));
+		}
+		for (k = 0; k < m; k++) {
+			(*paths)[*n] = t->path;
+			(*offs)[(*n)++] = k == 0 ? t->offset : k <= t->nret_sites ?
+					  t->ret_sites[k - 1] : t->points[k - 1 - t->nret_sites];
+		}
+	}
+}
+
+/*
+ * What a --backend inject capture left in the processes whose code the
+ * uprobes go into: -p's is taken back first, or the capture refused
+ * (lib/inject's ot_inject_clear says why, naming --restore); with -a, a
+ * process whose inject patches are where a probe goes, the same.  A
+ * backend that patches code takes it back itself.
+ */
+static int leftovers(const struct ot_capture *c)
+{
+	const char **paths;
+	uint64_t *offs;
+	struct dirent *e;
+	size_t n;
+	DIR *d;
+	int bad = 0;
+
+	if (c->o.backend->can & OT_PATCHES_CODE)
+		return 0;
+	if (!c->o.all)
+		return c->o.pid > 0 && ot_inject_clear(c->o.pid) ? -1 : 0;
+	probe_places(c, &paths, &offs, &n);
+	d = opendir("/proc");
+	while (d && (e = readdir(d))) {
+		pid_t pid = (pid_t)atoi(e->d_name);
+
+		if (pid > 0 && pid != getpid() && ot_inject_present(pid) > 0 &&
+		    ot_inject_patches_any(pid, paths, offs, n) > 0 && ot_inject_clear(pid))
+			bad = 1;
+	}
+	if (d)
+		closedir(d);
+	free(paths);
+	free(offs);
+	return bad ? -1 : 0;
+}
+
 static int arm_probes(struct ot_capture *c)
 {
 	struct ot_probes_opts po = {
@@ -651,12 +724,18 @@ static int arm_probes(struct ot_capture *c)
 		.hold_exec = c->target.is_child || c->o.freeze,
 		.pids = c->o.pids, .npids = c->o.npids,
 		.cgroup_fd = c->cgroup_fd,
+		.returns = plan_returns, .returns_ctx = c,
 	};
+	size_t i;
 
-	if (c->o.freeze && ot_target_freeze(&c->target))
+	if (leftovers(c) || (c->o.freeze && ot_target_freeze(&c->target)))
 		return -1;
 	if (ot_probes_arm(c->plan.pt, c->npt, &po, &c->probes))
 		return -1;
+	/* Returns a backend asked for while arming: tail callers known. */
+	for (i = 0; i < c->plan.sel.n; i++)
+		if (c->plan.ret[i].tail_calls)
+			ot_pair_set_tail_calls(c->pair, i);
 	if (c->o.all)
 		c->own_pid = (uint32_t)getpid();
 	/* --follow, -p PID,PID...: the kernel keeps the set's records only. */

@@ -1,6 +1,7 @@
 #include "inject.h"
 #include "util/clock.h"
 #include "util/error.h"
+#include "inject_exits.h"
 #include "inject_facts.h"
 #include "inject_remove.h"
 #include "inject_sema.h"
@@ -8,10 +9,12 @@
 #include "inject_recover.h"
 #include "inject_region.h"
 #include "inject_tramp.h"
+#include "inject_traps.h"
 #include "inject_unwind.h"
 #include "util/xalloc.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
@@ -101,6 +104,10 @@ int ot_inject_attach(pid_t pid, const struct ot_inject_opts *o, struct ot_tracee
 
 /* ---- installing ---- */
 
+/* Patches besides the functions': two unwinder hooks, two breakpoints
+ * (inject_traps.c: LeakSanitizer's and execve's). */
+#define EXTRA_PATCHES 4
+
 /* The code regions, then the patches that lead into them. */
 static int write_all(struct ot_inject *in)
 {
@@ -125,6 +132,7 @@ static int write_all(struct ot_inject *in)
 			return ret;
 		}
 	}
+	inject_traps_armed(in);
 	/* Raised once the sites lead to the probes: whichever comes first,
 	 * the other is there before a thread runs. */
 	if (inject_semas_add(in, 1))
@@ -133,15 +141,83 @@ static int write_all(struct ot_inject *in)
 	return 0;
 }
 
+/*
+ * Where a runtime walks the process's stacks, functions' returns are
+ * seen at their return instructions: those sites (lib/inject/inject_exits)
+ * join fn[0..n) in *all, each planned into pl (grown to hold them and
+ * the hooks).  Returns the length of *all (n when there is no such
+ * runtime, *all then fn itself).
+ */
+static size_t plan_exits(struct ot_inject *in, struct ot_inject_fn *fn, size_t n,
+			 struct inject_exits *x, struct ot_inject_fn **all, struct plan **pl)
+{
+	size_t i;
+
+	*all = fn;
+	in->info.walker = inject_walker(in);
+	if (!in->info.walker)
+		return n;
+	ot_verbose("process %d maps %s, which walks its stacks: returns are seen at return "
+		   "instructions", (int)in->pid, in->info.walker);
+	if (!in->o.returns) {
+		for (i = 0; i < n; i++)
+			if (!fn[i].refused && !fn[i].point) {
+				snprintf(fn[i].refused_buf, sizeof(fn[i].refused_buf), "%s walks its "
+					 "stacks (a moved return address would kill it)",
+					 in->info.walker);
+				fn[i].refused = fn[i].refused_buf;
+			}
+		return n;
+	}
+	inject_exits_plan(in, fn, n, x);
+	*all = ot_xcalloc(n + x->n + 1, sizeof(**all));
+	memcpy(*all, fn, n * sizeof(*fn));
+	memcpy(*all + n, x->site, x->n * sizeof(*x->site));
+	*pl = ot_xreallocarray(*pl, n + x->n + 2, sizeof(**pl));
+	memset(*pl + n, 0, (x->n + 2) * sizeof(**pl));
+	for (i = n; i < n + x->n; i++)
+		inject_plan_one(in, &(*all)[i], &(*pl)[i]);
+	in->patches = ot_xreallocarray(in->patches, n + x->n + EXTRA_PATCHES, sizeof(*in->patches));
+	return n + x->n;
+}
+
+/* What the install learnt of fn[i], from all[i] (a copy, with the exit
+ * sites after it). */
+static void copy_back(struct ot_inject_fn *fn, const struct ot_inject_fn *all, size_t n)
+{
+	size_t i;
+
+	for (i = 0; all != fn && i < n; i++) {
+		int own = all[i].refused == all[i].refused_buf;
+
+		fn[i] = all[i];
+		if (own)
+			fn[i].refused = fn[i].refused_buf;
+	}
+}
+
+/* Whether a function's return address is moved (hijacked) anywhere:
+ * then an exception through it needs the unwinder hooked. */
+static int hijacks(const struct ot_inject_fn *fn, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!fn[i].refused && !fn[i].point && !fn[i].exits)
+			return 1;
+	return 0;
+}
+
 int ot_inject_install(struct ot_inject *in, struct ot_inject_fn *fn, size_t n)
 {
 	struct plan *pl = ot_xcalloc(n + 2, sizeof(*pl));
-	struct ot_inject_fn hooks[2];
-	size_t i, patched, nhook = 0;
+	struct ot_inject_fn hooks[2], *all = fn;
+	struct inject_exits x = { 0 };
+	size_t i, patched = 0, nhook = 0, nall = n;
 	const char *eh;
 	int ret;
 
-	in->patches = ot_xcalloc(n + 2, sizeof(*in->patches));
+	in->patches = ot_xcalloc(n + EXTRA_PATCHES, sizeof(*in->patches));
 	if (n > OT_INJ_MAX_FUNCS) {
 		ot_error("cannot inject into process %d: inject traces at most %d functions, not %zu",
 			 (int)in->pid, OT_INJ_MAX_FUNCS, n);
@@ -156,6 +232,7 @@ int ot_inject_install(struct ot_inject *in, struct ot_inject_fn *fn, size_t n)
 	for (i = 0; i < n; i++) {
 		fn[i].refused = NULL;
 		fn[i].unmapped = 0;
+		fn[i].exits = 0;
 		inject_plan_one(in, &fn[i], &pl[i]);
 	}
 	/* Nothing to patch in this program (each says why): nothing to ask of it. */
@@ -164,18 +241,30 @@ int ot_inject_install(struct ot_inject *in, struct ot_inject_fn *fn, size_t n)
 	ret = inject_process_facts(in);
 	if (ret)
 		goto out;
-	nhook = inject_unwinders(in, hooks);
+	in->leak_check = inject_leak_check(in, in->why, sizeof(in->why));
+	if (!in->leak_check && in->why[0]) {
+		ot_error("cannot inject into process %d: %s", (int)in->pid, in->why);
+		ret = -ENOTSUP;
+		goto out;
+	}
+	nall = plan_exits(in, fn, n, &x, &all, &pl);
+	/* Only moved return addresses need the unwinder hooked. */
+	nhook = in->info.walker ? 0 : inject_unwinders(in, hooks);
 	for (i = 0; i < nhook; i++)
-		inject_plan_one(in, &hooks[i], &pl[n + i]);
-	ret = inject_map_all(in, pl, n + nhook, n + nhook);
+		inject_plan_one(in, &hooks[i], &pl[nall + i]);
+	ret = inject_map_all(in, pl, nall + nhook, nall + EXTRA_PATCHES);
 	if (ret)
 		goto out;
-	patched = inject_trampolines(in, fn, n, hooks, nhook, pl);
-	eh = inject_mapped_eh(in);
-	/* Only hijacked returns need the unwinder: a USDT site returns nothing. */
-	for (i = 0; i < n && (fn[i].refused || fn[i].point); i++)
-		;
-	if (eh && !in->info.unwinder && i < n) {
+	patched = inject_trampolines(in, all, nall, hooks, nhook, pl);
+	if (in->info.walker) {
+		/* The sites as the trampolines left them (refused, calls). */
+		memcpy(x.site, all + n, x.n * sizeof(*x.site));
+		in->info.exits_functions = inject_exits_settle(in, all, n, &x);
+		for (i = 0, patched = 0; i < n; i++)
+			patched += !all[i].refused;
+	}
+	eh = hijacks(all, n) ? inject_mapped_eh(in) : NULL;
+	if (eh && !in->info.unwinder) {
 		ot_error("cannot inject into process %d: %s has C++ exception tables and no unwinder "
 			 "orbit-trace can hook (_Unwind_Find_FDE) is mapped: an exception through a "
 			 "traced function would abort it", (int)in->pid, eh);
@@ -183,7 +272,8 @@ int ot_inject_install(struct ot_inject *in, struct ot_inject_fn *fn, size_t n)
 		in->npatches = 0;
 		goto out;
 	}
-	inject_semas_find(in, fn, n);
+	inject_semas_find(in, all, n);
+	inject_traps_plan(in);
 	inject_recovery_table(in);
 	ret = write_all(in);
 	if (!ret) {
@@ -191,10 +281,14 @@ int ot_inject_install(struct ot_inject *in, struct ot_inject_fn *fn, size_t n)
 		ret = (int)patched;
 	}
 out:
-	for (i = 0; i < n + 2; i++)
+	copy_back(fn, all, n);
+	for (i = 0; i < nall + 2; i++)
 		free(pl[i].code);
 	for (i = 0; i < nhook; i++)
 		free((char *)hooks[i].path);
+	if (all != fn)
+		free(all);
+	inject_exits_free(&x);
 	free(pl);
 	return ret;
 }
@@ -235,6 +329,87 @@ void ot_inject_execd(struct ot_inject *in)
 	in->npatches = 0;
 }
 
+/* ---- children ---- */
+
+int ot_inject_forked(struct ot_inject *in, pid_t child)
+{
+	struct ot_inject_recovery rec;
+	struct ot_tracee ct;
+	const char *why = NULL;
+	int ret;
+
+	if (in->execd || !in->nreg) {
+		ot_tracee_kid_detach(child);	/* nothing of ours in this program */
+		return 0;
+	}
+	ret = ot_tracee_adopt(child, &ct, &why);
+	if (!ret) {
+		ret = inject_recover_child(child, &ct, &rec);
+		why = ret ? strerror(-ret) : rec.kept ? rec.why : rec.left_why;
+		ot_tracee_detach(&ct);
+	}
+	if (!ret && !rec.kept && !rec.left_bytes) {
+		in->info.children++;
+		return 0;
+	}
+	if (!in->info.children_kept++)
+		snprintf(in->info.child_why, sizeof(in->info.child_why), "process %d: %s",
+			 (int)child, why ? why : "?");
+	ot_warn("process %d forked %d, which keeps orbit-trace's instrumentation: %s "
+		"(orbit-trace --restore -p %d takes it back)", (int)in->pid, (int)child,
+		why ? why : "?", (int)child);
+	return ret ? ret : -EIO;
+}
+
+int ot_inject_vfork(struct ot_inject *in, pid_t tid, int on)
+{
+	uint8_t *h = in->shared;
+	uint64_t *tp = h ? (uint64_t *)(h + OT_INJ_H_VFORK_TP) : NULL, zero;
+	uint32_t *n = h ? (uint32_t *)(h + OT_INJ_H_VFORKS) : NULL;
+	struct user_regs_struct r;
+	size_t i;
+
+	/* Its child execs untraced in this memory: no breakpoint of ours on
+	 * execve meanwhile. */
+	if (on && !in->vforks++)
+		inject_exec_trap(in, 0);
+	if (!on && in->vforks && !--in->vforks)
+		inject_exec_trap(in, 1);
+	if (!h || ot_ptrace_regs(tid, &r) || !r.fs_base)
+		return -ESRCH;
+	for (i = 0; i < OT_INJ_VFORK_MAX; i++) {
+		zero = 0;
+		if (on && __atomic_compare_exchange_n(&tp[i], &zero, r.fs_base, 0, __ATOMIC_SEQ_CST,
+						      __ATOMIC_SEQ_CST)) {
+			__atomic_add_fetch(n, 1, __ATOMIC_SEQ_CST);
+			return 0;
+		}
+		if (!on && __atomic_load_n(&tp[i], __ATOMIC_ACQUIRE) == r.fs_base) {
+			__atomic_store_n(&tp[i], 0, __ATOMIC_SEQ_CST);
+			__atomic_sub_fetch(n, 1, __ATOMIC_SEQ_CST);
+			return 0;
+		}
+	}
+	return on ? -ENOSPC : 0;
+}
+
+/* Children the hold found: a forked one taken back, a vfork child (in
+ * this memory, restored with it) let go. */
+static void children(struct ot_inject *in)
+{
+	pid_t kid, parent;
+	int vfork;
+
+	while ((kid = ot_tracee_next_kid(in->t, &vfork, &parent))) {
+		if (vfork)
+			ot_tracee_kid_detach(kid);
+		else
+			ot_inject_forked(in, kid);
+	}
+	while (ot_tracee_next_vfork_done(in->t))
+		;
+}
+
 /* ---- removal ---- */
 
 /* 1 when pid has exited (a zombie has no memory left to restore); a
@@ -252,6 +427,9 @@ size_t ot_inject_check(struct ot_inject *in)
 	for (i = 0; i < in->npatches; i++) {
 		const struct patch *pa = &in->patches[i];
 
+		/* A breakpoint of ours (inject_traps.c) is taken out at times. */
+		if (pa->covered == 1)
+			continue;
 		if (ot_tracee_read(in->t, pa->addr, now, OT_PATCH_LEN) ||
 		    !memcmp(now, pa->jmp, OT_PATCH_LEN))
 			continue;
@@ -285,7 +463,7 @@ int ot_inject_remove(struct ot_inject *in)
 	size_t i;
 	int ret = 0;
 
-	if (in->execd || (!in->npatches && !in->nreg && !in->priv))
+	if (in->execd || in->removed || (!in->npatches && !in->nreg && !in->priv))
 		return 0;	/* nothing of ours in this program */
 	if (gone(in->pid)) {
 		in->info.gone = 1;	/* nothing of it left to restore */
@@ -316,7 +494,10 @@ int ot_inject_remove(struct ot_inject *in)
 	inject_semas_add(in, -1);
 	in->nsemas = 0;
 	inject_take_back(in);
+	/* Forked before the restore: a copy of it all each. */
+	children(in);
 	ot_tracee_detach(in->t);
+	in->removed = 1;
 	in->info.disarm_pause_ns = ot_now_ns() - t0;
 	return 0;
 }
@@ -349,6 +530,95 @@ int ot_inject_clock(const struct ot_inject *in, const char **why)
 size_t ot_inject_patched(const struct ot_inject *in)
 {
 	return in->patched;
+}
+
+int ot_inject_present(pid_t pid)
+{
+	struct ot_proc_map *maps;
+	size_t i, n;
+	int found = 0, fd;
+	char path[64];
+
+	if (ot_proc_maps(pid, pid, &maps, &n))
+		return -ESRCH;
+	snprintf(path, sizeof(path), "/proc/%d/mem", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	for (i = 0; i < n && !found; i++) {
+		char name[12];
+
+		found = !strncmp(maps[i].path, "/memfd:orbit-trace", 18);
+		/* A first code region left without its rings (a failed munmap). */
+		if (!found && fd >= 0 && maps[i].perms[2] == 'x' && !maps[i].ino &&
+		    !maps[i].path[0] &&
+		    pread(fd, name, sizeof(name), (off_t)(maps[i].lo + OT_INJ_REG_NAME)) ==
+			    (ssize_t)sizeof(name))
+			found = !memcmp(name, "orbit-trace", 12);
+	}
+	if (fd >= 0)
+		close(fd);
+	ot_proc_maps_free(maps, n);
+	return found;
+}
+
+/* The orbit-trace that holds pid with ptrace, or 0. */
+static pid_t traced_by_us(pid_t pid)
+{
+	char path[64], val[32], comm[32];
+	pid_t tracer;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	if (ot_proc_status_field(path, "TracerPid:", val, sizeof(val)))
+		return 0;
+	tracer = (pid_t)atoi(val);
+	return tracer > 0 && !ot_proc_comm(tracer, comm, sizeof(comm)) &&
+	       !strcmp(comm, "orbit-trace") ? tracer : 0;
+}
+
+int ot_inject_clear(pid_t pid)
+{
+	struct ot_inject_recovery rec;
+	struct ot_tracee t;
+	const char *why;
+	int ret = ot_inject_present(pid);
+
+	if (ret <= 0)
+		return 0;	/* nothing (or gone: the arming says so) */
+	ret = ot_tracee_attach(pid, &t, &why);
+	if (ret && traced_by_us(pid)) {
+		ot_error("cannot trace process %d: orbit-trace process %d instruments it "
+			 "(--backend inject) and still runs: a uprobe on a function it patched would "
+			 "kill it; end that capture first", (int)pid, (int)traced_by_us(pid));
+		return -EBUSY;
+	}
+	if (ret) {
+		ot_error("cannot trace process %d: it holds what orbit-trace --backend inject put "
+			 "there, which cannot be taken back now (ptrace: %s); a uprobe on a "
+			 "function inject patched would kill it - orbit-trace --restore -p %d takes "
+			 "it back", (int)pid, why, (int)pid);
+		return ret;
+	}
+	ret = ot_inject_recover(pid, &t, &rec);
+	ot_tracee_detach(&t);
+	if (ret == -EBUSY) {
+		ot_error("cannot trace process %d: orbit-trace process %d instruments it "
+			 "(--backend inject) and still runs: a uprobe on a function it patched would "
+			 "kill it; end that capture first", (int)pid, (int)rec.tracer);
+		return ret;
+	}
+	if (ret || rec.kept) {
+		ot_error("cannot trace process %d: it holds what orbit-trace process %d "
+			 "(--backend inject) left, and %s; a uprobe on a function inject patched "
+			 "would kill it - see orbit-trace --restore -p %d", (int)pid, (int)rec.tracer,
+			 ret ? strerror(-ret) : rec.why, (int)pid);
+		return ret ? ret : -EIO;
+	}
+	if (rec.found)
+		ot_warn("process %d was left instrumented by orbit-trace process %d (--backend "
+			"inject), which is gone: %zu of %zu patched functions and %zu return "
+			"addresses put back, %.1f MB unmapped, before arming", (int)pid,
+			(int)rec.tracer, rec.restored, rec.patches, rec.returns_restored,
+			(double)rec.unmapped_bytes / 1048576.0);
+	return 0;
 }
 
 int ot_inject_restore(pid_t pid, struct ot_inject_recovery *out)

@@ -58,7 +58,30 @@ struct ot_inject_fn {
 	const struct ot_usdt_arg *arg;
 	const char *refused;	/* after install: why it is not patched, or NULL */
 	int unmapped;		/* refused: its file is not mapped in the process */
+	int exits;		/* after install: its returns are seen at its return
+				 * instructions (patched), not by moving its return
+				 * address (a runtime that walks stacks is mapped) */
 	char refused_buf[448];	/* what refused may point to */
+	/*
+	 * lib/inject's own, for a return instruction it patches (exit): a
+	 * site (point set, arg NULL) whose trampoline calls the runtime's
+	 * exit with each number of exit_ids (a function's, or with
+	 * OT_INJ_X_TAIL a tail caller's), written at exit_call[k].
+	 */
+	int exit;
+	size_t nexit;
+	uint32_t exit_ids[4];
+	uint32_t exit_fn[4];	/* the function (index) each is for */
+	uint64_t exit_call[4];
+};
+
+/* Where a function returns (ot_inject_opts.returns): its return
+ * instructions' file offsets, its tail callees' last. */
+struct ot_inject_rets {
+	const uint64_t *sites;
+	size_t n, ntail;
+	int64_t delta;		/* link-time address - file offset in its file */
+	const char *inexact;	/* why not every return is there, or NULL */
 };
 
 struct ot_inject_opts {
@@ -68,6 +91,16 @@ struct ot_inject_opts {
 				 * clocksource is the TSC, else the vDSO's clock */
 	int adopt;		/* pid is stopped under our ptrace already */
 	int pidfd;		/* the process's pidfd, or -1 */
+	/*
+	 * In a process whose runtime walks its stacks (V8, the JVM...; a
+	 * return address moved there kills it), function fn's returns are
+	 * seen at its return instructions: returns() gives them (0, or -1
+	 * after printing; NULL: refused instead), and its records carry its
+	 * number plus exit_alias.
+	 */
+	int (*returns)(void *ctx, const struct ot_inject_fn *fn, struct ot_inject_rets *out);
+	void *returns_ctx;
+	uint32_t exit_alias;
 };
 
 struct ot_inject;
@@ -99,6 +132,35 @@ int ot_inject_memfd(const struct ot_inject *in);
 
 /* Record entries from now on (1), or not (0); returns are always recorded. */
 void ot_inject_enable(struct ot_inject *in, int on);
+
+/*
+ * The process forked: child pid, held by ptrace at its first instruction
+ * (lib/process/tracee's ot_tracee_next_kid), holds a copy of everything
+ * of ours.  Taken back there as --restore would (patches, hijacked
+ * return addresses, semaphores, memory) and let go untraced: a child is
+ * another process, as for the uprobe backends.  0, or -errno with the
+ * child let go as it is (counted in the stats, with why).
+ */
+int ot_inject_forked(struct ot_inject *in, pid_t child);
+
+/*
+ * Thread tid (held) vforked (on 1): its child, held until this returns,
+ * runs on tid's thread pointer in this memory until it execs or exits,
+ * another process whose calls are not recorded.  Or that child is done
+ * (on 0).  0, or -ENOSPC when more vforks run at once than the runtime
+ * keeps (OT_INJ_VFORK_MAX: that child's calls count as the thread's).
+ */
+int ot_inject_vfork(struct ot_inject *in, pid_t tid, int on);
+
+/*
+ * A thread held at one of inject's breakpoints (the tracee's trap_tid at
+ * trap_addr): 1 when the process must be let go now, why said
+ * (LeakSanitizer's check begins; an execve of a program with privileges
+ * of its own, which the kernel would run without them under this
+ * unprivileged capture); 0 when the thread was run past the breakpoint
+ * and may go on (an ordinary execve), still held; or -errno.
+ */
+int ot_inject_trapped(struct ot_inject *in, char *why, size_t len);
 
 /* Let the threads run (the end of the arming pause), still watched.
  * Safe to repeat. */
@@ -170,5 +232,33 @@ int ot_inject_recover(pid_t pid, struct ot_tracee *t, struct ot_inject_recovery 
 /* orbit-trace --restore -p PID: attach, ot_inject_recover, detach.
  * 0, or -errno after printing. */
 int ot_inject_restore(pid_t pid, struct ot_inject_recovery *out);
+
+/*
+ * Whether process pid holds what a --backend inject capture put there:
+ * its rings' memfd ("orbit-trace") or a code region named so (read
+ * without stopping it).  1, 0, or -errno when its maps cannot be read.
+ * Quiet.
+ */
+int ot_inject_present(pid_t pid);
+
+/*
+ * Whether what --backend inject put in process pid (a live capture's or a
+ * killed one's) patches code at one of the n places (file paths[k], file
+ * offset offs[k]) a uprobe would go: 1, 0, or -errno.  Read as it runs,
+ * without stopping it; quiet.  For -a, whose uprobes go into every
+ * process mapping a file.
+ */
+int ot_inject_patches_any(pid_t pid, const char *const *paths, const uint64_t *offs, size_t n);
+
+/*
+ * Before another backend arms uprobes in process pid (what -p, --follow
+ * or -a traces): a uprobe on a function inject patched runs the file's
+ * first instruction and resumes inside the jmp (SIGILL, or worse).  What
+ * a killed inject capture left is taken back (as --restore, said in a
+ * warning); returns 0 then, or when there is nothing.  -EBUSY when the
+ * inject capture that put it there still runs, -errno when it cannot be
+ * taken back: printed, naming --restore.
+ */
+int ot_inject_clear(pid_t pid);
 
 #endif

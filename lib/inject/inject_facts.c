@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* What in the process makes it impossible to instrument, or NULL. */
@@ -79,6 +80,136 @@ const char *inject_refuse_process(struct ot_inject *in)
 	}
 	if (dir)
 		closedir(dir);
+	return NULL;
+}
+
+/* ---- LeakSanitizer ---- */
+
+/* Whether options (ASAN_OPTIONS's or LSAN_OPTIONS's value) turn the leak
+ * check at exit off. */
+static int leaks_off(const char *options)
+{
+	static const char *const off[] = { "detect_leaks=0", "detect_leaks=false",
+					   "leak_check_at_exit=0", "leak_check_at_exit=false" };
+	size_t k, n;
+
+	for (k = 0; k < sizeof(off) / sizeof(*off); k++) {
+		const char *p = strstr(options, off[k]);
+
+		n = strlen(off[k]);
+		if (p && (p == options || p[-1] == ':' || p[-1] == ',' || p[-1] == ' ') &&
+		    (!p[n] || p[n] == ':' || p[n] == ',' || p[n] == ' '))
+			return 1;
+	}
+	return 0;
+}
+
+/* The process's environment says the leak check is off. */
+static int leaks_off_by_env(pid_t pid)
+{
+	char path[64], *env = ot_xcalloc(1, 65536), *p;
+	ssize_t n = 0;
+	int fd, off = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/environ", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		n = read(fd, env, 65535);
+		close(fd);
+	}
+	for (p = env; n > 0 && p < env + n; p += strlen(p) + 1)
+		if (!strncmp(p, "ASAN_OPTIONS=", 13) || !strncmp(p, "LSAN_OPTIONS=", 13))
+			off |= leaks_off(p + 13);
+	free(env);
+	return off;
+}
+
+/* The sanitizer runtime among the mapped files: a library of its own, or
+ * the program (clang links it in, exporting its interface). */
+static const struct ot_proc_map *sanitizer_file(const struct ot_inject *in)
+{
+	static const char *const libs[] = { "libasan.so", "liblsan.so", "libclang_rt.asan",
+					    "libclang_rt.lsan" };
+	uint64_t off, size;
+	size_t k;
+
+	for (k = 0; k < sizeof(libs) / sizeof(*libs); k++) {
+		const struct ot_proc_map *m = ot_proc_maps_lib(in->maps, in->nmaps, libs[k]);
+
+		if (m)
+			return m;
+	}
+	for (k = 0; k < in->nmaps; k++)
+		if (in->maps[k].path[0] == '/')		/* the program: mapped first */
+			return ot_elf_lookup_dynamic(in->maps[k].path, "__lsan_do_leak_check", &off,
+						     &size) ? NULL : &in->maps[k];
+	return NULL;
+}
+
+uint64_t inject_leak_check(struct ot_inject *in, char *why, size_t len)
+{
+	/* sanitizer_common's, the same name in gcc's and clang's runtimes. */
+	static const char stw[] =
+		"_ZN11__sanitizer12StopTheWorldEPFvRKNS_20SuspendedThreadsListEPvES3_";
+	const struct ot_proc_map *m = sanitizer_file(in), *text;
+	uint64_t off, size;
+	struct stat st;
+
+	*why = 0;
+	if (!m || leaks_off_by_env(in->pid))
+		return 0;
+	if (ot_elf_lookup(m->path, stw, &off, &size, NULL, 0) || stat(m->path, &st) ||
+	    !(text = ot_proc_maps_text(in->maps, in->nmaps, st.st_dev, st.st_ino, off))) {
+		snprintf(why, len, "it runs LeakSanitizer (%s), whose leak check at exit cannot "
+			 "stop threads held with ptrace, and its StopTheWorld is not found there "
+			 "(set ASAN_OPTIONS=detect_leaks=0, or use --backend multi)", m->path);
+		return 0;
+	}
+	return text->lo + off - text->off;
+}
+
+/* ---- runtimes that walk their stacks ---- */
+
+/*
+ * Runtimes that walk their threads' stacks themselves - a garbage
+ * collector looking for roots, deoptimization, their own exceptions -
+ * and die on a return address they do not know (V8's collector met
+ * inject's and node died of SIGSEGV).  Recognized by a library they map,
+ * or by an interface the program exports when it links one in.  A new
+ * one is a line (Go's, when it is decided, is one).
+ */
+static const struct walker {
+	const char *name;
+	const char *lib;	/* a mapped file's base name starts so, or NULL */
+	const char *symbol;	/* the program's .dynsym defines it, or NULL */
+} walkers[] = {
+	{ "V8 (node)", "libnode.so", NULL },
+	{ "V8", "libv8.so", NULL },
+	{ "V8", NULL, "_ZN2v87Isolate3NewERKNS0_12CreateParamsE" },	/* v8::Isolate::New */
+	{ "the JVM", "libjvm.so", NULL },
+	{ ".NET (CoreCLR)", "libcoreclr.so", NULL },
+	{ "Mono", "libmonosgen-2.0.so", NULL },
+	{ "LuaJIT", "libluajit-5.1.so", NULL },
+	{ "LuaJIT", NULL, "luaJIT_setmode" },
+};
+
+const char *inject_walker(const struct ot_inject *in)
+{
+	const char *program = NULL;
+	uint64_t off, size;
+	size_t k;
+
+	for (k = 0; k < in->nmaps && !program; k++)
+		if (in->maps[k].path[0] == '/')
+			program = in->maps[k].path;	/* mapped first */
+	for (k = 0; k < sizeof(walkers) / sizeof(*walkers); k++) {
+		const struct walker *w = &walkers[k];
+
+		if (w->lib && ot_proc_maps_lib(in->maps, in->nmaps, w->lib))
+			return w->name;
+		if (w->symbol && program && !ot_elf_lookup_dynamic(program, w->symbol, &off, &size))
+			return w->name;
+	}
 	return NULL;
 }
 

@@ -23,4 +23,26 @@ const char *inject_refuse_process(struct ot_inject *in);
  */
 int inject_process_facts(struct ot_inject *in);
 
+/*
+ * LeakSanitizer's leak check at exit stops every thread with ptrace,
+ * which fails in a process we hold (its exit status becomes 1, its
+ * buffered output is lost).  With in->maps read: the address in the
+ * process of its StopTheWorld, where it starts (the sanitizer runtime
+ * mapped: libasan, liblsan, or linked into the program), or 0 when no
+ * leak check will run (none mapped, or detect_leaks=0 or
+ * leak_check_at_exit=0 in ASAN_OPTIONS/LSAN_OPTIONS); 0 with why set
+ * when one will and its start cannot be found.
+ */
+#include <stddef.h>
+#include <stdint.h>
+uint64_t inject_leak_check(struct ot_inject *in, char *why, size_t len);
+
+/*
+ * With in->maps read: the runtime mapped in the process that walks its
+ * threads' stacks itself (V8, the JVM, .NET, LuaJIT...; a table in
+ * lib/inject/inject_facts.c), for which a moved return address is fatal,
+ * or NULL.
+ */
+const char *inject_walker(const struct ot_inject *in);
+
 #endif

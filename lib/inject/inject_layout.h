@@ -32,6 +32,7 @@
 					 * later orbit-trace knows the region */
 #define OT_INJ_REG_RECOVERY	32	/* u64 the recovery table, or 0 */
 #define OT_INJ_REG_POINT_SLOT	40	/* u64 &ot_inj_rt_point */
+#define OT_INJ_REG_EXIT_SLOT	48	/* u64 &ot_inj_rt_exit */
 #define OT_INJ_REG_HEAD		64
 
 /*
@@ -73,6 +74,10 @@
 #define OT_INJ_PS_TABLE		24	/* u64 its return table (set by the tracer) */
 #define OT_INJ_PS_COUNT		32	/* u64 entries in the table */
 #define OT_INJ_PS_FDE		40	/* u64 its unwind entry (set by the tracer) */
+/* u64 the stack pointer of the runtime call that set PS_BUSY: a later
+ * call above it, not on the signal stack, finds that call left by a
+ * signal handler's longjmp (its frame gone) and resets the flag. */
+#define OT_INJ_PS_BUSY_SP	48
 
 /*
  * Per slot, the return table: open addressing on the return address's
@@ -108,6 +113,7 @@
 #define OT_INJ_H_NO_SLOT	16	/* u64 hits of threads without a slot */
 #define OT_INJ_H_NO_AREA	24	/* u64 hits of threads without a ring area */
 #define OT_INJ_H_REENTERED	32	/* u64 hits of handlers, in a thread with no area yet */
+#define OT_INJ_H_RESET		40	/* u64 runtime calls left by a longjmp (A_RESET), no area */
 /*
  * A robust pthread mutex orbit-trace holds while it traces: its first
  * u32, the futex word, is the holder's thread id; when orbit-trace dies,
@@ -123,6 +129,19 @@
  * ring passed a quarter, 2 heard by the tracer's waiter; the drain arms
  * it again once it has read the rings. */
 #define OT_INJ_H_DOORBELL	136
+/*
+ * Threads of the process in vfork (posix_spawn, vfork): their child runs
+ * on their thread pointer, in this memory, until it execs or exits, and
+ * is another process.  H_VFORKS counts the thread pointers set among the
+ * OT_INJ_VFORK_MAX at H_VFORK_TP (the tracer sets one at the vfork,
+ * before the child runs, and clears it when the parent goes on); while
+ * it is not 0 every hit compares its thread pointer with them, and a
+ * child's hit records nothing and is counted at H_VFORK_HITS.
+ */
+#define OT_INJ_H_VFORKS		144	/* u32 */
+#define OT_INJ_H_VFORK_HITS	152	/* u64 */
+#define OT_INJ_H_VFORK_TP	192	/* u64[OT_INJ_VFORK_MAX], 0 free */
+#define OT_INJ_VFORK_MAX	16
 #define OT_INJ_HDR_SIZE		4096
 
 /* Shared: a ring area (4 KiB of counters, then the ring). */
@@ -134,6 +153,7 @@
 #define OT_INJ_A_NORET		32	/* u64 entries whose return goes unseen */
 #define OT_INJ_A_REENTERED	40	/* u64 hits of a signal handler inside the runtime */
 #define OT_INJ_A_PID		48	/* u32 the thread's process (getpid at claim) */
+#define OT_INJ_A_RESET		56	/* u64 runtime calls a signal handler's longjmp left */
 #define OT_INJ_A_TAIL		64	/* u64 records read (the tracer; own line) */
 #define OT_INJ_A_RING		4096
 
@@ -171,6 +191,23 @@
  * (OT_INJ_V_STR records, read with process_vm_readv: an address the
  * process cannot read fails, it does not fault). */
 #define OT_INJ_F_STR		(1 << 30)
+/*
+ * Returns seen at return instructions, not by moving return addresses
+ * (a process whose runtime walks its stacks: V8, the JVM...): at the
+ * entry, a function's number with OT_INJ_F_EXITS records the entry and
+ * moves nothing.  Each of its return instructions is patched like a USDT
+ * site, its trampoline calling the runtime's exit with the number (bits
+ * 0-13, OT_INJ_F_RET to record rax) and OT_INJ_X_TAIL when the
+ * instruction is a tail callee's: a return record, or with X_TAIL one of
+ * kind OT_INJ_K_TAIL, at the stack pointer the `ret` pops from (the
+ * entry's).  The numbers of such functions are their own plus the
+ * tracer's offset (lib/rings/drain's thread exits), which tells the
+ * reader what the kinds mean.
+ */
+#define OT_INJ_F_EXITS		(1u << 31)
+#define OT_INJ_X_TAIL		(1 << 14)
+/* Calls at one return instruction: its function's and its tail callers'. */
+#define OT_INJ_EXIT_IDS		4
 #define OT_INJ_STR_MAX		64
 /*
  * A value record: {u64 value; u64 word}, the word a marker's kind with

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /*
@@ -177,7 +178,9 @@ static int unpatch(struct ot_inject *in, const struct patch *pa, char *why, size
 	return ot_tracee_write(in->t, pa->addr, pa->orig, OT_PATCH_LEN) ? -1 : 1;
 }
 
-int ot_inject_recover(pid_t pid, struct ot_tracee *t, struct ot_inject_recovery *out)
+/* What ot_inject_recover and ot_inject_forked share; ours: the table is
+ * this orbit-trace's (a forked child's copy), its owner's mutex held. */
+static int recover(pid_t pid, struct ot_tracee *t, struct ot_inject_recovery *out, int ours)
 {
 	struct ot_inject *in = ot_xcalloc(1, sizeof(*in));
 	uint64_t table;
@@ -198,7 +201,7 @@ int ot_inject_recover(pid_t pid, struct ot_tracee *t, struct ot_inject_recovery 
 	out->found = 1;
 	out->tracer = (pid_t)tracer;
 	/* Its owner mutex: held still, the orbit-trace that wrote it lives. */
-	if (in->shared_t && !ot_tracee_read(t, in->shared_t + OT_INJ_H_OWNER, &owner, 4) &&
+	if (!ours && in->shared_t && !ot_tracee_read(t, in->shared_t + OT_INJ_H_OWNER, &owner, 4) &&
 	    (owner & OT_INJ_OWNER_TID)) {
 		ret = -EBUSY;
 		goto out;
@@ -228,4 +231,64 @@ int ot_inject_recover(pid_t pid, struct ot_tracee *t, struct ot_inject_recovery 
 out:
 	inject_state_free(in);
 	return ret;
+}
+
+/* Whether one of pa's bytes is at one of the n places (file, offset). */
+static int patch_at(const struct ot_inject *in, const struct patch *pa, const struct stat *st,
+		    const uint64_t *offs, size_t n)
+{
+	size_t k;
+
+	for (k = 0; k < n; k++) {
+		const struct ot_proc_map *m = st[k].st_ino ?
+			ot_proc_maps_text(in->maps, in->nmaps, st[k].st_dev, st[k].st_ino, offs[k]) : NULL;
+		uint64_t a = m ? m->lo + offs[k] - m->off : 0;
+
+		if (m && a + 1 > pa->addr && a < pa->addr + (pa->covered ? pa->covered : OT_PATCH_LEN))
+			return 1;
+	}
+	return 0;
+}
+
+int ot_inject_patches_any(pid_t pid, const char *const *paths, const uint64_t *offs, size_t n)
+{
+	struct ot_inject *in = ot_xcalloc(1, sizeof(*in));
+	struct stat *st = ot_xcalloc(n + 1, sizeof(*st));
+	struct ot_tracee t;
+	uint64_t table;
+	uint32_t tracer;
+	size_t i;
+	int ret;
+
+	/* Not held: its memory read through /proc/PID/mem as it runs. */
+	memset(&t, 0, sizeof(t));
+	t.pid = pid;
+	t.mem_fd = -1;
+	in->pid = pid;
+	in->t = &t;
+	in->memfd = in->file_fd = -1;
+	for (i = 0; i < n; i++)
+		if (stat(paths[i], &st[i]))
+			st[i].st_ino = 0;
+	ret = inject_read_maps(in);
+	if (!ret)
+		ret = (table = leftover_table(in)) ? read_table(in, table, &tracer) : -ENOENT;
+	for (i = 0; !ret && i < in->npatches; i++)
+		if (patch_at(in, &in->patches[i], st, offs, n))
+			ret = 1;
+	if (t.mem_fd >= 0)
+		close(t.mem_fd);
+	inject_state_free(in);
+	free(st);
+	return ret == -ENOENT ? 0 : ret;
+}
+
+int ot_inject_recover(pid_t pid, struct ot_tracee *t, struct ot_inject_recovery *out)
+{
+	return recover(pid, t, out, 0);
+}
+
+int inject_recover_child(pid_t pid, struct ot_tracee *t, struct ot_inject_recovery *out)
+{
+	return recover(pid, t, out, 1);
 }

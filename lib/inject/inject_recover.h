@@ -13,6 +13,7 @@
 #define OT_INJECT_RECOVER_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 struct ot_inject;
 
@@ -20,5 +21,15 @@ struct ot_inject;
  * before any patch is): every region, the data, in->patches.  For
  * lib/inject/inject.c. */
 void inject_recovery_table(struct ot_inject *in);
+
+/*
+ * A child the traced process forked, every thread held by t: its copy of
+ * this orbit-trace's instrumentation taken back as ot_inject_recover does
+ * (the table's owner is alive: it is us).  0 or -errno.  For
+ * lib/inject/inject.c.
+ */
+struct ot_tracee;
+struct ot_inject_recovery;
+int inject_recover_child(pid_t pid, struct ot_tracee *t, struct ot_inject_recovery *out);
 
 #endif

@@ -77,10 +77,12 @@ static int map_regions(struct ot_inject *in, const size_t *need)
 	for (i = 0; i < in->nreg; i++) {
 		uint64_t entry = in->rt + RT_OFF(ot_inj_rt_entry), fde = in->rt + RT_OFF(ot_inj_rt_find_fde);
 		uint64_t point = in->rt + RT_OFF(ot_inj_rt_point);
+		uint64_t exit = in->rt + RT_OFF(ot_inj_rt_exit);
 
 		memcpy(in->reg[i].buf + REG_ENTRY_SLOT, &entry, 8);
 		memcpy(in->reg[i].buf + REG_FDE_SLOT, &fde, 8);
 		memcpy(in->reg[i].buf + REG_POINT_SLOT, &point, 8);
+		memcpy(in->reg[i].buf + REG_EXIT_SLOT, &exit, 8);
 	}
 	in->info.regions = in->nreg;
 	return 0;

@@ -7,6 +7,28 @@
 #include <string.h>
 #include <sys/syscall.h>
 
+/*
+ * Whether entry k of a table is the one the runtime finds for its key:
+ * the first with that key from the key's home on (linear probing).  A
+ * signal handler's longjmp out of the runtime midway through a deletion
+ * can leave a second, stale copy further on.
+ */
+static int first_of_key(const uint8_t *table, size_t k, uint64_t key)
+{
+	size_t i = (size_t)(key >> OT_INJ_KEY_SHIFT) & OT_INJ_TABLE_MASK, n;
+
+	for (n = 0; n < (1u << OT_INJ_TABLE_BITS); n++, i = (i + 1) & OT_INJ_TABLE_MASK) {
+		uint64_t at;
+
+		memcpy(&at, table + i * OT_INJ_ENT_SIZE + OT_INJ_E_KEY, 8);
+		if (at == key)
+			return i == k;
+		if (!at)
+			return 0;
+	}
+	return 0;
+}
+
 /* Put back every return address a thread's table still holds on its stack. */
 static void restore_returns(struct ot_inject *in)
 {
@@ -33,7 +55,8 @@ static void restore_returns(struct ot_inject *in)
 			memcpy(&orig, e + OT_INJ_E_RET, 8);
 			/* A frame gone without returning may have left its slot
 			 * to other data, or unmapped: only our address is ours. */
-			if (!at || ot_tracee_read(in->t, at, &now, 8) || now != ret)
+			if (!at || !first_of_key(table, k, at) ||
+			    ot_tracee_read(in->t, at, &now, 8) || now != ret)
 				continue;
 			if (!ot_tracee_write(in->t, at, &orig, 8))
 				in->info.returns_restored++;

@@ -71,6 +71,8 @@ static uint64_t value_cut(uint64_t x, uint8_t fmt)
 static void value_rec(struct batch *b, const struct ot_inject_view *v, uint64_t t, uint64_t x,
 		      unsigned code, uint32_t func)
 {
+	if (func >= v->nfuncs && func < 2 * v->nfuncs)
+		func -= v->nfuncs;	/* its number seen at return instructions */
 	if (code <= OT_INJ_F_MAX_VALS && v->vfmt && func < v->nfuncs)
 		x = value_cut(x, v->vfmt[func * OT_INJ_F_MAX_VALS + code - 1]);
 	if ((uint64_t)((int64_t)(x << 16) >> 16) == x) {
@@ -231,6 +233,7 @@ size_t ot_inject_ring_read(struct ot_inject_view *v, uint8_t *ar, uint64_t ring_
 	/* A signal handler's calls while the runtime ran on its thread: not
 	 * recorded at all (neither entry nor return), counted apart. */
 	v->reentered = load64(ar + OT_INJ_A_REENTERED);
+	v->resets = load64(ar + OT_INJ_A_RESET);
 	flush(&b);
 	return (size_t)n;
 }

@@ -29,6 +29,7 @@ struct ot_inject_view {
 	int keep;		/* never given back: its thread cannot be watched */
 	unsigned queue;		/* its drain queue */
 	uint64_t reentered;	/* its A_REENTERED, as last read */
+	uint64_t resets;	/* its A_RESET, as last read */
 	uint64_t lost;		/* its A_LOST, as reported to the drain */
 	uint64_t last_time;	/* of its last record read */
 	/* Entry values' widths, OT_INJ_F_MAX_VALS per function: bytes (1,
@@ -68,7 +69,8 @@ struct ot_inject_view {
  * apart): a marker's count at its place in the stream; the area's A_LOST
  * after the last record read; a head more than ring_n ahead of the tail
  * (the process wrote over it) at now.  A_REENTERED (a signal handler's
- * calls, recorded neither way) is read into v->reentered, not lost.
+ * calls, recorded neither way) is read into v->reentered, not lost;
+ * A_RESET (runtime calls a handler's longjmp left) into v->resets.
  * Returns the records read (at most ring_n).
  */
 size_t ot_inject_ring_read(struct ot_inject_view *v, uint8_t *ar, uint64_t ring_n,

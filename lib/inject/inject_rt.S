@@ -15,7 +15,14 @@
  *
  * Signals: a handler that interrupts the runtime and calls a traced
  * function finds its thread's slot busy and is not recorded (counted);
- * every other step is one instruction or guarded by that flag.
+ * every other step is one instruction or guarded by that flag.  A
+ * handler that leaves by a longjmp abandons the runtime call it
+ * interrupted, its flag still set: the next call above that one's stack
+ * pointer, not on the signal stack, resets it (counted) and records on.
+ *
+ * vfork children (vfork, posix_spawn) run on their parent's thread
+ * pointer in this memory: while the tracer says one runs (H_VFORKS),
+ * a hit of its thread pointer is the child's, recorded nowhere.
  */
 #include "inject_layout.h"
 
@@ -428,6 +435,12 @@ rt_delete:
 	testl	$OT_INJ_OWNER_TID, OT_INJ_H_OWNER(%rax)
 	jz	.Lent_off
 	SAVE	RT_ENTRY_SAVED
+	cmpl	$0, OT_INJ_H_VFORKS(%rax)
+	je	1f
+	call	rt_vfork_child
+	test	%edx, %edx
+	jnz	.Lent_child
+1:
 .endm
 
 	.balign 16
@@ -445,8 +458,11 @@ ot_inj_rt_entry:
 	cmpl	$0, OT_INJ_PS_BUSY(%r11)
 	jne	.Lent_busy
 	movl	$1, OT_INJ_PS_BUSY(%r11)
+	mov	%rsp, OT_INJ_PS_BUSY_SP(%r11)
 	cmpl	$0, OT_INJ_H_STEAL(%r8)
 	jne	.Lent_wait
+	test	$OT_INJ_F_EXITS, %r9d
+	jnz	.Lent_record			/* its returns are seen where they are */
 	mov	(%rsi), %r10			/* the return address */
 	lea	ot_inj_rt_ret(%rip), %rax
 	cmp	%rax, %r10
@@ -524,6 +540,11 @@ ot_inj_rt_entry:
 	call	rt_entry_values
 	jmp	.Lent_done
 .Lent_busy:
+	/* Left by a longjmp rather than interrupted: reset, and again. */
+	call	rt_unbusy
+	test	%eax, %eax
+	jnz	.Lent_again
+.Lent_handler:
 	/* Counted in the thread's ring area, or (none yet: it is being
 	 * claimed) in the header. */
 	mov	OT_INJ_PS_AREA(%r11), %rax
@@ -535,6 +556,10 @@ ot_inj_rt_entry:
 	jmp	.Lent_out
 .Lent_noslot:
 	lock incq OT_INJ_H_NO_SLOT(%r8)
+	jmp	.Lent_out
+.Lent_child:
+	/* A vfork child's hit (rax the shared header): another process's. */
+	lock incq OT_INJ_H_VFORK_HITS(%rax)
 	jmp	.Lent_out
 .Lent_wait:
 	/* A thread takes a return address from the tables: wait, out. */
@@ -561,8 +586,12 @@ ot_inj_rt_point:
 	test	%r11, %r11
 	jz	.Lent_noslot
 	cmpl	$0, OT_INJ_PS_BUSY(%r11)
-	jne	.Lent_busy
-	movl	$1, OT_INJ_PS_BUSY(%r11)
+	je	3f
+	call	rt_unbusy
+	test	%eax, %eax
+	jz	.Lent_handler
+3:	movl	$1, OT_INJ_PS_BUSY(%r11)
+	mov	%rsp, OT_INJ_PS_BUSY_SP(%r11)
 	call	rt_area
 	test	%rdi, %rdi
 	jz	.Lent_done
@@ -589,6 +618,56 @@ ot_inj_rt_point:
 	call	rt_str
 2:	pop	%r10
 1:	call	rt_now
+	mov	%rax, %r9
+	call	rt_emit
+	jmp	.Lent_done
+
+/*
+ * A return instruction's site, where the function's returns are seen
+ * instead of at a moved return address (OT_INJ_F_EXITS): the trampoline
+ * moved the stack pointer past the red zone, pushed rax and called here
+ * with the number in eax (OT_INJ_X_TAIL: a tail callee's instruction).
+ * The return is recorded at the stack pointer the `ret` will pop from,
+ * the value rax holds before it when asked.  The frame is the entry's.
+ */
+	.balign 16
+	.globl	ot_inj_rt_exit
+	.hidden	ot_inj_rt_exit
+ot_inj_rt_exit:
+	endbr64
+	RT_OPEN
+	mov	%rax, %r8
+	call	rt_slot
+	test	%r11, %r11
+	jz	.Lent_noslot
+	cmpl	$0, OT_INJ_PS_BUSY(%r11)
+	je	1f
+	call	rt_unbusy
+	test	%eax, %eax
+	jz	.Lent_handler
+1:	movl	$1, OT_INJ_PS_BUSY(%r11)
+	mov	%rsp, OT_INJ_PS_BUSY_SP(%r11)
+	call	rt_area
+	test	%rdi, %rdi
+	jz	.Lent_done
+	lea	OT_INJ_RT_POINT_V + OT_INJ_PT_RED + 8(%rsp), %rsi	/* the ret's slot */
+	test	$OT_INJ_F_RET, %r9d
+	jz	2f
+	push	%r9
+	mov	OT_INJ_RT_POINT_V + 8(%rsp), %r9	/* the rax the trampoline saved */
+	mov	$(OT_INJ_K_LOST << OT_INJ_W_KIND_SHIFT | OT_INJ_V_RET), %r10d
+	call	rt_emit
+	pop	%r9
+2:	mov	%rsi, %r10
+	shl	$OT_INJ_W_SP_SHIFT, %r10
+	mov	%r9d, %eax
+	and	$OT_INJ_W_FUNC_MASK, %eax
+	or	%rax, %r10
+	or	$(OT_INJ_K_RETURN << OT_INJ_W_KIND_SHIFT), %r10
+	test	$OT_INJ_X_TAIL, %r9d
+	jz	3f
+	or	$(OT_INJ_K_TAIL << OT_INJ_W_KIND_SHIFT), %r10	/* K_RETURN | K_TAIL == K_TAIL */
+3:	call	rt_now
 	mov	%rax, %r9
 	call	rt_emit
 	jmp	.Lent_done
@@ -686,9 +765,11 @@ ot_inj_rt_ret:
 	call	rt_slot
 	test	%r11, %r11
 	jz	.Lret_lost
+	push	OT_INJ_PS_BUSY_SP(%r11)
 	mov	OT_INJ_PS_BUSY(%r11), %eax
 	push	%rax
 	movl	$1, OT_INJ_PS_BUSY(%r11)
+	mov	%rsp, OT_INJ_PS_BUSY_SP(%r11)
 	/* Nested in a runtime call of this thread (a signal handler's), a
 	 * stealer waits for us anyway; else we wait while one works. */
 	test	%eax, %eax
@@ -726,6 +807,8 @@ ot_inj_rt_ret:
 .Lret_done:
 	add	$16, %rsp
 	pop	%rax
+	pop	%rcx
+	mov	%rcx, OT_INJ_PS_BUSY_SP(%r11)
 	mov	%eax, OT_INJ_PS_BUSY(%r11)
 	RESTORE	RT_RET_SAVED
 	/*
@@ -758,6 +841,69 @@ ot_inj_rt_ret:
 	 * nothing to return to.  The runtime never gets here. */
 	ud2
 ot_inj_rt_ret_end:
+
+/*
+ * Slot r11 is busy: rax 1 if the runtime call that made it so was left
+ * by a signal handler's longjmp (its frame is gone: the caller's stack
+ * pointer is at or above the one that call had, and this is not a
+ * handler on the signal stack), then the flag reset and counted; rax 0
+ * when a handler interrupted that call and runs inside it.  In: r8
+ * shared.  Clobbers rax, rcx, rdx, rdi.
+ */
+rt_unbusy:
+	lea	8(%rsp), %rax			/* the caller's stack pointer */
+	cmp	OT_INJ_PS_BUSY_SP(%r11), %rax
+	jb	.Lunbusy_no			/* below it: a handler inside that call */
+	push	%rsi
+	push	%r11
+	sub	$24, %rsp			/* a stack_t */
+	movl	$0, 8(%rsp)
+	xor	%edi, %edi
+	mov	%rsp, %rsi
+	mov	$131, %eax			/* SYS_sigaltstack: are we on it? */
+	syscall
+	mov	8(%rsp), %ecx			/* ss_flags */
+	add	$24, %rsp
+	pop	%r11
+	pop	%rsi
+	test	%rax, %rax
+	jnz	.Lunbusy_no			/* cannot tell: leave it */
+	test	$1, %ecx			/* SS_ONSTACK: a handler there */
+	jnz	.Lunbusy_no
+	mov	OT_INJ_PS_AREA(%r11), %rax
+	cmp	$1, %rax
+	jbe	1f
+	incq	OT_INJ_A_RESET(%rax)
+	jmp	2f
+1:	lock incq OT_INJ_H_RESET(%r8)
+2:	movl	$0, OT_INJ_PS_BUSY(%r11)
+	mov	$1, %eax
+	ret
+.Lunbusy_no:
+	xor	%eax, %eax
+	ret
+
+/* rdx 1 when this thread is a vfork child: its thread pointer is one the
+ * tracer set at H_VFORK_TP (rax the shared header, kept).  Clobbers rcx,
+ * rdx, rdi. */
+rt_vfork_child:
+	cmpl	$0, ot_inj_rt_fsbase(%rip)
+	je	1f
+	rdfsbase %rdi
+	jmp	2f
+1:	mov	%fs:0, %rdi
+2:	xor	%edx, %edx
+	test	%rdi, %rdi
+	jz	4f
+	xor	%ecx, %ecx
+3:	cmp	OT_INJ_H_VFORK_TP(%rax,%rcx,8), %rdi
+	je	5f
+	inc	%ecx
+	cmp	$OT_INJ_VFORK_MAX, %ecx
+	jb	3b
+4:	ret
+5:	mov	$1, %edx
+	ret
 
 /* Spin (yielding now and then) until no thread is stealing.  In: r8
  * shared.  Clobbers rax, rcx. */

@@ -38,7 +38,7 @@ extern const unsigned char ot_inj_rt_priv[], ot_inj_rt_shared[], ot_inj_rt_areas
 	ot_inj_rt_tid_off[],
 	ot_inj_rt_nareas[], ot_inj_rt_clock[], ot_inj_rt_fsbase[], ot_inj_rt_syscall[],
 	ot_inj_rt_entry[], ot_inj_rt_ret_lo[], ot_inj_rt_ret[], ot_inj_rt_ret_end[],
-	ot_inj_rt_find_fde[], ot_inj_rt_point[];
+	ot_inj_rt_find_fde[], ot_inj_rt_point[], ot_inj_rt_exit[];
 
 #define RT_OFF(sym) ((size_t)((sym) - ot_inj_rt_start))
 
@@ -49,6 +49,7 @@ extern const unsigned char ot_inj_rt_priv[], ot_inj_rt_shared[], ot_inj_rt_areas
 #define REG_NAME	OT_INJ_REG_NAME
 #define REG_HEAD	OT_INJ_REG_HEAD
 #define REG_POINT_SLOT	OT_INJ_REG_POINT_SLOT
+#define REG_EXIT_SLOT	OT_INJ_REG_EXIT_SLOT
 #define TRAMP_MAX	192	/* a trampoline: prologue + moved code + jmp back */
 #define TRAMP_POINT_MAX	OT_RELOC_MAX	/* a USDT site's: its probes' code among them */
 #define TRAMP_PROLOGUE	13	/* push %rax; mov $id,%eax; call *slot(%rip); pop %rax */
@@ -110,6 +111,13 @@ struct ot_inject {
 	int clock;		/* inject_facts.c: OT_INJ_CLOCK_* */
 	const char *clock_why;	/* and why that one */
 	size_t patched;		/* functions patched */
+	uint64_t leak_check;	/* LeakSanitizer's StopTheWorld, trapped (an int3
+				 * patch), or 0 (inject_facts.c) */
+	uint64_t exec_trap;	/* execve's, trapped (inject_traps.c), or 0 */
+	uint8_t exec_orig;	/* the byte its int3 replaced */
+	int exec_trap_out;	/* taken out while a vfork child runs */
+	unsigned vforks;	/* vfork children running (ot_inject_vfork) */
+	int removed;		/* ot_inject_remove took everything back */
 	struct ot_inject_stats info;	/* what it did, for the report */
 };
 

@@ -21,10 +21,30 @@ struct ot_inject_stats {
 	uint64_t arm_pause_ns;		/* its threads stopped, at arming */
 	unsigned execs;			/* programs it exec'd, instrumented again */
 	char exec_why[256];		/* why a program it exec'd is not traced */
+	/* Why the process was let go before the capture ended (its calls
+	 * after that not counted), or "". */
+	char let_go[256];
+	/* The runtime that walks its stacks (a moved return address would
+	 * kill it), or NULL: then functions' returns are seen at their
+	 * return instructions, exits_functions of them. */
+	const char *walker;
+	size_t exits_functions;
 	/* Calls not recorded at all (neither entry nor return): of threads
 	 * beyond its slots or ring areas, and of signal handlers that
 	 * interrupted the runtime on their thread. */
 	uint64_t unrecorded_threads, unrecorded_handlers;
+	/* Runtime calls a signal handler left by a longjmp (the runtime was
+	 * reset on that thread and recorded on): the call each was recording
+	 * may have lost its entry's or its return's record. */
+	uint64_t resets;
+	/* Calls made by vfork children (vfork, posix_spawn) in the parent's
+	 * memory, another process's: not recorded. */
+	uint64_t vfork_calls;
+	/* Children it forked: taken back at their fork (their copy of the
+	 * patches, return addresses and memory) and let go untraced; kept
+	 * instrumented (the first one's pid and why). */
+	size_t children, children_kept;
+	char child_why[192];
 	/* Known once disarmed: */
 	uint64_t noret;			/* calls whose return could not be seen */
 	uint64_t disarm_pause_ns;

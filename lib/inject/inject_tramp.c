@@ -185,6 +185,31 @@ static size_t point_head(const struct ot_inject_fn *f, uint64_t site, uint64_t t
 	return k + 8;
 }
 
+/*
+ * What a return instruction's trampoline runs before it (an exit site):
+ * the stack pointer past the red zone, rax saved, the runtime's exit
+ * called with each number returning there (where each call is written,
+ * into exit_call: a refused function's becomes nops), all put back.  Its
+ * length.
+ */
+static size_t exit_head(struct ot_inject_fn *f, uint64_t tramp, uint64_t slot, uint8_t *t)
+{
+	size_t k = 0, j;
+
+	memcpy(t + k, "\x48\x8d\x64\x24\x80", 5);		/* lea -128(%rsp),%rsp */
+	k += 5;
+	t[k++] = 0x50;					/* push %rax */
+	for (j = 0; j < f->nexit; j++) {
+		f->exit_call[j] = tramp + k;
+		t[k++] = 0xb8;				/* mov $number,%eax */
+		put32(t + k, (int32_t)f->exit_ids[j]);
+		k = call_slot(t, k + 4, tramp, slot);	/* 11 bytes in all */
+	}
+	t[k++] = 0x58;					/* pop %rax */
+	memcpy(t + k, "\x48\x8d\xa4\x24\x80\x00\x00\x00", 8);	/* lea 128(%rsp),%rsp */
+	return k + 8;
+}
+
 /* What an entry's (or a hook's) trampoline runs before the moved
  * instructions: its length. */
 static size_t entry_head(const struct region *r, uint64_t tramp, uint32_t id, int hook,
@@ -234,28 +259,29 @@ static int nothing_jumps_in(const struct ot_inject *in, const struct plan *pl,
  */
 #define NEAR_SITES 8
 struct sites_near {
-	const struct ot_inject_fn *fn;	/* the install's functions */
+	struct ot_inject_fn *fn;	/* the install's functions */
 	const struct plan *pl;
 	size_t idx[NEAR_SITES];		/* which, by mark */
 	uint64_t at[NEAR_SITES];	/* their nops, in the process */
 	uint8_t placed[NEAR_SITES];
-	uint64_t slot;
+	uint64_t slot;			/* the region's point slot */
 	char why[192];			/* why a probe's code cannot be */
 };
 
 static size_t emit_site(void *ctx, size_t k, uint64_t where, uint8_t *out)
 {
 	struct sites_near *sn = ctx;
-	const struct ot_inject_fn *f = &sn->fn[sn->idx[k]];
-	size_t n = point_head(f, sn->at[k], where, sn->slot, f->id | f->values, out, sn->why,
-			      sizeof(sn->why));
+	struct ot_inject_fn *f = &sn->fn[sn->idx[k]];
+	size_t n = f->exit ? exit_head(f, where, sn->slot - REG_POINT_SLOT + REG_EXIT_SLOT, out) :
+			     point_head(f, sn->at[k], where, sn->slot, f->id | f->values, out,
+					sn->why, sizeof(sn->why));
 
 	sn->placed[k] = n > 0;
 	return n;
 }
 
 /* The sites within reach of fn[self]'s patch (it first), into sn and m. */
-static void sites_near(const struct ot_inject_fn *fn, size_t n, const struct plan *pl,
+static void sites_near(struct ot_inject_fn *fn, size_t n, const struct plan *pl,
 		       const uint8_t *done, size_t self, uint64_t slot, struct sites_near *sn,
 		       struct ot_reloc_marks *m)
 {
@@ -294,7 +320,7 @@ static void sites_near(const struct ot_inject_fn *fn, size_t n, const struct pla
  * nop, then the jump back.  Its length, with the patch in *rel and the
  * sites it holds in sn; or 0 with why (both ways' reasons).
  */
-static size_t point_body(const struct ot_inject *in, const struct ot_inject_fn *fn, size_t n,
+static size_t point_body(const struct ot_inject *in, struct ot_inject_fn *fn, size_t n,
 			 const struct plan *pl, const uint8_t *done, size_t self, uint64_t tramp,
 			 uint64_t slot, uint8_t *body, struct ot_reloc *rel, struct sites_near *sn,
 			 char *why, size_t whylen)
@@ -356,7 +382,10 @@ static size_t body_of(const struct ot_inject *in, struct job *j, size_t i, const
 	if (f->point)
 		return point_body(in, j->fn, j->n, j->pl, j->done, i, tramp,
 				  r->addr + REG_POINT_SLOT, body, rel, &j->sn, why, whylen);
-	head = entry_head(r, tramp, i < j->n ? f->id | f->values : 0, i >= j->n, body);
+	/* Seen at its return instructions: recorded under its number plus
+	 * the offset, nothing moved at its entry. */
+	head = entry_head(r, tramp, i >= j->n ? 0 : f->exits ? (f->id + in->o.exit_alias) |
+			  f->values | OT_INJ_F_EXITS : f->id | f->values, i >= j->n, body);
 	if (ot_relocate(pl->code, pl->len, pl->addr, tramp + head, rel, &rwhy)) {
 		snprintf(why, whylen, "%s", rwhy);
 		return 0;
@@ -474,13 +503,13 @@ size_t inject_trampolines(struct ot_inject *in, struct ot_inject_fn *fn, size_t 
 			continue;
 		}
 		covered(&j, i);
-		pa->fn = i < n ? f->id : SIZE_MAX;
+		pa->fn = i < n && !f->exit ? f->id : SIZE_MAX;
 		in->npatches++;
 		if (i >= n)
 			in->info.unwinder = 1;
 	}
 	for (i = 0; i < n; i++)
-		patched += j.done[i] && !fn[i].refused;
+		patched += j.done[i] && !fn[i].refused && !fn[i].exit;
 	free(j.done);
 	return patched;
 }

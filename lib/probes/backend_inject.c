@@ -66,8 +66,8 @@ struct inj {
 	struct ot_tsc *tsc;
 	int clock;			/* OT_INJ_CLOCK_* */
 	uint64_t no_slot, no_area;	/* the header's counts, as last seen */
-	uint64_t h_reentered;
-	uint64_t noret, reentered;	/* of areas given back */
+	uint64_t h_reentered, h_resets, vfork_calls;
+	uint64_t noret, reentered, resets;	/* of areas given back */
 	uint64_t peak, high_water;	/* bytes pending in the fullest ring */
 	int execd;			/* its program is gone */
 	struct stat exe;		/* its program's file */
@@ -113,7 +113,9 @@ struct injset {
 	pthread_t waiter;
 	int waiting;
 	unsigned execs;			/* programs exec'd and instrumented again */
+	int exits_said;			/* the drain knows functions' exit numbers */
 	char exec_why[256];		/* why a program exec'd is not traced */
+	char let_go[256];		/* why the process was let go early */
 	struct ot_inject_stats stats;	/* over every program, as last filled */
 };
 
@@ -525,6 +527,23 @@ static int values_of(struct injset *s)
 	return 0;
 }
 
+/* lib/inject asks where function f returns (a runtime that walks the
+ * stacks is mapped): the plan's return instructions of its target. */
+static int fn_returns(void *ctx, const struct ot_inject_fn *f, struct ot_inject_rets *out)
+{
+	struct ot_probes *p = ctx;
+	struct ot_probe_returns r;
+
+	if (!p->opts.returns || p->opts.returns(p->opts.returns_ctx, f->id, &r))
+		return -1;
+	out->sites = r.sites;
+	out->n = r.n;
+	out->ntail = r.ntail;
+	out->delta = r.delta;
+	out->inexact = r.inexact;
+	return 0;
+}
+
 static int inject_arm(struct ot_probes *p, const struct ot_probe_target *t, size_t n, int pid)
 {
 	struct injset *s = ot_xcalloc(1, sizeof(*s));
@@ -545,6 +564,9 @@ static int inject_arm(struct ot_probes *p, const struct ot_probe_target *t, size
 	s->o.clock = p->opts.clock;
 	s->o.adopt = p->opts.held;
 	s->o.pidfd = p->opts.pidfd;
+	s->o.returns = p->opts.returns ? fn_returns : NULL;
+	s->o.returns_ctx = p;
+	s->o.exit_alias = (uint32_t)n;
 	ot_proc_tasks_in(pid, "", &threads);
 	s->o.nareas = 4 * (unsigned)threads;
 	if (s->o.nareas < DEFAULT_AREAS)
@@ -602,6 +624,101 @@ static void inject_disable(struct ot_probes *p)
 }
 
 /*
+ * Children the process made, held before they run: a forked one gets
+ * everything of ours in its copy taken back and runs untraced; a vfork
+ * child (in the process's memory until it execs) has its thread pointer
+ * set apart so that its calls are not the process's.  Then every thread
+ * held runs on.
+ */
+static void kids(struct injset *s)
+{
+	struct inj *j = current(s);
+	struct ot_inject *in = j && !j->execd ? j->in : NULL;
+	pid_t kid, parent, tid;
+	int vfork;
+
+	while ((kid = ot_tracee_next_kid(&s->t, &vfork, &parent))) {
+		if (!in) {
+			ot_tracee_kid_detach(kid);
+		} else if (!vfork) {
+			ot_inject_forked(in, kid);
+		} else {
+			if (ot_inject_vfork(in, parent, 1) == -ENOSPC)
+				ot_verbose("process %d: more vforks at once than inject keeps apart: "
+					   "the calls of child %d count as thread %d's", s->pid,
+					   (int)kid, (int)parent);
+			ot_tracee_kid_detach(kid);
+		}
+	}
+	while ((tid = ot_tracee_next_vfork_done(&s->t)))
+		if (in)
+			ot_inject_vfork(in, tid, 0);
+	ot_tracee_resume(&s->t);
+}
+
+/*
+ * A breakpoint of lib/inject's was reached: LeakSanitizer's leak check at
+ * exit begins, which stops every thread with ptrace and fails (exit
+ * status 1, buffered output lost) in a process we hold; or, under an
+ * unprivileged capture, an execve of a program the kernel would run
+ * without its privileges.  Everything is taken back and the process let
+ * go there (1), the thread on the instruction it stopped at.  An
+ * ordinary execve goes on (0).
+ */
+static int trapped(struct injset *s)
+{
+	struct inj *j = current(s);
+	int r = j && j->in && !j->execd ? ot_inject_trapped(j->in, s->let_go, sizeof(s->let_go)) :
+					  -EINVAL;
+
+	if (!r) {
+		ot_tracee_resume(&s->t);
+		return 0;
+	}
+	if (r < 0)
+		snprintf(s->let_go, sizeof(s->let_go), "at a breakpoint of inject's it could not "
+			 "step over (%s)", strerror(-r));
+	ot_verbose("process %d: letting it go %s", s->pid, s->let_go);
+	if (j && j->in && !j->execd)
+		ot_inject_remove(j->in);
+	s->t.trap_tid = 0;
+	ot_tracee_detach(&s->t);
+	return 1;
+}
+
+/*
+ * A set-user-ID (or -group) program the process exec'd, which the kernel
+ * ran without its privileges because we hold the process and lack
+ * CAP_SYS_PTRACE (an unprivileged capture): why, or NULL.
+ */
+static const char *unprivileged_exec(const struct injset *s, const char *real, char *why,
+				     size_t len)
+{
+	char path[64], val[128];
+	unsigned long ruid = 0, euid = 0, rgid = 0, egid = 0;
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/proc/%d/exe", s->pid);
+	if (stat(path, &st) || !(st.st_mode & (S_ISUID | S_ISGID)))
+		return NULL;
+	snprintf(path, sizeof(path), "/proc/%d/status", s->pid);
+	if (ot_proc_status_field(path, "Uid:", val, sizeof(val)) ||
+	    sscanf(val, "%lu %lu", &ruid, &euid) != 2 ||
+	    ot_proc_status_field(path, "Gid:", val, sizeof(val)) ||
+	    sscanf(val, "%lu %lu", &rgid, &egid) != 2)
+		return NULL;
+	if ((st.st_mode & S_ISUID) && euid != (unsigned long)st.st_uid)
+		snprintf(why, len, "%s is set-user-ID and the kernel ran it without its "
+			 "privileges, as it does under ptrace by a tracer without CAP_SYS_PTRACE", real);
+	else if ((st.st_mode & S_ISGID) && egid != (unsigned long)st.st_gid)
+		snprintf(why, len, "%s is set-group-ID and the kernel ran it without its "
+			 "privileges, as it does under ptrace by a tracer without CAP_SYS_PTRACE", real);
+	else
+		return NULL;
+	return why;
+}
+
+/*
  * The process exec'd (held at the exec) or reached the entry point of the
  * program it exec'd: everything of ours went with the old program, so the
  * new one is run to its entry point, where its libraries are loaded, and
@@ -614,11 +731,22 @@ static void inject_events(struct ot_probes *p)
 	char exe[64], real[256] = "?";
 
 	while (s && (ev = ot_tracee_poll(&s->t)) != OT_TEV_NONE && ev != OT_TEV_GONE) {
+		if (ev == OT_TEV_KIDS) {
+			kids(s);
+			continue;
+		}
+		if (ev == OT_TEV_TRAP) {
+			if (trapped(s))
+				return;
+			continue;
+		}
 		snprintf(exe, sizeof(exe), "/proc/%d/task/%d/exe", s->pid, (int)ot_proc_live_task(s->pid));
 		real[MAX(0, readlink(exe, real, sizeof(real) - 1))] = 0;
 		if (ev == OT_TEV_EXEC) {
 			current(s)->execd = 1;
 			ot_inject_execd(current(s)->in);
+			if (unprivileged_exec(s, real, s->exec_why, sizeof(s->exec_why)))
+				goto untraced;
 			ot_verbose("process %d exec'd %s: instrumenting it at its entry point",
 				   s->pid, real);
 			if (!ot_tracee_run_to_entry(&s->t))
@@ -630,6 +758,7 @@ static void inject_events(struct ot_probes *p)
 			continue;
 		}
 		/* Not traced from here on: said, and the process let go. */
+untraced:
 		if (!s->exec_why[0])
 			snprintf(s->exec_why, sizeof(s->exec_why), "inject cannot instrument it");
 		ot_warn("process %d exec'd %s, which is not traced: %s", s->pid, real, s->exec_why);
@@ -660,16 +789,21 @@ static void fill_stats(struct injset *s)
 		st->clock = "none";
 	st->execs = s->execs;
 	snprintf(st->exec_why, sizeof(st->exec_why), "%s", s->exec_why);
+	snprintf(st->let_go, sizeof(st->let_go), "%s", s->let_go);
 	st->noret = st->unrecorded_threads = st->unrecorded_handlers = 0;
+	st->resets = st->vfork_calls = 0;
 	for (g = 0; g < s->ngen; g++) {
 		j = s->gen[g];
 		st->noret += j->noret;
 		st->unrecorded_threads += j->no_slot + j->no_area;
 		st->unrecorded_handlers += j->reentered + j->h_reentered;
+		st->resets += j->resets + j->h_resets;
+		st->vfork_calls += j->vfork_calls;
 		for (a = 0; j->shm && a < j->nareas; a++)
 			if (j->av[a].tid) {
 				st->noret += load64(area(j, a) + OT_INJ_A_NORET);
 				st->unrecorded_handlers += j->av[a].reentered;
+				st->resets += j->av[a].resets;
 			}
 	}
 }
@@ -807,6 +941,7 @@ static void give_back(struct inj *j, struct ot_drain *d, unsigned a)
 	drain_area(j, d, a);
 	j->noret += load64(ar + OT_INJ_A_NORET);
 	j->reentered += v->reentered;
+	j->resets += v->resets;
 	memset(ar, 0, OT_INJ_A_RING);
 	/* The ring's pages back to the kernel: they read as zeros again. */
 	fallocate(ot_inject_memfd(j->in), FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
@@ -848,6 +983,8 @@ static size_t drain_gen(struct inj *j, struct ot_drain *d, int live)
 	j->no_slot = load64(j->shm + OT_INJ_H_NO_SLOT);
 	j->no_area = load64(j->shm + OT_INJ_H_NO_AREA);
 	j->h_reentered = load64(j->shm + OT_INJ_H_REENTERED);
+	j->h_resets = load64(j->shm + OT_INJ_H_RESET);
+	j->vfork_calls = load64(j->shm + OT_INJ_H_VFORK_HITS);
 	return n;
 }
 
@@ -858,7 +995,11 @@ static size_t inject_drain(struct ot_probes *p, struct ot_drain *d)
 	size_t n = 0, k, g;
 	int live;
 
-	if (!s || !current(s) || !current(s)->shm)
+	/* The old programs' rings too: a program exec'd where nothing is
+	 * patched has none of its own, and theirs hold the calls before. */
+	for (g = 0; s && g < s->ngen && !s->gen[g]->shm; g++)
+		;
+	if (!s || g == s->ngen)
 		return 0;
 	if (now >= s->next_fit || !ot_tsc_ready(&s->tsc)) {
 		uint64_t ticks, ns;
@@ -881,6 +1022,13 @@ static size_t inject_drain(struct ot_probes *p, struct ot_drain *d)
 	live = now >= s->next_live || 2 * current(s)->used > current(s)->nareas;
 	if (live)
 		s->next_live = now + LIVENESS_NS;
+	/* Functions seen at return instructions record under other numbers:
+	 * said before the first such record is read. */
+	for (g = 0; g < s->ngen && !s->exits_said; g++)
+		if (s->gen[g]->in && ot_inject_stats(s->gen[g]->in)->walker) {
+			ot_drain_thread_exits(d);
+			s->exits_said = 1;
+		}
 	for (g = 0; g < s->ngen; g++)
 		if (s->gen[g]->shm)
 			n += drain_gen(s->gen[g], d, live);
@@ -998,6 +1146,15 @@ static void say_why(const struct ot_probes *p, const struct ot_inject_stats *st,
 			 (unsigned long long)(st->unrecorded_handlers + st->unrecorded_threads),
 			 (unsigned long long)st->unrecorded_handlers,
 			 (unsigned long long)st->unrecorded_threads);
+	if (st->resets)
+		snprintf(out->why[out->nwhy++], sizeof(out->why[0]), "%llu times a signal handler "
+			 "left inject's runtime by a longjmp (reset, and recording went on): the "
+			 "call it was recording then may lack its entry's or its return's record",
+			 (unsigned long long)st->resets);
+	if (st->let_go[0])
+		snprintf(out->why[out->nwhy++], sizeof(out->why[0]), "the process was let go "
+			 "before the capture ended (%s): its calls after that are not counted",
+			 st->let_go);
 	if (st->exec_why[0])
 		snprintf(out->why[out->nwhy++], sizeof(out->why[0]), "the process exec'd a program "
 			 "inject could not trace (%s): its calls are not counted", st->exec_why);

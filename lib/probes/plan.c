@@ -673,6 +673,23 @@ size_t ot_plan_go_deaths(struct ot_plan *p, struct ot_probe_target *pt)
 	return n;
 }
 
+int ot_plan_returns(struct ot_plan *p, size_t i, struct ot_probe_returns *out)
+{
+	const struct ot_selected *f = &p->sel.fn[i];
+
+	memset(out, 0, sizeof(*out));
+	if (i >= p->sel.n || f->usdt)
+		return -1;
+	if (!p->ret[i].sites && ot_returns_find(&p->sel, i, f->label, f->name, &p->ret[i]))
+		return -1;
+	out->sites = p->ret[i].sites;
+	out->n = p->ret[i].nsites;
+	out->ntail = p->ret[i].ntail;
+	out->delta = ot_elf_text_delta(f->bin->elf, f->sym->offset);
+	out->inexact = p->ret[i].inexact;
+	return 0;
+}
+
 int ot_plan_calib_target(int ret_insn, struct ot_probe_target *pt)
 {
 	struct ot_selection sel = { 0 };

@@ -92,6 +92,15 @@ int ot_plan_make(struct ot_plan *p, const struct ot_plan_opts *o);
 void ot_plan_free(struct ot_plan *p);
 
 /*
+ * Function i's return instructions and its tail callees' (p->ret[i],
+ * found now if it was not yet: what --returns insn gives a uprobe
+ * backend), for a backend that patches them.  0 with *out (valid until
+ * ot_plan_free), or -1 after printing why the code cannot be read.
+ */
+struct ot_probe_returns;
+int ot_plan_returns(struct ot_plan *p, size_t i, struct ot_probe_returns *out);
+
+/*
  * --compensate's probe target: orbit-trace's own ot_calib_target
  * (lib/scopes/calib) in this process - path, offset, and with ret_insn its
  * return instructions (free pt->ret_sites).  0, or -ENOENT after printing

@@ -195,6 +195,15 @@ const char *ot_backend_why_not(const struct ot_backend_info *b, unsigned can);
 #define OT_RING_KB_DEFAULT 4096
 #define OT_RING_KB_INJECT_DEFAULT 16384
 
+/* Where a function returns, for a backend that must see its returns at
+ * return instructions (ot_probes_opts.returns). */
+struct ot_probe_returns {
+	const uint64_t *sites;	/* file offsets: its own, then its tail callees' */
+	size_t n, ntail;	/* the last ntail are the tail callees' */
+	int64_t delta;		/* link-time address - file offset, in its file */
+	const char *inexact;	/* why some returns cannot be seen there, or NULL */
+};
+
 struct ot_probes_opts {
 	size_t ring_kb;		/* 0: the backend's own default; else per CPU (per
 				 * thread with inject), a power-of-two
@@ -216,6 +225,11 @@ struct ot_probes_opts {
 	size_t npids;
 	int cgroup_fd;		/* -a --cgroup (OT_CAN_CGROUP): the cgroup v2
 				 * directory, open; -1 none */
+	/* inject: target i's return instructions, asked only where they must
+	 * be patched (a runtime that walks its stacks); 0, or -1 after
+	 * printing.  NULL: none to give. */
+	int (*returns)(void *ctx, size_t i, struct ot_probe_returns *out);
+	void *returns_ctx;
 };
 
 /*

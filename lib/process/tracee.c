@@ -22,7 +22,11 @@
 /* Thread states (struct ot_tracee st[]). */
 enum { TH_HELD, TH_RUNNING, TH_GSTOP_HELD, TH_GSTOP };
 
-#define WATCH_OPTIONS (PTRACE_O_TRACEEXEC | PTRACE_O_TRACECLONE)
+/* mem_fd when /proc/PID/mem is not ours to open: ptrace, a word at a time. */
+#define MEM_BY_PTRACE (-2)
+
+#define WATCH_OPTIONS (PTRACE_O_TRACEEXEC | PTRACE_O_TRACECLONE | PTRACE_O_TRACEFORK | \
+		       PTRACE_O_TRACEVFORK | PTRACE_O_TRACEVFORKDONE)
 
 static ssize_t index_of(const struct ot_tracee *t, pid_t tid)
 {
@@ -66,6 +70,116 @@ static void drop(struct ot_tracee *t, size_t i)
 	t->st[i] = t->st[t->n];
 	if (t->adopted > t->n)
 		t->adopted = t->n;
+}
+
+/* ---- children the kernel attached (forks and vforks) ---- */
+
+static struct ot_tracee_kid *kid_of(struct ot_tracee *t, pid_t pid)
+{
+	size_t i;
+
+	for (i = 0; i < t->nkids; i++)
+		if (t->kids[i].pid == pid)
+			return &t->kids[i];
+	return NULL;
+}
+
+/* Child pid is known: its parent thread (0 not yet), whether a vfork's,
+ * whether its first stop was seen. */
+static void kid_add(struct ot_tracee *t, pid_t pid, pid_t parent, int vfork, int stopped)
+{
+	struct ot_tracee_kid *k = kid_of(t, pid);
+
+	if (!k) {
+		if (t->nkids == t->kidcap) {
+			t->kidcap = t->kidcap ? 2 * t->kidcap : 4;
+			t->kids = ot_xreallocarray(t->kids, t->kidcap, sizeof(*t->kids));
+		}
+		k = &t->kids[t->nkids++];
+		memset(k, 0, sizeof(*k));
+		k->pid = pid;
+	}
+	if (parent) {
+		k->parent = parent;
+		k->vfork = (unsigned char)vfork;
+	}
+	k->stopped |= (unsigned char)stopped;
+}
+
+static void vdone_add(struct ot_tracee *t, pid_t tid)
+{
+	if (t->nvdone == t->vdonecap) {
+		t->vdonecap = t->vdonecap ? 2 * t->vdonecap : 4;
+		t->vdone = ot_xreallocarray(t->vdone, t->vdonecap, sizeof(*t->vdone));
+	}
+	t->vdone[t->nvdone++] = tid;
+}
+
+/* Whether tid, stopped under us and not one of our threads, is a thread
+ * of another process: a child the kernel attached before its parent's
+ * event said so. */
+static int other_process(const struct ot_tracee *t, pid_t tid)
+{
+	char path[64], val[32];
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
+	return !ot_proc_status_field(path, "Tgid:", val, sizeof(val)) && atoi(val) != (int)t->pid;
+}
+
+/* A fork or vfork event of thread tid: its child, to hand out. */
+static void forked(struct ot_tracee *t, pid_t tid, int event)
+{
+	unsigned long msg;
+
+	if (!ptrace(PTRACE_GETEVENTMSG, tid, NULL, &msg) && msg)
+		kid_add(t, (pid_t)msg, tid, event == PTRACE_EVENT_VFORK, 0);
+}
+
+static int kids_pending(const struct ot_tracee *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->nkids; i++)
+		if (t->kids[i].parent)
+			return 1;
+	return t->nvdone > 0;
+}
+
+pid_t ot_tracee_next_kid(struct ot_tracee *t, int *vfork, pid_t *parent)
+{
+	size_t i;
+
+	for (i = 0; i < t->nkids; i++) {
+		struct ot_tracee_kid k = t->kids[i];
+		int status;
+
+		if (!k.parent)
+			continue;	/* its parent's event is still to come */
+		t->kids[i] = t->kids[--t->nkids];
+		/* Its first stop comes at once (it was just made): then it is
+		 * held at its first instruction. */
+		while (!k.stopped) {
+			if (waitpid(k.pid, &status, __WALL) < 0 || !WIFSTOPPED(status))
+				break;
+			k.stopped = 1;
+		}
+		if (!k.stopped)
+			return ot_tracee_next_kid(t, vfork, parent);	/* gone already */
+		*vfork = k.vfork;
+		*parent = k.parent;
+		return k.pid;
+	}
+	return 0;
+}
+
+void ot_tracee_kid_detach(pid_t pid)
+{
+	ptrace(PTRACE_DETACH, pid, NULL, NULL);
+}
+
+pid_t ot_tracee_next_vfork_done(struct ot_tracee *t)
+{
+	return t->nvdone ? t->vdone[--t->nvdone] : 0;
 }
 
 static int is_stop_signal(int sig)
@@ -272,9 +386,72 @@ static void execed(struct ot_tracee *t, pid_t tid)
 	t->sig[0] = 0;
 	t->gadget = 0;
 	t->bp = 0;
+	t->ntraps = 0;		/* the caller's were in the old program */
+	t->trap_tid = 0;
 	if (t->mem_fd >= 0)
 		close(t->mem_fd);	/* it was the old program's memory */
 	t->mem_fd = -1;
+}
+
+int ot_tracee_trap_add(struct ot_tracee *t, uint64_t addr)
+{
+	if (t->ntraps == sizeof(t->traps) / sizeof(*t->traps))
+		return -ENOSPC;
+	t->traps[t->ntraps++] = addr;
+	return 0;
+}
+
+/* Thread i stopped by SIGTRAP: 1 if at a breakpoint of the caller's (it
+ * is held there, back at its address, reported once), else 0. */
+static int at_trap(struct ot_tracee *t, size_t i)
+{
+	struct user_regs_struct r;
+	size_t k;
+
+	if (!t->ntraps || ot_ptrace_regs(t->tids[i], &r))
+		return 0;
+	for (k = 0; k < t->ntraps && t->traps[k] + 1 != r.rip; k++)
+		;
+	if (k == t->ntraps)
+		return 0;
+	r.rip = t->traps[k];
+	if (ot_ptrace_set_regs(t->tids[i], &r))
+		return 0;
+	if (!t->trap_tid) {
+		t->trap_tid = t->tids[i];
+		t->trap_addr = t->traps[k];
+	}
+	return 1;
+}
+
+static int steps_done(pid_t tid, int ret);
+
+int ot_tracee_step_over(struct ot_tracee *t, pid_t tid, uint64_t addr, unsigned char orig)
+{
+	unsigned char trap = 0xcc;
+	ssize_t i = index_of(t, tid);
+	int status, sig = 0, ret;
+
+	if (i < 0)
+		return -ESRCH;
+	ret = ot_tracee_write(t, addr, &orig, 1);
+	while (!ret) {
+		if (ptrace(PTRACE_SINGLESTEP, tid, NULL, (void *)(long)sig)) {
+			ret = -errno;
+			break;
+		}
+		if (waitpid(tid, &status, __WALL) < 0 || !WIFSTOPPED(status)) {
+			ret = -ESRCH;
+			break;
+		}
+		if (WSTOPSIG(status) == SIGTRAP)
+			break;
+		sig = WSTOPSIG(status);	/* a signal first: delivered with the step */
+	}
+	/* Back, whatever happened: a thread that died there needs it no more. */
+	ot_tracee_write(t, addr, &trap, 1);
+	t->trap_tid = 0;
+	return ret ? ret : steps_done(tid, 0);
 }
 
 /* Thread i reached the breakpoint of run_to_entry: put the byte back, the
@@ -310,6 +487,12 @@ static enum ot_tracee_ev on_stop(struct ot_tracee *t, pid_t tid, int status)
 	}
 	if (!WIFSTOPPED(status))
 		return OT_TEV_NONE;
+	/* A child's first stop, before or after its parent's event: it stays
+	 * held until the caller takes it. */
+	if (at < 0 && (kid_of(t, tid) || other_process(t, tid))) {
+		kid_add(t, tid, 0, 0, 1);
+		return kids_pending(t) ? OT_TEV_KIDS : OT_TEV_NONE;
+	}
 	/* A new thread may stop before its creator's event names it. */
 	i = at >= 0 ? (size_t)at : add(t, tid, TH_RUNNING);
 	t->st[i] = TH_HELD;
@@ -321,6 +504,14 @@ static enum ot_tracee_ev on_stop(struct ot_tracee *t, pid_t tid, int status)
 		if (!ptrace(PTRACE_GETEVENTMSG, tid, NULL, &msg) && index_of(t, (pid_t)msg) < 0)
 			add(t, (pid_t)msg, TH_RUNNING);	/* its own stop comes */
 		break;
+	case PTRACE_EVENT_FORK:
+	case PTRACE_EVENT_VFORK:
+		/* Held, with its child, until the caller has seen it. */
+		forked(t, tid, event);
+		return OT_TEV_KIDS;
+	case PTRACE_EVENT_VFORK_DONE:
+		vdone_add(t, tid);
+		return OT_TEV_KIDS;
 	case PTRACE_EVENT_STOP:
 		if (is_stop_signal(sig))
 			t->st[i] = TH_GSTOP_HELD;	/* a group stop: it stays stopped */
@@ -328,6 +519,8 @@ static enum ot_tracee_ev on_stop(struct ot_tracee *t, pid_t tid, int status)
 	case 0:
 		if (t->bp && sig == SIGTRAP && at_entry(t, i))
 			return OT_TEV_ENTRY;
+		if (sig == SIGTRAP && at_trap(t, i))
+			return OT_TEV_TRAP;
 		t->sig[i] = sig;	/* a signal: passed on as it was sent */
 		break;
 	default:
@@ -339,6 +532,11 @@ static enum ot_tracee_ev on_stop(struct ot_tracee *t, pid_t tid, int status)
 
 enum ot_tracee_ev ot_tracee_poll(struct ot_tracee *t)
 {
+	/* Children a hold saw, a breakpoint it met: the caller's first. */
+	if (kids_pending(t))
+		return OT_TEV_KIDS;
+	if (t->trap_tid)
+		return OT_TEV_TRAP;
 	for (;;) {
 		siginfo_t si;
 		int status;
@@ -392,6 +590,12 @@ static int hold_one(struct ot_tracee *t, size_t i)
 	if (event == PTRACE_EVENT_CLONE &&
 	    !ptrace(PTRACE_GETEVENTMSG, tid, NULL, &msg) && index_of(t, (pid_t)msg) < 0)
 		add(t, (pid_t)msg, TH_RUNNING);
+	else if (event == PTRACE_EVENT_FORK || event == PTRACE_EVENT_VFORK)
+		forked(t, tid, event);	/* handed out after the hold */
+	else if (event == PTRACE_EVENT_VFORK_DONE)
+		vdone_add(t, tid);
+	else if (!event && sig == SIGTRAP && at_trap(t, i))
+		;	/* reported after the hold */
 	else if (event == PTRACE_EVENT_STOP && is_stop_signal(sig))
 		t->st[i] = TH_GSTOP_HELD;
 	else if (!event)
@@ -459,11 +663,45 @@ int ot_ptrace_set_regs(pid_t tid, struct user_regs_struct *r)
 }
 
 
-/* len bytes of the tracee at addr, through /proc/PID/mem (kept open). */
+/*
+ * len bytes at addr through ptrace, a word at a time, the ends read back
+ * first: for a process whose /proc/PID/mem the kernel no longer lets us
+ * open (another user's, once capabilities are dropped after arming: a
+ * child it forked, a program it exec'd), while we hold its thread.
+ */
+static int peek_poke(const struct ot_tracee *t, uint64_t addr, uint8_t *buf, size_t len,
+		     int write)
+{
+	pid_t tid = t->n ? t->tids[0] : t->pid;
+	uint64_t at = addr & ~7ull;
+
+	for (; at < addr + len; at += 8) {
+		uint64_t lo = at < addr ? addr : at, hi = at + 8 < addr + len ? at + 8 : addr + len;
+		long word;
+
+		errno = 0;
+		word = ptrace(PTRACE_PEEKDATA, tid, (void *)at, NULL);
+		if (errno)
+			return errno == EFAULT ? -EIO : -errno;
+		if (!write) {
+			memcpy(buf + (lo - addr), (uint8_t *)&word + (lo - at), hi - lo);
+			continue;
+		}
+		memcpy((uint8_t *)&word + (lo - at), buf + (lo - addr), hi - lo);
+		if (ptrace(PTRACE_POKEDATA, tid, (void *)at, (void *)word))
+			return errno == EFAULT ? -EIO : -errno;
+	}
+	return 0;
+}
+
+/* len bytes of the tracee at addr, through /proc/PID/mem (kept open), or
+ * ptrace where that is not ours to open. */
 static int mem_io(struct ot_tracee *t, uint64_t addr, void *buf, size_t len, int write)
 {
 	size_t done = 0;
 
+	if (t->mem_fd == MEM_BY_PTRACE)
+		return peek_poke(t, addr, buf, len, write);
 	if (t->mem_fd < 0) {
 		char path[64];
 
@@ -472,6 +710,10 @@ static int mem_io(struct ot_tracee *t, uint64_t addr, void *buf, size_t len, int
 		snprintf(path, sizeof(path), "/proc/%d/task/%d/mem", (int)t->pid,
 			 (int)(t->n ? t->tids[0] : t->pid));
 		t->mem_fd = open(path, O_RDWR | O_CLOEXEC);
+		if (t->mem_fd < 0 && (errno == EACCES || errno == EPERM) && t->n) {
+			t->mem_fd = MEM_BY_PTRACE;
+			return peek_poke(t, addr, buf, len, write);
+		}
 		if (t->mem_fd < 0)
 			return -errno;
 	}
@@ -694,6 +936,21 @@ void ot_tracee_detach(struct ot_tracee *t)
 		ot_tracee_write(t, t->bp, &t->bp_orig, 1);
 	for (i = 0; i < t->n; i++)
 		ptrace(PTRACE_DETACH, t->tids[i], NULL, (void *)(long)t->sig[i]);
+	/* Children no one took: let go as they are. */
+	while (t->nkids) {
+		int vfork;
+		pid_t parent, kid;
+
+		for (i = 0; i < t->nkids; i++)
+			t->kids[i].parent = t->kids[i].parent ? t->kids[i].parent : -1;
+		if ((kid = ot_tracee_next_kid(t, &vfork, &parent)))
+			ot_tracee_kid_detach(kid);
+	}
+	free(t->kids);
+	free(t->vdone);
+	t->kids = NULL;
+	t->vdone = NULL;
+	t->nkids = t->kidcap = t->nvdone = t->vdonecap = 0;
 	free(t->tids);
 	free(t->nstids);
 	free(t->sig);
@@ -706,6 +963,8 @@ void ot_tracee_detach(struct ot_tracee *t)
 	t->adopted = 0;
 	t->watching = 0;
 	t->bp = 0;
+	t->ntraps = 0;
+	t->trap_tid = 0;
 	if (t->mem_fd >= 0)
 		close(t->mem_fd);
 	t->mem_fd = -1;

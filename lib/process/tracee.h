@@ -16,6 +16,13 @@
  * would have.  A process in a nested pid namespace (a container) numbers
  * its threads otherwise than we do: each thread's id there is kept with
  * ours, for what the process itself says of a thread.  x86-64.
+ *
+ * Watching, the kernel attaches every child the process forks or vforks
+ * too, held at its first instruction: the caller sees each one
+ * (ot_tracee_next_kid) before it runs, and lets it go.  A vfork child
+ * shares the process's memory until it execs or exits; the thread that
+ * vforked is held at its vfork until the caller lets it go, and again
+ * when its child is done (ot_tracee_next_vfork_done).
  */
 #ifndef OT_TRACEE_H
 #define OT_TRACEE_H
@@ -45,6 +52,23 @@ struct ot_tracee {
 	int nested;		/* in a pid namespace of its own: nstids differ */
 	pid_t gone[OT_TRACEE_GONE][2];	/* the last threads gone: {ours, its} */
 	size_t ngone;		/* ever gone; gone[ngone % OT_TRACEE_GONE] next */
+	/* Children forked or vforked, attached by the kernel, not yet handed
+	 * to the caller; threads whose vfork child is done. */
+	struct ot_tracee_kid {
+		pid_t pid;
+		pid_t parent;		/* the thread that forked it; 0 not known yet */
+		unsigned char vfork;	/* it shares the process's memory */
+		unsigned char stopped;	/* its first stop was seen */
+	} *kids;
+	size_t nkids, kidcap;
+	pid_t *vdone;
+	size_t nvdone, vdonecap;
+	/* The caller's breakpoints (an int3 it wrote at each): a thread that
+	 * reaches one is held there, reported once (OT_TEV_TRAP). */
+	uint64_t traps[4];
+	size_t ntraps;
+	pid_t trap_tid;		/* the thread held at trap_addr, or 0 */
+	uint64_t trap_addr;
 };
 
 /*
@@ -88,6 +112,11 @@ enum ot_tracee_ev {
 	OT_TEV_ENTRY,	/* at the entry point ot_tracee_run_to_entry asked for:
 			 * that thread held, the others running */
 	OT_TEV_GONE,	/* the process exited: its status left to wait for */
+	OT_TEV_KIDS,	/* a child was forked or vforked, or a vfork child is
+			 * done: ot_tracee_next_kid, ot_tracee_next_vfork_done;
+			 * then ot_tracee_resume */
+	OT_TEV_TRAP,	/* thread trap_tid reached the caller's breakpoint at
+			 * trap_addr: held, its instruction pointer back there */
 };
 
 /*
@@ -151,8 +180,34 @@ int ot_ptrace_set_regs(pid_t tid, struct user_regs_struct *r);
 int ot_tracee_step_out(struct ot_tracee *t, size_t i, const uint64_t *lo, const uint64_t *hi,
 		       size_t nranges, unsigned max_steps);
 
+/*
+ * A child the process forked or vforked, held at its first instruction
+ * (the thread that made it held too): its pid, *vfork whether it shares
+ * the process's memory, *parent that thread; or 0 when none is pending.
+ * The caller lets it go (ot_tracee_kid_detach), or it stays held.
+ */
+pid_t ot_tracee_next_kid(struct ot_tracee *t, int *vfork, pid_t *parent);
+
+/* Let child pid (ot_tracee_next_kid's) run on, untraced. */
+void ot_tracee_kid_detach(pid_t pid);
+
+/* Breakpoint addr (the caller wrote its int3) is the caller's: 0, or
+ * -ENOSPC beyond four. */
+int ot_tracee_trap_add(struct ot_tracee *t, uint64_t addr);
+
+/*
+ * Thread tid, held at the caller's breakpoint addr whose original byte
+ * is orig: that byte put back for one step of the thread, then the
+ * breakpoint again; the thread held after the instruction, the trap
+ * reported done (trap_tid 0).  0 or -errno.
+ */
+int ot_tracee_step_over(struct ot_tracee *t, pid_t tid, uint64_t addr, unsigned char orig);
+
+/* A thread whose vfork child exec'd or exited since (held), or 0. */
+pid_t ot_tracee_next_vfork_done(struct ot_tracee *t);
+
 /* Let every thread run on, untraced (held first if watching).  Safe to
- * repeat. */
+ * repeat.  A child still pending is let go as it is. */
 void ot_tracee_detach(struct ot_tracee *t);
 
 #endif

@@ -74,9 +74,18 @@ static void inject_json(FILE *f, const struct ot_report *r)
 		fputs("}", f);
 	}
 	fprintf(f, "], \"unrecorded_calls\": {\"threads\": %" PRIu64 ", \"signal_handlers\": %"
-		PRIu64 "}, \"execs\": %u, \"exec_untraced\": ", in->unrecorded_threads,
-		in->unrecorded_handlers, in->execs);
+		PRIu64 ", \"vfork_children\": %" PRIu64 "}, \"runtime_resets\": %" PRIu64
+		", \"children\": {\"taken_back\": %zu, \"kept\": %zu, \"kept_why\": ",
+		in->unrecorded_threads, in->unrecorded_handlers, in->vfork_calls, in->resets,
+		in->children, in->children_kept);
+	ot_json_string_or_null(f, in->child_why[0] ? in->child_why : NULL);
+	fprintf(f, "}, \"execs\": %u, \"exec_untraced\": ", in->execs);
 	ot_json_string_or_null(f, in->exec_why[0] ? in->exec_why : NULL);
+	fputs(", \"let_go\": ", f);
+	ot_json_string_or_null(f, in->let_go[0] ? in->let_go : NULL);
+	fputs(", \"stack_walker\": ", f);
+	ot_json_string_or_null(f, in->walker);
+	fprintf(f, ", \"exits_functions\": %zu", in->exits_functions);
 	fputs("},\n", f);
 }
 

@@ -403,6 +403,26 @@ static void arming_inject_text(FILE *f, const struct ot_report *r)
 	if (in->exec_why[0])
 		fprintf(f, "exec: a program the process exec'd is not traced: %s\n",
 			ot_escape_text_buf(in->exec_why, why, sizeof(why)));
+	if (in->let_go[0])
+		fprintf(f, "let go: the process was let go before the end, %s\n",
+			ot_escape_text_buf(in->let_go, why, sizeof(why)));
+	if (in->walker)
+		fprintf(f, "returns: seen at return instructions for %zu function%s (%s walks its "
+			"stacks: no return address is moved)\n", in->exits_functions,
+			in->exits_functions == 1 ? "" : "s",
+			ot_escape_text_buf(in->walker, why, sizeof(why)));
+	if (in->children)
+		fprintf(f, "fork: %zu child%s the process forked taken back at %s fork (run "
+			"untraced, as other processes)\n", in->children,
+			in->children == 1 ? "" : "ren", in->children == 1 ? "its" : "their");
+	if (in->children_kept)
+		fprintf(f, "fork: %zu child%s the process forked still instrumented (%s): "
+			"orbit-trace --restore -p PID takes it back\n", in->children_kept,
+			in->children_kept == 1 ? "" : "ren",
+			ot_escape_text_buf(in->child_why, why, sizeof(why)));
+	if (in->vfork_calls)
+		fprintf(f, "vfork: %" PRIu64 " calls of its vfork children (another process each, "
+			"until it execs) not counted\n", in->vfork_calls);
 	for (i = 0; i < r->nrefused; i++)
 		fprintf(f, "not armed: %s: %s\n", r->refused[i].name, r->refused[i].why);
 }
@@ -522,6 +542,10 @@ static void warnings_text(FILE *f, const struct ot_report *r)
 		fprintf(f, "warning: %" PRIu64 " calls of signal handlers that interrupted inject's "
 			"runtime on their thread were not recorded: scope counts are low\n",
 			r->inject->unrecorded_handlers);
+	if (r->inject && r->inject->resets)
+		fprintf(f, "warning: %" PRIu64 " times a signal handler left inject's runtime by a "
+			"longjmp: recording went on, the call it was recording then may be unclosed\n",
+			r->inject->resets);
 	if (r->inject && r->inject->unrecorded_threads)
 		fprintf(f, "warning: %" PRIu64 " calls of threads inject had no room for (more "
 			"threads at once than its slots and ring areas) were not recorded: scope "
@@ -678,6 +702,9 @@ void ot_report_text_disarm(FILE *f, const struct ot_report *r)
 		if (r->inject->left_bytes) {
 			snprintf(m, sizeof(m), "%.1f MB", (double)r->inject->left_bytes / 1048576.0);
 			fprintf(f, "%s left mapped: %s)\n", m, r->inject->left_why);
+		} else if (r->inject->children_kept) {
+			fprintf(f, "nothing left mapped here; %zu forked child%s still instrumented)\n",
+				r->inject->children_kept, r->inject->children_kept == 1 ? "" : "ren");
 		} else {
 			fprintf(f, "nothing left mapped)\n");
 		}

@@ -68,6 +68,7 @@ struct ot_drain {
 	struct idc *idc;  /* with the first compact record */
 	uint32_t tfuncs;  /* compact records' functions: 0..tfuncs-1 */
 	uint8_t *tpoint;  /* which of them are USDT probes (NULL: none) */
+	int texits;	  /* tfuncs..2*tfuncs-1: theirs, seen at return insns */
 	/* Processes' names from the rings' comm records (-a on perf): open
 	 * addressing on the pid, bounded; NULL until the first. */
 	struct drain_comm { uint32_t pid; char comm[16]; } *comms;
@@ -139,6 +140,13 @@ void ot_drain_thread_point(struct ot_drain *d, uint32_t func)
 	if (!d->tpoint)
 		d->tpoint = ot_xcalloc(d->tfuncs, 1);
 	d->tpoint[func] = 1;
+	if (d->idc)
+		memset(d->idc, 0, IDC_N * sizeof(*d->idc));	/* ids filled before it */
+}
+
+void ot_drain_thread_exits(struct ot_drain *d)
+{
+	d->texits = 1;
 	if (d->idc)
 		memset(d->idc, 0, IDC_N * sizeof(*d->idc));	/* ids filled before it */
 }
@@ -345,17 +353,30 @@ static const struct idc *id_fill(struct ot_drain *d, uint16_t id)
 		[OT_DRAIN_T_ENTRY] = OT_PROBE_ENTRY, [OT_DRAIN_T_RETURN] = OT_PROBE_EXACT_RET,
 		[OT_DRAIN_T_TAIL] = OT_PROBE_TAIL_ENTRY,
 	};
+	/* A function seen at its return instructions (ot_drain_thread_exits). */
+	static const int exit_kinds[4] = {
+		[OT_DRAIN_T_ENTRY] = OT_PROBE_ENTRY, [OT_DRAIN_T_RETURN] = OT_PROBE_RET_INSN,
+		[OT_DRAIN_T_TAIL] = OT_PROBE_TAIL_RET,
+	};
 	struct idc *e = &d->idc[id & (IDC_N - 1)];
+	uint32_t f = (uint32_t)(id >> 2);
 	struct ot_event ev;
+	int exits = f >= d->tfuncs;
 
 	e->id = id;
-	if (!(id & 3) || (uint32_t)(id >> 2) >= d->tfuncs) {
+	if (exits && d->texits && f < 2 * d->tfuncs)
+		f -= d->tfuncs;
+	if (!(id & 3) || f >= d->tfuncs) {
 		e->kind = IDC_UNKNOWN;
 		return e;
 	}
-	set_kind(&ev, (id & 3) == OT_DRAIN_T_ENTRY && d->tpoint && d->tpoint[id >> 2] ?
-			      OT_PROBE_POINT : kinds[id & 3], 0, OT_RET_SP_DELTA);
-	e->func = id >> 2;
+	set_kind(&ev, exits ? exit_kinds[id & 3] : (id & 3) == OT_DRAIN_T_ENTRY && d->tpoint &&
+			  d->tpoint[f] ? OT_PROBE_POINT : kinds[id & 3], 0, OT_RET_SP_DELTA);
+	/* Its entry may be a tail call's, at its caller's SP (nothing tells
+	 * one apart at the entry): the pairing keeps that caller open. */
+	if (exits && ev.kind == OT_EV_ENTRY)
+		ev.flags |= OT_EV_MAY_TAIL;
+	e->func = f;
 	e->kind = ev.kind;
 	e->flags = ev.flags;
 	e->sp_delta = (uint8_t)(OT_RET_SP_DELTA - ev.sp);

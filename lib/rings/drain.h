@@ -157,6 +157,14 @@ enum {
 
 /* Compact records name functions 0..n-1 (others are counted unknown). */
 void ot_drain_thread_funcs(struct ot_drain *d, uint32_t n);
+/*
+ * From now on compact functions n..2n-1 are functions 0..n-1 whose
+ * returns are seen at their return instructions (inject where a runtime
+ * walks the stacks): an entry of theirs may be a tail call's
+ * (OT_EV_MAY_TAIL), T_RETURN is a return instruction's
+ * (OT_PROBE_RET_INSN), T_TAIL a tail callee's (OT_PROBE_TAIL_RET).
+ */
+void ot_drain_thread_exits(struct ot_drain *d);
 /* Compact entries of func (below that count) are a USDT probe's hits:
  * points (OT_EV_POINT), no scope. */
 void ot_drain_thread_point(struct ot_drain *d, uint32_t func);

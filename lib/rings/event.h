@@ -49,6 +49,10 @@ enum ot_event_kind {
  * its calls' nesting.
  */
 #define OT_EV_KEYED 8
+/* An entry at its caller's SP may be a tail call from it, not a sign that
+ * the caller is gone: returns at return instructions, where nothing at
+ * the entry tells (inject where a runtime walks the stacks). */
+#define OT_EV_MAY_TAIL 16
 
 struct ot_event {
 	uint64_t time;

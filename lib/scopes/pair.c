@@ -737,7 +737,7 @@ static __attribute__((noinline)) void on_entry(struct ot_pair *p, struct thread 
 		/* A keyed scope's SP is its runtime's: nothing to compare. */
 		if (ev->sp < top->sp || top->keyed)
 			break;
-		if (ev->sp == top->sp && p->exact) {
+		if (ev->sp == top->sp && p->exact && !(ev->flags & OT_EV_MAY_TAIL)) {
 			/* A tail call returns with the frame it replaced; any
 			 * other call here means that frame is gone. */
 			if (ev->flags & OT_EV_TAIL_ENTRY)

@@ -877,8 +877,9 @@ static int file_offset(Elf *elf, uint64_t vaddr, uint64_t *off)
 	return -1;
 }
 
-int ot_elf_lookup(const char *path, const char *name, uint64_t *offset, uint64_t *size,
-		  void *buf, size_t len)
+/* ot_elf_lookup in the first ntypes of .dynsym, .symtab. */
+static int lookup(const char *path, const char *name, size_t ntypes, uint64_t *offset,
+		  uint64_t *size, void *buf, size_t len)
 {
 	static const Elf64_Word types[] = { SHT_DYNSYM, SHT_SYMTAB };
 	int fd, ret = -ENOENT;
@@ -893,7 +894,7 @@ int ot_elf_lookup(const char *path, const char *name, uint64_t *offset, uint64_t
 	elf = elf_begin(fd, ELF_C_READ, NULL);
 	if (!elf || elf_kind(elf) != ELF_K_ELF)
 		ret = -ENOEXEC;
-	for (t = 0; elf && ret == -ENOENT && t < 2; t++) {
+	for (t = 0; elf && ret == -ENOENT && t < ntypes; t++) {
 		GElf_Shdr sh;
 		Elf_Scn *scn = find_symtab(elf, types[t], &sh);
 		Elf_Data *data = scn ? elf_getdata(scn, NULL) : NULL;
@@ -921,6 +922,17 @@ int ot_elf_lookup(const char *path, const char *name, uint64_t *offset, uint64_t
 		elf_end(elf);
 	close(fd);
 	return ret;
+}
+
+int ot_elf_lookup(const char *path, const char *name, uint64_t *offset, uint64_t *size,
+		  void *buf, size_t len)
+{
+	return lookup(path, name, 2, offset, size, buf, len);
+}
+
+int ot_elf_lookup_dynamic(const char *path, const char *name, uint64_t *offset, uint64_t *size)
+{
+	return lookup(path, name, 1, offset, size, NULL, 0);
 }
 
 /* The first PT_LOAD's p_vaddr, 0 without one. */

@@ -142,6 +142,9 @@ enum ot_other ot_elf_other(const struct ot_elf *e, const char *name);
  */
 int ot_elf_lookup(const char *path, const char *name, uint64_t *offset, uint64_t *size,
 		  void *buf, size_t len);
+/* The same in .dynsym alone (what the file exports: quick on a program
+ * whose .symtab is large). */
+int ot_elf_lookup_dynamic(const char *path, const char *name, uint64_t *offset, uint64_t *size);
 
 /*
  * The defined symbol name in the .dynsym of an ELF image in memory, len

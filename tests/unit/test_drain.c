@@ -361,6 +361,51 @@ static void test_goroutine_keys(void **state)
 	ot_drain_free(d);
 }
 
+/*
+ * Functions seen at their return instructions (inject where a runtime
+ * walks the stacks) record under their number plus the count: before
+ * ot_drain_thread_exits those are none of ours; after it, function 1's
+ * entry (which may be a tail call's), a return instruction's return and a
+ * tail callee's; function 1's own numbers are unchanged.
+ */
+static void test_thread_exits(void **state)
+{
+	struct sink s = { .n = 0 };
+	struct ot_drain *d = ot_drain_new(1, 42, lookup, NULL, emit, &s);
+	const struct ot_drain_trec a[] = {
+		OT_DRAIN_TREC(10, 0x7000, OT_DRAIN_TREC_ID(11, OT_DRAIN_T_ENTRY)),
+		OT_DRAIN_TREC(20, 0x7000, OT_DRAIN_TREC_ID(11, OT_DRAIN_T_RETURN)),
+		OT_DRAIN_TREC(30, 0x7000, OT_DRAIN_TREC_ID(11, OT_DRAIN_T_TAIL)),
+		OT_DRAIN_TREC(40, 0x7000, OT_DRAIN_TREC_ID(20, OT_DRAIN_T_ENTRY)),	/* past 2n */
+		OT_DRAIN_TREC(50, 0x7000, R),
+	};
+
+	(void)state;
+	ot_drain_thread_funcs(d, 10);
+	ot_drain_thread(d, 0, 42, 43, a, 2);
+	ot_drain_flush(d, UINT64_MAX);
+	assert_int_equal(s.n, 0);
+	assert_int_equal(ot_drain_stats(d)->unknown, 2);
+	ot_drain_thread_exits(d);
+	ot_drain_thread(d, 0, 42, 43, a, 5);
+	ot_drain_flush(d, UINT64_MAX);
+	assert_int_equal(s.n, 4);
+	assert_int_equal(s.ev[0].kind, OT_EV_ENTRY);
+	assert_int_equal(s.ev[0].func, 1);
+	assert_int_equal(s.ev[0].flags, OT_EV_MAY_TAIL);
+	assert_int_equal(s.ev[1].kind, OT_EV_RETURN);
+	assert_int_equal(s.ev[1].func, 1);
+	assert_int_equal(s.ev[1].flags, OT_EV_RET_INSN);
+	assert_int_equal(s.ev[1].sp, 0x7000);
+	assert_int_equal(s.ev[2].kind, OT_EV_RETURN);
+	assert_int_equal(s.ev[2].flags, OT_EV_RET_INSN | OT_EV_RET_TAIL);
+	assert_int_equal(s.ev[3].kind, OT_EV_RETURN);
+	assert_int_equal(s.ev[3].func, 1);
+	assert_int_equal(s.ev[3].flags, 0);	/* its own number: an exact return */
+	assert_int_equal(ot_drain_stats(d)->unknown, 3);
+	ot_drain_free(d);
+}
+
 /* A queue changes hands: another thread's records while it still holds
  * some, a sample or a lost record from a ring of its own. */
 static void test_thread_queue_shared(void **state)
@@ -660,6 +705,7 @@ int main(void)
 		cmocka_unit_test(test_return_sp_normalised),
 		cmocka_unit_test(test_thread_records),
 		cmocka_unit_test(test_goroutine_keys),
+		cmocka_unit_test(test_thread_exits),
 		cmocka_unit_test(test_thread_queue_shared),
 		cmocka_unit_test(test_ties_by_queue),
 		cmocka_unit_test(test_merges_many_queues),

@@ -814,6 +814,40 @@ static void test_exact_stream(void **state)
 }
 
 /*
+ * An exact stream whose functions' returns are seen at return
+ * instructions (inject where a runtime walks the stacks): an entry at an
+ * open call's SP may be a tail call (OT_EV_MAY_TAIL) and nests under it;
+ * the callee's `ret` ends both, the caller's tail return then finds
+ * nothing; a function called again at its own SP is one call (the
+ * uprobe backends' duplicate).
+ */
+static void test_exact_stream_exits(void **state)
+{
+	struct ot_pair *p = ot_pair_new(NFUNCS);
+	struct ot_event e = { .tid = 1, .kind = OT_EV_ENTRY, .flags = OT_EV_MAY_TAIL };
+
+	(void)state;
+	ot_pair_set_exact(p);
+	e.func = OUTER, e.sp = 0x7000, e.time = clock_ns += 10;
+	ot_pair_feed(p, &e);
+	e.func = MIDDLE, e.sp = 0x6fc0, e.time = clock_ns += 10;
+	ot_pair_feed(p, &e);
+	e.func = INNER, e.sp = 0x6fc0, e.time = clock_ns += 10;	/* middle's tail call */
+	ot_pair_feed(p, &e);
+	ret_flags(p, 1, INNER, 0x6fc0, OT_EV_RET_INSN);
+	ret_flags(p, 1, MIDDLE, 0x6fc0, OT_EV_RET_INSN | OT_EV_RET_TAIL);
+	ret_flags(p, 1, OUTER, 0x7000, OT_EV_RET_INSN);
+	ot_pair_finish(p);
+	assert_int_equal(S(p, MIDDLE)->scopes, 1);
+	assert_int_equal(S(p, INNER)->scopes, 1);
+	assert_int_equal(S(p, INNER)->depths[2], 1);
+	assert_int_equal(S(p, OUTER)->scopes, 1);
+	assert_int_equal(S(p, OUTER)->unclosed + S(p, MIDDLE)->unclosed + S(p, INNER)->unclosed +
+			 S(p, OUTER)->orphans + S(p, MIDDLE)->orphans + S(p, INNER)->orphans, 0);
+	ot_pair_free(p);
+}
+
+/*
  * Keyed scopes nest by key whatever their SPs: recursion is a frame per
  * entry (bcc's ucalls keeps one timestamp per (thread, method), so the
  * inner call overwrites the outer's start), each closed at its own depth
@@ -984,6 +1018,7 @@ int main(void)
 		cmocka_unit_test(test_fibers_pair_per_stack),
 		cmocka_unit_test(test_stale_frames_stay_aside),
 		cmocka_unit_test(test_exact_stream),
+		cmocka_unit_test(test_exact_stream_exits),
 		cmocka_unit_test(test_keyed_recursion_nests),
 		cmocka_unit_test(test_keyed_skipped_and_orphans),
 		cmocka_unit_test(test_keyed_inside_ordinary),
