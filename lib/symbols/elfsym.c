@@ -546,12 +546,49 @@ static void go_symbols(struct ot_elf *e, const struct seg *segs, size_t nsegs)
 	e->source = "gopclntab";
 }
 
+/* Whether elf (read from fd) is an ELF executable or shared object for
+ * this machine, whole: 0 with *eh, or -1 after printing why not. */
+static int check_header(Elf *elf, int fd, const char *display, GElf_Ehdr *eh)
+{
+	uint64_t sh_end, ph_end;
+	struct stat st;
+
+	if (!elf || elf_kind(elf) != ELF_K_ELF) {
+		ot_error("%s is not an ELF file", display);
+		return -1;
+	}
+	if (!gelf_getehdr(elf, eh)) {
+		ot_error("%s: corrupt ELF header: %s", display, elf_errmsg(-1));
+		return -1;
+	}
+	if (eh->e_ident[EI_CLASS] != ELFCLASS64 || eh->e_machine != OT_EM) {
+		ot_error("%s is an ELF file for another machine (e_machine %u)",
+			 display, eh->e_machine);
+		return -1;
+	}
+	if (eh->e_type != ET_EXEC && eh->e_type != ET_DYN) {
+		ot_error("%s is not an executable or shared object", display);
+		return -1;
+	}
+	/* libelf reads lazily: a table past the end would look merely absent. */
+	if (fstat(fd, &st))
+		return 0;
+	sh_end = eh->e_shnum ? eh->e_shoff + (uint64_t)eh->e_shnum * eh->e_shentsize : 0;
+	ph_end = eh->e_phnum ? eh->e_phoff + (uint64_t)eh->e_phnum * eh->e_phentsize : 0;
+	if (sh_end > (uint64_t)st.st_size || ph_end > (uint64_t)st.st_size) {
+		ot_error("%s is truncated or corrupt: its %s headers lie beyond the end of the "
+			 "file (%lld bytes)", display,
+			 ph_end > (uint64_t)st.st_size ? "program" : "section", (long long)st.st_size);
+		return -1;
+	}
+	return 0;
+}
+
 int ot_elf_open(const char *path, const char *display, struct ot_elf **out)
 {
 	struct ot_elf *e;
 	struct seg *segs = NULL;
 	size_t nsegs = 0;
-	struct stat st;
 	GElf_Ehdr eh;
 	GElf_Shdr sh;
 	Elf_Scn *scn;
@@ -570,32 +607,8 @@ int ot_elf_open(const char *path, const char *display, struct ot_elf **out)
 		return ret;
 	}
 	elf = elf_begin(fd, ELF_C_READ, NULL);
-	if (!elf || elf_kind(elf) != ELF_K_ELF) {
-		ot_error("%s is not an ELF file", display);
+	if (check_header(elf, fd, display, &eh))
 		goto out_elf;
-	}
-	if (!gelf_getehdr(elf, &eh)) {
-		ot_error("%s: corrupt ELF header: %s", display, elf_errmsg(-1));
-		goto out_elf;
-	}
-	if (eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_machine != OT_EM) {
-		ot_error("%s is an ELF file for another machine (e_machine %u)",
-			 display, eh.e_machine);
-		goto out_elf;
-	}
-	if (eh.e_type != ET_EXEC && eh.e_type != ET_DYN) {
-		ot_error("%s is not an executable or shared object", display);
-		goto out_elf;
-	}
-	/* libelf reads lazily: a table past the end would look merely absent. */
-	if (fstat(fd, &st) == 0 &&
-	    ((eh.e_shnum && eh.e_shoff + (uint64_t)eh.e_shnum * eh.e_shentsize > (uint64_t)st.st_size) ||
-	     (eh.e_phnum && eh.e_phoff + (uint64_t)eh.e_phnum * eh.e_phentsize > (uint64_t)st.st_size))) {
-		ot_error("%s is truncated or corrupt: its %s headers lie beyond the end of the file (%lld bytes)",
-			 display, eh.e_phoff + (uint64_t)eh.e_phnum * eh.e_phentsize > (uint64_t)st.st_size ?
-			 "program" : "section", (long long)st.st_size);
-		goto out_elf;
-	}
 	e = ot_xcalloc(1, sizeof(*e));
 	e->display = ot_xstrdup(display);
 	e->entry = eh.e_entry;
