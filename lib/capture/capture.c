@@ -727,11 +727,13 @@ static int arm_probes(struct ot_capture *c)
 		.returns = plan_returns, .returns_ctx = c,
 	};
 	size_t i;
+	int ret;
 
 	if (leftovers(c) || (c->o.freeze && ot_target_freeze(&c->target)))
 		return -1;
-	if (ot_probes_arm(c->plan.pt, c->npt, &po, &c->probes))
-		return -1;
+	ret = ot_probes_arm(c->plan.pt, c->npt, &po, &c->probes);
+	if (ret)
+		return ret == -EDOM ? -EDOM : -1;
 	/* Returns a backend asked for while arming: tail callers known. */
 	for (i = 0; i < c->plan.sel.n; i++)
 		if (c->plan.ret[i].tail_calls)
@@ -831,7 +833,7 @@ enum ot_capture_result ot_capture_arm(struct ot_capture *c)
 {
 	enum ot_capture_result ret;
 	struct ot_ipi after;
-	int late;
+	int late, err;
 
 	/* Output files are opened before arming: a typo must not cost a capture. */
 	if (c->o.folded) {
@@ -855,8 +857,9 @@ enum ot_capture_result ot_capture_arm(struct ot_capture *c)
 	 * static keys: wall time and /proc/interrupts deltas. */
 	ot_ipi_read(&c->arm_before);
 	c->arm_t0 = ot_now_ns();
-	if (arm_probes(c) || (c->calib_pair && ot_calib_live_start(&c->calib_live)))
-		return OT_CAPTURE_FAILED;
+	err = arm_probes(c);
+	if (err || (c->calib_pair && ot_calib_live_start(&c->calib_live)))
+		return err == -EDOM ? OT_CAPTURE_BAD_INPUT : OT_CAPTURE_FAILED;
 	c->arm_ns = ot_now_ns() - c->arm_t0;
 	ot_ipi_read(&after);
 	c->arm_ipi.cal = after.cal - c->arm_before.cal;

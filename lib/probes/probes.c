@@ -300,6 +300,27 @@ static int open_rings(struct ot_probes *p, size_t page, size_t ring_kb)
 	return 0;
 }
 
+/*
+ * With --backend auto the backend is known only once one loads: what it
+ * cannot arm is refused now as the plan refuses it for a backend named
+ * (a usage error, the same words): -EDOM after printing, else 0.
+ */
+static int refuse_picked(const struct ot_probes *p, const struct ot_probe_target *t, size_t n,
+			 const struct ot_probes_opts *o)
+{
+	char why[256];
+	size_t i;
+
+	if ((o->backend && o->backend != auto_backend()) || !p->ops->info.refuse_target)
+		return 0;
+	for (i = 0; i < n; i++)
+		if (p->ops->info.refuse_target(&t[i], why, sizeof(why))) {
+			ot_error("%s: %s", t[i].label, why);
+			return -EDOM;
+		}
+	return 0;
+}
+
 /* The backend --backend names, loaded; for auto the first that loads and
  * can do what need asks. */
 static int pick(struct ot_probes *p, const struct ot_backend_info *want, unsigned need)
@@ -373,6 +394,8 @@ int ot_probes_arm(const struct ot_probe_target *t, size_t n,
 	ret = pick(p, o->backend ? o->backend : auto_backend(),
 		   (o->follow ? OT_CAN_FOLLOW : 0) | (o->npids > 1 ? OT_CAN_PIDS : 0) |
 		   (o->cgroup_fd >= 0 ? OT_CAN_CGROUP : 0) | (go ? OT_CAN_GO : 0));
+	if (!ret)
+		ret = refuse_picked(p, t, n, o);
 	if (!ret && !p->opts.ring_kb)
 		p->opts.ring_kb = p->ops->ring_kb;
 	if (!ret && (p->opts.ring_kb * 1024 < page || (p->opts.ring_kb & (p->opts.ring_kb - 1)))) {

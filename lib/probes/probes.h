@@ -237,6 +237,8 @@ struct ot_probes_opts {
  * with a ring of ring_kb KiB per online CPU.  Returns 0 and *out, or
  * -errno after printing which probe failed and why - and, when a limit was
  * hit, how many functions had been armed; nothing stays armed on failure.
+ * -EDOM: a target the backend --backend auto took cannot arm (its
+ * refuse_target), refused as the plan refuses it for a backend named.
  */
 int ot_probes_arm(const struct ot_probe_target *t, size_t n,
 		  const struct ot_probes_opts *o, struct ot_probes **out);

@@ -21,6 +21,18 @@ grep -q '^orbit-trace: cannot use the multi backend: .*Function not implemented'
 	fail_ "--backend multi without bpf(): $(cat "$work/multi.err")"
 [ ! -s "$work/multi.out" ] || fail_ "the command ran although nothing was armed"
 
+# What the backend auto took cannot arm is a usage error there too, in the
+# words --backend perf has for it (issue 31, item 6e): exit status 2, the
+# command never run.
+U="$top/build/targets/usdt"
+expect_rc 2 "$work/auto-usdt.out" "$work/auto-usdt.err" \
+	"$nobpf" "$OT" -f "usdt:$U:ot:forms(arg3)" -- "$U" 1
+expect_rc 2 /dev/null "$work/perf-usdt.err" "$OT" --backend perf -f "usdt:$U:ot:forms(arg3)" -- "$U" 1
+grep -q ': arg3 at +0x[0-9a-f]* is in memory: the perf backend reads only registers' "$work/auto-usdt.err" &&
+	[ "$(grep -v 'multi backend unavailable' "$work/auto-usdt.err")" = "$(cat "$work/perf-usdt.err")" ] ||
+	fail_ "auto's perf refusal: $(cat "$work/auto-usdt.err")"
+[ ! -s "$work/auto-usdt.out" ] || fail_ "the command ran although nothing was armed"
+
 # Where it works, auto is multi.
 "$OT" --json -o "$work/default.json" -f inner -- "$STRESS" --stress-calls 10 >/dev/null ||
 	fail_ "default backend: exit status $?"
