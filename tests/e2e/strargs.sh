@@ -5,8 +5,9 @@
 #   names are literals in python3.11's own .rodata (readable whenever read:
 #   perf and inject read them afterwards, from the process or, once it is
 #   gone, its file), counted per string on multi, perf and inject, each
-#   equal to bpftrace 0.17's uprobe:...{ @[str(arg0)] = count(); } on an
-#   identical run (bpftrace's arg0 is our arg1): the most frequent strings
+#   equal to bpftrace 0.17's uprobe:... /pid == cpid/ { @[str(arg0)] =
+#   count(); } on an identical run (without the filter, bpftrace counts every
+#   python3.11 on the machine) (bpftrace's arg0 is our arg1): the most frequent strings
 #   and their counts, how many distinct, how many calls.
 # - -p, waiting for the script's own "ready" line: PyObject_GetAttrString's
 #   name (arg2), some of them literals of extension modules the script
@@ -63,8 +64,8 @@ PY
 }
 
 bpftrace -q -o "$work/bt.txt" -e "
-uprobe:$PY:PySys_GetObject { @sys[str(arg0)] = count(); }
-uprobe:$PY:PyImport_ImportModule { @imp[str(arg0)] = count(); }" \
+uprobe:$PY:PySys_GetObject /pid == cpid/ { @sys[str(arg0)] = count(); }
+uprobe:$PY:PyImport_ImportModule /pid == cpid/ { @imp[str(arg0)] = count(); }" \
 	-c "$PY -I $work/work.py" >/dev/null 2>"$work/bt.err" || fail_ "bpftrace: $(cat "$work/bt.err")"
 for be in $bes; do
 	"$OT" -q --json -o "$work/cmd-$be.json" --backend $be \
