@@ -6,10 +6,11 @@ orbit-trace --backend inject, perf probe + perf record + perf script +
 pairing, bpftrace with in-kernel counts and hist(), and the floor: the
 same uprobes running an empty BPF program), RUNS runs; prints the medians
 as one table and the ratios orbit-trace/perf, orbit-trace/bpftrace and
-inject/orbit-trace; then --compensate's accuracy and inject's own figures
-(BENCH_COMPENSATE=0, BENCH_INJECT=0 skip them); last what one drain
-sustains under --backend inject with default settings (BENCH_DRAIN=0
-skips it; `bench.py drain` runs it alone).  Not a test: a measurement,
+inject/orbit-trace; then --compensate's accuracy and inject's own figures,
+with a hit's cost against one rdtsc's (BENCH_COMPENSATE=0, BENCH_INJECT=0
+skip them; `bench.py hit` runs the last alone); last what one drain
+sustains under --backend inject with default settings, 1, 2 and 16
+threads (BENCH_DRAIN=0 skips it; `bench.py drain` runs it alone).  Not a test: a measurement,
 printed with the machine and kernel it ran on.
 
 Columns:
@@ -62,7 +63,7 @@ def cpu_ns(ru):
 
 def untraced(cfg):
     st, *_ = run_timed(stress_args(cfg), lambda l: False)
-    return {"work_ns": st["work_ns"]}
+    return {"work_ns": st["work_ns"], "target_cpu_ns": st["cpu_ns"]}
 
 
 def orbit(cfg, backend=()):
@@ -74,7 +75,7 @@ def orbit(cfg, backend=()):
     return {"work_ns": st["work_ns"], "expected": sum(st["expected"].values()), "observed": obs,
             "lost": j["records"]["lost"], "records": j["records"]["samples"],
             "cpu_ns": j["tracer"]["cpu_ns"], "report_ms": (t_rep - t_exit) * 1e3,
-            "rss_kb": j["tracer"]["max_rss_kb"]}
+            "rss_kb": j["tracer"]["max_rss_kb"], "target_cpu_ns": st["cpu_ns"]}
 
 
 def inject(cfg):
@@ -418,23 +419,80 @@ def usdt_run(prog, n, kind, have_bt):
     per_hit_table(tools, 1)
 
 
+RDTSC_C = r"""
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include <x86intrin.h>
+int main(int argc, char **argv)
+{
+	long n = atol(argv[1]), i;
+	unsigned long long s = 0;
+	struct timespec a, b;
+
+	for (i = 0; i < n / 10; i++)
+		s += __rdtsc();
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	for (i = 0; i < n; i++)
+		s += __rdtsc();
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	printf("%.2f %llu\n", ((b.tv_sec - a.tv_sec) * 1e9 + (b.tv_nsec - a.tv_nsec)) / (double)n, s & 1);
+	return 0;
+}
+"""
+
+
+def hit_section():
+    """A hit's cost against one rdtsc's, measured in the same run (issue
+    33, item 3: at most 2.5 x): the stress tree 1x0x200000 (3.6 M hits)
+    untraced and under --backend inject with defaults, interleaved with a
+    loop of back-to-back rdtsc.  ovh ns/hit = (the target's CPU traced -
+    untraced) / hits: its CPU time, not the work phase's wall time, which
+    other programs on a loaded machine stretch by seconds; x rdtsc = that
+    over ns per rdtsc.  Medians of RUNS runs; a
+    figure, not a verdict."""
+    prog = os.path.join(TMP, "rdtsc")
+    open(prog + ".c", "w").write(RDTSC_C)
+    subprocess.run(["cc", "-O2", "-o", prog, prog + ".c"], check=True)
+    cfg = (1, 0, 200000)
+    rows = []
+    for _ in range(RUNS):
+        base = untraced(cfg)["target_cpu_ns"]
+        r = inject(cfg)
+        tsc = float(subprocess.run([prog, "20000000"], capture_output=True, text=True).stdout.split()[0])
+        ovh = (r["target_cpu_ns"] - base) / (2 * r["expected"])
+        rows.append({"ovh": ovh, "tsc": tsc, "x": ovh / tsc, "hits": 2 * r["expected"],
+                     "loss": 100.0 * (r["expected"] - r["observed"]) / r["expected"]})
+    print("# inject: a hit on the stress tree 1x0x200000 against one rdtsc, same run, defaults, %d runs"
+          % RUNS)
+    print("%10s %12s %10s %10s %8s" % ("hits", "ovh ns/hit", "ns/rdtsc", "x rdtsc", "loss %"))
+    print("%10.0f %12.1f %10.2f %10.2f %8.2f" % (median(rows, "hits"), median(rows, "ovh"),
+                                                 median(rows, "tsc"), median(rows, "x"),
+                                                 median(rows, "loss")))
+    sys.stdout.flush()
+
+
 def drain_section():
     """What one drain sustains: threads calling an empty traced function
     as fast as they can for 2 s under --backend inject, no tuning flag
     (16 MB ring per thread, the drain's own pace).  offered = 2 records
     per call the target made; recorded = the report's samples; lost %
-    of offered; the tracer's CPU per recorded record and in all, from
-    the JSON report (tracer.cpu_ns, start-up included).  Medians of RUNS
-    runs; a figure, not a verdict."""
+    of offered; calls/s counted = the report's scopes of empty per second
+    and their share of the calls made (issue 33: every call, at any
+    rate); the tracer's CPU per recorded record and in all, from the JSON
+    report (tracer.cpu_ns, start-up included), and its peak RSS
+    (tracer.max_rss_kb).  1, 2 and 16 threads.  Medians of RUNS runs; a
+    figure, not a verdict."""
     prog = os.path.join(TMP, "spin")
     open(prog + ".c", "w").write(SPIN_C)
     subprocess.run(["cc", "-O2", "-pthread", "-o", prog, prog + ".c"], check=True)
     secs = "2"
     print("# inject: one drain's ceiling, default settings: an empty function called as fast as "
           "the threads can for %s s, %d runs" % (secs, RUNS))
-    print("%8s %14s %15s %8s %14s %11s" % ("threads", "offered rec/s", "recorded rec/s", "lost %",
-                                          "cpu ns/rec", "tracer cpu"))
-    for threads in (1, 2):
+    print("%8s %14s %15s %8s %14s %9s %14s %11s %7s" % (
+        "threads", "offered rec/s", "recorded rec/s", "lost %", "calls/s counted", "counted %",
+        "cpu ns/rec", "tracer cpu", "rss MB"))
+    for threads in (1, 2, 16):
         rows = []
         for _ in range(RUNS):
             out = os.path.join(TMP, "drain.json")
@@ -447,15 +505,19 @@ def drain_section():
             j = json.load(open(out))
             d = j["capture"]["duration_ns"] / 1e9
             rec, lost = j["records"]["samples"], j["records"]["lost"]
+            scopes = sum(f["scopes"] for f in j["functions"] if f["name"] == "empty")
             rows.append({"offered": 2 * calls / d, "recorded": rec / d,
                          "lost": 100.0 * lost / max(2 * calls, 1),
+                         "counted": scopes / d, "counted_pct": 100.0 * scopes / max(calls, 1),
                          "cpu_rec": j["tracer"]["cpu_ns"] / max(rec, 1),
-                         "cpu": j["tracer"]["cpu_ns"] / 1e9 / d})
+                         "cpu": j["tracer"]["cpu_ns"] / 1e9 / d,
+                         "rss": j["tracer"]["max_rss_kb"] / 1024})
         if not rows:
             continue
-        print("%8d %14.0f %15.0f %8.1f %14.1f %10.2f" % (
+        print("%8d %14.0f %15.0f %8.1f %15.0f %9.1f %14.1f %11.2f %7.1f" % (
             threads, median(rows, "offered"), median(rows, "recorded"), median(rows, "lost"),
-            median(rows, "cpu_rec"), median(rows, "cpu")))
+            median(rows, "counted"), median(rows, "counted_pct"),
+            median(rows, "cpu_rec"), median(rows, "cpu"), median(rows, "rss")))
         sys.stdout.flush()
 
 
@@ -465,9 +527,11 @@ def median(rows, key):
 
 
 def main():
-    if sys.argv[1:] in (["drain"], ["usdt"]):
+    alone = {"drain": drain_section, "hit": hit_section,
+             "usdt": lambda: usdt_section(shutil.which("bpftrace"))}
+    if len(sys.argv) == 2 and sys.argv[1] in alone:
         try:
-            drain_section() if sys.argv[1] == "drain" else usdt_section(shutil.which("bpftrace"))
+            alone[sys.argv[1]]()
         finally:
             shutil.rmtree(TMP, ignore_errors=True)
         return
@@ -530,6 +594,7 @@ def main():
             compensation()
         if os.environ.get("BENCH_INJECT", "1") != "0":
             inject_section(have_perf, have_bt)
+            hit_section()
         if os.environ.get("BENCH_USDT", "1") != "0":
             usdt_section(have_bt)
         if os.environ.get("BENCH_DRAIN", "1") != "0":
