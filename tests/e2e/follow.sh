@@ -42,24 +42,39 @@ json_check "$work/sh.json" \
 	'all(p["comm"] == "values" for p in j["processes"])' \
 	'fn["values:take"]["arg"]["count"] == 300 and fn["values:take"]["arg"]["max"] == 99'
 
-# -p: a shell that keeps starting the program, followed for a while; and
-# a shell whose child was already running when orbit-trace came.  Each
-# says when it runs: the shell itself, the child for the other.
-sh -c "echo ready; while :; do $V 50 >/dev/null; sleep 0.02; done" >"$work/loop.out" &
+# -p: a shell that starts the program ten times once told to (after
+# orbit-trace has armed), followed until it says it is done (eleven
+# processes followed: the shell and its ten children, a row each for the
+# ten that call take); and a shell
+# whose child was already running when orbit-trace came.  Each says when
+# it runs: the shell itself, the child for the other.
+rm -f "$work/go"
+mkfifo "$work/go"
+sh -c "echo ready; read x; i=0; while [ \$i -lt 10 ]; do $V 50 >/dev/null; i=\$((i + 1)); done; echo done; read x" \
+	<"$work/go" >"$work/loop.out" &
 loop=$!
+exec 3>"$work/go"
 sh -c "$V 3000000000 ready & wait" >"$work/old.out" &
 old=$!
 cleanup_pids="$loop $old"
 wait_for "$work/loop.out" '^ready'
 wait_for "$work/old.out" '^ready '
 cleanup_pids="$loop $old $(sed -n 's/^ready //p' "$work/old.out")"
-"$OT" -q --json -o "$work/p.json" --follow -p "$loop" -f "$V:take" -d 1 2>"$work/err" ||
-	fail_ "-p: exit status $?: $(cat "$work/err")"
+"$OT" -v --json -o "$work/p.json" --follow -p "$loop" -f "$V:take" 2>"$work/err" &
+ot=$!
+cleanup_pids="$cleanup_pids $ot"
+wait_for "$work/err" '^orbit-trace: armed'
+echo go >&3
+wait_for "$work/loop.out" '^done'
+kill -INT $ot
+wait $ot || fail_ "-p: exit status $?: $(cat "$work/err")"
+echo bye >&3
+exec 3>&-
 json_check "$work/p.json" \
-	'len(j["processes"]) >= 5 and j["target"]["follow"]["processes"] >= 10' \
+	'j["status"] == "ok" and len(j["processes"]) == 10 and j["target"]["follow"]["processes"] == 11' \
 	'all(p["comm"] == "values" and p["ppid"] == j["target"]["pid"] for p in j["processes"])' \
-	'len([p for p in j["processes"] if p["scopes"] == 50]) >= len(j["processes"]) - 2' \
-	'j["capture"]["ended_by"] == "duration"'
+	'all(p["scopes"] == 50 for p in j["processes"])' \
+	'j["capture"]["ended_by"] == "signal"'
 "$OT" -q --json -o "$work/old.json" --follow -p "$old" -f "$V:take" -d 0.3 2>"$work/err" ||
 	fail_ "-p, child already there: exit status $?: $(cat "$work/err")"
 json_check "$work/old.json" \
