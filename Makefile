@@ -19,8 +19,10 @@ BUILD      := build-san
 else
 BUILD      := build
 endif
+# -MMD -MP: each compile writes the headers it read (a .d beside its
+# output, included below), so a header change rebuilds what includes it.
 ALL_CFLAGS := -std=gnu11 $(WARN) $(CPPFLAGS) $(CFLAGS) $(SANFLAGS) $(PKG_CFLAGS) \
-              -D_GNU_SOURCE -DOT_VERSION='"$(VERSION)"' -I. -Ilib
+              -D_GNU_SOURCE -DOT_VERSION='"$(VERSION)"' -I. -Ilib -MMD -MP
 LDLIBS     := $(PKG_LIBS) -liberty -lm
 
 LIB_SRC    := $(filter-out %.bpf.c,$(wildcard lib/*/*.c))
@@ -39,7 +41,8 @@ DEB_DEPS   := gcc g++ clang libclang-rt-14-dev make pkg-config libelf-dev libdw-
               prometheus prometheus-node-exporter curl php8.2-cli ruby3.1 debuginfod golang-go \
               postgresql nodejs
 
-.PHONY: all deps check unit e2e demo clean lint-man install uninstall deb targets fuzz fuzz-reloc valgrind bench
+.PHONY: all deps check unit e2e demo clean lint-man install uninstall deb targets fuzz fuzz-reloc valgrind bench \
+        check-phases check-quick lint-src
 
 PREFIX     ?= /usr/local
 BINDIR     := $(PREFIX)/bin
@@ -48,9 +51,10 @@ LIBEXECDIR := $(PREFIX)/libexec/orbit-trace
 COMPDIR    := $(PREFIX)/share/bash-completion/completions
 all: orbit-trace $(STRESS)
 
-$(BUILD)/%.o: %.c $(LIB_HDR) Makefile
+$(BUILD)/%.o: %.c Makefile
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+-include $(wildcard $(BUILD)/*.d $(BUILD)/*/*.d $(BUILD)/*/*/*.d)
 
 # The runtime --backend inject copies into a traced process (x86-64).
 $(BUILD)/lib/inject/inject_rt.o: lib/inject/inject_rt.S lib/inject/inject_layout.h Makefile
@@ -295,15 +299,39 @@ lint-man:
 
 # The test command of README.md and .ci/run: everything plain, then the unit
 # and end-to-end tests again under ASan+UBSan, then memcheck on a capture.
-# `make check SAN=address,undefined` runs only the sanitized pass.
+# `make check SAN=address,undefined` runs only the sanitized pass.  Each
+# phase's seconds are printed as it ends (tests/timed.sh), and all of them
+# with the total at the end, failed or not.
+CHECK_TIMES := build/check-times
+TIMED       := CHECK_TIMES=$(abspath $(CHECK_TIMES)) sh tests/timed.sh
+SAN_BINS    := build-san/orbit-trace $(UNIT_SRC:tests/unit/%.c=build-san/tests/%)
 check: deps
+	@mkdir -p build && : >$(CHECK_TIMES); s=$$(date +%s); rc=0; \
+	$(MAKE) check-phases || rc=$$?; \
+	echo "== make check: $$(($$(date +%s) - s)) s$$([ $$rc = 0 ] || echo ', FAILED')"; \
+	sed 's/^/  /' $(CHECK_TIMES); exit $$rc
+check-phases:
 ifeq ($(SAN),)
-	$(MAKE) WERROR=1 all unit e2e
-	$(MAKE) WERROR=1 SAN=address,undefined unit e2e
-	$(MAKE) lint-man valgrind
+	@$(TIMED) build $(MAKE) WERROR=1 all targets build/orbit-trace $(UNIT_BIN)
+	@$(TIMED) unit $(MAKE) WERROR=1 unit
+	@$(TIMED) e2e $(MAKE) WERROR=1 e2e
+	@$(TIMED) "build (sanitizers)" $(MAKE) WERROR=1 SAN=address,undefined $(SAN_BINS)
+	@$(TIMED) "unit (sanitizers)" $(MAKE) WERROR=1 SAN=address,undefined unit
+	@$(TIMED) "e2e (sanitizers)" $(MAKE) WERROR=1 SAN=address,undefined e2e
+	@$(TIMED) lint $(MAKE) lint-man lint-src
+	@$(TIMED) valgrind $(MAKE) valgrind
 else
-	$(MAKE) WERROR=1 all unit e2e
+	@$(TIMED) "build ($(SAN))" $(MAKE) WERROR=1 all targets $(BUILD)/orbit-trace $(UNIT_BIN)
+	@$(TIMED) "unit ($(SAN))" $(MAKE) WERROR=1 unit
+	@$(TIMED) "e2e ($(SAN))" $(MAKE) WERROR=1 e2e
 endif
+
+# Every .c file opens with a comment saying its job, before its includes.
+lint-src:
+	@bad=$$(for f in orbit-trace.c lib/*/*.c tests/*.c tests/*/*.c tests/e2e/targets/*.c; do \
+		sed -n '/[^[:space:]]/{p;q}' "$$f" | grep -q '^/[*/]' || echo "$$f"; done); \
+	if [ -n "$$bad" ]; then echo "no opening comment saying the file's job:" $$bad; exit 1; fi; \
+	echo "sources: each opens with its job"
 
 # Benchmarks (not tests): orbit-trace against perf and bpftrace, medians;
 # and the user-space pipeline alone on synthetic rings.
@@ -338,8 +366,15 @@ uninstall:
 	-rmdir $(DESTDIR)$(LIBEXECDIR) 2>/dev/null
 
 # dpkg-buildpackage over debian/, in a copy of the tree: the package build
-# cleans and rebuilds, which must not touch this tree's build.
-deb:
+# cleans and rebuilds, which must not touch this tree's build.  The .deb is
+# a file made from the tree's sources (git's list, else every file): `make
+# deb` again (make check's sanitizer pass, tests/e2e/package.sh) reuses it
+# until one of them changes.
+DEB_FILE   := orbit-trace_$(VERSION)_$(shell dpkg --print-architecture 2>/dev/null).deb
+DEB_SRC    := $(wildcard $(shell git ls-files 2>/dev/null || \
+                find . -path './build*' -prune -o -path ./.git -prune -o -type f -print))
+deb: $(DEB_FILE)
+$(DEB_FILE): $(filter-out %.deb tests/e2e/%.dir,$(DEB_SRC))
 	rm -rf build-deb && mkdir -p build-deb/orbit-trace-$(VERSION)
 	tar -c --exclude=./build --exclude=./build-san --exclude=./build-deb \
 		--exclude=./.git --exclude='./tests/e2e/*.dir' --exclude='./*.deb' . | \
