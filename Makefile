@@ -19,8 +19,10 @@ BUILD      := build-san
 else
 BUILD      := build
 endif
+# -MMD -MP: each compile writes the headers it read (a .d beside its
+# output, included below), so a header change rebuilds what includes it.
 ALL_CFLAGS := -std=gnu11 $(WARN) $(CPPFLAGS) $(CFLAGS) $(SANFLAGS) $(PKG_CFLAGS) \
-              -D_GNU_SOURCE -DOT_VERSION='"$(VERSION)"' -I. -Ilib
+              -D_GNU_SOURCE -DOT_VERSION='"$(VERSION)"' -I. -Ilib -MMD -MP
 LDLIBS     := $(PKG_LIBS) -liberty -lm
 
 LIB_SRC    := $(filter-out %.bpf.c,$(wildcard lib/*/*.c))
@@ -37,9 +39,10 @@ DEB_DEPS   := gcc g++ clang libclang-rt-14-dev make pkg-config libelf-dev libdw-
               python3 groff-base strace debhelper dpkg-dev fakeroot lintian valgrind \
               bpftrace xz-utils gzip pigz sqlite3 libc6-dbg systemtap-sdt-dev \
               prometheus prometheus-node-exporter curl php8.2-cli ruby3.1 debuginfod golang-go \
-              postgresql nodejs
+              postgresql nodejs linux-perf man-db
 
-.PHONY: all deps check unit e2e demo clean lint-man install uninstall deb targets fuzz fuzz-reloc valgrind bench
+.PHONY: all deps check unit e2e demo clean lint-man install uninstall deb targets fuzz fuzz-reloc valgrind bench \
+        check-phases check-quick lint-src
 
 PREFIX     ?= /usr/local
 BINDIR     := $(PREFIX)/bin
@@ -48,9 +51,10 @@ LIBEXECDIR := $(PREFIX)/libexec/orbit-trace
 COMPDIR    := $(PREFIX)/share/bash-completion/completions
 all: orbit-trace $(STRESS)
 
-$(BUILD)/%.o: %.c $(LIB_HDR) Makefile
+$(BUILD)/%.o: %.c Makefile
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+-include $(wildcard $(BUILD)/*.d $(BUILD)/*/*.d $(BUILD)/*/*/*.d)
 
 # The runtime --backend inject copies into a traced process (x86-64).
 $(BUILD)/lib/inject/inject_rt.o: lib/inject/inject_rt.S lib/inject/inject_layout.h Makefile
@@ -295,15 +299,57 @@ lint-man:
 
 # The test command of README.md and .ci/run: everything plain, then the unit
 # and end-to-end tests again under ASan+UBSan, then memcheck on a capture.
-# `make check SAN=address,undefined` runs only the sanitized pass.
+# `make check SAN=address,undefined` runs only the sanitized pass.  Each
+# phase's seconds are printed as it ends (tests/timed.sh), and all of them
+# with the total at the end, failed or not.
+CHECK_TIMES := build/check-times
+TIMED       := CHECK_TIMES=$(abspath $(CHECK_TIMES)) sh tests/timed.sh
+SAN_BINS    := build-san/orbit-trace $(UNIT_SRC:tests/unit/%.c=build-san/tests/%)
 check: deps
+	@mkdir -p build && : >$(CHECK_TIMES); s=$$(date +%s); rc=0; \
+	$(MAKE) check-phases || rc=$$?; \
+	echo "== make check: $$(($$(date +%s) - s)) s$$([ $$rc = 0 ] || echo ', FAILED')"; \
+	sed 's/^/  /' $(CHECK_TIMES); exit $$rc
+check-phases:
 ifeq ($(SAN),)
-	$(MAKE) WERROR=1 all unit e2e
-	$(MAKE) WERROR=1 SAN=address,undefined unit e2e
-	$(MAKE) lint-man valgrind
+	@$(TIMED) build $(MAKE) WERROR=1 all targets build/orbit-trace $(UNIT_BIN)
+	@$(TIMED) unit $(MAKE) WERROR=1 unit
+	@$(TIMED) e2e $(MAKE) WERROR=1 e2e
+	@$(TIMED) "build (sanitizers)" $(MAKE) WERROR=1 SAN=address,undefined $(SAN_BINS)
+	@$(TIMED) "unit (sanitizers)" $(MAKE) WERROR=1 SAN=address,undefined unit
+	@$(TIMED) "e2e (sanitizers)" $(MAKE) WERROR=1 SAN=address,undefined e2e
+	@$(TIMED) lint $(MAKE) lint-man lint-src
+	@$(TIMED) valgrind $(MAKE) valgrind
 else
-	$(MAKE) WERROR=1 all unit e2e
+	@$(TIMED) "build ($(SAN))" $(MAKE) WERROR=1 all targets $(BUILD)/orbit-trace $(UNIT_BIN)
+	@$(TIMED) "unit ($(SAN))" $(MAKE) WERROR=1 unit
+	@$(TIMED) "e2e ($(SAN))" $(MAKE) WERROR=1 e2e
 endif
+
+# The edit-test loop: the unit tests and the fastest end-to-end tier, the
+# scripts that took at most 6 s each in a make check's plain pass (a clean
+# clone on the 2-vCPU VM, 2026-12-03, busy with 5 other engineers' builds;
+# seconds after each name).  Re-measure and re-pick when the list drifts.
+QUICK_E2E  := completion misspelt options privileges slow stress-pid \
+              goexporter inject-kill libs setcap \
+              backend inject-loss install stop \
+              compensate fibers inject-exec resolve \
+              all inject-shared many names
+# completion 1, misspelt 1, options 1, privileges 1, slow 1, stress-pid 1,
+# goexporter 2, inject-kill 2, libs 2, setcap 2, backend 3, inject-loss 3,
+# install 3, stop 3, compensate 4, fibers 4, inject-exec 4, resolve 4,
+# all 5, inject-shared 5, many 5, names 6: 63 s in all.
+check-quick:
+	@s=$$(date +%s); rc=0; \
+	{ $(MAKE) WERROR=1 all unit && $(MAKE) WERROR=1 e2e E2E="$(QUICK_E2E)"; } || rc=$$?; \
+	echo "== make check-quick: $$(($$(date +%s) - s)) s$$([ $$rc = 0 ] || echo ', FAILED')"; exit $$rc
+
+# Every .c file opens with a comment saying its job, before its includes.
+lint-src:
+	@bad=$$(for f in orbit-trace.c lib/*/*.c tests/*.c tests/*/*.c tests/e2e/targets/*.c; do \
+		sed -n '/[^[:space:]]/{p;q}' "$$f" | grep -q '^/[*/]' || echo "$$f"; done); \
+	if [ -n "$$bad" ]; then echo "no opening comment saying the file's job:" $$bad; exit 1; fi; \
+	echo "sources: each opens with its job"
 
 # Benchmarks (not tests): orbit-trace against perf and bpftrace, medians;
 # and the user-space pipeline alone on synthetic rings.
@@ -338,8 +384,15 @@ uninstall:
 	-rmdir $(DESTDIR)$(LIBEXECDIR) 2>/dev/null
 
 # dpkg-buildpackage over debian/, in a copy of the tree: the package build
-# cleans and rebuilds, which must not touch this tree's build.
-deb:
+# cleans and rebuilds, which must not touch this tree's build.  The .deb is
+# a file made from the tree's sources (git's list, else every file): `make
+# deb` again (make check's sanitizer pass, tests/e2e/package.sh) reuses it
+# until one of them changes.
+DEB_FILE   := orbit-trace_$(VERSION)_$(shell dpkg --print-architecture 2>/dev/null).deb
+DEB_SRC    := $(wildcard $(shell git ls-files 2>/dev/null || \
+                find . -path './build*' -prune -o -path ./.git -prune -o -type f -print))
+deb: $(DEB_FILE)
+$(DEB_FILE): $(filter-out %.deb tests/e2e/%.dir,$(DEB_SRC))
 	rm -rf build-deb && mkdir -p build-deb/orbit-trace-$(VERSION)
 	tar -c --exclude=./build --exclude=./build-san --exclude=./build-deb \
 		--exclude=./.git --exclude='./tests/e2e/*.dir' --exclude='./*.deb' . | \

@@ -1,3 +1,8 @@
+/*
+ * capture_report.c - the end of a capture put into words (capture_report.h):
+ * the backend's account, the verdict's reasons, struct ot_report filled; -l's
+ * listing.
+ */
 #include "capture_report.h"
 #include "keyed.h"
 #include "lang.h"

@@ -1,3 +1,8 @@
+/*
+ * disarm.c - a capture's probes released and what that cost measured
+ * (disarm.h): wall time, IPIs, TLB shootdowns; a slow close explained from a
+ * timer's thread.
+ */
 #include "disarm.h"
 #include "util/clock.h"
 #include "util/error.h"

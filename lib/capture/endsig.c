@@ -1,3 +1,7 @@
+/*
+ * endsig.c - the signals a capture ends on or must see (SIGINT, SIGTERM,
+ * SIGCHLD), blocked and read from a signalfd by its poll loop (endsig.h).
+ */
 #include "endsig.h"
 #include "util/error.h"
 

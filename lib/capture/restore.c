@@ -1,3 +1,8 @@
+/*
+ * restore.c - --restore -p PID: what a killed orbit-trace left in a process
+ * taken back through lib/inject's recovery, and said as text or JSON
+ * (restore.h).
+ */
 #include "restore.h"
 #include "util/error.h"
 #include "inject/inject.h"

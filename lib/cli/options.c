@@ -1,3 +1,7 @@
+/*
+ * options.c - the command line into struct ot_options (options.h): the option
+ * table, the environment, defaults, rules between options, the --lang presets.
+ */
 #include "options.h"
 #include "report/prom_http.h"
 #include "symbols/select.h"

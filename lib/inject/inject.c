@@ -1,3 +1,7 @@
+/*
+ * inject.c - --backend inject's life cycle (inject.h): attach, install as one
+ * transaction, remove, detach; its jobs are in inject_*.c.
+ */
 #include "inject.h"
 #include "util/clock.h"
 #include "util/error.h"

@@ -1,3 +1,8 @@
+/*
+ * inject_facts.c - what a process must be before inject touches it
+ * (inject_facts.h): its refusals, glibc's thread-id offset, the clock the
+ * runtime reads.
+ */
 #include "inject_facts.h"
 #include "util/clock.h"
 #include "symbols/elfsym.h"

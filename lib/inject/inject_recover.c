@@ -1,3 +1,8 @@
+/*
+ * inject_recover.c - the recovery table a killed orbit-trace leaves in the
+ * process, written at install and read back by a later one to take every
+ * patch, hijacked return address and region back (inject_recover.h).
+ */
 #include "inject_recover.h"
 #include "util/error.h"
 #include "inject_remove.h"

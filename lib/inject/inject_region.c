@@ -1,3 +1,8 @@
+/*
+ * inject_region.c - inject's memory in the traced process (inject_region.h):
+ * code regions near the patched files, the private and shared regions, the
+ * runtime's constants.
+ */
 #include "inject_region.h"
 #include "util/error.h"
 #include "inject_state.h"

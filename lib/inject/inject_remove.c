@@ -1,3 +1,8 @@
+/*
+ * inject_remove.c - what inject put in a process taken back once its entries
+ * are restored (inject_remove.h): threads stepped out of our code, hijacked
+ * return addresses put back, our regions unmapped or kept, saying why.
+ */
 #include "inject_remove.h"
 #include "inject_region.h"
 #include "inject_state.h"

@@ -1,3 +1,7 @@
+/*
+ * inject_ring.c - one thread's ring of inject's shared memory read into the
+ * drain (inject_ring.h): records decoded, TSC to ns, drops made lost records.
+ */
 #include "inject_ring.h"
 #include "inject_layout.h"
 #include "rings/strtab.h"

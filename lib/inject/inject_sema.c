@@ -1,3 +1,8 @@
+/*
+ * inject_sema.c - USDT semaphores under --backend inject (inject_sema.h): the
+ * counters in the process's memory raised for each probe with a patched site,
+ * lowered again.
+ */
 #include "inject_sema.h"
 #include "inject_state.h"
 #include "util/xalloc.h"

@@ -1,3 +1,7 @@
+/*
+ * inject_state.c - the state of one instrumented process shared by
+ * lib/inject's files (inject_state.h): its maps read, its memory freed.
+ */
 #include "inject_state.h"
 #include "util/xalloc.h"
 

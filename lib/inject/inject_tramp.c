@@ -1,3 +1,8 @@
+/*
+ * inject_tramp.c - each traced function's trampoline and patch
+ * (inject_tramp.h): its code read and checked, relocated behind a prologue,
+ * the jmp rel32 to it.
+ */
 #include "inject_tramp.h"
 #include "inject_state.h"
 #include "inject_region.h"

@@ -1,3 +1,8 @@
+/*
+ * inject_unwind.c - C++ exceptions through inject's trampolines
+ * (inject_unwind.h): the unwind entry per thread slot, the unwinders hooked,
+ * which files have EH tables.
+ */
 #include "inject_unwind.h"
 #include "symbols/elfsym.h"
 #include "inject_layout.h"

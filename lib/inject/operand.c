@@ -1,3 +1,8 @@
+/*
+ * operand.c - the machine code an inject USDT trampoline runs to read one
+ * probe operand into rax, as its note spells it, extended from its size
+ * (operand.h); pure.
+ */
 #include "operand.h"
 #include "x86emit.h"
 #include "symbols/usdt.h"

@@ -1,3 +1,8 @@
+/*
+ * relocate.c - a function's first instructions moved to a trampoline, doing
+ * the same there (relocate.h): decoded with capstone, re-aimed, or refused
+ * with why.
+ */
 #include "relocate.h"
 #include "x86emit.h"
 

@@ -1,3 +1,7 @@
+/*
+ * ipi.c - what arming costs the machine: the CAL and TLB rows of
+ * /proc/interrupts summed over CPUs, before and after (ipi.h).
+ */
 #include "ipi.h"
 #include "util/xalloc.h"
 

@@ -1,3 +1,8 @@
+/*
+ * plan.c - from -f and the target to the probe targets the backends arm
+ * (plan.h): the files opened, their functions selected, and per function where
+ * its entry probe goes and where its returns are seen, or why it is refused.
+ */
 #include "plan.h"
 #include "util/error.h"
 #include "symbols/dwarfarg.h"

@@ -1,3 +1,8 @@
+/*
+ * probes.c - what every backend shares (probes.h): picking one, the CPUs, the
+ * rings, probe ids to targets, and the life cycle's order around its
+ * operations.
+ */
 #include "probes.h"
 #include "process/procfs.h"
 #include "backend.h"

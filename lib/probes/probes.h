@@ -161,11 +161,18 @@ enum ot_backend_can {
 	 * their calls paired per goroutine (each hit reads the goroutine's
 	 * stack bounds, so a stack that moves keeps its calls' nesting). */
 	OT_CAN_GO = 1 << 14,
+	OT_CAN_END_	/* keep last: the highest bit + 1, for the check below */
 };
+/* How many bits the capabilities use: a backend's why_not[] has a slot for
+ * each, so a bit added above without raising this does not compile. */
+#define OT_CAN_NBITS 15
+_Static_assert(OT_CAN_END_ - 1 == 1u << (OT_CAN_NBITS - 1),
+	       "OT_CAN_NBITS must be the number of OT_CAN_* bits (why_not[]'s size)");
 /* The options' capabilities, in the order their refusals are checked. */
 #define OT_CAN_OPTIONS (OT_CAN_FOLLOW | OT_CAN_ALL | OT_CAN_FREEZE | OT_CAN_COMPENSATE | \
 			OT_CAN_RETURNS | OT_CAN_VALUES | OT_CAN_USDT | OT_CAN_PIDS | \
 			OT_CAN_CGROUP)
+_Static_assert(OT_CAN_OPTIONS >> OT_CAN_NBITS == 0, "an option's bit past why_not[]");
 
 struct ot_backend_info {
 	const char *name;	/* --backend NAME */
@@ -174,7 +181,7 @@ struct ot_backend_info {
 	const char *returns;	/* how it sees returns, with OT_PATCHES_CODE */
 	/* Why it cannot do what an OT_CAN_* it lacks asks, as the option's
 	 * refusal: why_not[k] for the bit 1 << k. */
-	const char *why_not[15];
+	const char *why_not[OT_CAN_NBITS];
 	/* Optional: whether it can arm t as planned (values it cannot read,
 	 * say), asked by the plan before a command starts: 0, or -1 with why. */
 	int (*refuse_target)(const struct ot_probe_target *t, char *why, size_t len);

@@ -1,3 +1,7 @@
+/*
+ * procfs.c - a process's /proc files read in one place (procfs.h): stat after
+ * its "(comm)", status's keys, comm, auxv, its threads' states, its maps.
+ */
 #include "procfs.h"
 #include "util/xalloc.h"
 

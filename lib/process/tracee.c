@@ -1,3 +1,7 @@
+/*
+ * tracee.c - a live process held with ptrace (tracee.h): threads stopped,
+ * memory read and written, system calls run in it; watched while it runs.
+ */
 #include "tracee.h"
 #include "procfs.h"
 #include "util/xalloc.h"

@@ -1,3 +1,7 @@
+/*
+ * check.c - the verdict (check.h): --expect's counts, the loss limit and the
+ * healing equation checked per function, and the status they give.
+ */
 #include "check.h"
 #include "util/xalloc.h"
 

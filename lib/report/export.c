@@ -1,3 +1,7 @@
+/*
+ * export.c - scopes for other tools (export.h): a Chrome trace-event timeline
+ * streamed as scopes close, folded stacks for flame graphs written at the end.
+ */
 #include "export.h"
 #include "util/error.h"
 #include "json.h"

@@ -1,3 +1,8 @@
+/*
+ * sinks.c - what a capture keeps of each scope as it closes and prints while
+ * it runs (sinks.h): --slowest, --slower-than, -f's values, rows per process,
+ * -I's intervals, the live status line.
+ */
 #include "sinks.h"
 #include "symbols/select.h"
 #include "util/xalloc.h"

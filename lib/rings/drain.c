@@ -1,3 +1,8 @@
+/*
+ * drain.c - from the backends' rings to one time-ordered event stream
+ * (drain.h): records queued per CPU or per thread, other processes' filtered
+ * out, losses queued, a k-way merge up to the caller's horizon.
+ */
 #include "drain.h"
 #include "kinds.h"
 #include "util/xalloc.h"

@@ -1,3 +1,8 @@
+/*
+ * ring.c - a perf mmap ring read and its records decoded (ring.h): the perf
+ * backend's and the multi backend's sample layouts, PERF_RECORD_LOST; pure
+ * code over memory.
+ */
 #include "ring.h"
 #include "kinds.h"
 #include "util/xalloc.h"

@@ -1,3 +1,7 @@
+/*
+ * strtab.c - the strings USDT probes recorded, each interned once under a
+ * small id and counted per probe (strtab.h).
+ */
 #include "strtab.h"
 #include "util/xalloc.h"
 

@@ -1,3 +1,8 @@
+/*
+ * tsc.c - TSC ticks to CLOCK_MONOTONIC nanoseconds (tsc.h): a continuous,
+ * never decreasing piecewise-linear map refitted from samples as the capture
+ * runs.
+ */
 #include "tsc.h"
 #include "util/clock.h"
 

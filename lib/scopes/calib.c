@@ -1,3 +1,8 @@
+/*
+ * calib.c - --compensate's measurement of what a probe hit costs (calib.h):
+ * the thread that calls ot_calib_target in bursts, and the statistics of its
+ * scopes.
+ */
 #include "calib.h"
 #include "util/clock.h"
 #include "util/error.h"

@@ -1,3 +1,7 @@
+/*
+ * hist.c - constant-memory log-linear latency histograms (hist.h): exact below
+ * 64 ns, within 0.8 % above, percentiles read from bucket midpoints.
+ */
 #include "hist.h"
 
 #include <math.h>

@@ -1,3 +1,7 @@
+/*
+ * keys.c - the rows of keyed pairs of USDT probes (keys.h): a row per distinct
+ * key from a range reserved at start, then one overflow row per pair.
+ */
 #include "keys.h"
 #include "util/xalloc.h"
 

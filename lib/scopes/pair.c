@@ -1,3 +1,8 @@
+/*
+ * pair.c - entry and return records paired into nested scopes (pair.h): a
+ * shadow stack per thread (or fiber, or goroutine), healed by the user stack
+ * pointer, durations into per-function histograms.
+ */
 #include "pair.h"
 #include "util/xalloc.h"
 

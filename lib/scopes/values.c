@@ -1,3 +1,8 @@
+/*
+ * values.c - the distribution of an integer recorded with each call
+ * (values.h): count, exact min and max, quantiles, log2 buckets by sign, in
+ * constant memory.
+ */
 #include "values.h"
 
 #include <math.h>

@@ -1,3 +1,8 @@
+/*
+ * coderefs.c - what in an ELF file can jump into a range of its code
+ * (coderefs.h): rel32 windows, relocations, tables, .eh_frame and LSDA landing
+ * pads.
+ */
 #include "coderefs.h"
 #include "util/xalloc.h"
 

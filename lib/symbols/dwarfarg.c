@@ -1,3 +1,8 @@
+/*
+ * dwarfarg.c - a function's parameters by their DWARF names located at its
+ * entry, and its return type (dwarfarg.h), read with libdw into USDT-style
+ * operands.
+ */
 #include "dwarfarg.h"
 #include "debuginfo.h"
 #include "select.h"

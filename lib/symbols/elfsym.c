@@ -1,3 +1,8 @@
+/*
+ * elfsym.c - an ELF file's function symbols (elfsym.h): .symtab, .dynsym or
+ * .gopclntab with uprobe file offsets; lookups by name, address, slot and
+ * table.
+ */
 #include "elfsym.h"
 #include "debuginfo.h"
 #include "gobin.h"

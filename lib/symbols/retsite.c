@@ -1,3 +1,8 @@
+/*
+ * retsite.c - how a function leaves, found by disassembling it with capstone
+ * (retsite.h): its return instructions, its tail calls' targets, its jump
+ * tables and the indirect jumps that cannot be followed.
+ */
 #include "retsite.h"
 #include "util/xalloc.h"
 

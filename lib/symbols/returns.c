@@ -1,3 +1,8 @@
+/*
+ * returns.c - where a function is seen returning with --returns insn
+ * (returns.h): its return instructions and, transitively, those of the
+ * functions it tail-calls.
+ */
 #include "returns.h"
 #include "util/error.h"
 #include "retsite.h"

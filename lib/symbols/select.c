@@ -1,3 +1,8 @@
+/*
+ * select.c - the -f selection language (select.h): terms parsed (globs,
+ * exclusions, libraries, values, usdt: terms) and matched against files'
+ * symbols and USDT notes, with close matches named when a term finds nothing.
+ */
 #include "select.h"
 #include "debuginfo.h"
 #include "gobin.h"

@@ -1,3 +1,7 @@
+/*
+ * usdt.c - USDT probes (usdt.h): a file's .note.stapsdt notes read with libelf
+ * and gathered per provider:name, and their x86-64 argument specs parsed.
+ */
 #include "usdt.h"
 #include "util/xalloc.h"
 

@@ -1,3 +1,7 @@
+/*
+ * caps.c - the capabilities the uprobe PMU needs checked with libcap before
+ * trying, so a bare EACCES becomes a message saying what is missing (caps.h).
+ */
 #include "caps.h"
 #include "error.h"
 

@@ -1,3 +1,7 @@
+/*
+ * xalloc.c - allocation that cannot fail (xalloc.h): out of memory prints one
+ * line and aborts.
+ */
 #include "xalloc.h"
 
 #include <stdio.h>

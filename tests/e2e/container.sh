@@ -313,7 +313,7 @@ for plant in link fifo; do
 		wait_for "$work/pl$plant$b.out" '^planted'
 		wait "$otpid" || fail_ "$plant, $b: exit status $? (137: it hung): $(cat "$work/pl$plant$b.err")"
 		kill -USR1 "$tpid"
-		wait "$tpid" || true
+		wait "$tpid" || fail_ "$plant, $b: the planted program exited with $? (untraced: 0)"
 		! grep -q TOPSECRET "$work/pl$plant$b.json" || fail_ "$plant, $b: the root-only file was read"
 		json_check "$work/pl$plant$b.json" 'fn["take"]["scopes"] == 1' \
 			'j["strings"]["unreadable"] == 1 and j["status"] == "lossy"'

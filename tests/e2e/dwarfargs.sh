@@ -13,6 +13,9 @@
 # holds against bpftrace.
 . "$(dirname "$0")/lib.sh"
 require_uprobes
+# The placements are checked against perf probe -D: without perf that
+# check could not fail (make deps installs linux-perf).
+command -v perf >/dev/null || skip_ "perf is not installed (make deps installs linux-perf)"
 D="$top/build/targets/dwargs"
 N=2000
 
@@ -170,7 +173,7 @@ check "$work/p.json" far r-\>len "far r->len"
 
 # Where each parameter is, against perf probe -D's placement of the same
 # (perf's x32/x64 is our u32/u64: hex-printed unsigned).
-if command -v perf >/dev/null; then
+{
 	for spec in "handle req,flags,n" "handle req->len" "seventh a,g" "far r->len,f"; do
 		set -- $spec
 		"$OT" -v -f "$1($2)" -o /dev/null -- "$D" 1 >/dev/null 2>"$work/v.err" ||
@@ -181,13 +184,14 @@ if command -v perf >/dev/null; then
 import re, sys
 ours = dict(re.findall(r":%s: (\S+) is (\S+) \(DWARF" % sys.argv[3], open(sys.argv[1]).read()))
 perf = open(sys.argv[2]).read().split()[2:]
+assert len(perf) == len(sys.argv[4].split(",")), perf	# zip would stop at the shorter
 for name, p in zip(sys.argv[4].split(","), perf):
     loc = p.split("=", 1)[1].replace(":x", ":u")
     assert ours.get(name) == loc, (name, ours.get(name), loc)
 PY
 			fail_ "$spec: ours $(grep DWARF "$work/v.err"), perf's $(cat "$work/perf.out")"
 	done
-fi
+}
 
 # Without DWARF (the same program, its debug info stripped): argN is the
 # ABI's register, %ret the whole register (-v says so: shorty's -300 is
@@ -368,7 +372,7 @@ perf probe -x "$libc" -V read 2>/dev/null | grep -q 'size_t[[:space:]]*nbytes' |
 	skip_ "no DWARF for $libc's read (apt-get install libc6-dbg)"
 # libc's read is __libc_read in its DWARF: perf probe -D places fd and
 # nbytes where -v says they are.
-if command -v perf >/dev/null; then
+{
 	"$OT" -v -f "libc.so.6:read(fd,nbytes)" -o /dev/null -- gzip -dc /dev/null >/dev/null 2>"$work/v.err" ||
 		fail_ "libc -v: $(cat "$work/v.err")"
 	perf probe -x "$libc" -D '__libc_read fd nbytes' >"$work/perf.out" 2>"$work/perf.err" ||
@@ -379,7 +383,7 @@ ours = dict(re.findall(r":read: (\S+) is (\S+) \(DWARF", open(sys.argv[1]).read(
 perf = dict(p.split("=", 1) for p in open(sys.argv[2]).read().split()[2:])
 assert ours == {k: v.replace(":x", ":u") for k, v in perf.items()}, (ours, perf)
 PY
-fi
+}
 python3 -c "
 import random
 r = random.Random(5)

@@ -16,7 +16,7 @@ F="$top/build/targets/forks"
 # a shell every 5th time: 25 processes followed.
 "$OT" -q --json -o "$work/forks.json" --follow -f leaf,spawn -- "$F" 20 >"$work/out" 2>"$work/err" ||
 	fail_ "forks: exit status $?: $(cat "$work/err")"
-"$F" 20 >"$work/want" 2>/dev/null || true
+"$F" 20 >"$work/want" 2>/dev/null || fail_ "forks untraced: exit status $? (traced: 0)"
 cmp -s "$work/out" "$work/want" || fail_ "forks printed '$(cat "$work/out")', untraced '$(cat "$work/want")'"
 json_check "$work/forks.json" \
 	'fn["leaf"]["scopes"] == 20 and fn["spawn"]["scopes"] == 20' \

@@ -1,14 +1,12 @@
 # make deb: a package lintian accepts, with its runtime dependencies; its
 # contents, unpacked into a scratch root, run --version and a capture.
 . "$(dirname "$0")/lib.sh"
-command -v dpkg-buildpackage >/dev/null && command -v dh >/dev/null ||
-	skip_ "needs dpkg-dev and debhelper (make deps installs them)"
+command -v dpkg-buildpackage >/dev/null && command -v dh >/dev/null && command -v lintian >/dev/null ||
+	skip_ "needs dpkg-dev, debhelper and lintian (make deps installs them)"
 
 make -s -C "$top" deb >"$work/build.log" 2>&1 || fail_ "make deb: $(tail -20 "$work/build.log")"
 deb=$(ls "$top"/orbit-trace_*_*.deb)
-if command -v lintian >/dev/null; then
-	lintian --fail-on error "$deb" >"$work/lintian" 2>&1 || fail_ "lintian: $(cat "$work/lintian")"
-fi
+lintian --fail-on error "$deb" >"$work/lintian" 2>&1 || fail_ "lintian: $(cat "$work/lintian")"
 dpkg-deb -f "$deb" Depends | grep -q 'libelf1' || fail_ "no libelf1 in Depends"
 dpkg-deb -f "$deb" Depends | grep -q 'libcap2' || fail_ "no libcap2 in Depends"
 dpkg -x "$deb" "$work/root"

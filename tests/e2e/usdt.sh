@@ -152,7 +152,9 @@ done
 # counts per value in an identical run; at least the collections the
 # script asks for (50 of generation 2, 7 of generation 1).
 PY=/usr/bin/python3.11
-if [ -x $PY ] && command -v bpftrace >/dev/null; then
+[ -x $PY ] || skip_ "no $PY (make deps installs python3)"
+command -v bpftrace >/dev/null || skip_ "bpftrace is not installed (make deps installs it)"
+{
 	printf 'import gc\ngc.disable()\nfor _ in range(50): gc.collect()\nfor _ in range(7): gc.collect(1)\n' \
 		>"$work/gc.py"
 	for b in multi perf inject; do
@@ -181,7 +183,7 @@ for path in (sys.argv[1], sys.argv[3]):
     assert (v["min"], v["max"]) == (min(start), max(start)), (path, v, start)
     assert [b["count"] for b in v["log2"]] == [start[k] for k in sorted(start)], (path, v, start)
 PY
-fi
+}
 
 # -l: what readelf -n says of the notes, without root and without a target.
 pusdt=$(public "$T/usdt" "$T/libusdtlib.so") ot_nobody=$(public "$OT")
