@@ -5,7 +5,8 @@
 # times, each inside the connection's goroutine (depth 1 under
 # net/http.(*conn).serve, which goroutines of its own run), nothing
 # unclosed, no orphan; it keeps serving, and what it serves is what it
-# served untraced (but the collector's own duration).
+# served untraced (but the collector's own duration).  The capture ends
+# when orbit-trace's own /metrics (--listen) has counted the N returns.
 . "$(dirname "$0")/lib.sh"
 require_uprobes
 NE=/usr/bin/prometheus-node-exporter
@@ -33,7 +34,8 @@ scrape() { curl -sf "$url" | grep -v '^node_scrape_collector_duration_seconds'; 
 scrape >"$work/before" || fail_ "untraced scrape failed"
 grep -q '^orbit_go_test{k="v"} 42$' "$work/before" || fail_ "untraced: $(cat "$work/before")"
 
-"$OT" -v --json -o "$work/r.json" --expect "$H=$N@1,$S=$N@0" -f "$H,$S" -p $nepid \
+otport=$(free_port)
+"$OT" -v --json -o "$work/r.json" --listen "127.0.0.1:$otport" --expect "$H=$N@1,$S=$N@0" -f "$H,$S" -p $nepid \
 	>/dev/null 2>"$work/err" &
 otpid=$!
 cleanup_pids="$nepid $otpid"
@@ -45,6 +47,19 @@ while [ $i -lt $N ]; do
 	scrape >"$work/during" || fail_ "scrape $i failed while traced"
 	cmp -s "$work/during" "$work/before" || fail_ "scrape $i: other metrics while traced"
 	i=$((i + 1))
+done
+# curl has its answer before the server's goroutine returns from
+# net/http.(*conn).serve (it closes the connection first): the capture ends
+# once orbit-trace's own /metrics has seen the N returns.
+served() {
+	curl -sf "http://127.0.0.1:$otport/metrics" |
+		grep -q '^orbit_trace_calls_total{function="net/http.(\*conn).serve"[^}]*} '$N'$'
+}
+i=0
+until served; do
+	i=$((i + 1))
+	[ $i -le 300 ] || fail_ "orbit-trace's /metrics never counted $N returns of $S"
+	sleep 0.1
 done
 kill -INT $otpid
 wait $otpid || fail_ "orbit-trace exit status $?: $(cat "$work/err")"
