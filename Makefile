@@ -106,7 +106,7 @@ TARGETS    := build/targets/recurse build/targets/jump build/targets/throw build
               build/targets/burst build/targets/execs build/targets/coldxx build/targets/tables \
               build/targets/migrate build/targets/sigcalls build/targets/cxxthreads \
               build/targets/leaderless build/targets/usdt build/targets/usdt_pairs build/targets/dwargs \
-              build/targets/strs build/targets/asmswitch build/targets/altstack \
+              build/targets/strs build/targets/asmswitch build/targets/hidswitch build/targets/altstack \
               build/targets/usecoro build/targets/asyncjmp build/targets/rpanic \
               build/targets/hidden build/targets/planted build/targets/hostile \
               build/targets/ends \
