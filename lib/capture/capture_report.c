@@ -189,8 +189,10 @@ void ot_capture_judge(struct ot_capture *c)
 		     c->o.nexpect, c->o.max_loss, ot_drain_stats(c->drain)->lost,
 		     c->lost_exact,
 		     ot_probes_can(c->probes) & OT_RINGS_IN_PROCESS ? "the process's rings" : NULL);
+	/* A function the backend did not arm has no counts to be inexact:
+	 * the backend's own line says so. */
 	for (i = 0; i < c->plan.sel.n; i++)
-		if (c->plan.ret[i].inexact)
+		if (c->plan.ret[i].inexact && !(c->probes && ot_probes_refused(c->probes, i)))
 			ot_check_add(&c->check, OT_STATUS_LOSSY, c->plan.ret[i].inexact);
 	if (c->fol_dropped) {
 		char why[192];
