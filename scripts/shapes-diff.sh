@@ -283,7 +283,7 @@ fi
 LJ=$(command -v luajit || true)
 if [ -n "$LJ" ]; then
 	lib=$T/libffiwork.so
-	wrap="env LD_PRELOAD=$lib"
+	wrap="env LD_PRELOAD=$lib ASAN_OPTIONS=verify_asan_link_order=0"
 	for b in multi perf inject; do
 		case_ "LuaJIT FFI and API" $b p \
 			'fn["libffiwork.so:ffiwork"]["scopes"] == 101000 and fn["libffiwork.so:ffiapply"]["scopes"] == 1000 and fn["luaL_where"]["scopes"] >= 1000' \
@@ -296,7 +296,7 @@ fi
 if command -v mono >/dev/null && command -v mcs >/dev/null &&
    mcs -out:"$tmp/pinvoke.exe" "$top/tests/e2e/targets/pinvoke.cs" >/dev/null 2>&1; then
 	lib=$T/libnwork.so
-	wrap="env LD_PRELOAD=$lib LD_LIBRARY_PATH=$T"
+	wrap="env LD_PRELOAD=$lib LD_LIBRARY_PATH=$T ASAN_OPTIONS=verify_asan_link_order=0"
 	for b in multi perf inject; do
 		case_ "Mono P/Invoke, throws" $b p \
 			'fn["libnwork.so:nwork"]["scopes"] == 109900 and fn["libnwork.so:napply"]["scopes"] == 10000' \
