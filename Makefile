@@ -39,7 +39,7 @@ DEB_DEPS   := gcc g++ clang libclang-rt-14-dev make pkg-config libelf-dev libdw-
               python3 groff-base strace debhelper dpkg-dev fakeroot lintian valgrind \
               bpftrace xz-utils gzip pigz sqlite3 libc6-dbg systemtap-sdt-dev \
               prometheus prometheus-node-exporter curl php8.2-cli ruby3.1 debuginfod golang-go \
-              postgresql nodejs linux-perf man-db
+               postgresql nodejs linux-perf man-db luajit mono-runtime mono-mcs
 
 .PHONY: all deps check unit e2e demo clean lint-man install uninstall deb targets fuzz fuzz-reloc valgrind bench \
         check-phases check-quick lint-src
@@ -110,14 +110,15 @@ TARGETS    := build/targets/recurse build/targets/jump build/targets/throw build
               build/targets/burst build/targets/execs build/targets/coldxx build/targets/tables \
               build/targets/migrate build/targets/sigcalls build/targets/cxxthreads \
               build/targets/leaderless build/targets/usdt build/targets/usdt_pairs build/targets/dwargs \
-              build/targets/strs build/targets/asmswitch build/targets/altstack \
+              build/targets/strs build/targets/asmswitch build/targets/hidswitch build/targets/altstack \
               build/targets/usecoro build/targets/asyncjmp build/targets/rpanic \
               build/targets/hidden build/targets/planted build/targets/hostile \
               build/targets/ends \
               build/targets/gop build/targets/gop-stripped build/targets/gop-pie
 # Program shapes inject must not harm (issue 30): tests/e2e/inject-shapes.sh.
 TARGETS    += build/targets/handjmp build/targets/vforks build/targets/prefork \
-              build/targets/asan-gcc build/targets/asan-clang build/targets/execsuid
+              build/targets/asan-gcc build/targets/asan-clang build/targets/execsuid \
+              build/targets/libffiwork.so build/targets/libnwork.so
 # AddressSanitizer's runtime as a library (gcc) and linked in (clang).
 build/targets/asan-gcc: tests/e2e/targets/asan.c
 	@mkdir -p $(dir $@)

@@ -111,6 +111,31 @@ static void judge_orphans(struct ot_capture *c)
 }
 
 /*
+ * A stack switch seen at run time with a call under a return probe open
+ * on either side (a fiber or coroutine switched by code no file scan
+ * names: lib/symbols/switches.h): the kernel follows it only by chance
+ * and otherwise kills the program (SIGILL) or drops returns, so counts
+ * made across it are never ok.  Return probes are not disarmed then: the
+ * first wrong return comes microseconds after the switch, long before a
+ * drain could see it.
+ */
+static void judge_switches(struct ot_capture *c)
+{
+	uint32_t tid;
+	uint64_t n = ot_pair_uret_switches(c->pair, &tid);
+	char why[512];
+
+	if (!n)
+		return;
+	snprintf(why, sizeof(why), "thread %u switched stacks with calls under return probes "
+		 "open (%" PRIu64 " time%s; a fiber or coroutine no file names): the kernel keeps "
+		 "one chain of return probes per thread, not per stack, so returns across a switch "
+		 "are seen by chance, lost or fatal (SIGILL); --returns insn sees them at return "
+		 "instructions", (unsigned)tid, n, n == 1 ? "" : "s");
+	ot_check_add(&c->check, OT_STATUS_LOSSY, why);
+}
+
+/*
  * How the target ended, from the best witness: its wait (ours, or its
  * tracer's), else the kernel's exit tracepoint (lib/probes/exitwatch),
  * else its pidfd or its zombie (lib/process/exitinfo).  A crash is a
@@ -169,8 +194,10 @@ void ot_capture_judge(struct ot_capture *c)
 		     c->o.nexpect, c->o.max_loss, ot_drain_stats(c->drain)->lost,
 		     c->lost_exact,
 		     ot_probes_can(c->probes) & OT_RINGS_IN_PROCESS ? "the process's rings" : NULL);
+	/* A function the backend did not arm has no counts to be inexact:
+	 * the backend's own line says so. */
 	for (i = 0; i < c->plan.sel.n; i++)
-		if (c->plan.ret[i].inexact)
+		if (c->plan.ret[i].inexact && !(c->probes && ot_probes_refused(c->probes, i)))
 			ot_check_add(&c->check, OT_STATUS_LOSSY, c->plan.ret[i].inexact);
 	if (c->fol_dropped) {
 		char why[192];
@@ -185,6 +212,7 @@ void ot_capture_judge(struct ot_capture *c)
 		ot_check_add(&c->check, OT_STATUS_LOSSY, c->said.why[i]);
 	judge_thread_execs(c);
 	judge_orphans(c);
+	judge_switches(c);
 	judge_end(c);
 	judge_go_deaths(c);
 	ot_keyed_judge(c);

@@ -194,6 +194,9 @@ static const struct walker {
 	{ "the JVM", "libjvm.so", NULL },
 	{ ".NET (CoreCLR)", "libcoreclr.so", NULL },
 	{ "Mono", "libmonosgen-2.0.so", NULL },
+	/* Debian's mono links its runtime in: an exception thrown through a
+	 * patched C frame was "unhandled" (exit status 1, said ok). */
+	{ "Mono", NULL, "mono_jit_init" },
 	{ "LuaJIT", "libluajit-5.1.so", NULL },
 	{ "LuaJIT", NULL, "luaJIT_setmode" },
 };

@@ -1151,6 +1151,15 @@ static void say_why(const struct ot_probes *p, const struct ot_inject_stats *st,
 			 "left inject's runtime by a longjmp (reset, and recording went on): the "
 			 "call it was recording then may lack its entry's or its return's record",
 			 (unsigned long long)st->resets);
+	/* As the kernel's 64 return probes per thread: past inject's table of
+	 * open calls a call's return is not seen (it said ok at depth 8,000). */
+	if (st->noret && out->nwhy < OT_PROBES_WHY_MAX)
+		snprintf(out->why[out->nwhy++], sizeof(out->why[0]), "%llu call%s entered with "
+			 "%d calls open on %s thread (inject's table of return addresses full), or "
+			 "a fourth tail call in one frame: %s return%s not seen, unclosed",
+			 (unsigned long long)st->noret, st->noret == 1 ? "" : "s", OT_INJ_TABLE_MAX,
+			 st->noret == 1 ? "its" : "their", st->noret == 1 ? "its" : "their",
+			 st->noret == 1 ? " is" : "s are");
 	if (st->let_go[0])
 		snprintf(out->why[out->nwhy++], sizeof(out->why[0]), "the process was let go "
 			 "before the capture ended (%s): its calls after that are not counted",

@@ -101,6 +101,10 @@ struct ot_pair {
 	int exact;		/* entries are never reported twice */
 	unsigned char *uretprobe; /* per function: its returns by return probe */
 	int migrated;		/* a stack was seen moving to another thread */
+	/* Switches of stacks seen with a call under a return probe open on
+	 * the stack left or the one taken, and the first one's thread. */
+	uint64_t uret_switches;
+	uint32_t uret_switch_tid;
 	/* Threads that may hold open calls, the ones a stack can move from
 	 * (kept lazily: one that holds none is dropped when met). */
 	uint32_t *holders;
@@ -515,11 +519,37 @@ static void renumber(const struct ot_pair *p, struct thread *t)
 		t->stack[d].nret = n += p->uretprobe[t->stack[d].func];
 }
 
+/* Does one of these n frames have its return seen by a return probe? */
+static int holds_uretprobe(const struct ot_pair *p, const struct frame *f, uint32_t n)
+{
+	uint32_t d;
+
+	for (d = 0; d < n; d++)
+		if (p->uretprobe[f[d].func])
+			return 1;
+	return 0;
+}
+
+/*
+ * Thread t leaves its stack for one holding frames f (n of them): the
+ * kernel keeps one chain of return probes per thread, not per stack, so
+ * a switch with one open on either side is counted (ot_pair_uret_switches).
+ */
+static void switching(struct ot_pair *p, const struct thread *t, const struct frame *f,
+		      uint32_t n)
+{
+	if (t->key || !(holds_uretprobe(p, t->stack, t->depth) || holds_uretprobe(p, f, n)))
+		return;
+	if (!p->uret_switches++)
+		p->uret_switch_tid = t->tid;
+}
+
 /* Make segment k the thread's stack; the stack becomes a segment. */
-static void resume(const struct ot_pair *p, struct thread *t, uint32_t k)
+static void resume(struct ot_pair *p, struct thread *t, uint32_t k)
 {
 	struct segment g = t->susp[k];
 
+	switching(p, t, g.f, g.n);
 	memmove(&t->susp[k], &t->susp[k + 1], (t->nsusp - k - 1) * sizeof(t->susp[0]));
 	t->nsusp--;
 	if (t->depth) {
@@ -554,7 +584,7 @@ static int near_own(const struct thread *t, uint64_t sp)
  * An entry far from the thread's stack but just below a set-aside one: a
  * fiber came back and calls on.  Bring its stack back first.
  */
-static void resume_near(const struct ot_pair *p, struct thread *t, uint64_t sp)
+static void resume_near(struct ot_pair *p, struct thread *t, uint64_t sp)
 {
 	uint64_t best = STACK_WINDOW + 1;
 	uint32_t k, pick = 0;
@@ -594,6 +624,7 @@ static void take_segment(struct ot_pair *p, struct thread *t, struct thread *x, 
 		memmove(&x->susp[k], &x->susp[k + 1], (x->nsusp - k - 1) * sizeof(x->susp[0]));
 		x->nsusp--;
 	}
+	switching(p, t, g.f, g.n);
 	suspend(p, t, 0);
 	if (!t->listed)
 		list_holder(p, t);
@@ -734,8 +765,10 @@ static __attribute__((noinline)) void on_entry(struct ot_pair *p, struct thread 
 		adopt_near(p, t, ev->sp);
 	t->fresh = 0;
 	if (!t->key && t->depth && ev->sp < t->stack[t->depth - 1].sp &&
-	    t->stack[t->depth - 1].sp - ev->sp > STACK_WINDOW)
+	    t->stack[t->depth - 1].sp - ev->sp > STACK_WINDOW) {
+		switching(p, t, NULL, 0);
 		suspend(p, t, 0);	/* a new stack: set this one aside */
+	}
 	for (d = t->depth; d; d--) {
 		struct frame *top = &t->stack[d - 1];
 
@@ -808,7 +841,7 @@ static int close_call(struct ot_pair *p, struct thread *t, const struct ot_event
 }
 
 /* Bring back the set-aside stack holding ev's call: 1 if one did. */
-static int resume_holding(const struct ot_pair *p, struct thread *t, const struct ot_event *ev)
+static int resume_holding(struct ot_pair *p, struct thread *t, const struct ot_event *ev)
 {
 	uint32_t k, x;
 
@@ -1047,6 +1080,13 @@ size_t ot_pair_goroutines(const struct ot_pair *p)
 uint64_t ot_func_stats_depth(const struct ot_func_stats *s, unsigned d)
 {
 	return d < s->ndepths ? s->depths[d] : 0;
+}
+
+uint64_t ot_pair_uret_switches(const struct ot_pair *p, uint32_t *tid)
+{
+	if (tid)
+		*tid = p->uret_switch_tid;
+	return p->uret_switches;
 }
 
 uint64_t ot_pair_lost(const struct ot_pair *p)

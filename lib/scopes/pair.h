@@ -167,6 +167,16 @@ size_t ot_pair_threads(const struct ot_pair *p);
 size_t ot_pair_goroutines(const struct ot_pair *p);
 uint64_t ot_pair_lost(const struct ot_pair *p);
 
+/*
+ * Stack switches seen with a call under a return probe open on the stack
+ * left or the one taken (an entry far below the thread's innermost call,
+ * a stack set aside coming back, a fiber moving to another thread): the
+ * kernel keeps one chain of return probes per thread, not per stack, and
+ * follows such a switch by chance at best.  *tid (if tid): the first's
+ * thread.  Go's goroutines, whose returns are never probed so, are not.
+ */
+uint64_t ot_pair_uret_switches(const struct ot_pair *p, uint32_t *tid);
+
 /* Scopes closed at depth d (0 past the deepest). */
 uint64_t ot_func_stats_depth(const struct ot_func_stats *s, unsigned d);
 uint64_t ot_func_stats_wrong_depth(const struct ot_func_stats *s);

@@ -19,6 +19,17 @@ json_check "$work/hj.json" 'fn["work"]["scopes"] >= 2000000 - '"$jumps" \
 	'j["status"] == ("lossy" if j["inject"]["runtime_resets"] else "ok")' \
 	'all("longjmp" in r for r in j["reasons"])'
 
+# A recursion 8,000 deep: past 3,072 calls open on a thread inject's table
+# of return addresses is full and the calls deeper are unclosed - a
+# reason, as the kernel's 64 return probes are (it said ok).
+"$T/recurse" 5 8000 >"$work/deep.plain"
+"$OT" --backend inject --json -o "$work/deep.json" -f top,rec,leaf -- "$T/recurse" 5 8000 \
+	>"$work/deep.out" 2>"$work/deep.err" || fail_ "deep: exit status $?: $(cat "$work/deep.err")"
+cmp -s "$work/deep.out" "$work/deep.plain" || fail_ "deep: output changed: $(cat "$work/deep.out")"
+json_check "$work/deep.json" 'j["status"] == "lossy"' \
+	'(fn["rec"]["scopes"], fn["rec"]["unclosed"]) == (5 * 3071, 5 * (8000 - 3071))' \
+	'j["reasons"] == ["%d calls entered with 3072 calls open on their thread (inject\x27s table of return addresses full), or a fourth tail call in one frame: their returns are not seen, unclosed" % fn["rec"]["unclosed"]]'
+
 # vfork and posix_spawn children run in the parent's memory until they
 # exec: their calls (child_only, execve) are another process's, not the
 # parent's - counted apart, as the uprobe backends filter them out.

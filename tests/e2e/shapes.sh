@@ -56,6 +56,18 @@ for b in multi perf; do
 		shape "asm-$b" "--backend $b -f astep,awork" "$T/asmswitch" 1000
 		exact "$work/asm-$b.json" astep awork 2000
 	fi
+	# A switch no file names, found at run time: with return probes
+	# forced, calls open across it make the capture lossy, with the
+	# reason (it said ok); by default, return instructions: exact, ok.
+	if [ "$(uname -m)" = x86_64 ]; then
+		shape "hid-$b" "--backend $b --returns uretprobe -f outer,inner" "$T/hidswitch" 500
+		json_check "$work/hid-$b.json" 'j["status"] == "lossy"' \
+			'[(f["returns"], f["scopes"]) for f in j["functions"]] == [("uretprobe", 500)] * 2' \
+			'len(j["reasons"]) == 1 and j["reasons"][0].startswith("thread ") and " switched stacks with calls under return probes open (1000 times; a fiber or coroutine no file names): the kernel keeps one chain of return probes per thread, not per stack" in j["reasons"][0]'
+		shape "hidi-$b" "--backend $b -f outer,inner" "$T/hidswitch" 500
+		json_check "$work/hidi-$b.json" 'j["status"] == "ok"' \
+			'[(f["returns"], f["scopes"], f["unclosed"], f["orphans"]) for f in j["functions"]] == [("insn", 500, 0, 0)] * 2'
+	fi
 	# sigaltstack coroutines, and swapcontext in a library only.
 	shape "alt-$b" "--backend $b -v -f cstep,cwork" "$T/altstack" 1000
 	exact "$work/alt-$b.json" cstep cwork 2000

@@ -393,6 +393,54 @@ static void test_uretprobe_limit(void **state)
 	ot_pair_free(p);
 }
 
+/*
+ * A switch of stacks no file named, seen as the pairing follows it: with a
+ * call under a return probe open on the stack left (outer on the thread's
+ * stack, inner entered on a fiber's far below, outer returning after) it
+ * is counted, each way; the same switch with return instructions only, or
+ * an ordinary nesting, is not.
+ */
+static void test_uretprobe_switch(void **state)
+{
+	struct ot_pair *p = ot_pair_new(NFUNCS);
+	uint32_t tid = 0;
+	int k;
+
+	(void)state;
+	for (k = 0; k < 2; k++) {
+		ent(p, 1, OUTER, 0x7ffff000);
+		ret(p, 1, OUTER, 0x7ffff000);
+	}
+	ent(p, 1, OUTER, 0x7ffff000);
+	ent(p, 1, MIDDLE, 0x7fffef00);
+	ret(p, 1, MIDDLE, 0x7fffef00);
+	ret(p, 1, OUTER, 0x7ffff000);
+	ent(p, 1, OUTER, 0x7ffff000);
+	ent(p, 1, INNER, 0x10000);	/* on a fiber's stack */
+	ret(p, 1, INNER, 0x10000);
+	ret(p, 1, OUTER, 0x7ffff000);
+	assert_int_equal(ot_pair_uret_switches(p, &tid), 0);	/* none by return probe */
+	ot_pair_free(p);
+
+	p = ot_pair_new(NFUNCS);
+	ot_pair_set_uretprobe(p, OUTER);
+	ent(p, 7, OUTER, 0x7ffff000);
+	ent(p, 7, MIDDLE, 0x7fffef00);
+	ret(p, 7, MIDDLE, 0x7fffef00);
+	ret(p, 7, OUTER, 0x7ffff000);
+	assert_int_equal(ot_pair_uret_switches(p, NULL), 0);
+	ent(p, 7, OUTER, 0x7ffff000);
+	ent(p, 7, INNER, 0x10000);	/* to the fiber: outer's probe open */
+	ret(p, 7, INNER, 0x10000);
+	ret(p, 7, OUTER, 0x7ffff000);	/* and back */
+	ot_pair_finish(p);
+	assert_int_equal(ot_pair_uret_switches(p, &tid), 2);
+	assert_int_equal(tid, 7);
+	assert_int_equal(S(p, OUTER)->scopes, 2);
+	assert_int_equal(S(p, INNER)->scopes, 1);
+	ot_pair_free(p);
+}
+
 static void test_outside_parent_counted(void **state)
 {
 	struct ot_pair *p = ot_pair_new(NFUNCS);
@@ -993,6 +1041,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_nesting_depths_and_durations),
 		cmocka_unit_test(test_orphan_return),
+		cmocka_unit_test(test_uretprobe_switch),
 		cmocka_unit_test(test_unclosed_at_end),
 		cmocka_unit_test(test_duplicate_entry_dropped),
 		cmocka_unit_test(test_duplicate_return_dropped),
