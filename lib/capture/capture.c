@@ -253,6 +253,13 @@ static int resolve(struct ot_capture *c)
 	for (i = 0; i < c->o.nexpect; i++)
 		expect[i] = c->o.expect[i].name;
 	ret = ot_plan_make(&c->plan, &po);
+	for (i = 0; !ret && i < c->o.nexpect; i++) {
+		if (expect[i] == c->o.expect[i].name)
+			continue;
+		/* The function's row name, which the check compares. */
+		free((char *)c->o.expect[i].name);
+		c->o.expect[i].name = ot_xstrdup(expect[i]);
+	}
 	free(expect);
 	if (ret)
 		return ret == -ENOENT ? OT_CAPTURE_BAD_INPUT : OT_CAPTURE_FAILED;

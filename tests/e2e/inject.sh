@@ -211,7 +211,7 @@ wait "$spid" || fail_ "the target exited with $? after its tracer was killed"
 if command -v setpriv >/dev/null; then
 	ot_nobody=$(public "$OT") stress_nobody=$(public "$STRESS")
 	setpriv --reuid=65534 --regid=65534 --clear-groups "$ot_nobody" --backend inject --json \
-		-f outer,middle,inner -- "$stress_nobody" --stress-threads 2 --stress-hz 2000 --stress-calls 500 \
+		-o /dev/stdout -f outer,middle,inner -- "$stress_nobody" --stress-threads 2 --stress-hz 2000 --stress-calls 500 \
 		>"$work/nobody.out" 2>"$work/nobody.err" || fail_ "as nobody: exit status $?: $(cat "$work/nobody.err")"
 	sed -n '/^{$/,$p' "$work/nobody.out" >"$work/nobody.json"
 	json_check "$work/nobody.json" 'j["status"] == "ok"' \

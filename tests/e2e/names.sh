@@ -57,6 +57,21 @@ json_check "$work/r.json" \
 	fail_ "parameters in -f: exit status $?"
 json_check "$work/one.json" '[(f["name"], f["scopes"]) for f in j["functions"]] == [("app::parse(double)", 200)]'
 
+# --expect takes every name -f takes (issue 34): a C++ name with two
+# parameters (its comma inside the parentheses), a bare last component,
+# a raw symbol, each checked against the function's row; a name that
+# spells two rows is refused as -f refuses an ambiguous one.
+"$OT" --json -o "$work/exp.json" -f 'app::mix(int, long),draw,app::parse(double),app::parse(int)' \
+	--expect 'app::mix(int, long)=100,draw=100@0' --expect '_ZN3app5parseEi=100,app::parse(double)=200' \
+	-- "$T" 100 >/dev/null 2>"$work/exp.err" || fail_ "--expect C++ names: exit status $?: $(cat "$work/exp.err")"
+json_check "$work/exp.json" 'j["status"] == "ok"' \
+	'fn["app::mix(int, long)"]["scopes"] == 100 and fn["app::mix(int, long)"]["expected"] == 100' \
+	'[f["expected"] for f in j["functions"] if f["name"].startswith("app::Widget::draw()")] == [100]' \
+	'fn["app::parse(int)"]["expected"] == 100 and fn["app::parse(double)"]["expected"] == 200'
+expect_rc 2 /dev/null "$work/exp2.err" "$OT" -f 'app::parse' --expect parse=1 -- "$T" 1
+grep -qx "orbit-trace: --expect names 'parse', which names 2 of the functions -f traces ('app::parse(double)' among them): give one's name as the report shows it" \
+	"$work/exp2.err" || fail_ "--expect ambiguous: $(cat "$work/exp2.err")"
+
 # Rust, both manglings: -l against nm, then module paths without the
 # crate and a bare name.
 for b in rstress rstress-v0; do
