@@ -582,6 +582,7 @@ static int make_sinks(struct ot_capture *c)
 		.nfuncs = c->nrows, .names = c->names,
 		.out = c->out, .json = c->o.json,
 		.slowest = c->o.slowest, .slower_than = c->o.slower_than,
+		.slower_all = c->o.slower_all,
 		.wall_offset = c->o.wall_clock ? wall_offset() : 0,
 		.per_process = c->o.all || ot_capture_set(c), .comm = proc_comm, .comm_ctx = c,
 		.str = str_of, .str_ctx = c,
@@ -911,6 +912,7 @@ enum ot_capture_result ot_capture_report(struct ot_capture *c)
 	if (ot_sinks_interval_due(&c->sinks) != UINT64_MAX)
 		ot_sinks_interval(&c->sinks, c->t_end, ot_drain_stats(c->drain)->lost);
 	ot_pair_finish(c->pair);
+	ot_sinks_slow_end(&c->sinks);
 	ot_capture_backend_said(c);
 	ot_capture_judge(c);
 	ot_capture_fill_report(c);

@@ -108,9 +108,11 @@ const char ot_usage_text[] =
 	"                         file 0600; emptied only once the report comes)\n"
 	"      --json             write the report as JSON (with -- CMD: -o FILE too)\n"
 	"      --hist             draw log2 latency histograms in the text report\n"
-	"      --slower-than TIME print each scope longer than TIME (e.g. 500us, 2ms)\n"
-	"                         as it closes: when, process, thread, its traced\n"
-	"                         callers and the values the call recorded\n"
+	"      --slower-than TIME print each outermost scope longer than TIME (e.g.\n"
+	"                         500us, 2ms) as it closes: when, process, thread, its\n"
+	"                         traced callers and the values the call recorded (a\n"
+	"                         slow call nested in a slow one: not printed)\n"
+	"      --slower-than-all TIME  the same for every slow scope, nested or not\n"
 	"      --wall-clock       --slower-than's lines say the time of day\n"
 	"                         (HH:MM:SS.microseconds), not the time since the start\n"
 	"      --slowest N        keep each function's N longest scopes for the\n"
@@ -231,7 +233,7 @@ enum {
 	OPT_JSON = 0x100, OPT_RING_KB, OPT_DRAIN_MS, OPT_EXPECT, OPT_MAX_LOSS,
 	OPT_HIST, OPT_TRACE, OPT_FOLDED, OPT_USER, OPT_RETURNS, OPT_COMPENSATE, OPT_BACKEND,
 	OPT_FREEZE, OPT_SLOWER_THAN, OPT_SLOWEST, OPT_FOLLOW, OPT_RESTORE, OPT_PROM_TEXTFILE,
-	OPT_LISTEN, OPT_PROM_PID, OPT_LANG, OPT_WALL_CLOCK, OPT_CGROUP,
+	OPT_LISTEN, OPT_PROM_PID, OPT_LANG, OPT_WALL_CLOCK, OPT_CGROUP, OPT_SLOWER_ALL,
 };
 
 static const struct option longopts[] = {
@@ -259,6 +261,7 @@ static const struct option longopts[] = {
 	{ "follow", no_argument, NULL, OPT_FOLLOW },
 	{ "restore", no_argument, NULL, OPT_RESTORE },
 	{ "slower-than", required_argument, NULL, OPT_SLOWER_THAN },
+	{ "slower-than-all", required_argument, NULL, OPT_SLOWER_ALL },
 	{ "wall-clock", no_argument, NULL, OPT_WALL_CLOCK },
 	{ "slowest", required_argument, NULL, OPT_SLOWEST },
 	{ "prom-textfile", required_argument, NULL, OPT_PROM_TEXTFILE },
@@ -492,9 +495,12 @@ static int output_option(struct ot_options *o, int c, const char *arg, char **ms
 		o->folded = arg;
 		break;
 	case OPT_SLOWER_THAN:
+	case OPT_SLOWER_ALL:
 		if (parse_time(arg, &o->slower_than))
-			return bad(msg, "--slower-than '%s' is invalid: expected a duration with "
-				   "its unit, e.g. 500us, 2ms, 1s", arg);
+			return bad(msg, "%s '%s' is invalid: expected a duration with its unit, "
+				   "e.g. 500us, 2ms, 1s", c == OPT_SLOWER_ALL ? "--slower-than-all" :
+				   "--slower-than", arg);
+		o->slower_all = c == OPT_SLOWER_ALL;
 		break;
 	case OPT_SLOWEST:
 		if (parse_ulong("--slowest", arg, 0, OT_SLOWEST_MAX, 0, &v, msg))

@@ -36,6 +36,7 @@ struct ot_options {
 	double duration;	/* seconds, 0: until the target exits */
 	double interval;	/* -I: seconds between interval reports, 0: none */
 	uint64_t slower_than;	/* --slower-than: ns, 0: none */
+	int slower_all;		/* --slower-than-all: every slow scope, not the outermost */
 	int wall_clock;		/* --wall-clock: its lines say the time of day */
 	size_t slowest;		/* --slowest: scopes kept per function */
 	const char *output;

@@ -280,9 +280,9 @@ static void test_where_options_go(void **state)
 	    "-f", "outer", "middle", "--", "./server");
 	BAD("--json with a command needs -o FILE: the command writes to stdout too, and the "
 	    "JSON would be mixed with its output", "--json", "-f", "x", "--", "prog");
-	BAD("option '--sl' is ambiguous: --slower-than, --slowest; write more of it",
+	BAD("option '--sl' is ambiguous: --slower-than, --slower-than-all, --slowest; write more of it",
 	    "--sl", "1ms", "-f", "x", "--", "p");
-	BAD("option '--s' is ambiguous: --slower-than, --slowest; write more of it",
+	BAD("option '--s' is ambiguous: --slower-than, --slower-than-all, --slowest; write more of it",
 	    "--s=1", "-f", "x", "--", "p");
 	BAD("unknown option '--nosuch'", "--nosuch", "-f", "x", "--", "p");
 	/* After "--" every word is the command's; -dc, --l are not ours. */
