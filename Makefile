@@ -37,7 +37,7 @@ DEB_DEPS   := gcc g++ clang libclang-rt-14-dev make pkg-config libelf-dev libdw-
               python3 groff-base strace debhelper dpkg-dev fakeroot lintian valgrind \
               bpftrace xz-utils gzip pigz sqlite3 libc6-dbg systemtap-sdt-dev \
               prometheus prometheus-node-exporter curl php8.2-cli ruby3.1 debuginfod golang-go \
-              postgresql nodejs
+              postgresql nodejs nginx-light
 
 .PHONY: all deps check unit e2e demo clean lint-man install uninstall deb targets fuzz fuzz-reloc valgrind bench
 
@@ -114,6 +114,8 @@ TARGETS    := build/targets/recurse build/targets/jump build/targets/throw build
 # Program shapes inject must not harm (issue 30): tests/e2e/inject-shapes.sh.
 TARGETS    += build/targets/handjmp build/targets/vforks build/targets/prefork \
               build/targets/asan-gcc build/targets/asan-clang build/targets/execsuid
+# Requests begun in one function and ended in another (issue 34): pairs.sh.
+TARGETS    += build/targets/requests
 # AddressSanitizer's runtime as a library (gcc) and linked in (clang).
 build/targets/asan-gcc: tests/e2e/targets/asan.c
 	@mkdir -p $(dir $@)

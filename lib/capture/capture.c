@@ -73,9 +73,13 @@ static void feed_pair(void *ctx, const struct ot_event *ev)
 		ot_pair_feed(c->calib_pair, &e);
 		return;
 	}
-	if (c->keyed_feeds && ot_keyed_feed(c, ev))
+	if (c->keyed_feeds && ot_keyed_feed(c, ev)) {
+		ot_keyed_flush(c);
 		return;
+	}
 	ot_pair_feed(c->pair, ev);
+	if (c->keyed_feeds)
+		ot_keyed_flush(c);	/* function pairs' scopes the event closed */
 }
 
 /*
@@ -115,6 +119,8 @@ static void on_scope(void *ctx, const struct ot_scope *s)
 	if (c->timeline && !s->point)
 		ot_timeline_scope(c->timeline, s);
 	ot_sinks_scope(&c->sinks, s);
+	if (c->keyed_feeds)
+		ot_keyed_scope(c, s);
 }
 
 /* lib/report/sinks stays pure: reading /proc is the capture's.  The name
@@ -911,6 +917,8 @@ enum ot_capture_result ot_capture_report(struct ot_capture *c)
 	/* The last, shorter interval: the intervals add up to the capture. */
 	if (ot_sinks_interval_due(&c->sinks) != UINT64_MAX)
 		ot_sinks_interval(&c->sinks, c->t_end, ot_drain_stats(c->drain)->lost);
+	if (c->keyed_feeds)
+		ot_keyed_finish(c);
 	ot_pair_finish(c->pair);
 	ot_sinks_slow_end(&c->sinks);
 	ot_capture_backend_said(c);

@@ -399,6 +399,11 @@ int ot_select_asks_values(const char *spec)
 		/* A probe's arguments are asked with the probe (OT_CAN_USDT). */
 		if (ot_select_is_usdt(term))
 			continue;
+		/* A function pair's key is an argument: a value. */
+		if (*term != '!' && strstr(term, "..") && strstr(term, "@arg")) {
+			asks = 1;
+			break;
+		}
 		asks = value_suffix(term, &v, 0, OT_SEL_MAX_GO_ARG) || v.n || v.ret;
 		vals_free(&v);
 	}
@@ -1479,8 +1484,192 @@ static void fetch_debuginfo(struct ot_binary *bin, const char *terms)
 	}
 }
 
+int ot_select_fn_pair(const char *term, char **entry, char **ret, unsigned *arg)
+{
+	size_t pre = lib_prefix(term);
+	const char *a = term + pre + (pre ? 1 : 0), *dots = strstr(a, ".."), *at;
+	char *end;
+	unsigned long n;
+
+	*entry = *ret = NULL;
+	if (*term == '!' || ot_select_is_usdt(term) || !dots || !(at = strstr(dots, "@arg")))
+		return 0;
+	errno = 0;
+	n = strtoul(at + 4, &end, 10);
+	if (dots == a || at == dots + 2 || strchr(at + 4, '@') || is_glob(a) ||
+	    strpbrk(a, "(%") || at[4] < '1' || at[4] > '9' || *end || errno ||
+	    n > OT_SEL_MAX_GO_ARG) {
+		ot_error("'%s' is not a function pair: expected [FILE:]ENTRYFN..RETURNFN@argN, "
+			 "two functions named (no glob, no other value) and N from 1 to %d",
+			 term, OT_SEL_MAX_GO_ARG);
+		return -EINVAL;
+	}
+	if (asprintf(entry, "%.*s%.*s(arg%lu)", (int)(a - term), term, (int)(dots - a), a, n) < 0 ||
+	    asprintf(ret, "%.*s%.*s(arg%lu)", (int)(a - term), term, (int)(at - dots - 2),
+		     dots + 2, n) < 0) {
+		free(*entry);
+		*entry = *ret = NULL;
+		return -ENOMEM;
+	}
+	*arg = (unsigned)n;
+	return 1;
+}
+
+/* spec's function pairs: each term "A..B@argN" as its two functions'
+ * terms "A(argN),B(argN)" in *rewritten, the pair's terms in order in
+ * pairs (2 per pair, malloc'd).  Returns the number of pairs, or -1. */
+static int fn_pairs(const char *spec, char **rewritten, char ***pairs)
+{
+	char *copy = ot_xstrdup(spec), *cursor = copy, *term, *e, *r;
+	int n = 0, ret = 0;
+	unsigned arg;
+
+	*rewritten = NULL;
+	*pairs = NULL;
+	while (!ret && (term = next_term(&cursor))) {
+		int is = ot_select_fn_pair(term, &e, &r, &arg);
+
+		if (is < 0) {
+			ret = -1;
+			break;
+		}
+		if (!is) {
+			append(rewritten, term, strlen(term));
+			continue;
+		}
+		append(rewritten, e, strlen(e));
+		append(rewritten, r, strlen(r));
+		*pairs = ot_xreallocarray(*pairs, 2 * (size_t)n + 2, sizeof(**pairs));
+		(*pairs)[2 * n] = e;
+		(*pairs)[2 * n + 1] = r;
+		n++;
+	}
+	free(copy);
+	if (ret) {
+		while (n-- > 0) {
+			free((*pairs)[2 * n]);
+			free((*pairs)[2 * n + 1]);
+		}
+		free(*pairs);
+		free(*rewritten);
+		*pairs = NULL;
+		*rewritten = NULL;
+		return ret;
+	}
+	if (!*rewritten)
+		*rewritten = ot_xstrdup("");
+	return n;
+}
+
+/* The one selected function that a pair's term ("FILE:NAME(argN)")
+ * named, or -1 after printing. */
+static ssize_t pair_member(const struct ot_selection *out, const char *term, const char *pair)
+{
+	char name[512], *paren;
+	size_t pre = lib_prefix(term), i;
+	ssize_t hit = -1;
+	const char *bare;
+
+	snprintf(name, sizeof(name), "%s", term);
+	if ((paren = strrchr(name, '(')))
+		*paren = 0;
+	bare = name + pre + (pre ? 1 : 0);
+	for (i = 0; i < out->n; i++) {
+		const struct ot_sym *s = out->fn[i].sym;
+
+		if (out->fn[i].usdt || (pre ? out->fn[i].bin->is_main ||
+					strncmp(out->fn[i].bin->display, name, pre) :
+					!out->fn[i].bin->is_main))
+			continue;
+		if (!matches(s, bare, 0) && !(s->base && bare_match(s->base, bare)))
+			continue;
+		if (hit >= 0) {
+			ot_error("%s: '%s' names several functions (%s, %s): a pair is two functions, "
+				 "name each one", pair, bare, out->fn[hit].name, out->fn[i].name);
+			return -1;
+		}
+		hit = (ssize_t)i;
+	}
+	if (hit < 0)
+		ot_error("%s: '%s' selects no function", pair, bare);
+	return hit;
+}
+
+/* Mark each pair's two functions (after the selection made them). */
+static int mark_pairs(struct ot_selection *out, char **pairs, int n, unsigned *args)
+{
+	int p, m;
+
+	for (p = 0; p < n; p++) {
+		char pair[1024];
+		ssize_t at[2];
+
+		snprintf(pair, sizeof(pair), "pair %d (%s..%s)", p + 1, pairs[2 * p], pairs[2 * p + 1]);
+		for (m = 0; m < 2; m++) {
+			struct ot_selected *f;
+
+			if ((at[m] = pair_member(out, pairs[2 * p + m], pair)) < 0)
+				return -ENOENT;
+			f = &out->fn[at[m]];
+			if (f->fpair || f->str || f->arg_name || f->nmore ||
+			    OT_SEL_ARG(f->arg) != args[p] || (f->arg & OT_SEL_32)) {
+				ot_error("%s: %s is %s: a pair's function records its key alone, "
+					 "in one pair", pair, f->name, f->fpair ? "in two pairs" :
+					 "asked other values too");
+				return -ENOENT;
+			}
+			f->fpair = m ? OT_SEL_PAIR_RETURN : OT_SEL_PAIR_ENTRY;
+			f->fpair_id = (uint16_t)(p + 1);
+		}
+		if (at[0] == at[1]) {
+			ot_error("%s: a pair is two functions: ENTRYFN and RETURNFN are one", pair);
+			return -ENOENT;
+		}
+	}
+	return 0;
+}
+
+/* The pairs' keys: argN of each, in order. */
+static unsigned *pair_args(char **pairs, int n)
+{
+	unsigned *args = ot_xcalloc((size_t)n + 1, sizeof(*args));
+	int p;
+
+	for (p = 0; p < n; p++) {
+		const char *a = strrchr(pairs[2 * p], '(');
+
+		args[p] = a ? (unsigned)strtoul(a + 4, NULL, 10) : 0;
+	}
+	return args;
+}
+
+static int binset_select(struct ot_binset *b, const char *spec, struct ot_selection *out);
+
 int ot_binset_select(struct ot_binset *b, const char *spec,
 		     struct ot_selection *out)
+{
+	char *rewritten, **pairs;
+	int n = fn_pairs(spec, &rewritten, &pairs), ret, p;
+	unsigned *args;
+
+	if (n < 0) {
+		memset(out, 0, sizeof(*out));
+		return -ENOENT;
+	}
+	ret = binset_select(b, rewritten, out);
+	args = pair_args(pairs, n);
+	if (!ret && n && (ret = mark_pairs(out, pairs, n, args)))
+		ot_selection_free(out);
+	for (p = 0; p < 2 * n; p++)
+		free(pairs[p]);
+	free(pairs);
+	free(args);
+	free(rewritten);
+	return ret;
+}
+
+static int binset_select(struct ot_binset *b, const char *spec,
+			 struct ot_selection *out)
 {
 	struct term_groups tg;
 	size_t g, i, *idx = NULL, *skidx = NULL, *gbin;
