@@ -267,6 +267,8 @@ static int resolve(struct ot_capture *c)
 		c->o.expect[i].name = ot_xstrdup(expect[i]);
 	}
 	free(expect);
+	if (ret == -ENOENT)
+		ot_capture_lang_hint(c);
 	if (ret)
 		return ret == -ENOENT ? OT_CAPTURE_BAD_INPUT : OT_CAPTURE_FAILED;
 	return OT_CAPTURE_OK;
@@ -482,6 +484,8 @@ enum ot_capture_result ot_capture_open(struct ot_capture *c)
 	} else if (c->o.argv) {
 		ret = ot_target_find(&c->target, c->o.argv[0]);
 	} else {
+		c->o.npids = ot_services_threads(c->o.pids, c->o.npids);
+		c->o.pid = c->o.pids[0];
 		ret = ot_target_attach(&c->target, c->o.pid);
 		if (!ret && c->o.npids > 1)
 			ret = ot_services_pids(&c->target, c->o.pids, c->o.npids);

@@ -4,6 +4,7 @@
  * the process started with.
  */
 #include "lang.h"
+#include "symbols/select.h"
 #include "capture_priv.h"
 #include "process/procfs.h"
 #include "util/error.h"
@@ -161,4 +162,21 @@ void ot_capture_lang_judge(struct ot_capture *c)
 			ot_check_add(&c->check, OT_STATUS_LOSSY, l->silent);
 			return;
 		}
+}
+
+void ot_capture_lang_hint(const struct ot_capture *c)
+{
+	const char *prog = c->target.display ? strrchr(c->target.display, '/') : NULL;
+	static const char *const langs[] = { "php", "python", "ruby" };
+	size_t i;
+
+	prog = prog ? prog + 1 : c->target.display;
+	/* A probe of the runtime's named: the user knows its probes. */
+	if (c->o.lang || !prog || ot_select_asks_usdt(c->o.functions))
+		return;
+	for (i = 0; i < sizeof(langs) / sizeof(langs[0]); i++)
+		if (!strncmp(prog, langs[i], strlen(langs[i])))
+			ot_note("%s runs %s scripts: -f names its own C functions; a script's "
+				"functions are traced with --lang %s (see the man page)", prog,
+				langs[i], langs[i]);
 }

@@ -648,6 +648,42 @@ static int check_expect(const struct ot_plan *p, const struct ot_plan_opts *o)
 	return 0;
 }
 
+/*
+ * After a miss: each plain name -f gave that a library the process maps
+ * (or will) exports, said as the term to write ("libc.so.6:malloc").
+ */
+static void suggest_libs(const struct ot_plan_opts *o)
+{
+	char **paths = NULL, **names = NULL, **want;
+	size_t n = 0, nwant, k, w;
+
+	want = ot_select_plain_names(o->functions, &nwant);
+	if (nwant && o->exe && o->objects &&
+	    !o->objects(o->objects_ctx, &paths, &names, &n)) {
+		for (w = 0; w < nwant; w++) {
+			uint64_t off, size;
+
+			/* The program's own file is [0]: a miss there is the error. */
+			for (k = 1; k < n; k++)
+				if (!ot_elf_lookup_dynamic(paths[k], want[w], &off, &size))
+					break;
+			if (k < n)
+				ot_note("did you mean %s:%s? %s is not defined in %s but in the "
+					"library %s (-f '%s:%s')", basename(names[k]), want[w],
+					want[w], o->display, names[k], basename(names[k]), want[w]);
+		}
+	}
+	for (k = 0; k < n; k++) {
+		free(paths[k]);
+		free(names[k]);
+	}
+	for (w = 0; w < nwant; w++)
+		free(want[w]);
+	free(want);
+	free(paths);
+	free(names);
+}
+
 int ot_plan_make(struct ot_plan *p, const struct ot_plan_opts *o)
 {
 	size_t i;
@@ -661,6 +697,8 @@ int ot_plan_make(struct ot_plan *p, const struct ot_plan_opts *o)
 	if (o->script)
 		ot_binset_set_script(p->bins, o->script, o->interpreter);
 	ret = ot_binset_select(p->bins, o->functions, &p->sel);
+	if (ret == -ENOENT)
+		suggest_libs(o);
 	if (ret)
 		return ret == -ENOENT ? -ENOENT : -1;
 	p->pt = ot_xcalloc(p->sel.n, sizeof(*p->pt));

@@ -1643,6 +1643,29 @@ static unsigned *pair_args(char **pairs, int n)
 	return args;
 }
 
+char **ot_select_plain_names(const char *spec, size_t *n)
+{
+	char *copy = ot_xstrdup(spec), *cursor = copy, *term, **names = NULL;
+
+	*n = 0;
+	while ((term = next_term(&cursor))) {
+		struct vals v;
+		char *e, *r;
+		unsigned arg;
+
+		if (!*term || *term == '!' || ot_select_is_usdt(term) || lib_prefix(term) ||
+		    is_glob(term) || ot_select_fn_pair(term, &e, &r, &arg))
+			continue;
+		if (value_suffix(term, &v, 0, OT_SEL_MAX_GO_ARG) || !*term)
+			continue;
+		vals_free(&v);
+		names = ot_xreallocarray(names, *n + 1, sizeof(*names));
+		names[(*n)++] = ot_xstrdup(term);
+	}
+	free(copy);
+	return names;
+}
+
 static int binset_select(struct ot_binset *b, const char *spec, struct ot_selection *out);
 
 int ot_binset_select(struct ot_binset *b, const char *spec,

@@ -221,6 +221,14 @@ int ot_select_is_usdt(const char *term);
  */
 int ot_select_fn_pair(const char *term, char **entry, char **ret, unsigned *arg);
 
+/*
+ * The plain names of a -f list, for a hint after a miss: each term that
+ * names no file, no glob, no USDT probe and excludes nothing, its values
+ * cut ("malloc" of "malloc(arg1)%ret"); malloc'd, *n of them.  Prints
+ * nothing.
+ */
+char **ot_select_plain_names(const char *spec, size_t *n);
+
 /* Whether a -f list has a usdt: term (for a backend without uprobes). */
 int ot_select_asks_usdt(const char *spec);
 
