@@ -42,6 +42,51 @@
  */
 #define MERGE_SLACK_NS (20ull * 1000 * 1000)
 
+/* Whether process pid is named --comm's NAME, as -a's rows name it (the
+ * name the probes saw at its call, else /proc's), asked once per pid. */
+static int comm_keeps(struct ot_capture *c, uint32_t pid)
+{
+	char name[16];
+	size_t h, i;
+
+	if (2 * (c->ncomm_seen + 1) > c->comm_seen_cap) {
+		struct ot_comm_seen *old = c->comm_seen;
+		size_t oldcap = c->comm_seen_cap;
+
+		c->comm_seen_cap = oldcap ? 2 * oldcap : 64;
+		c->comm_seen = ot_xcalloc(c->comm_seen_cap, sizeof(*c->comm_seen));
+		for (i = 0; i < oldcap; i++) {
+			if (!old[i].pid)
+				continue;
+			for (h = old[i].pid * 2654435761u & (c->comm_seen_cap - 1); c->comm_seen[h].pid;
+			     h = (h + 1) & (c->comm_seen_cap - 1))
+				;
+			c->comm_seen[h] = old[i];
+		}
+		free(old);
+	}
+	for (h = pid * 2654435761u & (c->comm_seen_cap - 1); c->comm_seen[h].pid;
+	     h = (h + 1) & (c->comm_seen_cap - 1))
+		if (c->comm_seen[h].pid == pid)
+			return c->comm_seen[h].keep == 1;
+	c->comm_seen[h].pid = pid;
+	c->comm_seen[h].keep = (!ot_capture_seen_comm(c, pid, name, sizeof(name)) ||
+				!ot_proc_comm((pid_t)pid, name, sizeof(name))) &&
+			       !strcmp(name, c->o.comm) ? 1 : 2;
+	c->ncomm_seen++;
+	return c->comm_seen[h].keep == 1;
+}
+
+/* --comm, --tid: ev is another process's or thread's. */
+static int filtered_out(struct ot_capture *c, const struct ot_event *ev)
+{
+	if (ev->kind == OT_EV_LOST || (c->calib_pair && ev->func == c->calib_target))
+		return 0;
+	if (c->o.tid && ev->tid != (uint32_t)c->o.tid)
+		return 1;
+	return c->o.comm && !comm_keeps(c, ev->pid);
+}
+
 /* Each record to its sink: the calibration's function to its own pairing. */
 static void feed_pair(void *ctx, const struct ot_event *ev)
 {
@@ -51,6 +96,10 @@ static void feed_pair(void *ctx, const struct ot_event *ev)
 	if (c->own_pid && ev->kind != OT_EV_LOST && ev->pid == c->own_pid &&
 	    !(c->calib_pair && ev->func == c->calib_target)) {
 		c->own_records++;
+		return;
+	}
+	if ((c->o.comm || c->o.tid) && filtered_out(c, ev)) {
+		c->filtered++;
 		return;
 	}
 	/* An entry's further value: its function's distribution, no scope. */
@@ -421,6 +470,8 @@ static void cleanup(struct ot_capture *c)
 		free((uint64_t *)c->plan.pt[c->calib_target].ret_sites);
 	free(c->rep_fn);
 	free(c->fol);
+	free(c->comm_seen);
+	free(c->filter_desc);
 	for (i = 0; i < c->nrefused; i++)
 		free((char *)c->refused[i].why);
 	free(c->refused);

@@ -335,6 +335,17 @@ void ot_capture_fill_report(struct ot_capture *c)
 		r.target_exit_from = ot_exit_from_name(c->target.exit_from);
 	r.target_exit_why = c->target.exit_why;
 	r.records = records(c);
+	if ((c->o.comm || c->o.tid) && !c->filter_desc) {
+		if ((c->o.comm && c->o.tid ? asprintf(&c->filter_desc, "--comm %s --tid %d", c->o.comm,
+						      (int)c->o.tid) :
+		     c->o.comm ? asprintf(&c->filter_desc, "--comm %s", c->o.comm) :
+				 asprintf(&c->filter_desc, "--tid %d", (int)c->o.tid)) < 0)
+			c->filter_desc = NULL;
+	}
+	if (c->o.comm || c->o.tid) {
+		r.filter = c->filter_desc ? c->filter_desc : "--comm/--tid";
+		r.filtered = c->filtered;
+	}
 	r.threads = ot_pair_threads(c->pair);
 	r.nfuncs = ot_keyed_nreport(c);
 	r.funcs = fn;

@@ -24,6 +24,8 @@ const char ot_usage_text[] =
 	"  -a, --all              trace every process that runs the functions (each\n"
 	"                         -f term names its file: FILE:NAME or SONAME:NAME),\n"
 	"                         until -d or SIGINT; the report has per-process rows\n"
+	"      --comm NAME        only the calls of processes named NAME (ps -o comm)\n"
+	"      --tid TID          only the calls of thread TID\n"
 	"      --cgroup PATH      -a within one cgroup v2 directory and those below it\n"
 	"                         (a systemd unit, a container; PATH absolute or under\n"
 	"                         /sys/fs/cgroup)\n"
@@ -237,12 +239,15 @@ enum {
 	OPT_HIST, OPT_TRACE, OPT_FOLDED, OPT_USER, OPT_RETURNS, OPT_COMPENSATE, OPT_BACKEND,
 	OPT_FREEZE, OPT_SLOWER_THAN, OPT_SLOWEST, OPT_FOLLOW, OPT_RESTORE, OPT_PROM_TEXTFILE,
 	OPT_LISTEN, OPT_PROM_PID, OPT_LANG, OPT_WALL_CLOCK, OPT_CGROUP, OPT_SLOWER_ALL,
+	OPT_COMM, OPT_TID,
 };
 
 static const struct option longopts[] = {
 	{ "pid", required_argument, NULL, 'p' },
 	{ "all", no_argument, NULL, 'a' },
 	{ "cgroup", required_argument, NULL, OPT_CGROUP },
+	{ "comm", required_argument, NULL, OPT_COMM },
+	{ "tid", required_argument, NULL, OPT_TID },
 	{ "functions", required_argument, NULL, 'f' },
 	{ "list", no_argument, NULL, 'l' },
 	{ "duration", required_argument, NULL, 'd' },
@@ -361,6 +366,21 @@ static int target_option(struct ot_options *o, int c, const char *arg, char **ms
 	case 'a':
 		o->all = 1;
 		break;
+	case OPT_COMM:
+		/* The kernel keeps 15 bytes of a name (TASK_COMM_LEN). */
+		if (!*arg || strlen(arg) > 15)
+			return bad(msg, "--comm '%s' is invalid: expected a process name of 1 to 15 "
+				   "bytes, as ps -o comm shows it", arg);
+		o->comm = arg;
+		break;
+	case OPT_TID: {
+		unsigned long v;
+
+		if (parse_ulong("--tid", arg, 1, 4194304, 0, &v, msg))
+			return OT_OPTIONS_BAD;
+		o->tid = (pid_t)v;
+		break;
+	}
 	case OPT_CGROUP:
 		if (!*arg)
 			return bad(msg, "--cgroup '' is invalid: expected a cgroup v2 directory");
@@ -642,7 +662,7 @@ static enum ot_options_result restore_rules(const struct ot_options *o, char **m
 {
 	if (o->functions || o->list || o->argv || o->all || o->duration > 0 || o->interval > 0 ||
 	    o->follow || o->freeze || o->expect || o->trace || o->folded || o->prom_textfile ||
-	    o->listen || o->prom_pid || o->cgroup)
+	    o->listen || o->prom_pid || o->cgroup || o->comm || o->tid)
 		return bad(msg, "--restore only takes back what a killed orbit-trace left: with "
 			   "-p PID (and -o, --json), nothing else");
 	if (!o->pid)
@@ -712,6 +732,8 @@ static enum ot_options_result combinations(const struct ot_options *o, char **ms
 	/* -l alone lists what terms naming their files select (usdt:FILE:*). */
 	if (!o->pid && !o->argv && !o->all && !o->list)
 		return bad(msg, "nothing to trace: give -p PID, -a or -- CMD");
+	if ((o->comm || o->tid) && o->list)
+		return bad(msg, "%s applies to a capture, not to -l", o->comm ? "--comm" : "--tid");
 	if (o->all && (o->freeze || o->list))
 		return bad(msg, "-a does not go with %s", o->freeze ? "--freeze" : "-l");
 	if (o->user && !o->argv)

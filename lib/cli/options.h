@@ -30,6 +30,8 @@ struct ot_options {
 	int all;		/* -a: every process running the files -f names */
 	const char *cgroup;	/* --cgroup PATH: -a within that cgroup v2 directory */
 	int follow;		/* --follow: and the processes the target forks */
+	const char *comm;	/* --comm NAME: only the records of processes so named */
+	pid_t tid;		/* --tid TID: only that thread's records, 0 all */
 	const char *functions;	/* -f, with --lang's terms after it */
 	char *functions_owned;	/* functions when --lang added to -f: owned */
 	const char *lang;	/* --lang */

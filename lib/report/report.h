@@ -151,6 +151,10 @@ struct ot_report {
 	const int *pids;
 	size_t npids;
 	const char *cgroup;	/* -a --cgroup: the directory, else NULL */
+	/* --comm, --tid: what the records were kept to ("--comm nginx"), and
+	 * how many of other processes or threads were dropped; NULL none. */
+	const char *filter;
+	uint64_t filtered;
 	size_t functions_requested, functions_armed, uprobes, events;
 	const char *returns;	/* "uretprobe", "insn", "mixed" (per file), "trampoline" */
 	size_t insn_returns;	/* functions whose returns are seen at return insns */

@@ -216,6 +216,11 @@ static void capture_json(FILE *f, const struct ot_report *r)
 		", \"late\": %" PRIu64 ", \"no_sp\": %" PRIu64 ", \"unknown\": %" PRIu64 "},\n",
 		rec->samples, rec->lost, rec->lost_at_end, rec->lost_inexact ? "false" : "true",
 		rec->malformed, rec->foreign, rec->foreign_lost, rec->late, rec->no_sp, rec->unknown);
+	if (r->filter) {
+		fprintf(f, "  \"filter\": {\"by\": ");
+		ot_json_string(f, r->filter);
+		fprintf(f, ", \"records_dropped\": %" PRIu64 "},\n", r->filtered);
+	}
 	if (r->strings)
 		fprintf(f, "  \"strings\": {\"probe\": %" PRIu64 ", \"late\": %" PRIu64
 			", \"unreadable\": %" PRIu64 "},\n", r->strings->probe, r->strings->late,

@@ -509,6 +509,9 @@ static void records_text(FILE *f, const struct ot_report *r)
 		rec->samples, rec->lost_inexact ? "at least " : "", rec->lost,
 		r->rings_in_process ? "in the process's rings" : "by the kernel",
 		rec->malformed, rec->foreign, foreign_lost, r->threads, r->threads == 1 ? "" : "s");
+	if (r->filter)
+		fprintf(f, "filtered: %" PRIu64 " record%s of other processes or threads dropped "
+			"(%s)\n", r->filtered, r->filtered == 1 ? "" : "s", r->filter);
 	if (r->follow)
 		fprintf(f, "followed: %" PRIu64 " process%s (pid %d and its descendants), %" PRIu64
 			" not followed\n", r->follow->processes, r->follow->processes == 1 ? "" : "es",

@@ -285,6 +285,11 @@ static void test_where_options_go(void **state)
 	BAD("option '--s' is ambiguous: --slower-than, --slower-than-all, --slowest; write more of it",
 	    "--s=1", "-f", "x", "--", "p");
 	BAD("unknown option '--nosuch'", "--nosuch", "-f", "x", "--", "p");
+	BAD("--comm '' is invalid: expected a process name of 1 to 15 bytes, as ps -o comm "
+	    "shows it", "--comm", "", "-f", "x", "-p", "1");
+	BAD("--tid '0' is invalid: expected an integer in 1..4194304", "--tid", "0", "-f", "x",
+	    "-p", "1");
+	BAD("--comm applies to a capture, not to -l", "--comm", "x", "-l", "-p", "1");
 	/* After "--" every word is the command's; -dc, --l are not ours. */
 	assert_int_equal(parse(&o, &msg, "-f", "x", "--", "gzip", "-d", "--json", "--", "-f",
 			       (char *)NULL), OT_OPTIONS_RUN);
