@@ -472,6 +472,7 @@ static void cleanup(struct ot_capture *c)
 	free(c->fol);
 	free(c->comm_seen);
 	free(c->filter_desc);
+	free(c->lang_functions);
 	for (i = 0; i < c->nrefused; i++)
 		free((char *)c->refused[i].why);
 	free(c->refused);

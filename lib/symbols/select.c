@@ -1650,11 +1650,10 @@ char **ot_select_plain_names(const char *spec, size_t *n)
 	*n = 0;
 	while ((term = next_term(&cursor))) {
 		struct vals v;
-		char *e, *r;
-		unsigned arg;
 
+		/* A function pair's names are its own to name (quietly). */
 		if (!*term || *term == '!' || ot_select_is_usdt(term) || lib_prefix(term) ||
-		    is_glob(term) || ot_select_fn_pair(term, &e, &r, &arg))
+		    is_glob(term) || (strstr(term, "..") && strstr(term, "@arg")))
 			continue;
 		if (value_suffix(term, &v, 0, OT_SEL_MAX_GO_ARG) || !*term)
 			continue;
