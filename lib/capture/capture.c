@@ -323,6 +323,28 @@ static int resolve(struct ot_capture *c)
 	return OT_CAPTURE_OK;
 }
 
+/*
+ * A selection this large traps at every call of each function: the
+ * program slows down with the calls it makes.  --max-functions refuses
+ * past its bound; past OT_MANY_FUNCTIONS a warning, unless --yes.
+ */
+static int how_many(const struct ot_capture *c)
+{
+	size_t n = c->plan.sel.n;
+
+	if (c->o.max_functions && n > c->o.max_functions) {
+		ot_error("-f selects %zu functions, more than --max-functions %lu: narrow it "
+			 "(-l shows what it selects)", n, c->o.max_functions);
+		return OT_CAPTURE_BAD_INPUT;
+	}
+	if (!c->o.max_functions && !c->o.yes && n > OT_MANY_FUNCTIONS)
+		ot_warn("-f selects %zu functions: every call of each is trapped, and a program "
+			"that calls many of them runs several times slower (see OVERHEAD); -l shows "
+			"what it selects, --max-functions N refuses more than N, --yes arms them "
+			"without this warning", n);
+	return OT_CAPTURE_OK;
+}
+
 /* SIGINT or SIGTERM: the capture ends (SIGCHLD only wakes the loop). */
 static int end_signal(struct ot_capture *c)
 {
@@ -552,6 +574,9 @@ enum ot_capture_result ot_capture_open(struct ot_capture *c)
 		return ret;
 	if (c->o.list)
 		return ot_capture_list(c);
+	ret = how_many(c);
+	if (ret)
+		return ret;
 	return OT_CAPTURE_OK;
 }
 

@@ -152,6 +152,39 @@ static void judge_go_deaths(struct ot_capture *c)
 			     "goroutines had open are unclosed");
 }
 
+/*
+ * One -p process that made none of the traced calls, with children (a
+ * service's master, its workers doing the work): a note naming them and
+ * how to trace them.  The counts are right; the user may be misled.
+ */
+static void master_hint(struct ot_capture *c, const struct ot_func_stats **st, size_t nrows)
+{
+	char path[64], kids[256] = "", why[512];
+	size_t i, n;
+
+	if (!c->o.pid || c->o.npids != 1 || c->o.follow || c->o.argv || c->o.all)
+		return;
+	for (i = 0; i < nrows; i++)
+		if (st[i]->scopes || st[i]->points || st[i]->unclosed || st[i]->orphans)
+			return;
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)c->o.pid, (int)c->o.pid);
+	if (ot_proc_read_file(path, kids, sizeof(kids)) || !kids[0])
+		return;
+	n = strlen(kids);
+	while (n && (kids[n - 1] == ' ' || kids[n - 1] == '\n'))
+		kids[--n] = 0;
+	if (!n)
+		return;
+	for (i = 0; i < n; i++)
+		if (kids[i] == ' ')
+			kids[i] = ',';
+	snprintf(why, sizeof(why), "process %d made none of the traced calls; its child "
+		 "processes (%s) may make them: -p %d,%s traces them too (a service's master "
+		 "and workers), --follow a command's children", (int)c->o.pid, kids,
+		 (int)c->o.pid, kids);
+	ot_check_add(&c->check, OT_STATUS_OK, why);
+}
+
 void ot_capture_judge(struct ot_capture *c)
 {
 	size_t nrows = ot_keyed_nreport(c);
@@ -184,6 +217,7 @@ void ot_capture_judge(struct ot_capture *c)
 	judge_go_deaths(c);
 	ot_keyed_judge(c);
 	ot_capture_lang_judge(c);
+	master_hint(c, st, nrows);
 	free(st);
 }
 

@@ -64,6 +64,8 @@ const char ot_usage_text[] =
 	"                         (libruby-3.1; Ruby methods only while a TracePoint\n"
 	"                         for :call and :return is on); adds to -f (see the\n"
 	"                         man page)\n"
+	"      --max-functions N  refuse a capture of more than N functions\n"
+	"      --yes              arm more than 1000 functions without a warning\n"
 	"  -l, --list             print what -f selects (default: every function)\n"
 	"                         with file offsets and sizes, USDT probes with their\n"
 	"                         sites, semaphores, argument specs; arm nothing\n"
@@ -239,7 +241,7 @@ enum {
 	OPT_HIST, OPT_TRACE, OPT_FOLDED, OPT_USER, OPT_RETURNS, OPT_COMPENSATE, OPT_BACKEND,
 	OPT_FREEZE, OPT_SLOWER_THAN, OPT_SLOWEST, OPT_FOLLOW, OPT_RESTORE, OPT_PROM_TEXTFILE,
 	OPT_LISTEN, OPT_PROM_PID, OPT_LANG, OPT_WALL_CLOCK, OPT_CGROUP, OPT_SLOWER_ALL,
-	OPT_COMM, OPT_TID,
+	OPT_COMM, OPT_TID, OPT_YES, OPT_MAX_FUNCTIONS,
 };
 
 static const struct option longopts[] = {
@@ -248,6 +250,8 @@ static const struct option longopts[] = {
 	{ "cgroup", required_argument, NULL, OPT_CGROUP },
 	{ "comm", required_argument, NULL, OPT_COMM },
 	{ "tid", required_argument, NULL, OPT_TID },
+	{ "yes", no_argument, NULL, OPT_YES },
+	{ "max-functions", required_argument, NULL, OPT_MAX_FUNCTIONS },
 	{ "functions", required_argument, NULL, 'f' },
 	{ "list", no_argument, NULL, 'l' },
 	{ "duration", required_argument, NULL, 'd' },
@@ -381,6 +385,12 @@ static int target_option(struct ot_options *o, int c, const char *arg, char **ms
 		o->tid = (pid_t)v;
 		break;
 	}
+	case OPT_YES:
+		o->yes = 1;
+		break;
+	case OPT_MAX_FUNCTIONS:
+		return parse_ulong("--max-functions", arg, 1, 1000000, 0, &o->max_functions, msg) ?
+		       OT_OPTIONS_BAD : OT_OPTIONS_RUN;
 	case OPT_CGROUP:
 		if (!*arg)
 			return bad(msg, "--cgroup '' is invalid: expected a cgroup v2 directory");

@@ -2,7 +2,8 @@
 # one name (issue 34): the stress program's two workers, one kept by its
 # thread id (its 200 calls of outer, no more); two python3.11 processes
 # traced as -p A,B, one renamed, --comm keeping its rows alone; the
-# records dropped counted in the report.
+# records dropped counted in the report; a master whose worker made the
+# calls, told so.
 . "$(dirname "$0")/lib.sh"
 require_uprobes
 
@@ -55,6 +56,28 @@ json_check "$work/comm.json" 'j["status"] == "ok"' \
 	"[(p['pid'], p['comm']) for p in j['processes']] == [($p1, 'renamedpy')]" \
 	'j["processes"][0]["scopes"] >= 1000' \
 	'j["filter"]["by"] == "--comm renamedpy" and j["filter"]["records_dropped"] >= 2000'
+
+# A master that made none of the calls, its worker did (issue 34): the
+# report's note names the worker and the -p that traces both.
+"$top/build/targets/prefork" 100 >"$work/pf.out" &
+pf=$!
+cleanup_pids="$pf"
+wait_for "$work/pf.out" '^ready '
+kill -USR1 "$pf"
+wait_for "$work/pf.out" '^worker [0-9]*$'
+wk=$(sed -n 's/^worker \([0-9]*\)$/\1/p' "$work/pf.out")
+"$OT" -v -p "$pf" -f handle -o "$work/pf.txt" 2>"$work/pfo.err" &
+ot=$!
+cleanup_pids="$pf $ot"
+wait_for "$work/pfo.err" 'armed 1 functions'
+kill -USR1 "$wk"
+wait_for "$work/pf.out" "^worker $wk calls 100"
+kill -INT "$ot"
+wait "$ot" || fail_ "master: exit status $?: $(cat "$work/pfo.err")"
+grep -qxF "note: process $pf made none of the traced calls; its child processes ($wk) may make them: -p $pf,$wk traces them too (a service's master and workers), --follow a command's children" \
+	"$work/pf.txt" || fail_ "no hint of the workers: $(cat "$work/pf.txt")"
+grep -qx 'status: ok' "$work/pf.txt" || fail_ "master: $(grep status "$work/pf.txt")"
+kill "$pf"
 expect_rc 2 /dev/null "$work/bad.err" "$OT" -p "$p1" --comm 0123456789abcdef -f x
 grep -qxF "orbit-trace: --comm '0123456789abcdef' is invalid: expected a process name of 1 to 15 bytes, as ps -o comm shows it" \
 	"$work/bad.err" || fail_ "--comm too long: $(cat "$work/bad.err")"

@@ -210,11 +210,12 @@ wait "$spid" || fail_ "the target exited with $? after its tracer was killed"
 # No privilege needed: an unprivileged user traces a command of its own.
 if command -v setpriv >/dev/null; then
 	ot_nobody=$(public "$OT") stress_nobody=$(public "$STRESS")
+	mkdir -p "$pub/out"
+	chmod 0777 "$pub/out"
 	setpriv --reuid=65534 --regid=65534 --clear-groups "$ot_nobody" --backend inject --json \
-		-o /dev/stdout -f outer,middle,inner -- "$stress_nobody" --stress-threads 2 --stress-hz 2000 --stress-calls 500 \
+		-o "$pub/out/nobody.json" -f outer,middle,inner -- "$stress_nobody" --stress-threads 2 --stress-hz 2000 --stress-calls 500 \
 		>"$work/nobody.out" 2>"$work/nobody.err" || fail_ "as nobody: exit status $?: $(cat "$work/nobody.err")"
-	sed -n '/^{$/,$p' "$work/nobody.out" >"$work/nobody.json"
-	json_check "$work/nobody.json" 'j["status"] == "ok"' \
+	json_check "$pub/out/nobody.json" 'j["status"] == "ok"' \
 		'[f["scopes"] for f in j["functions"]] == [1000, 2000, 6000]'
 fi
 # A process it may not ptrace is refused naming ptrace and why: another
@@ -277,5 +278,21 @@ wait_for "$work/sec.out" '^ready '
 expect_rc 1 /dev/null "$work/sec.err" "$OT" --backend inject -f outer -p "$spid"
 grep -qxF "orbit-trace: cannot inject into process $spid: thread $spid runs under a seccomp filter (the system calls inject makes there may be refused or kill it)" \
 	"$work/sec.err" || fail_ "seccomp: $(cat "$work/sec.err")"
+kill "$spid"
+# --restore while a capture runs: that capture named, not gdb or strace
+# (issue 34); the capture then ends as usual.
+"$STRESS" --stress-calls 100000 --stress-hz 100 --wait-go >"$work/live.out" &
+spid=$!
+cleanup_pids="$spid"
+wait_for "$work/live.out" '^ready '
+"$OT" -v --backend inject -f outer -p "$spid" -o "$work/live.txt" 2>"$work/live.err" &
+otpid=$!
+cleanup_pids="$spid $otpid"
+wait_for "$work/live.err" 'armed 1 functions'
+expect_rc 1 "$work/rl.out" "$work/rl.err" "$OT" --restore -p "$spid"
+grep -qxF "orbit-trace: cannot restore process $spid: ptrace: an orbit-trace capture (pid $otpid) holds it: it takes its patches back itself when it ends (SIGINT); wait for that, or end it" \
+	"$work/rl.err" || fail_ "--restore during a capture: $(cat "$work/rl.err")"
+kill -INT "$otpid"
+wait "$otpid" || fail_ "the live capture: exit status $?: $(cat "$work/live.err")"
 kill "$spid"
 pass_

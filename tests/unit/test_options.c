@@ -290,6 +290,8 @@ static void test_where_options_go(void **state)
 	BAD("--tid '0' is invalid: expected an integer in 1..4194304", "--tid", "0", "-f", "x",
 	    "-p", "1");
 	BAD("--comm applies to a capture, not to -l", "--comm", "x", "-l", "-p", "1");
+	BAD("--max-functions '0' is invalid: expected an integer in 1..1000000", "--max-functions",
+	    "0", "-f", "x", "-p", "1");
 	/* After "--" every word is the command's; -dc, --l are not ours. */
 	assert_int_equal(parse(&o, &msg, "-f", "x", "--", "gzip", "-d", "--json", "--", "-f",
 			       (char *)NULL), OT_OPTIONS_RUN);
