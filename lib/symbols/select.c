@@ -439,6 +439,21 @@ int ot_select_includes(const char *spec)
 
 #define SYM(k, i) ot_elf_sym((k)->e, (i))
 
+/* After a miss in a stripped file: what was searched, and where the
+ * rest of its functions' names would be. */
+static void stripped_note(const struct ot_elf *e)
+{
+	const char *urls = getenv("DEBUGINFOD_URLS");
+
+	/* With servers named, the fetch said which were asked. */
+	if (!ot_elf_symbols_stripped(e) || (urls && *urls))
+		return;
+	ot_note("%s is stripped: only the %zu functions its .dynsym exports were searched, no "
+		"debug info was found for it (/usr/lib/debug, .gnu_debuglink); install its "
+		"debug symbols (a -dbgsym package) or set DEBUGINFOD_URLS to a debuginfod server "
+		"that has them", ot_elf_display(e), ot_elf_nsyms(e));
+}
+
 /* Why a name that is no function here cannot be traced (after a miss). */
 static void explain_miss(const struct pick *k, const char *term, const struct ot_sym *refused)
 {
@@ -460,6 +475,7 @@ static void explain_miss(const struct pick *k, const char *term, const struct ot
 	}
 	if (is_glob(term)) {
 		ot_error("no function matches '%s' in %s", term, file);
+		stripped_note(k->e);
 		return;
 	}
 	switch (ot_elf_other(k->e, term)) {
@@ -481,6 +497,7 @@ static void explain_miss(const struct pick *k, const char *term, const struct ot
 	}
 	suggest(k->e, term, hint, sizeof(hint));
 	ot_error("no function '%s' in %s%s", term, file, hint);
+	stripped_note(k->e);
 }
 
 /*
