@@ -597,7 +597,8 @@ static void expected_text(FILE *f, const struct ot_report *r, size_t w)
 
 	if (!r->has_expect)
 		return;
-	fprintf(f, "\n%-*s %10s %10s %10s %8s\n", (int)w, "EXPECTED",
+	/* The table is CHECK: "EXPECTED EXPECTED" read as a typo (issue 34). */
+	fprintf(f, "\n%-*s %10s %10s %10s %8s\n", (int)w, "CHECK",
 		"EXPECTED", "OBSERVED", "MISSING", "LOSS");
 	for (i = 0; i < r->nfuncs; i++) {
 		const struct ot_func_check *fc = &r->check->fn[i];
