@@ -21,6 +21,12 @@
 #include <stdint.h>
 #include <stdio.h>
 
+/* Every JSON object orbit-trace writes (report, interval, slow, restore)
+ * carries "type" and this "version": it changes when a field is removed,
+ * renamed or changes its type or meaning, never for one added (the man
+ * page's JSON VERSIONS). */
+#define OT_JSON_VERSION 1
+
 /* One slow scope: when (since the capture began), where, how long. */
 /* Values of an entry after its first (select.h's OT_SEL_MAX_VALUES - 1). */
 #define OT_REPORT_MORE 3

@@ -111,7 +111,8 @@ static void status_json(FILE *f, const struct ot_report *r)
 {
 	size_t i;
 
-	fprintf(f, "  \"version\": 1,\n  \"status\": \"%s\",\n  \"reasons\": [", ot_report_status(r));
+	fprintf(f, "  \"type\": \"report\",\n  \"version\": %d,\n  \"status\": \"%s\",\n"
+		"  \"reasons\": [", OT_JSON_VERSION, ot_report_status(r));
 	for (i = 0; i < r->check->nreasons; i++) {
 		fprintf(f, "%s", i ? ", " : "");
 		ot_json_string(f, r->check->reasons[i]);
@@ -449,13 +450,12 @@ void ot_report_json_line(FILE *f, const struct ot_report *r)
 		return;
 	ot_report_json(m, r);
 	fclose(m);
-	/* Strings are escaped: every newline is layout.  The object gains a
-	 * "type" first, like the interval lines. */
+	/* Strings are escaped: every newline is layout. */
 	for (p = buf; *p; p++)
 		if (*p == '\n')
 			*p = ' ';
 	p = strchr(buf, '{');
 	if (p)
-		fprintf(f, "{\"type\": \"report\", %s\n", p + 1);
+		fprintf(f, "%s\n", p);
 	free(buf);
 }

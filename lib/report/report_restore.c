@@ -36,7 +36,8 @@ void ot_report_restore_text(FILE *f, const struct ot_report_restore *r)
 
 void ot_report_restore_json(FILE *f, const struct ot_report_restore *r)
 {
-	fprintf(f, "{\"pid\": %d, \"comm\": ", r->pid);
+	fprintf(f, "{\"type\": \"restore\", \"version\": %d, \"pid\": %d, \"comm\": ",
+		OT_JSON_VERSION, r->pid);
 	ot_json_string(f, r->comm);
 	fprintf(f, ", \"found\": %s, \"tracer\": %d, \"patches\": %zu, \"restored\": %zu, "
 		"\"kept\": %zu, \"kept_why\": ", r->found ? "true" : "false", r->tracer, r->patches,

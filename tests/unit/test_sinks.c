@@ -213,7 +213,7 @@ static void test_slower_than_json(void **state)
 	ot_sinks_start(&f.s, 0, 0, NULL);
 	scope(&f, 9, OUTER, 20, 15);
 	fflush(f.out);
-	assert_string_equal(f.text, "{\"type\": \"slow\", \"name\": \"outer\", \"at_ns\": 20, "
+	assert_string_equal(f.text, "{\"type\": \"slow\", \"version\": 1, \"name\": \"outer\", \"at_ns\": 20, "
 			    "\"duration_ns\": 15, \"pid\": 9, \"tid\": 9, \"path\": \"outer\", "
 			    "\"comm\": \"proc9\"}\n");
 	teardown(&f);
