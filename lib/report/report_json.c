@@ -265,7 +265,10 @@ static void func_where_json(FILE *f, const struct ot_report_func *fn)
 	fprintf(f, ", \"offset\": %" PRIu64, fn->offset);
 	if (fn->returns)
 		fprintf(f, ", \"returns\": \"%s\"", fn->returns);
-	fprintf(f, ", \"scopes\": %" PRIu64, s->scopes);
+	/* One count for every row kind (issue 34): a function's scopes, a
+	 * USDT probe's hits; "scopes" and "hits" stay, each its own. */
+	fprintf(f, ", \"count\": %" PRIu64 ", \"scopes\": %" PRIu64,
+		fn->point ? s->points : s->scopes, s->scopes);
 	if (fn->point)
 		fprintf(f, ", \"point\": true, \"hits\": %" PRIu64, s->points);
 	if (fn->pair) {
