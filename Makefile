@@ -37,7 +37,7 @@ DEB_DEPS   := gcc g++ clang libclang-rt-14-dev make pkg-config libelf-dev libdw-
               python3 groff-base strace debhelper dpkg-dev fakeroot lintian valgrind \
               bpftrace xz-utils gzip pigz sqlite3 libc6-dbg systemtap-sdt-dev \
               prometheus prometheus-node-exporter curl php8.2-cli ruby3.1 debuginfod golang-go \
-              postgresql nodejs nginx-light libpython3.11-dev
+              postgresql nodejs nginx-light libpython3.11-dev python3-jsonschema
 
 .PHONY: all deps check unit e2e demo clean lint-man install uninstall deb targets fuzz fuzz-reloc valgrind bench
 
