@@ -96,6 +96,64 @@ static const char *last_component(const char *base)
 }
 
 /* "did you mean: a, b?" built from the closest names, or "" if none is close. */
+/* a and b equal but for spaces ("req *" and "req*"). */
+static int same_unspaced(const char *a, const char *b)
+{
+	for (;; a++, b++) {
+		while (*a == ' ')
+			a++;
+		while (*b == ' ')
+			b++;
+		if (*a != *b)
+			return 0;
+		if (!*a)
+			return 1;
+	}
+}
+
+/*
+ * A C++ name written with parameters that match no overload
+ * ("app::parse(long)", "app::handle_get(req *)"): the demangled names
+ * that differ only in spaces, else every overload of that name, as
+ * " (did you mean: ...?)" into buf; 0 when there is none.
+ */
+static int suggest_overloads(const struct ot_elf *e, const char *name, char *buf, size_t len)
+{
+	const char *paren = strchr(name, '(');
+	size_t i, used = 0;
+	int pass, n = 0;
+	char base[256];
+
+	buf[0] = 0;
+	if (!paren)
+		return 0;
+	/* "app::parse", without the parameters and the spaces before them. */
+	snprintf(base, sizeof(base), "%.*s", (int)(paren - name), name);
+	while (base[0] && base[strlen(base) - 1] == ' ')
+		base[strlen(base) - 1] = 0;
+	for (pass = 0; pass < 2 && !n; pass++) {
+		for (i = 0; i < ot_elf_nsyms(e) && n < 4; i++) {
+			const struct ot_sym *s = ot_elf_sym(e, i);
+			int w;
+
+			if (!s->demangled || !s->base || s->not_called)
+				continue;
+			if (pass ? strcmp(s->base, base) && !bare_match(s->base, base) :
+				   !same_unspaced(s->demangled, name))
+				continue;
+			w = snprintf(buf + used, len - used, "%s%s", n ? ", " : " (did you mean: ",
+				     s->demangled);
+			if (w < 0 || (size_t)w >= len - used)
+				break;
+			used += (size_t)w;
+			n++;
+		}
+	}
+	if (n && used + 3 < len)
+		strcat(buf, "?)");
+	return n;
+}
+
 static void suggest(const struct ot_elf *e, const char *name, char *buf,
 		    size_t len)
 {
@@ -105,6 +163,8 @@ static void suggest(const struct ot_elf *e, const char *name, char *buf,
 
 	if (limit > 3)
 		limit = 3;
+	if (suggest_overloads(e, name, buf, len))
+		return;
 	for (i = 0; i < ot_elf_nsyms(e); i++) {
 		const struct ot_sym *s = ot_elf_sym(e, i);
 		size_t d = ot_edit_distance(name, s->base ? s->base : s->name);

@@ -12,6 +12,15 @@ want=$(nm --defined-only "$T" | awk '$2 ~ /^[tTwW]$/ && $3 ~ /^_ZN3app/ { print 
 [ -n "$want" ] && [ "$got" = "$want" ] || fail_ "-l 'app::*': '$got', nm: '$want'"
 grep -q '_ZN3app5parseEi  app::parse(int)$' "$work/list" || fail_ "-l shows no demangled name"
 
+# C++ spellings that name no overload (issue 34): the overloads offered,
+# or the one that differs only in spaces.
+expect_rc 2 /dev/null "$work/ovl" "$OT" -l -f 'app::parse(long)' -- "$T"
+grep -qxF "orbit-trace: no function 'app::parse(long)' in $T (did you mean: app::parse(double), app::parse(int)?)" \
+	"$work/ovl" || fail_ "overloads not offered: $(cat "$work/ovl")"
+expect_rc 2 /dev/null "$work/sp" "$OT" -l -f 'app::mix(int,long)' -- "$T"
+grep -qxF "orbit-trace: no function 'app::mix(int,long)' in $T (did you mean: app::mix(int, long)?)" \
+	"$work/sp" || fail_ "spacing not offered: $(cat "$work/sp")"
+
 expect_rc 2 /dev/null "$work/amb" "$OT" -f twice -- "$T"
 grep -q "^orbit-trace: 'twice' is ambiguous in $T: .*app::twice<.*>.*app::twice<.*; name one$" "$work/amb" ||
 	fail_ "ambiguity not explained: $(cat "$work/amb")"
