@@ -284,7 +284,12 @@ static struct ot_report_func *fill_funcs(struct ot_capture *c)
 	size_t i;
 
 	for (i = 0; i < c->plan.sel.n; i++) {
+		size_t k;
+
 		fn[i].name = c->plan.names[i];
+		for (k = 0; k < c->nrefused && c->refused[k].name != c->plan.names[i]; k++)
+			;
+		fn[i].not_armed = k < c->nrefused;
 		fn[i].symbol = c->plan.sel.fn[i].sym->name;
 		fn[i].aliases = c->plan.sel.fn[i].aliases;
 		fn[i].binary = c->plan.sel.fn[i].bin->file;

@@ -55,6 +55,7 @@ struct ot_report_slow {
 
 struct ot_report_func {
 	const char *name;	/* demangled when mangled */
+	int not_armed;		/* the backend refused it: its row says so */
 	const char *symbol;	/* the raw symbol */
 	const char *aliases;	/* other names at this offset, or NULL */
 	const char *binary;

@@ -159,6 +159,12 @@ json_check "$work/lib.json" \
 	'[(f["name"], f["scopes"]) for f in j["functions"]] == [("libwork.so:work_add", 200), ("libwork.so:work_mul", 400), ("libplug.so:plug_run", 0)]' \
 	'j["status"] == "lossy" and j["arming"]["functions_armed"] == 2' \
 	'[r["function"] for r in j["inject"]["refused"]] == ["libplug.so:plug_run"]'
+# Its row in the text says it was not armed, not only 0 (issue 34).
+"$OT" --backend inject -o "$work/lib.txt" -f "$T/libwork.so:work_add,$T/libplug.so:plug_run" \
+	-- "$T/uselib" 20 dlopen >/dev/null 2>&1 || fail_ "library, text: exit status $?"
+grep -Eq '^libplug\.so:plug_run +0 .*  not armed$' "$work/lib.txt" ||
+	fail_ "the unpatched row is not marked: $(cat "$work/lib.txt")"
+grep -Eq '^libwork\.so:work_add +20 .*[0-9]$' "$work/lib.txt" || fail_ "work_add's row: $(cat "$work/lib.txt")"
 
 # Children forked inside traced functions return through its frames, and
 # a command run by system() (posix_spawn: the parent's memory until exec):
