@@ -39,6 +39,15 @@ fn = {f["name"]: f for f in j["functions"]}
 assert fn["start_request"]["scopes"] == 102 and fn["free_request"]["scopes"] == 103
 PY
 done
+# --expect takes the pair's row by its name.
+expect_rc 3 "$work/exp.out" "$work/exp.err" "$OT" --json -o "$work/exp.json" \
+	--expect 'start_request..free_request=101' -f 'start_request..free_request@arg1' -- "$T" 100
+python3 - "$work/exp.json" <<'PY' || fail_ "--expect on a pair: $(cat "$work/exp.err")"
+import json, sys
+j = json.load(open(sys.argv[1]))
+p = [f for f in j["functions"] if f["name"] == "start_request..free_request"][0]
+assert p["expected"] == 101 and p["missing"] == 1 and j["status"] == "failed", (p, j["status"])
+PY
 # --slower-than (1ns: every scope): a line per request, outermost.
 "$OT" --slower-than 1ns -o "$work/slow.txt" -f 'start_request..free_request@arg1' -- "$T" 100 \
 	>/dev/null 2>&1 || fail_ "slow: exit status $?"
