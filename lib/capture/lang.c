@@ -258,6 +258,25 @@ void ot_capture_lang_judge(struct ot_capture *c)
 		}
 }
 
+/* Whether a plain name of -f is none of the program's symbols (a refusal
+ * of a function it has is no hint's business). */
+static int missed_name(const struct ot_capture *c)
+{
+	size_t n, i;
+	char **names = ot_select_plain_names(c->o.functions, &n);
+	int missed = 0;
+
+	for (i = 0; i < n; i++) {
+		uint64_t off, size;
+
+		if (c->target.exe && ot_elf_lookup(c->target.exe, names[i], &off, &size, NULL, 0))
+			missed = 1;
+		free(names[i]);
+	}
+	free(names);
+	return missed;
+}
+
 void ot_capture_lang_hint(const struct ot_capture *c)
 {
 	const char *prog = c->target.display ? strrchr(c->target.display, '/') : NULL;
@@ -266,7 +285,7 @@ void ot_capture_lang_hint(const struct ot_capture *c)
 
 	prog = prog ? prog + 1 : c->target.display;
 	/* A probe of the runtime's named: the user knows its probes. */
-	if (c->o.lang || !prog || ot_select_asks_usdt(c->o.functions))
+	if (c->o.lang || !prog || ot_select_asks_usdt(c->o.functions) || !missed_name(c))
 		return;
 	for (i = 0; i < sizeof(langs) / sizeof(langs[0]); i++)
 		if (!strncmp(prog, langs[i], strlen(langs[i])))

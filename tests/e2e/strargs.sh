@@ -63,8 +63,8 @@ PY
 }
 
 bpftrace -q -o "$work/bt.txt" -e "
-uprobe:$PY:PySys_GetObject { @sys[str(arg0)] = count(); }
-uprobe:$PY:PyImport_ImportModule { @imp[str(arg0)] = count(); }" \
+uprobe:$PY:PySys_GetObject /pid == cpid/ { @sys[str(arg0)] = count(); }
+uprobe:$PY:PyImport_ImportModule /pid == cpid/ { @imp[str(arg0)] = count(); }" \
 	-c "$PY -I $work/work.py" >/dev/null 2>"$work/bt.err" || fail_ "bpftrace: $(cat "$work/bt.err")"
 for be in $bes; do
 	"$OT" -q --json -o "$work/cmd-$be.json" --backend $be \
