@@ -243,11 +243,34 @@ enum ot_capture_result ot_capture_lang_check(struct ot_capture *c)
 	return bad ? OT_CAPTURE_BAD_INPUT : OT_CAPTURE_OK;
 }
 
+/* Hits of the runtime's probes, all of them. */
+static uint64_t lang_hits(struct ot_capture *c)
+{
+	uint64_t n = 0;
+	size_t i;
+
+	for (i = 0; i < c->plan.sel.n; i++)
+		if (c->plan.sel.fn[i].pair)
+			n += ot_pair_stats(c->pair, i)->points;
+	return n;
+}
+
 void ot_capture_lang_judge(struct ot_capture *c)
 {
 	const struct ot_lang *l = ot_lang_find(c->o.lang);
 	size_t i;
 
+	/* A script (pyenv's shims are) may exec another build of the
+	 * runtime than the file armed: no hit at all is then no count. */
+	if (l && c->o.argv && ot_target_is_script(&c->target) && !lang_hits(c)) {
+		char why[512];
+
+		snprintf(why, sizeof(why), "--lang %s: none of its probes fired: the command %s is "
+			 "a script, which may run another %s than the one armed (a pyenv shim runs "
+			 "its own build); name the interpreter it runs (-- /path/to/%s ...)",
+			 l->lang, c->o.argv[0], l->lang, l->name);
+		ot_check_add(&c->check, OT_STATUS_LOSSY, why);
+	}
 	if (!l || !l->silent)
 		return;
 	for (i = 0; i < c->plan.sel.n; i++)

@@ -44,4 +44,16 @@ objcopy --remove-section .note.stapsdt /usr/bin/python3.11 "$work/python3.11" ||
 expect_rc 2 /dev/null "$work/bare.err" "$OT" --lang python -- "$work/python3.11" "$work/s.py"
 grep -qxF "orbit-trace: --lang python: $work/python3.11 has no USDT probes (no .note.stapsdt section: a build without --with-dtrace or --enable-dtrace): python functions cannot be traced as scopes there" \
 	"$work/bare.err" || fail_ "no probes: $(cat "$work/bare.err")"
+# A script that runs the runtime (a pyenv shim): the armed file may not be
+# the one it execs; with no hit at all the status is lossy, saying why.
+printf '#!/bin/sh\nexec "%s" "$@"\n' "$work/python3.11" >"$work/shim"
+printf '#!/bin/sh\nexec /usr/bin/python3.11 "$@"\n' >"$work/shim-debian"
+chmod +x "$work/shim" "$work/shim-debian"
+"$OT" --lang python --json -o "$work/shim.json" -- "$work/shim" "$work/s.py" >/dev/null 2>"$work/shim.err" ||
+	fail_ "shim: exit status $?: $(cat "$work/shim.err")"
+json_check "$work/shim.json" 'j["status"] == "lossy"' \
+	'"--lang python: none of its probes fired: the command '"$work"'/shim is a script, which may run another python than the one armed (a pyenv shim runs its own build); name the interpreter it runs (-- /path/to/python3.11 ...)" in j["reasons"]'
+"$OT" --lang python --json -o "$work/shim2.json" -- "$work/shim-debian" "$work/s.py" >/dev/null 2>&1 ||
+	fail_ "shim to Debian's python: exit status $?"
+json_check "$work/shim2.json" 'not any("none of its probes fired" in r for r in j["reasons"])'
 pass_
