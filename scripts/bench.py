@@ -68,7 +68,7 @@ def untraced(cfg):
 
 def orbit(cfg, backend=()):
     st, t_exit, t_rep, ru, lines, err = run_timed(
-        [OT, "-q", "--json"] + list(backend) + ["-f", ",".join(FUNCS), "--"] + stress_args(cfg),
+        [OT, "-q", "--json", "-o", "/dev/stdout"] + list(backend) + ["-f", ",".join(FUNCS), "--"] + stress_args(cfg),
         lambda l: l.rstrip() == "}")
     j = json.loads("".join(lines[lines.index(next(l for l in lines if l.rstrip() == "{")):]))
     obs = sum(f["scopes"] for f in j["functions"])

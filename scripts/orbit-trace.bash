@@ -27,9 +27,9 @@ _orbit_trace()
 {
 	local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD - 1]} i
 	local opts="-p --pid -a --all -f --functions -l --list -d --duration -I --interval -o --output --json
-		--hist --slower-than --wall-clock --slowest --trace --folded --expect --max-loss --ring-kb --drain-ms
+		--hist --slower-than --slower-than-all --wall-clock --slowest --trace --folded --expect --max-loss --ring-kb --drain-ms
 		--backend --freeze --follow --returns --user --compensate --restore
-		--prom-textfile --listen --prom-pid --lang --cgroup
+		--prom-textfile --listen --prom-pid --lang --cgroup --comm --tid --yes --max-functions
 		-q --quiet -v --verbose -h --help -V --version --"
 
 	# After "--": the command, then its own arguments (files).
@@ -121,7 +121,7 @@ _orbit_trace()
 		COMPREPLY=($(compgen -u -- "$cur"))
 		return
 		;;
-	-d | --duration | -I | --interval | --slower-than | --slowest | --ring-kb | --drain-ms | --expect | --max-loss | --listen)
+	-d | --duration | -I | --interval | --slower-than | --slower-than-all | --slowest | --ring-kb | --drain-ms | --expect | --max-loss | --listen | --comm | --tid | --max-functions)
 		return
 		;;
 	esac

@@ -42,6 +42,51 @@
  */
 #define MERGE_SLACK_NS (20ull * 1000 * 1000)
 
+/* Whether process pid is named --comm's NAME, as -a's rows name it (the
+ * name the probes saw at its call, else /proc's), asked once per pid. */
+static int comm_keeps(struct ot_capture *c, uint32_t pid)
+{
+	char name[16];
+	size_t h, i;
+
+	if (2 * (c->ncomm_seen + 1) > c->comm_seen_cap) {
+		struct ot_comm_seen *old = c->comm_seen;
+		size_t oldcap = c->comm_seen_cap;
+
+		c->comm_seen_cap = oldcap ? 2 * oldcap : 64;
+		c->comm_seen = ot_xcalloc(c->comm_seen_cap, sizeof(*c->comm_seen));
+		for (i = 0; i < oldcap; i++) {
+			if (!old[i].pid)
+				continue;
+			for (h = old[i].pid * 2654435761u & (c->comm_seen_cap - 1); c->comm_seen[h].pid;
+			     h = (h + 1) & (c->comm_seen_cap - 1))
+				;
+			c->comm_seen[h] = old[i];
+		}
+		free(old);
+	}
+	for (h = pid * 2654435761u & (c->comm_seen_cap - 1); c->comm_seen[h].pid;
+	     h = (h + 1) & (c->comm_seen_cap - 1))
+		if (c->comm_seen[h].pid == pid)
+			return c->comm_seen[h].keep == 1;
+	c->comm_seen[h].pid = pid;
+	c->comm_seen[h].keep = (!ot_capture_seen_comm(c, pid, name, sizeof(name)) ||
+				!ot_proc_comm((pid_t)pid, name, sizeof(name))) &&
+			       !strcmp(name, c->o.comm) ? 1 : 2;
+	c->ncomm_seen++;
+	return c->comm_seen[h].keep == 1;
+}
+
+/* --comm, --tid: ev is another process's or thread's. */
+static int filtered_out(struct ot_capture *c, const struct ot_event *ev)
+{
+	if (ev->kind == OT_EV_LOST || (c->calib_pair && ev->func == c->calib_target))
+		return 0;
+	if (c->o.tid && ev->tid != (uint32_t)c->o.tid)
+		return 1;
+	return c->o.comm && !comm_keeps(c, ev->pid);
+}
+
 /* Each record to its sink: the calibration's function to its own pairing. */
 static void feed_pair(void *ctx, const struct ot_event *ev)
 {
@@ -51,6 +96,10 @@ static void feed_pair(void *ctx, const struct ot_event *ev)
 	if (c->own_pid && ev->kind != OT_EV_LOST && ev->pid == c->own_pid &&
 	    !(c->calib_pair && ev->func == c->calib_target)) {
 		c->own_records++;
+		return;
+	}
+	if ((c->o.comm || c->o.tid) && filtered_out(c, ev)) {
+		c->filtered++;
 		return;
 	}
 	/* An entry's further value: its function's distribution, no scope. */
@@ -73,9 +122,13 @@ static void feed_pair(void *ctx, const struct ot_event *ev)
 		ot_pair_feed(c->calib_pair, &e);
 		return;
 	}
-	if (c->keyed_feeds && ot_keyed_feed(c, ev))
+	if (c->keyed_feeds && ot_keyed_feed(c, ev)) {
+		ot_keyed_flush(c);
 		return;
+	}
 	ot_pair_feed(c->pair, ev);
+	if (c->keyed_feeds)
+		ot_keyed_flush(c);	/* function pairs' scopes the event closed */
 }
 
 /*
@@ -115,6 +168,8 @@ static void on_scope(void *ctx, const struct ot_scope *s)
 	if (c->timeline && !s->point)
 		ot_timeline_scope(c->timeline, s);
 	ot_sinks_scope(&c->sinks, s);
+	if (c->keyed_feeds)
+		ot_keyed_scope(c, s);
 }
 
 /* lib/report/sinks stays pure: reading /proc is the capture's.  The name
@@ -253,9 +308,40 @@ static int resolve(struct ot_capture *c)
 	for (i = 0; i < c->o.nexpect; i++)
 		expect[i] = c->o.expect[i].name;
 	ret = ot_plan_make(&c->plan, &po);
+	for (i = 0; !ret && i < c->o.nexpect; i++) {
+		if (expect[i] == c->o.expect[i].name)
+			continue;
+		/* The function's row name, which the check compares. */
+		free((char *)c->o.expect[i].name);
+		c->o.expect[i].name = ot_xstrdup(expect[i]);
+	}
 	free(expect);
+	if (ret == -ENOENT)
+		ot_capture_lang_hint(c);
 	if (ret)
 		return ret == -ENOENT ? OT_CAPTURE_BAD_INPUT : OT_CAPTURE_FAILED;
+	return OT_CAPTURE_OK;
+}
+
+/*
+ * A selection this large traps at every call of each function: the
+ * program slows down with the calls it makes.  --max-functions refuses
+ * past its bound; past OT_MANY_FUNCTIONS a warning, unless --yes.
+ */
+static int how_many(const struct ot_capture *c)
+{
+	size_t n = c->plan.sel.n;
+
+	if (c->o.max_functions && n > c->o.max_functions) {
+		ot_error("-f selects %zu functions, more than --max-functions %lu: narrow it "
+			 "(-l shows what it selects)", n, c->o.max_functions);
+		return OT_CAPTURE_BAD_INPUT;
+	}
+	if (!c->o.max_functions && !c->o.yes && n > OT_MANY_FUNCTIONS)
+		ot_warn("-f selects %zu functions: every call of each is trapped, and a program "
+			"that calls many of them runs several times slower (see OVERHEAD); -l shows "
+			"what it selects, --max-functions N refuses more than N, --yes arms them "
+			"without this warning", n);
 	return OT_CAPTURE_OK;
 }
 
@@ -406,6 +492,9 @@ static void cleanup(struct ot_capture *c)
 		free((uint64_t *)c->plan.pt[c->calib_target].ret_sites);
 	free(c->rep_fn);
 	free(c->fol);
+	free(c->comm_seen);
+	free(c->filter_desc);
+	free(c->lang_functions);
 	for (i = 0; i < c->nrefused; i++)
 		free((char *)c->refused[i].why);
 	free(c->refused);
@@ -469,6 +558,8 @@ enum ot_capture_result ot_capture_open(struct ot_capture *c)
 	} else if (c->o.argv) {
 		ret = ot_target_find(&c->target, c->o.argv[0]);
 	} else {
+		c->o.npids = ot_services_threads(c->o.pids, c->o.npids);
+		c->o.pid = c->o.pids[0];
 		ret = ot_target_attach(&c->target, c->o.pid);
 		if (!ret && c->o.npids > 1)
 			ret = ot_services_pids(&c->target, c->o.pids, c->o.npids);
@@ -483,6 +574,9 @@ enum ot_capture_result ot_capture_open(struct ot_capture *c)
 		return ret;
 	if (c->o.list)
 		return ot_capture_list(c);
+	ret = how_many(c);
+	if (ret)
+		return ret;
 	return OT_CAPTURE_OK;
 }
 
@@ -575,6 +669,7 @@ static int make_sinks(struct ot_capture *c)
 		.nfuncs = c->nrows, .names = c->names,
 		.out = c->out, .json = c->o.json,
 		.slowest = c->o.slowest, .slower_than = c->o.slower_than,
+		.slower_all = c->o.slower_all,
 		.wall_offset = c->o.wall_clock ? wall_offset() : 0,
 		.per_process = c->o.all || ot_capture_set(c), .comm = proc_comm, .comm_ctx = c,
 		.str = str_of, .str_ctx = c,
@@ -903,7 +998,10 @@ enum ot_capture_result ot_capture_report(struct ot_capture *c)
 	/* The last, shorter interval: the intervals add up to the capture. */
 	if (ot_sinks_interval_due(&c->sinks) != UINT64_MAX)
 		ot_sinks_interval(&c->sinks, c->t_end, ot_drain_stats(c->drain)->lost);
+	if (c->keyed_feeds)
+		ot_keyed_finish(c);
 	ot_pair_finish(c->pair);
+	ot_sinks_slow_end(&c->sinks);
 	ot_capture_backend_said(c);
 	ot_capture_judge(c);
 	ot_capture_fill_report(c);

@@ -77,6 +77,13 @@ struct ot_capture {
 	struct ot_report_calib rep_calib;
 	uint32_t own_pid;	/* -a: records of this process are dropped */
 	uint64_t own_records;
+	/* --comm, --tid: records of other processes or threads dropped, and
+	 * each process's verdict (open addressing on pid; 1 kept, 2 not). */
+	uint64_t filtered;
+	char *filter_desc;	/* "--comm nginx", for the report; owned */
+	char *lang_functions;	/* -f with --lang's file the target runs; owned */
+	struct ot_comm_seen { uint32_t pid; uint8_t keep; } *comm_seen;
+	size_t ncomm_seen, comm_seen_cap;
 	struct ot_sinks sinks;	/* what the scopes leave, but the timeline */
 	struct ot_report_func *rep_fn;
 	struct ot_disarm disarm;	/* outlives disarming: its timer's thread */

@@ -182,6 +182,39 @@ static void judge_go_deaths(struct ot_capture *c)
 			     "goroutines had open are unclosed");
 }
 
+/*
+ * One -p process that made none of the traced calls, with children (a
+ * service's master, its workers doing the work): a note naming them and
+ * how to trace them.  The counts are right; the user may be misled.
+ */
+static void master_hint(struct ot_capture *c, const struct ot_func_stats **st, size_t nrows)
+{
+	char path[64], kids[256] = "", why[512];
+	size_t i, n;
+
+	if (!c->o.pid || c->o.npids != 1 || c->o.follow || c->o.argv || c->o.all)
+		return;
+	for (i = 0; i < nrows; i++)
+		if (st[i]->scopes || st[i]->points || st[i]->unclosed || st[i]->orphans)
+			return;
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)c->o.pid, (int)c->o.pid);
+	if (ot_proc_read_file(path, kids, sizeof(kids)) || !kids[0])
+		return;
+	n = strlen(kids);
+	while (n && (kids[n - 1] == ' ' || kids[n - 1] == '\n'))
+		kids[--n] = 0;
+	if (!n)
+		return;
+	for (i = 0; i < n; i++)
+		if (kids[i] == ' ')
+			kids[i] = ',';
+	snprintf(why, sizeof(why), "process %d made none of the traced calls; its child "
+		 "processes (%s) may make them: -p %d,%s traces them too (a service's master "
+		 "and workers), --follow a command's children", (int)c->o.pid, kids,
+		 (int)c->o.pid, kids);
+	ot_check_add(&c->check, OT_STATUS_OK, why);
+}
+
 void ot_capture_judge(struct ot_capture *c)
 {
 	size_t nrows = ot_keyed_nreport(c);
@@ -217,6 +250,7 @@ void ot_capture_judge(struct ot_capture *c)
 	judge_go_deaths(c);
 	ot_keyed_judge(c);
 	ot_capture_lang_judge(c);
+	master_hint(c, st, nrows);
 	free(st);
 }
 
@@ -283,7 +317,12 @@ static struct ot_report_func *fill_funcs(struct ot_capture *c)
 	size_t i;
 
 	for (i = 0; i < c->plan.sel.n; i++) {
+		size_t k;
+
 		fn[i].name = c->plan.names[i];
+		for (k = 0; k < c->nrefused && c->refused[k].name != c->plan.names[i]; k++)
+			;
+		fn[i].not_armed = k < c->nrefused;
 		fn[i].symbol = c->plan.sel.fn[i].sym->name;
 		fn[i].aliases = c->plan.sel.fn[i].aliases;
 		fn[i].binary = c->plan.sel.fn[i].bin->file;
@@ -368,6 +407,17 @@ void ot_capture_fill_report(struct ot_capture *c)
 		r.target_exit_from = ot_exit_from_name(c->target.exit_from);
 	r.target_exit_why = c->target.exit_why;
 	r.records = records(c);
+	if ((c->o.comm || c->o.tid) && !c->filter_desc) {
+		if ((c->o.comm && c->o.tid ? asprintf(&c->filter_desc, "--comm %s --tid %d", c->o.comm,
+						      (int)c->o.tid) :
+		     c->o.comm ? asprintf(&c->filter_desc, "--comm %s", c->o.comm) :
+				 asprintf(&c->filter_desc, "--tid %d", (int)c->o.tid)) < 0)
+			c->filter_desc = NULL;
+	}
+	if (c->o.comm || c->o.tid) {
+		r.filter = c->filter_desc ? c->filter_desc : "--comm/--tid";
+		r.filtered = c->filtered;
+	}
 	r.threads = ot_pair_threads(c->pair);
 	r.nfuncs = ot_keyed_nreport(c);
 	r.funcs = fn;

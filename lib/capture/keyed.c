@@ -16,7 +16,32 @@
 #include <string.h>
 #include <unistd.h>
 
+/* A function pair's entry waiting for its return: by pair, process, key. */
+struct fp_open {
+	uint64_t key, start;
+	uint32_t pid, tid;
+	uint16_t fpair;		/* 0: a free slot */
+};
+
+/* A function pair's scope to feed the pairing once it is between events. */
+struct fp_scope {
+	uint64_t start, end;
+	uint32_t row, pid, tid;
+	uint8_t orphan;		/* a return with no entry open: no start */
+};
+
 struct ot_keyed {
+	/* Function pairs ("ENTRYFN..RETURNFN@argN"): row sel.n + id - 1 each,
+	 * before the USDT pairs' keys' rows, which begin at base. */
+	uint32_t nfp;
+	size_t base;
+	char **fp_label;	/* per fpair id - 1: "ENTRYFN..RETURNFN", owned */
+	struct fp_open *open;	/* open addressing, linear probing */
+	size_t nopen, open_cap;
+	uint64_t *fp_reentered;	/* per fpair id - 1: an open key entered again */
+	uint64_t fp_dropped;	/* entries past FP_OPEN_MAX waiting at once */
+	struct fp_scope *queue;
+	size_t nqueue, queue_cap;
 	struct ot_keys *keys;	/* NULL without pairs */
 	uint32_t npairs;
 	uint32_t *entry;	/* per pair id (1..npairs): its entry probe */
@@ -36,6 +61,32 @@ struct ot_keyed {
 /* The maps are read again, for a string outside them, at most this often. */
 #define MAPS_AGAIN_NS (100ull * 1000 * 1000)
 
+/* Entries of function pairs waiting at once, at most (then counted). */
+#define FP_OPEN_MAX (1u << 20)
+
+/* The function pairs' rows, named "ENTRYFN..RETURNFN" (k->nfp set). */
+static void fp_size(struct ot_capture *c)
+{
+	const struct ot_selection *sel = &c->plan.sel;
+	struct ot_keyed *k = c->keyed;
+	size_t i, j;
+
+	k->fp_label = ot_xcalloc(k->nfp + 1, sizeof(*k->fp_label));
+	k->fp_reentered = ot_xcalloc(k->nfp + 1, sizeof(*k->fp_reentered));
+	for (i = 0; i < sel->n; i++) {
+		if (sel->fn[i].fpair != OT_SEL_PAIR_ENTRY)
+			continue;
+		for (j = 0; j < sel->n; j++)
+			if (sel->fn[j].fpair == OT_SEL_PAIR_RETURN &&
+			    sel->fn[j].fpair_id == sel->fn[i].fpair_id)
+				break;
+		if (j == sel->n || asprintf(&k->fp_label[sel->fn[i].fpair_id - 1], "%s..%s",
+					    sel->fn[i].name, sel->fn[j].name) < 0)
+			k->fp_label[sel->fn[i].fpair_id - 1] = ot_xstrdup("?");
+		c->names[sel->n + sel->fn[i].fpair_id - 1] = k->fp_label[sel->fn[i].fpair_id - 1];
+	}
+}
+
 void ot_keyed_size(struct ot_capture *c)
 {
 	const struct ot_selection *sel = &c->plan.sel;
@@ -51,15 +102,20 @@ void ot_keyed_size(struct ot_capture *c)
 		if (f->str && (f->arg_name ? asprintf(&k->str_name[i], "%s:str", f->arg_name) :
 			       asprintf(&k->str_name[i], "arg%u:str", f->arg)) < 0)
 			k->str_name[i] = ot_xstrdup(":str");
-		c->keyed_feeds |= f->str || f->pair;
+		c->keyed_feeds |= f->str || f->pair || f->fpair;
+		if (f->fpair_id > k->nfp)
+			k->nfp = f->fpair_id;
 	}
 	for (i = 0; i < sel->n; i++)
 		if (sel->fn[i].pair_id > k->npairs)
 			k->npairs = sel->fn[i].pair_id;
 	extra = k->npairs ? k->npairs + OT_KEYED_ROWS : 0;
-	c->nrows = sel->n + extra;
+	k->base = sel->n + k->nfp;
+	c->nrows = k->base + extra;
 	c->names = ot_xcalloc(c->nrows + 1, sizeof(*c->names));
 	memcpy(c->names, c->plan.names, sel->n * sizeof(*c->names));
+	if (k->nfp)
+		fp_size(c);
 	if (!k->npairs)
 		return;
 	k->entry = ot_xcalloc(k->npairs + 1, sizeof(*k->entry));
@@ -77,7 +133,7 @@ void ot_keyed_size(struct ot_capture *c)
 	}
 	k->rowname = ot_xcalloc(extra, sizeof(*k->rowname));
 	k->row_pair = ot_xcalloc(extra, sizeof(*k->row_pair));
-	k->keys = ot_keys_new((uint32_t)sel->n, OT_KEYED_ROWS, k->npairs);
+	k->keys = ot_keys_new((uint32_t)k->base, OT_KEYED_ROWS, k->npairs);
 	/* Overflow rows: what no row of its own was left for. */
 	for (i = 0; i < k->npairs; i++) {
 		const struct ot_usdt_probe *u = sel->fn[k->entry[i + 1]].usdt;
@@ -86,7 +142,7 @@ void ot_keyed_size(struct ot_capture *c)
 		if (asprintf(&k->rowname[x], "%s:(other keys)", u->provider) < 0)
 			k->rowname[x] = ot_xstrdup("(other keys)");
 		k->row_pair[x] = (uint32_t)i + 1;
-		c->names[sel->n + x] = k->rowname[x];
+		c->names[k->base + x] = k->rowname[x];
 	}
 }
 
@@ -297,7 +353,7 @@ static uint32_t key_row(struct ot_capture *c, const struct ot_selected *f,
 	struct ot_keyed *k = c->keyed;
 	int is_new;
 	uint32_t row = ot_keys_row(k->keys, f->pair_id, ev->value, &is_new);
-	size_t x = row - c->plan.sel.n;
+	size_t x = row - k->base;
 	const char *s;
 
 	if (!is_new)
@@ -311,6 +367,159 @@ static uint32_t key_row(struct ot_capture *c, const struct ot_selected *f,
 	return row;
 }
 
+static size_t fp_hash(const struct ot_keyed *k, uint16_t fpair, uint32_t pid, uint64_t key)
+{
+	uint64_t h = (key ^ ((uint64_t)pid << 32) ^ fpair) * 0x9e3779b97f4a7c15ull;
+
+	return (size_t)(h >> 20) & (k->open_cap - 1);
+}
+
+/* The slot of (fpair, pid, key): its own, or the free one it would take. */
+static size_t fp_slot(const struct ot_keyed *k, uint16_t fpair, uint32_t pid, uint64_t key)
+{
+	size_t i = fp_hash(k, fpair, pid, key);
+
+	while (k->open[i].fpair && (k->open[i].fpair != fpair || k->open[i].pid != pid ||
+				     k->open[i].key != key))
+		i = (i + 1) & (k->open_cap - 1);
+	return i;
+}
+
+/* The table twice as large, every waiting entry moved. */
+static void fp_grow(struct ot_keyed *k)
+{
+	struct fp_open *old = k->open;
+	size_t oldcap = k->open_cap, i;
+
+	k->open_cap = oldcap ? 2 * oldcap : 1024;
+	k->open = ot_xcalloc(k->open_cap, sizeof(*k->open));
+	for (i = 0; i < oldcap; i++)
+		if (old[i].fpair)
+			k->open[fp_slot(k, old[i].fpair, old[i].pid, old[i].key)] = old[i];
+	free(old);
+}
+
+/* ENTRYFN's entry: its key waits for the RETURNFN call with the same. */
+static void fp_enter(struct ot_keyed *k, const struct ot_selected *f, const struct ot_event *ev)
+{
+	struct fp_open *o;
+
+	if (2 * (k->nopen + 1) > k->open_cap) {
+		if (k->nopen >= FP_OPEN_MAX) {
+			k->fp_dropped++;
+			return;
+		}
+		fp_grow(k);
+	}
+	o = &k->open[fp_slot(k, f->fpair_id, ev->pid, ev->value)];
+	if (o->fpair)
+		k->fp_reentered[f->fpair_id - 1]++;	/* the older one never closes */
+	else
+		k->nopen++;
+	o->fpair = f->fpair_id;
+	o->pid = ev->pid;
+	o->key = ev->value;
+	o->tid = ev->tid;
+	o->start = ev->time;
+}
+
+/* Slot i freed, the entries after it in its run moved back (no tombstones). */
+static void fp_remove(struct ot_keyed *k, size_t i)
+{
+	size_t j = i, want;
+
+	k->open[i].fpair = 0;
+	k->nopen--;
+	for (;;) {
+		j = (j + 1) & (k->open_cap - 1);
+		if (!k->open[j].fpair)
+			return;
+		want = fp_hash(k, k->open[j].fpair, k->open[j].pid, k->open[j].key);
+		/* j stays unless its home is cyclically outside (i, j]. */
+		if (i <= j ? (want > i && want <= j) : (want > i || want <= j))
+			continue;
+		k->open[i] = k->open[j];
+		k->open[j].fpair = 0;
+		i = j;
+	}
+}
+
+static void fp_queue(struct ot_keyed *k, const struct fp_scope *q)
+{
+	if (k->nqueue == k->queue_cap) {
+		k->queue_cap = k->queue_cap ? 2 * k->queue_cap : 16;
+		k->queue = ot_xreallocarray(k->queue, k->queue_cap, sizeof(*k->queue));
+	}
+	k->queue[k->nqueue++] = *q;
+}
+
+void ot_keyed_scope(struct ot_capture *c, const struct ot_scope *sc)
+{
+	struct ot_keyed *k = c->keyed;
+	const struct ot_selected *f;
+	struct fp_scope q = { 0 };
+	size_t i;
+
+	if (!k || !k->nfp || sc->point || sc->func >= c->plan.sel.n)
+		return;
+	f = &c->plan.sel.fn[sc->func];
+	if (f->fpair != OT_SEL_PAIR_RETURN || !sc->has_arg)
+		return;
+	q.row = (uint32_t)(c->plan.sel.n + f->fpair_id - 1);
+	q.pid = sc->pid;
+	q.tid = sc->tid;
+	q.end = sc->end;
+	i = k->open_cap ? fp_slot(k, f->fpair_id, sc->pid, sc->arg) : 0;
+	if (!k->open_cap || !k->open[i].fpair) {
+		q.orphan = 1;
+	} else {
+		q.start = k->open[i].start;
+		fp_remove(k, i);
+	}
+	fp_queue(k, &q);
+}
+
+void ot_keyed_flush(struct ot_capture *c)
+{
+	struct ot_keyed *k = c->keyed;
+	size_t i;
+
+	for (i = 0; k && i < k->nqueue; i++) {
+		const struct fp_scope *q = &k->queue[i];
+		struct ot_event e = { .time = q->start, .tid = q->tid, .pid = q->pid,
+				      .func = q->row, .kind = OT_EV_ENTRY, .flags = OT_EV_KEYED };
+
+		/* Pushed and closed at once: nothing is left on the thread's
+		 * stack for its other calls to meet. */
+		if (!q->orphan)
+			ot_pair_feed(c->pair, &e);
+		e.time = q->end;
+		e.kind = OT_EV_RETURN;
+		ot_pair_feed(c->pair, &e);
+	}
+	if (k)
+		k->nqueue = 0;
+}
+
+void ot_keyed_finish(struct ot_capture *c)
+{
+	struct ot_keyed *k = c->keyed;
+	size_t i;
+
+	ot_keyed_flush(c);
+	/* Entries still waiting: open calls of their rows, counted unclosed. */
+	for (i = 0; k && i < k->open_cap; i++) {
+		const struct fp_open *o = &k->open[i];
+		struct ot_event e = { .time = o->start, .tid = o->tid, .pid = o->pid,
+				      .kind = OT_EV_ENTRY, .flags = OT_EV_KEYED };
+
+		if (!o->fpair)
+			continue;
+		e.func = (uint32_t)(c->plan.sel.n + o->fpair - 1);
+		ot_pair_feed(c->pair, &e);
+	}
+}
+
 int ot_keyed_feed(struct ot_capture *c, const struct ot_event *ev)
 {
 	const struct ot_selected *f;
@@ -319,6 +528,8 @@ int ot_keyed_feed(struct ot_capture *c, const struct ot_event *ev)
 	if ((ev->kind != OT_EV_POINT && ev->kind != OT_EV_ENTRY) || ev->func >= c->plan.sel.n)
 		return 0;
 	f = &c->plan.sel.fn[ev->func];
+	if (f->fpair == OT_SEL_PAIR_ENTRY && ev->kind == OT_EV_ENTRY && ev->has_value)
+		fp_enter(c->keyed, f, ev);
 	/* A function's string: counted here, its call paired by the caller
 	 * (its scope carries the id, for --slower-than's lines). */
 	if (ev->kind == OT_EV_ENTRY) {
@@ -349,10 +560,12 @@ size_t ot_keyed_nreport(const struct ot_capture *c)
 {
 	const struct ot_keyed *k = c->keyed;
 
-	if (!k || !k->keys)
+	if (!k)
 		return c->plan.sel.n;
+	if (!k->keys)
+		return k->base;
 	/* The overflow rows follow the keys' once those are all taken. */
-	return c->plan.sel.n + ot_keys_used(k->keys) +
+	return k->base + ot_keys_used(k->keys) +
 	       (ot_keys_overflowed(k->keys) ? k->npairs : 0);
 }
 
@@ -394,15 +607,63 @@ void ot_keyed_report(struct ot_capture *c, struct ot_report_func *fn)
 		ot_drain_str_stats(c->drain, &c->rep_strs.probe, &c->rep_strs.late,
 				   &c->rep_strs.unreadable);
 	}
-	for (i = sel->n; i < n; i++) {
-		const struct ot_selected *e = &sel->fn[k->entry[k->row_pair[i - sel->n]]];
+	for (i = sel->n; i < k->base; i++) {
+		const struct ot_selected *e = NULL;
+		size_t j;
+
+		for (j = 0; j < sel->n && !e; j++)
+			if (sel->fn[j].fpair == OT_SEL_PAIR_ENTRY &&
+			    sel->fn[j].fpair_id == i - sel->n + 1)
+				e = &sel->fn[j];
+		fn[i].name = c->names[i];
+		fn[i].symbol = c->names[i];
+		fn[i].binary = e ? e->bin->file : "";
+		fn[i].st = ot_pair_stats(c->pair, i);
+		fn[i].pair = c->names[i];
+	}
+	for (i = k->base; i < n; i++) {
+		const struct ot_selected *e = &sel->fn[k->entry[k->row_pair[i - k->base]]];
 
 		fn[i].name = c->names[i];
 		fn[i].symbol = c->names[i];
 		fn[i].binary = e->bin->file;
 		fn[i].st = ot_pair_stats(c->pair, i);
-		fn[i].pair = k->label[k->row_pair[i - sel->n]] ? k->label[k->row_pair[i - sel->n]]
-							     : e->label;
+		fn[i].pair = k->label[k->row_pair[i - k->base]] ? k->label[k->row_pair[i - k->base]]
+							      : e->label;
+	}
+}
+
+/* Function pairs' reasons: their orphans, keys entered twice, entries
+ * past the table's room. */
+static void fp_judge(struct ot_capture *c)
+{
+	struct ot_keyed *k = c->keyed;
+	char why[512];
+	size_t i;
+
+	for (i = 0; i < k->nfp; i++) {
+		uint64_t orphans = ot_pair_stats(c->pair, c->plan.sel.n + i)->orphans;
+
+		if (orphans) {
+			snprintf(why, sizeof(why), "%s: %" PRIu64 " return%s with a key no entry "
+				 "had opened (orphans: entered before the capture began, or the "
+				 "entry was lost): no scope is made of them", c->names[c->plan.sel.n + i],
+				 orphans, orphans == 1 ? "" : "s");
+			ot_check_add(&c->check, OT_STATUS_LOSSY, why);
+		}
+		if (k->fp_reentered[i]) {
+			snprintf(why, sizeof(why), "%s: %" PRIu64 " entr%s with a key already open "
+				 "in the process: the earlier entry's scope is not counted",
+				 c->names[c->plan.sel.n + i], k->fp_reentered[i],
+				 k->fp_reentered[i] == 1 ? "y" : "ies");
+			ot_check_add(&c->check, OT_STATUS_LOSSY, why);
+		}
+	}
+	if (k->fp_dropped) {
+		snprintf(why, sizeof(why), "%" PRIu64 " entries of function pairs found %u keys "
+			 "waiting already: not kept, their scopes not counted", k->fp_dropped,
+			 FP_OPEN_MAX);
+		ot_check_add(&c->check, OT_STATUS_LOSSY, why);
 	}
 }
 
@@ -413,7 +674,7 @@ void ot_keyed_judge(struct ot_capture *c)
 	size_t i, n = ot_keyed_nreport(c);
 	char why[256];
 
-	for (i = c->plan.sel.n; i < n; i++)
+	for (i = k->base; i < n; i++)
 		orphans += ot_pair_stats(c->pair, i)->orphans;
 	if (orphans) {
 		snprintf(why, sizeof(why), "%" PRIu64 " return%s of a pair of probes came with no "
@@ -421,6 +682,7 @@ void ot_keyed_judge(struct ot_capture *c)
 			 "scope is made of them", orphans, orphans == 1 ? "" : "s");
 		ot_check_add(&c->check, OT_STATUS_LOSSY, why);
 	}
+	fp_judge(c);
 	if (k->keys && ot_keys_overflowed(k->keys)) {
 		snprintf(why, sizeof(why), "%" PRIu64 " hits of pairs' probes had keys past the "
 			 "first %d: counted in their pair's (other keys) row",
@@ -445,8 +707,14 @@ void ot_keyed_free(struct ot_capture *c)
 	c->names = NULL;
 	if (!k)
 		return;
-	for (i = 0; k->rowname && i < c->nrows - c->plan.sel.n; i++)
+	for (i = 0; k->rowname && i < c->nrows - k->base; i++)
 		free(k->rowname[i]);
+	for (i = 0; k->fp_label && i < k->nfp; i++)
+		free(k->fp_label[i]);
+	free(k->fp_label);
+	free(k->fp_reentered);
+	free(k->open);
+	free(k->queue);
 	free(k->rowname);
 	free(k->row_pair);
 	for (i = 0; k->label && i <= k->npairs; i++)

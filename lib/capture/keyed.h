@@ -1,9 +1,11 @@
 /*
  * keyed.h - a capture's strings and the rows it makes while it runs:
  * counts per distinct string of each ":str" argument (a USDT probe's, or
- * a function's value), and for each pair of probes
+ * a function's value), for each pair of probes
  * (usdt:FILE:PROVIDER:ENTRY..RETURN@argN) one row per distinct key,
- * whose scopes the pairing nests by key (OT_EV_KEYED).
+ * whose scopes the pairing nests by key (OT_EV_KEYED), and for each pair
+ * of functions (ENTRYFN..RETURNFN@argN) one row, its scopes matched by
+ * key and process (a request's pointer from its start to its end).
  *
  * The report's and the pairing's arrays are sized at start: c->nrows rows,
  * the selection's then OT_KEYED_ROWS for keys (lib/scopes/keys).  Strings
@@ -43,6 +45,21 @@ void ot_keyed_started(struct ot_capture *c);
  * pair or with a string), 0 for the caller to feed (a function's entry
  * with a string is counted here, then fed by the caller). */
 int ot_keyed_feed(struct ot_capture *c, const struct ot_event *ev);
+
+/*
+ * Function pairs ("ENTRYFN..RETURNFN@argN", a row each after the
+ * selection's): the pairing's scope hook tells each scope here; a
+ * RETURNFN scope whose key an ENTRYFN entry opened in its process makes
+ * the pair's scope, from that entry to its return (one with no entry
+ * open, an orphan).  They are fed to the pairing by ot_keyed_flush,
+ * called between events (never from inside the pairing), as keyed
+ * scopes: pushed and closed at once.
+ */
+void ot_keyed_scope(struct ot_capture *c, const struct ot_scope *sc);
+void ot_keyed_flush(struct ot_capture *c);
+/* After the last event, before ot_pair_finish: entries whose return never
+ * came, open calls of their rows (unclosed). */
+void ot_keyed_finish(struct ot_capture *c);
 
 /* Rows the report shows: the selection's and the keys' given so far. */
 size_t ot_keyed_nreport(const struct ot_capture *c);

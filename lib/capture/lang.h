@@ -19,4 +19,9 @@ enum ot_capture_result ot_capture_lang_check(struct ot_capture *c);
  * has a reason for it (ruby's TracePoint), gets that reason said. */
 void ot_capture_lang_judge(struct ot_capture *c);
 
+/* After -f missed in a program that is a runtime --lang knows (php8.2,
+ * python3, ruby) and without --lang: a note that --lang traces a script's
+ * functions. */
+void ot_capture_lang_hint(const struct ot_capture *c);
+
 #endif

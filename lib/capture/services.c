@@ -19,20 +19,27 @@
 #include <sys/vfs.h>
 #include <unistd.h>
 
-/* A thread's id names no process for the kernel's hooks (they see each
- * process by its first thread's): refused, with the process to name. */
-static int not_a_thread(pid_t pid)
+size_t ot_services_threads(pid_t *pids, size_t n)
 {
-	char path[64], tgid[32];
+	size_t i, k, out = 0;
 
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	if (!ot_proc_status_field(path, "Tgid:", tgid, sizeof(tgid)) &&
-	    (pid_t)strtol(tgid, NULL, 10) != pid) {
-		ot_error("%d is a thread of process %ld: -p PID,PID... names processes", (int)pid,
-			 strtol(tgid, NULL, 10));
-		return -1;
+	for (i = 0; i < n; i++) {
+		char path[64], tgid[32];
+		pid_t p = pids[i];
+
+		snprintf(path, sizeof(path), "/proc/%d/status", (int)p);
+		if (!ot_proc_status_field(path, "Tgid:", tgid, sizeof(tgid)) &&
+		    (pid_t)strtol(tgid, NULL, 10) != p && strtol(tgid, NULL, 10) > 0) {
+			p = (pid_t)strtol(tgid, NULL, 10);
+			ot_note("%d is a thread of process %d: tracing process %d, all its threads",
+				(int)pids[i], (int)p, (int)p);
+		}
+		for (k = 0; k < out && pids[k] != p; k++)
+			;
+		if (k == out)
+			pids[out++] = p;
 	}
-	return 0;
+	return out;
 }
 
 int ot_services_pids(const struct ot_target *first, const pid_t *pids, size_t n)
@@ -41,9 +48,6 @@ int ot_services_pids(const struct ot_target *first, const pid_t *pids, size_t n)
 	size_t i;
 	int ret = 0;
 
-	for (i = 0; i < n; i++)
-		if (not_a_thread(pids[i]))
-			return -1;
 	if (stat(first->exe, &want)) {
 		ot_error_errno(errno, "cannot read %s", first->exe);
 		return -1;

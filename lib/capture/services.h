@@ -21,6 +21,14 @@
 int ot_services_pids(const struct ot_target *first, const pid_t *pids, size_t n);
 
 /*
+ * -p's ids that are a thread's, not a process's (the kernel's hooks see
+ * a process by its first thread's id), replaced by their process's with a
+ * note saying so; a process then named twice kept once.  Returns how
+ * many remain in pids.
+ */
+size_t ot_services_threads(pid_t *pids, size_t n);
+
+/*
  * --cgroup PATH opened: absolute, or under the cgroup v2 file system's
  * mount (/sys/fs/cgroup), as perf --cgroup names it; a directory of that
  * file system.  Returns the fd (close-on-exec) with *resolved, its real

@@ -28,10 +28,14 @@ const char ot_usage_text[] =
 	"  -a, --all              trace every process that runs the functions (each\n"
 	"                         -f term names its file: FILE:NAME or SONAME:NAME),\n"
 	"                         until -d or SIGINT; the report has per-process rows\n"
+	"      --comm NAME        only the calls of processes named NAME (ps -o comm)\n"
+	"      --tid TID          only the calls of thread TID\n"
 	"      --cgroup PATH      -a within one cgroup v2 directory and those below it\n"
 	"                         (a systemd unit, a container; PATH absolute or under\n"
 	"                         /sys/fs/cgroup)\n"
-	"  -- CMD [ARGS...]       start CMD once the probes are armed, trace it\n"
+	"  -- CMD [ARGS...]       start CMD once the probes are armed, trace it (an\n"
+	"                         option of orbit-trace's after CMD without -- is an\n"
+	"                         error: options go before CMD)\n"
 	"      --follow           also the processes the target forks, from their\n"
 	"                         first call, and the programs they exec (for the\n"
 	"                         -f files they map); per-process rows\n"
@@ -52,14 +56,20 @@ const char ot_usage_text[] =
 	"                         (argN:str) the string it points to (64 bytes);\n"
 	"                         usdt:FILE:PROVIDER:ENTRY..RETURN@argN[:str] pairs\n"
 	"                         two probes into scopes, a row per key argument;\n"
+	"                         ENTRYFN..RETURNFN@argN a scope from ENTRYFN's entry\n"
+	"                         to the return of the RETURNFN call with the same\n"
+	"                         argument N (a request's start to its end)\n"
 	"                         names a stripped file lacks: its debug info is\n"
-	"                         fetched from the servers in DEBUGINFOD_URLS\n"
+	"                         fetched from the servers in DEBUGINFOD_URLS;\n"
+	"                         -f again adds to the list\n"
 	"      --lang LANG        trace a language runtime's functions as scopes,\n"
 	"                         a row per function name: php (php8.2; run it with\n"
 	"                         USE_ZEND_DTRACE=1), python (python3.11), ruby\n"
 	"                         (libruby-3.1; Ruby methods only while a TracePoint\n"
 	"                         for :call and :return is on); adds to -f (see the\n"
 	"                         man page)\n"
+	"      --max-functions N  refuse a capture of more than N functions\n"
+	"      --yes              arm more than 1000 functions without a warning\n"
 	"  -l, --list             print what -f selects (default: every function)\n"
 	"                         with file offsets and sizes, USDT probes with their\n"
 	"                         sites, semaphores, argument specs; arm nothing\n"
@@ -100,17 +110,20 @@ const char ot_usage_text[] =
 	"Checks (for CI):\n"
 	"      --expect NAME=N[@D],.. expected scope counts (and depth D: 0 for an\n"
 	"                         outermost traced call); adds missing and loss %,\n"
-	"                         and checks the pairing's consistency\n"
+	"                         and checks the pairing's consistency; NAME as -f\n"
+	"                         names it ('f(int, long)=3'); --expect again adds\n"
 	"      --max-loss PCT     fail (exit 3) above PCT % loss (default 1 with --expect)\n"
 	"\n"
 	"Output:\n"
 	"  -o, --output FILE      write the report to FILE instead of stdout (a new\n"
 	"                         file 0600; emptied only once the report comes)\n"
-	"      --json             write the report as JSON\n"
+	"      --json             write the report as JSON (with -- CMD: -o FILE too)\n"
 	"      --hist             draw log2 latency histograms in the text report\n"
-	"      --slower-than TIME print each scope longer than TIME (e.g. 500us, 2ms)\n"
-	"                         as it closes: when, process, thread, its traced\n"
-	"                         callers and the values the call recorded\n"
+	"      --slower-than TIME print each outermost scope longer than TIME (e.g.\n"
+	"                         500us, 2ms) as it closes: when, process, thread, its\n"
+	"                         traced callers and the values the call recorded (a\n"
+	"                         slow call nested in a slow one: not printed)\n"
+	"      --slower-than-all TIME  the same for every slow scope, nested or not\n"
 	"      --wall-clock       --slower-than's lines say the time of day\n"
 	"                         (HH:MM:SS.microseconds), not the time since the start\n"
 	"      --slowest N        keep each function's N longest scopes for the\n"
@@ -231,13 +244,18 @@ enum {
 	OPT_JSON = 0x100, OPT_RING_KB, OPT_DRAIN_MS, OPT_EXPECT, OPT_MAX_LOSS,
 	OPT_HIST, OPT_TRACE, OPT_FOLDED, OPT_USER, OPT_RETURNS, OPT_COMPENSATE, OPT_BACKEND,
 	OPT_FREEZE, OPT_SLOWER_THAN, OPT_SLOWEST, OPT_FOLLOW, OPT_RESTORE, OPT_PROM_TEXTFILE,
-	OPT_LISTEN, OPT_PROM_PID, OPT_LANG, OPT_WALL_CLOCK, OPT_CGROUP,
+	OPT_LISTEN, OPT_PROM_PID, OPT_LANG, OPT_WALL_CLOCK, OPT_CGROUP, OPT_SLOWER_ALL,
+	OPT_COMM, OPT_TID, OPT_YES, OPT_MAX_FUNCTIONS,
 };
 
 static const struct option longopts[] = {
 	{ "pid", required_argument, NULL, 'p' },
 	{ "all", no_argument, NULL, 'a' },
 	{ "cgroup", required_argument, NULL, OPT_CGROUP },
+	{ "comm", required_argument, NULL, OPT_COMM },
+	{ "tid", required_argument, NULL, OPT_TID },
+	{ "yes", no_argument, NULL, OPT_YES },
+	{ "max-functions", required_argument, NULL, OPT_MAX_FUNCTIONS },
 	{ "functions", required_argument, NULL, 'f' },
 	{ "list", no_argument, NULL, 'l' },
 	{ "duration", required_argument, NULL, 'd' },
@@ -259,6 +277,7 @@ static const struct option longopts[] = {
 	{ "follow", no_argument, NULL, OPT_FOLLOW },
 	{ "restore", no_argument, NULL, OPT_RESTORE },
 	{ "slower-than", required_argument, NULL, OPT_SLOWER_THAN },
+	{ "slower-than-all", required_argument, NULL, OPT_SLOWER_ALL },
 	{ "wall-clock", no_argument, NULL, OPT_WALL_CLOCK },
 	{ "slowest", required_argument, NULL, OPT_SLOWEST },
 	{ "prom-textfile", required_argument, NULL, OPT_PROM_TEXTFILE },
@@ -328,6 +347,22 @@ static int add_pids(struct ot_options *o, const char *arg, char **msg)
 	return ret;
 }
 
+/* -f LIST, each -f adding its terms to the list (as perf's -e does). */
+static int add_functions(struct ot_options *o, const char *arg, char **msg)
+{
+	char *all;
+
+	if (!o->functions) {
+		o->functions = arg;
+		return OT_OPTIONS_RUN;
+	}
+	if (asprintf(&all, "%s,%s", o->functions, arg) < 0)
+		return bad(msg, "out of memory");
+	free(o->functions_owned);
+	o->functions = o->functions_owned = all;
+	return OT_OPTIONS_RUN;
+}
+
 /* What to trace, and how to hold it. */
 static int target_option(struct ot_options *o, int c, const char *arg, char **msg)
 {
@@ -339,14 +374,34 @@ static int target_option(struct ot_options *o, int c, const char *arg, char **ms
 	case 'a':
 		o->all = 1;
 		break;
+	case OPT_COMM:
+		/* The kernel keeps 15 bytes of a name (TASK_COMM_LEN). */
+		if (!*arg || strlen(arg) > 15)
+			return bad(msg, "--comm '%s' is invalid: expected a process name of 1 to 15 "
+				   "bytes, as ps -o comm shows it", arg);
+		o->comm = arg;
+		break;
+	case OPT_TID: {
+		unsigned long v;
+
+		if (parse_ulong("--tid", arg, 1, 4194304, 0, &v, msg))
+			return OT_OPTIONS_BAD;
+		o->tid = (pid_t)v;
+		break;
+	}
+	case OPT_YES:
+		o->yes = 1;
+		break;
+	case OPT_MAX_FUNCTIONS:
+		return parse_ulong("--max-functions", arg, 1, 1000000, 0, &o->max_functions, msg) ?
+		       OT_OPTIONS_BAD : OT_OPTIONS_RUN;
 	case OPT_CGROUP:
 		if (!*arg)
 			return bad(msg, "--cgroup '' is invalid: expected a cgroup v2 directory");
 		o->cgroup = arg;
 		break;
 	case 'f':
-		o->functions = arg;
-		break;
+		return add_functions(o, arg, msg);
 	case 'l':
 		o->list = 1;
 		break;
@@ -418,22 +473,29 @@ static int capture_option(struct ot_options *o, int c, const char *arg, char **m
 /* What the capture is checked against. */
 static int check_option(struct ot_options *o, int c, const char *arg, char **msg)
 {
+	struct ot_expect *more, *all;
 	char *badterm;
 	int n;
 
 	switch (c) {
 	case OPT_EXPECT:
-		ot_expect_free(o->expect, o->nexpect);
-		o->expect = NULL;
-		o->nexpect = 0;
-		n = ot_expect_parse(arg, &o->expect, &badterm);
+		/* Each --expect adds its terms to the list. */
+		n = ot_expect_parse(arg, &more, &badterm);
 		if (n < 0) {
 			bad(msg, "--expect '%s' is invalid: expected NAME=COUNT[@DEPTH][,NAME=COUNT...]",
 			    badterm);
 			free(badterm);
 			return OT_OPTIONS_BAD;
 		}
-		o->nexpect = (size_t)n;
+		all = reallocarray(o->expect, o->nexpect + (size_t)n, sizeof(*all));
+		if (!all) {
+			ot_expect_free(more, (size_t)n);
+			return bad(msg, "out of memory");
+		}
+		memcpy(all + o->nexpect, more, (size_t)n * sizeof(*more));
+		free(more);	/* its names now in all */
+		o->expect = all;
+		o->nexpect += (size_t)n;
 		break;
 	case OPT_MAX_LOSS:
 		if (parse_double(arg, 0, 0, 100, &o->max_loss))
@@ -470,9 +532,12 @@ static int output_option(struct ot_options *o, int c, const char *arg, char **ms
 		o->folded = arg;
 		break;
 	case OPT_SLOWER_THAN:
+	case OPT_SLOWER_ALL:
 		if (parse_time(arg, &o->slower_than))
-			return bad(msg, "--slower-than '%s' is invalid: expected a duration with "
-				   "its unit, e.g. 500us, 2ms, 1s", arg);
+			return bad(msg, "%s '%s' is invalid: expected a duration with its unit, "
+				   "e.g. 500us, 2ms, 1s", c == OPT_SLOWER_ALL ? "--slower-than-all" :
+				   "--slower-than", arg);
+		o->slower_all = c == OPT_SLOWER_ALL;
 		break;
 	case OPT_SLOWEST:
 		if (parse_ulong("--slowest", arg, 0, OT_SLOWEST_MAX, 0, &v, msg))
@@ -512,6 +577,8 @@ static int output_option(struct ot_options *o, int c, const char *arg, char **ms
 	return OT_OPTIONS_RUN;
 }
 
+static enum ot_options_result unknown_long(const char *word, char **msg);
+
 /* One option and its argument; OT_OPTIONS_RUN when it is fine. */
 static enum ot_options_result one(struct ot_options *o, int c, const char *arg,
 				  const char *word, char **msg)
@@ -535,8 +602,73 @@ static enum ot_options_result one(struct ot_options *o, int c, const char *arg,
 	default:
 		if (c > 0 && c < 0x100)
 			return bad(msg, "unknown option '-%c'", c);
-		return bad(msg, "unknown option '%s'", word);
+		return unknown_long(word, msg);
 	}
+}
+
+/* "--sl": unknown, or a prefix of several long options (getopt_long
+ * says '?' for both). */
+static enum ot_options_result unknown_long(const char *word, char **msg)
+{
+	char names[512];
+	size_t i, n = 0, len = 0, wl = strcspn(word, "=");
+
+	names[0] = 0;
+	for (i = 0; wl > 2 && longopts[i].name; i++) {
+		if (strncmp(longopts[i].name, word + 2, wl - 2))
+			continue;
+		n++;
+		len += (size_t)snprintf(names + len, sizeof(names) - len, "%s--%s",
+					len ? ", " : "", longopts[i].name);
+		if (len >= sizeof(names))
+			break;
+	}
+	if (n > 1)
+		return bad(msg, "option '%.*s' is ambiguous: %s; write more of it", (int)wl, word,
+			   names);
+	return bad(msg, "unknown option '%s'", word);
+}
+
+/* word is one of orbit-trace's options as written alone: "-f", "--json",
+ * "--expect=..." (not a prefix, not "-dc": a command's options often are). */
+static int ours(const char *word)
+{
+	static const char shorts[] = "pafldIoqvhV";
+	size_t i, wl = strcspn(word, "=");
+
+	if (word[0] == '-' && word[1] && word[1] != '-' && !word[2])
+		return strchr(shorts, word[1]) != NULL;
+	for (i = 0; word[0] == '-' && word[1] == '-' && longopts[i].name; i++)
+		if (strlen(longopts[i].name) == wl - 2 && !strncmp(longopts[i].name, word + 2, wl - 2))
+			return 1;
+	return 0;
+}
+
+/*
+ * A command given without "--" before it: one of orbit-trace's options
+ * or a "--" after it was meant for orbit-trace ("orbit-trace ./game
+ * --json", "-f outer middle -- ./server"), and would otherwise be the
+ * command's, silently.  The command's own options go after "-- CMD".
+ */
+static int after_command(char **cmd, char **msg)
+{
+	size_t i;
+
+	for (i = 1; cmd[i]; i++) {
+		if (!strcmp(cmd[i], "--")) {
+			bad(msg, "'%s' is taken as the command, and '--' comes after it: -f takes one "
+			    "comma-separated list (-f 'a,b'), and orbit-trace's options go before "
+			    "-- CMD", cmd[0]);
+			return -1;
+		}
+		if (ours(cmd[i])) {
+			bad(msg, "'%s' comes after the command '%s': orbit-trace's options go before "
+			    "the command; if it is the command's own, put -- before the command "
+			    "(orbit-trace [options] -- %s ...)", cmd[i], cmd[0], cmd[0]);
+			return -1;
+		}
+	}
+	return 0;
 }
 
 /* --restore does that alone, to one process. */
@@ -544,7 +676,7 @@ static enum ot_options_result restore_rules(const struct ot_options *o, char **m
 {
 	if (o->functions || o->list || o->argv || o->all || o->duration > 0 || o->interval > 0 ||
 	    o->follow || o->freeze || o->expect || o->trace || o->folded || o->prom_textfile ||
-	    o->listen || o->prom_pid || o->cgroup)
+	    o->listen || o->prom_pid || o->cgroup || o->comm || o->tid)
 		return bad(msg, "--restore only takes back what a killed orbit-trace left: with "
 			   "-p PID (and -o, --json), nothing else");
 	if (!o->pid)
@@ -614,6 +746,8 @@ static enum ot_options_result combinations(const struct ot_options *o, char **ms
 	/* -l alone lists what terms naming their files select (usdt:FILE:*). */
 	if (!o->pid && !o->argv && !o->all && !o->list)
 		return bad(msg, "nothing to trace: give -p PID, -a or -- CMD");
+	if ((o->comm || o->tid) && o->list)
+		return bad(msg, "%s applies to a capture, not to -l", o->comm ? "--comm" : "--tid");
 	if (o->all && (o->freeze || o->list))
 		return bad(msg, "-a does not go with %s", o->freeze ? "--freeze" : "-l");
 	if (o->user && !o->argv)
@@ -631,6 +765,11 @@ static enum ot_options_result combinations(const struct ot_options *o, char **ms
 		return OT_OPTIONS_BAD;
 	if (o->follow && o->compensate)
 		return bad(msg, "--compensate does not go with --follow");
+	/* The command writes to the same stdout: JSON mixed with its lines
+	 * would parse as neither. */
+	if (o->json && o->argv && !o->output && !o->list)
+		return bad(msg, "--json with a command needs -o FILE: the command writes to "
+			   "stdout too, and the JSON would be mixed with its output");
 	if (o->max_loss >= 0 && !o->expect)
 		return bad(msg, "--max-loss needs --expect");
 	if (o->wall_clock && !o->slower_than)
@@ -668,15 +807,23 @@ enum ot_options_result ot_options_parse(struct ot_options *o, int argc, char **a
 		if (r != OT_OPTIONS_RUN)
 			return r;
 	}
-	if (optind < argc)
+	if (optind < argc) {
 		o->argv = &argv[optind];
+		if (strcmp(argv[optind - 1], "--") && after_command(o->argv, msg))
+			return OT_OPTIONS_BAD;
+	}
 	if (o->restore)
 		return restore_rules(o, msg);
 	if (o->lang) {
 		const char *preset = ot_lang_preset(o->lang);
+		char *all = NULL;
 
-		if (o->functions && asprintf(&o->functions_owned, "%s,%s", o->functions, preset) < 0)
+		if (o->functions && asprintf(&all, "%s,%s", o->functions, preset) < 0)
 			return bad(msg, "out of memory");
+		if (all) {
+			free(o->functions_owned);
+			o->functions_owned = all;
+		}
 		o->functions = o->functions ? o->functions_owned : preset;
 	}
 	if (!o->functions && o->list)

@@ -21,6 +21,8 @@
 #define OT_DRAIN_MS_DEFAULT 50
 #define OT_SLOWEST_DEFAULT 5
 #define OT_SLOWEST_MAX 1000
+/* Past this many functions a capture is warned of (--yes: meant). */
+#define OT_MANY_FUNCTIONS 1000
 
 struct ot_options {
 	pid_t pid;		/* -p: the first process named */
@@ -30,12 +32,17 @@ struct ot_options {
 	int all;		/* -a: every process running the files -f names */
 	const char *cgroup;	/* --cgroup PATH: -a within that cgroup v2 directory */
 	int follow;		/* --follow: and the processes the target forks */
+	int yes;		/* --yes: a selection past OT_MANY_FUNCTIONS is meant */
+	unsigned long max_functions; /* --max-functions N: refuse more, 0: no bound */
+	const char *comm;	/* --comm NAME: only the records of processes so named */
+	pid_t tid;		/* --tid TID: only that thread's records, 0 all */
 	const char *functions;	/* -f, with --lang's terms after it */
 	char *functions_owned;	/* functions when --lang added to -f: owned */
 	const char *lang;	/* --lang */
 	double duration;	/* seconds, 0: until the target exits */
 	double interval;	/* -I: seconds between interval reports, 0: none */
 	uint64_t slower_than;	/* --slower-than: ns, 0: none */
+	int slower_all;		/* --slower-than-all: every slow scope, not the outermost */
 	int wall_clock;		/* --wall-clock: its lines say the time of day */
 	size_t slowest;		/* --slowest: scopes kept per function */
 	const char *output;

@@ -577,23 +577,135 @@ static int targets(struct ot_plan *p, const struct ot_plan_opts *o)
 	return 0;
 }
 
-/* --expect's names must be functions -f traces: a typo must not pass. */
+/*
+ * Whether an --expect name spells function f as -f would name it: its
+ * row name ("libc.so.6:malloc"), its raw, demangled or parameterless
+ * spelling, its last "::" components ("handle_get" for
+ * "app::handle_get"), or any of them followed by the values -f may ask
+ * ("read(arg3)%ret").
+ */
+static int expect_spells(const struct ot_selected *f, const char *name)
+{
+	const struct ot_sym *s = f->sym;
+	const char *b = s->base ? s->base : s->name;
+	size_t n = strlen(name), bl = strlen(b);
+
+	if (!strcmp(name, f->name) || !strcmp(name, s->name) ||
+	    (s->demangled && !strcmp(name, s->demangled)) || !strcmp(name, b))
+		return 1;
+	if (!f->usdt && bl > n + 2 && !strcmp(b + bl - n, name) && !strncmp(b + bl - n - 2, "::", 2))
+		return 1;
+	return 0;
+}
+
+/* The same, name with a value suffix cut: "read(arg3)%ret" as "read". */
+static int expect_names(const struct ot_selected *f, const char *name)
+{
+	char cut[512], *p;
+
+	if (expect_spells(f, name))
+		return 1;
+	snprintf(cut, sizeof(cut), "%s", name);
+	if ((p = strstr(cut, "%ret")))
+		*p = 0;
+	if (expect_spells(f, cut))
+		return 1;
+	if ((p = strrchr(cut, '(')) && p != cut && cut[strlen(cut) - 1] == ')') {
+		*p = 0;
+		return expect_spells(f, cut);
+	}
+	return 0;
+}
+
+/*
+ * --expect's names must be functions -f traces: a typo must not pass.
+ * A name -f accepts for a function is rewritten to the function's row
+ * name, the name the check compares; several functions so named are an
+ * error, as -f's ambiguous names are.
+ */
+/* A function pair's row name, "ENTRYFN..RETURNFN" as the report names it. */
+static int names_fn_pair(const struct ot_plan *p, const char *name)
+{
+	size_t i, j, el;
+
+	for (i = 0; i < p->sel.n; i++) {
+		if (p->sel.fn[i].fpair != OT_SEL_PAIR_ENTRY)
+			continue;
+		el = strlen(p->sel.fn[i].name);
+		for (j = 0; j < p->sel.n; j++)
+			if (p->sel.fn[j].fpair == OT_SEL_PAIR_RETURN &&
+			    p->sel.fn[j].fpair_id == p->sel.fn[i].fpair_id &&
+			    !strncmp(name, p->sel.fn[i].name, el) && !strncmp(name + el, "..", 2) &&
+			    !strcmp(name + el + 2, p->sel.fn[j].name))
+				return 1;
+	}
+	return 0;
+}
+
 static int check_expect(const struct ot_plan *p, const struct ot_plan_opts *o)
 {
-	size_t i, k;
+	size_t i, k, hit, n;
 
 	for (i = 0; i < o->nexpect; i++) {
-		for (k = 0; k < p->sel.n; k++)
-			if (!strcmp(p->names[k], o->expect[i]))
-				break;
-		if (k == p->sel.n) {
+		for (k = 0; k < p->sel.n && strcmp(p->names[k], o->expect[i]); k++)
+			;
+		if (k < p->sel.n || names_fn_pair(p, o->expect[i]))
+			continue;
+		for (k = 0, n = 0, hit = 0; k < p->sel.n; k++)
+			if (expect_names(&p->sel.fn[k], o->expect[i]) && n++ == 0)
+				hit = k;
+		if (n == 1) {
+			o->expect[i] = p->names[hit];
+			continue;
+		}
+		if (n > 1)
+			ot_error("--expect names '%s', which names %zu of the functions -f traces "
+				 "('%s' among them): give one's name as the report shows it\n"
+				 "Try 'orbit-trace --help' for more information.",
+				 o->expect[i], n, p->names[hit]);
+		else
 			ot_error("--expect names '%s', which -f does not trace\n"
 				 "Try 'orbit-trace --help' for more information.",
 				 o->expect[i]);
-			return -ENOENT;
-		}
+		return -ENOENT;
 	}
 	return 0;
+}
+
+/*
+ * After a miss: each plain name -f gave that a library the process maps
+ * (or will) exports, said as the term to write ("libc.so.6:malloc").
+ */
+static void suggest_libs(const struct ot_plan_opts *o)
+{
+	char **paths = NULL, **names = NULL, **want;
+	size_t n = 0, nwant, k, w;
+
+	want = ot_select_plain_names(o->functions, &nwant);
+	if (nwant && o->exe && o->objects &&
+	    !o->objects(o->objects_ctx, &paths, &names, &n)) {
+		for (w = 0; w < nwant; w++) {
+			uint64_t off, size;
+
+			/* The program's own file is [0]: a miss there is the error. */
+			for (k = 1; k < n; k++)
+				if (!ot_elf_lookup_dynamic(paths[k], want[w], &off, &size))
+					break;
+			if (k < n)
+				ot_note("did you mean %s:%s? %s is not defined in %s but in the "
+					"library %s (-f '%s:%s')", basename(names[k]), want[w],
+					want[w], o->display, names[k], basename(names[k]), want[w]);
+		}
+	}
+	for (k = 0; k < n; k++) {
+		free(paths[k]);
+		free(names[k]);
+	}
+	for (w = 0; w < nwant; w++)
+		free(want[w]);
+	free(want);
+	free(paths);
+	free(names);
 }
 
 int ot_plan_make(struct ot_plan *p, const struct ot_plan_opts *o)
@@ -609,6 +721,8 @@ int ot_plan_make(struct ot_plan *p, const struct ot_plan_opts *o)
 	if (o->script)
 		ot_binset_set_script(p->bins, o->script, o->interpreter);
 	ret = ot_binset_select(p->bins, o->functions, &p->sel);
+	if (ret == -ENOENT)
+		suggest_libs(o);
 	if (ret)
 		return ret == -ENOENT ? -ENOENT : -1;
 	p->pt = ot_xcalloc(p->sel.n, sizeof(*p->pt));

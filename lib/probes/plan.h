@@ -35,7 +35,9 @@ struct ot_plan_opts {
 	ot_lib_resolve_fn find_lib;	/* a library -f names, to a file */
 	void *find_lib_ctx;
 	const char *functions;	/* -f */
-	const char *const *expect;	/* --expect's names: each must be selected */
+	/* --expect's names: each must name a function selected; one -f
+	 * would name it by (ot_plan_make) becomes its row name (in names). */
+	const char **expect;
 	size_t nexpect;
 	int patches_code;	/* the backend patches entries and sees returns itself */
 	/* The backend's own check of a planned target (ot_backend_info's

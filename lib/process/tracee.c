@@ -230,16 +230,28 @@ static int ended(pid_t pid, pid_t tid)
 	return !ot_proc_stat(path, &st, NULL) && (st == 'Z' || st == 'X');
 }
 
-/* Why PTRACE_SEIZE of pid was refused (EPERM). */
+/* Why PTRACE_SEIZE of pid was refused (EPERM): the tracer named, an
+ * orbit-trace capture's said to be one (--restore must wait for its end). */
 static const char *refused_why(pid_t pid)
 {
-	char path[64], val[64] = "";
+	static char why[160];
+	char path[64], val[64] = "", comm[16];
 
 	if (pid == getpid())
 		return "it is this orbit-trace: no process may ptrace itself";
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	if (!ot_proc_status_field(path, "TracerPid:", val, sizeof(val)) && atoi(val))
-		return "the kernel refuses ptrace: another tracer holds it (gdb, strace)";
+	if (!ot_proc_status_field(path, "TracerPid:", val, sizeof(val)) && atoi(val)) {
+		if (ot_proc_comm(atoi(val), comm, sizeof(comm)))
+			snprintf(comm, sizeof(comm), "?");
+		if (!strcmp(comm, "orbit-trace"))
+			snprintf(why, sizeof(why), "an orbit-trace capture (pid %d) holds it: it "
+				 "takes its patches back itself when it ends (SIGINT); wait for "
+				 "that, or end it", atoi(val));
+		else
+			snprintf(why, sizeof(why), "the kernel refuses ptrace: another tracer "
+				 "holds it (pid %d, %s)", atoi(val), comm);
+		return why;
+	}
 	if (!ot_proc_read_file("/proc/sys/kernel/yama/ptrace_scope", val, sizeof(val)) &&
 	    atoi(val) >= 1)
 		return atoi(val) >= 3 ? "the kernel refuses ptrace: Yama's ptrace_scope is 3 "

@@ -14,16 +14,57 @@
 #include <string.h>
 #include <sys/wait.h>
 
+/*
+ * The next term of an --expect list, as -f splits its own: a comma inside
+ * parentheses or brackets ("app::f(int, long)=3") or double quotes does
+ * not end it.  Empty terms are skipped; NULL at the end.
+ */
+static char *next_expect(char **cursor)
+{
+	char *t, *p;
+	int depth = 0, quoted = 0;
+
+	while (*cursor && **cursor == ',')
+		(*cursor)++;
+	if (!*cursor || !**cursor)
+		return NULL;
+	t = *cursor;
+	for (p = t; *p && (*p != ',' || depth > 0 || quoted); p++) {
+		if (*p == '"')
+			quoted = !quoted;
+		else if (!quoted && (*p == '(' || *p == '['))
+			depth++;
+		else if (!quoted && (*p == ')' || *p == ']') && depth)
+			depth--;
+	}
+	*cursor = *p ? p + 1 : NULL;
+	*p = 0;
+	return t;
+}
+
+/* "\"f(a, b)\"" as f(a, b): the quotes only keep its commas. */
+static char *unquote(const char *name)
+{
+	size_t n = strlen(name);
+
+	char *s = ot_xstrdup(name);
+
+	if (n >= 2 && name[0] == '"' && name[n - 1] == '"') {
+		memmove(s, s + 1, n - 2);
+		s[n - 2] = 0;
+	}
+	return s;
+}
+
 int ot_expect_parse(const char *spec, struct ot_expect **out, char **bad)
 {
-	char *copy = ot_xstrdup(spec), *save = NULL, *term;
+	char *copy = ot_xstrdup(spec), *cursor = copy, *term;
 	struct ot_expect *e = NULL;
 	int n = 0;
 
 	*out = NULL;
 	*bad = NULL;
-	for (term = strtok_r(copy, ",", &save); term;
-	     term = strtok_r(NULL, ",", &save)) {
+	while ((term = next_expect(&cursor))) {
 		char *eq = strrchr(term, '='), *end = NULL;
 		unsigned long long v = 0, d = 0;
 		int has_depth = 0;
@@ -44,7 +85,7 @@ int ot_expect_parse(const char *spec, struct ot_expect **out, char **bad)
 		}
 		*eq = 0;
 		e = ot_xreallocarray(e, (size_t)n + 1, sizeof(*e));
-		e[n].name = ot_xstrdup(term);
+		e[n].name = unquote(term);
 		e[n].count = v;
 		e[n].depth = has_depth ? (int)d : -1;
 		n++;

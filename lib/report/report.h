@@ -21,6 +21,12 @@
 #include <stdint.h>
 #include <stdio.h>
 
+/* Every JSON object orbit-trace writes (report, interval, slow, restore)
+ * carries "type" and this "version": it changes when a field is removed,
+ * renamed or changes its type or meaning, never for one added (the man
+ * page's JSON VERSIONS). */
+#define OT_JSON_VERSION 1
+
 /* One slow scope: when (since the capture began), where, how long. */
 /* Values of an entry after its first (select.h's OT_SEL_MAX_VALUES - 1). */
 #define OT_REPORT_MORE 3
@@ -49,6 +55,7 @@ struct ot_report_slow {
 
 struct ot_report_func {
 	const char *name;	/* demangled when mangled */
+	int not_armed;		/* the backend refused it: its row says so */
 	const char *symbol;	/* the raw symbol */
 	const char *aliases;	/* other names at this offset, or NULL */
 	const char *binary;
@@ -151,6 +158,10 @@ struct ot_report {
 	const int *pids;
 	size_t npids;
 	const char *cgroup;	/* -a --cgroup: the directory, else NULL */
+	/* --comm, --tid: what the records were kept to ("--comm nginx"), and
+	 * how many of other processes or threads were dropped; NULL none. */
+	const char *filter;
+	uint64_t filtered;
 	size_t functions_requested, functions_armed, uprobes, events;
 	const char *returns;	/* "uretprobe", "insn", "mixed" (per file), "trampoline" */
 	size_t insn_returns;	/* functions whose returns are seen at return insns */

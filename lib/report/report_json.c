@@ -111,7 +111,8 @@ static void status_json(FILE *f, const struct ot_report *r)
 {
 	size_t i;
 
-	fprintf(f, "  \"version\": 1,\n  \"status\": \"%s\",\n  \"reasons\": [", ot_report_status(r));
+	fprintf(f, "  \"type\": \"report\",\n  \"version\": %d,\n  \"status\": \"%s\",\n"
+		"  \"reasons\": [", OT_JSON_VERSION, ot_report_status(r));
 	for (i = 0; i < r->check->nreasons; i++) {
 		fprintf(f, "%s", i ? ", " : "");
 		ot_json_string(f, r->check->reasons[i]);
@@ -216,6 +217,11 @@ static void capture_json(FILE *f, const struct ot_report *r)
 		", \"late\": %" PRIu64 ", \"no_sp\": %" PRIu64 ", \"unknown\": %" PRIu64 "},\n",
 		rec->samples, rec->lost, rec->lost_at_end, rec->lost_inexact ? "false" : "true",
 		rec->malformed, rec->foreign, rec->foreign_lost, rec->late, rec->no_sp, rec->unknown);
+	if (r->filter) {
+		fprintf(f, "  \"filter\": {\"by\": ");
+		ot_json_string(f, r->filter);
+		fprintf(f, ", \"records_dropped\": %" PRIu64 "},\n", r->filtered);
+	}
 	if (r->strings)
 		fprintf(f, "  \"strings\": {\"probe\": %" PRIu64 ", \"late\": %" PRIu64
 			", \"unreadable\": %" PRIu64 "},\n", r->strings->probe, r->strings->late,
@@ -259,7 +265,10 @@ static void func_where_json(FILE *f, const struct ot_report_func *fn)
 	fprintf(f, ", \"offset\": %" PRIu64, fn->offset);
 	if (fn->returns)
 		fprintf(f, ", \"returns\": \"%s\"", fn->returns);
-	fprintf(f, ", \"scopes\": %" PRIu64, s->scopes);
+	/* One count for every row kind (issue 34): a function's scopes, a
+	 * USDT probe's hits; "scopes" and "hits" stay, each its own. */
+	fprintf(f, ", \"count\": %" PRIu64 ", \"scopes\": %" PRIu64,
+		fn->point ? s->points : s->scopes, s->scopes);
 	if (fn->point)
 		fprintf(f, ", \"point\": true, \"hits\": %" PRIu64, s->points);
 	if (fn->pair) {
@@ -444,13 +453,12 @@ void ot_report_json_line(FILE *f, const struct ot_report *r)
 		return;
 	ot_report_json(m, r);
 	fclose(m);
-	/* Strings are escaped: every newline is layout.  The object gains a
-	 * "type" first, like the interval lines. */
+	/* Strings are escaped: every newline is layout. */
 	for (p = buf; *p; p++)
 		if (*p == '\n')
 			*p = ' ';
 	p = strchr(buf, '{');
 	if (p)
-		fprintf(f, "{\"type\": \"report\", %s\n", p + 1);
+		fprintf(f, "%s\n", p);
 	free(buf);
 }

@@ -52,9 +52,9 @@ void ot_report_interval_json(FILE *f, const struct ot_report_interval *iv)
 	size_t i;
 	int first = 1;
 
-	fprintf(f, "{\"type\": \"interval\", \"seq\": %" PRIu64 ", \"start_ns\": %" PRIu64
-		", \"end_ns\": %" PRIu64 ", \"lost\": %" PRIu64 ", \"functions\": [",
-		iv->seq, iv->start_ns, iv->end_ns, iv->lost);
+	fprintf(f, "{\"type\": \"interval\", \"version\": %d, \"seq\": %" PRIu64
+		", \"start_ns\": %" PRIu64 ", \"end_ns\": %" PRIu64 ", \"lost\": %" PRIu64
+		", \"functions\": [", OT_JSON_VERSION, iv->seq, iv->start_ns, iv->end_ns, iv->lost);
 	for (i = 0; i < iv->nfuncs; i++) {
 		if (!iv->names[i])
 			continue;
@@ -131,7 +131,7 @@ void ot_report_slow_text(FILE *f, int pid, const char *name, const struct ot_rep
 
 void ot_report_slow_json(FILE *f, int pid, const char *name, const struct ot_report_slow *s)
 {
-	fprintf(f, "{\"type\": \"slow\", \"name\": ");
+	fprintf(f, "{\"type\": \"slow\", \"version\": %d, \"name\": ", OT_JSON_VERSION);
 	ot_json_string(f, name);
 	fprintf(f, ", \"at_ns\": %" PRIu64 ", \"duration_ns\": %" PRIu64 ", \"pid\": %d"
 		", \"tid\": %u, \"path\": ", s->at_ns, s->duration_ns, pid, s->tid);

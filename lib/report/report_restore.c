@@ -27,7 +27,9 @@ void ot_report_restore_text(FILE *f, const struct ot_report_restore *r)
 			r->semaphores, r->semaphores == 1 ? "" : "s");
 	if (r->kept)
 		fprintf(f, "kept: %zu entr%s: %s\n", r->kept, r->kept == 1 ? "y" : "ies", r->kept_why);
-	fprintf(f, "unmapped: %.1f MB", (double)r->unmapped_bytes / 1048576.0);
+	/* The regions' reserved size, not memory used (issue 34: "unmapped
+	 * 16644.4 MB" read as that much memory). */
+	fprintf(f, "unmapped: %.1f MB of address space", (double)r->unmapped_bytes / 1048576.0);
 	if (r->left_bytes)
 		fprintf(f, " (%.1f MB left mapped: %s)", (double)r->left_bytes / 1048576.0,
 			r->left_why ? r->left_why : "?");
@@ -36,7 +38,8 @@ void ot_report_restore_text(FILE *f, const struct ot_report_restore *r)
 
 void ot_report_restore_json(FILE *f, const struct ot_report_restore *r)
 {
-	fprintf(f, "{\"pid\": %d, \"comm\": ", r->pid);
+	fprintf(f, "{\"type\": \"restore\", \"version\": %d, \"pid\": %d, \"comm\": ",
+		OT_JSON_VERSION, r->pid);
 	ot_json_string(f, r->comm);
 	fprintf(f, ", \"found\": %s, \"tracer\": %d, \"patches\": %zu, \"restored\": %zu, "
 		"\"kept\": %zu, \"kept_why\": ", r->found ? "true" : "false", r->tracer, r->patches,

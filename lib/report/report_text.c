@@ -453,22 +453,36 @@ static void uretprobe_funcs_text(FILE *f, const struct ot_report *r)
 
 /* The uprobe backends' arming: its cost to every CPU, the probes, where
  * returns were seen, the rings; multi's execs from other threads. */
+/* What was armed: "functions", or "USDT probes" when all of them are
+ * (a USDT-only capture has no function, nor returns to see). */
+static int only_points(const struct ot_report *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->nfuncs && r->funcs[i].point; i++)
+		;
+	return r->nfuncs && i == r->nfuncs;
+}
+
 static void arming_uprobes_text(FILE *f, const struct ot_report *r)
 {
 	char a[32], b[64];
 	int mixed = r->returns && !strcmp(r->returns, "mixed");
 
-	if (mixed)
+	if (only_points(r))
+		b[0] = 0;
+	else if (mixed)
 		snprintf(b, sizeof(b), " (returns of %zu seen at return instructions)",
 			 r->insn_returns);
 	else
 		snprintf(b, sizeof(b), "%s", r->returns && !strcmp(r->returns, "insn") ?
 			 " (returns seen at return instructions)" :
 			 " (returns seen by return probes)");
-	fprintf(f, "armed %zu of %zu functions in %s (%" PRIu64 " IPIs, %" PRIu64
+	fprintf(f, "armed %zu of %zu %s in %s (%" PRIu64 " IPIs, %" PRIu64
 		" TLB shootdowns%s): %zu uprobes%s, %zu %s (backend %s) on %u CPUs, "
 		"%zu KB ring per CPU\n",
 		r->functions_armed, r->functions_requested,
+		only_points(r) ? "USDT probes" : "functions",
 		ot_report_duration(r->arm_ns, a, sizeof(a)), r->arm_ipis, r->arm_tlb,
 		r->frozen ? "; target stopped meanwhile" : "", r->uprobes, b,
 		r->events, r->objects, r->backend, r->cpus, r->ring_kb);
@@ -509,6 +523,9 @@ static void records_text(FILE *f, const struct ot_report *r)
 		rec->samples, rec->lost_inexact ? "at least " : "", rec->lost,
 		r->rings_in_process ? "in the process's rings" : "by the kernel",
 		rec->malformed, rec->foreign, foreign_lost, r->threads, r->threads == 1 ? "" : "s");
+	if (r->filter)
+		fprintf(f, "filtered: %" PRIu64 " record%s of other processes or threads dropped "
+			"(%s)\n", r->filtered, r->filtered == 1 ? "" : "s", r->filter);
 	if (r->follow)
 		fprintf(f, "followed: %" PRIu64 " process%s (pid %d and its descendants), %" PRIu64
 			" not followed\n", r->follow->processes, r->follow->processes == 1 ? "" : "es",
@@ -580,10 +597,12 @@ static void functions_text(FILE *f, const struct ot_report *r, size_t w)
 		if (fc->has_depth)
 			snprintf(wrong, sizeof(wrong), "%" PRIu64, fc->wrong_depth);
 		depths_text(s, depths, sizeof(depths));
+		/* 0 scopes because nothing was armed, not because no call came. */
 		fprintf(f, "%-*s %10" PRIu64 " %-*s %6" PRIu64 " %8" PRIu64
-			" %6" PRIu64 " %6s %7" PRIu64 "\n",
+			" %6" PRIu64 " %6s %7" PRIu64 "%s\n",
 			(int)w, r->funcs[i].name, s->scopes, (int)dw, depths,
-			s->duplicates, s->unclosed, s->orphans, wrong, s->outside_parent);
+			s->duplicates, s->unclosed, s->orphans, wrong, s->outside_parent,
+			r->funcs[i].not_armed ? "  not armed" : "");
 	}
 }
 
@@ -594,7 +613,8 @@ static void expected_text(FILE *f, const struct ot_report *r, size_t w)
 
 	if (!r->has_expect)
 		return;
-	fprintf(f, "\n%-*s %10s %10s %10s %8s\n", (int)w, "EXPECTED",
+	/* The table is CHECK: "EXPECTED EXPECTED" read as a typo (issue 34). */
+	fprintf(f, "\n%-*s %10s %10s %10s %8s\n", (int)w, "CHECK",
 		"EXPECTED", "OBSERVED", "MISSING", "LOSS");
 	for (i = 0; i < r->nfuncs; i++) {
 		const struct ot_func_check *fc = &r->check->fn[i];
@@ -709,8 +729,9 @@ void ot_report_text_disarm(FILE *f, const struct ot_report *r)
 			fprintf(f, "nothing left mapped)\n");
 		}
 	} else if (r->disarmed) {
-		fprintf(f, "disarmed %zu functions in %s (%" PRIu64 " IPIs, %" PRIu64
+		fprintf(f, "disarmed %zu %s in %s (%" PRIu64 " IPIs, %" PRIu64
 			" TLB shootdowns%s)\n", r->functions_armed,
+			only_points(r) ? "USDT probes" : "functions",
 			ot_report_duration(r->disarm_ns, a, sizeof(a)), r->disarm_ipis,
 			r->disarm_tlb, r->disarm_frozen ? "; target stopped meanwhile" : "");
 	}

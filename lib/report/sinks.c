@@ -354,6 +354,71 @@ static void slow_details(struct ot_sinks *s, const struct ot_scope *sc, struct o
 	}
 }
 
+/* Held lines past this many are written (oldest first) rather than kept. */
+#define HELD_MAX 4096
+
+/* Write held line i, and forget it. */
+static void held_out(struct ot_sinks *s, size_t i)
+{
+	fputs(s->held[i].line, s->o.out);
+	s->unflushed = 1;
+	free(s->held[i].line);
+	memmove(s->held + i, s->held + i + 1, (--s->nheld - i) * sizeof(*s->held));
+}
+
+/* A slow scope nested in a traced call: its line kept, not written. */
+static void hold(struct ot_sinks *s, const struct ot_scope *sc, const char *name,
+		 const struct ot_report_slow *sl)
+{
+	struct ot_sinks_held *h;
+	size_t len = 0;
+	char *line = NULL;
+	FILE *m = open_memstream(&line, &len);
+
+	if (!m)
+		return;
+	if (s->o.json)
+		ot_report_slow_json(m, (int)sc->pid, name, sl);
+	else
+		ot_report_slow_text(m, (int)sc->pid, name, sl);
+	if (fclose(m)) {
+		free(line);
+		return;
+	}
+	if (s->nheld == HELD_MAX)
+		held_out(s, 0);
+	if (s->nheld == s->held_cap) {
+		s->held_cap = s->held_cap ? 2 * s->held_cap : 16;
+		s->held = ot_xreallocarray(s->held, s->held_cap, sizeof(*s->held));
+	}
+	h = &s->held[s->nheld++];
+	h->tid = sc->tid;
+	h->start = sc->start;
+	h->line = line;
+}
+
+/* An outermost slow scope closed: the lines of those it held are its. */
+static void drop_held(struct ot_sinks *s, const struct ot_scope *sc)
+{
+	size_t i, k = 0;
+
+	for (i = 0; i < s->nheld; i++) {
+		if (s->held[i].tid == sc->tid && s->held[i].start >= sc->start)
+			free(s->held[i].line);
+		else
+			s->held[k++] = s->held[i];
+	}
+	s->nheld = k;
+}
+
+void ot_sinks_slow_end(struct ot_sinks *s)
+{
+	if (s->nheld)
+		ot_sinks_live_clear(s);
+	while (s->nheld)
+		held_out(s, 0);
+}
+
 void ot_sinks_scope(void *ctx, const struct ot_scope *sc)
 {
 	struct ot_sinks *s = ctx;
@@ -391,6 +456,12 @@ void ot_sinks_scope(void *ctx, const struct ot_scope *sc)
 		slow_details(s, sc, &sl);
 		if (s->npend)
 			take_pending(s, sc, &sl);
+	}
+	if (slow && !s->o.slower_all && sc->depth > 0) {
+		hold(s, sc, name, &sl);
+	} else if (slow) {
+		if (!s->o.slower_all)
+			drop_held(s, sc);
 		ot_sinks_live_clear(s);
 		if (s->o.json)
 			ot_report_slow_json(s->o.out, (int)sc->pid, name, &sl);
@@ -609,6 +680,9 @@ void ot_sinks_free(struct ot_sinks *s)
 	}
 	free(s->vals);
 	free(s->pend);
+	for (i = 0; i < s->nheld; i++)
+		free(s->held[i].line);
+	free(s->held);
 	free(s->ivl);
 	free(s->procs);
 	for (i = 0; s->slow && i < s->o.nfuncs; i++) {

@@ -38,6 +38,11 @@ struct ot_sinks_opts {
 	int json;		/* ... as NDJSON */
 	size_t slowest;		/* --slowest N: keep each function's N longest */
 	uint64_t slower_than;	/* --slower-than: print scopes this long, 0 none */
+	/* --slower-than-all: a line for every slow scope; else for the
+	 * outermost only (a slow call's traced callers are slow too: the
+	 * nested ones are held until their outermost caller closes, and
+	 * dropped then; printed at the end if it never does). */
+	int slower_all;
 	/* --wall-clock: CLOCK_REALTIME - the scopes' clock (CLOCK_MONOTONIC)
 	 * in ns, as measured at the start; 0: its lines say the time since
 	 * the start. */
@@ -80,6 +85,13 @@ struct ot_sinks_pending {
 	uint64_t v[OT_REPORT_MORE];
 };
 
+/* A nested slow scope's line, held (--slower-than without -all). */
+struct ot_sinks_held {
+	uint32_t tid;
+	uint64_t start;
+	char *line;		/* owned */
+};
+
 struct ot_sinks {
 	struct ot_sinks_opts o;
 	struct ot_pair *pair;		/* paths of scopes; told what to skip */
@@ -105,7 +117,12 @@ struct ot_sinks {
 	 * calls of one function on one thread close in reverse order). */
 	struct ot_sinks_pending *pend;
 	size_t npend, pend_cap;
+	/* --slower-than without -all: nested slow scopes' lines, as written,
+	 * until their thread's outermost scope closes. */
+	struct ot_sinks_held *held;
+	size_t nheld, held_cap;
 };
+
 
 /* pair is the pairing whose scopes come here (its tree names paths). */
 void ot_sinks_init(struct ot_sinks *s, const struct ot_sinks_opts *o, struct ot_pair *pair);
@@ -178,6 +195,10 @@ void ot_sinks_live_clear(struct ot_sinks *s);
 /* --slower-than's lines written since the last call sent on now (to a pipe
  * or a file as to a terminal): called once per drain, not per line. */
 void ot_sinks_flush(struct ot_sinks *s);
+
+/* The end of the capture, after the last scope: nested slow scopes
+ * whose outermost caller never closed get their lines now. */
+void ot_sinks_slow_end(struct ot_sinks *s);
 
 /* fn[0..nfuncs): their slowest scopes and recorded values (pointers into s). */
 void ot_sinks_report(const struct ot_sinks *s, struct ot_report_func *fn);

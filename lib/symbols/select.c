@@ -101,6 +101,64 @@ static const char *last_component(const char *base)
 }
 
 /* "did you mean: a, b?" built from the closest names, or "" if none is close. */
+/* a and b equal but for spaces ("req *" and "req*"). */
+static int same_unspaced(const char *a, const char *b)
+{
+	for (;; a++, b++) {
+		while (*a == ' ')
+			a++;
+		while (*b == ' ')
+			b++;
+		if (*a != *b)
+			return 0;
+		if (!*a)
+			return 1;
+	}
+}
+
+/*
+ * A C++ name written with parameters that match no overload
+ * ("app::parse(long)", "app::handle_get(req *)"): the demangled names
+ * that differ only in spaces, else every overload of that name, as
+ * " (did you mean: ...?)" into buf; 0 when there is none.
+ */
+static int suggest_overloads(const struct ot_elf *e, const char *name, char *buf, size_t len)
+{
+	const char *paren = strchr(name, '(');
+	size_t i, used = 0;
+	int pass, n = 0;
+	char base[256];
+
+	buf[0] = 0;
+	if (!paren)
+		return 0;
+	/* "app::parse", without the parameters and the spaces before them. */
+	snprintf(base, sizeof(base), "%.*s", (int)(paren - name), name);
+	while (base[0] && base[strlen(base) - 1] == ' ')
+		base[strlen(base) - 1] = 0;
+	for (pass = 0; pass < 2 && !n; pass++) {
+		for (i = 0; i < ot_elf_nsyms(e) && n < 4; i++) {
+			const struct ot_sym *s = ot_elf_sym(e, i);
+			int w;
+
+			if (!s->demangled || !s->base || s->not_called)
+				continue;
+			if (pass ? strcmp(s->base, base) && !bare_match(s->base, base) :
+				   !same_unspaced(s->demangled, name))
+				continue;
+			w = snprintf(buf + used, len - used, "%s%s", n ? ", " : " (did you mean: ",
+				     s->demangled);
+			if (w < 0 || (size_t)w >= len - used)
+				break;
+			used += (size_t)w;
+			n++;
+		}
+	}
+	if (n && used + 3 < len)
+		strcat(buf, "?)");
+	return n;
+}
+
 static void suggest(const struct ot_elf *e, const char *name, char *buf,
 		    size_t len)
 {
@@ -110,6 +168,8 @@ static void suggest(const struct ot_elf *e, const char *name, char *buf,
 
 	if (limit > 3)
 		limit = 3;
+	if (suggest_overloads(e, name, buf, len))
+		return;
 	for (i = 0; i < ot_elf_nsyms(e); i++) {
 		const struct ot_sym *s = ot_elf_sym(e, i);
 		size_t d = ot_edit_distance(name, s->base ? s->base : s->name);
@@ -404,6 +464,11 @@ int ot_select_asks_values(const char *spec)
 		/* A probe's arguments are asked with the probe (OT_CAN_USDT). */
 		if (ot_select_is_usdt(term))
 			continue;
+		/* A function pair's key is an argument: a value. */
+		if (*term != '!' && strstr(term, "..") && strstr(term, "@arg")) {
+			asks = 1;
+			break;
+		}
 		asks = value_suffix(term, &v, 0, OT_SEL_MAX_GO_ARG) || v.n || v.ret;
 		vals_free(&v);
 	}
@@ -439,6 +504,21 @@ int ot_select_includes(const char *spec)
 
 #define SYM(k, i) ot_elf_sym((k)->e, (i))
 
+/* After a miss in a stripped file: what was searched, and where the
+ * rest of its functions' names would be. */
+static void stripped_note(const struct ot_elf *e)
+{
+	const char *urls = getenv("DEBUGINFOD_URLS");
+
+	/* With servers named, the fetch said which were asked. */
+	if (!ot_elf_symbols_stripped(e) || (urls && *urls))
+		return;
+	ot_note("%s is stripped: only the %zu functions its .dynsym exports were searched, no "
+		"debug info was found for it (/usr/lib/debug, .gnu_debuglink); install its "
+		"debug symbols (a -dbgsym package) or set DEBUGINFOD_URLS to a debuginfod server "
+		"that has them", ot_elf_display(e), ot_elf_nsyms(e));
+}
+
 /* Why a name that is no function here cannot be traced (after a miss). */
 static void explain_miss(const struct pick *k, const char *term, const struct ot_sym *refused)
 {
@@ -460,6 +540,7 @@ static void explain_miss(const struct pick *k, const char *term, const struct ot
 	}
 	if (is_glob(term)) {
 		ot_error("no function matches '%s' in %s", term, file);
+		stripped_note(k->e);
 		return;
 	}
 	switch (ot_elf_other(k->e, term)) {
@@ -481,6 +562,7 @@ static void explain_miss(const struct pick *k, const char *term, const struct ot
 	}
 	suggest(k->e, term, hint, sizeof(hint));
 	ot_error("no function '%s' in %s%s", term, file, hint);
+	stripped_note(k->e);
 }
 
 /*
@@ -1484,8 +1566,214 @@ static void fetch_debuginfo(struct ot_binary *bin, const char *terms)
 	}
 }
 
+int ot_select_fn_pair(const char *term, char **entry, char **ret, unsigned *arg)
+{
+	size_t pre = lib_prefix(term);
+	const char *a = term + pre + (pre ? 1 : 0), *dots = strstr(a, ".."), *at;
+	char *end;
+	unsigned long n;
+
+	*entry = *ret = NULL;
+	if (*term == '!' || ot_select_is_usdt(term) || !dots || !(at = strstr(dots, "@arg")))
+		return 0;
+	errno = 0;
+	n = strtoul(at + 4, &end, 10);
+	if (dots == a || at == dots + 2 || strchr(at + 4, '@') || is_glob(a) ||
+	    strpbrk(a, "(%") || at[4] < '1' || at[4] > '9' || *end || errno ||
+	    n > OT_SEL_MAX_GO_ARG) {
+		ot_error("'%s' is not a function pair: expected [FILE:]ENTRYFN..RETURNFN@argN, "
+			 "two functions named (no glob, no other value) and N from 1 to %d",
+			 term, OT_SEL_MAX_GO_ARG);
+		return -EINVAL;
+	}
+	if (asprintf(entry, "%.*s%.*s(arg%lu)", (int)(a - term), term, (int)(dots - a), a, n) < 0 ||
+	    asprintf(ret, "%.*s%.*s(arg%lu)", (int)(a - term), term, (int)(at - dots - 2),
+		     dots + 2, n) < 0) {
+		free(*entry);
+		*entry = *ret = NULL;
+		return -ENOMEM;
+	}
+	*arg = (unsigned)n;
+	return 1;
+}
+
+/* spec's function pairs: each term "A..B@argN" as its two functions'
+ * terms "A(argN),B(argN)" in *rewritten, the pair's terms in order in
+ * pairs (2 per pair, malloc'd).  Returns the number of pairs, or -1. */
+static int fn_pairs(const char *spec, char **rewritten, char ***pairs)
+{
+	char *copy = ot_xstrdup(spec), *cursor = copy, *term, *e, *r;
+	int n = 0, ret = 0;
+	unsigned arg;
+
+	*rewritten = NULL;
+	*pairs = NULL;
+	while (!ret && (term = next_term(&cursor))) {
+		int is = ot_select_fn_pair(term, &e, &r, &arg);
+
+		if (is < 0) {
+			ret = -1;
+			break;
+		}
+		if (!is) {
+			append(rewritten, term, strlen(term));
+			continue;
+		}
+		append(rewritten, e, strlen(e));
+		append(rewritten, r, strlen(r));
+		*pairs = ot_xreallocarray(*pairs, 2 * (size_t)n + 2, sizeof(**pairs));
+		(*pairs)[2 * n] = e;
+		(*pairs)[2 * n + 1] = r;
+		n++;
+	}
+	free(copy);
+	if (ret) {
+		while (n-- > 0) {
+			free((*pairs)[2 * n]);
+			free((*pairs)[2 * n + 1]);
+		}
+		free(*pairs);
+		free(*rewritten);
+		*pairs = NULL;
+		*rewritten = NULL;
+		return ret;
+	}
+	if (!*rewritten)
+		*rewritten = ot_xstrdup("");
+	return n;
+}
+
+/* The one selected function that a pair's term ("FILE:NAME(argN)")
+ * named, or -1 after printing. */
+static ssize_t pair_member(const struct ot_selection *out, const char *term, const char *pair)
+{
+	char name[512], *paren;
+	size_t pre = lib_prefix(term), i;
+	ssize_t hit = -1;
+	const char *bare;
+
+	snprintf(name, sizeof(name), "%s", term);
+	if ((paren = strrchr(name, '(')))
+		*paren = 0;
+	bare = name + pre + (pre ? 1 : 0);
+	for (i = 0; i < out->n; i++) {
+		const struct ot_sym *s = out->fn[i].sym;
+
+		if (out->fn[i].usdt || (pre ? out->fn[i].bin->is_main ||
+					strncmp(out->fn[i].bin->display, name, pre) :
+					!out->fn[i].bin->is_main))
+			continue;
+		if (!matches(s, bare, 0) && !(s->base && bare_match(s->base, bare)))
+			continue;
+		if (hit >= 0) {
+			ot_error("%s: '%s' names several functions (%s, %s): a pair is two functions, "
+				 "name each one", pair, bare, out->fn[hit].name, out->fn[i].name);
+			return -1;
+		}
+		hit = (ssize_t)i;
+	}
+	if (hit < 0)
+		ot_error("%s: '%s' selects no function", pair, bare);
+	return hit;
+}
+
+/* Mark each pair's two functions (after the selection made them). */
+static int mark_pairs(struct ot_selection *out, char **pairs, int n, unsigned *args)
+{
+	int p, m;
+
+	for (p = 0; p < n; p++) {
+		char pair[1024];
+		ssize_t at[2];
+
+		snprintf(pair, sizeof(pair), "pair %d (%s..%s)", p + 1, pairs[2 * p], pairs[2 * p + 1]);
+		for (m = 0; m < 2; m++) {
+			struct ot_selected *f;
+
+			if ((at[m] = pair_member(out, pairs[2 * p + m], pair)) < 0)
+				return -ENOENT;
+			f = &out->fn[at[m]];
+			if (f->fpair || f->str || f->arg_name || f->nmore ||
+			    OT_SEL_ARG(f->arg) != args[p] || (f->arg & OT_SEL_32)) {
+				ot_error("%s: %s is %s: a pair's function records its key alone, "
+					 "in one pair", pair, f->name, f->fpair ? "in two pairs" :
+					 "asked other values too");
+				return -ENOENT;
+			}
+			f->fpair = m ? OT_SEL_PAIR_RETURN : OT_SEL_PAIR_ENTRY;
+			f->fpair_id = (uint16_t)(p + 1);
+		}
+		if (at[0] == at[1]) {
+			ot_error("%s: a pair is two functions: ENTRYFN and RETURNFN are one", pair);
+			return -ENOENT;
+		}
+	}
+	return 0;
+}
+
+/* The pairs' keys: argN of each, in order. */
+static unsigned *pair_args(char **pairs, int n)
+{
+	unsigned *args = ot_xcalloc((size_t)n + 1, sizeof(*args));
+	int p;
+
+	for (p = 0; p < n; p++) {
+		const char *a = strrchr(pairs[2 * p], '(');
+
+		args[p] = a ? (unsigned)strtoul(a + 4, NULL, 10) : 0;
+	}
+	return args;
+}
+
+char **ot_select_plain_names(const char *spec, size_t *n)
+{
+	char *copy = ot_xstrdup(spec), *cursor = copy, *term, **names = NULL;
+
+	*n = 0;
+	while ((term = next_term(&cursor))) {
+		struct vals v;
+
+		/* A function pair's names are its own to name (quietly). */
+		if (!*term || *term == '!' || ot_select_is_usdt(term) || lib_prefix(term) ||
+		    is_glob(term) || (strstr(term, "..") && strstr(term, "@arg")))
+			continue;
+		if (value_suffix(term, &v, 0, OT_SEL_MAX_GO_ARG) || !*term)
+			continue;
+		vals_free(&v);
+		names = ot_xreallocarray(names, *n + 1, sizeof(*names));
+		names[(*n)++] = ot_xstrdup(term);
+	}
+	free(copy);
+	return names;
+}
+
+static int binset_select(struct ot_binset *b, const char *spec, struct ot_selection *out);
+
 int ot_binset_select(struct ot_binset *b, const char *spec,
 		     struct ot_selection *out)
+{
+	char *rewritten, **pairs;
+	int n = fn_pairs(spec, &rewritten, &pairs), ret, p;
+	unsigned *args;
+
+	if (n < 0) {
+		memset(out, 0, sizeof(*out));
+		return -ENOENT;
+	}
+	ret = binset_select(b, rewritten, out);
+	args = pair_args(pairs, n);
+	if (!ret && n && (ret = mark_pairs(out, pairs, n, args)))
+		ot_selection_free(out);
+	for (p = 0; p < 2 * n; p++)
+		free(pairs[p]);
+	free(pairs);
+	free(args);
+	free(rewritten);
+	return ret;
+}
+
+static int binset_select(struct ot_binset *b, const char *spec,
+			 struct ot_selection *out)
 {
 	struct term_groups tg;
 	size_t g, i, *idx = NULL, *skidx = NULL, *gbin;

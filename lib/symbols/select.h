@@ -88,6 +88,13 @@ struct ot_selected {
 	 * pair_id (1, 2, ... in term order; 0 none), keyed by arg. */
 	uint8_t pair;
 	uint16_t pair_id;
+	/* A function pair "ENTRYFN..RETURNFN@argN": this function is its
+	 * entry (OT_SEL_PAIR_ENTRY) or its return (OT_SEL_PAIR_RETURN), its
+	 * first value (arg) argument N, the key: a scope from ENTRYFN's
+	 * entry to the return of the RETURNFN call whose argument N was the
+	 * same.  fpair_id 1, 2, ... in term order; 0 none. */
+	uint8_t fpair;
+	uint16_t fpair_id;
 };
 
 #define OT_SEL_PAIR_ENTRY 1
@@ -204,6 +211,23 @@ int ot_binset_select(struct ot_binset *b, const char *spec,
  * A term that selects no probe is refused naming the probes FILE has.
  */
 int ot_select_is_usdt(const char *term);
+
+/*
+ * Whether term is a function pair, "[FILE:]ENTRYFN..RETURNFN@argN"
+ * (N from 1; no glob, no other value): then *entry and *ret are each
+ * function's term ("FILE:ENTRYFN(argN)"), malloc'd, and *arg is N.
+ * Returns 1, 0 for any other term, or -EINVAL after printing why a
+ * term that reads as one is malformed.
+ */
+int ot_select_fn_pair(const char *term, char **entry, char **ret, unsigned *arg);
+
+/*
+ * The plain names of a -f list, for a hint after a miss: each term that
+ * names no file, no glob, no USDT probe and excludes nothing, its values
+ * cut ("malloc" of "malloc(arg1)%ret"); malloc'd, *n of them.  Prints
+ * nothing.
+ */
+char **ot_select_plain_names(const char *spec, size_t *n);
 
 /* Whether a -f list has a usdt: term (for a backend without uprobes). */
 int ot_select_asks_usdt(const char *spec);

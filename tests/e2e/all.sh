@@ -14,7 +14,7 @@ p2=$!
 cleanup_pids="$p1 $p2"
 wait_for "$work/s1.out" '^ready '
 wait_for "$work/s2.out" '^ready '
-"$OT" -v -a --json --slower-than 1ns -o "$work/r.ndjson" \
+"$OT" -v -a --json --slower-than-all 1ns -o "$work/r.ndjson" \
 	-f "$STRESS:outer,$STRESS:middle,libc.so.6:getpid" 2>"$work/err" &
 ot=$!
 cleanup_pids="$p1 $p2 $ot"
@@ -23,7 +23,7 @@ kill -USR1 "$p1" "$p2"
 wait "$p1" "$p2" || fail_ "a stress program failed"
 kill -INT "$ot"
 wait "$ot" || fail_ "exit status $?: $(cat "$work/err")"
-# NDJSON: a line per slow scope (all of them: 1ns) with its own process,
+# NDJSON: a line per slow scope (all of them: 1ns, nested ones too) with its own process,
 # then the report.
 tail -n 1 "$work/r.ndjson" >"$work/r.json"
 python3 - "$work/r.ndjson" "$p1" "$p2" <<'PY' || fail_ "slow lines: $(head -3 "$work/r.ndjson")"

@@ -114,7 +114,7 @@ sed -n 1p "$work/r.out" | grep -Eqx "process $spid \\(burst\\): left instrumente
 	fail_ "--restore: $(cat "$work/r.out")"
 sed -n 2p "$work/r.out" | grep -qx "restored: 1 of 1 patched entry (checked against their files), 0 return addresses" ||
 	fail_ "--restore: $(cat "$work/r.out")"
-sed -n 3p "$work/r.out" | grep -Eqx 'unmapped: [0-9.]+ MB' || fail_ "--restore: $(cat "$work/r.out")"
+sed -n 3p "$work/r.out" | grep -Eqx 'unmapped: [0-9.]+ MB of address space' || fail_ "--restore: $(cat "$work/r.out")"
 [ "$(tick_bytes "$spid")" = same ] || fail_ "tick not restored by --restore"
 ! grep -q orbit-trace "/proc/$spid/maps" || fail_ "--restore left memory of orbit-trace's mapped"
 expect_rc 0 "$work/r2.out" "$work/r2.err" "$OT" --restore --json -p "$spid"

@@ -159,6 +159,12 @@ json_check "$work/lib.json" \
 	'[(f["name"], f["scopes"]) for f in j["functions"]] == [("libwork.so:work_add", 200), ("libwork.so:work_mul", 400), ("libplug.so:plug_run", 0)]' \
 	'j["status"] == "lossy" and j["arming"]["functions_armed"] == 2' \
 	'[r["function"] for r in j["inject"]["refused"]] == ["libplug.so:plug_run"]'
+# Its row in the text says it was not armed, not only 0 (issue 34).
+"$OT" --backend inject -o "$work/lib.txt" -f "$T/libwork.so:work_add,$T/libplug.so:plug_run" \
+	-- "$T/uselib" 20 dlopen >/dev/null 2>&1 || fail_ "library, text: exit status $?"
+grep -Eq '^libplug\.so:plug_run +0 .*  not armed$' "$work/lib.txt" ||
+	fail_ "the unpatched row is not marked: $(cat "$work/lib.txt")"
+grep -Eq '^libwork\.so:work_add +20 .*[0-9]$' "$work/lib.txt" || fail_ "work_add's row: $(cat "$work/lib.txt")"
 
 # Children forked inside traced functions return through its frames, and
 # a command run by system() (posix_spawn: the parent's memory until exec):
@@ -210,11 +216,12 @@ wait "$spid" || fail_ "the target exited with $? after its tracer was killed"
 # No privilege needed: an unprivileged user traces a command of its own.
 if command -v setpriv >/dev/null; then
 	ot_nobody=$(public "$OT") stress_nobody=$(public "$STRESS")
+	mkdir -p "$pub/out"
+	chmod 0777 "$pub/out"
 	setpriv --reuid=65534 --regid=65534 --clear-groups "$ot_nobody" --backend inject --json \
-		-f outer,middle,inner -- "$stress_nobody" --stress-threads 2 --stress-hz 2000 --stress-calls 500 \
+		-o "$pub/out/nobody.json" -f outer,middle,inner -- "$stress_nobody" --stress-threads 2 --stress-hz 2000 --stress-calls 500 \
 		>"$work/nobody.out" 2>"$work/nobody.err" || fail_ "as nobody: exit status $?: $(cat "$work/nobody.err")"
-	sed -n '/^{$/,$p' "$work/nobody.out" >"$work/nobody.json"
-	json_check "$work/nobody.json" 'j["status"] == "ok"' \
+	json_check "$pub/out/nobody.json" 'j["status"] == "ok"' \
 		'[f["scopes"] for f in j["functions"]] == [1000, 2000, 6000]'
 fi
 # A process it may not ptrace is refused naming ptrace and why: another
@@ -277,5 +284,21 @@ wait_for "$work/sec.out" '^ready '
 expect_rc 1 /dev/null "$work/sec.err" "$OT" --backend inject -f outer -p "$spid"
 grep -qxF "orbit-trace: cannot inject into process $spid: thread $spid runs under a seccomp filter (the system calls inject makes there may be refused or kill it)" \
 	"$work/sec.err" || fail_ "seccomp: $(cat "$work/sec.err")"
+kill "$spid"
+# --restore while a capture runs: that capture named, not gdb or strace
+# (issue 34); the capture then ends as usual.
+"$STRESS" --stress-calls 100000 --stress-hz 100 --wait-go >"$work/live.out" &
+spid=$!
+cleanup_pids="$spid"
+wait_for "$work/live.out" '^ready '
+"$OT" -v --backend inject -f outer -p "$spid" -o "$work/live.txt" 2>"$work/live.err" &
+otpid=$!
+cleanup_pids="$spid $otpid"
+wait_for "$work/live.err" 'armed 1 functions'
+expect_rc 1 "$work/rl.out" "$work/rl.err" "$OT" --restore -p "$spid"
+grep -qxF "orbit-trace: cannot restore process $spid: ptrace: an orbit-trace capture (pid $otpid) holds it: it takes its patches back itself when it ends (SIGINT); wait for that, or end it" \
+	"$work/rl.err" || fail_ "--restore during a capture: $(cat "$work/rl.err")"
+kill -INT "$otpid"
+wait "$otpid" || fail_ "the live capture: exit status $?: $(cat "$work/live.err")"
 kill "$spid"
 pass_

@@ -12,6 +12,15 @@ want=$(nm --defined-only "$T" | awk '$2 ~ /^[tTwW]$/ && $3 ~ /^_ZN3app/ { print 
 [ -n "$want" ] && [ "$got" = "$want" ] || fail_ "-l 'app::*': '$got', nm: '$want'"
 grep -q '_ZN3app5parseEi  app::parse(int)$' "$work/list" || fail_ "-l shows no demangled name"
 
+# C++ spellings that name no overload (issue 34): the overloads offered,
+# or the one that differs only in spaces.
+expect_rc 2 /dev/null "$work/ovl" "$OT" -l -f 'app::parse(long)' -- "$T"
+grep -qxF "orbit-trace: no function 'app::parse(long)' in $T (did you mean: app::parse(double), app::parse(int)?)" \
+	"$work/ovl" || fail_ "overloads not offered: $(cat "$work/ovl")"
+expect_rc 2 /dev/null "$work/sp" "$OT" -l -f 'app::mix(int,long)' -- "$T"
+grep -qxF "orbit-trace: no function 'app::mix(int,long)' in $T (did you mean: app::mix(int, long)?)" \
+	"$work/sp" || fail_ "spacing not offered: $(cat "$work/sp")"
+
 expect_rc 2 /dev/null "$work/amb" "$OT" -f twice -- "$T"
 grep -q "^orbit-trace: 'twice' is ambiguous in $T: .*app::twice<.*>.*app::twice<.*; name one$" "$work/amb" ||
 	fail_ "ambiguity not explained: $(cat "$work/amb")"
@@ -27,7 +36,10 @@ strip --strip-all -o "$work/stripped" "$STRESS"
 grep -q "separate debug info" "$work/stripped.list" || fail_ "debug info not used: $(cat "$work/stripped.list")"
 awk '!/^#/' "$work/stripped.list" | cmp -s - "$work/full.list" || fail_ "stripped copy: another offset"
 mv "$work/stripped.debug" "$work/elsewhere.debug"
-expect_rc 2 /dev/null "$work/nodebug" "$OT" -l -f worker -- "$work/stripped"
+expect_rc 2 /dev/null "$work/nodebug" env -u DEBUGINFOD_URLS "$OT" -l -f worker -- "$work/stripped"
+# What was searched, and where the rest would be (issue 34).
+grep -qxF "orbit-trace: $work/stripped is stripped: only the 6 functions its .dynsym exports were searched, no debug info was found for it (/usr/lib/debug, .gnu_debuglink); install its debug symbols (a -dbgsym package) or set DEBUGINFOD_URLS to a debuginfod server that has them" \
+	"$work/nodebug" || fail_ "stripped, no debug info: $(cat "$work/nodebug")"
 mv "$work/elsewhere.debug" "$work/stripped.debug"
 
 # A function the compiler also inlined: -l says so (DWARF), and a capture
@@ -56,6 +68,21 @@ json_check "$work/r.json" \
 "$OT" --json -o "$work/one.json" -f 'app::parse(double)' -- "$T" 100 >/dev/null 2>&1 ||
 	fail_ "parameters in -f: exit status $?"
 json_check "$work/one.json" '[(f["name"], f["scopes"]) for f in j["functions"]] == [("app::parse(double)", 200)]'
+
+# --expect takes every name -f takes (issue 34): a C++ name with two
+# parameters (its comma inside the parentheses), a bare last component,
+# a raw symbol, each checked against the function's row; a name that
+# spells two rows is refused as -f refuses an ambiguous one.
+"$OT" --json -o "$work/exp.json" -f 'app::mix(int, long),draw,app::parse(double),app::parse(int)' \
+	--expect 'app::mix(int, long)=100,draw=100@0' --expect '_ZN3app5parseEi=100,app::parse(double)=200' \
+	-- "$T" 100 >/dev/null 2>"$work/exp.err" || fail_ "--expect C++ names: exit status $?: $(cat "$work/exp.err")"
+json_check "$work/exp.json" 'j["status"] == "ok"' \
+	'fn["app::mix(int, long)"]["scopes"] == 100 and fn["app::mix(int, long)"]["expected"] == 100' \
+	'[f["expected"] for f in j["functions"] if f["name"].startswith("app::Widget::draw()")] == [100]' \
+	'fn["app::parse(int)"]["expected"] == 100 and fn["app::parse(double)"]["expected"] == 200'
+expect_rc 2 /dev/null "$work/exp2.err" "$OT" -f 'app::parse' --expect parse=1 -- "$T" 1
+grep -qx "orbit-trace: --expect names 'parse', which names 2 of the functions -f traces ('app::parse(double)' among them): give one's name as the report shows it" \
+	"$work/exp2.err" || fail_ "--expect ambiguous: $(cat "$work/exp2.err")"
 
 # Rust, both manglings: -l against nm, then module paths without the
 # crate and a bare name.

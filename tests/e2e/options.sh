@@ -39,7 +39,8 @@ check 1 "orbit-trace: $(realpath "$work/script.sh") is not an ELF file" -- \
 	-f outer -- "$work/script.sh"
 # Names that exist but are no function defined here.
 check 2 "orbit-trace: 'sink' in $STRESS is a data object, not a function" -- -f outer,sink -- "$STRESS"
-check 2 "orbit-trace: 'printf' is not defined in $STRESS: it is imported from a shared library; name the library's function instead" -- \
+check 2 "orbit-trace: 'printf' is not defined in $STRESS: it is imported from a shared library; name the library's function instead
+orbit-trace: did you mean libc.so.6:printf? printf is not defined in $STRESS but in the library $(ldd "$STRESS" | awk '/libc\.so\.6/ { print $3 }') (-f 'libc.so.6:printf')" -- \
 	-f printf -- "$STRESS"
 
 # An IFUNC is not the code that runs; an old hidden version is left out.

@@ -170,9 +170,13 @@ tp=$!
 cleanup_pids="$cleanup_pids $tp"
 wait_for "$work/th.out" '^ready '
 read -r _ _ tt <"$work/th.out"
-expect_rc 1 /dev/null "$work/th.err" "$OT" -p "$s1,$tt" -f outer -d 1
-grep -qxF "orbit-trace: $tt is a thread of process $tp: -p PID,PID... names processes" "$work/th.err" ||
-	fail_ "a thread: $(cat "$work/th.err")"
+# Taken for its process, with a note (issue 34); named twice, once.
+"$OT" -p "$tt,$tp" -f 'libc.so.6:getpid' -d 0.3 >"$work/th.txt" 2>"$work/th.err" ||
+	fail_ "a thread: exit status $?: $(cat "$work/th.err")"
+grep -qxF "orbit-trace: $tt is a thread of process $tp: tracing process $tp, all its threads" \
+	"$work/th.err" || fail_ "a thread: $(cat "$work/th.err")"
+head -1 "$work/th.txt" | grep -qxF "orbit-trace report: /usr/bin/python3.11 (pid $tp)" ||
+	fail_ "a thread's report: $(head -1 "$work/th.txt")"
 kill "$tp"
 expect_rc 1 /dev/null "$work/nocg.err" "$OT" -a --cgroup /nonexistent-cgroup -f "$STRESS:outer" -d 1
 grep -qxF "orbit-trace: --cgroup /nonexistent-cgroup: No such file or directory" "$work/nocg.err" ||

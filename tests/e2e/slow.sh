@@ -1,4 +1,4 @@
-# --slower-than streams each scope longer than a threshold as it closes,
+# --slower-than-all streams each scope longer than a threshold as it closes,
 # with its process's name, thread and chain of traced callers (and the
 # values the call recorded: dwarfargs.sh); --slowest keeps each
 # function's N longest for the report.  Checked deterministically: with a
@@ -10,9 +10,22 @@
 . "$(dirname "$0")/lib.sh"
 require_uprobes
 
-"$OT" -q --json --slower-than 1ns --slowest 3 -o "$work/r.ndjson" -f outer,middle,inner -- \
+"$OT" -q --json --slower-than-all 1ns --slowest 3 -o "$work/r.ndjson" -f outer,middle,inner -- \
 	"$STRESS" --stress-threads 2 --stress-hz 1000 --stress-calls 200 >/dev/null 2>"$work/err" ||
 	fail_ "exit status $?: $(cat "$work/err")"
+# --slower-than prints the outermost slow call only (issue 34): with
+# every scope slow, outer's 400 and none of the calls nested in them.
+"$OT" -q --json --slower-than 1ns -o "$work/o.ndjson" -f outer,middle,inner -- \
+	"$STRESS" --stress-threads 2 --stress-hz 1000 --stress-calls 200 >/dev/null 2>"$work/err" ||
+	fail_ "outermost: exit status $?: $(cat "$work/err")"
+python3 - "$work/o.ndjson" <<'PY' || fail_ "outermost: $(head -c 2000 "$work/o.ndjson")"
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1])]
+slow, rep = lines[:-1], lines[-1]
+assert rep["type"] == "report" and rep["status"] == "ok"
+assert [s["name"] for s in slow] == ["outer"] * 400, {s["name"] for s in slow}
+assert all(s["path"] == "outer" for s in slow)
+PY
 python3 - "$work/r.ndjson" <<'PY' || fail_ "NDJSON: $(head -c 2000 "$work/r.ndjson")"
 import json, sys
 lines = [json.loads(l) for l in open(sys.argv[1])]

@@ -70,6 +70,11 @@ check_values "$work/globs.json" usdt:ot:tick arg1 "range($N)"
 "$OT" -q --expect "usdt:ot:tick=$N,usdt:ot:site=$SITE" -o "$work/expect.txt" \
 	-f "usdt:usdt:ot:tick,usdt:usdt:ot:site" -- "$T/usdt" $N >/dev/null 2>"$work/err" ||
 	fail_ "--expect: exit status $?: $(cat "$work/err")"
+# A capture of probes alone speaks of probes, not functions (issue 34).
+grep -Eq '^armed 2 of 2 USDT probes in .*\): [0-9]+ uprobes, ' "$work/expect.txt" ||
+	fail_ "probes called functions: $(grep '^armed' "$work/expect.txt")"
+grep -Eq '^disarmed 2 USDT probes in ' "$work/expect.txt" ||
+	fail_ "disarmed: $(grep '^disarmed' "$work/expect.txt")"
 expect_rc 3 "$work/stdout" "$work/stderr" "$OT" -q --expect "usdt:ot:tick=$((N + 10))" -o "$work/expect.txt" \
 	-f "usdt:usdt:ot:tick" -- "$T/usdt" $N
 grep -qx "orbit-trace: check failed: usdt:ot:tick: 10 of $((N + 10)) expected hits missing (3.226% > 1%)" \

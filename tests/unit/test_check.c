@@ -39,6 +39,22 @@ static void test_parse(void **state)
 	free(bad);
 	assert_int_equal(ot_expect_parse("outer=-1", &e, &bad), -EINVAL);
 	free(bad);
+	/* Issue 34: a C++ name with parameters, its commas kept as -f keeps
+	 * them (in parentheses), or in double quotes; an operator's '='. */
+	assert_int_equal(ot_expect_parse("app::f(int, long)=3,\"g<a, b>\"=4@1,,"
+					 "app::operator==(app::v const&, app::v const&)=5",
+					 &e, &bad), 3);
+	assert_string_equal(e[0].name, "app::f(int, long)");
+	assert_int_equal(e[0].count, 3);
+	assert_string_equal(e[1].name, "g<a, b>");
+	assert_int_equal(e[1].count, 4);
+	assert_int_equal(e[1].depth, 1);
+	assert_string_equal(e[2].name, "app::operator==(app::v const&, app::v const&)");
+	assert_int_equal(e[2].count, 5);
+	ot_expect_free(e, 3);
+	assert_int_equal(ot_expect_parse("f(int, long),g=3", &e, &bad), -EINVAL);
+	assert_string_equal(bad, "f(int, long)");
+	free(bad);
 }
 
 static void test_expected_depth(void **state)

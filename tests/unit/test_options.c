@@ -255,6 +255,72 @@ static void test_pids(void **state)
 	ot_options_free(&o);
 }
 
+/*
+ * Issue 34: an option after a command given without "--" is refused
+ * with where it goes; repeated -f and --expect add up; --json never
+ * shares a command's stdout; an ambiguous long option says so.
+ */
+static void test_where_options_go(void **state)
+{
+	struct ot_options o;
+	char *msg;
+
+	(void)state;
+	BAD("'-f' comes after the command './game': orbit-trace's options go before the "
+	    "command; if it is the command's own, put -- before the command (orbit-trace "
+	    "[options] -- ./game ...)", "./game", "--level", "3", "-f", "b3Step");
+	BAD("'--json' comes after the command './game': orbit-trace's options go before the "
+	    "command; if it is the command's own, put -- before the command (orbit-trace "
+	    "[options] -- ./game ...)", "-f", "x", "./game", "--json");
+	BAD("'--expect=a=1' comes after the command 'p': orbit-trace's options go before the "
+	    "command; if it is the command's own, put -- before the command (orbit-trace "
+	    "[options] -- p ...)", "-f", "x", "p", "--expect=a=1");
+	BAD("'middle' is taken as the command, and '--' comes after it: -f takes one "
+	    "comma-separated list (-f 'a,b'), and orbit-trace's options go before -- CMD",
+	    "-f", "outer", "middle", "--", "./server");
+	BAD("--json with a command needs -o FILE: the command writes to stdout too, and the "
+	    "JSON would be mixed with its output", "--json", "-f", "x", "--", "prog");
+	BAD("option '--sl' is ambiguous: --slower-than, --slower-than-all, --slowest; write more of it",
+	    "--sl", "1ms", "-f", "x", "--", "p");
+	BAD("option '--s' is ambiguous: --slower-than, --slower-than-all, --slowest; write more of it",
+	    "--s=1", "-f", "x", "--", "p");
+	BAD("unknown option '--nosuch'", "--nosuch", "-f", "x", "--", "p");
+	BAD("--comm '' is invalid: expected a process name of 1 to 15 bytes, as ps -o comm "
+	    "shows it", "--comm", "", "-f", "x", "-p", "1");
+	BAD("--tid '0' is invalid: expected an integer in 1..4194304", "--tid", "0", "-f", "x",
+	    "-p", "1");
+	BAD("--comm applies to a capture, not to -l", "--comm", "x", "-l", "-p", "1");
+	BAD("--max-functions '0' is invalid: expected an integer in 1..1000000", "--max-functions",
+	    "0", "-f", "x", "-p", "1");
+	/* After "--" every word is the command's; -dc, --l are not ours. */
+	assert_int_equal(parse(&o, &msg, "-f", "x", "--", "gzip", "-d", "--json", "--", "-f",
+			       (char *)NULL), OT_OPTIONS_RUN);
+	ot_options_free(&o);
+	assert_int_equal(parse(&o, &msg, "-f", "x", "gzip", "-dc", "--l", "-x", (char *)NULL),
+			 OT_OPTIONS_RUN);
+	assert_string_equal(o.argv[1], "-dc");
+	ot_options_free(&o);
+	/* Each -f and --expect adds to the list, --lang after them all. */
+	assert_int_equal(parse(&o, &msg, "-f", "outer", "--expect", "outer=1", "-f", "middle,inner",
+			       "--functions=x", "--expect", "middle=2@1,inner=3", "--lang", "php",
+			       "-p", "1", (char *)NULL), OT_OPTIONS_RUN);
+	assert_string_equal(o.functions, "outer,middle,inner,x,"
+			    "usdt:/usr/bin/php8.2:php:function__entry..function__return@arg1:str");
+	assert_int_equal(o.nexpect, 3);
+	assert_string_equal(o.expect[0].name, "outer");
+	assert_string_equal(o.expect[1].name, "middle");
+	assert_int_equal(o.expect[1].depth, 1);
+	assert_string_equal(o.expect[2].name, "inner");
+	ot_options_free(&o);
+	/* --json with -o, or with -p, writes to no command's stdout. */
+	assert_int_equal(parse(&o, &msg, "--json", "-o", "r.json", "-f", "x", "--", "p",
+			       (char *)NULL), OT_OPTIONS_RUN);
+	ot_options_free(&o);
+	assert_int_equal(parse(&o, &msg, "--json", "-f", "x", "-p", "1", (char *)NULL),
+			 OT_OPTIONS_RUN);
+	ot_options_free(&o);
+}
+
 /* Lists with something to select pass, whatever else they hold. */
 static void test_lists_that_select(void **state)
 {
@@ -365,6 +431,7 @@ int main(void)
 		cmocka_unit_test(test_bad_combinations),
 		cmocka_unit_test(test_environment),
 		cmocka_unit_test(test_pids),
+		cmocka_unit_test(test_where_options_go),
 		cmocka_unit_test(test_lists_that_select),
 		cmocka_unit_test(test_good_line),
 		cmocka_unit_test(test_backends_say_why),

@@ -118,7 +118,7 @@ static void feed(struct ot_pair *p, uint8_t kind, uint32_t func, uint64_t t, uin
 /* A slow scope's line names its callers, from the pairing's call tree. */
 static void test_slower_than_prints_path(void **state)
 {
-	struct ot_sinks_opts o = { .slower_than = 100 };
+	struct ot_sinks_opts o = { .slower_than = 100, .slower_all = 1 };
 	struct fixture f;
 
 	(void)state;
@@ -134,6 +134,37 @@ static void test_slower_than_prints_path(void **state)
 	assert_non_null(strstr(f.text, "slow: inner at 100 ns, pid 5 (proc5) tid 5: 200 ns (outer > inner)\n"));
 	assert_non_null(strstr(f.text, "slow: outer at 0 ns, pid 5 (proc5) tid 5: 400 ns (outer)\n"));
 	assert_null(strstr(f.text, "40 ns"));
+	teardown(&f);
+}
+
+/*
+ * Without --slower-than-all, the outermost slow call only (issue 34): a
+ * slow call nested in a slow one is not printed; one whose outermost
+ * caller never closed is printed at the end.
+ */
+static void test_slower_than_outermost(void **state)
+{
+	struct ot_sinks_opts o = { .slower_than = 100 };
+	struct fixture f;
+
+	(void)state;
+	setup(&f, &o);
+	ot_sinks_start(&f.s, 1000, 0, NULL);
+	feed(f.pair, OT_EV_ENTRY, OUTER, 1000, 0x7000);
+	feed(f.pair, OT_EV_ENTRY, INNER, 1100, 0x6f00);
+	feed(f.pair, OT_EV_RETURN, INNER, 1300, 0x6f00);	/* 200 ns, in outer */
+	fflush(f.out);
+	assert_int_equal(f.len, 0);				/* held */
+	feed(f.pair, OT_EV_RETURN, OUTER, 1400, 0x7000);	/* 400 ns */
+	feed(f.pair, OT_EV_ENTRY, OUTER, 2000, 0x7000);
+	feed(f.pair, OT_EV_ENTRY, INNER, 2100, 0x6f00);
+	feed(f.pair, OT_EV_RETURN, INNER, 2250, 0x6f00);	/* 150 ns: outer never closes */
+	fflush(f.out);
+	assert_string_equal(f.text, "slow: outer at 0 ns, pid 5 (proc5) tid 5: 400 ns (outer)\n");
+	ot_sinks_slow_end(&f.s);
+	fflush(f.out);
+	assert_string_equal(f.text, "slow: outer at 0 ns, pid 5 (proc5) tid 5: 400 ns (outer)\n"
+			    "slow: inner at 1.10 us, pid 5 (proc5) tid 5: 150 ns (outer > inner)\n");
 	teardown(&f);
 }
 
@@ -182,7 +213,7 @@ static void test_slower_than_json(void **state)
 	ot_sinks_start(&f.s, 0, 0, NULL);
 	scope(&f, 9, OUTER, 20, 15);
 	fflush(f.out);
-	assert_string_equal(f.text, "{\"type\": \"slow\", \"name\": \"outer\", \"at_ns\": 20, "
+	assert_string_equal(f.text, "{\"type\": \"slow\", \"version\": 1, \"name\": \"outer\", \"at_ns\": 20, "
 			    "\"duration_ns\": 15, \"pid\": 9, \"tid\": 9, \"path\": \"outer\", "
 			    "\"comm\": \"proc9\"}\n");
 	teardown(&f);
@@ -529,6 +560,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_slowest_keeps_longest_first),
 		cmocka_unit_test(test_slower_than_prints_path),
+		cmocka_unit_test(test_slower_than_outermost),
 		cmocka_unit_test(test_slower_than_json),
 		cmocka_unit_test(test_slow_string),
 		cmocka_unit_test(test_slow_lines_flushed),

@@ -10,6 +10,9 @@ static volatile long sink;
 __attribute__((noinline)) int parse(int v) { sink += v; return v + 1; }
 __attribute__((noinline)) int parse(double v) { sink += (long)v; return (int)v + 2; }
 
+/* Two parameters: a name with a comma inside its parentheses. */
+__attribute__((noinline)) long mix(int a, long b) { sink += a; return a + b; }
+
 template <class T> __attribute__((noinline)) T twice(T v) { sink += (long)v; return v + v; }
 
 struct Widget {
@@ -31,6 +34,7 @@ int main(int argc, char **argv)
 		app::twice<int>(i);
 		app::twice<double>(i * 1.5);
 		wd.draw();
+		app::mix(i, 2L * i);
 	}
 	printf("{\"app::parse(int)\": %d, \"app::parse(double)\": %d, \"app::twice<int>\": %d, "
 	       "\"app::twice<double>\": %d, \"app::Widget::draw()\": %d}\n", n, 2 * n, n, n, n);
