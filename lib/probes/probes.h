@@ -161,6 +161,11 @@ enum ot_backend_can {
 	 * their calls paired per goroutine (each hit reads the goroutine's
 	 * stack bounds, so a stack that moves keeps its calls' nesting). */
 	OT_CAN_GO = 1 << 14,
+	/* A capture kept in the kernel to one user's processes, those a
+	 * caller of that uid could ptrace (opts.owner): what a user of a
+	 * capability install may trace with -a, --follow, -p PID,PID... or
+	 * --cgroup (a single -p process is checked as ptrace checks it). */
+	OT_CAN_OWNER = 1 << 15,
 };
 /* The options' capabilities, in the order their refusals are checked. */
 #define OT_CAN_OPTIONS (OT_CAN_FOLLOW | OT_CAN_ALL | OT_CAN_FREEZE | OT_CAN_COMPENSATE | \
@@ -174,7 +179,7 @@ struct ot_backend_info {
 	const char *returns;	/* how it sees returns, with OT_PATCHES_CODE */
 	/* Why it cannot do what an OT_CAN_* it lacks asks, as the option's
 	 * refusal: why_not[k] for the bit 1 << k. */
-	const char *why_not[15];
+	const char *why_not[16];
 	/* Optional: whether it can arm t as planned (values it cannot read,
 	 * say), asked by the plan before a command starts: 0, or -1 with why. */
 	int (*refuse_target)(const struct ot_probe_target *t, char *why, size_t len);
@@ -225,6 +230,12 @@ struct ot_probes_opts {
 	size_t npids;
 	int cgroup_fd;		/* -a --cgroup (OT_CAN_CGROUP): the cgroup v2
 				 * directory, open; -1 none */
+	/* A caller whose real uid is not 0 (a capability install): only the
+	 * processes whose every uid is owner_uid and every gid owner_gid, and
+	 * that are dumpable, record anything - none other has a value or a
+	 * string read (OT_CAN_OWNER; asked of -a, --follow, -p PID,PID...). */
+	int owner;
+	uint32_t owner_uid, owner_gid;
 	/* inject: target i's return instructions, asked only where they must
 	 * be patched (a runtime that walks its stacks); 0, or -1 after
 	 * printing.  NULL: none to give. */
