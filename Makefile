@@ -115,7 +115,7 @@ TARGETS    := build/targets/recurse build/targets/jump build/targets/throw build
 TARGETS    += build/targets/handjmp build/targets/vforks build/targets/prefork \
               build/targets/asan-gcc build/targets/asan-clang build/targets/execsuid
 # A capability install used by another user, and a filter after arming (issue 32).
-TARGETS    += build/targets/secret
+TARGETS    += build/targets/secret build/targets/seccomp
 # AddressSanitizer's runtime as a library (gcc) and linked in (clang).
 build/targets/asan-gcc: tests/e2e/targets/asan.c
 	@mkdir -p $(dir $@)

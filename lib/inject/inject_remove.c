@@ -107,7 +107,15 @@ void inject_take_back(struct ot_inject *in)
 	}
 	if (in->priv)
 		restore_returns(in);
-	if (stuck || in_unwinder) {
+	if (ot_tracee_seccomp(in->t) > 0) {
+		/* Installed after arming (inject refuses a process under one):
+		 * the code and return addresses are back by ptrace writes; a
+		 * munmap could be the call that kills it. */
+		in->info.left_bytes = in->info.code_bytes + in->info.private_bytes +
+				      in->info.shared_bytes;
+		in->info.left_why = "the process runs under seccomp since arming: no system call "
+				    "made in it (the code is restored; the regions stay, unused)";
+	} else if (stuck || in_unwinder) {
 		in->info.left_bytes = in->info.code_bytes + in->info.private_bytes +
 				      in->info.shared_bytes;
 		in->info.left_why = stuck ? "a thread was in a system call inside a trampoline" :

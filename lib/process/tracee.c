@@ -747,6 +747,18 @@ int ot_tracee_regs(const struct ot_tracee *t, size_t i, struct user_regs_struct 
 	return i < t->n ? ot_ptrace_regs(t->tids[i], r) : -EINVAL;
 }
 
+int ot_tracee_seccomp(const struct ot_tracee *t)
+{
+	char path[64], val[32] = "";
+
+	if (!t->n)
+		return -ESRCH;
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", (int)t->pid, (int)t->tids[0]);
+	if (ot_proc_status_field(path, "Seccomp:", val, sizeof(val)) || !val[0])
+		return -ESRCH;
+	return atoi(val);
+}
+
 long ot_tracee_syscall(struct ot_tracee *t, long nr, const long args[6])
 {
 #if defined(__x86_64__)
@@ -757,6 +769,12 @@ long ot_tracee_syscall(struct ot_tracee *t, long nr, const long args[6])
 	long ret;
 	int status, err;
 
+	/* A seccomp filter (or strict mode) since we looked may kill the
+	 * process for the call: none is made (the caller leaves what it would
+	 * have undone). */
+	err = ot_tracee_seccomp(t);
+	if (err)
+		return err > 0 ? -EPERM : err;
 	err = ot_ptrace_regs(tid, &saved);
 	if (err)
 		return err;

@@ -135,11 +135,19 @@ enum ot_tracee_ev ot_tracee_poll(struct ot_tracee *t);
 int ot_tracee_run_to_entry(struct ot_tracee *t);
 
 /*
+ * The seccomp mode of the thread system calls run in (the first):
+ * 0 none, 1 strict, 2 a filter (/proc/PID/task/TID/status), or -errno.
+ */
+int ot_tracee_seccomp(const struct ot_tracee *t);
+
+/*
  * Run system call nr with up to 6 arguments in the first stopped thread,
  * its registers left as they were: at t->gadget when set, else at the
  * thread's own instruction (rewritten for one step, then restored).
  * Returns the call's result (a negative errno when it failed), or -errno
- * of ptrace itself.
+ * of ptrace itself; -EPERM, nothing run, when that thread is under
+ * seccomp now (a filter installed since arming could kill the process
+ * for the call, as SIGSYS).
  */
 long ot_tracee_syscall(struct ot_tracee *t, long nr, const long args[6]);
 
