@@ -39,7 +39,7 @@ DEB_DEPS   := gcc g++ clang libclang-rt-14-dev make pkg-config libelf-dev libdw-
               prometheus prometheus-node-exporter curl php8.2-cli ruby3.1 debuginfod golang-go \
               postgresql nodejs
 
-.PHONY: all deps check unit e2e demo clean lint-man install uninstall deb targets fuzz fuzz-reloc valgrind bench
+.PHONY: all deps check unit e2e demo clean lint-man install install-caps uninstall deb targets fuzz fuzz-reloc valgrind bench
 
 PREFIX     ?= /usr/local
 BINDIR     := $(PREFIX)/bin
@@ -332,6 +332,17 @@ install: all
 	install -m 0644 man/orbit-trace.1 $(DESTDIR)$(MANDIR)/orbit-trace.1
 	install -m 0755 $(STRESS) scripts/stress-sweep.sh $(DESTDIR)$(LIBEXECDIR)/
 	install -m 0644 scripts/orbit-trace.bash $(DESTDIR)$(COMPDIR)/orbit-trace
+
+# The perf-security guide's install for one group: only its members may
+# execute the binary, which carries CAP_SYS_ADMIN (a user of it traces only
+# their own processes: PERMISSIONS in the man page).  chgrp first: a
+# chown or chgrp drops file capabilities.
+TRACE_GROUP ?= tracing
+install-caps:
+	@getent group $(TRACE_GROUP) >/dev/null || { echo "install-caps: no group '$(TRACE_GROUP)': create it (groupadd $(TRACE_GROUP)) or name one with TRACE_GROUP=NAME" >&2; exit 1; }
+	chgrp $(TRACE_GROUP) $(DESTDIR)$(BINDIR)/orbit-trace
+	chmod 0750 $(DESTDIR)$(BINDIR)/orbit-trace
+	setcap cap_sys_admin+ep $(DESTDIR)$(BINDIR)/orbit-trace
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/orbit-trace $(DESTDIR)$(MANDIR)/orbit-trace.1 \
