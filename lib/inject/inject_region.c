@@ -44,6 +44,21 @@ static size_t page_round(size_t n)
 	return (n + page - 1) / page * page;
 }
 
+/* The runtime written into the first region, its gadget in use: 0, or
+ * -errno after printing. */
+static int gadget_ready(struct ot_inject *in)
+{
+	int ret = ot_tracee_write(in->t, in->reg[0].addr, in->reg[0].buf, in->reg[0].size);
+
+	if (ret) {
+		ot_error_errno(-ret, "cannot write into process %d", (int)in->pid);
+		return ret;
+	}
+	in->t->gadget = in->rt + RT_OFF(ot_inj_rt_syscall);
+	in->t->gadget_saved = in->rt + RT_OFF(ot_inj_rt_saved);
+	return 0;
+}
+
 /* Map every code region, near its text; the first holds the runtime. */
 static int map_regions(struct ot_inject *in, const size_t *need)
 {
@@ -70,7 +85,12 @@ static int map_regions(struct ot_inject *in, const size_t *need)
 			memcpy(r->buf + REG_NAME, "orbit-trace", 12);
 			r->used += (rt_len + 15) & ~(size_t)15;
 			/* From now on system calls run at the gadget: no code of
-			 * the process is rewritten for them. */
+			 * the process is rewritten for them, and a tracer killed
+			 * during one leaves the thread as it was. */
+			int ret = gadget_ready(in);
+
+			if (ret)
+				return ret;
 		}
 		in->info.code_bytes += r->size;
 	}
@@ -252,11 +272,9 @@ int inject_map_all(struct ot_inject *in, const struct plan *pl, size_t n, size_t
 	free(need);
 	if (ret)
 		return ret;
-	in->t->gadget = in->rt + RT_OFF(ot_inj_rt_syscall);
-	/* The gadget must be there before it runs. */
+	/* Again, with every region's slots. */
 	ret = ot_tracee_write(in->t, in->reg[0].addr, in->reg[0].buf, in->reg[0].size);
 	if (ret) {
-		in->t->gadget = 0;
 		ot_error_errno(-ret, "cannot write into process %d", (int)in->pid);
 		return ret;
 	}

@@ -78,7 +78,7 @@ static void unmap_all(struct ot_inject *in)
 	for (i = in->nreg; i > 1; i--)
 		inject_sys(in, SYS_munmap, (long)in->reg[i - 1].addr, (long)in->reg[i - 1].size, 0, 0, 0, 0);
 	/* The gadget's own region last, by the thread's own instruction. */
-	in->t->gadget = 0;
+	in->t->gadget = in->t->gadget_saved = 0;
 	if (in->nreg && inject_sys(in, SYS_munmap, (long)in->reg[0].addr, (long)in->reg[0].size,
 			    0, 0, 0, 0))
 		in->info.left_bytes = in->reg[0].size;

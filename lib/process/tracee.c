@@ -25,8 +25,10 @@ enum { TH_HELD, TH_RUNNING, TH_GSTOP_HELD, TH_GSTOP };
 /* mem_fd when /proc/PID/mem is not ours to open: ptrace, a word at a time. */
 #define MEM_BY_PTRACE (-2)
 
+/* TRACESYSGOOD: a system-call stop of ours the kernel would turn into a
+ * SIGTRAP, were we killed there, becomes an invalid signal, dropped. */
 #define WATCH_OPTIONS (PTRACE_O_TRACEEXEC | PTRACE_O_TRACECLONE | PTRACE_O_TRACEFORK | \
-		       PTRACE_O_TRACEVFORK | PTRACE_O_TRACEVFORKDONE)
+		       PTRACE_O_TRACEVFORK | PTRACE_O_TRACEVFORKDONE | PTRACE_O_TRACESYSGOOD)
 
 static ssize_t index_of(const struct ot_tracee *t, pid_t tid)
 {
@@ -194,7 +196,7 @@ static int stop_one(pid_t tid, int *sig)
 	int status;
 
 	*sig = 0;
-	if (ptrace(PTRACE_SEIZE, tid, NULL, NULL))
+	if (ptrace(PTRACE_SEIZE, tid, NULL, (void *)(long)PTRACE_O_TRACESYSGOOD))
 		return errno == ESRCH ? 1 : -errno;
 	if (ptrace(PTRACE_INTERRUPT, tid, NULL, NULL))
 		return errno == ESRCH ? 1 : -errno;
@@ -384,7 +386,7 @@ static void execed(struct ot_tracee *t, pid_t tid)
 		add(t, tid, TH_HELD);
 	t->st[0] = TH_HELD;
 	t->sig[0] = 0;
-	t->gadget = 0;
+	t->gadget = t->gadget_saved = 0;
 	t->bp = 0;
 	t->ntraps = 0;		/* the caller's were in the old program */
 	t->trap_tid = 0;
@@ -759,6 +761,65 @@ int ot_tracee_seccomp(const struct ot_tracee *t)
 	return atoi(val);
 }
 
+#if defined(__x86_64__)
+/* The kernel's codes for a system call it restarts (include/linux/errno.h). */
+#define ERESTARTSYS 512
+#define ERESTARTNOINTR 513
+#define ERESTARTNOHAND 514
+#define ERESTART_RESTARTBLOCK 516
+
+/*
+ * The thread's registers into t->gadget_saved, as the code after the
+ * gadget reloads them should we die mid-call: a system call it was
+ * stopped in, which the kernel would restart when it runs on (no handler
+ * runs: the stop held no signal for it), is restarted likewise.
+ */
+static void as_restarted(struct user_regs_struct *r)
+{
+	long long err = (long long)r->rax;
+
+	if ((long long)r->orig_rax >= 0 &&
+	    (err == -ERESTARTSYS || err == -ERESTARTNOINTR || err == -ERESTARTNOHAND ||
+	     err == -ERESTART_RESTARTBLOCK)) {
+		r->rax = err == -ERESTART_RESTARTBLOCK ? SYS_restart_syscall : r->orig_rax;
+		r->rip -= 2;
+		r->orig_rax = (unsigned long long)-1;
+	}
+}
+
+static int save_for_gadget(struct ot_tracee *t, const struct user_regs_struct *r)
+{
+	struct ot_tracee_saved s = {
+		.rax = r->rax, .rbx = r->rbx, .rcx = r->rcx, .rdx = r->rdx, .rsi = r->rsi,
+		.rdi = r->rdi, .rbp = r->rbp, .r8 = r->r8, .r9 = r->r9, .r10 = r->r10,
+		.r11 = r->r11, .r12 = r->r12, .r13 = r->r13, .r14 = r->r14, .r15 = r->r15,
+		.rflags = r->eflags & ~0x100ull, .rip = r->rip,
+	};
+	return mem_io(t, t->gadget_saved, &s, sizeof(s), 1);
+}
+
+/* Resume tid (stepping, or to its next system-call stop) until it stops
+ * for that, keeping a signal that stopped it first for when it runs on. */
+static int run_until(struct ot_tracee *t, pid_t tid, int req)
+{
+	int status;
+
+	for (;;) {
+		if (ptrace(req, tid, NULL, NULL))
+			return -errno;
+		if (waitpid(tid, &status, __WALL) < 0)
+			return -errno;
+		if (!WIFSTOPPED(status))
+			return -ESRCH;
+		if (WSTOPSIG(status) == (SIGTRAP | 0x80) || WSTOPSIG(status) == SIGTRAP)
+			return 0;
+		/* Another signal stopped it first: kept for when it runs on. */
+		if (!(status >> 16))
+			t->sig[0] = WSTOPSIG(status);
+	}
+}
+#endif
+
 long ot_tracee_syscall(struct ot_tracee *t, long nr, const long args[6])
 {
 #if defined(__x86_64__)
@@ -767,7 +828,7 @@ long ot_tracee_syscall(struct ot_tracee *t, long nr, const long args[6])
 	pid_t tid = t->tids[0];
 	uint8_t orig[2];
 	long ret;
-	int status, err;
+	int err;
 
 	/* A seccomp filter (or strict mode) since we looked may kill the
 	 * process for the call: none is made (the caller leaves what it would
@@ -778,17 +839,29 @@ long ot_tracee_syscall(struct ot_tracee *t, long nr, const long args[6])
 	err = ot_ptrace_regs(tid, &saved);
 	if (err)
 		return err;
+	/*
+	 * Inside a system call the kernel would restart (a read interrupted
+	 * by our stop): restarted now.  At a gadget the thread is let go
+	 * from our call's exit, where the kernel restarts nothing, as it
+	 * would from a signal-delivery stop.  (With a signal kept for it, a
+	 * call restarted so is not cut short by its handler: EINTR becomes
+	 * a restart, as with SA_RESTART.)
+	 */
+	if (t->gadget_saved)
+		as_restarted(&saved);
 	r = saved;
 	if (t->gadget) {
 		r.rip = t->gadget;
+		if (t->gadget_saved)
+			err = save_for_gadget(t, &saved);
 	} else {
 		/* The stopped thread's own instruction becomes `syscall` for one step. */
 		err = mem_io(t, saved.rip, orig, sizeof(orig), 0);
 		if (!err)
 			err = mem_io(t, saved.rip, insn, sizeof(insn), 1);
-		if (err)
-			return err;
 	}
+	if (err)
+		return err;
 	r.rax = (unsigned long long)nr;
 	r.rdi = (unsigned long long)args[0];
 	r.rsi = (unsigned long long)args[1];
@@ -799,24 +872,13 @@ long ot_tracee_syscall(struct ot_tracee *t, long nr, const long args[6])
 	/* Not inside a system call to restart: ours runs as it is. */
 	r.orig_rax = (unsigned long long)-1;
 	err = ot_ptrace_set_regs(tid, &r);
-	if (!err && ptrace(PTRACE_SINGLESTEP, tid, NULL, NULL))
-		err = -errno;
-	while (!err) {
-		if (waitpid(tid, &status, __WALL) < 0) {
-			err = -errno;
-			break;
-		}
-		if (WIFSTOPPED(status) && WSTOPSIG(status) == SIGTRAP)
-			break;
-		if (!WIFSTOPPED(status)) {
-			err = -ESRCH;
-			break;
-		}
-		/* Another signal stopped it first: kept for when it runs on. */
-		if (!(status >> 16))
-			t->sig[0] = WSTOPSIG(status);
-		if (ptrace(PTRACE_SINGLESTEP, tid, NULL, NULL))
-			err = -errno;
+	if (!err && t->gadget_saved) {
+		/* Its entry, then its exit: the call runs in between. */
+		err = run_until(t, tid, PTRACE_SYSCALL);
+		if (!err)
+			err = run_until(t, tid, PTRACE_SYSCALL);
+	} else if (!err) {
+		err = run_until(t, tid, PTRACE_SINGLESTEP);
 	}
 	ret = err;
 	if (!err && !ot_ptrace_regs(tid, &r))
