@@ -1,4 +1,5 @@
 #include "inject_region.h"
+#include "inject_recover.h"
 #include "util/error.h"
 #include "inject_state.h"
 #include "inject_unwind.h"
@@ -108,6 +109,23 @@ static int map_regions(struct ot_inject *in, const size_t *need)
 	return 0;
 }
 
+/*
+ * A recovery table of what is mapped so far, no patch yet, written into
+ * the first region where the full one will go: killed before that, a
+ * later orbit-trace (--restore) still finds every region to unmap.
+ */
+static void table_so_far(struct ot_inject *in)
+{
+	size_t used = in->reg[0].used, np = in->npatches, ns = in->nsemas;
+
+	in->npatches = in->nsemas = 0;
+	inject_recovery_table(in);
+	in->npatches = np;
+	in->nsemas = ns;
+	in->reg[0].used = used;
+	ot_tracee_write(in->t, in->reg[0].addr, in->reg[0].buf, in->reg[0].size);
+}
+
 /* The private and shared regions; the shared one mapped here too. */
 static int map_data(struct ot_inject *in)
 {
@@ -125,6 +143,7 @@ static int map_data(struct ot_inject *in)
 		return -ENOMEM;
 	}
 	in->info.private_bytes = OT_INJ_PRIV_SIZE;
+	table_so_far(in);
 	in->shared_len = OT_INJ_HDR_SIZE + (size_t)in->o.nareas * area;
 	fd = inject_sys(in, SYS_memfd_create, (long)(in->reg[0].addr + REG_NAME), MFD_CLOEXEC, 0, 0, 0, 0);
 	if (fd < 0) {
@@ -278,7 +297,10 @@ int inject_map_all(struct ot_inject *in, const struct plan *pl, size_t n, size_t
 		ot_error_errno(-ret, "cannot write into process %d", (int)in->pid);
 		return ret;
 	}
+	table_so_far(in);
 	ret = map_data(in);
+	if (!ret)
+		table_so_far(in);
 	if (!ret)
 		ret = init_data(in);
 	if (!ret)

@@ -951,41 +951,79 @@ static int steps_done(pid_t tid, int ret)
 	return ret;
 }
 
+/* Where thread tid is: 1 inside a range, 0 outside, or -errno; *r its
+ * registers. */
+static int inside(pid_t tid, const uint64_t *lo, const uint64_t *hi, size_t n,
+		  struct user_regs_struct *r)
+{
+	int err = ot_ptrace_regs(tid, r);
+	size_t k;
+
+	if (err)
+		return err;
+	for (k = 0; k < n; k++)
+		if (r->rip >= lo[k] && r->rip < hi[k])
+			return 1;
+	return 0;
+}
+
+/*
+ * Let tid run a moment, then stop it again (PTRACE_INTERRUPT): a signal
+ * that stops it first is delivered as it runs on (*sig, its handler's
+ * code is the program's).  0 once stopped, or -errno (-ESRCH: it ended).
+ */
+static int run_a_moment(pid_t tid, int *sig)
+{
+	int status;
+
+	if (ptrace(PTRACE_CONT, tid, NULL, (void *)(long)*sig))
+		return -errno;
+	*sig = 0;
+	if (ptrace(PTRACE_INTERRUPT, tid, NULL, NULL))
+		return -errno;
+	for (;;) {
+		if (waitpid(tid, &status, __WALL) < 0)
+			return -errno;
+		if (!WIFSTOPPED(status))
+			return -ESRCH;
+		if (status >> 16)
+			return 0;	/* the interrupt's stop, or an event's */
+		/* A signal first: kept, and the interrupt still to come. */
+		*sig = WSTOPSIG(status);
+		if (ptrace(PTRACE_CONT, tid, NULL, NULL))
+			return -errno;
+	}
+}
+
+/*
+ * Not stepped (a single step ends in a SIGTRAP stop, which the kernel
+ * delivers to the process if we die there): run a moment and interrupted,
+ * until it is out.  Our entries are put back by then, so it leaves our
+ * code for good but through a return address of ours on its stack.
+ */
 int ot_tracee_step_out(struct ot_tracee *t, size_t i, const uint64_t *lo, const uint64_t *hi,
 		       size_t nranges, unsigned max_steps)
 {
 	pid_t tid = t->tids[i];
-	unsigned step;
+	unsigned round;
+	int sig = 0;
 
-	for (step = 0;; step++) {
+	for (round = 0;; round++) {
 		struct user_regs_struct r;
-		int status, sig = 0, err = ot_ptrace_regs(tid, &r);
-		size_t k;
+		int in = inside(tid, lo, hi, nranges, &r), err;
 
-		if (err)
-			return err;
-		for (k = 0; k < nranges; k++)
-			if (r.rip >= lo[k] && r.rip < hi[k])
-				break;
-		if (k == nranges)
-			return step ? steps_done(tid, 0) : 0;
-		/* In a system call (one the code made, in a trampoline): a step
-		 * would run it to its end, however long that is. */
-		if ((long long)r.orig_rax >= 0 || step == max_steps)
-			return step ? steps_done(tid, 1) : 1;
-		for (;;) {
-			if (ptrace(PTRACE_SINGLESTEP, tid, NULL, (void *)(long)sig))
-				return errno == ESRCH ? -ESRCH : -errno;
-			if (waitpid(tid, &status, __WALL) < 0)
-				return -errno;
-			if (!WIFSTOPPED(status))
-				return -ESRCH;
-			if (WSTOPSIG(status) == SIGTRAP)
-				break;
-			/* A signal came first: deliver it with the step (its
-			 * handler's code is out of the range). */
-			sig = WSTOPSIG(status);
+		if (in <= 0) {
+			if (sig && !t->sig[i])
+				t->sig[i] = sig;	/* for when it runs on */
+			return in;
 		}
+		/* In a system call (one the code made, in a trampoline): it
+		 * may not end while we wait. */
+		if ((long long)r.orig_rax >= 0 || round == max_steps)
+			return 1;
+		err = run_a_moment(tid, &sig);
+		if (err)
+			return err == -ESRCH ? -ESRCH : err;
 	}
 }
 

@@ -196,10 +196,12 @@ int ot_ptrace_regs(pid_t tid, struct user_regs_struct *r);
 int ot_ptrace_set_regs(pid_t tid, struct user_regs_struct *r);
 
 /*
- * Single-step thread i until its instruction pointer is outside every
- * range [lo[k], hi[k]), at most max_steps.  Returns 0 once out, 1 if it is
- * inside a system call (which stepping would run) or still inside after
- * max_steps, -ESRCH if it exited, or -errno.
+ * Run thread i a moment at a time (PTRACE_CONT, then PTRACE_INTERRUPT: no
+ * single step, whose SIGTRAP stop would kill the process were we killed
+ * there) until its instruction pointer is outside every range [lo[k],
+ * hi[k]), at most max_steps times.  Returns 0 once out, 1 if it is inside
+ * a system call or still inside after max_steps, -ESRCH if it exited, or
+ * -errno.  The other threads stay stopped.
  */
 int ot_tracee_step_out(struct ot_tracee *t, size_t i, const uint64_t *lo, const uint64_t *hi,
 		       size_t nranges, unsigned max_steps);
