@@ -369,9 +369,9 @@ static unsigned owner_asked(const struct ot_probes_opts *o)
 
 static int refuse_owner(const struct ot_probes *p, const struct ot_probes_opts *o)
 {
-	const char *why = ot_backend_why_not(&p->ops->info, owner_asked(o));
+	const char *why = owner_asked(o) ? ot_backend_why_not(&p->ops->info, OT_CAN_OWNER) : NULL;
 
-	if (!owner_asked(o) || !why)
+	if (!why)
 		return 0;
 	ot_error("%s", why);
 	return -EPERM;
