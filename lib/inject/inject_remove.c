@@ -99,7 +99,7 @@ void inject_take_back(struct ot_inject *in)
 	for (i = 0; i < in->t->n; i++) {
 		struct user_regs_struct r;
 
-		if (ot_tracee_step_out(in->t, i, lo, hi, in->nreg, 10000) > 0)
+		if (ot_tracee_step_out(in->t, i, lo, hi, in->nreg, 400) > 0)
 			stuck++;
 		/* An unwinder midway may hold one of the FDEs. */
 		if (gcc && !ot_tracee_regs(in->t, i, &r) && r.rip >= gcc->lo && r.rip < gcc->hi)

@@ -972,13 +972,16 @@ static int inside(pid_t tid, const uint64_t *lo, const uint64_t *hi, size_t n,
  * that stops it first is delivered as it runs on (*sig, its handler's
  * code is the program's).  0 once stopped, or -errno (-ESRCH: it ended).
  */
-static int run_a_moment(pid_t tid, int *sig)
+static int run_a_moment(pid_t tid, int *sig, unsigned us)
 {
 	int status;
 
 	if (ptrace(PTRACE_CONT, tid, NULL, (void *)(long)*sig))
 		return -errno;
 	*sig = 0;
+	/* Interrupted at once, it would stop on its way back to user space
+	 * without running an instruction: let it be scheduled first. */
+	usleep(us);
 	if (ptrace(PTRACE_INTERRUPT, tid, NULL, NULL))
 		return -errno;
 	for (;;) {
@@ -1021,7 +1024,9 @@ int ot_tracee_step_out(struct ot_tracee *t, size_t i, const uint64_t *lo, const 
 		 * may not end while we wait. */
 		if ((long long)r.orig_rax >= 0 || round == max_steps)
 			return 1;
-		err = run_a_moment(tid, &sig);
+		/* 20 us, doubling up to 5 ms: a busy machine may take a while
+		 * to schedule it. */
+		err = run_a_moment(tid, &sig, round < 8 ? 20u << round : 5000u);
 		if (err)
 			return err == -ESRCH ? -ESRCH : err;
 	}
