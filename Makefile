@@ -42,7 +42,7 @@ DEB_DEPS   := gcc g++ clang libclang-rt-14-dev make pkg-config libelf-dev libdw-
                postgresql nodejs linux-perf man-db luajit mono-runtime mono-mcs \
                nginx-light libpython3.11-dev python3-jsonschema
 
-.PHONY: all deps check unit e2e demo clean lint-man install uninstall deb targets fuzz fuzz-reloc valgrind bench \
+.PHONY: all deps check unit e2e demo clean lint-man install install-caps uninstall deb targets fuzz fuzz-reloc valgrind bench \
         check-phases check-quick lint-src
 
 PREFIX     ?= /usr/local
@@ -122,6 +122,8 @@ TARGETS    += build/targets/handjmp build/targets/vforks build/targets/prefork \
               build/targets/libffiwork.so build/targets/libnwork.so
 # Requests begun in one function and ended in another (issue 34): pairs.sh.
 TARGETS    += build/targets/requests
+# A capability install used by another user, and a filter after arming (issue 32).
+TARGETS    += build/targets/secret build/targets/seccomp
 # AddressSanitizer's runtime as a library (gcc) and linked in (clang).
 build/targets/asan-gcc: tests/e2e/targets/asan.c
 	@mkdir -p $(dir $@)
@@ -380,6 +382,17 @@ install: all
 	install -m 0644 man/orbit-trace.1 $(DESTDIR)$(MANDIR)/orbit-trace.1
 	install -m 0755 $(STRESS) scripts/stress-sweep.sh $(DESTDIR)$(LIBEXECDIR)/
 	install -m 0644 scripts/orbit-trace.bash $(DESTDIR)$(COMPDIR)/orbit-trace
+
+# The perf-security guide's install for one group: only its members may
+# execute the binary, which carries CAP_SYS_ADMIN (a user of it traces only
+# their own processes: PERMISSIONS in the man page).  chgrp first: a
+# chown or chgrp drops file capabilities.
+TRACE_GROUP ?= tracing
+install-caps:
+	@getent group $(TRACE_GROUP) >/dev/null || { echo "install-caps: no group '$(TRACE_GROUP)': create it (groupadd $(TRACE_GROUP)) or name one with TRACE_GROUP=NAME" >&2; exit 1; }
+	chgrp $(TRACE_GROUP) $(DESTDIR)$(BINDIR)/orbit-trace
+	chmod 0750 $(DESTDIR)$(BINDIR)/orbit-trace
+	setcap cap_sys_admin+ep $(DESTDIR)$(BINDIR)/orbit-trace
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/orbit-trace $(DESTDIR)$(MANDIR)/orbit-trace.1 \

@@ -819,6 +819,9 @@ static int arm_probes(struct ot_capture *c)
 		.hold_exec = c->target.is_child || c->o.freeze,
 		.pids = c->o.pids, .npids = c->o.npids,
 		.cgroup_fd = c->cgroup_fd,
+		/* A user's capture (a capability install): their processes only. */
+		.owner = getuid() != 0, .owner_uid = (uint32_t)getuid(),
+		.owner_gid = (uint32_t)getgid(),
 		.returns = plan_returns, .returns_ctx = c,
 	};
 	size_t i;

@@ -4,6 +4,7 @@
  * runtime's constants.
  */
 #include "inject_region.h"
+#include "inject_recover.h"
 #include "util/error.h"
 #include "inject_state.h"
 #include "inject_unwind.h"
@@ -49,6 +50,21 @@ static size_t page_round(size_t n)
 	return (n + page - 1) / page * page;
 }
 
+/* The runtime written into the first region, its gadget in use: 0, or
+ * -errno after printing. */
+static int gadget_ready(struct ot_inject *in)
+{
+	int ret = ot_tracee_write(in->t, in->reg[0].addr, in->reg[0].buf, in->reg[0].size);
+
+	if (ret) {
+		ot_error_errno(-ret, "cannot write into process %d", (int)in->pid);
+		return ret;
+	}
+	in->t->gadget = in->rt + RT_OFF(ot_inj_rt_syscall);
+	in->t->gadget_saved = in->rt + RT_OFF(ot_inj_rt_saved);
+	return 0;
+}
+
 /* Map every code region, near its text; the first holds the runtime. */
 static int map_regions(struct ot_inject *in, const size_t *need)
 {
@@ -75,7 +91,12 @@ static int map_regions(struct ot_inject *in, const size_t *need)
 			memcpy(r->buf + REG_NAME, "orbit-trace", 12);
 			r->used += (rt_len + 15) & ~(size_t)15;
 			/* From now on system calls run at the gadget: no code of
-			 * the process is rewritten for them. */
+			 * the process is rewritten for them, and a tracer killed
+			 * during one leaves the thread as it was. */
+			int ret = gadget_ready(in);
+
+			if (ret)
+				return ret;
 		}
 		in->info.code_bytes += r->size;
 	}
@@ -91,6 +112,23 @@ static int map_regions(struct ot_inject *in, const size_t *need)
 	}
 	in->info.regions = in->nreg;
 	return 0;
+}
+
+/*
+ * A recovery table of what is mapped so far, no patch yet, written into
+ * the first region where the full one will go: killed before that, a
+ * later orbit-trace (--restore) still finds every region to unmap.
+ */
+static void table_so_far(struct ot_inject *in)
+{
+	size_t used = in->reg[0].used, np = in->npatches, ns = in->nsemas;
+
+	in->npatches = in->nsemas = 0;
+	inject_recovery_table(in);
+	in->npatches = np;
+	in->nsemas = ns;
+	in->reg[0].used = used;
+	ot_tracee_write(in->t, in->reg[0].addr, in->reg[0].buf, in->reg[0].size);
 }
 
 /* The private and shared regions; the shared one mapped here too. */
@@ -110,6 +148,7 @@ static int map_data(struct ot_inject *in)
 		return -ENOMEM;
 	}
 	in->info.private_bytes = OT_INJ_PRIV_SIZE;
+	table_so_far(in);
 	in->shared_len = OT_INJ_HDR_SIZE + (size_t)in->o.nareas * area;
 	fd = inject_sys(in, SYS_memfd_create, (long)(in->reg[0].addr + REG_NAME), MFD_CLOEXEC, 0, 0, 0, 0);
 	if (fd < 0) {
@@ -257,15 +296,16 @@ int inject_map_all(struct ot_inject *in, const struct plan *pl, size_t n, size_t
 	free(need);
 	if (ret)
 		return ret;
-	in->t->gadget = in->rt + RT_OFF(ot_inj_rt_syscall);
-	/* The gadget must be there before it runs. */
+	/* Again, with every region's slots. */
 	ret = ot_tracee_write(in->t, in->reg[0].addr, in->reg[0].buf, in->reg[0].size);
 	if (ret) {
-		in->t->gadget = 0;
 		ot_error_errno(-ret, "cannot write into process %d", (int)in->pid);
 		return ret;
 	}
+	table_so_far(in);
 	ret = map_data(in);
+	if (!ret)
+		table_so_far(in);
 	if (!ret)
 		ret = init_data(in);
 	if (!ret)

@@ -83,7 +83,7 @@ static void unmap_all(struct ot_inject *in)
 	for (i = in->nreg; i > 1; i--)
 		inject_sys(in, SYS_munmap, (long)in->reg[i - 1].addr, (long)in->reg[i - 1].size, 0, 0, 0, 0);
 	/* The gadget's own region last, by the thread's own instruction. */
-	in->t->gadget = 0;
+	in->t->gadget = in->t->gadget_saved = 0;
 	if (in->nreg && inject_sys(in, SYS_munmap, (long)in->reg[0].addr, (long)in->reg[0].size,
 			    0, 0, 0, 0))
 		in->info.left_bytes = in->reg[0].size;
@@ -104,7 +104,7 @@ void inject_take_back(struct ot_inject *in)
 	for (i = 0; i < in->t->n; i++) {
 		struct user_regs_struct r;
 
-		if (ot_tracee_step_out(in->t, i, lo, hi, in->nreg, 100000) > 0)
+		if (ot_tracee_step_out(in->t, i, lo, hi, in->nreg, 400) > 0)
 			stuck++;
 		/* An unwinder midway may hold one of the FDEs. */
 		if (gcc && !ot_tracee_regs(in->t, i, &r) && r.rip >= gcc->lo && r.rip < gcc->hi)
@@ -112,7 +112,15 @@ void inject_take_back(struct ot_inject *in)
 	}
 	if (in->priv)
 		restore_returns(in);
-	if (stuck || in_unwinder) {
+	if (ot_tracee_seccomp(in->t) > 0) {
+		/* Installed after arming (inject refuses a process under one):
+		 * the code and return addresses are back by ptrace writes; a
+		 * munmap could be the call that kills it. */
+		in->info.left_bytes = in->info.code_bytes + in->info.private_bytes +
+				      in->info.shared_bytes;
+		in->info.left_why = "the process runs under seccomp since arming: no system call "
+				    "made in it (the code is restored; the regions stay, unused)";
+	} else if (stuck || in_unwinder) {
 		in->info.left_bytes = in->info.code_bytes + in->info.private_bytes +
 				      in->info.shared_bytes;
 		in->info.left_why = stuck ? "a thread was in a system call inside a trampoline" :

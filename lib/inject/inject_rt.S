@@ -104,12 +104,45 @@ ot_inj_rt_fsbase:	.long 0	/* 1: rdfsbase works (HWCAP2_FSGSBASE) */
 
 	.balign 16
 /* For system calls the tracer makes in the process: no code of its own
- * needs changing for them. */
+ * needs changing for them.  The tracer stops the thread before and after
+ * the call (PTRACE_SYSCALL) and puts its registers back itself; what
+ * follows the syscall runs only if it died in between (SIGKILL): the
+ * thread's own registers, saved by the tracer in ot_inj_rt_saved, are
+ * reloaded and it goes on where it was, as if never stopped - no trap,
+ * no signal (lib/process/tracee.c, ot_tracee_syscall). */
 	.globl	ot_inj_rt_syscall
 	.hidden	ot_inj_rt_syscall
 ot_inj_rt_syscall:
 	syscall
-	int3
+	lea	-128(%rsp), %rsp	/* below the red zone, which may be in use */
+	pushq	ot_inj_rt_saved+120(%rip)
+	popfq
+	lea	128(%rsp), %rsp		/* lea: the flags stay as popped */
+	mov	ot_inj_rt_saved+0(%rip), %rax
+	mov	ot_inj_rt_saved+8(%rip), %rbx
+	mov	ot_inj_rt_saved+16(%rip), %rcx
+	mov	ot_inj_rt_saved+24(%rip), %rdx
+	mov	ot_inj_rt_saved+32(%rip), %rsi
+	mov	ot_inj_rt_saved+40(%rip), %rdi
+	mov	ot_inj_rt_saved+48(%rip), %rbp
+	mov	ot_inj_rt_saved+56(%rip), %r8
+	mov	ot_inj_rt_saved+64(%rip), %r9
+	mov	ot_inj_rt_saved+72(%rip), %r10
+	mov	ot_inj_rt_saved+80(%rip), %r11
+	mov	ot_inj_rt_saved+88(%rip), %r12
+	mov	ot_inj_rt_saved+96(%rip), %r13
+	mov	ot_inj_rt_saved+104(%rip), %r14
+	mov	ot_inj_rt_saved+112(%rip), %r15
+	jmp	*ot_inj_rt_saved+128(%rip)
+
+/* The thread's registers while it runs a system call of the tracer's, in
+ * struct ot_tracee_saved's order (lib/process/tracee.h): rax, rbx, rcx,
+ * rdx, rsi, rdi, rbp, r8-r15, rflags, rip. */
+	.balign 8
+	.globl	ot_inj_rt_saved
+	.hidden	ot_inj_rt_saved
+ot_inj_rt_saved:
+	.zero	136
 
 /* rax = now: TSC ticks, or CLOCK_MONOTONIC ns from the vDSO.  Keeps every
  * other register (the vDSO's code clobbers the call-clobbered ones). */

@@ -36,7 +36,7 @@ extern const unsigned char ot_inj_rt_start[], ot_inj_rt_end[];
 extern const unsigned char ot_inj_rt_priv[], ot_inj_rt_shared[], ot_inj_rt_areas[],
 	ot_inj_rt_vdso[], ot_inj_rt_ring_mask[], ot_inj_rt_area_bytes[], ot_inj_rt_quarter[],
 	ot_inj_rt_tid_off[],
-	ot_inj_rt_nareas[], ot_inj_rt_clock[], ot_inj_rt_fsbase[], ot_inj_rt_syscall[],
+	ot_inj_rt_nareas[], ot_inj_rt_clock[], ot_inj_rt_fsbase[], ot_inj_rt_syscall[], ot_inj_rt_saved[],
 	ot_inj_rt_entry[], ot_inj_rt_ret_lo[], ot_inj_rt_ret[], ot_inj_rt_ret_end[],
 	ot_inj_rt_find_fde[], ot_inj_rt_point[], ot_inj_rt_exit[];
 

@@ -126,6 +126,7 @@ struct ot_umulti {
 	int all;
 	int comms_fd;
 	int cgroup;		/* --cgroup: the probes keep to ot_cgroup's */
+	int owner;		/* the probes keep to ot_owner's processes */
 };
 
 /* uprobe_multi.bpf.c's struct ot_followed_proc and its states. */
@@ -405,7 +406,8 @@ static int relink(struct ot_umulti *m, pid_t pid)
 static void ot_umulti_enable(struct ot_umulti *m, int entries, int returns)
 {
 	__atomic_store_n(m->enabled, (entries ? 1u : 0u) | (returns ? 2u : 0u) |
-			 (m->follow ? 4u : 0u) | (m->all ? 8u : 0u) | (m->cgroup ? 16u : 0u),
+			 (m->follow ? 4u : 0u) | (m->all ? 8u : 0u) | (m->cgroup ? 16u : 0u) |
+			 (m->owner ? 32u : 0u),
 			 __ATOMIC_SEQ_CST);
 }
 
@@ -882,6 +884,25 @@ static int cgroup_set(struct ot_umulti *m, int cgroup_fd, char *why, size_t whyl
 	return 0;
 }
 
+/* A user's capture: the uid and gid into ot_owner, for the program to keep
+ * to their processes (before any link exists, so no hit escapes it). */
+static int owner_set(struct ot_umulti *m, uint32_t uid, uint32_t gid, char *why,
+		     size_t whylen)
+{
+	struct bpf_map *map = bpf_object__find_map_by_name(m->obj, "ot_owner");
+	uint32_t zero = 0, ids[2] = { uid, gid };
+
+	if (!map || bpf_map_update_elem(bpf_map__fd(map), &zero, ids, BPF_ANY)) {
+		int err = map ? errno : ENOENT;
+
+		snprintf(why, whylen, "cannot give the BPF program the caller's uid: %s",
+			 strerror(err));
+		return -err;
+	}
+	m->owner = 1;
+	return 0;
+}
+
 static int multi_load(struct ot_probes *p, char *why, size_t whylen)
 {
 	struct ot_umulti *m;
@@ -900,6 +921,8 @@ static int multi_load(struct ot_probes *p, char *why, size_t whylen)
 			     p->opts.pid <= 0 && !p->opts.follow, why, whylen);
 	if (!ret && p->opts.cgroup_fd >= 0)
 		ret = cgroup_set(m, p->opts.cgroup_fd, why, whylen);
+	if (!ret && p->opts.owner)
+		ret = owner_set(m, p->opts.owner_uid, p->opts.owner_gid, why, whylen);
 	if (!ret)
 		p->priv = m;
 	else if (m)
@@ -996,7 +1019,7 @@ const struct ot_backend_ops ot_backend_multi = {
 		.built_on = "uprobe_multi BPF links, libbpf " OT_LIBBPF_VERSION,
 		.can = OT_CAN_AUTO | OT_CAN_FOLLOW | OT_CAN_ALL | OT_CAN_FREEZE | OT_CAN_COMPENSATE |
 		       OT_CAN_RETURNS | OT_CAN_VALUES | OT_NEEDS_SYS_ADMIN | OT_CAN_USDT |
-		       OT_CAN_PIDS | OT_CAN_CGROUP | OT_CAN_GO,
+		       OT_CAN_PIDS | OT_CAN_CGROUP | OT_CAN_GO | OT_CAN_OWNER,
 	},
 	.objects = "uprobe_multi links",
 	.bpf_layout = 1,

@@ -447,6 +447,9 @@ const struct ot_backend_ops ot_backend_perf = {
 			       "cannot be paired without reading where its stack is (it moves "
 			       "when it grows); the multi backend (the default, Linux 6.6) "
 			       "traces Go programs",
+			[15] = "-a run by a user needs the multi backend (its BPF program keeps "
+			       "to the user's own processes in the kernel; the perf backend's "
+			       "events would read every user's): not with --backend perf",
 		},
 		.refuse_target = perf_refuse_target,
 	},

@@ -362,6 +362,26 @@ static int pick(struct ot_probes *p, const struct ot_backend_info *want, unsigne
 	return ret;
 }
 
+/*
+ * A user's capture that could reach other users' processes (-a, --follow,
+ * -p PID,PID...) must be kept to the user's own in the kernel; a single
+ * -p process the kernel checks as ptrace does when the probes are made.
+ */
+static unsigned owner_asked(const struct ot_probes_opts *o)
+{
+	return o->owner && (o->pid <= 0 || o->follow || o->npids > 1) ? OT_CAN_OWNER : 0;
+}
+
+static int refuse_owner(const struct ot_probes *p, const struct ot_probes_opts *o)
+{
+	const char *why = owner_asked(o) ? ot_backend_why_not(&p->ops->info, OT_CAN_OWNER) : NULL;
+
+	if (!why)
+		return 0;
+	ot_error("%s", why);
+	return -EPERM;
+}
+
 int ot_probes_arm(const struct ot_probe_target *t, size_t n,
 		  const struct ot_probes_opts *o, struct ot_probes **out)
 {
@@ -398,7 +418,10 @@ int ot_probes_arm(const struct ot_probe_target *t, size_t n,
 	/* auto takes a backend that can trace Go for Go code. */
 	ret = pick(p, o->backend ? o->backend : auto_backend(),
 		   (o->follow ? OT_CAN_FOLLOW : 0) | (o->npids > 1 ? OT_CAN_PIDS : 0) |
-		   (o->cgroup_fd >= 0 ? OT_CAN_CGROUP : 0) | (go ? OT_CAN_GO : 0));
+		   (o->cgroup_fd >= 0 ? OT_CAN_CGROUP : 0) | (go ? OT_CAN_GO : 0) |
+		   owner_asked(o));
+	if (!ret)
+		ret = refuse_owner(p, o);
 	if (!ret)
 		ret = refuse_picked(p, t, n, o);
 	if (!ret && !p->opts.ring_kb)

@@ -161,11 +161,16 @@ enum ot_backend_can {
 	 * their calls paired per goroutine (each hit reads the goroutine's
 	 * stack bounds, so a stack that moves keeps its calls' nesting). */
 	OT_CAN_GO = 1 << 14,
+	/* A capture kept in the kernel to one user's processes, those a
+	 * caller of that uid could ptrace (opts.owner): what a user of a
+	 * capability install may trace with -a, --follow, -p PID,PID... or
+	 * --cgroup (a single -p process is checked as ptrace checks it). */
+	OT_CAN_OWNER = 1 << 15,
 	OT_CAN_END_	/* keep last: the highest bit + 1, for the check below */
 };
 /* How many bits the capabilities use: a backend's why_not[] has a slot for
  * each, so a bit added above without raising this does not compile. */
-#define OT_CAN_NBITS 15
+#define OT_CAN_NBITS 16
 _Static_assert(OT_CAN_END_ - 1 == 1u << (OT_CAN_NBITS - 1),
 	       "OT_CAN_NBITS must be the number of OT_CAN_* bits (why_not[]'s size)");
 /* The options' capabilities, in the order their refusals are checked. */
@@ -232,6 +237,12 @@ struct ot_probes_opts {
 	size_t npids;
 	int cgroup_fd;		/* -a --cgroup (OT_CAN_CGROUP): the cgroup v2
 				 * directory, open; -1 none */
+	/* A caller whose real uid is not 0 (a capability install): only the
+	 * processes whose every uid is owner_uid and every gid owner_gid, and
+	 * that are dumpable, record anything - none other has a value or a
+	 * string read (OT_CAN_OWNER; asked of -a, --follow, -p PID,PID...). */
+	int owner;
+	uint32_t owner_uid, owner_gid;
 	/* inject: target i's return instructions, asked only where they must
 	 * be patched (a runtime that walks its stacks); 0, or -1 after
 	 * printing.  NULL: none to give. */

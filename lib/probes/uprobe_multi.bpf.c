@@ -28,7 +28,8 @@ struct {
  * probes record, bit 1 return probes, bit 2 (--follow, -p PID,PID...)
  * only the processes in ot_followed, bit 3 (-a) the name of each process
  * that calls into ot_comms, bit 4 (--cgroup) only the processes in the
- * cgroup of ot_cgroup or below it.  Switching returns on before entries
+ * cgroup of ot_cgroup or below it, bit 5 (a caller whose real uid is not
+ * 0) only the processes ot_owner's user could ptrace.  Switching returns on before entries
  * and entries off before returns costs no IPI, unlike a perf ioctl per
  * CPU.
  */
@@ -87,6 +88,20 @@ struct {
 	__type(value, struct ot_comm);
 } ot_comms SEC(".maps");
 
+/*
+ * A capability install used by a user: [0] its uid, [1] its gid.  A hit
+ * in a process any of whose uids or gids differs (another user's; a
+ * setuid or setgid program, su or passwd, even run by that user), or that
+ * is not dumpable, records nothing: no register, no byte of its memory is
+ * read - what ptrace (__ptrace_may_access) would refuse that user.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32[2]);
+} ot_owner SEC(".maps");
+
 /* [0]: the children that could not be followed (ot_followed was full). */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -141,12 +156,37 @@ struct sigset___ot {
 	unsigned long sig[1];
 } __attribute__((preserve_access_index));
 
+struct kid___ot {
+	unsigned int val;
+};
+
+struct cred___ot {
+	struct kid___ot uid, gid, suid, sgid, euid, egid, fsuid, fsgid;
+} __attribute__((preserve_access_index));
+
+/* mm->flags: a word before Linux 6.18, a bitmap (mm_flags_t) since. */
+struct mm_struct___old {
+	unsigned long flags;
+} __attribute__((preserve_access_index));
+
+struct mm_struct___new {
+	struct {
+		unsigned long __mm_flags[1];
+	} flags;
+} __attribute__((preserve_access_index));
+
 struct task_struct___ot {
 	int pid, tgid;
 	unsigned int ptrace;
 	struct sigset___ot blocked;
 	struct signal_struct___ot *signal;
+	const struct cred___ot *cred;
+	void *mm;
 } __attribute__((preserve_access_index));
+
+/* The low two bits of mm->flags: SUID_DUMP_USER (1) is dumpable. */
+#define OT_MMF_DUMPABLE_MASK 3ul
+#define OT_SUID_DUMP_USER 1ul
 
 /* Debian 12's libbpf (1.1) stops at PT_REGS_PARM5. */
 #ifndef PT_REGS_PARM6
@@ -354,6 +394,33 @@ static __always_inline void read_str(struct ot_bpf_str_sample *ss, __u64 glen)
 		bpf_map_update_elem(&ot_str_unread, &k, &one, BPF_ANY);
 }
 
+/*
+ * Whether ot_owner's user could ptrace the current process: every uid and
+ * gid of its credentials theirs, and its memory dumpable (the checks of
+ * __ptrace_may_access, without the capabilities that would lift them).
+ */
+static __always_inline int owner_may(void)
+{
+	struct task_struct___ot *t = (void *)bpf_get_current_task();
+	const struct cred___ot *cr = BPF_CORE_READ(t, cred);
+	void *mm = BPF_CORE_READ(t, mm);
+	__u32 zero = 0, *o = bpf_map_lookup_elem(&ot_owner, &zero);
+	unsigned long flags;
+
+	if (!o || !cr || !mm)
+		return 0;
+	if (BPF_CORE_READ(cr, uid.val) != o[0] || BPF_CORE_READ(cr, euid.val) != o[0] ||
+	    BPF_CORE_READ(cr, suid.val) != o[0] || BPF_CORE_READ(cr, fsuid.val) != o[0] ||
+	    BPF_CORE_READ(cr, gid.val) != o[1] || BPF_CORE_READ(cr, egid.val) != o[1] ||
+	    BPF_CORE_READ(cr, sgid.val) != o[1] || BPF_CORE_READ(cr, fsgid.val) != o[1])
+		return 0;
+	if (bpf_core_field_exists(((struct mm_struct___new *)0)->flags.__mm_flags))
+		flags = BPF_CORE_READ((struct mm_struct___new *)mm, flags.__mm_flags[0]);
+	else
+		flags = BPF_CORE_READ((struct mm_struct___old *)mm, flags);
+	return (flags & OT_MMF_DUMPABLE_MASK) == OT_SUID_DUMP_USER;
+}
+
 static __always_inline int emit(struct pt_regs *ctx, __u32 bit)
 {
 	struct ot_bpf_str_sample ss;
@@ -361,6 +428,9 @@ static __always_inline int emit(struct pt_regs *ctx, __u32 bit)
 	__u64 glen = ~0ull;
 
 	if (!(ot_enabled & bit))
+		return 0;
+	/* First: nothing of another user's process is read, not even its name. */
+	if ((ot_enabled & 32) && !owner_may())
 		return 0;
 	if (ot_enabled & 4) {
 		__u32 tgid = (__u32)(bpf_get_current_pid_tgid() >> 32);

@@ -29,8 +29,10 @@ enum { TH_HELD, TH_RUNNING, TH_GSTOP_HELD, TH_GSTOP };
 /* mem_fd when /proc/PID/mem is not ours to open: ptrace, a word at a time. */
 #define MEM_BY_PTRACE (-2)
 
+/* TRACESYSGOOD: a system-call stop of ours the kernel would turn into a
+ * SIGTRAP, were we killed there, becomes an invalid signal, dropped. */
 #define WATCH_OPTIONS (PTRACE_O_TRACEEXEC | PTRACE_O_TRACECLONE | PTRACE_O_TRACEFORK | \
-		       PTRACE_O_TRACEVFORK | PTRACE_O_TRACEVFORKDONE)
+		       PTRACE_O_TRACEVFORK | PTRACE_O_TRACEVFORKDONE | PTRACE_O_TRACESYSGOOD)
 
 static ssize_t index_of(const struct ot_tracee *t, pid_t tid)
 {
@@ -198,7 +200,7 @@ static int stop_one(pid_t tid, int *sig)
 	int status;
 
 	*sig = 0;
-	if (ptrace(PTRACE_SEIZE, tid, NULL, NULL))
+	if (ptrace(PTRACE_SEIZE, tid, NULL, (void *)(long)PTRACE_O_TRACESYSGOOD))
 		return errno == ESRCH ? 1 : -errno;
 	if (ptrace(PTRACE_INTERRUPT, tid, NULL, NULL))
 		return errno == ESRCH ? 1 : -errno;
@@ -400,7 +402,7 @@ static void execed(struct ot_tracee *t, pid_t tid)
 		add(t, tid, TH_HELD);
 	t->st[0] = TH_HELD;
 	t->sig[0] = 0;
-	t->gadget = 0;
+	t->gadget = t->gadget_saved = 0;
 	t->bp = 0;
 	t->ntraps = 0;		/* the caller's were in the old program */
 	t->trap_tid = 0;
@@ -763,6 +765,77 @@ int ot_tracee_regs(const struct ot_tracee *t, size_t i, struct user_regs_struct 
 	return i < t->n ? ot_ptrace_regs(t->tids[i], r) : -EINVAL;
 }
 
+int ot_tracee_seccomp(const struct ot_tracee *t)
+{
+	char path[64], val[32] = "";
+
+	if (!t->n)
+		return -ESRCH;
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", (int)t->pid, (int)t->tids[0]);
+	if (ot_proc_status_field(path, "Seccomp:", val, sizeof(val)) || !val[0])
+		return -ESRCH;
+	return atoi(val);
+}
+
+#if defined(__x86_64__)
+/* The kernel's codes for a system call it restarts (include/linux/errno.h). */
+#define ERESTARTSYS 512
+#define ERESTARTNOINTR 513
+#define ERESTARTNOHAND 514
+#define ERESTART_RESTARTBLOCK 516
+
+/*
+ * The thread's registers into t->gadget_saved, as the code after the
+ * gadget reloads them should we die mid-call: a system call it was
+ * stopped in, which the kernel would restart when it runs on (no handler
+ * runs: the stop held no signal for it), is restarted likewise.
+ */
+static void as_restarted(struct user_regs_struct *r)
+{
+	long long err = (long long)r->rax;
+
+	if ((long long)r->orig_rax >= 0 &&
+	    (err == -ERESTARTSYS || err == -ERESTARTNOINTR || err == -ERESTARTNOHAND ||
+	     err == -ERESTART_RESTARTBLOCK)) {
+		r->rax = err == -ERESTART_RESTARTBLOCK ? SYS_restart_syscall : r->orig_rax;
+		r->rip -= 2;
+		r->orig_rax = (unsigned long long)-1;
+	}
+}
+
+static int save_for_gadget(struct ot_tracee *t, const struct user_regs_struct *r)
+{
+	struct ot_tracee_saved s = {
+		.rax = r->rax, .rbx = r->rbx, .rcx = r->rcx, .rdx = r->rdx, .rsi = r->rsi,
+		.rdi = r->rdi, .rbp = r->rbp, .r8 = r->r8, .r9 = r->r9, .r10 = r->r10,
+		.r11 = r->r11, .r12 = r->r12, .r13 = r->r13, .r14 = r->r14, .r15 = r->r15,
+		.rflags = r->eflags & ~0x100ull, .rip = r->rip,
+	};
+	return mem_io(t, t->gadget_saved, &s, sizeof(s), 1);
+}
+
+/* Resume tid (stepping, or to its next system-call stop) until it stops
+ * for that, keeping a signal that stopped it first for when it runs on. */
+static int run_until(struct ot_tracee *t, pid_t tid, int req)
+{
+	int status;
+
+	for (;;) {
+		if (ptrace(req, tid, NULL, NULL))
+			return -errno;
+		if (waitpid(tid, &status, __WALL) < 0)
+			return -errno;
+		if (!WIFSTOPPED(status))
+			return -ESRCH;
+		if (WSTOPSIG(status) == (SIGTRAP | 0x80) || WSTOPSIG(status) == SIGTRAP)
+			return 0;
+		/* Another signal stopped it first: kept for when it runs on. */
+		if (!(status >> 16))
+			t->sig[0] = WSTOPSIG(status);
+	}
+}
+#endif
+
 long ot_tracee_syscall(struct ot_tracee *t, long nr, const long args[6])
 {
 #if defined(__x86_64__)
@@ -771,22 +844,40 @@ long ot_tracee_syscall(struct ot_tracee *t, long nr, const long args[6])
 	pid_t tid = t->tids[0];
 	uint8_t orig[2];
 	long ret;
-	int status, err;
+	int err;
 
+	/* A seccomp filter (or strict mode) since we looked may kill the
+	 * process for the call: none is made (the caller leaves what it would
+	 * have undone). */
+	err = ot_tracee_seccomp(t);
+	if (err)
+		return err > 0 ? -EPERM : err;
 	err = ot_ptrace_regs(tid, &saved);
 	if (err)
 		return err;
+	/*
+	 * Inside a system call the kernel would restart (a read interrupted
+	 * by our stop): restarted now.  At a gadget the thread is let go
+	 * from our call's exit, where the kernel restarts nothing, as it
+	 * would from a signal-delivery stop.  (With a signal kept for it, a
+	 * call restarted so is not cut short by its handler: EINTR becomes
+	 * a restart, as with SA_RESTART.)
+	 */
+	if (t->gadget_saved)
+		as_restarted(&saved);
 	r = saved;
 	if (t->gadget) {
 		r.rip = t->gadget;
+		if (t->gadget_saved)
+			err = save_for_gadget(t, &saved);
 	} else {
 		/* The stopped thread's own instruction becomes `syscall` for one step. */
 		err = mem_io(t, saved.rip, orig, sizeof(orig), 0);
 		if (!err)
 			err = mem_io(t, saved.rip, insn, sizeof(insn), 1);
-		if (err)
-			return err;
 	}
+	if (err)
+		return err;
 	r.rax = (unsigned long long)nr;
 	r.rdi = (unsigned long long)args[0];
 	r.rsi = (unsigned long long)args[1];
@@ -797,24 +888,13 @@ long ot_tracee_syscall(struct ot_tracee *t, long nr, const long args[6])
 	/* Not inside a system call to restart: ours runs as it is. */
 	r.orig_rax = (unsigned long long)-1;
 	err = ot_ptrace_set_regs(tid, &r);
-	if (!err && ptrace(PTRACE_SINGLESTEP, tid, NULL, NULL))
-		err = -errno;
-	while (!err) {
-		if (waitpid(tid, &status, __WALL) < 0) {
-			err = -errno;
-			break;
-		}
-		if (WIFSTOPPED(status) && WSTOPSIG(status) == SIGTRAP)
-			break;
-		if (!WIFSTOPPED(status)) {
-			err = -ESRCH;
-			break;
-		}
-		/* Another signal stopped it first: kept for when it runs on. */
-		if (!(status >> 16))
-			t->sig[0] = WSTOPSIG(status);
-		if (ptrace(PTRACE_SINGLESTEP, tid, NULL, NULL))
-			err = -errno;
+	if (!err && t->gadget_saved) {
+		/* Its entry, then its exit: the call runs in between. */
+		err = run_until(t, tid, PTRACE_SYSCALL);
+		if (!err)
+			err = run_until(t, tid, PTRACE_SYSCALL);
+	} else if (!err) {
+		err = run_until(t, tid, PTRACE_SINGLESTEP);
 	}
 	ret = err;
 	if (!err && !ot_ptrace_regs(tid, &r))
@@ -887,41 +967,84 @@ static int steps_done(pid_t tid, int ret)
 	return ret;
 }
 
+/* Where thread tid is: 1 inside a range, 0 outside, or -errno; *r its
+ * registers. */
+static int inside(pid_t tid, const uint64_t *lo, const uint64_t *hi, size_t n,
+		  struct user_regs_struct *r)
+{
+	int err = ot_ptrace_regs(tid, r);
+	size_t k;
+
+	if (err)
+		return err;
+	for (k = 0; k < n; k++)
+		if (r->rip >= lo[k] && r->rip < hi[k])
+			return 1;
+	return 0;
+}
+
+/*
+ * Let tid run a moment, then stop it again (PTRACE_INTERRUPT): a signal
+ * that stops it first is delivered as it runs on (*sig, its handler's
+ * code is the program's).  0 once stopped, or -errno (-ESRCH: it ended).
+ */
+static int run_a_moment(pid_t tid, int *sig, unsigned us)
+{
+	int status;
+
+	if (ptrace(PTRACE_CONT, tid, NULL, (void *)(long)*sig))
+		return -errno;
+	*sig = 0;
+	/* Interrupted at once, it would stop on its way back to user space
+	 * without running an instruction: let it be scheduled first. */
+	usleep(us);
+	if (ptrace(PTRACE_INTERRUPT, tid, NULL, NULL))
+		return -errno;
+	for (;;) {
+		if (waitpid(tid, &status, __WALL) < 0)
+			return -errno;
+		if (!WIFSTOPPED(status))
+			return -ESRCH;
+		if (status >> 16)
+			return 0;	/* the interrupt's stop, or an event's */
+		/* A signal first: kept, and the interrupt still to come. */
+		*sig = WSTOPSIG(status);
+		if (ptrace(PTRACE_CONT, tid, NULL, NULL))
+			return -errno;
+	}
+}
+
+/*
+ * Not stepped (a single step ends in a SIGTRAP stop, which the kernel
+ * delivers to the process if we die there): run a moment and interrupted,
+ * until it is out.  Our entries are put back by then, so it leaves our
+ * code for good but through a return address of ours on its stack.
+ */
 int ot_tracee_step_out(struct ot_tracee *t, size_t i, const uint64_t *lo, const uint64_t *hi,
 		       size_t nranges, unsigned max_steps)
 {
 	pid_t tid = t->tids[i];
-	unsigned step;
+	unsigned round;
+	int sig = 0;
 
-	for (step = 0;; step++) {
+	for (round = 0;; round++) {
 		struct user_regs_struct r;
-		int status, sig = 0, err = ot_ptrace_regs(tid, &r);
-		size_t k;
+		int in = inside(tid, lo, hi, nranges, &r), err;
 
-		if (err)
-			return err;
-		for (k = 0; k < nranges; k++)
-			if (r.rip >= lo[k] && r.rip < hi[k])
-				break;
-		if (k == nranges)
-			return step ? steps_done(tid, 0) : 0;
-		/* In a system call (one the code made, in a trampoline): a step
-		 * would run it to its end, however long that is. */
-		if ((long long)r.orig_rax >= 0 || step == max_steps)
-			return step ? steps_done(tid, 1) : 1;
-		for (;;) {
-			if (ptrace(PTRACE_SINGLESTEP, tid, NULL, (void *)(long)sig))
-				return errno == ESRCH ? -ESRCH : -errno;
-			if (waitpid(tid, &status, __WALL) < 0)
-				return -errno;
-			if (!WIFSTOPPED(status))
-				return -ESRCH;
-			if (WSTOPSIG(status) == SIGTRAP)
-				break;
-			/* A signal came first: deliver it with the step (its
-			 * handler's code is out of the range). */
-			sig = WSTOPSIG(status);
+		if (in <= 0) {
+			if (sig && !t->sig[i])
+				t->sig[i] = sig;	/* for when it runs on */
+			return in;
 		}
+		/* In a system call (one the code made, in a trampoline): it
+		 * may not end while we wait. */
+		if ((long long)r.orig_rax >= 0 || round == max_steps)
+			return 1;
+		/* 20 us, doubling up to 5 ms: a busy machine may take a while
+		 * to schedule it. */
+		err = run_a_moment(tid, &sig, round < 8 ? 20u << round : 5000u);
+		if (err)
+			return err == -ESRCH ? -ESRCH : err;
 	}
 }
 

@@ -45,6 +45,10 @@ struct ot_tracee {
 	size_t cap;
 	int mem_fd;		/* /proc/PID/mem, opened on first use; -1 */
 	uint64_t gadget;	/* a `syscall` instruction in the process, or 0 */
+	/* Where the code after the gadget reloads the thread's registers
+	 * from (struct ot_tracee_saved), if the tracer dies during a call;
+	 * 0: a bare `syscall`, single-stepped. */
+	uint64_t gadget_saved;
 	size_t adopted;		/* tids[0..adopted) were ours before attaching */
 	int watching;		/* attached while running (ot_tracee_watch) */
 	uint64_t bp;		/* ot_tracee_run_to_entry's breakpoint, or 0 */
@@ -134,12 +138,32 @@ enum ot_tracee_ev ot_tracee_poll(struct ot_tracee *t);
  */
 int ot_tracee_run_to_entry(struct ot_tracee *t);
 
+/* The registers the code after the gadget reloads (t->gadget_saved), in
+ * this order: the thread's own when a system call of ours began, or, if
+ * it was inside one the kernel would restart, as restarted. */
+struct ot_tracee_saved {
+	uint64_t rax, rbx, rcx, rdx, rsi, rdi, rbp, r8, r9, r10, r11, r12, r13, r14, r15;
+	uint64_t rflags, rip;
+};
+
+/*
+ * The seccomp mode of the thread system calls run in (the first):
+ * 0 none, 1 strict, 2 a filter (/proc/PID/task/TID/status), or -errno.
+ */
+int ot_tracee_seccomp(const struct ot_tracee *t);
+
 /*
  * Run system call nr with up to 6 arguments in the first stopped thread,
  * its registers left as they were: at t->gadget when set, else at the
- * thread's own instruction (rewritten for one step, then restored).
+ * thread's own instruction (rewritten for one step, then restored).  At a
+ * gadget with t->gadget_saved, the call runs between two system-call
+ * stops (PTRACE_SYSCALL, PTRACE_O_TRACESYSGOOD), never a single step: a
+ * tracer killed at any instant leaves the thread no SIGTRAP to die of,
+ * and the code after the gadget takes it back where it was.
  * Returns the call's result (a negative errno when it failed), or -errno
- * of ptrace itself.
+ * of ptrace itself; -EPERM, nothing run, when that thread is under
+ * seccomp now (a filter installed since arming could kill the process
+ * for the call, as SIGSYS).
  */
 long ot_tracee_syscall(struct ot_tracee *t, long nr, const long args[6]);
 
@@ -172,10 +196,12 @@ int ot_ptrace_regs(pid_t tid, struct user_regs_struct *r);
 int ot_ptrace_set_regs(pid_t tid, struct user_regs_struct *r);
 
 /*
- * Single-step thread i until its instruction pointer is outside every
- * range [lo[k], hi[k]), at most max_steps.  Returns 0 once out, 1 if it is
- * inside a system call (which stepping would run) or still inside after
- * max_steps, -ESRCH if it exited, or -errno.
+ * Run thread i a moment at a time (PTRACE_CONT, then PTRACE_INTERRUPT: no
+ * single step, whose SIGTRAP stop would kill the process were we killed
+ * there) until its instruction pointer is outside every range [lo[k],
+ * hi[k]), at most max_steps times.  Returns 0 once out, 1 if it is inside
+ * a system call or still inside after max_steps, -ESRCH if it exited, or
+ * -errno.  The other threads stay stopped.
  */
 int ot_tracee_step_out(struct ot_tracee *t, size_t i, const uint64_t *lo, const uint64_t *hi,
 		       size_t nranges, unsigned max_steps);

@@ -21,6 +21,19 @@ if [ "$(id -u)" = 0 ] && [ -r /sys/bus/event_source/devices/uprobe/type ]; then
 		>"$work/sweep" 2>&1 || fail_ "installed sweep: $(cat "$work/sweep")"
 	grep -Eq '^1 x 1000 x 200 +1800 +1800 +0 ' "$work/sweep" || fail_ "sweep row: $(cat "$work/sweep")"
 fi
+# install-caps: the binary for one group, 0750, with the capability.
+if [ "$(id -u)" = 0 ] && command -v setcap >/dev/null; then
+	make -s -C "$top" install-caps DESTDIR="$root" PREFIX=/opt/ot TRACE_GROUP=nogroup \
+		>>"$work/log" 2>&1 || fail_ "make install-caps: $(cat "$work/log")"
+	[ "$(stat -c '%a %G' "$root/opt/ot/bin/orbit-trace")" = "750 nogroup" ] ||
+		fail_ "install-caps: $(stat -c '%a %G' "$root/opt/ot/bin/orbit-trace")"
+	getcap "$root/opt/ot/bin/orbit-trace" | grep -q 'cap_sys_admin[=+]ep' ||
+		fail_ "install-caps: $(getcap "$root/opt/ot/bin/orbit-trace")"
+	expect_rc 2 /dev/null "$work/nogroup.err" make -s -C "$top" install-caps DESTDIR="$root" \
+		PREFIX=/opt/ot TRACE_GROUP=no-such-group-ot
+	grep -qF "install-caps: no group 'no-such-group-ot': create it" "$work/nogroup.err" ||
+		fail_ "install-caps without the group: $(cat "$work/nogroup.err")"
+fi
 make -s -C "$top" uninstall DESTDIR="$root" PREFIX=/opt/ot >>"$work/log" 2>&1 || fail_ "make uninstall"
 left=$(find "$root" -type f)
 [ -z "$left" ] || fail_ "left after uninstall: $left"
