@@ -529,6 +529,23 @@ struct ot_capture *ot_capture_new(const struct ot_options *o, int sigpipe_ignore
 	c->target.pidfd = c->target.go_fd = c->target.err_fd = -1;
 	return c;
 }
+/* The title of an -a capture: whose processes and which cgroup's.  A user
+ * who is not root (a capability install) traces only their own processes
+ * (opts.owner), and the title says so rather than "every process". */
+static char *all_display(const struct ot_capture *c)
+{
+	char who[64] = "", *s;
+
+	if (!c->o.all)
+		return ot_xstrdup("no program");
+	if (getuid() != 0)
+		snprintf(who, sizeof(who), " of uid %u", (unsigned)getuid());
+	if (asprintf(&s, "every process%s%s%s", who, c->cgroup_path ? " in cgroup " : "",
+		     c->cgroup_path ? c->cgroup_path : "") < 0)
+		return ot_xstrdup("every process");
+	return s;
+}
+
 
 enum ot_capture_result ot_capture_open(struct ot_capture *c)
 {
@@ -549,11 +566,7 @@ enum ot_capture_result ot_capture_open(struct ot_capture *c)
 			return OT_CAPTURE_FAILED;
 	}
 	if (c->o.all || no_program(c)) {
-		if (c->cgroup_path && asprintf(&c->target.display, "every process in cgroup %s",
-					       c->cgroup_path) < 0)
-			c->target.display = NULL;
-		if (!c->target.display)
-			c->target.display = ot_xstrdup(c->o.all ? "every process" : "no program");
+		c->target.display = all_display(c);
 		ret = 0;
 	} else if (c->o.argv) {
 		ret = ot_target_find(&c->target, c->o.argv[0]);
