@@ -359,6 +359,22 @@ void ot_capture_snapshot_free(struct ot_report *r)
 	free((void *)r->procs);
 }
 
+/* The report's word on --comm/--tid: the filter as given, and how many
+ * records it dropped. */
+static void fill_filter(struct ot_capture *c, struct ot_report *r)
+{
+	if (!c->o.comm && !c->o.tid)
+		return;
+	if (!c->filter_desc &&
+	    (c->o.comm && c->o.tid ?
+		     asprintf(&c->filter_desc, "--comm %s --tid %d", c->o.comm, (int)c->o.tid) :
+	     c->o.comm ? asprintf(&c->filter_desc, "--comm %s", c->o.comm) :
+			 asprintf(&c->filter_desc, "--tid %d", (int)c->o.tid)) < 0)
+		c->filter_desc = NULL;
+	r->filter = c->filter_desc ? c->filter_desc : "--comm/--tid";
+	r->filtered = c->filtered;
+}
+
 void ot_capture_fill_report(struct ot_capture *c)
 {
 	struct ot_report_func *fn;
@@ -407,17 +423,7 @@ void ot_capture_fill_report(struct ot_capture *c)
 		r.target_exit_from = ot_exit_from_name(c->target.exit_from);
 	r.target_exit_why = c->target.exit_why;
 	r.records = records(c);
-	if ((c->o.comm || c->o.tid) && !c->filter_desc) {
-		if ((c->o.comm && c->o.tid ? asprintf(&c->filter_desc, "--comm %s --tid %d", c->o.comm,
-						      (int)c->o.tid) :
-		     c->o.comm ? asprintf(&c->filter_desc, "--comm %s", c->o.comm) :
-				 asprintf(&c->filter_desc, "--tid %d", (int)c->o.tid)) < 0)
-			c->filter_desc = NULL;
-	}
-	if (c->o.comm || c->o.tid) {
-		r.filter = c->filter_desc ? c->filter_desc : "--comm/--tid";
-		r.filtered = c->filtered;
-	}
+	fill_filter(c, &r);
 	r.threads = ot_pair_threads(c->pair);
 	r.nfuncs = ot_keyed_nreport(c);
 	r.funcs = fn;
