@@ -5,6 +5,7 @@
  */
 #include "inject_remove.h"
 #include "inject_region.h"
+#include "inject_pad.h"
 #include "inject_state.h"
 #include "util/xalloc.h"
 
@@ -82,11 +83,17 @@ static void unmap_all(struct ot_inject *in)
 		inject_sys(in, SYS_munmap, (long)in->priv, OT_INJ_PRIV_SIZE, 0, 0, 0, 0);
 	for (i = in->nreg; i > 1; i--)
 		inject_sys(in, SYS_munmap, (long)in->reg[i - 1].addr, (long)in->reg[i - 1].size, 0, 0, 0, 0);
-	/* The gadget's own region last, by the thread's own instruction. */
+	/* The gadget's own region last, at a gadget lent by a file's padding
+	 * (the code after it must outlive the munmap); without one, by the
+	 * thread's own instruction, stepped. */
 	in->t->gadget = in->t->gadget_saved = 0;
-	if (in->nreg && inject_sys(in, SYS_munmap, (long)in->reg[0].addr, (long)in->reg[0].size,
-			    0, 0, 0, 0))
-		in->info.left_bytes = in->reg[0].size;
+	if (in->nreg) {
+		inject_pad_set(in);
+		if (inject_sys(in, SYS_munmap, (long)in->reg[0].addr, (long)in->reg[0].size,
+			       0, 0, 0, 0))
+			in->info.left_bytes = in->reg[0].size;
+		inject_pad_clear(in);
+	}
 }
 
 void inject_take_back(struct ot_inject *in)
