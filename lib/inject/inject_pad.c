@@ -93,7 +93,8 @@ int inject_pad_set(struct ot_inject *in)
 	for (i = 0; i < in->nmaps && !at; i++) {
 		const struct ot_proc_map *m = &in->maps[i];
 
-		if (m->perms[2] == 'x' && m->perms[1] != 'w' && m->ino)
+		/* Private: a write to a shared mapping would reach the file. */
+		if (m->perms[2] == 'x' && m->perms[1] != 'w' && m->perms[3] == 'p' && m->ino)
 			at = room_in(in, m, len);
 	}
 	if (!at)
