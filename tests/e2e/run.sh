@@ -3,7 +3,7 @@
 # each one's seconds, the slowest, and a summary line; fails if any failed.
 # A script still running after E2E_TIMEOUT seconds (default 900) is killed
 # and named: a hung test fails the run instead of eating CI's time.
-# Scripts in $manual run only when named: inject-killsweep.sh takes ~10
+# Scripts in $manual run only when named: inject-killsweep.sh takes ~4
 # minutes and probes libc for every process while it runs.
 # (inject-killrand.sh, manual while it found the target killed about once
 # in 300 kills, runs in every make check since issue 32's last windows
