@@ -124,6 +124,8 @@ TARGETS    += build/targets/handjmp build/targets/vforks build/targets/prefork \
 TARGETS    += build/targets/requests
 # A capability install used by another user, and a filter after arming (issue 32).
 TARGETS    += build/targets/secret build/targets/seccomp
+# inject killed at each instant of its first mmap and last munmap (issue 32).
+TARGETS    += build/targets/killat
 # AddressSanitizer's runtime as a library (gcc) and linked in (clang).
 build/targets/asan-gcc: tests/e2e/targets/asan.c
 	@mkdir -p $(dir $@)
