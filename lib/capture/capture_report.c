@@ -223,7 +223,7 @@ void ot_capture_judge(struct ot_capture *c)
 
 	for (i = 0; i < nrows; i++)
 		st[i] = ot_pair_stats(c->pair, i);
-	ot_check_run(&c->check, nrows, c->names, st, c->o.expect,
+	ot_check_run(&c->check, nrows, c->plan.sel.n, c->names, st, c->o.expect,
 		     c->o.nexpect, c->o.max_loss, ot_drain_stats(c->drain)->lost,
 		     c->lost_exact,
 		     ot_probes_can(c->probes) & OT_RINGS_IN_PROCESS ? "the process's rings" : NULL);
@@ -332,6 +332,10 @@ static struct ot_report_func *fill_funcs(struct ot_capture *c)
 		fn[i].returns = fn[i].point ? NULL : ot_probes_returns(c->probes) ?
 				ot_probes_returns(c->probes) :
 				c->plan.pt[i].ret_sites ? "insn" : "uretprobe";
+		if (c->plan.ret[i].sites && !fn[i].not_armed) {
+			fn[i].tail_funcs = c->plan.ret[i].tail_funcs;
+			fn[i].ntail_funcs = c->plan.ret[i].ntail_funcs;
+		}
 	}
 	ot_keyed_report(c, fn);
 	ot_sinks_report(&c->sinks, fn);
