@@ -36,9 +36,19 @@ assert p["scopes"] == 100 and p["orphans"] == 3 and p["unclosed"] == 2, p
 assert p["pair"] == "start_request..free_request" and j["status"] == "lossy"
 assert any(r.startswith("start_request..free_request: 3 returns with a key no entry") for r in j["reasons"])
 fn = {f["name"]: f for f in j["functions"]}
-assert fn["start_request"]["scopes"] == 102 and fn["free_request"]["scopes"] == 103
+# The pair's ENTRYFN is armed at its entry alone (issue 34): its entries
+# counted as a point's hits; RETURNFN's scopes as a function's.
+s = fn["start_request"]
+assert (s.get("point"), s.get("hits"), s["count"], s["scopes"], "returns" in s) == (True, 102, 102, 0, False), s
+assert fn["free_request"]["scopes"] == 103
 PY
 done
+# No return probe for ENTRYFN: 3 uprobes (start_request's entry,
+# free_request's entry and return instruction), where main had 4.
+json_check "$work/r-multi.json" 'j["arming"]["uprobes"] == 3'
+"$OT" -v -o /dev/null -f 'start_request..free_request@arg1' -- "$T" 3 >/dev/null 2>"$work/v.err" ||
+	fail_ "-v: exit status $?"
+grep -q "start_request: a pair's entry: its entry alone is probed" "$work/v.err" || fail_ "-v: $(cat "$work/v.err")"
 # --expect takes the pair's row by its name (101 expected, 100 made: one
 # missing, past --max-loss 0).
 expect_rc 3 "$work/exp.out" "$work/exp.err" "$OT" --json -o "$work/exp.json" --max-loss 0 \
@@ -147,5 +157,6 @@ wait "$bt" || fail_ "bpftrace on nginx: $(cat "$work/nbt.err")"
 btn=$(sed -n 's/^@pairs: //p' "$work/nbt.txt")
 [ "$btn" = 50 ] || fail_ "bpftrace paired $btn nginx requests: $(cat "$work/nbt.txt")"
 json_check "$work/ngx.json" \
-	"[(f['scopes'], f['orphans'], f['unclosed']) for f in j['functions'] if f['name'] == 'ngx_http_process_request..ngx_http_free_request'] == [($btn, 0, 0)]"
+	"[(f['scopes'], f['orphans'], f['unclosed']) for f in j['functions'] if f['name'] == 'ngx_http_process_request..ngx_http_free_request'] == [($btn, 0, 0)]" \
+	"fn['ngx_http_process_request']['hits'] == $btn" 'j["status"] == "ok"'
 pass_
