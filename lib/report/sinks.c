@@ -235,21 +235,31 @@ static void count_process(struct ot_sinks *s, const struct ot_scope *sc, uint64_
 		p->max_ns = dur;
 }
 
-/* "outer > middle > inner": the scope's chain of traced callers, malloc'd. */
-static char *scope_path(const struct ot_sinks *s, const struct ot_scope *sc)
+/* sl's path, "outer > middle > inner", and its chain of names (into the
+ * names table), both malloc'd: the scope's traced callers. */
+static void scope_path(const struct ot_sinks *s, const struct ot_scope *sc,
+		       struct ot_report_slow *sl)
 {
 	const struct ot_tree_node *tree;
-	const char **names = s->o.names;
-	size_t ntree, len = 1, k;
+	const char **names = s->o.names, **chain;
+	size_t ntree, len = 1, k = 0;
 	uint32_t n;
 	char *path, *at;
 
 	tree = ot_pair_tree(s->pair, &ntree);
 	/* Past the tree's node limit the path is unknown: the name alone. */
-	if (!sc->node || sc->node >= ntree)
-		return ot_xstrdup(names[sc->func]);
-	for (n = sc->node; n && n < ntree; n = tree[n].parent)
+	if (!sc->node || sc->node >= ntree) {
+		chain = ot_xcalloc(1, sizeof(*chain));
+		chain[0] = names[sc->func];
+		sl->path = ot_xstrdup(names[sc->func]);
+		sl->chain = chain;
+		sl->nchain = 1;
+		return;
+	}
+	for (n = sc->node; n && n < ntree; n = tree[n].parent, k++)
 		len += strlen(names[tree[n].func]) + 3;
+	chain = ot_xcalloc(k, sizeof(*chain));
+	sl->nchain = k;
 	path = ot_xmalloc(len);
 	at = path + len - 1;
 	*at = 0;
@@ -257,6 +267,7 @@ static char *scope_path(const struct ot_sinks *s, const struct ot_scope *sc)
 		const char *name = names[tree[n].func];
 		size_t l = strlen(name);
 
+		chain[sl->nchain - 1 - k] = name;
 		if (k) {
 			at -= 3;
 			memcpy(at, " > ", 3);
@@ -266,20 +277,28 @@ static char *scope_path(const struct ot_sinks *s, const struct ot_scope *sc)
 	}
 	if (at != path)
 		memmove(path, at, strlen(at) + 1);
-	return path;
+	sl->path = path;
+	sl->chain = chain;
 }
 
-/* Keep sl among the function's --slowest longest scopes (takes its path). */
+static void slow_free(struct ot_report_slow *sl)
+{
+	free((char *)sl->path);
+	free((void *)sl->chain);
+}
+
+/* Keep sl among the function's --slowest longest scopes (takes its path
+ * and chain). */
 static void keep_slow(struct ot_sinks_slow *k, size_t cap, struct ot_report_slow *sl)
 {
 	size_t i;
 
 	if (k->n == cap && sl->duration_ns <= k->v[k->n - 1].duration_ns) {
-		free((char *)sl->path);
+		slow_free(sl);
 		return;
 	}
 	if (k->n == cap)
-		free((char *)k->v[--k->n].path);
+		slow_free(&k->v[--k->n]);
 	for (i = k->n; i > 0 && k->v[i - 1].duration_ns < sl->duration_ns; i--)
 		k->v[i] = k->v[i - 1];
 	k->v[i] = *sl;
@@ -451,7 +470,7 @@ void ot_sinks_scope(void *ctx, const struct ot_scope *sc)
 	sl.at_ns = sc->start > s->t_start ? sc->start - s->t_start : 0;
 	sl.duration_ns = dur;
 	sl.tid = sc->tid;
-	sl.path = scope_path(s, sc);
+	scope_path(s, sc, &sl);
 	if (slow) {
 		slow_details(s, sc, &sl);
 		if (s->npend)
@@ -472,7 +491,7 @@ void ot_sinks_scope(void *ctx, const struct ot_scope *sc)
 	if (s->slow)
 		keep_slow(&s->slow[sc->func], s->o.slowest, &sl);
 	else
-		free((char *)sl.path);
+		slow_free(&sl);
 	keep_min(s, sc->func);
 }
 
@@ -687,7 +706,7 @@ void ot_sinks_free(struct ot_sinks *s)
 	free(s->procs);
 	for (i = 0; s->slow && i < s->o.nfuncs; i++) {
 		for (k = 0; k < s->slow[i].n; k++)
-			free((char *)s->slow[i].v[k].path);
+			slow_free(&s->slow[i].v[k]);
 		free(s->slow[i].v);
 	}
 	free(s->slow);
