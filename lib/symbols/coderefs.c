@@ -1,9 +1,10 @@
 /*
  * coderefs.c - what in an ELF file can jump into a range of its code
- * (coderefs.h): rel32 windows, relocations, tables, .eh_frame and LSDA landing
- * pads.
+ * (coderefs.h): rel32 windows, relocations, tables, and the landing pads
+ * lib/symbols/ehframe reads from .eh_frame's LSDAs.
  */
 #include "coderefs.h"
+#include "ehframe.h"
 #include "util/xalloc.h"
 
 #include <capstone/capstone.h>
@@ -20,7 +21,6 @@
 #define NCHECKS 9
 #define TABLE_MAX 65536		/* entries read from one table start */
 #define REL8_REACH 130		/* a rel8 reaches -128..+127 from its end */
-#define OMIT 0xff		/* DW_EH_PE_omit */
 
 struct ref {
 	uint64_t target;	/* where control may go */
@@ -452,74 +452,6 @@ static void scan_tables(struct ot_coderefs *r, struct refs *bases)
 	free(b);
 }
 
-/* A reader of a section's bytes; any read past end sets bad. */
-struct cur {
-	const uint8_t *b;
-	uint64_t vaddr;		/* of b[0] */
-	size_t pos, end;
-	int bad;
-};
-
-static uint64_t get(struct cur *c, size_t n)
-{
-	uint64_t v;
-
-	if (c->bad || n > c->end - c->pos) {
-		c->bad = 1;
-		return 0;
-	}
-	v = le(c->b + c->pos, n);
-	c->pos += n;
-	return v;
-}
-
-static uint64_t uleb(struct cur *c, int is_signed)
-{
-	uint64_t v = 0;
-	unsigned shift = 0;
-	uint8_t b;
-
-	do {
-		b = (uint8_t)get(c, 1);
-		if (shift < 64)
-			v |= (uint64_t)(b & 0x7f) << shift;
-		shift += 7;
-	} while ((b & 0x80) && !c->bad);
-	if (is_signed && shift < 64 && (b & 0x40))
-		v |= ~(uint64_t)0 << shift;
-	return v;
-}
-
-/*
- * A DW_EH_PE-encoded pointer, as libgcc reads it: a value of 0 stays 0
- * (none), pcrel adds the field's address.  Other bases (textrel, datarel,
- * funcrel, aligned) and indirect set bad: gcc and clang emit none of them
- * on x86-64 where this reads them, and guessing their base would guess
- * landing pads.
- */
-static uint64_t enc_ptr(struct cur *c, uint8_t enc)
-{
-	uint64_t at = c->vaddr + c->pos, v;
-
-	switch (enc & 0x0f) {
-	case 0x00: case 0x04: case 0x0c: v = get(c, 8); break;
-	case 0x01: v = uleb(c, 0); break;
-	case 0x09: v = uleb(c, 1); break;
-	case 0x02: v = get(c, 2); break;
-	case 0x0a: v = (uint64_t)(int64_t)(int16_t)get(c, 2); break;
-	case 0x03: v = get(c, 4); break;
-	case 0x0b: v = (uint64_t)(int64_t)(int32_t)get(c, 4); break;
-	default: c->bad = 1; return 0;
-	}
-	if ((enc & 0x70) == 0x10 && v)
-		v += at;
-	else if (enc & 0x70)
-		c->bad = 1;
-	if (enc & 0x80)
-		c->bad = 1;
-	return v;
-}
-
 static void bad_lsda(struct ot_coderefs *r, int how, uint64_t at, uint64_t fde)
 {
 	if (r->bad_lsda)
@@ -529,160 +461,52 @@ static void bad_lsda(struct ot_coderefs *r, int how, uint64_t at, uint64_t fde)
 	r->bad_fde = fde;
 }
 
-/*
- * LANDING_PAD: the call-site table of the LSDA at lsda, for the FDE that
- * starts at start (the landing pads' base unless LPStart says otherwise),
- * as gcc's __gxx_personality_v0 reads it: 0, or -1.
- */
-static int read_lsda(struct ot_coderefs *r, uint64_t lsda, uint64_t start)
+/* LANDING_PAD: a landing pad of an LSDA's call-site table (ehframe.h). */
+static void landing_pad(void *arg, uint64_t lp, uint64_t at)
 {
-	const struct sec *s = find_sec(r->secs, r->nsecs, lsda);
-	struct cur c;
-	uint64_t lpstart = start, cs_len;
-	uint8_t enc;
+	struct ot_coderefs *r = arg;
 
-	if (!s || !s->bytes)
-		return -1;
-	c = (struct cur){ s->bytes, s->lo, lsda - s->lo, s->hi - s->lo, 0 };
-	if ((enc = (uint8_t)get(&c, 1)) != OMIT)
-		lpstart = enc_ptr(&c, enc);
-	if ((enc = (uint8_t)get(&c, 1)) != OMIT)
-		uleb(&c, 0);	/* TType: catch clauses' types, not code */
-	enc = (uint8_t)get(&c, 1);
-	cs_len = uleb(&c, 0);
-	if (c.bad || cs_len > c.end - c.pos)
-		return -1;
-	c.end = c.pos + cs_len;
-	while (c.pos < c.end && !c.bad) {
-		uint64_t at = c.vaddr + c.pos, lp;
-
-		enc_ptr(&c, enc);	/* the call site's start */
-		enc_ptr(&c, enc);	/* and length */
-		lp = enc_ptr(&c, enc);
-		uleb(&c, 0);		/* action */
-		if (lp && !c.bad && in_code(r, lpstart + lp))
-			add(r, OT_CODEREF_LANDING_PAD, lpstart + lp, at);
-	}
-	return c.bad ? -1 : 0;
+	if (in_code(r, lp))
+		add(r, OT_CODEREF_LANDING_PAD, lp, at);
 }
 
-struct cie {
-	uint8_t fde_enc, lsda_enc;
-	int z;			/* augmentation data follows an FDE's range */
-};
-
-/* The CIE at offset off of .eh_frame: 0, or -1 if it cannot be read. */
-static int read_cie(const struct sec *eh, size_t off, struct cie *ci)
+/* An FDE of .eh_frame: its range, and its LSDA's landing pads. */
+static void eh_fde(void *arg, uint64_t entry, uint64_t lo, uint64_t hi, uint64_t lsda)
 {
-	struct cur c = { eh->bytes, eh->lo, off, eh->hi - eh->lo, 0 };
-	uint64_t len = get(&c, 4), ver, aug_len;
-	const char *aug;
-	size_t n, i;
-	int wide = len == 0xffffffff;
+	struct ot_coderefs *r = arg;
+	const struct sec *s;
 
-	if (wide)
-		len = get(&c, 8);
-	if (c.bad || len > c.end - c.pos)
-		return -1;
-	c.end = c.pos + len;
-	if (get(&c, wide ? 8 : 4) != 0 || ((ver = get(&c, 1)) != 1 && ver != 3))
-		return -1;
-	aug = (const char *)c.b + c.pos;
-	n = strnlen(aug, c.end - c.pos);
-	c.pos += n + 1;
-	if (n >= 2 && !strncmp(aug, "eh", 2))
-		get(&c, 8);
-	uleb(&c, 0);		/* code alignment */
-	uleb(&c, 1);		/* data alignment */
-	if (ver == 1)
-		get(&c, 1);	/* return address register */
-	else
-		uleb(&c, 0);
-	*ci = (struct cie){ 0, OMIT, aug[0] == 'z' };
-	if (!ci->z)
-		return c.bad || strcmp(aug, "") ? -1 : 0;
-	aug_len = uleb(&c, 0);
-	for (i = 1; i < n && !c.bad; i++) {
-		if (aug[i] == 'L')
-			ci->lsda_enc = (uint8_t)get(&c, 1);
-		else if (aug[i] == 'R')
-			ci->fde_enc = (uint8_t)get(&c, 1);
-		else if (aug[i] == 'P')
-			enc_ptr(&c, (uint8_t)get(&c, 1) & 0x0f);	/* only its size */
-		else if (aug[i] != 'S' && aug[i] != 'B' && aug[i] != 'G')
-			return -1;	/* what follows it is unknown */
-	}
-	return c.bad || aug_len > len ? -1 : 0;
+	(void)entry;
+	push(&r->fdes, lo, hi);
+	if (!lsda)
+		return;
+	s = find_sec(r->secs, r->nsecs, lsda);
+	if (!s || !s->bytes ||
+	    ot_eh_lsda_pads(&(struct ot_eh_bytes){ s->bytes, s->lo, s->hi - s->lo }, lsda, lo,
+			    landing_pad, r))
+		bad_lsda(r, 1, lsda, lo);
 }
 
-/* The FDE whose CIE pointer c has just read (id, at idpos): its range,
- * and its LSDA's landing pads. */
-static void read_fde(struct ot_coderefs *r, const struct sec *eh, struct cur *c, size_t idpos,
-		     uint64_t id)
+/* .eh_frame itself cannot be read at at (ehframe.h). */
+static void eh_bad(void *arg, uint64_t at, uint64_t fde_lo)
 {
-	uint64_t entry = eh->lo + idpos, begin, range, lsda;
-	struct cie ci;
-
-	if (id > idpos || read_cie(eh, idpos - id, &ci)) {
-		bad_lsda(r, 2, entry, 0);
-		return;
-	}
-	begin = enc_ptr(c, ci.fde_enc);
-	range = enc_ptr(c, ci.fde_enc & 0x0f);
-	if (c->bad) {
-		bad_lsda(r, 2, entry, 0);
-		return;
-	}
-	push(&r->fdes, begin, begin + range);
-	if (!ci.z || ci.lsda_enc == OMIT)
-		return;
-	uleb(c, 0);		/* augmentation length */
-	lsda = enc_ptr(c, ci.lsda_enc);
-	if (c->bad)
-		bad_lsda(r, 2, entry, begin);
-	else if (lsda && read_lsda(r, lsda, begin))
-		bad_lsda(r, 1, lsda, begin);
+	bad_lsda(arg, 2, at, fde_lo);
 }
 
-/*
- * Every FDE of .eh_frame, walked as the unwinder's linear search does;
- * past a zero terminator too, since .eh_frame_hdr's table may point
- * there.  No .eh_frame: nothing unwinds, no landing pads.
- */
+/* Every FDE of .eh_frame (lib/symbols/ehframe).  No .eh_frame: nothing
+ * unwinds, no landing pads. */
 static void read_eh_frame(struct ot_coderefs *r)
 {
 	const struct sec *eh = NULL;
-	size_t i, pos = 0, size;
+	size_t i;
 
 	for (i = 0; i < r->nsecs && !eh; i++)
 		if (r->secs[i].name && !strcmp(r->secs[i].name, ".eh_frame") && r->secs[i].bytes)
 			eh = &r->secs[i];
 	if (!eh)
 		return;
-	size = eh->hi - eh->lo;
-	while (pos + 4 <= size) {
-		struct cur c = { eh->bytes, eh->lo, pos, size, 0 };
-		uint64_t len = get(&c, 4), id;
-		int wide = len == 0xffffffff;
-		size_t idpos;
-
-		if (wide)
-			len = get(&c, 8);
-		if (c.bad || len > c.end - c.pos) {
-			bad_lsda(r, 2, eh->lo + pos, 0);
-			return;
-		}
-		if (!len) {
-			pos = c.pos;
-			continue;
-		}
-		c.end = c.pos + len;
-		idpos = c.pos;
-		id = get(&c, wide ? 8 : 4);
-		if (id)
-			read_fde(r, eh, &c, idpos, id);
-		pos = c.end;
-	}
+	ot_eh_frame_walk(&(struct ot_eh_bytes){ eh->bytes, eh->lo, eh->hi - eh->lo },
+			 &(struct ot_eh_visit){ eh_fde, eh_bad, r });
 }
 
 void ot_coderefs_free(struct ot_coderefs *r)
