@@ -5,6 +5,7 @@
  */
 #include "coderefs.h"
 #include "ehframe.h"
+#include "elffile.h"
 #include "util/xalloc.h"
 
 #include <capstone/capstone.h>
@@ -51,8 +52,8 @@ struct sec {
 };
 
 struct ot_coderefs {
-	int fd;
-	Elf *elf;
+	struct ot_elf_file *file;
+	Elf *elf;		/* file's */
 	int pie;		/* ET_DYN: no absolute 4-byte addresses */
 	uint64_t entry;
 	struct sec *secs;	/* allocated sections, sorted by address */
@@ -520,10 +521,7 @@ void ot_coderefs_free(struct ot_coderefs *r)
 	free(r->fdes.v);
 	free(r->code);
 	free(r->secs);
-	if (r->elf)
-		elf_end(r->elf);
-	if (r->fd >= 0)
-		close(r->fd);
+	ot_elf_file_close(r->file);
 	free(r);
 }
 
@@ -549,17 +547,19 @@ int ot_coderefs_open(const char *path, struct ot_coderefs **out, char *why, size
 	struct refs bases = { 0 };
 	size_t i;
 
+	int err;
+
 	*out = NULL;
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return say(why, len, -ENOEXEC, "libelf: %s", elf_errmsg(-1));
 	r = ot_xcalloc(1, sizeof(*r));
-	if ((r->fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
-		int err = errno;
-
+	/* Mapped: every section is read, and libLLVM's are large. */
+	err = ot_elf_file_open(path, OT_ELF_FILE_MAP, &r->file);
+	if (err && err != -ENOEXEC) {
 		free(r);
-		return say(why, len, -err, "%s: %s", path, strerror(err));
+		return say(why, len, err, "%s: %s", path, strerror(-err));
 	}
-	r->elf = elf_begin(r->fd, ELF_C_READ_MMAP, NULL);
+	r->elf = r->file ? ot_elf_file_elf(r->file) : NULL;
 	if (check_header(r, why, len) || read_sections(r, why, len)) {
 		ot_coderefs_free(r);
 		return -ENOEXEC;

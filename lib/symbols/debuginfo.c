@@ -4,6 +4,7 @@
  * is arranged around each session, and the cache chosen, here alone.
  */
 #include "debuginfo.h"
+#include "elffile.h"
 #include "util/error.h"
 #include "util/xalloc.h"
 
@@ -42,28 +43,22 @@ static size_t nfetched;
 static int build_id(const char *path, unsigned char *id, char *hex)
 {
 	const void *bits = NULL;
+	struct ot_elf_file *f;
 	ssize_t n = 0;
-	Elf *elf;
-	int fd, i;
+	int i, err;
 
 	*hex = 0;
-	if (elf_version(EV_CURRENT) == EV_NONE)
-		return -ENOEXEC;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	elf = elf_begin(fd, ELF_C_READ, NULL);
-	if (elf)
-		n = dwelf_elf_gnu_build_id(elf, &bits);
+	err = ot_elf_file_open(path, 0, &f);
+	if (err)
+		return err == -ENOEXEC ? 0 : err;	/* no ELF file: no build id */
+	n = dwelf_elf_gnu_build_id(ot_elf_file_elf(f), &bits);
 	if (n > ID_MAX || n < 0)
 		n = 0;
 	if (n)
 		memcpy(id, bits, (size_t)n);
 	for (i = 0; i < n; i++)
 		sprintf(hex + 2 * i, "%02x", id[i]);
-	if (elf)
-		elf_end(elf);
-	close(fd);
+	ot_elf_file_close(f);
 	return (int)n;
 }
 

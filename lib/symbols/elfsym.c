@@ -5,6 +5,7 @@
  */
 #include "elfsym.h"
 #include "debuginfo.h"
+#include "elffile.h"
 #include "gobin.h"
 #include "util/error.h"
 #include "util/xalloc.h"
@@ -31,6 +32,7 @@ struct other {
 
 struct ot_elf {
 	char *display;
+	struct ot_elf_file *file; /* held open: later questions share it */
 	struct ot_sym *syms;
 	size_t nsyms;
 	struct other *others;
@@ -149,37 +151,6 @@ static void read_slots(struct ot_elf *e, Elf *elf)
 	(void)e;
 	(void)elf;
 #endif
-}
-
-static int has_section(Elf *elf, const char *want)
-{
-	size_t shstrndx;
-	Elf_Scn *scn = NULL;
-	GElf_Shdr sh;
-
-	if (elf_getshdrstrndx(elf, &shstrndx))
-		return 0;
-	while ((scn = elf_nextscn(elf, scn))) {
-		const char *name;
-
-		if (!gelf_getshdr(scn, &sh))
-			continue;
-		name = elf_strptr(elf, shstrndx, sh.sh_name);
-		if (name && !strcmp(name, want))
-			return 1;
-	}
-	return 0;
-}
-
-static Elf_Scn *find_symtab(Elf *elf, Elf64_Word type, GElf_Shdr *sh)
-{
-	Elf_Scn *scn = NULL;
-
-	while ((scn = elf_nextscn(elf, scn))) {
-		if (gelf_getshdr(scn, sh) && sh->sh_type == type)
-			return scn;
-	}
-	return NULL;
 }
 
 /*
@@ -330,10 +301,11 @@ static int names_size(Elf *elf, Elf_Data *data, const GElf_Shdr *sh, size_t coun
 	return 0;
 }
 
-static int read_symbols(struct ot_elf *e, Elf *elf, Elf_Scn *scn,
+static int read_symbols(struct ot_elf *e, const struct ot_elf_file *f, Elf_Scn *scn,
 			const GElf_Shdr *sh, const struct seg *segs,
 			size_t nsegs)
 {
+	Elf *elf = ot_elf_file_elf(f);
 	Elf_Data *data = elf_getdata(scn, NULL), *versym = NULL;
 	size_t count, i, bytes = 0, pos = 0, kept = 0;
 	GElf_Shdr vsh;
@@ -346,7 +318,7 @@ static int read_symbols(struct ot_elf *e, Elf *elf, Elf_Scn *scn,
 	 * (memcpy@GLIBC_2.2.5 beside memcpy@@GLIBC_2.14): programs linked
 	 * today call the default, so the hidden ones are left out.
 	 */
-	if (sh->sh_type == SHT_DYNSYM && (vscn = find_symtab(elf, SHT_GNU_versym, &vsh)))
+	if (sh->sh_type == SHT_DYNSYM && (vscn = ot_elf_file_section_type(f, SHT_GNU_versym, &vsh)))
 		versym = elf_getdata(vscn, NULL);
 	count = sh->sh_size / sh->sh_entsize;
 	e->syms = ot_xcalloc(count, sizeof(*e->syms));
@@ -396,22 +368,19 @@ static int read_symbols(struct ot_elf *e, Elf *elf, Elf_Scn *scn,
 static int symbols_from(struct ot_elf *e, const char *debugfile, const struct seg *segs,
 			size_t nsegs)
 {
+	struct ot_elf_file *f;
 	GElf_Shdr sh;
 	Elf_Scn *scn;
-	Elf *elf;
-	int fd, ret = -1;
+	int ret = -1;
 
-	fd = open(debugfile, O_RDONLY | O_CLOEXEC);
-	elf = fd >= 0 ? elf_begin(fd, ELF_C_READ, NULL) : NULL;
-	scn = elf ? find_symtab(elf, SHT_SYMTAB, &sh) : NULL;
-	if (scn && !read_symbols(e, elf, scn, &sh, segs, nsegs)) {
+	if (ot_elf_file_open(debugfile, 0, &f))
+		return -1;
+	scn = ot_elf_file_section_type(f, SHT_SYMTAB, &sh);
+	if (scn && !read_symbols(e, f, scn, &sh, segs, nsegs)) {
 		ot_verbose("%s: symbols from %s", e->display, debugfile);
 		ret = 0;
 	}
-	if (elf)
-		elf_end(elf);
-	if (fd >= 0)
-		close(fd);
+	ot_elf_file_close(f);
 	return ret;
 }
 
@@ -434,25 +403,16 @@ static int debug_symbols(struct ot_elf *e, const char *path,
 	return ret;
 }
 
-/* The value of the symbol name in elf's .symtab: 0, or -1. */
-static int symtab_value(Elf *elf, const char *name, uint64_t *v)
+/* The value of the symbol name in f's .symtab: 0, or -1. */
+static int symtab_value(const struct ot_elf_file *f, const char *name, uint64_t *v)
 {
-	GElf_Shdr sh;
-	Elf_Scn *scn = find_symtab(elf, SHT_SYMTAB, &sh);
-	Elf_Data *data = scn ? elf_getdata(scn, NULL) : NULL;
-	size_t i, n = data && sh.sh_entsize ? sh.sh_size / sh.sh_entsize : 0;
+	static const Elf64_Word symtab[] = { SHT_SYMTAB };
+	GElf_Sym sym;
 
-	for (i = 0; i < n; i++) {
-		GElf_Sym sym;
-		const char *s;
-
-		if (gelf_getsym(data, (int)i, &sym) && sym.st_shndx != SHN_UNDEF &&
-		    (s = elf_strptr(elf, sh.sh_link, sym.st_name)) && !strcmp(s, name)) {
-			*v = sym.st_value;
-			return 0;
-		}
-	}
-	return -1;
+	if (ot_elf_file_symbol(f, name, symtab, 1, &sym, NULL))
+		return -1;
+	*v = sym.st_value;
+	return 0;
 }
 
 /*
@@ -460,14 +420,15 @@ static int symtab_value(Elf *elf, const char *name, uint64_t *v)
  * (or, stripped, .gopclntab's names) says which functions are Go code:
  * ABIInternal keeps the goroutine in R14, assembly need not.
  */
-static void go_detect(struct ot_elf *e, Elf *elf)
+static void go_detect(struct ot_elf *e, const struct ot_elf_file *f)
 {
+	Elf *elf = ot_elf_file_elf(f);
 	const char *why;
 	uint64_t at;
 	int err;
 
 	e->is_go = ot_go_detect(elf, &e->go);
-	if (!e->is_go && !symtab_value(elf, "runtime.buildVersion", &at)) {
+	if (!e->is_go && !symtab_value(f, "runtime.buildVersion", &at)) {
 		e->is_go = 1;
 		(void)ot_go_version_at(elf, at, &e->go);
 	}
@@ -594,44 +555,52 @@ int ot_elf_open(const char *path, const char *display, struct ot_elf **out)
 	struct ot_elf *e;
 	struct seg *segs = NULL;
 	size_t nsegs = 0;
+	struct ot_elf_file *f;
 	GElf_Ehdr eh;
 	GElf_Shdr sh;
 	Elf_Scn *scn;
 	Elf *elf;
-	int fd, ret = -ENOEXEC;
+	int ret = -ENOEXEC;
 
 	*out = NULL;
 	if (elf_version(EV_CURRENT) == EV_NONE) {
 		ot_error("libelf is unusable: %s", elf_errmsg(-1));
 		return -ENOEXEC;
 	}
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		ret = -errno;
-		ot_error_errno(errno, "cannot open %s", display);
+	ret = ot_elf_file_open(path, 0, &f);
+	if (ret == -ENOEXEC) {
+		ot_error("%s is not an ELF file", display);
 		return ret;
 	}
-	elf = elf_begin(fd, ELF_C_READ, NULL);
-	if (check_header(elf, fd, display, &eh))
-		goto out_elf;
+	if (ret) {
+		ot_error_errno(-ret, "cannot open %s", display);
+		return ret;
+	}
+	ret = -ENOEXEC;
+	elf = ot_elf_file_elf(f);
+	if (check_header(elf, ot_elf_file_fd(f), display, &eh)) {
+		ot_elf_file_close(f);
+		return ret;
+	}
 	e = ot_xcalloc(1, sizeof(*e));
 	e->display = ot_xstrdup(display);
+	e->file = f;
 	e->entry = eh.e_entry;
 	e->type = eh.e_type;
 	if (load_segments(elf, &segs, &nsegs)) {
 		ot_error("%s: corrupt program headers: %s", display, elf_errmsg(-1));
 		goto out_e;
 	}
-	e->has_eh = has_section(elf, ".gcc_except_table");
+	e->has_eh = !!ot_elf_file_section(f, ".gcc_except_table", &sh);
 	e->source = "symtab";
-	go_detect(e, elf);
-	scn = find_symtab(elf, SHT_SYMTAB, &sh);
+	go_detect(e, f);
+	scn = ot_elf_file_section_type(f, SHT_SYMTAB, &sh);
 	/* Stripped: the full table may be in separate debug info. */
 	if (!scn && !debug_symbols(e, path, segs, nsegs))
 		goto done;
 	if (!scn) {
 		e->source = "dynsym";
-		scn = find_symtab(elf, SHT_DYNSYM, &sh);
+		scn = ot_elf_file_section_type(f, SHT_DYNSYM, &sh);
 	}
 	/* A stripped Go binary still has the runtime's own table. */
 	if (!scn && e->gofn.n) {
@@ -645,7 +614,7 @@ int ot_elf_open(const char *path, const char *display, struct ot_elf **out)
 		ret = -ENODATA;
 		goto out_e;
 	}
-	if (read_symbols(e, elf, scn, &sh, segs, nsegs)) {
+	if (read_symbols(e, f, scn, &sh, segs, nsegs)) {
 		ot_error("%s: corrupt symbol table: %s", display, elf_errmsg(-1));
 		goto out_e;
 	}
@@ -656,16 +625,11 @@ done:
 	read_slots(e, elf);
 	e->segs = segs;
 	e->nsegs = nsegs;
-	elf_end(elf);
-	close(fd);
 	*out = e;
 	return 0;
 out_e:
 	free(segs);
 	ot_elf_close(e);
-out_elf:
-	elf_end(elf);
-	close(fd);
 	return ret;
 }
 
@@ -745,6 +709,7 @@ void ot_elf_close(struct ot_elf *e)
 	free(e->segs);
 	free(e->display);
 	ot_go_funcs_free(&e->gofn);
+	ot_elf_file_close(e->file);
 	free(e);
 }
 
@@ -834,20 +799,14 @@ const char *ot_elf_stack_switch(const struct ot_elf *e)
 
 int ot_elf_file_has_section(const char *path, const char *name)
 {
-	int fd, has = 0;
-	Elf *elf;
+	struct ot_elf_file *f;
+	GElf_Shdr sh;
+	int has = ot_elf_file_open(path, 0, &f);
 
-	if (elf_version(EV_CURRENT) == EV_NONE)
-		return 0;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	elf = elf_begin(fd, ELF_C_READ, NULL);
-	if (elf && elf_kind(elf) == ELF_K_ELF)
-		has = has_section(elf, name);
-	if (elf)
-		elf_end(elf);
-	close(fd);
+	if (has)
+		return has == -ENOEXEC ? 0 : has;
+	has = !!ot_elf_file_section(f, name, &sh);
+	ot_elf_file_close(f);
 	return has;
 }
 
@@ -876,69 +835,24 @@ enum ot_other ot_elf_other(const struct ot_elf *e, const char *name)
 }
 
 
-/* The file offset of vaddr through any PT_LOAD's file-backed part. */
-static int file_offset(Elf *elf, uint64_t vaddr, uint64_t *off)
-{
-	size_t phnum, i;
-
-	if (elf_getphdrnum(elf, &phnum))
-		return -1;
-	for (i = 0; i < phnum; i++) {
-		GElf_Phdr ph;
-
-		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD &&
-		    vaddr >= ph.p_vaddr && vaddr - ph.p_vaddr < ph.p_filesz) {
-			*off = vaddr - ph.p_vaddr + ph.p_offset;
-			return 0;
-		}
-	}
-	return -1;
-}
-
 /* ot_elf_lookup in the first ntypes of .dynsym, .symtab. */
 static int lookup(const char *path, const char *name, size_t ntypes, uint64_t *offset,
 		  uint64_t *size, void *buf, size_t len)
 {
 	static const Elf64_Word types[] = { SHT_DYNSYM, SHT_SYMTAB };
-	int fd, ret = -ENOENT;
-	size_t t;
-	Elf *elf;
+	struct ot_elf_file *f;
+	GElf_Sym sym;
+	int ret = ot_elf_file_open(path, 0, &f);
 
-	if (elf_version(EV_CURRENT) == EV_NONE)
-		return -ENOEXEC;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	elf = elf_begin(fd, ELF_C_READ, NULL);
-	if (!elf || elf_kind(elf) != ELF_K_ELF)
-		ret = -ENOEXEC;
-	for (t = 0; elf && ret == -ENOENT && t < ntypes; t++) {
-		GElf_Shdr sh;
-		Elf_Scn *scn = find_symtab(elf, types[t], &sh);
-		Elf_Data *data = scn ? elf_getdata(scn, NULL) : NULL;
-		size_t i, n = data && sh.sh_entsize ? sh.sh_size / sh.sh_entsize : 0;
-
-		for (i = 0; i < n; i++) {
-			const char *s;
-			GElf_Sym sym;
-			uint64_t off;
-
-			if (!gelf_getsym(data, (int)i, &sym) || sym.st_shndx == SHN_UNDEF)
-				continue;
-			s = elf_strptr(elf, sh.sh_link, sym.st_name);
-			if (!s || strcmp(s, name) || file_offset(elf, sym.st_value, &off))
-				continue;
-			*offset = off;
-			*size = sym.st_size;
-			ret = 0;
-			if (buf && pread(fd, buf, len, (off_t)off) != (ssize_t)len)
-				ret = -EIO;
-			break;
-		}
+	if (ret)
+		return ret;
+	ret = ot_elf_file_symbol(f, name, types, ntypes, &sym, offset);
+	if (!ret) {
+		*size = sym.st_size;
+		if (buf && ot_elf_file_pread(f, buf, len, *offset) != (ssize_t)len)
+			ret = -EIO;
 	}
-	if (elf)
-		elf_end(elf);
-	close(fd);
+	ot_elf_file_close(f);
 	return ret;
 }
 
@@ -1165,9 +1079,9 @@ int ot_elf_code_table(const struct ot_elf *e, const char *path, uint64_t vaddr,
 {
 	size_t n = table_entries(e, vaddr), i;
 	uint64_t *val, *raw, at;
+	Elf *elf = ot_elf_file_elf(e->file);
 	GElf_Phdr ld;
-	Elf *elf;
-	int fd, ret;
+	int ret;
 
 	memset(&ld, 0, sizeof(ld));
 	*out = NULL;
@@ -1175,17 +1089,15 @@ int ot_elf_code_table(const struct ot_elf *e, const char *path, uint64_t vaddr,
 	if (n > TABLE_MAX)
 		return -E2BIG;
 	n = n ? n : 1;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	elf = elf_begin(fd, ELF_C_READ, NULL);
-	ret = elf ? table_segment(elf, vaddr, 8 * (uint64_t)n, &ld) : -EIO;
+	(void)path;	/* e's own handle reads the file it was read from */
+	ret = table_segment(elf, vaddr, 8 * (uint64_t)n, &ld);
 	raw = ot_xcalloc(n, sizeof(*raw));
 	val = ot_xcalloc(n, sizeof(*val));
 	at = vaddr - ld.p_vaddr;
 	if (!ret && at < ld.p_filesz &&
-	    pread(fd, raw, (size_t)(ld.p_filesz - at < 8 * n ? ld.p_filesz - at : 8 * n),
-		  (off_t)(ld.p_offset + at)) < 0)
+	    ot_elf_file_pread(e->file, raw,
+			      (size_t)(ld.p_filesz - at < 8 * n ? ld.p_filesz - at : 8 * n),
+			      ld.p_offset + at) < 0)
 		ret = -EIO;
 	/* The file's bytes are the values in a file loaded where it says
 	 * (ET_EXEC); elsewhere only the relocations make pointers. */
@@ -1201,9 +1113,6 @@ int ot_elf_code_table(const struct ot_elf *e, const char *path, uint64_t vaddr,
 		val[i] = val[i] && !addr_to_offset(e->segs, e->nsegs, val[i], &off) ?
 			 off : OT_TABLE_NONE;
 	}
-	if (elf)
-		elf_end(elf);
-	close(fd);
 	free(raw);
 	if (ret) {
 		free(val);

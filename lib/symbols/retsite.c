@@ -4,6 +4,7 @@
  * tables and the indirect jumps that cannot be followed.
  */
 #include "retsite.h"
+#include "elffile.h"
 #include "util/xalloc.h"
 
 #include <capstone/capstone.h>
@@ -386,21 +387,23 @@ int ot_exits_mem(const uint8_t *code, size_t size, uint64_t offset, struct ot_ex
 	return 0;
 }
 
-/* The size bytes at file offset offset of path, malloc'd: 0 or -errno. */
+/* The size bytes at file offset offset of path, malloc'd: 0 or -errno.
+ * Through the handle the file's symbols were read by while it is open
+ * (lib/symbols/elffile): not opened again per function. */
 static int read_code(const char *path, uint64_t offset, uint64_t size, uint8_t **code)
 {
+	struct ot_elf_file *f;
 	ssize_t got;
-	int fd;
+	int err;
 
 	*code = NULL;
 	if (!size || size > (64u << 20))
 		return -EIO;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
+	if ((err = ot_elf_file_open(path, OT_ELF_FILE_BYTES, &f)))
+		return err;
 	*code = ot_xmalloc(size);
-	got = pread(fd, *code, size, (off_t)offset);
-	close(fd);
+	got = ot_elf_file_pread(f, *code, size, offset);
+	ot_elf_file_close(f);
 	if (got == (ssize_t)size)
 		return 0;
 	free(*code);

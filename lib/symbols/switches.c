@@ -4,6 +4,7 @@
  * gives a function a return probe.
  */
 #include "switches.h"
+#include "elffile.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -84,30 +85,21 @@ static void scan_table(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, int is_progr
 
 int ot_switch_scan(const char *path, int is_program, struct ot_switch_file *out)
 {
+	struct ot_elf_file *f;
 	Elf_Scn *scn = NULL;
 	GElf_Shdr sh;
 	Elf *elf;
-	int fd;
+	int ret;
 
 	memset(out, 0, sizeof(*out));
-	if (elf_version(EV_CURRENT) == EV_NONE)
-		return -ENOEXEC;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	elf = elf_begin(fd, ELF_C_READ, NULL);
-	if (!elf || elf_kind(elf) != ELF_K_ELF) {
-		if (elf)
-			elf_end(elf);
-		close(fd);
-		return -ENOEXEC;
-	}
+	if ((ret = ot_elf_file_open(path, 0, &f)))
+		return ret;
+	elf = ot_elf_file_elf(f);
 	while ((scn = elf_nextscn(elf, scn)))
 		if (gelf_getshdr(scn, &sh) &&
 		    (sh.sh_type == SHT_DYNSYM || sh.sh_type == SHT_SYMTAB))
 			scan_table(elf, scn, &sh, is_program, out);
-	elf_end(elf);
-	close(fd);
+	ot_elf_file_close(f);
 	return 0;
 }
 

@@ -3,6 +3,7 @@
  * and gathered per provider:name, and their x86-64 argument specs parsed.
  */
 #include "usdt.h"
+#include "elffile.h"
 #include "util/xalloc.h"
 
 #include <ctype.h>
@@ -220,55 +221,22 @@ int ot_usdt_args_parse(const char *specs, struct ot_usdt_arg *out, size_t max, c
 	return ret ? ret : n;
 }
 
-/* vaddr's file offset through the PT_LOAD holding it; -1 if none does. */
-static int64_t file_offset(Elf *elf, uint64_t vaddr)
-{
-	size_t n, i;
-	GElf_Phdr ph;
-
-	if (elf_getphdrnum(elf, &n))
-		return -1;
-	for (i = 0; i < n; i++) {
-		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
-			continue;
-		if (vaddr >= ph.p_vaddr && vaddr < ph.p_vaddr + ph.p_memsz)
-			return (int64_t)(vaddr - ph.p_vaddr + ph.p_offset);
-	}
-	return -1;
-}
-
 int ot_usdt_file_read(const char *path, uint64_t vaddr, char *buf, size_t len)
 {
-	size_t n, i;
-	GElf_Phdr ph;
-	Elf *elf;
-	int fd;
-	ssize_t ret = -ENOENT;
+	struct ot_elf_file *f;
+	uint64_t off, left;
+	ssize_t ret = ot_elf_file_open(path, 0, &f);
+	size_t n;
 
-	if (elf_version(EV_CURRENT) == EV_NONE)
-		return -ENOEXEC;
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return -errno;
-	elf = elf_begin(fd, ELF_C_READ, NULL);
-	if (!elf || elf_kind(elf) != ELF_K_ELF || elf_getphdrnum(elf, &n)) {
+	if (ret)
+		return (int)ret;
+	if (elf_getphdrnum(ot_elf_file_elf(f), &n))
 		ret = -ENOEXEC;
-		goto out;
-	}
-	for (i = 0; i < n; i++) {
-		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD ||
-		    vaddr < ph.p_vaddr || vaddr >= ph.p_vaddr + ph.p_filesz)
-			continue;
-		if (len > ph.p_vaddr + ph.p_filesz - vaddr)
-			len = ph.p_vaddr + ph.p_filesz - vaddr;
-		ret = pread(fd, buf, len, (off_t)(vaddr - ph.p_vaddr + ph.p_offset));
-		if (ret < 0)
-			ret = -errno;
-		break;
-	}
-out:
-	if (elf)
-		elf_end(elf);
-	close(fd);
+	else if (ot_elf_file_offset(f, vaddr, 1, &off, &left))
+		ret = -ENOENT;
+	else
+		ret = ot_elf_file_pread(f, buf, len < left ? len : (size_t)left, off);
+	ot_elf_file_close(f);
 	return (int)ret;
 }
 
@@ -295,14 +263,14 @@ static struct ot_usdt_probe *probe_of(struct ot_usdt_notes *n, const char *provi
  * then provider, name and arguments, each NUL-terminated.  stapsdt_base:
  * where the file's .stapsdt.base is (0: none), the note's base where it was.
  */
-static int one_note(Elf *elf, const char *desc, size_t len, uint64_t stapsdt_base,
+static int one_note(const struct ot_elf_file *f, const char *desc, size_t len, uint64_t stapsdt_base,
 		    struct ot_usdt_notes *out)
 {
 	uint64_t pc, base, sema;
 	const char *prov, *name, *args, *end = desc + len;
 	struct ot_usdt_probe *p;
 	struct ot_usdt_site *s;
-	int64_t off;
+	uint64_t off;
 
 	if (len < 3 * 8 + 3)
 		return -EINVAL;
@@ -324,27 +292,27 @@ static int one_note(Elf *elf, const char *desc, size_t len, uint64_t stapsdt_bas
 		if (sema)
 			sema += stapsdt_base - base;
 	}
-	if ((off = file_offset(elf, pc)) < 0)
+	if (ot_elf_file_offset(f, pc, 0, &off, NULL))
 		return -EINVAL;
 	p = probe_of(out, prov, name);
 	p->sites = ot_xreallocarray(p->sites, p->nsites + 1, sizeof(*p->sites));
 	s = &p->sites[p->nsites++];
 	s->vaddr = pc;
-	s->offset = (uint64_t)off;
+	s->offset = off;
 	s->args = ot_xstrdup(args);
 	if (sema && !p->sema_vaddr) {
-		int64_t so = file_offset(elf, sema);
+		uint64_t so;
 
-		if (so < 0)
+		if (ot_elf_file_offset(f, sema, 0, &so, NULL))
 			return -EINVAL;
 		p->sema_vaddr = sema;
-		p->sema_offset = (uint64_t)so;
+		p->sema_offset = so;
 	}
 	return 0;
 }
 
 /* Every note of type 3 named "stapsdt" in section scn. */
-static int notes_of(Elf *elf, Elf_Scn *scn, uint64_t stapsdt_base, struct ot_usdt_notes *out)
+static int notes_of(const struct ot_elf_file *f, Elf_Scn *scn, uint64_t stapsdt_base, struct ot_usdt_notes *out)
 {
 	Elf_Data *data = elf_getdata(scn, NULL);
 	size_t off = 0, name_off, desc_off;
@@ -357,7 +325,7 @@ static int notes_of(Elf *elf, Elf_Scn *scn, uint64_t stapsdt_base, struct ot_usd
 		if (nh.n_type != 3 || nh.n_namesz != 8 ||
 		    memcmp((const char *)data->d_buf + name_off, "stapsdt", 8))
 			continue;
-		ret = one_note(elf, (const char *)data->d_buf + desc_off, nh.n_descsz,
+		ret = one_note(f, (const char *)data->d_buf + desc_off, nh.n_descsz,
 			       stapsdt_base, out);
 		if (ret)
 			return ret;
@@ -369,19 +337,17 @@ int ot_usdt_read(const char *path, struct ot_usdt_notes *out)
 {
 	uint64_t stapsdt_base = 0;
 	Elf_Scn *scn = NULL, *notes = NULL;
+	struct ot_elf_file *f;
 	size_t shstrndx;
 	GElf_Shdr sh;
 	Elf *elf;
-	int fd, ret = 0;
+	int ret;
 
 	memset(out, 0, sizeof(*out));
-	if (elf_version(EV_CURRENT) == EV_NONE)
-		return -ENOEXEC;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	elf = elf_begin(fd, ELF_C_READ, NULL);
-	if (!elf || elf_kind(elf) != ELF_K_ELF || elf_getshdrstrndx(elf, &shstrndx)) {
+	if ((ret = ot_elf_file_open(path, 0, &f)))
+		return ret;
+	elf = ot_elf_file_elf(f);
+	if (elf_getshdrstrndx(elf, &shstrndx)) {
 		ret = -ENOEXEC;
 		goto out;
 	}
@@ -396,70 +362,29 @@ int ot_usdt_read(const char *path, struct ot_usdt_notes *out)
 			notes = scn;
 	}
 	if (notes)
-		ret = notes_of(elf, notes, stapsdt_base, out);
+		ret = notes_of(f, notes, stapsdt_base, out);
 out:
-	if (elf)
-		elf_end(elf);
-	close(fd);
+	ot_elf_file_close(f);
 	if (ret)
 		ot_usdt_free(out);
 	return ret;
 }
 
-/* name in the symbol table scn, if there. */
-static int sym_in(Elf *elf, Elf_Scn *scn, const char *name, uint64_t *addr)
-{
-	Elf_Data *data = elf_getdata(scn, NULL);
-	GElf_Shdr sh;
-	GElf_Sym sym;
-	size_t i, n;
-
-	if (!data || !gelf_getshdr(scn, &sh) || !sh.sh_entsize)
-		return -ENOENT;
-	n = sh.sh_size / sh.sh_entsize;
-	for (i = 0; i < n; i++) {
-		const char *s;
-
-		if (!gelf_getsym(data, (int)i, &sym) || sym.st_shndx == SHN_UNDEF)
-			continue;
-		s = elf_strptr(elf, sh.sh_link, sym.st_name);
-		if (s && !strcmp(s, name)) {
-			*addr = sym.st_value;
-			return 0;
-		}
-	}
-	return -ENOENT;
-}
-
+/* lib/symbols/elffile's lookup, as ot_elf_lookup's: .symtab first here,
+ * any defined symbol (a %rip operand's is data, perhaps in .bss). */
 int ot_usdt_sym_addr(const char *path, const char *name, uint64_t *addr)
 {
-	Elf_Scn *scn = NULL, *symtab = NULL, *dynsym = NULL;
-	GElf_Shdr sh;
-	Elf *elf;
-	int fd, ret = -ENOENT;
+	static const Elf64_Word types[] = { SHT_SYMTAB, SHT_DYNSYM };
+	struct ot_elf_file *f;
+	GElf_Sym sym;
+	int ret = ot_elf_file_open(path, 0, &f);
 
-	if (elf_version(EV_CURRENT) == EV_NONE)
-		return -ENOEXEC;
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return -errno;
-	elf = elf_begin(fd, ELF_C_READ, NULL);
-	if (!elf || elf_kind(elf) != ELF_K_ELF) {
-		ret = -ENOEXEC;
-		goto out;
-	}
-	while ((scn = elf_nextscn(elf, scn)))
-		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB)
-			symtab = scn;
-		else if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_DYNSYM)
-			dynsym = scn;
-	if (symtab)
-		ret = sym_in(elf, symtab, name, addr);
-	if (ret && dynsym)
-		ret = sym_in(elf, dynsym, name, addr);
-out:
-	if (elf)
-		elf_end(elf);
-	close(fd);
+	if (ret)
+		return ret;
+	ret = ot_elf_file_symbol(f, name, types, 2, &sym, NULL);
+	if (!ret)
+		*addr = sym.st_value;
+	ot_elf_file_close(f);
 	return ret;
 }
 
