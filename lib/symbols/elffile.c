@@ -184,12 +184,14 @@ static int symbol_in(const struct ot_elf_file *f, Elf64_Word type, const char *n
 
 	for (i = 0; i < n; i++) {
 		const char *s;
+		GElf_Sym y;
 
-		if (!gelf_getsym(data, (int)i, sym) || sym->st_shndx == SHN_UNDEF)
+		if (!gelf_getsym(data, (int)i, &y) || y.st_shndx == SHN_UNDEF)
 			continue;
-		s = elf_strptr(f->elf, sh.sh_link, sym->st_name);
-		if (!s || strcmp(s, name) || (off && ot_elf_file_offset(f, sym->st_value, 1, off, NULL)))
+		s = elf_strptr(f->elf, sh.sh_link, y.st_name);
+		if (!s || strcmp(s, name) || (off && ot_elf_file_offset(f, y.st_value, 1, off, NULL)))
 			continue;
+		*sym = y;
 		return 0;
 	}
 	return -ENOENT;

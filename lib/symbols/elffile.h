@@ -64,7 +64,7 @@ Elf_Scn *ot_elf_file_section_type(const struct ot_elf_file *f, Elf64_Word type, 
  * symbol tables of the types given, in that order (SHT_DYNSYM,
  * SHT_SYMTAB): 0 with *sym and, with off non-NULL, its file offset
  * through the PT_LOAD whose file bytes hold it (a symbol without one is
- * passed over then); -ENOENT if none.
+ * passed over then); -ENOENT if none (*sym untouched).
  */
 int ot_elf_file_symbol(const struct ot_elf_file *f, const char *name, const Elf64_Word *types,
 		       size_t ntypes, GElf_Sym *sym, uint64_t *off);
