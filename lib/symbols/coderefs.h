@@ -47,7 +47,7 @@
  *    table must not cut it short).
  *  - LANDING_PAD: every C++ exception landing pad of every FDE of
  *    .eh_frame with an LSDA (.gcc_except_table), pointer encodings absptr,
- *    [us]leb128, [us]data2/4/8, plain or pcrel.
+ *    [us]leb128, [us]data2/4/8, plain or pcrel (read by lib/symbols/ehframe).
  *  - BAD_LSDA: an LSDA (or .eh_frame itself) that cannot be read: its
  *    landing pads are unknown, so every range of the file is refused.
  *  - ENTRY: the ELF entry point.

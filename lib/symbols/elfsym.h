@@ -1,7 +1,9 @@
 /*
  * elfsym.h - function symbols of an ELF file, and selecting them by name.
  *
- * Owns the libelf handle and a table of defined functions (STT_FUNC with a
+ * Owns the file's libelf handle (lib/symbols/elffile: held open while e
+ * lives, shared with every other question asked of the file meanwhile)
+ * and a table of defined functions (STT_FUNC with a
  * section) from .symtab, or from .dynsym when the file is stripped (a
  * stripped Go program: .gopclntab's functions too, lib/symbols/gobin), each
  * with the file offset a uprobe needs: the symbol's address translated
@@ -74,7 +76,8 @@ const struct ot_sym *ot_elf_slot_target(const struct ot_elf *e, uint64_t got_vad
  * OT_TABLE_UNKNOWN (set by the loader from a symbol another file may
  * define).  The table runs to the end of the data object holding vaddr
  * (*bounded 1: .symtab gives it); without one only its first entry is
- * read (*bounded 0).  path is the file e was read from.  Returns the
+ * read (*bounded 0).  path is the file e was read from (e's own open
+ * handle reads it: lib/symbols/elffile).  Returns the
  * number of entries with *out malloc'd, or -errno: -EACCES the program can
  * change the table (writable memory), -ERANGE not in the file's loaded
  * memory, -ENOTSUP no section headers to find the relocations by, -E2BIG

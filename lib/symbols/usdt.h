@@ -103,7 +103,9 @@ void ot_usdt_free(struct ot_usdt_notes *n);
 /*
  * The link-time address of symbol name in the file at path (.symtab, else
  * .dynsym), for a sym(%rip) operand: 0 and *addr, or -ENOENT (no such
- * symbol), -errno opening, -ENOEXEC not an ELF file.
+ * symbol), -errno opening, -ENOEXEC not an ELF file.  The lookup
+ * ot_elf_lookup makes too (lib/symbols/elffile's ot_elf_file_symbol), in
+ * the order and for any symbol, data in .bss included.
  */
 int ot_usdt_sym_addr(const char *path, const char *name, uint64_t *addr);
 
