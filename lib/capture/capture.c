@@ -775,7 +775,7 @@ static int arm_probes(struct ot_capture *c)
 		.pid = (int)c->target.pid,
 		.pidfd = c->target.pidfd,
 		.held = (c->o.backend->can & OT_HOLDS_AT_ENTRY) && c->o.argv,
-		.clock = c->o.inject_clock,
+		.knobs = c->o.knobs,
 		.follow = c->o.follow,
 		/* A command's stop is seen by its parent, us; a -p
 		 * process's by its own, so only where --freeze says. */

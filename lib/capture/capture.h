@@ -72,7 +72,7 @@ struct ot_capture_opts {
 	unsigned long ring_kb;	/* ring size, when ring_kb_set */
 	int ring_kb_set;	/* else each backend's default */
 	const struct ot_backend_info *backend;
-	int inject_clock;	/* -1 inject's choice, 0 tsc, 1 vdso */
+	struct ot_backend_knobs knobs; /* each backend's own (probes.h) */
 	int ret_insn;		/* returns probed at return instructions */
 	int ret_mode_set;	/* the returns' mode was asked: no automatic choice */
 	int compensate;		/* subtract the probes' own cost */

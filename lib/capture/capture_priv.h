@@ -38,7 +38,6 @@ struct ot_capture_follow {
 	uint64_t dropped;	/* processes the table had no room for */
 	uint64_t next;		/* when to read the kernel's table next */
 	struct ot_report_follow rep;
-	struct ot_report_thread_execs texecs;
 };
 
 /* --prom-textfile, --listen: what lib/capture/metrics keeps. */

@@ -61,9 +61,6 @@ static void judge_thread_execs(struct ot_capture *c)
 
 	if (!te)
 		return;
-	c->fol.texecs.count = te->count;
-	c->fol.texecs.held = te->held;
-	c->fol.texecs.unprobed_ns = te->unprobed_ns;
 	if (te->rearm_err) {
 		snprintf(why, sizeof(why), "the process exec'd from a thread other than its first "
 			 "and its probes could not be armed again (%s): the calls of its new "
@@ -398,7 +395,7 @@ void ot_capture_fill_report(struct ot_capture *c)
 	r.functions_armed = c->plan.sel.n - c->nrefused;
 	r.refused = c->refused;
 	r.nrefused = c->nrefused;
-	r.inject = c->said.has_inject ? &c->said.inject : NULL;
+	r.figures = &c->said.figs;
 	r.rings_in_process = !!(ot_probes_can(c->probes) & OT_RINGS_IN_PROCESS);
 	r.backend = ot_probes_backend(c->probes);
 	r.objects = ot_probes_objects(c->probes);
@@ -432,8 +429,6 @@ void ot_capture_fill_report(struct ot_capture *c)
 	c->rep_calib.empty_ns = c->calib.empty_ns;
 	c->rep_calib.live_calls = c->calib.live_calls;
 	r.calib = c->o.compensate ? &c->rep_calib : NULL;
-	if (ot_probes_thread_execs(c->probes))
-		r.thread_execs = &c->fol.texecs;
 	if (c->o.follow) {
 		c->fol.rep.processes = c->fol.n;
 		c->fol.rep.dropped = c->fol.dropped;

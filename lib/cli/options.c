@@ -845,7 +845,7 @@ void ot_options_capture(const struct ot_options *o, struct ot_capture_opts *co)
 		.max_functions = o->max_functions, .list = o->list, .comm = o->comm,
 		.tid = o->tid, .duration = o->duration, .interval = o->interval,
 		.drain_ms = o->drain_ms, .ring_kb = o->ring_kb, .ring_kb_set = o->ring_kb_set,
-		.backend = o->backend, .inject_clock = o->inject_clock,
+		.backend = o->backend, .knobs.inject.clock = o->inject_clock,
 		.ret_insn = o->ret_insn, .ret_mode_set = o->ret_mode_set,
 		.compensate = o->compensate, .freeze = o->freeze,
 		.slower_than = o->slower_than, .slower_all = o->slower_all,

@@ -68,8 +68,7 @@ struct ot_drain {
 	struct ot_drain_stats stats;
 	unsigned nactive; /* queues 0..nactive-1 have had records */
 	unsigned cur_cpu; /* the ring being read, for the callback */
-	int cur_bpf;	  /* that ring holds the multi backend's layout */
-	uint64_t cur_regs; /* and its samples' user registers */
+	const struct ot_ring *cur_ring; /* that ring (its decoder) */
 	struct idc *idc;  /* with the first compact record */
 	uint32_t tfuncs;  /* compact records' functions: 0..tfuncs-1 */
 	uint8_t *tpoint;  /* which of them are USDT probes (NULL: none) */
@@ -716,8 +715,10 @@ static void on_ring_record(void *ctx, const struct perf_event_header *hdr)
 	struct ot_drain *d = ctx;
 	struct ot_record rec;
 
-	if ((d->cur_bpf ? ot_record_parse_bpf(hdr, &rec) :
-			  ot_record_parse_regs(hdr, &rec, d->cur_regs))) {
+	const struct ot_ring *ring = d->cur_ring;
+
+	if (ring->decode ? ring->decode(hdr, &rec) :
+			   ot_record_parse_regs(hdr, &rec, ring->regs_mask)) {
 		d->stats.malformed++;
 		return;
 	}
@@ -739,8 +740,7 @@ size_t ot_drain_ring(struct ot_drain *d, unsigned cpu, struct ot_ring *ring)
 	size_t n;
 
 	d->cur_cpu = cpu;
-	d->cur_bpf = ring->bpf;
-	d->cur_regs = ring->regs_mask;
+	d->cur_ring = ring;
 	n = ot_ring_drain(ring, on_ring_record, d);
 	d->stats.malformed += ring->malformed - before;
 	return n;
