@@ -623,8 +623,8 @@ static int spawn(struct ot_capture *c)
 
 /*
  * Where the scopes go, made before arming: the pairing's histograms (30 KB
- * per function, written at once) must not lengthen arming, which with
- * inject is a pause of the target's threads.
+ * per function, written at once) must not lengthen arming, which for a
+ * backend that patches the process is a pause of the target's threads.
  */
 static int make_sinks(struct ot_capture *c)
 {
@@ -821,7 +821,7 @@ static int arm_probes(struct ot_capture *c)
  * Armed and mapped: nothing left needs privilege, so keep none but
  * CAP_KILL where another user's process is signalled later: a command run
  * as the user, and a -p process with --freeze (stopped again for
- * disarming, and continued after an exec the multi backend holds it at).
+ * disarming, and continued after an exec the backend holds it at).
  */
 static int drop_caps(struct ot_capture *c)
 {
@@ -879,8 +879,8 @@ static enum ot_capture_result start(struct ot_capture *c)
  * -p: how the process will end is the kernel's to tell, watched from now
  * (before arming, outside its timing and a --freeze's pause: loading the
  * BPF program takes ~20 ms).  A backend that arms uprobes holds nothing of
- * the process and runs privileged, as the watch needs; inject holds it
- * with ptrace, which tells.  Without it (no BTF, no CAP_BPF) the process's
+ * the process and runs privileged, as the watch needs; one that holds it
+ * with ptrace is told by its wait.  Without it (no BTF, no CAP_BPF) the process's
  * pidfd and /proc are asked at the end (lib/process/exitinfo).
  */
 static void watch_exit(struct ot_capture *c)

@@ -50,7 +50,8 @@ void ot_capture_backend_said(struct ot_capture *c)
 }
 
 /*
- * multi: an exec from a thread other than the process's first that could
+ * A backend that arms a program again after an exec from a thread other
+ * than the process's first (ot_probes_thread_execs): an exec that could
  * not be held ran unprobed until its links were made again, and one whose
  * links could not be made again runs unprobed to the end.
  */

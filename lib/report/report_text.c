@@ -472,7 +472,7 @@ static void tail_funcs_text(FILE *f, const struct ot_report *r)
 }
 
 /* The uprobe backends' arming: its cost to every CPU, the probes, where
- * returns were seen, the rings; multi's execs from other threads. */
+ * returns were seen, the rings (the backend's own lines follow). */
 /* What was armed: "functions", or "USDT probes" when all of them are
  * (a USDT-only capture has no function, nor returns to see). */
 static int only_points(const struct ot_report *r)
