@@ -175,7 +175,7 @@ struct ot_report {
 	const char *returns;	/* "uretprobe", "insn", "mixed" (per file), "trampoline" */
 	size_t insn_returns;	/* functions whose returns are seen at return insns */
 	const char *backend;	/* its name (--backend) */
-	const char *objects;	/* what holds the probes: "uprobe_multi links" */
+	const char *objects;	/* what holds the probes, the backend's words */
 	int frozen;		/* --freeze: the target was stopped meanwhile */
 	uint64_t arm_ns;	/* opening, mapping and enabling the probes */
 	uint64_t arm_ipis, arm_tlb; /* CAL and TLB deltas of /proc/interrupts */

@@ -1,7 +1,7 @@
 /*
- * ring.c - a perf mmap ring read and its records decoded (ring.h): the perf
- * backend's and the multi backend's sample layouts, PERF_RECORD_LOST; pure
- * code over memory.
+ * ring.c - a perf mmap ring read and its records decoded (ring.h): the
+ * uprobe PMU's sample layout (a backend's own through ot_ring.decode),
+ * PERF_RECORD_LOST; pure code over memory.
  */
 #include "ring.h"
 #include "kinds.h"
