@@ -67,6 +67,7 @@ int main(int argc, char **argv)
 	enum ot_capture_result r = OT_CAPTURE_OK;
 	struct ot_capture *c;
 	struct ot_options o;
+	struct ot_capture_opts co;
 	int sigpipe_ignored;
 	char *msg;
 
@@ -91,12 +92,13 @@ int main(int argc, char **argv)
 	/* A write to a closed output is an error of ours, not a death; the
 	 * command gets the disposition we were given. */
 	sigpipe_ignored = signal(SIGPIPE, SIG_IGN) == SIG_IGN;
+	ot_options_capture(&o, &co);
 	if (o.restore) {
-		r = ot_capture_restore(&o);
+		r = ot_capture_restore(&co);
 		ot_options_free(&o);
 		return exit_status(r);
 	}
-	c = ot_capture_new(&o, sigpipe_ignored);
+	c = ot_capture_new(&co, sigpipe_ignored);
 	r = ot_capture_open(c);
 	if (r == OT_CAPTURE_OK)
 		r = ot_capture_arm(c);

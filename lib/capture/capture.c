@@ -14,6 +14,7 @@
 #include "util/clock.h"
 #include "disarm.h"
 #include "endsig.h"
+#include "filter.h"
 #include "keyed.h"
 #include "services.h"
 #include "lang.h"
@@ -42,95 +43,13 @@
  */
 #define MERGE_SLACK_NS (20ull * 1000 * 1000)
 
-/* --comm with -p: the processes' names as the capture begins. */
-static void comm_remember(struct ot_capture *c)
-{
-	size_t i;
-
-	if (!c->o.comm || !c->o.npids)
-		return;
-	c->comm_at = ot_xcalloc(c->o.npids, sizeof(*c->comm_at));
-	for (i = 0; i < c->o.npids; i++)
-		if (!ot_proc_comm(c->o.pids[i], c->comm_at[c->ncomm_at].name,
-				  sizeof(c->comm_at[c->ncomm_at].name)))
-			c->comm_at[c->ncomm_at++].pid = (uint32_t)c->o.pids[i];
-}
-
-/* Process pid's name as comm_remember found it: 0, or -1 if it has none. */
-static int comm_at_start(const struct ot_capture *c, uint32_t pid, char *name)
-{
-	size_t i;
-
-	for (i = 0; i < c->ncomm_at; i++)
-		if (c->comm_at[i].pid == pid) {
-			memcpy(name, c->comm_at[i].name, sizeof(c->comm_at[i].name));
-			return 0;
-		}
-	return -1;
-}
-
-/* Whether process pid is named --comm's NAME, as -a's rows name it (the
- * name the probes saw at its call, else /proc's, else the name it had
- * when the capture began), asked once per pid. */
-static int comm_keeps(struct ot_capture *c, uint32_t pid)
-{
-	char name[16];
-	size_t h, i;
-
-	if (2 * (c->ncomm_seen + 1) > c->comm_seen_cap) {
-		struct ot_comm_seen *old = c->comm_seen;
-		size_t oldcap = c->comm_seen_cap;
-
-		c->comm_seen_cap = oldcap ? 2 * oldcap : 64;
-		c->comm_seen = ot_xcalloc(c->comm_seen_cap, sizeof(*c->comm_seen));
-		for (i = 0; i < oldcap; i++) {
-			if (!old[i].pid)
-				continue;
-			for (h = old[i].pid * 2654435761u & (c->comm_seen_cap - 1); c->comm_seen[h].pid;
-			     h = (h + 1) & (c->comm_seen_cap - 1))
-				;
-			c->comm_seen[h] = old[i];
-		}
-		free(old);
-	}
-	for (h = pid * 2654435761u & (c->comm_seen_cap - 1); c->comm_seen[h].pid;
-	     h = (h + 1) & (c->comm_seen_cap - 1))
-		if (c->comm_seen[h].pid == pid)
-			return c->comm_seen[h].keep == 1;
-	c->comm_seen[h].pid = pid;
-	c->comm_seen[h].keep = (!ot_capture_seen_comm(c, pid, name, sizeof(name)) ||
-				!ot_proc_comm((pid_t)pid, name, sizeof(name)) ||
-				!comm_at_start(c, pid, name)) &&
-			       !strcmp(name, c->o.comm) ? 1 : 2;
-	c->ncomm_seen++;
-	return c->comm_seen[h].keep == 1;
-}
-
-/* --comm, --tid: ev is another process's or thread's. */
-static int filtered_out(struct ot_capture *c, const struct ot_event *ev)
-{
-	if (ev->kind == OT_EV_LOST || (c->calib_pair && ev->func == c->calib_target))
-		return 0;
-	if (c->o.tid && ev->tid != (uint32_t)c->o.tid)
-		return 1;
-	return c->o.comm && !comm_keeps(c, ev->pid);
-}
-
 /* Each record to its sink: the calibration's function to its own pairing. */
 static void feed_pair(void *ctx, const struct ot_event *ev)
 {
 	struct ot_capture *c = ctx;
 
-	/* -a: orbit-trace's own calls of a traced library are not the report's. */
-	if (c->own_pid && ev->kind != OT_EV_LOST && ev->pid == c->own_pid &&
-	    !(c->calib_pair && ev->func == c->calib_target)) {
-		c->own_records++;
+	if (ot_capture_filter_drops(c, ev))
 		return;
-	}
-	if ((c->o.comm || c->o.tid) && filtered_out(c, ev)) {
-		c->filtered++;
-		return;
-	}
 	/* An entry's further value: its function's distribution, no scope. */
 	if (ev->kind == OT_EV_VALUE) {
 		if (ev->has_value)
@@ -182,10 +101,11 @@ static void on_follow(void *ctx, const struct ot_follow_proc *fp)
 {
 	struct ot_capture *c = ctx;
 
-	if (c->nfol == c->folcap)
-		c->fol = ot_xreallocarray(c->fol, c->folcap = c->folcap ? 2 * c->folcap : 64,
-					  sizeof(*c->fol));
-	c->fol[c->nfol++] = *fp;
+	if (c->fol.n == c->fol.cap) {
+		c->fol.cap = c->fol.cap ? 2 * c->fol.cap : 64;
+		c->fol.procs = ot_xreallocarray(c->fol.procs, c->fol.cap, sizeof(*c->fol.procs));
+	}
+	c->fol.procs[c->fol.n++] = *fp;
 }
 
 /* The pairing's hook: the --trace timeline sees every scope, the sinks
@@ -355,7 +275,7 @@ static int resolve(struct ot_capture *c)
 /*
  * A selection this large traps at every call of each function: the
  * program slows down with the calls it makes.  --max-functions refuses
- * past its bound; past OT_MANY_FUNCTIONS a warning, unless --yes.
+ * past its bound; past OT_CAPTURE_MANY_FUNCTIONS a warning, unless --yes.
  */
 static int how_many(const struct ot_capture *c)
 {
@@ -366,7 +286,7 @@ static int how_many(const struct ot_capture *c)
 			 "(-l shows what it selects)", n, c->o.max_functions);
 		return OT_CAPTURE_BAD_INPUT;
 	}
-	if (!c->o.max_functions && !c->o.yes && n > OT_MANY_FUNCTIONS)
+	if (!c->o.max_functions && !c->o.yes && n > OT_CAPTURE_MANY_FUNCTIONS)
 		ot_warn("-f selects %zu functions: every call of each is trapped, and a program "
 			"that calls many of them runs several times slower (see OVERHEAD); -l shows "
 			"what it selects, --max-functions N refuses more than N, --yes arms them "
@@ -450,10 +370,10 @@ static void run(struct ot_capture *c)
 				pfd[1].fd = -1;
 			/* A map walk costs two system calls per process: once
 			 * per drain interval, however often the rings wake us. */
-			if (now >= c->fol_next) {
-				c->fol_next = now + c->o.drain_ms * 1000000ull;
+			if (now >= c->fol.next) {
+				c->fol.next = now + c->o.drain_ms * 1000000ull;
 				if (!ot_probes_follow_poll(c->probes, 0, on_follow, c,
-							   &c->fol_dropped)) {
+							   &c->fol.dropped)) {
 					c->ended_by = "target exit";
 					break;
 				}
@@ -475,7 +395,7 @@ static void run(struct ot_capture *c)
 	}
 	/* --follow, -p PID,PID...: those still running too, for the report. */
 	if (ot_capture_set(c))
-		(void)ot_probes_follow_poll(c->probes, 1, on_follow, c, &c->fol_dropped);
+		(void)ot_probes_follow_poll(c->probes, 1, on_follow, c, &c->fol.dropped);
 	free(pfd);
 }
 
@@ -520,10 +440,8 @@ static void cleanup(struct ot_capture *c)
 	if (c->o.compensate && c->npt > c->calib_target) /* the calibration's target */
 		free((uint64_t *)c->plan.pt[c->calib_target].ret_sites);
 	free(c->rep_fn);
-	free(c->fol);
-	free(c->comm_seen);
-	free(c->comm_at);
-	free(c->filter_desc);
+	free(c->fol.procs);
+	ot_capture_filter_free(&c->filt);
 	free(c->lang_functions);
 	for (i = 0; i < c->nrefused; i++)
 		free((char *)c->refused[i].why);
@@ -548,7 +466,7 @@ static void cleanup(struct ot_capture *c)
 	free(c->cgroup_path);
 }
 
-struct ot_capture *ot_capture_new(const struct ot_options *o, int sigpipe_ignored)
+struct ot_capture *ot_capture_new(const struct ot_capture_opts *o, int sigpipe_ignored)
 {
 	struct ot_capture *c = ot_xcalloc(1, sizeof(*c));
 
@@ -607,7 +525,7 @@ enum ot_capture_result ot_capture_open(struct ot_capture *c)
 		if (!ret && c->o.npids > 1)
 			ret = ot_services_pids(&c->target, c->o.pids, c->o.npids);
 		if (!ret)
-			comm_remember(c);
+			ot_capture_filter_begin(c);
 	}
 	if (ret)
 		return OT_CAPTURE_FAILED;
@@ -705,8 +623,8 @@ static int spawn(struct ot_capture *c)
 
 /*
  * Where the scopes go, made before arming: the pairing's histograms (30 KB
- * per function, written at once) must not lengthen arming, which with
- * inject is a pause of the target's threads.
+ * per function, written at once) must not lengthen arming, which for a
+ * backend that patches the process is a pause of the target's threads.
  */
 static int make_sinks(struct ot_capture *c)
 {
@@ -857,7 +775,7 @@ static int arm_probes(struct ot_capture *c)
 		.pid = (int)c->target.pid,
 		.pidfd = c->target.pidfd,
 		.held = (c->o.backend->can & OT_HOLDS_AT_ENTRY) && c->o.argv,
-		.clock = c->o.inject_clock,
+		.knobs = c->o.knobs,
 		.follow = c->o.follow,
 		/* A command's stop is seen by its parent, us; a -p
 		 * process's by its own, so only where --freeze says. */
@@ -882,7 +800,7 @@ static int arm_probes(struct ot_capture *c)
 		if (c->plan.ret[i].tail_calls)
 			ot_pair_set_tail_calls(c->pair, i);
 	if (c->o.all)
-		c->own_pid = (uint32_t)getpid();
+		c->filt.own_pid = (uint32_t)getpid();
 	/* --follow, -p PID,PID...: the kernel keeps the set's records only. */
 	c->drain = ot_drain_new(ot_probes_nqueues(c->probes),
 				ot_capture_set(c) ? 0 : (uint32_t)c->target.pid,
@@ -903,7 +821,7 @@ static int arm_probes(struct ot_capture *c)
  * Armed and mapped: nothing left needs privilege, so keep none but
  * CAP_KILL where another user's process is signalled later: a command run
  * as the user, and a -p process with --freeze (stopped again for
- * disarming, and continued after an exec the multi backend holds it at).
+ * disarming, and continued after an exec the backend holds it at).
  */
 static int drop_caps(struct ot_capture *c)
 {
@@ -961,8 +879,8 @@ static enum ot_capture_result start(struct ot_capture *c)
  * -p: how the process will end is the kernel's to tell, watched from now
  * (before arming, outside its timing and a --freeze's pause: loading the
  * BPF program takes ~20 ms).  A backend that arms uprobes holds nothing of
- * the process and runs privileged, as the watch needs; inject holds it
- * with ptrace, which tells.  Without it (no BTF, no CAP_BPF) the process's
+ * the process and runs privileged, as the watch needs; one that holds it
+ * with ptrace is told by its wait.  Without it (no BTF, no CAP_BPF) the process's
  * pidfd and /proc are asked at the end (lib/process/exitinfo).
  */
 static void watch_exit(struct ot_capture *c)

@@ -12,10 +12,10 @@
 #include "capture.h"
 #include "report/check.h"
 #include "disarm.h"
+#include "filter.h"
 #include "rings/drain.h"
 #include "report/export.h"
 #include "probes/ipi.h"
-#include "cli/options.h"
 #include "scopes/pair.h"
 #include "probes/exitwatch.h"
 #include "probes/plan.h"
@@ -30,9 +30,28 @@
 #include <stdint.h>
 #include <stdio.h>
 
+/* --follow, -p PID,PID...: each process of the set, once it exited or the
+ * capture ended, as the backend's table said (ot_probes_follow_poll). */
+struct ot_capture_follow {
+	struct ot_follow_proc *procs;
+	size_t n, cap;
+	uint64_t dropped;	/* processes the table had no room for */
+	uint64_t next;		/* when to read the kernel's table next */
+	struct ot_report_follow rep;
+};
+
+/* --prom-textfile, --listen: what lib/capture/metrics keeps. */
+struct ot_capture_prom {
+	struct ot_prom_http *http;
+	struct ot_outfile *file;	/* --prom-textfile, replaced by each version */
+	uint64_t created_ns;		/* the capture's start, on the wall clock */
+	char comm[16];			/* --prom-pid's comm label */
+	int failed;			/* the file could not be written: said once */
+};
+
 /* Everything one capture owns, in the order it is acquired. */
 struct ot_capture {
-	struct ot_options o;	/* a copy: the caller owns what it points to */
+	struct ot_capture_opts o; /* a copy: the caller owns what it points to */
 	int sigpipe_ignored;	/* SIGPIPE as the command should start with it */
 	FILE *out;		/* the report: stdout, or out_file's stream */
 	/* -o, --trace, --folded (lib/util/outfile); kept at the end only when
@@ -75,40 +94,17 @@ struct ot_capture {
 	uint64_t calib_next;	/* when calib_update next looks */
 	struct ot_report rep;	/* filled once the capture is over */
 	struct ot_report_calib rep_calib;
-	uint32_t own_pid;	/* -a: records of this process are dropped */
-	uint64_t own_records;
-	/* --comm, --tid: records of other processes or threads dropped, and
-	 * each process's verdict (open addressing on pid; 1 kept, 2 not). */
-	uint64_t filtered;
-	char *filter_desc;	/* "--comm nginx", for the report; owned */
+	struct ot_capture_filter filt;	/* -a's own, --comm, --tid (lib/capture/filter) */
 	char *lang_functions;	/* -f with --lang's file the target runs; owned */
-	struct ot_comm_seen { uint32_t pid; uint8_t keep; } *comm_seen;
-	size_t ncomm_seen, comm_seen_cap;
-	/* --comm with -p: each process's name when the capture began, for
-	 * one that exits before its first call is drained (/proc has no name
-	 * for it then, and its calls would be dropped as another's). */
-	struct ot_comm_at { uint32_t pid; char name[16]; } *comm_at;
-	size_t ncomm_at;
 	struct ot_sinks sinks;	/* what the scopes leave, but the timeline */
 	struct ot_report_func *rep_fn;
 	struct ot_disarm disarm;	/* outlives disarming: its timer's thread */
 	struct ot_probes_said said;	/* the backend's own word, for the report */
 	struct ot_report_refused *refused;	/* functions the backend did not arm */
 	size_t nrefused;
-	/* --follow: each process followed, once it exited or the capture ended. */
-	struct ot_follow_proc *fol;
-	size_t nfol, folcap;
-	uint64_t fol_dropped;
-	struct ot_report_follow rep_follow;
-	struct ot_report_thread_execs rep_texecs;
-	uint64_t fol_next;	/* when to read the kernel's table next */
+	struct ot_capture_follow fol;	/* a set of processes (ot_capture_set) */
 	int lost_exact;		/* records.lost is the whole count (ot_probes_final_lost) */
-	/* --prom-textfile, --listen (lib/capture/metrics). */
-	struct ot_prom_http *http;
-	struct ot_outfile *prom_file;	/* --prom-textfile, replaced by each version */
-	uint64_t prom_created_ns;	/* the capture's start, on the wall clock */
-	char prom_comm[16];		/* --prom-pid's comm label */
-	int prom_failed;		/* the file could not be written: said once */
+	struct ot_capture_prom prom;	/* --prom-textfile, --listen */
 	/* Rows of the pairing and the report: the selection's, then with
 	 * pairs of USDT probes their keys' (lib/capture/keyed); names[row]. */
 	size_t nrows;

@@ -50,7 +50,8 @@ void ot_capture_backend_said(struct ot_capture *c)
 }
 
 /*
- * multi: an exec from a thread other than the process's first that could
+ * A backend that arms a program again after an exec from a thread other
+ * than the process's first (ot_probes_thread_execs): an exec that could
  * not be held ran unprobed until its links were made again, and one whose
  * links could not be made again runs unprobed to the end.
  */
@@ -61,9 +62,6 @@ static void judge_thread_execs(struct ot_capture *c)
 
 	if (!te)
 		return;
-	c->rep_texecs.count = te->count;
-	c->rep_texecs.held = te->held;
-	c->rep_texecs.unprobed_ns = te->unprobed_ns;
 	if (te->rearm_err) {
 		snprintf(why, sizeof(why), "the process exec'd from a thread other than its first "
 			 "and its probes could not be armed again (%s): the calls of its new "
@@ -232,13 +230,13 @@ void ot_capture_judge(struct ot_capture *c)
 	for (i = 0; i < c->plan.sel.n; i++)
 		if (c->plan.ret[i].inexact && !(c->probes && ot_probes_refused(c->probes, i)))
 			ot_check_add(&c->check, OT_STATUS_LOSSY, c->plan.ret[i].inexact);
-	if (c->fol_dropped) {
+	if (c->fol.dropped) {
 		char why[192];
 
 		snprintf(why, sizeof(why), "%llu process%s forked by followed ones %s not "
 			 "followed: the kernel's table of them was full",
-			 (unsigned long long)c->fol_dropped, c->fol_dropped == 1 ? "" : "es",
-			 c->fol_dropped == 1 ? "was" : "were");
+			 (unsigned long long)c->fol.dropped, c->fol.dropped == 1 ? "" : "es",
+			 c->fol.dropped == 1 ? "was" : "were");
 		ot_check_add(&c->check, OT_STATUS_LOSSY, why);
 	}
 	for (i = 0; i < c->said.nwhy; i++)
@@ -365,22 +363,6 @@ void ot_capture_snapshot_free(struct ot_report *r)
 	free((void *)r->procs);
 }
 
-/* The report's word on --comm/--tid: the filter as given, and how many
- * records it dropped. */
-static void fill_filter(struct ot_capture *c, struct ot_report *r)
-{
-	if (!c->o.comm && !c->o.tid)
-		return;
-	if (!c->filter_desc &&
-	    (c->o.comm && c->o.tid ?
-		     asprintf(&c->filter_desc, "--comm %s --tid %d", c->o.comm, (int)c->o.tid) :
-	     c->o.comm ? asprintf(&c->filter_desc, "--comm %s", c->o.comm) :
-			 asprintf(&c->filter_desc, "--tid %d", (int)c->o.tid)) < 0)
-		c->filter_desc = NULL;
-	r->filter = c->filter_desc ? c->filter_desc : "--comm/--tid";
-	r->filtered = c->filtered;
-}
-
 void ot_capture_fill_report(struct ot_capture *c)
 {
 	struct ot_report_func *fn;
@@ -414,7 +396,7 @@ void ot_capture_fill_report(struct ot_capture *c)
 	r.functions_armed = c->plan.sel.n - c->nrefused;
 	r.refused = c->refused;
 	r.nrefused = c->nrefused;
-	r.inject = c->said.has_inject ? &c->said.inject : NULL;
+	r.figures = &c->said.figs;
 	r.rings_in_process = !!(ot_probes_can(c->probes) & OT_RINGS_IN_PROCESS);
 	r.backend = ot_probes_backend(c->probes);
 	r.objects = ot_probes_objects(c->probes);
@@ -431,7 +413,7 @@ void ot_capture_fill_report(struct ot_capture *c)
 		r.target_exit_from = ot_exit_from_name(c->target.exit_from);
 	r.target_exit_why = c->target.exit_why;
 	r.records = records(c);
-	fill_filter(c, &r);
+	ot_capture_filter_report(c, &r);
 	r.threads = ot_pair_threads(c->pair);
 	r.nfuncs = ot_keyed_nreport(c);
 	r.funcs = fn;
@@ -448,15 +430,13 @@ void ot_capture_fill_report(struct ot_capture *c)
 	c->rep_calib.empty_ns = c->calib.empty_ns;
 	c->rep_calib.live_calls = c->calib.live_calls;
 	r.calib = c->o.compensate ? &c->rep_calib : NULL;
-	if (ot_probes_thread_execs(c->probes))
-		r.thread_execs = &c->rep_texecs;
 	if (c->o.follow) {
-		c->rep_follow.processes = c->nfol;
-		c->rep_follow.dropped = c->fol_dropped;
-		r.follow = &c->rep_follow;
+		c->fol.rep.processes = c->fol.n;
+		c->fol.rep.dropped = c->fol.dropped;
+		r.follow = &c->fol.rep;
 	}
-	if (c->sinks.nprocs && c->nfol)
-		qsort(c->fol, c->nfol, sizeof(*c->fol), cmp_fol);
+	if (c->sinks.nprocs && c->fol.n)
+		qsort(c->fol.procs, c->fol.n, sizeof(*c->fol.procs), cmp_fol);
 	if (c->o.all) {
 		size_t nnamed;
 		struct ot_follow_proc *named = names_now(c, &nnamed);
@@ -464,7 +444,7 @@ void ot_capture_fill_report(struct ot_capture *c)
 		r.procs = ot_sinks_procs(&c->sinks, named, nnamed, &r.nprocs);
 		free(named);
 	} else {
-		r.procs = ot_sinks_procs(&c->sinks, c->fol, c->nfol, &r.nprocs);
+		r.procs = ot_sinks_procs(&c->sinks, c->fol.procs, c->fol.n, &r.nprocs);
 	}
 	r.arm_ns = c->arm_ns;
 	r.arm_ipis = c->arm_ipi.cal;

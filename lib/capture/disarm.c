@@ -45,7 +45,7 @@ void ot_disarm(struct ot_disarm *d, struct ot_probes *probes, struct ot_target *
 	if (freeze && ot_probes_quick_close(probes) && !t->exited && !ot_target_check_exit(t))
 		ot_target_freeze(t);
 	rep->disarm_frozen = t->frozen;
-	/* The backend's last word (inject: its removal) replaces what it said
+	/* The backend's last word (its removal from the process) replaces what it said
 	 * before; the report points into it. */
 	ot_probes_close_said(probes, said);
 	ot_target_thaw(t);

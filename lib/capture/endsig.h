@@ -1,8 +1,8 @@
 /*
  * endsig.h - the signals a capture waits for, as a file descriptor its
  * poll loop reads: SIGINT and SIGTERM end the capture (the report is
- * still printed), SIGCHLD is a process held with ptrace stopping (inject
- * must see it).  They are blocked while the capture runs; the command it
+ * still printed), SIGCHLD is a process held with ptrace stopping (the
+ * backend that holds it must see it).  They are blocked while the capture runs; the command it
  * starts gets the old mask back.  Called by lib/capture/capture.
  */
 #ifndef OT_ENDSIG_H

@@ -4,6 +4,7 @@
  * its variable in the environment the process started with.
  */
 #include "lang.h"
+#include "lang_table.h"
 #include "symbols/elfsym.h"
 #include "symbols/select.h"
 #include "process/target.h"

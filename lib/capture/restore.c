@@ -14,7 +14,7 @@
 #include <errno.h>
 #include <stdio.h>
 
-enum ot_capture_result ot_capture_restore(const struct ot_options *o)
+enum ot_capture_result ot_capture_restore(const struct ot_capture_opts *o)
 {
 	struct ot_inject_recovery rec;
 	struct ot_report_restore r;

@@ -8,10 +8,10 @@
 #define OT_RESTORE_H
 
 #include "capture.h"
-#include "cli/options.h"
 
-/* OT_CAPTURE_DONE, or OT_CAPTURE_FAILED after printing why (the process
- * cannot be held, the report cannot be written, or bytes were kept). */
-enum ot_capture_result ot_capture_restore(const struct ot_options *o);
+/* o's pid, output and json are read.  OT_CAPTURE_DONE, or
+ * OT_CAPTURE_FAILED after printing why (the process cannot be held, the
+ * report cannot be written, or bytes were kept). */
+enum ot_capture_result ot_capture_restore(const struct ot_capture_opts *o);
 
 #endif

@@ -1,7 +1,7 @@
 /*
  * A service's processes for a capture: the -p list checked against its
- * first process's program, --cgroup's directory found and opened (the
- * multi backend's BPF program keeps to it).
+ * first process's program, --cgroup's directory found and opened (a
+ * backend that can keep to it, OT_CAN_CGROUP, does in the kernel).
  */
 #include "services.h"
 #include "process/procfs.h"

@@ -3,6 +3,7 @@
  * table, the environment, defaults, rules between options, the --lang presets.
  */
 #include "options.h"
+#include "capture/lang_table.h"
 #include "report/prom_http.h"
 #include "symbols/select.h"
 
@@ -835,42 +836,25 @@ enum ot_options_result ot_options_parse(struct ot_options *o, int argc, char **a
 	return OT_OPTIONS_RUN;
 }
 
-/*
- * The runtimes' entry/return probes as Debian 12 builds them, keyed by
- * the function's name: php's function__entry(function, file, line,
- * class, scope), python's function__entry(file, function, line) and
- * ruby's method__entry(class, method, file, line).
- */
-static const struct ot_lang lang_presets[] = {
-	{ "php", "usdt:/usr/bin/php8.2:php:function__entry..function__return@arg1:str",
-	  "/usr/bin/php8.2", "php8.2", "USE_ZEND_DTRACE", NULL },
-	{ "python", "usdt:/usr/bin/python3.11:python:function__entry..function__return@arg2:str",
-	  "/usr/bin/python3.11", "python3.11", NULL, NULL },
-	/* Its VM fires them from its trace instructions: only while a
-	 * TracePoint asks for those events. */
-	{ "ruby", "usdt:libruby-3.1.so.3.1:ruby:method__entry..method__return@arg2:str",
-	  "libruby-3.1.so.3.1", "ruby 3.1", NULL,
-	  "ruby 3.1 fires method__entry for a Ruby method only while a TracePoint for :call "
-	  "is enabled in the process, and method__return only while one for :return is: "
-	  "enable TracePoint.new(:call, :return) {}.enable (for a script, ruby -r./tp.rb with "
-	  "that line in tp.rb)" },
-};
-
-const struct ot_lang *ot_lang_find(const char *lang)
+void ot_options_capture(const struct ot_options *o, struct ot_capture_opts *co)
 {
-	size_t i;
-
-	for (i = 0; lang && i < sizeof(lang_presets) / sizeof(lang_presets[0]); i++)
-		if (!strcmp(lang, lang_presets[i].lang))
-			return &lang_presets[i];
-	return NULL;
-}
-
-const char *ot_lang_preset(const char *lang)
-{
-	const struct ot_lang *l = ot_lang_find(lang);
-
-	return l ? l->terms : NULL;
+	*co = (struct ot_capture_opts){
+		.pid = o->pid, .pids = o->pids, .npids = o->npids, .all = o->all,
+		.cgroup = o->cgroup, .follow = o->follow, .argv = o->argv, .user = o->user,
+		.functions = o->functions, .lang = o->lang, .yes = o->yes,
+		.max_functions = o->max_functions, .list = o->list, .comm = o->comm,
+		.tid = o->tid, .duration = o->duration, .interval = o->interval,
+		.drain_ms = o->drain_ms, .ring_kb = o->ring_kb, .ring_kb_set = o->ring_kb_set,
+		.backend = o->backend, .knobs.inject.clock = o->inject_clock,
+		.ret_insn = o->ret_insn, .ret_mode_set = o->ret_mode_set,
+		.compensate = o->compensate, .freeze = o->freeze,
+		.slower_than = o->slower_than, .slower_all = o->slower_all,
+		.wall_clock = o->wall_clock, .slowest = o->slowest, .hist = o->hist,
+		.json = o->json, .output = o->output, .expect = o->expect,
+		.nexpect = o->nexpect, .max_loss = o->max_loss, .trace = o->trace,
+		.folded = o->folded, .prom_textfile = o->prom_textfile, .listen = o->listen,
+		.prom_pid = o->prom_pid,
+	};
 }
 
 void ot_options_free(struct ot_options *o)

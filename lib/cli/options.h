@@ -10,6 +10,7 @@
 #ifndef OT_OPTIONS_H
 #define OT_OPTIONS_H
 
+#include "capture/capture.h"
 #include "report/check.h"
 #include "probes/probes.h"
 
@@ -22,7 +23,7 @@
 #define OT_SLOWEST_DEFAULT 5
 #define OT_SLOWEST_MAX 1000
 /* Past this many functions a capture is warned of (--yes: meant). */
-#define OT_MANY_FUNCTIONS 1000
+#define OT_MANY_FUNCTIONS OT_CAPTURE_MANY_FUNCTIONS
 
 struct ot_options {
 	pid_t pid;		/* -p: the first process named */
@@ -90,20 +91,8 @@ void ot_options_free(struct ot_options *o);
 
 extern const char ot_usage_text[];
 
-/* --lang LANG's -f terms (a pair of USDT probes keyed by the function's
- * name), or NULL for a runtime it does not know. */
-const char *ot_lang_preset(const char *lang);
-
-/* What a --lang runtime is: its terms, the file its probes are in (a
- * path, or a library's soname), its name for people, the variable that
- * must be non-zero in its environment when it starts for its probes to
- * fire (NULL: none), and what to say when its entry probe never fired
- * (NULL: nothing). */
-struct ot_lang {
-	const char *lang, *terms, *file, *name, *env, *silent;
-};
-
-/* lang's, or NULL. */
-const struct ot_lang *ot_lang_find(const char *lang);
+/* The capture *o describes, as the engine's own options: co borrows
+ * o's strings and arrays (free o after the capture). */
+void ot_options_capture(const struct ot_options *o, struct ot_capture_opts *co);
 
 #endif

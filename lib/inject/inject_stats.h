@@ -1,11 +1,11 @@
 /*
  * inject_stats.h - what --backend inject did to the traced process, in
  * one struct: lib/inject/inject fills a program's part of it, lib/probes/backend_inject
- * adds what it counted over every program the process ran, and the report
- * prints it as it is (JSON "inject" and "inject_removal").
+ * adds what it counted over every program the process ran, and
+ * lib/probes/backend_figs turns it into the report's figures (JSON
+ * "inject" and "inject_removal", the arming's and disarming's lines).
  *
- * Data only, with no pointer into memory that goes with the backend: the
- * capture keeps a copy after the probes are closed.
+ * Data only, with no pointer into memory that goes with the backend.
  */
 #ifndef OT_INJECT_STATS_H
 #define OT_INJECT_STATS_H

@@ -35,7 +35,9 @@ struct ot_cpu_ring {
 struct ot_backend_ops {
 	struct ot_backend_info info;	/* its name and what it can do */
 	const char *objects;	/* what holds the probes, for people */
-	int bpf_layout;		/* ring samples are the BPF program's layout */
+	/* Its rings' samples, when they are not the uprobe PMU's layout
+	 * (ot_ring.decode): its own decoder, else NULL. */
+	int (*decode)(const struct perf_event_header *rec, struct ot_record *out);
 	int quick_close;	/* releasing takes a few system calls */
 	size_t ring_kb;		/* its rings' size unless --ring-kb says */
 	/* Prepare (load programs, read sysfs): 0, or -errno with why. */

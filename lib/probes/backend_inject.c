@@ -16,6 +16,7 @@
  * still write there).
  */
 #include "backend.h"
+#include "backend_figs.h"
 #include "util/clock.h"
 #include "rings/drain.h"
 #include "util/error.h"
@@ -561,7 +562,7 @@ static int inject_arm(struct ot_probes *p, const struct ot_probe_target *t, size
 	if (values_of(s))
 		return -EINVAL;
 	s->o.ring_kb = p->opts.ring_kb;
-	s->o.clock = p->opts.clock;
+	s->o.clock = p->opts.knobs.inject.clock;
 	s->o.adopt = p->opts.held;
 	s->o.pidfd = p->opts.pidfd;
 	s->o.returns = p->opts.returns ? fn_returns : NULL;
@@ -1184,8 +1185,8 @@ static void inject_say(struct ot_probes *p, struct ot_probes_said *out)
 	if (!s)
 		return;
 	fill_stats(s);
-	out->has_inject = 1;
-	out->inject = s->stats;
+	ot_figs_inject(&out->figs, &s->stats, inject_nevents(p), p->ops->objects,
+		       ot_probes_ring_kb(p));
 	say_why(p, &s->stats, out);
 }
 

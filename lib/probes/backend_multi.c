@@ -21,6 +21,8 @@
  * CAP_PERFMON (or CAP_SYS_ADMIN).
  */
 #include "backend.h"
+#include "backend_figs.h"
+#include "bpf_record.h"
 #include "util/clock.h"
 #include "util/error.h"
 #include "process/procfs.h"
@@ -835,6 +837,15 @@ static const struct ot_probes_thread_execs *multi_thread_execs(const struct ot_p
 	return m && m->exec_hook ? &m->texecs : NULL;
 }
 
+/* Its own figures: the execs from other threads it armed again. */
+static void multi_say(struct ot_probes *p, struct ot_probes_said *out)
+{
+	const struct ot_probes_thread_execs *te = multi_thread_execs(p);
+
+	if (te)
+		ot_figs_thread_execs(&out->figs, te);
+}
+
 static int multi_arm(struct ot_probes *p, const struct ot_probe_target *t, size_t n, int pid)
 {
 	size_t *idx = ot_xcalloc(n + 1, sizeof(*idx)), i, j, m;
@@ -1022,7 +1033,7 @@ const struct ot_backend_ops ot_backend_multi = {
 		       OT_CAN_PIDS | OT_CAN_CGROUP | OT_CAN_GO | OT_CAN_OWNER,
 	},
 	.objects = "uprobe_multi links",
-	.bpf_layout = 1,
+	.decode = ot_record_parse_bpf,
 	.quick_close = 1,
 	.load = multi_load,
 	.open_ring = multi_open_ring,
@@ -1034,6 +1045,7 @@ const struct ot_backend_ops ot_backend_multi = {
 	.nevents = multi_nevents,
 	.events = multi_events,
 	.thread_execs = multi_thread_execs,
+	.say = multi_say,
 	.follow_poll = multi_follow_poll,
 	.comm = multi_comm,
 	.rings_lost = multi_rings_lost,

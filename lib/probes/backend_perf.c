@@ -454,7 +454,6 @@ const struct ot_backend_ops ot_backend_perf = {
 		.refuse_target = perf_refuse_target,
 	},
 	.objects = "perf events",
-	.bpf_layout = 0,
 	.quick_close = 0,
 	.load = perf_load,
 	.open_ring = perf_open_ring,

@@ -295,7 +295,7 @@ static int open_rings(struct ot_probes *p, size_t page, size_t ring_kb)
 			return -err;
 		}
 		ot_ring_init(&s->ring, s->map, page, data);
-		s->ring.bpf = p->ops->bpf_layout;
+		s->ring.decode = p->ops->decode;
 		/* The perf backend samples the registers values may be in. */
 		s->ring.regs_mask = p->values ? ot_ring_value_regs() : 0;
 		ret = p->ops->ring_mapped(p, c);

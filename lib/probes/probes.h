@@ -35,7 +35,7 @@
 #ifndef OT_PROBES_H
 #define OT_PROBES_H
 
-#include "inject/inject_stats.h"
+#include "util/figures.h"
 #include "process/procfs.h"
 #include "rings/kinds.h"
 #include "rings/ring.h"
@@ -216,6 +216,18 @@ struct ot_probe_returns {
 	const char *inexact;	/* why some returns cannot be seen there, or NULL */
 };
 
+/*
+ * Knobs only one backend reads, each in its own member: the capture
+ * carries them from the command line (lib/cli) as they came, naming
+ * none.
+ */
+struct ot_backend_knobs {
+	struct ot_inject_knobs {
+		int clock;	/* OT_INJ_CLOCK_*, or -1 for its choice
+				 * (ORBIT_INJECT_CLOCK) */
+	} inject;
+};
+
 struct ot_probes_opts {
 	size_t ring_kb;		/* 0: the backend's own default; else per CPU (per
 				 * thread with inject), a power-of-two
@@ -223,13 +235,16 @@ struct ot_probes_opts {
 	const struct ot_backend_info *backend;	/* --backend's (ot_backend_find) */
 	int pid;		/* the traced process (multi filters on it) */
 	int pidfd;		/* its pidfd, or -1 (inject) */
-	int held;		/* inject: pid is stopped under our ptrace (-- CMD) */
-	int clock;		/* inject: OT_INJ_CLOCK_*, or -1 for its choice */
+	int held;		/* pid is the command, stopped under our ptrace at
+				 * its entry point (a backend that
+				 * OT_HOLDS_AT_ENTRY takes it over) */
 	int follow;		/* --follow: pid and the processes it forks, from
 				 * their first instruction (multi only) */
-	int hold_exec;		/* multi: pid may be stopped (SIGSTOP) at an exec
-				 * from a thread other than its first, until its
-				 * new program is armed (ot_probes_thread_execs) */
+	int hold_exec;		/* pid may be stopped (SIGSTOP) while the backend
+				 * arms a program it exec'd (the command, or
+				 * --freeze): a backend that must arm it again
+				 * stops it until then (ot_probes_thread_execs) */
+	struct ot_backend_knobs knobs;	/* each backend's own */
 	/* -p PID,PID... (OT_CAN_PIDS): every process traced, pid the first;
 	 * npids 1 (or 0) for one.  They end as --follow's do
 	 * (ot_probes_follow_poll), without their children. */
@@ -344,15 +359,15 @@ const char *ot_probes_refused(const struct ot_probes *p, size_t i);
 
 /*
  * What a backend says of its own part of a capture, beyond its rings: why
- * some of its counts are not exact, and, for one that works inside the
- * process, what it did there.  A copy, valid after ot_probes_close.
+ * some of its counts are not exact, and its own figures for the report
+ * (what it did in the process, what it re-armed: lib/util/figures.h, the
+ * report prints them as they are).  A copy, valid after ot_probes_close.
  */
 #define OT_PROBES_WHY_MAX 8
 struct ot_probes_said {
 	char why[OT_PROBES_WHY_MAX][384];	/* a line each; the status is lossy */
 	size_t nwhy;
-	int has_inject;				/* inject below is filled */
-	struct ot_inject_stats inject;
+	struct ot_figures figs;
 };
 /* What it says now: after ot_probes_enable its arming, after the last
  * drain its counts. */

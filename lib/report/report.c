@@ -4,6 +4,7 @@
  * duration people read in every text line.
  */
 #include "report_priv.h"
+#include "util/figures.h"
 #include "util/escape.h"
 
 #include <inttypes.h>
@@ -11,20 +12,7 @@
 
 const char *ot_report_duration(uint64_t ns, char *buf, size_t len)
 {
-	static const char units[] = "ns\0us\0ms\0s"; /* 3 bytes each */
-	double v = (double)ns;
-	unsigned u = 0;
-
-	while (u < 3 && v >= 1000) {
-		v /= 1000;
-		u++;
-	}
-	if (u == 0)
-		snprintf(buf, len, "%" PRIu64 " ns", ns);
-	else
-		snprintf(buf, len, "%.*f %s", v < 10 ? 2 : v < 100 ? 1 : 0, v,
-			 &units[3 * u]);
-	return buf;
+	return ot_figs_duration(ns, buf, len);
 }
 
 const char *ot_report_status(const struct ot_report *r)

@@ -12,7 +12,7 @@
 #ifndef OT_REPORT_H
 #define OT_REPORT_H
 
-#include "inject/inject_stats.h"
+#include "util/figures.h"
 #include "check.h"
 #include "scopes/pair.h"
 #include "scopes/values.h"
@@ -65,7 +65,7 @@ struct ot_report_func {
 	const char *binary;
 	uint64_t offset;
 	/* How its returns are seen: "insn" (return instructions),
-	 * "uretprobe" (a return probe), "trampoline" (inject); NULL for a
+	 * "uretprobe" (a return probe), "trampoline" (a backend's own); NULL for a
 	 * counted point or a pair's row. */
 	const char *returns;
 	/* Functions probed only because it tail-calls them: their return
@@ -131,7 +131,7 @@ struct ot_report_calib {
 	uint64_t live_calls;	/* calibration scopes during the capture; 0: before only */
 };
 
-/* A function the backend did not arm (inject: could not patch), and why. */
+/* A function the backend did not arm (could not patch it), and why. */
 struct ot_report_refused {
 	const char *name;
 	const char *why;
@@ -174,8 +174,8 @@ struct ot_report {
 	size_t functions_requested, functions_armed, uprobes, events;
 	const char *returns;	/* "uretprobe", "insn", "mixed" (per file), "trampoline" */
 	size_t insn_returns;	/* functions whose returns are seen at return insns */
-	const char *backend;	/* "perf" or "multi" (--backend) */
-	const char *objects;	/* what holds the probes: "uprobe_multi links" */
+	const char *backend;	/* its name (--backend) */
+	const char *objects;	/* what holds the probes, the backend's words */
 	int frozen;		/* --freeze: the target was stopped meanwhile */
 	uint64_t arm_ns;	/* opening, mapping and enabling the probes */
 	uint64_t arm_ipis, arm_tlb; /* CAL and TLB deltas of /proc/interrupts */
@@ -211,18 +211,14 @@ struct ot_report {
 	uint64_t tracer_cpu_ns;		/* orbit-trace's own user+sys so far */
 	uint64_t tracer_max_rss_kb;
 	int rings_in_process;	/* the records' rings are in the process's memory */
-	/* What an in-process backend (inject) did to the process, else NULL. */
-	const struct ot_inject_stats *inject;
+	/* The backend's own figures (lib/util/figures.h: in the target's
+	 * object, at arming, in the warnings, at disarming), or NULL. */
+	const struct ot_figures *figures;
 	const struct ot_report_refused *refused;	/* by the backend, in the last program */
 	size_t nrefused;
 	/* --follow: the processes followed (the target among them) and the
 	 * children the kernel could not follow; else NULL. */
 	const struct ot_report_follow { uint64_t processes, dropped; } *follow;
-	/* multi: the process's execs from a thread other than its first, after
-	 * each of which its probes were armed again; how many it was held
-	 * stopped for until then; the longest another ran unprobed (else NULL:
-	 * perf, inject, --follow, -a). */
-	const struct ot_report_thread_execs { uint64_t count, held, unprobed_ns; } *thread_execs;
 	const struct ot_report_strings *strings;	/* NULL: no string argument */
 };
 

@@ -69,17 +69,12 @@ void ot_report_path_json(FILE *f, const struct ot_report_slow *sl)
 	fputc(']', f);
 }
 
-/* "inject": what --backend inject put in the process, and what it refused. */
-static void inject_json(FILE *f, const struct ot_report *r)
+/* The functions the backend did not arm, and why. */
+static void refused_json(FILE *f, const struct ot_report *r)
 {
-	const struct ot_inject_stats *in = r->inject;
 	size_t i;
 
-	fprintf(f, "  \"inject\": {\"clock\": \"%s\", \"code_regions\": %zu, \"code_bytes\": %" PRIu64
-		", \"private_bytes\": %" PRIu64 ", \"shared_bytes\": %" PRIu64
-		", \"unwinder_hooked\": %s, \"pause_ns\": %" PRIu64 ", \"refused\": [",
-		in->clock ? in->clock : "tsc", in->regions, in->code_bytes, in->private_bytes,
-		in->shared_bytes, in->unwinder ? "true" : "false", in->arm_pause_ns);
+	fputc('[', f);
 	for (i = 0; i < r->nrefused; i++) {
 		fprintf(f, "%s{\"function\": ", i ? ", " : "");
 		ot_json_string(f, r->refused[i].name);
@@ -87,20 +82,67 @@ static void inject_json(FILE *f, const struct ot_report *r)
 		ot_json_string(f, r->refused[i].why);
 		fputs("}", f);
 	}
-	fprintf(f, "], \"unrecorded_calls\": {\"threads\": %" PRIu64 ", \"signal_handlers\": %"
-		PRIu64 ", \"vfork_children\": %" PRIu64 "}, \"runtime_resets\": %" PRIu64
-		", \"children\": {\"taken_back\": %zu, \"kept\": %zu, \"kept_why\": ",
-		in->unrecorded_threads, in->unrecorded_handlers, in->vfork_calls, in->resets,
-		in->children, in->children_kept);
-	ot_json_string_or_null(f, in->child_why[0] ? in->child_why : NULL);
-	fprintf(f, "}, \"execs\": %u, \"exec_untraced\": ", in->execs);
-	ot_json_string_or_null(f, in->exec_why[0] ? in->exec_why : NULL);
-	fputs(", \"let_go\": ", f);
-	ot_json_string_or_null(f, in->let_go[0] ? in->let_go : NULL);
-	fputs(", \"stack_walker\": ", f);
-	ot_json_string_or_null(f, in->walker);
-	fprintf(f, ", \"exits_functions\": %zu", in->exits_functions);
-	fputs("},\n", f);
+	fputc(']', f);
+}
+
+/* The members of the backend's section whose first member is item i, up
+ * to its end; returns the item after that end. */
+static size_t figs_members_json(FILE *f, const struct ot_report *r, size_t i)
+{
+	const struct ot_figures *fg = r->figures;
+	int first = 1;
+
+	while (i < fg->n && fg->v[i].kind != OT_FIG_END) {
+		const struct ot_fig *g = &fg->v[i++];
+
+		if (g->kind == OT_FIG_LINE || g->kind == OT_FIG_HEAD)
+			continue;
+		fputs(first ? "" : ", ", f);
+		first = 0;
+		ot_json_string(f, g->key);
+		fputs(": ", f);
+		if (g->kind == OT_FIG_SECTION) {
+			fputc('{', f);
+			i = figs_members_json(f, r, i);
+			fputc('}', f);
+		} else if (g->kind == OT_FIG_NUM) {
+			fprintf(f, "%" PRIu64, g->u);
+		} else if (g->kind == OT_FIG_BOOL) {
+			fputs(g->u ? "true" : "false", f);
+		} else if (g->kind == OT_FIG_STR) {
+			ot_json_string_or_null(f, ot_figs_string(fg, g));
+		} else if (g->kind == OT_FIG_REFUSED) {
+			refused_json(f, r);
+		}
+	}
+	return i < fg->n ? i + 1 : i;
+}
+
+/* The backend's own sections at place: members of the object being
+ * written (", \"key\": {...}"), or, top, of the report's own
+ * ("  \"key\": {...},\n"). */
+static void figs_json(FILE *f, const struct ot_report *r, enum ot_fig_place place, int top)
+{
+	const struct ot_figures *fg = r->figures;
+	size_t i = 0;
+
+	while (fg && i < fg->n) {
+		const struct ot_fig *g = &fg->v[i];
+
+		if (g->kind != OT_FIG_SECTION) {
+			i++;
+			continue;
+		}
+		if (g->place != place) {
+			i = ot_figs_skip(fg, i);
+			continue;
+		}
+		fputs(top ? "  " : ", ", f);
+		ot_json_string(f, g->key);
+		fputs(": {", f);
+		i = figs_members_json(f, r, i + 1);
+		fputs(top ? "},\n" : "}", f);
+	}
 }
 
 /* Entry i's functions from the root down (a folded recursion once). */
@@ -134,8 +176,8 @@ static void status_json(FILE *f, const struct ot_report *r)
 	fprintf(f, "],\n");
 }
 
-/* "target": the program, how it ended, what --follow and multi's
- * re-arming after execs from other threads saw of it. */
+/* "target": the program, how it ended, what --follow and the backend
+ * (its own figures) saw of it. */
 static void target_json(FILE *f, const struct ot_report *r)
 {
 	int code = 0;
@@ -172,10 +214,7 @@ static void target_json(FILE *f, const struct ot_report *r)
 	if (r->follow)
 		fprintf(f, ", \"follow\": {\"processes\": %" PRIu64 ", \"not_followed\": %" PRIu64 "}",
 			r->follow->processes, r->follow->dropped);
-	if (r->thread_execs)
-		fprintf(f, ", \"thread_execs\": {\"count\": %" PRIu64 ", \"held\": %" PRIu64
-			", \"unprobed_ns\": %" PRIu64 "}", r->thread_execs->count,
-			r->thread_execs->held, r->thread_execs->unprobed_ns);
+	figs_json(f, r, OT_FIG_TARGET, 0);
 	fprintf(f, "},\n");
 }
 
@@ -185,14 +224,14 @@ static void arming_json(FILE *f, const struct ot_report *r)
 		"\"backend\": \"%s\", \"frozen\": %s, \"uprobes\": %zu, \"events\": %zu, "
 		"\"cpus\": %u, \"returns\": \"%s\", "
 		"\"wall_ns\": %" PRIu64 ", \"ipis\": %" PRIu64 ", \"tlb_shootdowns\": %" PRIu64 "},\n",
-		r->functions_requested, r->functions_armed, r->backend ? r->backend : "perf",
+		r->functions_requested, r->functions_armed, r->backend ? r->backend : "",
 		r->frozen ? "true" : "false", r->uprobes, r->events, r->cpus,
 		r->returns ? r->returns : "uretprobe", r->arm_ns, r->arm_ipis, r->arm_tlb);
-	if (r->inject)
-		inject_json(f, r);
+	figs_json(f, r, OT_FIG_ARMING, 1);
 }
 
-/* "disarming", and with inject "inject_removal": what it put back and left. */
+/* "disarming", and the backend's own sections there (what it put back
+ * and left). */
 static void disarming_json(FILE *f, const struct ot_report *r)
 {
 	if (!r->disarmed)
@@ -200,15 +239,7 @@ static void disarming_json(FILE *f, const struct ot_report *r)
 	fprintf(f, "  \"disarming\": {\"frozen\": %s, \"wall_ns\": %" PRIu64 ", \"ipis\": %" PRIu64
 		", \"tlb_shootdowns\": %" PRIu64 "},\n", r->disarm_frozen ? "true" : "false",
 		r->disarm_ns, r->disarm_ipis, r->disarm_tlb);
-	if (!r->inject)
-		return;
-	fprintf(f, "  \"inject_removal\": {\"target_exited\": %s, \"pause_ns\": %" PRIu64
-		", \"returns_restored\": %zu, \"calls_without_return\": %" PRIu64
-		", \"left_mapped_bytes\": %" PRIu64 ", \"left_why\": ",
-		r->inject->gone ? "true" : "false", r->inject->disarm_pause_ns,
-		r->inject->returns_restored, r->inject->noret, r->inject->left_bytes);
-	ot_json_string_or_null(f, r->inject->left_why);
-	fputs("},\n", f);
+	figs_json(f, r, OT_FIG_DISARMING, 1);
 }
 
 /* "capture", "tracer" and "records": how long, what it cost us, what the

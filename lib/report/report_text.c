@@ -361,24 +361,6 @@ static void slowest_text(FILE *f, const struct ot_report *r, size_t w)
 		}
 }
 
-/* multi: the programs the process exec'd from a thread other than its
- * first, armed again; before they ran where the process was held. */
-static void thread_execs_text(FILE *f, const struct ot_report_thread_execs *te)
-{
-	const char *held = "(the process held stopped meanwhile)";
-
-	fprintf(f, "exec: %" PRIu64 " program%s the process exec'd from a thread other than its "
-		"first armed again", te->count, te->count == 1 ? "" : "s");
-	if (te->held == te->count)
-		fprintf(f, "%s before it ran %s\n", te->count == 1 ? "" : ", each", held);
-	else if (!te->held)
-		fprintf(f, " after %s had begun to run (see status)\n",
-			te->count == 1 ? "it" : "they");
-	else
-		fprintf(f, ": %" PRIu64 " before they ran %s, %" PRIu64 " after (see status)\n",
-			te->held, held, te->count - te->held);
-}
-
 /* The FUNCTION column: as wide as the longest name, 8 to
  * OT_REPORT_NAME_MAX (a longer one wraps: ot_report_cell). */
 static size_t name_width(const struct ot_report *r)
@@ -407,47 +389,32 @@ static void title_text(FILE *f, const struct ot_report *r)
 	}
 }
 
-/* inject's arming: what it paused and put in the process, the programs
- * the process exec'd, the functions it refused. */
-static void arming_inject_text(FILE *f, const struct ot_report *r)
+/* The backend's own lines at place (lib/util/figures.h). */
+static void figs_lines_text(FILE *f, const struct ot_report *r, enum ot_fig_place place)
 {
-	const struct ot_inject_stats *in = r->inject;
-	char a[32], p[32], why[sizeof(in->exec_why) * 4];
+	const struct ot_figures *fg = r->figures;
 	size_t i;
 
-	fprintf(f, "armed %zu of %zu functions in %s, the target paused %s: %zu %s in %zu "
-		"code region%s (backend inject), clock %s, %zu KB ring per thread\n",
-		r->functions_armed, r->functions_requested,
-		ot_report_duration(r->arm_ns, a, sizeof(a)),
-		ot_report_duration(in->arm_pause_ns, p, sizeof(p)), r->events,
-		r->objects, in->regions, in->regions == 1 ? "" : "s", in->clock, r->ring_kb);
-	if (in->execs)
-		fprintf(f, "exec: %u program%s the process exec'd, instrumented at %s entry "
-			"point%s\n", in->execs, in->execs == 1 ? "" : "s",
-			in->execs == 1 ? "its" : "their", in->execs == 1 ? "" : "s");
-	if (in->exec_why[0])
-		fprintf(f, "exec: a program the process exec'd is not traced: %s\n",
-			ot_escape_text_buf(in->exec_why, why, sizeof(why)));
-	if (in->let_go[0])
-		fprintf(f, "let go: the process was let go before the end, %s\n",
-			ot_escape_text_buf(in->let_go, why, sizeof(why)));
-	if (in->walker)
-		fprintf(f, "returns: seen at return instructions for %zu function%s (%s walks its "
-			"stacks: no return address is moved)\n", in->exits_functions,
-			in->exits_functions == 1 ? "" : "s",
-			ot_escape_text_buf(in->walker, why, sizeof(why)));
-	if (in->children)
-		fprintf(f, "fork: %zu child%s the process forked taken back at %s fork (run "
-			"untraced, as other processes)\n", in->children,
-			in->children == 1 ? "" : "ren", in->children == 1 ? "its" : "their");
-	if (in->children_kept)
-		fprintf(f, "fork: %zu child%s the process forked still instrumented (%s): "
-			"orbit-trace --restore -p PID takes it back\n", in->children_kept,
-			in->children_kept == 1 ? "" : "ren",
-			ot_escape_text_buf(in->child_why, why, sizeof(why)));
-	if (in->vfork_calls)
-		fprintf(f, "vfork: %" PRIu64 " calls of its vfork children (another process each, "
-			"until it execs) not counted\n", in->vfork_calls);
+	for (i = 0; fg && i < fg->n; i++)
+		if (fg->v[i].kind == OT_FIG_LINE && fg->v[i].place == place)
+			fprintf(f, "%s\n", ot_figs_string(fg, &fg->v[i]));
+}
+
+/* A backend that says its own arming: "armed N of M functions in T" and
+ * its words. */
+static void arming_head_text(FILE *f, const struct ot_report *r, const char *head)
+{
+	char a[32];
+
+	fprintf(f, "armed %zu of %zu functions in %s%s\n", r->functions_armed,
+		r->functions_requested, ot_report_duration(r->arm_ns, a, sizeof(a)), head);
+}
+
+/* The functions the backend did not arm, and why. */
+static void refused_text(FILE *f, const struct ot_report *r)
+{
+	size_t i;
+
 	for (i = 0; i < r->nrefused; i++)
 		fprintf(f, "not armed: %s: %s\n", r->refused[i].name, r->refused[i].why);
 }
@@ -505,7 +472,7 @@ static void tail_funcs_text(FILE *f, const struct ot_report *r)
 }
 
 /* The uprobe backends' arming: its cost to every CPU, the probes, where
- * returns were seen, the rings; multi's execs from other threads. */
+ * returns were seen, the rings (the backend's own lines follow). */
 /* What was armed: "functions", or "USDT probes" when all of them are
  * (a USDT-only capture has no function, nor returns to see). */
 static int only_points(const struct ot_report *r)
@@ -542,8 +509,6 @@ static void arming_uprobes_text(FILE *f, const struct ot_report *r)
 	if (mixed)
 		uretprobe_funcs_text(f, r);
 	tail_funcs_text(f, r);
-	if (r->thread_execs && r->thread_execs->count)
-		thread_execs_text(f, r->thread_execs);
 }
 
 static void capture_text(FILE *f, const struct ot_report *r)
@@ -609,18 +574,7 @@ static void warnings_text(FILE *f, const struct ot_report *r)
 			r->nprocs && !r->rings_in_process ? " (of any of the processes: the rings are per CPU)" :
 			"", spans, spans == 1 ? "" : "s", spans == 1 ? "is" : "are");
 	}
-	if (r->inject && r->inject->unrecorded_handlers)
-		fprintf(f, "warning: %" PRIu64 " calls of signal handlers that interrupted inject's "
-			"runtime on their thread were not recorded: scope counts are low\n",
-			r->inject->unrecorded_handlers);
-	if (r->inject && r->inject->resets)
-		fprintf(f, "warning: %" PRIu64 " times a signal handler left inject's runtime by a "
-			"longjmp: recording went on, the call it was recording then may be unclosed\n",
-			r->inject->resets);
-	if (r->inject && r->inject->unrecorded_threads)
-		fprintf(f, "warning: %" PRIu64 " calls of threads inject had no room for (more "
-			"threads at once than its slots and ring areas) were not recorded: scope "
-			"counts are low\n", r->inject->unrecorded_threads);
+	figs_lines_text(f, r, OT_FIG_WARNING);
 }
 
 /* The scopes table: per function, scopes, depths and what pairing healed. */
@@ -724,10 +678,12 @@ static void report_text(FILE *f, const struct ot_report *r)
 	size_t w = name_width(r);
 
 	title_text(f, r);
-	if (r->inject)
-		arming_inject_text(f, r);
+	if (ot_figs_head_at(r->figures, OT_FIG_ARMING))
+		arming_head_text(f, r, ot_figs_head_at(r->figures, OT_FIG_ARMING));
 	else
 		arming_uprobes_text(f, r);
+	figs_lines_text(f, r, OT_FIG_ARMING);
+	refused_text(f, r);
 	capture_text(f, r);
 	records_text(f, r);
 	if (r->strings)
@@ -761,28 +717,12 @@ void ot_report_text(FILE *f, const struct ot_report *r)
 
 void ot_report_text_disarm(FILE *f, const struct ot_report *r)
 {
+	const char *head = ot_figs_head_at(r->figures, OT_FIG_DISARMING);
 	char a[32];
 
-	if (r->disarmed && r->inject && r->inject->gone) {
-		fprintf(f, "disarmed %zu functions in %s (the target had exited: nothing to "
-			"restore)\n", r->functions_armed, ot_report_duration(r->disarm_ns, a, sizeof(a)));
-	} else if (r->disarmed && r->inject) {
-		char p[32], m[32];
-
-		fprintf(f, "disarmed %zu functions in %s, the target paused %s (%zu return "
-			"address%s put back; ", r->functions_armed,
-			ot_report_duration(r->disarm_ns, a, sizeof(a)),
-			ot_report_duration(r->inject->disarm_pause_ns, p, sizeof(p)),
-			r->inject->returns_restored, r->inject->returns_restored == 1 ? "" : "es");
-		if (r->inject->left_bytes) {
-			snprintf(m, sizeof(m), "%.1f MB", (double)r->inject->left_bytes / 1048576.0);
-			fprintf(f, "%s left mapped: %s)\n", m, r->inject->left_why);
-		} else if (r->inject->children_kept) {
-			fprintf(f, "nothing left mapped here; %zu forked child%s still instrumented)\n",
-				r->inject->children_kept, r->inject->children_kept == 1 ? "" : "ren");
-		} else {
-			fprintf(f, "nothing left mapped)\n");
-		}
+	if (r->disarmed && head) {
+		fprintf(f, "disarmed %zu functions in %s%s\n", r->functions_armed,
+			ot_report_duration(r->disarm_ns, a, sizeof(a)), head);
 	} else if (r->disarmed) {
 		fprintf(f, "disarmed %zu %s in %s (%" PRIu64 " IPIs, %" PRIu64
 			" TLB shootdowns%s)\n", r->functions_armed,

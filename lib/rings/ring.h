@@ -3,17 +3,13 @@
  *
  * Pure code over memory: it does not open or map anything (lib/probes/probes does),
  * so the unit tests drive it with rings laid out in ordinary memory.  The
- * sample layouts decoded here are the two the backends request:
- * - perf backend (uprobe PMU events): PERF_SAMPLE_IDENTIFIER | TID | TIME |
- *   REGS_USER (the stack pointer only);
- * - multi backend (BPF output events): PERF_SAMPLE_TID | TIME | RAW, the raw
- *   part being {u64 probe id, u64 stack pointer, u64 value, u64 key} (the
- *   value and the key only when the probe writes them: 16, 24 or 32
- *   bytes), and for a string argument {s32 length, u32 a Go string's
- *   length + 1 (0: up to a NUL), u64 site address, char[OT_RING_STR_MAX]}
- *   after the key
- *   (lib/probes/uprobe_multi.bpf.c);
- * both with sample_id_all so that PERF_RECORD_LOST carries a time too.
+ * sample layout decoded here is the uprobe PMU events':
+ * PERF_SAMPLE_IDENTIFIER | TID | TIME | REGS_USER (the stack pointer, and
+ * the registers values are in when asked), with sample_id_all so that
+ * PERF_RECORD_LOST carries a time too.  A backend whose samples are laid
+ * out otherwise (a BPF program's output) gives the ring its own decoder
+ * (ot_ring.decode), which fills a record as this file's do
+ * (ot_record_sample); every other record type is decoded here.
  */
 #ifndef OT_RING_H
 #define OT_RING_H
@@ -22,6 +18,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct ot_record;
+
 struct ot_ring {
 	struct perf_event_mmap_page *meta; /* first page of the mapping */
 	unsigned char *data;		   /* data area, size bytes */
@@ -29,7 +27,10 @@ struct ot_ring {
 	unsigned char *scratch;		   /* 64 KiB, for records that wrap */
 	uint64_t malformed;		   /* records skipped as corrupt */
 	uint64_t high_water;		   /* most bytes pending at one drain */
-	int bpf;			   /* the multi backend's sample layout */
+	/* The backend's decoder of its records when its samples are not the
+	 * layout above (NULL: ot_record_parse_regs with regs_mask): 0, or
+	 * -EBADMSG for a truncated record. */
+	int (*decode)(const struct perf_event_header *rec, struct ot_record *out);
 	uint64_t regs_mask;		   /* the perf samples' user registers: the
 					    * stack pointer's alone, or
 					    * ot_ring_value_regs() */
@@ -123,8 +124,9 @@ int ot_record_parse(const struct perf_event_header *rec, struct ot_record *out);
 int ot_record_parse_regs(const struct perf_event_header *rec, struct ot_record *out,
 			 uint64_t regs_mask);
 
-/* The same for the multi backend's layout (id and SP from the raw part). */
-int ot_record_parse_bpf(const struct perf_event_header *rec,
-			struct ot_record *out);
+/* A sample of probe id, for a backend's decoder: every field set that a
+ * sample of this layout sets, no value, register or string. */
+void ot_record_sample(struct ot_record *out, uint64_t id, uint32_t pid, uint32_t tid,
+		      uint64_t time, uint64_t sp);
 
 #endif

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "lib/probes/bpf_record.h"
 #include "lib/rings/drain.h"
 #include "lib/rings/kinds.h"
 
@@ -233,7 +234,7 @@ static void test_ring_losses(void **state)
 	(void)state;
 	assert_non_null(mem);
 	assert_int_equal(ot_ring_init(&ring, mem, 4096, 4096), 0);
-	ring.bpf = 1;
+	ring.decode = ot_record_parse_bpf;
 	at = ring.data;
 	at += put_bpf_sample(at, 10, 2);
 	memcpy(at, &lost, sizeof(lost));

@@ -23,6 +23,7 @@
 #include "lib/report/prom.h"
 #include "lib/report/prom_http.h"
 #include "lib/report/report.h"
+#include "lib/probes/backend_figs.h"
 #include "lib/scopes/values.h"
 
 enum { OUTER, MIDDLE, INNER, NFUNCS };
@@ -389,6 +390,27 @@ static void test_list_usdt(void **state)
 	free(buf);
 }
 
+/* The figures inject's backend says of in, as a capture's report has them. */
+static const struct ot_figures *inject_figs(const struct fixture *x,
+					    const struct ot_inject_stats *in)
+{
+	static struct ot_figures figs;
+
+	memset(&figs, 0, sizeof(figs));
+	ot_figs_inject(&figs, in, x->r.events, x->r.objects, x->r.ring_kb);
+	return &figs;
+}
+
+/* multi's figures of its re-armed execs. */
+static const struct ot_figures *texecs_figs(const struct ot_probes_thread_execs *te)
+{
+	static struct ot_figures figs;
+
+	memset(&figs, 0, sizeof(figs));
+	ot_figs_thread_execs(&figs, te);
+	return &figs;
+}
+
 /* --backend inject: its header, a refused function, the programs the
  * process exec'd (one not traced), what disarming did. */
 static void test_inject(void **state)
@@ -421,7 +443,6 @@ static void test_inject(void **state)
 	fill(&x, NULL, NFUNCS);
 	ot_check_add(&x.check, OT_STATUS_LOSSY, "1 of 3 functions were not armed: inject could not "
 		     "patch them (arming.refused says why)");
-	x.r.inject = &in;
 	x.r.rings_in_process = 1;
 	x.r.refused = refused;
 	x.r.nrefused = 1;
@@ -436,14 +457,17 @@ static void test_inject(void **state)
 	x.r.arm_ns = 2100000;
 	x.r.disarm_ns = 1200000;
 	x.r.disarm_ipis = x.r.disarm_tlb = x.r.arm_ipis = 0;
+	x.r.figures = inject_figs(&x, &in);
 	render(&x, "inject", 0);
 	render(&x, "inject", 1);
 	/* What disarming says when memory stays, and when the process is gone. */
 	f = open_memstream(&buf, &len);
 	in.left_bytes = 1343496192;
 	in.left_why = "a thread was in a system call inside a trampoline";
+	x.r.figures = inject_figs(&x, &in);
 	ot_report_text_disarm(f, &x.r);
 	in.gone = 1;
+	x.r.figures = inject_figs(&x, &in);
 	ot_report_text_disarm(f, &x.r);
 	/* Nothing left here, a forked child still instrumented: not "nothing". */
 	in.gone = 0;
@@ -451,6 +475,7 @@ static void test_inject(void **state)
 	in.children_kept = 1;
 	snprintf(in.child_why, sizeof(in.child_why), "process 4343: the bytes at /bin/app+0x1139 "
 		 "are neither its patch nor the file's");
+	x.r.figures = inject_figs(&x, &in);
 	ot_report_text_disarm(f, &x.r);
 	fclose(f);
 	golden("inject-disarm.txt", buf, len);
@@ -458,6 +483,7 @@ static void test_inject(void **state)
 	/* The same in JSON: what was left, and why. */
 	in.left_bytes = 1343496192;
 	in.exec_why[0] = 0;
+	x.r.figures = inject_figs(&x, &in);
 	render(&x, "inject-left", 1);
 	done(&x);
 }
@@ -670,7 +696,7 @@ static void test_services(void **state)
  */
 static void test_thread_execs(void **state)
 {
-	static const struct ot_report_thread_execs te = { .count = 3, .held = 2,
+	static const struct ot_probes_thread_execs te = { .count = 3, .held = 2,
 							  .unprobed_ns = 41500000 };
 	struct fixture x;
 
@@ -681,7 +707,7 @@ static void test_thread_execs(void **state)
 		     "thread other than its first ran unprobed for up to 41.5 ms before their "
 		     "probes were armed again (--freeze holds a -p process there instead): their "
 		     "calls meanwhile are not counted");
-	x.r.thread_execs = &te;
+	x.r.figures = texecs_figs(&te);
 	render(&x, "thread-execs", 0);
 	render(&x, "thread-execs", 1);
 	done(&x);
@@ -777,7 +803,7 @@ static void test_edges(void **state)
 	static const char *const long_names[NFUNCS] = {
 		"outer", "middle", "a_function_whose_name_is_longer_than_forty_columns",
 	};
-	static const struct ot_report_thread_execs te = { .count = 2, .held = 2 };
+	static const struct ot_probes_thread_execs te = { .count = 2, .held = 2 };
 	static const char *const tails[] = { "_efree", "zend_mm_free_huge" };
 	struct fixture x;
 	char *buf = NULL;
@@ -810,7 +836,7 @@ static void test_edges(void **state)
 	x.r.records.no_sp = 1;
 	x.r.records.unknown = 4;
 	x.r.tree_dropped = 7;
-	x.r.thread_execs = &te;
+	x.r.figures = texecs_figs(&te);
 	render(&x, "edges", 0);
 	render(&x, "edges", 1);
 	f = open_memstream(&buf, &len);
@@ -918,14 +944,14 @@ static void test_ended(void **state)
 /* multi: one exec from another thread, not held: it ran before it was armed. */
 static void test_thread_exec_unheld(void **state)
 {
-	static const struct ot_report_thread_execs te = { .count = 1, .held = 0,
+	static const struct ot_probes_thread_execs te = { .count = 1, .held = 0,
 							  .unprobed_ns = 2000000 };
 	struct fixture x;
 
 	(void)state;
 	x.p = trees(3);
 	fill(&x, NULL, NFUNCS);
-	x.r.thread_execs = &te;
+	x.r.figures = texecs_figs(&te);
 	render(&x, "thread-exec-unheld", 0);
 	done(&x);
 }

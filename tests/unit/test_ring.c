@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/probes/bpf_record.h"
 #include "lib/rings/ring.h"
 
 #define PAGE 4096
