@@ -244,7 +244,7 @@ static char *scope_path(const struct ot_sinks *s, const struct ot_scope *sc)
 	uint32_t n;
 	char *path, *at;
 
-	tree = ot_pair_tree(s->pair, &ntree);
+	tree = ot_tables_tree(ot_pair_tables(s->pair), &ntree);
 	/* Past the tree's node limit the path is unknown: the name alone. */
 	if (!sc->node || sc->node >= ntree)
 		return ot_xstrdup(names[sc->func]);
