@@ -964,6 +964,11 @@ const struct ot_tables *ot_pair_tables(const struct ot_pair *p)
 	return &p->tab;
 }
 
+struct ot_tables *ot_pair_tables_fill(struct ot_pair *p)
+{
+	return &p->tab;
+}
+
 uint64_t ot_pair_scopes(const struct ot_pair *p)
 {
 	return p->scopes;

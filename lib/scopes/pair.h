@@ -74,6 +74,9 @@ void ot_pair_finish(struct ot_pair *p);
 /* The tables it fills (gathered from records), valid until ot_pair_free:
  * what the report reads. */
 const struct ot_tables *ot_pair_tables(const struct ot_pair *p);
+/* The same, for a filler of what the pairing does not keep itself: the
+ * scope hook's longest calls (lib/report/sinks). */
+struct ot_tables *ot_pair_tables_fill(struct ot_pair *p);
 
 /* Statistics of function f, valid until ot_pair_free (its tables'). */
 const struct ot_func_stats *ot_pair_stats(const struct ot_pair *p, size_t f);

@@ -1,7 +1,8 @@
 /*
- * tables.c - the report's tables (tables.h): per-function statistics and
- * the call tree's nodes, found by a hash on (parent, function) and grown
- * on demand up to OT_PAIR_TREE_MAX.
+ * tables.c - the report's tables (tables.h): per-function statistics, the
+ * call tree's nodes (found by a hash on (parent, function), grown on demand
+ * up to OT_PAIR_TREE_MAX), each function's longest calls and the
+ * distributions of its recorded values.
  */
 #include "tables.h"
 #include "util/xalloc.h"
@@ -32,6 +33,11 @@ void ot_tables_fini(struct ot_tables *t)
 		free(t->stats[i].depths);
 	}
 	free(t->stats);
+	for (i = 0; t->vals && i < t->nfuncs * OT_TV_NSLOTS; i++)
+		free(t->vals[i]);
+	free(t->vals);
+	free(t->longest);
+	free(t->nlong);
 	free(t->tree);
 	free(t->thash);
 	memset(t, 0, sizeof(*t));
@@ -118,4 +124,60 @@ void ot_tables_depth_grow(struct ot_func_stats *s, uint32_t depth)
 uint64_t ot_func_stats_depth(const struct ot_func_stats *s, unsigned d)
 {
 	return d < s->ndepths ? s->depths[d] : 0;
+}
+
+void ot_tables_longest(struct ot_tables *t, size_t n)
+{
+	if (t->nlongest || !n)
+		return;
+	t->nlongest = n;
+	t->longest = ot_xcalloc(t->nfuncs ? t->nfuncs * n : 1, sizeof(*t->longest));
+	t->nlong = ot_xcalloc(t->nfuncs ? t->nfuncs : 1, sizeof(*t->nlong));
+}
+
+uint64_t ot_tables_longest_floor(const struct ot_tables *t, size_t f)
+{
+	uint64_t kept;
+
+	if (!t->nlongest)
+		return UINT64_MAX;
+	if (t->nlong[f] < t->nlongest)
+		return 0;
+	kept = t->longest[f * t->nlongest + t->nlongest - 1].dur_ns;
+	return kept < UINT64_MAX ? kept + 1 : UINT64_MAX;
+}
+
+int ot_tables_keep_longest(struct ot_tables *t, size_t f, const struct ot_longest *l)
+{
+	struct ot_longest *v;
+	size_t i, n;
+
+	if (!t->nlongest)
+		return 0;
+	v = &t->longest[f * t->nlongest];
+	n = t->nlong[f];
+	if (n == t->nlongest) {
+		if (l->dur_ns <= v[n - 1].dur_ns)
+			return 0;
+		n--;
+	}
+	for (i = n; i > 0 && v[i - 1].dur_ns < l->dur_ns; i--)
+		v[i] = v[i - 1];
+	v[i] = *l;
+	t->nlong[f] = (uint32_t)n + 1;
+	return 1;
+}
+
+struct ot_values *ot_tables_values(struct ot_tables *t, size_t f, unsigned slot)
+{
+	struct ot_values **v;
+
+	if (!t->vals)
+		t->vals = ot_xcalloc(t->nfuncs ? t->nfuncs * OT_TV_NSLOTS : 1, sizeof(*t->vals));
+	v = &t->vals[f * OT_TV_NSLOTS + slot];
+	if (!*v) {
+		*v = ot_xmalloc(sizeof(**v));
+		ot_values_init(*v);
+	}
+	return *v;
 }

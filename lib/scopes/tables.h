@@ -3,6 +3,11 @@
  * depths and duration histograms (struct ot_func_stats), and the call
  * tree by path with its calls, total and self time (struct ot_tree_node).
  *
+ * With --slowest N, also each function's N longest calls (struct
+ * ot_longest: when, how long, which thread, which path); with -f
+ * 'NAME(argN)', 'NAME%ret', the distributions of the values its calls
+ * recorded (struct ot_values, made for the functions that record).
+ *
  * Filled either from records, by the pairing (lib/scopes/pair: the uprobe
  * backends, and inject's streaming), or from the tables an in-process
  * runtime keeps itself (issue 33: docs/aggregate.md); `gathered` says
@@ -20,6 +25,7 @@
 #define OT_TABLES_H
 
 #include "hist.h"
+#include "values.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -66,6 +72,22 @@ struct ot_tree_node {
 	uint64_t child_ns;	/* of which in traced callees */
 };
 
+/* One of a function's longest calls. */
+struct ot_longest {
+	uint64_t at_ns;		/* when it began, since the capture's clock started */
+	uint64_t dur_ns;
+	uint32_t tid;
+	uint32_t node;		/* its path in the tree; 0: unknown (the tree was full) */
+};
+
+/* A function's recorded values, by slot: its entry's first value, its
+ * return value, then the entry's further values. */
+#define OT_TV_ARG	0
+#define OT_TV_RET	1
+#define OT_TV_MORE	2
+#define OT_TV_NMORE	3
+#define OT_TV_NSLOTS	(OT_TV_MORE + OT_TV_NMORE)
+
 /* How the tables were gathered. */
 enum ot_tables_gathered {
 	OT_TABLES_FROM_RECORDS = 0,	/* each call's records, paired by the tracer */
@@ -81,6 +103,14 @@ struct ot_tables {
 	size_t thcap;
 	uint64_t tree_dropped;		/* closed scopes on no node (the tree was full) */
 	size_t threads;			/* threads seen */
+	/* --slowest: per function up to nlongest calls, longest first (equal
+	 * ones in the order kept), nlong[f] of them; nlongest 0: none kept. */
+	size_t nlongest;
+	struct ot_longest *longest;	/* nfuncs x nlongest */
+	uint32_t *nlong;
+	/* nfuncs x OT_TV_NSLOTS distributions, NULL where not recorded
+	 * (the array NULL until one is). */
+	struct ot_values **vals;
 	enum ot_tables_gathered gathered;
 };
 
@@ -122,6 +152,35 @@ static inline void ot_tables_close_node(struct ot_tables *t, uint32_t node, uint
 	} else {
 		t->tree_dropped++;
 	}
+}
+
+/* Keep each function's n longest calls (once, before any is offered). */
+void ot_tables_longest(struct ot_tables *t, size_t n);
+
+/* The shortest call ot_tables_keep_longest would keep for f: 0 while it
+ * holds fewer than nlongest, UINT64_MAX when none are kept. */
+uint64_t ot_tables_longest_floor(const struct ot_tables *t, size_t f);
+
+/* Offer a call of f: kept if it is longer than the shortest kept (or
+ * there is room), that one dropped.  1 if kept. */
+int ot_tables_keep_longest(struct ot_tables *t, size_t f, const struct ot_longest *l);
+
+/* Function f's longest calls, longest first, *n of them (NULL, 0: none kept). */
+static inline const struct ot_longest *ot_tables_longest_of(const struct ot_tables *t, size_t f,
+							    size_t *n)
+{
+	*n = t->nlongest ? t->nlong[f] : 0;
+	return t->nlongest ? &t->longest[f * t->nlongest] : NULL;
+}
+
+/* Function f's values of slot (OT_TV_*), made empty at first use. */
+struct ot_values *ot_tables_values(struct ot_tables *t, size_t f, unsigned slot);
+
+/* The same, or NULL when f records none in that slot. */
+static inline const struct ot_values *ot_tables_values_of(const struct ot_tables *t, size_t f,
+							  unsigned slot)
+{
+	return t->vals ? t->vals[f * OT_TV_NSLOTS + slot] : NULL;
 }
 
 /* Function f's statistics; valid until the tables are freed. */

@@ -1,8 +1,9 @@
 /*
  * The report's tables (lib/scopes/tables): the call tree's nodes found by
  * (parent, function) and bounded, self time kept on the parent, depths
- * grown as calls go deeper, and the pairing filling the same tables the
- * report reads (gathered from records).
+ * grown as calls go deeper, each function's N longest calls (longest
+ * first, ties in the order offered), and the pairing filling the same
+ * tables the report reads (gathered from records).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -85,6 +86,57 @@ static void test_depths_grow(void **state)
 	ot_tables_fini(&t);
 }
 
+static void test_longest_kept(void **state)
+{
+	struct ot_tables t;
+	const struct ot_longest *l;
+	static const uint64_t durs[] = { 50, 90, 20, 70, 70, 60, 10 };
+	size_t i, n;
+
+	(void)state;
+	ot_tables_init(&t, 2);
+	assert_int_equal(ot_tables_longest_floor(&t, 0), UINT64_MAX);	/* none kept */
+	assert_null(ot_tables_longest_of(&t, 0, &n));
+	assert_int_equal(n, 0);
+	ot_tables_longest(&t, 3);
+	assert_int_equal(ot_tables_longest_floor(&t, 1), 0);
+	for (i = 0; i < sizeof(durs) / sizeof(durs[0]); i++) {
+		struct ot_longest c = { .at_ns = 100 * i, .dur_ns = durs[i], .tid = 9,
+					.node = (uint32_t)i };
+
+		assert_int_equal(ot_tables_keep_longest(&t, 1, &c), i < 5);
+	}
+	l = ot_tables_longest_of(&t, 1, &n);
+	assert_int_equal(n, 3);
+	assert_int_equal(l[0].dur_ns, 90);
+	assert_int_equal(l[1].dur_ns, 70);
+	assert_int_equal(l[1].at_ns, 300);	/* the first of two equal ones */
+	assert_int_equal(l[2].at_ns, 400);
+	assert_int_equal(ot_tables_longest_floor(&t, 1), 71);
+	ot_tables_longest_of(&t, 0, &n);
+	assert_int_equal(n, 0);
+	ot_tables_fini(&t);
+}
+
+/* A function's values made at first use, per slot, the same one after. */
+static void test_values_by_slot(void **state)
+{
+	struct ot_tables t;
+	struct ot_values *v;
+
+	(void)state;
+	ot_tables_init(&t, 3);
+	assert_null(ot_tables_values_of(&t, 1, OT_TV_RET));
+	v = ot_tables_values(&t, 1, OT_TV_RET);
+	ot_values_add(v, -4);
+	assert_ptr_equal(ot_tables_values(&t, 1, OT_TV_RET), v);
+	assert_ptr_equal(ot_tables_values_of(&t, 1, OT_TV_RET), v);
+	assert_null(ot_tables_values_of(&t, 1, OT_TV_ARG));
+	assert_null(ot_tables_values_of(&t, 2, OT_TV_MORE + OT_TV_NMORE - 1));
+	assert_int_equal(ot_tables_values_of(&t, 1, OT_TV_RET)->min, -4);
+	ot_tables_fini(&t);
+}
+
 /* The pairing's counts land in the tables it hands out, the same ones
  * ot_pair_stats and ot_pair_tree read. */
 static void test_pair_fills_tables(void **state)
@@ -124,6 +176,8 @@ int main(void)
 		cmocka_unit_test(test_tree_nodes_by_path),
 		cmocka_unit_test(test_tree_bounded),
 		cmocka_unit_test(test_depths_grow),
+		cmocka_unit_test(test_longest_kept),
+		cmocka_unit_test(test_values_by_slot),
 		cmocka_unit_test(test_pair_fills_tables),
 	};
 
