@@ -181,3 +181,81 @@ struct ot_values *ot_tables_values(struct ot_tables *t, size_t f, unsigned slot)
 	}
 	return *v;
 }
+
+static void merge_stats(struct ot_func_stats *d, const struct ot_func_stats *s)
+{
+	uint32_t k;
+
+	d->scopes += s->scopes;
+	d->duplicates += s->duplicates;
+	d->unclosed += s->unclosed;
+	d->orphans += s->orphans;
+	d->outside_parent += s->outside_parent;
+	d->spans_loss += s->spans_loss;
+	d->points += s->points;
+	d->skipped += s->skipped;
+	d->past_uretprobe_limit += s->past_uretprobe_limit;
+	for (k = s->ndepths; k-- > 0;) {
+		if (!s->depths[k])
+			continue;
+		if (k >= d->ndepths)
+			ot_tables_depth_grow(d, k);
+		d->depths[k] += s->depths[k];
+	}
+	ot_hist_merge(&d->hist, &s->hist);
+	if (d->comp && s->comp)
+		ot_hist_merge(d->comp, s->comp);
+}
+
+/* map[i]: dst's node for src's node i (0: none, the root's 0 too). */
+static uint32_t *merge_tree(struct ot_tables *dst, const struct ot_tables *src)
+{
+	uint32_t *map = ot_xcalloc(src->ntree, sizeof(*map));
+	size_t i;
+
+	/* A node is made after its parent: parents map first. */
+	for (i = 1; i < src->ntree; i++) {
+		const struct ot_tree_node *n = &src->tree[i];
+		uint32_t up = map[n->parent];
+
+		map[i] = n->parent && !up ? 0 : ot_tables_child(dst, up, n->func);
+		if (!map[i]) {
+			dst->tree_dropped += n->calls;
+			continue;
+		}
+		dst->tree[map[i]].calls += n->calls;
+		dst->tree[map[i]].total_ns += n->total_ns;
+		dst->tree[map[i]].child_ns += n->child_ns;
+	}
+	dst->tree_dropped += src->tree_dropped;
+	return map;
+}
+
+void ot_tables_merge(struct ot_tables *dst, const struct ot_tables *src)
+{
+	uint32_t *map;
+	size_t f, k, n;
+
+	for (f = 0; f < dst->nfuncs && f < src->nfuncs; f++)
+		merge_stats(&dst->stats[f], &src->stats[f]);
+	map = merge_tree(dst, src);
+	if (src->nlongest)
+		ot_tables_longest(dst, src->nlongest);
+	for (f = 0; src->nlongest && f < dst->nfuncs && f < src->nfuncs; f++) {
+		const struct ot_longest *l = ot_tables_longest_of(src, f, &n);
+
+		for (k = 0; k < n; k++) {
+			struct ot_longest c = l[k];
+
+			c.node = c.node < src->ntree ? map[c.node] : 0;
+			ot_tables_keep_longest(dst, f, &c);
+		}
+	}
+	free(map);
+	for (f = 0; src->vals && f < dst->nfuncs && f < src->nfuncs; f++)
+		for (k = 0; k < OT_TV_NSLOTS; k++)
+			if (src->vals[f * OT_TV_NSLOTS + k])
+				ot_values_merge(ot_tables_values(dst, f, (unsigned)k),
+						src->vals[f * OT_TV_NSLOTS + k]);
+	dst->threads += src->threads;
+}

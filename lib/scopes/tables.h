@@ -183,6 +183,17 @@ static inline const struct ot_values *ot_tables_values_of(const struct ot_tables
 	return t->vals ? t->vals[f * OT_TV_NSLOTS + slot] : NULL;
 }
 
+/*
+ * Add src's tables to dst's (the same functions): the counts, depths,
+ * durations and values added, src's call paths found or made in dst's
+ * tree (a path dst has no room for counted in its tree_dropped), src's
+ * longest calls offered to dst's (dst keeping as many as src when it
+ * kept none), its threads added (they are other threads than dst's).
+ * The tables of several threads, or processes, merged read as those one
+ * pairing of all their records would have built.
+ */
+void ot_tables_merge(struct ot_tables *dst, const struct ot_tables *src);
+
 /* Function f's statistics; valid until the tables are freed. */
 static inline const struct ot_func_stats *ot_tables_stats(const struct ot_tables *t, size_t f)
 {
