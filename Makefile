@@ -122,8 +122,12 @@ TARGETS    += build/targets/handjmp build/targets/vforks build/targets/prefork \
               build/targets/libffiwork.so build/targets/libnwork.so
 # Requests begun in one function and ended in another (issue 34): pairs.sh.
 TARGETS    += build/targets/requests
+# The README's and the man page's examples' stand-in (issue 34): examples.sh.
+TARGETS    += build/targets/examples
 # A capability install used by another user, and a filter after arming (issue 32).
 TARGETS    += build/targets/secret build/targets/seccomp
+# inject killed at each instant of its first mmap and last munmap (issue 32).
+TARGETS    += build/targets/killat
 # AddressSanitizer's runtime as a library (gcc) and linked in (clang).
 build/targets/asan-gcc: tests/e2e/targets/asan.c
 	@mkdir -p $(dir $@)

@@ -42,8 +42,36 @@
  */
 #define MERGE_SLACK_NS (20ull * 1000 * 1000)
 
+/* --comm with -p: the processes' names as the capture begins. */
+static void comm_remember(struct ot_capture *c)
+{
+	size_t i;
+
+	if (!c->o.comm || !c->o.npids)
+		return;
+	c->comm_at = ot_xcalloc(c->o.npids, sizeof(*c->comm_at));
+	for (i = 0; i < c->o.npids; i++)
+		if (!ot_proc_comm(c->o.pids[i], c->comm_at[c->ncomm_at].name,
+				  sizeof(c->comm_at[c->ncomm_at].name)))
+			c->comm_at[c->ncomm_at++].pid = (uint32_t)c->o.pids[i];
+}
+
+/* Process pid's name as comm_remember found it: 0, or -1 if it has none. */
+static int comm_at_start(const struct ot_capture *c, uint32_t pid, char *name)
+{
+	size_t i;
+
+	for (i = 0; i < c->ncomm_at; i++)
+		if (c->comm_at[i].pid == pid) {
+			memcpy(name, c->comm_at[i].name, sizeof(c->comm_at[i].name));
+			return 0;
+		}
+	return -1;
+}
+
 /* Whether process pid is named --comm's NAME, as -a's rows name it (the
- * name the probes saw at its call, else /proc's), asked once per pid. */
+ * name the probes saw at its call, else /proc's, else the name it had
+ * when the capture began), asked once per pid. */
 static int comm_keeps(struct ot_capture *c, uint32_t pid)
 {
 	char name[16];
@@ -71,7 +99,8 @@ static int comm_keeps(struct ot_capture *c, uint32_t pid)
 			return c->comm_seen[h].keep == 1;
 	c->comm_seen[h].pid = pid;
 	c->comm_seen[h].keep = (!ot_capture_seen_comm(c, pid, name, sizeof(name)) ||
-				!ot_proc_comm((pid_t)pid, name, sizeof(name))) &&
+				!ot_proc_comm((pid_t)pid, name, sizeof(name)) ||
+				!comm_at_start(c, pid, name)) &&
 			       !strcmp(name, c->o.comm) ? 1 : 2;
 	c->ncomm_seen++;
 	return c->comm_seen[h].keep == 1;
@@ -493,6 +522,7 @@ static void cleanup(struct ot_capture *c)
 	free(c->rep_fn);
 	free(c->fol);
 	free(c->comm_seen);
+	free(c->comm_at);
 	free(c->filter_desc);
 	free(c->lang_functions);
 	for (i = 0; i < c->nrefused; i++)
@@ -529,6 +559,23 @@ struct ot_capture *ot_capture_new(const struct ot_options *o, int sigpipe_ignore
 	c->target.pidfd = c->target.go_fd = c->target.err_fd = -1;
 	return c;
 }
+/* The title of an -a capture: whose processes and which cgroup's.  A user
+ * who is not root (a capability install) traces only their own processes
+ * (opts.owner), and the title says so rather than "every process". */
+static char *all_display(const struct ot_capture *c)
+{
+	char who[64] = "", *s;
+
+	if (!c->o.all)
+		return ot_xstrdup("no program");
+	if (getuid() != 0)
+		snprintf(who, sizeof(who), " of uid %u", (unsigned)getuid());
+	if (asprintf(&s, "every process%s%s%s", who, c->cgroup_path ? " in cgroup " : "",
+		     c->cgroup_path ? c->cgroup_path : "") < 0)
+		return ot_xstrdup("every process");
+	return s;
+}
+
 
 enum ot_capture_result ot_capture_open(struct ot_capture *c)
 {
@@ -549,11 +596,7 @@ enum ot_capture_result ot_capture_open(struct ot_capture *c)
 			return OT_CAPTURE_FAILED;
 	}
 	if (c->o.all || no_program(c)) {
-		if (c->cgroup_path && asprintf(&c->target.display, "every process in cgroup %s",
-					       c->cgroup_path) < 0)
-			c->target.display = NULL;
-		if (!c->target.display)
-			c->target.display = ot_xstrdup(c->o.all ? "every process" : "no program");
+		c->target.display = all_display(c);
 		ret = 0;
 	} else if (c->o.argv) {
 		ret = ot_target_find(&c->target, c->o.argv[0]);
@@ -563,6 +606,8 @@ enum ot_capture_result ot_capture_open(struct ot_capture *c)
 		ret = ot_target_attach(&c->target, c->o.pid);
 		if (!ret && c->o.npids > 1)
 			ret = ot_services_pids(&c->target, c->o.pids, c->o.npids);
+		if (!ret)
+			comm_remember(c);
 	}
 	if (ret)
 		return OT_CAPTURE_FAILED;

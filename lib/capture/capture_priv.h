@@ -87,6 +87,11 @@ struct ot_capture {
 	char *lang_functions;	/* -f with --lang's file the target runs; owned */
 	struct ot_comm_seen { uint32_t pid; uint8_t keep; } *comm_seen;
 	size_t ncomm_seen, comm_seen_cap;
+	/* --comm with -p: each process's name when the capture began, for
+	 * one that exits before its first call is drained (/proc has no name
+	 * for it then, and its calls would be dropped as another's). */
+	struct ot_comm_at { uint32_t pid; char name[16]; } *comm_at;
+	size_t ncomm_at;
 	struct ot_sinks sinks;	/* what the scopes leave, but the timeline */
 	struct ot_report_func *rep_fn;
 	struct ot_disarm disarm;	/* outlives disarming: its timer's thread */

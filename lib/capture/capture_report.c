@@ -223,7 +223,7 @@ void ot_capture_judge(struct ot_capture *c)
 
 	for (i = 0; i < nrows; i++)
 		st[i] = ot_tables_stats(c->tables, i);
-	ot_check_run(&c->check, nrows, c->names, st, c->o.expect,
+	ot_check_run(&c->check, nrows, c->plan.sel.n, c->names, st, c->o.expect,
 		     c->o.nexpect, c->o.max_loss, ot_drain_stats(c->drain)->lost,
 		     c->lost_exact,
 		     ot_probes_can(c->probes) & OT_RINGS_IN_PROCESS ? "the process's rings" : NULL);
@@ -328,10 +328,16 @@ static struct ot_report_func *fill_funcs(struct ot_capture *c)
 		fn[i].binary = c->plan.sel.fn[i].bin->file;
 		fn[i].offset = c->plan.sel.fn[i].sym->offset;
 		fn[i].st = ot_tables_stats(c->tables, i);
-		fn[i].point = c->plan.sel.fn[i].usdt != NULL;
+		/* A pair's ENTRYFN: its entries counted, no scope (keyed.c). */
+		fn[i].point = c->plan.sel.fn[i].usdt != NULL ||
+			      c->plan.sel.fn[i].fpair == OT_SEL_PAIR_ENTRY;
 		fn[i].returns = fn[i].point ? NULL : ot_probes_returns(c->probes) ?
 				ot_probes_returns(c->probes) :
 				c->plan.pt[i].ret_sites ? "insn" : "uretprobe";
+		if (c->plan.ret[i].sites && !fn[i].not_armed) {
+			fn[i].tail_funcs = c->plan.ret[i].tail_funcs;
+			fn[i].ntail_funcs = c->plan.ret[i].ntail_funcs;
+		}
 	}
 	ot_keyed_report(c, fn);
 	ot_sinks_report(&c->sinks, fn);
@@ -359,6 +365,22 @@ void ot_capture_snapshot_free(struct ot_report *r)
 	free((void *)r->procs);
 }
 
+/* The report's word on --comm/--tid: the filter as given, and how many
+ * records it dropped. */
+static void fill_filter(struct ot_capture *c, struct ot_report *r)
+{
+	if (!c->o.comm && !c->o.tid)
+		return;
+	if (!c->filter_desc &&
+	    (c->o.comm && c->o.tid ?
+		     asprintf(&c->filter_desc, "--comm %s --tid %d", c->o.comm, (int)c->o.tid) :
+	     c->o.comm ? asprintf(&c->filter_desc, "--comm %s", c->o.comm) :
+			 asprintf(&c->filter_desc, "--tid %d", (int)c->o.tid)) < 0)
+		c->filter_desc = NULL;
+	r->filter = c->filter_desc ? c->filter_desc : "--comm/--tid";
+	r->filtered = c->filtered;
+}
+
 void ot_capture_fill_report(struct ot_capture *c)
 {
 	struct ot_report_func *fn;
@@ -380,8 +402,10 @@ void ot_capture_fill_report(struct ot_capture *c)
 	r.functions_armed = c->plan.sel.n;
 	r.uprobes = ot_probes_nuprobes(c->probes);
 	for (i = 0; i < c->plan.sel.n; i++) {
-		nfn += !c->plan.sel.fn[i].usdt;
-		r.insn_returns += c->plan.pt[i].ret_sites != NULL;
+		int point = c->plan.sel.fn[i].usdt || c->plan.sel.fn[i].fpair == OT_SEL_PAIR_ENTRY;
+
+		nfn += !point;
+		r.insn_returns += !point && c->plan.pt[i].ret_sites != NULL;
 	}
 	r.returns = nfn && r.insn_returns == nfn ? "insn" :
 		    !r.insn_returns ? "uretprobe" : "mixed";
@@ -407,17 +431,7 @@ void ot_capture_fill_report(struct ot_capture *c)
 		r.target_exit_from = ot_exit_from_name(c->target.exit_from);
 	r.target_exit_why = c->target.exit_why;
 	r.records = records(c);
-	if ((c->o.comm || c->o.tid) && !c->filter_desc) {
-		if ((c->o.comm && c->o.tid ? asprintf(&c->filter_desc, "--comm %s --tid %d", c->o.comm,
-						      (int)c->o.tid) :
-		     c->o.comm ? asprintf(&c->filter_desc, "--comm %s", c->o.comm) :
-				 asprintf(&c->filter_desc, "--tid %d", (int)c->o.tid)) < 0)
-			c->filter_desc = NULL;
-	}
-	if (c->o.comm || c->o.tid) {
-		r.filter = c->filter_desc ? c->filter_desc : "--comm/--tid";
-		r.filtered = c->filtered;
-	}
+	fill_filter(c, &r);
 	r.threads = c->tables->threads;
 	r.nfuncs = ot_keyed_nreport(c);
 	r.funcs = fn;

@@ -525,11 +525,24 @@ int ot_keyed_feed(struct ot_capture *c, const struct ot_event *ev)
 	const struct ot_selected *f;
 	struct ot_event e;
 
-	if ((ev->kind != OT_EV_POINT && ev->kind != OT_EV_ENTRY) || ev->func >= c->plan.sel.n)
+	if (ev->func >= c->plan.sel.n)
 		return 0;
 	f = &c->plan.sel.fn[ev->func];
-	if (f->fpair == OT_SEL_PAIR_ENTRY && ev->kind == OT_EV_ENTRY && ev->has_value)
-		fp_enter(c->keyed, f, ev);
+	/* A pair's ENTRYFN is a counted point: its entry opens the key;
+	 * a return (a patching backend sees them all) is none of the pair's. */
+	if (f->fpair == OT_SEL_PAIR_ENTRY && (ev->kind == OT_EV_ENTRY || ev->kind == OT_EV_RETURN)) {
+		if (ev->kind == OT_EV_RETURN)
+			return 1;
+		if (ev->has_value)
+			fp_enter(c->keyed, f, ev);
+		e = *ev;
+		e.kind = OT_EV_POINT;	/* its key stays its VALUE row's */
+		e.flags = 0;
+		ot_pair_feed(c->pair, &e);
+		return 1;
+	}
+	if (ev->kind != OT_EV_POINT && ev->kind != OT_EV_ENTRY)
+		return 0;
 	/* A function's string: counted here, its call paired by the caller
 	 * (its scope carries the id, for --slower-than's lines). */
 	if (ev->kind == OT_EV_ENTRY) {

@@ -4,6 +4,7 @@
  * runtime's constants.
  */
 #include "inject_region.h"
+#include "inject_pad.h"
 #include "inject_recover.h"
 #include "util/error.h"
 #include "inject_state.h"
@@ -62,6 +63,8 @@ static int gadget_ready(struct ot_inject *in)
 	}
 	in->t->gadget = in->rt + RT_OFF(ot_inj_rt_syscall);
 	in->t->gadget_saved = in->rt + RT_OFF(ot_inj_rt_saved);
+	/* The padding lent for the first mmap, as it was. */
+	inject_pad_clear(in);
 	return 0;
 }
 
@@ -292,7 +295,12 @@ int inject_map_all(struct ot_inject *in, const struct plan *pl, size_t n, size_t
 		if (pl[i].reg != SIZE_MAX)
 			need[pl[i].reg] += pl[i].reserve;
 	need[0] += OT_INJ_R_SIZE(in->nreg, npatches, npatches);
+	/* Nothing of ours is mapped yet: the first region's mmap runs at a
+	 * gadget lent by a file's padding (without one, stepped at the
+	 * thread's own instruction: a kill then leaves it a SIGTRAP). */
+	inject_pad_set(in);
 	ret = map_regions(in, need);
+	inject_pad_clear(in);
 	free(need);
 	if (ret)
 		return ret;

@@ -18,7 +18,8 @@ struct ot_proc_map;
 struct plan;
 
 /* A system call run in the process (at the runtime's gadget once it is
- * there): its return value, -errno on failure. */
+ * there, or at one a file's padding lends, inject_pad.h): its return
+ * value, -errno on failure. */
 long inject_sys(struct ot_inject *in, long nr, long a, long b, long c, long d, long e, long f);
 
 /* The index of the code region for text (its file), added if new; not

@@ -5,12 +5,17 @@
  */
 #include "inject_remove.h"
 #include "inject_region.h"
+#include "inject_pad.h"
 #include "inject_state.h"
 #include "util/xalloc.h"
 
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+
+/* Why memory stays when no gadget could be lent (inject_pad.h). */
+#define NO_PAD "no file's padding could lend the munmap a gadget (the code is restored; " \
+	       "the regions stay, unused)"
 
 /*
  * Whether entry k of a table is the one the runtime finds for its key:
@@ -72,21 +77,61 @@ out:
 	free(table);
 }
 
-static void unmap_all(struct ot_inject *in)
+/*
+ * Mappings of our rings' memfd the table does not name (a tracer killed
+ * between their mmap and the table's next writing): found by its name.
+ */
+static void unmap_stray_rings(struct ot_inject *in)
 {
 	size_t i;
 
+	for (i = 0; i < in->nmaps; i++) {
+		const struct ot_proc_map *m = &in->maps[i];
+
+		/* Named as the memfd_create in inject_region.c names it. */
+		if (strcmp(m->path, "/memfd:orbit-trace") || m->lo == in->shared_t)
+			continue;
+		if (!inject_sys(in, SYS_munmap, (long)m->lo, (long)(m->hi - m->lo), 0, 0, 0, 0))
+			in->info.shared_bytes += m->hi - m->lo;
+	}
+}
+
+/*
+ * Every munmap at a gadget lent by a file's padding: the runtime's own
+ * would go with its region, and a recovery (--restore, a capture taking
+ * back what a killed one left) has none it wrote.  Without one, a call
+ * stepped at the thread's own instruction would leave it a SIGTRAP to die
+ * of were we killed then: what only that could unmap stays, unused.
+ */
+static void unmap_all(struct ot_inject *in)
+{
+	uint64_t rt = in->t->gadget;	/* the runtime's, while arming's state holds */
+	int lent = !inject_pad_set(in);
+	size_t i;
+
+	if (!lent && !rt) {
+		in->info.left_bytes = in->info.code_bytes + in->info.private_bytes +
+				      in->info.shared_bytes;
+		in->info.left_why = NO_PAD;
+		return;
+	}
+	unmap_stray_rings(in);
 	if (in->shared_t)
 		inject_sys(in, SYS_munmap, (long)in->shared_t, (long)in->shared_len, 0, 0, 0, 0);
 	if (in->priv)
 		inject_sys(in, SYS_munmap, (long)in->priv, OT_INJ_PRIV_SIZE, 0, 0, 0, 0);
 	for (i = in->nreg; i > 1; i--)
 		inject_sys(in, SYS_munmap, (long)in->reg[i - 1].addr, (long)in->reg[i - 1].size, 0, 0, 0, 0);
-	/* The gadget's own region last, by the thread's own instruction. */
-	in->t->gadget = in->t->gadget_saved = 0;
-	if (in->nreg && inject_sys(in, SYS_munmap, (long)in->reg[0].addr, (long)in->reg[0].size,
-			    0, 0, 0, 0))
+	if (in->nreg && !lent) {
+		/* The runtime's gadget cannot unmap its own region. */
 		in->info.left_bytes = in->reg[0].size;
+		in->info.left_why = NO_PAD;
+	} else if (in->nreg && inject_sys(in, SYS_munmap, (long)in->reg[0].addr,
+					  (long)in->reg[0].size, 0, 0, 0, 0)) {
+		in->info.left_bytes = in->reg[0].size;
+	}
+	inject_pad_clear(in);
+	in->t->gadget = in->t->gadget_saved = 0;
 }
 
 void inject_take_back(struct ot_inject *in)
@@ -127,7 +172,7 @@ void inject_take_back(struct ot_inject *in)
 					    "a thread was unwinding its stack";
 	} else {
 		unmap_all(in);
-		if (in->info.left_bytes)
+		if (in->info.left_bytes && !in->info.left_why)
 			in->info.left_why = "the last munmap in the process failed";
 	}
 	free(lo);

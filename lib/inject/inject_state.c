@@ -35,6 +35,7 @@ void inject_state_free(struct ot_inject *in)
 	free(in->patches);
 	free(in->semas);
 	free(in->regs);
+	free(in->pad_orig);
 	free(in->file_path);
 	if (in->file_fd >= 0)
 		close(in->file_fd);

@@ -9,7 +9,7 @@
  * Who fills what: inject.c (attach, install, remove, free) owns the
  * struct and its lifetime, inject_state.c reads its maps and frees its
  * memory; inject_region.c maps the regions and data; inject_remove.c
- * takes back what is ours;
+ * takes back what is ours; inject_pad.c lends a gadget while none is;
  * inject_tramp.c plans functions and writes trampolines and patches;
  * inject_facts.c reads the process's refusals, thread-id offset and
  * clock; inject_unwind.c the unwinders; inject_recover.c the recovery
@@ -85,6 +85,10 @@ struct ot_inject {
 	size_t nreg;
 	uint64_t rt;		/* the runtime in the process (first region) */
 	uint64_t rt_ret;	/* where hijacked frames return, there */
+	/* inject_pad.c: the gadget in a file's padding while no region is
+	 * mapped, and the bytes it took there; 0, NULL. */
+	uint64_t pad;
+	uint8_t *pad_orig;
 	uint64_t priv;		/* the private region */
 	uint64_t shared_t;	/* the shared region, there */
 	void *shared;		/* and here */

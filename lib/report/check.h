@@ -9,6 +9,12 @@
  * missing <= unclosed + orphans + duplicates ("the healing equation" of
  * the stress test this project grew from).  A violation means the pairing
  * itself is wrong.  With records lost only the lower bound holds.
+ *
+ * A pair's row (ENTRYFN..RETURNFN@argN, a USDT pair's key) is no call:
+ * its orphans are returns of a key no entry opened (nginx frees requests
+ * it never processed), its unclosed entries whose key never ended, so
+ * neither bound holds for it; its expected count is judged, and the
+ * pairing's counts make the status lossy (lib/capture/keyed).
  */
 #ifndef OT_CHECK_H
 #define OT_CHECK_H
@@ -58,9 +64,10 @@ void ot_expect_free(struct ot_expect *e, size_t n);
  * max_loss_pct bounds |loss| per function; lost is the records reported
  * lost, by lost_by ("the kernel" when NULL); lost_exact 0 when that may be
  * short (then lossy, and "no records lost" explains nothing).  A scope at
- * another depth than an expected one fails.
+ * another depth than an expected one fails.  Rows from nplain on are
+ * pairs' (the healing equation is not theirs); nplain >= nfuncs: none.
  */
-void ot_check_run(struct ot_check *c, size_t nfuncs, const char *const *names,
+void ot_check_run(struct ot_check *c, size_t nfuncs, size_t nplain, const char *const *names,
 		  const struct ot_func_stats *const *st,
 		  const struct ot_expect *exp, size_t nexp,
 		  double max_loss_pct, uint64_t lost, int lost_exact, const char *lost_by);

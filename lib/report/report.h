@@ -25,7 +25,7 @@
  * carries "type" and this "version": it changes when a field is removed,
  * renamed or changes its type or meaning, never for one added (the man
  * page's JSON VERSIONS). */
-#define OT_JSON_VERSION 1
+#define OT_JSON_VERSION 2
 
 /* One slow scope: when (since the capture began), where, how long. */
 /* Values of an entry after its first (select.h's OT_SEL_MAX_VALUES - 1). */
@@ -36,6 +36,10 @@ struct ot_report_slow {
 	uint64_t duration_ns;
 	uint32_t tid;
 	const char *path;	/* its chain of traced callers: "outer > middle > inner" */
+	/* The same chain name by name, outermost first (JSON's "path"
+	 * array: a C++ name may hold " > "); NULL: path is one name. */
+	const char *const *chain;
+	size_t nchain;
 	/* --slower-than's lines (not --slowest's rows): the process's name
 	 * ("" unknown), and the values the call recorded by their names
 	 * (NULL: none). */
@@ -64,6 +68,11 @@ struct ot_report_func {
 	 * "uretprobe" (a return probe), "trampoline" (inject); NULL for a
 	 * counted point or a pair's row. */
 	const char *returns;
+	/* Functions probed only because it tail-calls them: their return
+	 * instructions are its returns too, so every call of them, from
+	 * anywhere, traps (ntail_funcs 0: none). */
+	const char *const *tail_funcs;
+	size_t ntail_funcs;
 	const struct ot_func_stats *st;
 	const struct ot_report_slow *slowest;	/* longest first */
 	size_t nslowest;

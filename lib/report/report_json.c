@@ -55,6 +55,20 @@ void ot_report_hist_json(FILE *f, const struct ot_hist *h)
 			ot_hist_quantile(h, 0.99), ot_hist_quantile(h, 0.999), h->max);
 }
 
+void ot_report_path_json(FILE *f, const struct ot_report_slow *sl)
+{
+	size_t k;
+
+	fputc('[', f);
+	if (!sl->chain)
+		ot_json_string(f, sl->path);
+	for (k = 0; sl->chain && k < sl->nchain; k++) {
+		fputs(k ? ", " : "", f);
+		ot_json_string(f, sl->chain[k]);
+	}
+	fputc(']', f);
+}
+
 /* "inject": what --backend inject put in the process, and what it refused. */
 static void inject_json(FILE *f, const struct ot_report *r)
 {
@@ -228,13 +242,13 @@ static void capture_json(FILE *f, const struct ot_report *r)
 			r->strings->unreadable);
 }
 
-/* A string argument's most frequent values: "strings": {"arg": "arg1:str",
+/* A string argument's most frequent values: "strings": {"what": "arg1:str",
  * "distinct": N, "top": [{"value": "...", "count": N}, ...]}. */
 static void strings_json(FILE *f, const struct ot_report_func *fn)
 {
 	size_t k;
 
-	fprintf(f, ", \"strings\": {\"arg\": ");
+	fprintf(f, ", \"strings\": {\"what\": ");
 	ot_json_string(f, fn->strs_name);
 	fprintf(f, ", \"distinct\": %zu, \"top\": [", fn->strs_distinct);
 	for (k = 0; k < fn->nstrs; k++) {
@@ -265,6 +279,16 @@ static void func_where_json(FILE *f, const struct ot_report_func *fn)
 	fprintf(f, ", \"offset\": %" PRIu64, fn->offset);
 	if (fn->returns)
 		fprintf(f, ", \"returns\": \"%s\"", fn->returns);
+	if (fn->ntail_funcs) {
+		size_t k;
+
+		fputs(", \"tail_probed\": [", f);
+		for (k = 0; k < fn->ntail_funcs; k++) {
+			fputs(k ? ", " : "", f);
+			ot_json_string(f, fn->tail_funcs[k]);
+		}
+		fputc(']', f);
+	}
 	/* One count for every row kind (issue 34): a function's scopes, a
 	 * USDT probe's hits; "scopes" and "hits" stay, each its own. */
 	fprintf(f, ", \"count\": %" PRIu64 ", \"scopes\": %" PRIu64,
@@ -319,7 +343,7 @@ static void slowest_json(FILE *f, const struct ot_report_func *fn)
 		fprintf(f, "%s{\"at_ns\": %" PRIu64 ", \"duration_ns\": %" PRIu64
 			", \"tid\": %u, \"path\": ", k ? ", " : "", sl->at_ns,
 			sl->duration_ns, sl->tid);
-		ot_json_string(f, sl->path);
+		ot_report_path_json(f, sl);
 		fputc('}', f);
 	}
 	fprintf(f, "]");

@@ -19,8 +19,8 @@ void ot_report_interval_text(FILE *f, const struct ot_report_interval *iv)
 	for (i = 0; i < iv->nfuncs; i++)
 		if (iv->names[i] && strlen(iv->names[i]) > w)
 			w = strlen(iv->names[i]);
-	if (w > 40)
-		w = 40;
+	if (w > OT_REPORT_NAME_MAX)
+		w = OT_REPORT_NAME_MAX;
 	fprintf(f, "interval %" PRIu64 ": %s to %s", iv->seq,
 		ot_report_duration(iv->start_ns, a, sizeof(a)),
 		ot_report_duration(iv->end_ns, b, sizeof(b)));
@@ -35,11 +35,12 @@ void ot_report_interval_text(FILE *f, const struct ot_report_interval *iv)
 			continue;
 		/* A row's name may be a string the target passed (--lang). */
 		name = ot_escape_text_buf(iv->names[i], e, sizeof(e));
+		ot_report_cell(f, name, w, 0);
 		if (!h->count) {
-			fprintf(f, "%-*s %10d %9s %9s %9s\n", (int)w, name, 0, "-", "-", "-");
+			fprintf(f, " %10d %9s %9s %9s\n", 0, "-", "-", "-");
 			continue;
 		}
-		fprintf(f, "%-*s %10" PRIu64 " %9s %9s %9s\n", (int)w, name, h->count,
+		fprintf(f, " %10" PRIu64 " %9s %9s %9s\n", h->count,
 			ot_report_duration(ot_hist_quantile(h, 0.50), b, sizeof(b)),
 			ot_report_duration(ot_hist_quantile(h, 0.99), c, sizeof(c)),
 			ot_report_duration(h->max, d, sizeof(d)));
@@ -135,7 +136,7 @@ void ot_report_slow_json(FILE *f, int pid, const char *name, const struct ot_rep
 	ot_json_string(f, name);
 	fprintf(f, ", \"at_ns\": %" PRIu64 ", \"duration_ns\": %" PRIu64 ", \"pid\": %d"
 		", \"tid\": %u, \"path\": ", s->at_ns, s->duration_ns, pid, s->tid);
-	ot_json_string(f, s->path);
+	ot_report_path_json(f, s);
 	if (s->wall_ns) {
 		char t[32];
 

@@ -40,6 +40,19 @@ void ot_report_call_tree_text(FILE *f, const struct ot_report *r);
  * a backslash escaped too (PHP's "App\Foo" stays as it is unquoted). */
 void ot_report_text_string(FILE *f, const char *s, int quoted);
 
+/* The text's name columns: sized to the longest name, up to this; a
+ * longer name (a C++ signature, a Go path) is not cut. */
+#define OT_REPORT_NAME_MAX 40
+
+/*
+ * s left-aligned in a column w wide, followed by the row's next column.
+ * A name longer than w has its line to itself and the row goes on, on
+ * the next line, under its columns (as df(1) does with a long device), so
+ * no row is pushed out of line and no name is cut.  at is how many
+ * columns precede this one on the line.
+ */
+void ot_report_cell(FILE *f, const char *s, size_t w, size_t at);
+
 /*
  * The report as the text shows it (lib/report/report_safe.c): a copy of
  * r whose names, paths and reasons that a target controls are escaped
@@ -66,5 +79,8 @@ void ot_report_safe_free(struct ot_report_safe *sf);
 /* A duration histogram's summary in JSON, or null when it has no scope:
  * the report's "duration_ns" and -I's lines alike (lib/report/report_json.c). */
 void ot_report_hist_json(FILE *f, const struct ot_hist *h);
+/* A slow scope's path as a JSON array of names, outermost first: the
+ * report's "slowest" and --slower-than's lines (report_json.c). */
+void ot_report_path_json(FILE *f, const struct ot_report_slow *sl);
 
 #endif

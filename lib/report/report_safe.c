@@ -38,6 +38,15 @@ static void safe_func(struct ot_report_safe *sf, struct ot_report_func *fn)
 	fn->pair = esc(sf, fn->pair);
 	for (k = 0; k < fn->nmore && k < OT_REPORT_MORE; k++)
 		fn->more_name[k] = esc(sf, fn->more_name[k]);
+	if (fn->ntail_funcs) {
+		const char **t = ot_xcalloc(fn->ntail_funcs, sizeof(*t));
+
+		for (k = 0; k < fn->ntail_funcs; k++)
+			t[k] = esc(sf, fn->tail_funcs[k]);
+		fn->tail_funcs = t;
+		sf->owned = ot_xreallocarray(sf->owned, sf->nowned + 1, sizeof(*sf->owned));
+		sf->owned[sf->nowned++] = (char *)t;
+	}
 	if (fn->nslowest) {
 		struct ot_report_slow *sl = ot_xcalloc(fn->nslowest, sizeof(*sl));
 

@@ -4,9 +4,21 @@
  */
 #include "report_priv.h"
 #include "util/escape.h"
+#include "util/xalloc.h"
 
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
+
+void ot_report_cell(FILE *f, const char *s, size_t w, size_t at)
+{
+	size_t l = strlen(s);
+
+	if (l <= w)
+		fprintf(f, "%s%*s", s, (int)(w - l), "");
+	else
+		fprintf(f, "%s\n%*s", s, (int)(at + w), "");
+}
 
 /* v in the largest power of 1024 that divides it: "4K", "1M", "3". */
 static void pow2_unit(uint64_t v, char *buf, size_t len)
@@ -163,7 +175,8 @@ static void points_text(FILE *f, const struct ot_report *r, size_t w)
 			continue;
 		if (!any++)
 			fprintf(f, "\n%-*s %10s\n", (int)w, "PROBE", "HITS");
-		fprintf(f, "%-*s %10" PRIu64 "\n", (int)w, r->funcs[i].name, r->funcs[i].st->points);
+		ot_report_cell(f, r->funcs[i].name, w, 0);
+		fprintf(f, " %10" PRIu64 "\n", r->funcs[i].st->points);
 	}
 }
 
@@ -189,11 +202,14 @@ static void strings_text(FILE *f, const struct ot_report *r, size_t w)
 		if (!any++)
 			fprintf(f, "\n%-*s %-*s %10s  %s\n", (int)w, "STRING", (int)aw, "ARG", "COUNT",
 				"VALUE");
+		ot_report_cell(f, fn->name, w, 0);
 		if (!fn->nstrs)
-			fprintf(f, "%-*s %-*s %10d  -\n", (int)w, fn->name, (int)aw, fn->strs_name, 0);
+			fprintf(f, " %-*s %10d  -\n", (int)aw, fn->strs_name, 0);
 		for (k = 0; k < fn->nstrs; k++) {
-			fprintf(f, "%-*s %-*s %10" PRIu64 "  ", (int)w, k ? "" : fn->name, (int)aw,
-				k ? "" : fn->strs_name, fn->strs[k].count);
+			if (k)
+				fprintf(f, "%*s", (int)w, "");
+			fprintf(f, " %-*s %10" PRIu64 "  ", (int)aw, k ? "" : fn->strs_name,
+				fn->strs[k].count);
 			ot_report_text_string(f, fn->strs[k].value, 0);
 			fputc('\n', f);
 		}
@@ -214,7 +230,8 @@ static void skipped_text(FILE *f, const struct ot_report *r, size_t w)
 			continue;
 		if (!any++)
 			fprintf(f, "\n%-*s %10s\n", (int)w, "SKIPPED", "SCOPES");
-		fprintf(f, "%-*s %10" PRIu64 "\n", (int)w, r->funcs[i].name, r->funcs[i].st->skipped);
+		ot_report_cell(f, r->funcs[i].name, w, 0);
+		fprintf(f, " %10" PRIu64 "\n", r->funcs[i].st->skipped);
 	}
 }
 
@@ -234,17 +251,22 @@ static void values_text(FILE *f, const struct ot_report *r, size_t w)
 		for (k = 0; k < r->funcs[i].nmore + 2; k++) {
 			const char *what;
 			const struct ot_values *v = ot_report_value(&r->funcs[i], k, &what);
-			char name[256];
+			size_t l;
+			char *name;
 
 			if (!v)
 				continue;
-			snprintf(name, sizeof(name), "%s %s", r->funcs[i].name, what);
+			l = strlen(r->funcs[i].name) + strlen(what) + 2;
+			name = ot_xmalloc(l);
+			snprintf(name, l, "%s %s", r->funcs[i].name, what);
+			ot_report_cell(f, name, vw, 0);
+			free(name);
 			if (!v->count) {
-				fprintf(f, "%-*s %10d %20s %20s %20s\n", (int)vw, name, 0, "-", "-", "-");
+				fprintf(f, " %10d %20s %20s %20s\n", 0, "-", "-", "-");
 				continue;
 			}
-			fprintf(f, "%-*s %10" PRIu64 " %20" PRId64 " %20" PRId64 " %20" PRId64 "\n",
-				(int)vw, name, v->count, v->min, ot_values_quantile(v, 0.5), v->max);
+			fprintf(f, " %10" PRIu64 " %20" PRId64 " %20" PRId64 " %20" PRId64 "\n",
+				v->count, v->min, ot_values_quantile(v, 0.5), v->max);
 		}
 	}
 	if (!r->draw_hist)
@@ -279,12 +301,12 @@ static void durations_text(FILE *f, const struct ot_report *r, size_t w,
 
 		if (r->funcs[i].point)
 			continue;
+		ot_report_cell(f, r->funcs[i].name, w, 0);
 		if (!h || !h->count) {
-			fprintf(f, "%-*s %9s %9s %9s %9s %9s %9s\n", (int)w,
-				r->funcs[i].name, "-", "-", "-", "-", "-", "-");
+			fprintf(f, " %9s %9s %9s %9s %9s %9s\n", "-", "-", "-", "-", "-", "-");
 			continue;
 		}
-		fprintf(f, "%-*s %9s %9s %9s %9s %9s %9s\n", (int)w, r->funcs[i].name,
+		fprintf(f, " %9s %9s %9s %9s %9s %9s\n",
 			ot_report_duration(h->min, a, sizeof(a)),
 			ot_report_duration(ot_hist_quantile(h, 0.50), b, sizeof(b)),
 			ot_report_duration(ot_hist_quantile(h, 0.90), c, sizeof(c)),
@@ -307,9 +329,10 @@ static void procs_text(FILE *f, const struct ot_report *r, size_t w)
 	for (i = 0; i < r->nprocs; i++) {
 		const struct ot_report_proc *p = &r->procs[i];
 
-		fprintf(f, "%8u %-16s %-*s %10" PRIu64 " %10s %9s\n", p->pid,
-			ot_escape_text_buf(p->comm, comm, sizeof(comm)), (int)w,
-			r->names[p->func], p->scopes, ot_report_duration(p->total_ns, a, sizeof(a)),
+		fprintf(f, "%8u %-16s ", p->pid, ot_escape_text_buf(p->comm, comm, sizeof(comm)));
+		ot_report_cell(f, r->names[p->func], w, 8 + 1 + 16 + 1);
+		fprintf(f, " %10" PRIu64 " %10s %9s\n", p->scopes,
+			ot_report_duration(p->total_ns, a, sizeof(a)),
 			ot_report_duration(p->max_ns, b, sizeof(b)));
 	}
 }
@@ -331,7 +354,8 @@ static void slowest_text(FILE *f, const struct ot_report *r, size_t w)
 		for (k = 0; k < r->funcs[i].nslowest; k++) {
 			const struct ot_report_slow *s = &r->funcs[i].slowest[k];
 
-			fprintf(f, "%-*s %9s %10s %8u  %s\n", (int)w, k ? "" : r->funcs[i].name,
+			ot_report_cell(f, k ? "" : r->funcs[i].name, w, 0);
+			fprintf(f, " %9s %10s %8u  %s\n",
 				ot_report_duration(s->duration_ns, a, sizeof(a)),
 				ot_report_duration(s->at_ns, b, sizeof(b)), s->tid, s->path);
 		}
@@ -355,7 +379,8 @@ static void thread_execs_text(FILE *f, const struct ot_report_thread_execs *te)
 			te->held, held, te->count - te->held);
 }
 
-/* The FUNCTION column: as wide as the longest name, 8 to 40. */
+/* The FUNCTION column: as wide as the longest name, 8 to
+ * OT_REPORT_NAME_MAX (a longer one wraps: ot_report_cell). */
 static size_t name_width(const struct ot_report *r)
 {
 	size_t i, w = 8;
@@ -363,7 +388,7 @@ static size_t name_width(const struct ot_report *r)
 	for (i = 0; i < r->nfuncs; i++)
 		if (strlen(r->funcs[i].name) > w)
 			w = strlen(r->funcs[i].name);
-	return w > 40 ? 40 : w;
+	return w > OT_REPORT_NAME_MAX ? OT_REPORT_NAME_MAX : w;
 }
 
 static void title_text(FILE *f, const struct ot_report *r)
@@ -451,6 +476,34 @@ static void uretprobe_funcs_text(FILE *f, const struct ot_report *r)
 			n == 1 ? "it" : "them");
 }
 
+/*
+ * Functions probed only because a traced one tail-calls them (issue 34):
+ * their return instructions end it too, so each of their calls, from
+ * anywhere, traps - php-fpm's _efree 22 times a request, which only -v
+ * said.  A return probe sees the traced function's own return alone.
+ */
+static void tail_funcs_text(FILE *f, const struct ot_report *r)
+{
+	size_t i, k;
+
+	for (i = 0; i < r->nfuncs; i++) {
+		const struct ot_report_func *fn = &r->funcs[i];
+
+		if (!fn->ntail_funcs)
+			continue;
+		fprintf(f, "returns: %s leaves by tail calls to ", fn->name);
+		for (k = 0; k < fn->ntail_funcs && k < URETPROBE_NAMES; k++)
+			fprintf(f, "%s%s", k ? ", " : "", fn->tail_funcs[k]);
+		if (fn->ntail_funcs > URETPROBE_NAMES)
+			fprintf(f, " and %zu more", fn->ntail_funcs - URETPROBE_NAMES);
+		fprintf(f, ", whose return instructions are probed too: every call of %s, from "
+			"any caller, traps", fn->ntail_funcs == 1 ? fn->tail_funcs[0] : "them");
+		if (fn->returns && !strcmp(fn->returns, "insn"))
+			fprintf(f, " (--returns uretprobe probes %s's own return alone)", fn->name);
+		fputc('\n', f);
+	}
+}
+
 /* The uprobe backends' arming: its cost to every CPU, the probes, where
  * returns were seen, the rings; multi's execs from other threads. */
 /* What was armed: "functions", or "USDT probes" when all of them are
@@ -488,6 +541,7 @@ static void arming_uprobes_text(FILE *f, const struct ot_report *r)
 		r->events, r->objects, r->backend, r->cpus, r->ring_kb);
 	if (mixed)
 		uretprobe_funcs_text(f, r);
+	tail_funcs_text(f, r);
 	if (r->thread_execs && r->thread_execs->count)
 		thread_execs_text(f, r->thread_execs);
 }
@@ -598,9 +652,10 @@ static void functions_text(FILE *f, const struct ot_report *r, size_t w)
 			snprintf(wrong, sizeof(wrong), "%" PRIu64, fc->wrong_depth);
 		depths_text(s, depths, sizeof(depths));
 		/* 0 scopes because nothing was armed, not because no call came. */
-		fprintf(f, "%-*s %10" PRIu64 " %-*s %6" PRIu64 " %8" PRIu64
+		ot_report_cell(f, r->funcs[i].name, w, 0);
+		fprintf(f, " %10" PRIu64 " %-*s %6" PRIu64 " %8" PRIu64
 			" %6" PRIu64 " %6s %7" PRIu64 "%s\n",
-			(int)w, r->funcs[i].name, s->scopes, (int)dw, depths,
+			s->scopes, (int)dw, depths,
 			s->duplicates, s->unclosed, s->orphans, wrong, s->outside_parent,
 			r->funcs[i].not_armed ? "  not armed" : "");
 	}
@@ -621,8 +676,8 @@ static void expected_text(FILE *f, const struct ot_report *r, size_t w)
 
 		if (!fc->has_expected)
 			continue;
-		fprintf(f, "%-*s %10" PRIu64 " %10" PRIu64 " %10" PRId64 " %7.3f%%\n",
-			(int)w, r->funcs[i].name, fc->expected,
+		ot_report_cell(f, r->funcs[i].name, w, 0);
+		fprintf(f, " %10" PRIu64 " %10" PRIu64 " %10" PRId64 " %7.3f%%\n", fc->expected,
 			r->funcs[i].st->scopes + r->funcs[i].st->points, fc->missing, fc->loss_pct);
 	}
 }

@@ -6,6 +6,7 @@
  */
 #include "report_priv.h"
 #include "scopes/fold.h"
+#include "util/xalloc.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -39,6 +40,9 @@ static size_t children(const struct ot_report *r, uint32_t n, uint32_t **out)
 
 /* Direct recursion past this many levels is shown as one row. */
 #define TREE_REC_LEVELS OT_FOLD_LEVELS
+/* The widest label the column is sized to (at least 32): a longer one, a
+ * long name or a deep one, wraps (ot_report_cell). */
+#define TREE_LABEL_MAX 64
 
 /* Did a scope close on node n's path or below it?  (A call still open at
  * the end made a node without one.) */
@@ -86,7 +90,10 @@ static void tree_row(FILE *f, const struct ot_report *r, uint32_t n, unsigned in
 	const struct ot_tree_node *node = &r->tree[n];
 	uint64_t parent_total = r->tree[node->parent].total_ns;
 	uint64_t calls = node->calls, self = ot_report_node_self(node);
-	char a[32], b[32], pct[16], label[256], suffix[48] = "";
+	char a[32], b[32], pct[16], suffix[48] = "";
+	const char *name = r->names[node->func];
+	size_t len = 2 * indent + strlen(name) + sizeof(suffix);
+	char *label;
 
 	if (level > TREE_REC_LEVELS) {
 		unsigned last = rec_chain(r, n, level, &calls, &self);
@@ -100,16 +107,19 @@ static void tree_row(FILE *f, const struct ot_report *r, uint32_t n, unsigned in
 			 100.0 * (double)node->total_ns / (double)parent_total);
 	else
 		snprintf(pct, sizeof(pct), "-");
-	snprintf(label, sizeof(label), "%*s%s%s", (int)(2 * indent), "",
-		 r->names[node->func], suffix);
+	label = ot_xmalloc(len);
+	snprintf(label, len, "%*s%s%s", (int)(2 * indent), "", name, suffix);
 	if (!f) {
-		if (strlen(label) > *lw)
+		if (strlen(label) > *lw && strlen(label) <= TREE_LABEL_MAX)
 			*lw = strlen(label);
+		free(label);
 		return;
 	}
-	fprintf(f, "%-*s %10" PRIu64 " %10s %10s %8s\n", (int)*lw, label, calls,
+	ot_report_cell(f, label, *lw, 0);
+	fprintf(f, " %10" PRIu64 " %10s %10s %8s\n", calls,
 		ot_report_duration(node->total_ns, a, sizeof(a)),
 		ot_report_duration(self, b, sizeof(b)), pct);
+	free(label);
 }
 
 /*

@@ -230,21 +230,31 @@ static void count_process(struct ot_sinks *s, const struct ot_scope *sc, uint64_
 		p->max_ns = dur;
 }
 
-/* "outer > middle > inner": the scope's chain of traced callers, malloc'd. */
-static char *node_path(const struct ot_sinks *s, uint32_t func, uint32_t node)
+/* sl's path, "outer > middle > inner", and its chain of names (into the
+ * names table), both malloc'd: the traced callers of func's call at node. */
+static void node_path(const struct ot_sinks *s, uint32_t func, uint32_t node,
+		      struct ot_report_slow *sl)
 {
 	const struct ot_tree_node *tree;
-	const char **names = s->o.names;
-	size_t ntree, len = 1, k;
+	const char **names = s->o.names, **chain;
+	size_t ntree, len = 1, k = 0;
 	uint32_t n;
 	char *path, *at;
 
 	tree = ot_tables_tree(s->tab, &ntree);
 	/* Past the tree's node limit the path is unknown: the name alone. */
-	if (!node || node >= ntree)
-		return ot_xstrdup(names[func]);
-	for (n = node; n && n < ntree; n = tree[n].parent)
+	if (!node || node >= ntree) {
+		chain = ot_xcalloc(1, sizeof(*chain));
+		chain[0] = names[func];
+		sl->path = ot_xstrdup(names[func]);
+		sl->chain = chain;
+		sl->nchain = 1;
+		return;
+	}
+	for (n = node; n && n < ntree; n = tree[n].parent, k++)
 		len += strlen(names[tree[n].func]) + 3;
+	chain = ot_xcalloc(k, sizeof(*chain));
+	sl->nchain = k;
 	path = ot_xmalloc(len);
 	at = path + len - 1;
 	*at = 0;
@@ -252,6 +262,7 @@ static char *node_path(const struct ot_sinks *s, uint32_t func, uint32_t node)
 		const char *name = names[tree[n].func];
 		size_t l = strlen(name);
 
+		chain[sl->nchain - 1 - k] = name;
 		if (k) {
 			at -= 3;
 			memcpy(at, " > ", 3);
@@ -261,7 +272,14 @@ static char *node_path(const struct ot_sinks *s, uint32_t func, uint32_t node)
 	}
 	if (at != path)
 		memmove(path, at, strlen(at) + 1);
-	return path;
+	sl->path = path;
+	sl->chain = chain;
+}
+
+static void slow_free(struct ot_report_slow *sl)
+{
+	free((char *)sl->path);
+	free((void *)sl->chain);
 }
 
 /* A scope's recorded values into its function's distributions. */
@@ -425,7 +443,7 @@ void ot_sinks_scope(void *ctx, const struct ot_scope *sc)
 	sl.duration_ns = dur;
 	sl.tid = sc->tid;
 	if (slow) {
-		sl.path = node_path(s, sc->func, sc->node);
+		node_path(s, sc->func, sc->node, &sl);
 		slow_details(s, sc, &sl);
 		if (s->npend)
 			take_pending(s, sc, &sl);
@@ -442,7 +460,7 @@ void ot_sinks_scope(void *ctx, const struct ot_scope *sc)
 			ot_report_slow_text(s->o.out, (int)sc->pid, name, &sl);
 		s->unflushed = 1;
 	}
-	free((char *)sl.path);
+	slow_free(&sl);
 	if (s->slow) {
 		struct ot_longest l = { .at_ns = sl.at_ns, .dur_ns = dur, .tid = sc->tid,
 					.node = sc->node };
@@ -570,14 +588,14 @@ static void render_slowest(struct ot_sinks *s, size_t f)
 	size_t i, n;
 
 	for (i = 0; i < k->n; i++)
-		free((char *)k->v[i].path);
+		slow_free(&k->v[i]);
 	l = ot_tables_longest_of(s->tab, f, &n);
 	memset(k->v, 0, s->o.slowest * sizeof(*k->v));
 	for (i = 0; i < n; i++) {
 		k->v[i].at_ns = l[i].at_ns;
 		k->v[i].duration_ns = l[i].dur_ns;
 		k->v[i].tid = l[i].tid;
-		k->v[i].path = node_path(s, (uint32_t)f, l[i].node);
+		node_path(s, (uint32_t)f, l[i].node, &k->v[i]);
 	}
 	k->n = n;
 }
@@ -680,7 +698,7 @@ void ot_sinks_free(struct ot_sinks *s)
 	free(s->procs);
 	for (i = 0; s->slow && i < s->o.nfuncs; i++) {
 		for (k = 0; k < s->slow[i].n; k++)
-			free((char *)s->slow[i].v[k].path);
+			slow_free(&s->slow[i].v[k]);
 		free(s->slow[i].v);
 	}
 	free(s->slow);

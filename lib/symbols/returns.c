@@ -194,6 +194,11 @@ int ot_returns_find(const struct ot_selection *sel, size_t i, const char *label,
 		if (y.nrets)
 			memcpy(x.rets + x.nrets, y.rets, y.nrets * sizeof(*y.rets));
 		x.nrets += y.nrets;
+		if (y.nrets) {
+			out->tail_funcs = ot_xreallocarray(out->tail_funcs, out->ntail_funcs + 1,
+							   sizeof(*out->tail_funcs));
+			out->tail_funcs[out->ntail_funcs++] = ot_sym_display(t);
+		}
 		x.tails = ot_xreallocarray(x.tails, x.ntails + y.ntails + 1, sizeof(*x.tails));
 		if (y.ntails)
 			memcpy(x.tails + x.ntails, y.tails, y.ntails * sizeof(*y.tails));
@@ -233,5 +238,6 @@ void ot_returns_free(struct ot_returns *r)
 {
 	free(r->sites);
 	free(r->inexact);
+	free(r->tail_funcs);
 	memset(r, 0, sizeof(*r));
 }

@@ -29,6 +29,12 @@ struct ot_returns {
 	int tail_calls;		/* it may leave by a tail call */
 	char *inexact;		/* why some calls may go unseen, or NULL */
 	const char *how;	/* with inexact: "an indirect tail call" and the like */
+	/* The functions whose return instructions are among sites because
+	 * it tail-calls them (their display names, the ELF's): every call
+	 * of them, from any caller, hits those probes (the report says so:
+	 * php-fpm's _efree trapped 22 times a request for one function). */
+	const char **tail_funcs;
+	size_t ntail_funcs;
 };
 
 /*

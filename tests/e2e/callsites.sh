@@ -92,6 +92,16 @@ grep -qx 'returns seen by return probes: pagesize, dispatch_ptr (not every exit 
 	"$work/tails-default.txt" || fail_ "tails, text: $(head -3 "$work/tails-default.txt")"
 grep -Eq '^armed 5 of 5 functions .*\(returns of 3 seen at return instructions\)' "$work/tails-default.txt" ||
 	fail_ "tails, header: $(head -2 "$work/tails-default.txt")"
+# crc_impl is probed only because crc tail-calls it: every call of it
+# traps, from any caller (php-fpm's _efree, issue 34): the report says so
+# (text and JSON); a return probe (--returns uretprobe) probes nothing of it.
+grep -qxF "returns: crc leaves by tail calls to crc_impl, whose return instructions are probed too: every call of crc_impl, from any caller, traps (--returns uretprobe probes crc's own return alone)" \
+	"$work/tails-default.txt" || fail_ "tails, tail-called: $(head -4 "$work/tails-default.txt")"
+[ "$(grep -c '^returns: .* leaves by tail calls' "$work/tails-default.txt")" = 1 ] ||
+	fail_ "tails, tail-called: not crc's alone: $(head -5 "$work/tails-default.txt")"
+json_check "$work/tails-default.json" \
+	'[(f["name"], f.get("tail_probed")) for f in j["functions"] if "tail_probed" in f] == [("crc", ["crc_impl"])]'
+json_check "$work/tails-uretprobe.json" 'not any("tail_probed" in f for f in j["functions"])'
 
 # Tail calls through tables of function pointers, in a C++ file (--returns
 # insn by default).  dispatch has no return instruction of its own: each

@@ -68,6 +68,10 @@ json_check "$work/r.json" 'j["status"] == "ok"' \
 	'fn["secret-suid:check_password"]["scopes"] == 0' \
 	'[(s["value"], s["count"]) for s in fn["secret:check_password"]["strings"]["top"]] == [("nobody-own", 37)]'
 grep -Eq '^secret:check_password +37 ' "$work/r.txt" || fail_ "text report: $(cat "$work/r.txt")"
+# The title says whose processes these are, not "every process".
+grep -qx 'orbit-trace report: every process of uid 65534' "$work/r.txt" ||
+	fail_ "title: $(head -1 "$work/r.txt")"
+json_check "$work/r.json" 'j["target"]["binary"] == "every process of uid 65534"'
 
 # Root's capture of the same file sees every process (the filter is the
 # caller's, not the file's): the victims' secrets are there.

@@ -244,7 +244,7 @@ else:
 f = {x["name"]: x for x in rep["functions"]}
 for fn, arg in (("take", "path:str"), ("tally", "name:str")):
     s = f[fn]["strings"]
-    assert s["arg"] == arg and s["distinct"] == len(want[fn]), (fn, s)
+    assert s["what"] == arg and s["distinct"] == len(want[fn]), (fn, s)
     assert [(t["value"], t["count"]) for t in s["top"]] == top(want[fn]), (fn, s["top"], top(want[fn]))
 t, y = f["take"], f["tally"]
 assert t["arg"] is None and y["arg"] is None        # the first value is the string

@@ -154,6 +154,13 @@ stress 1 1 10
 sleep 1000 &
 sl=$!
 cleanup_pids="$cleanup_pids $sl"
+# Its own "ready": the child has exec'd sleep (before, it is still the shell).
+n=0
+until [ "$(readlink /proc/$sl/exe)" = "$(readlink -f "$(command -v sleep)")" ]; do
+	n=$((n + 1))
+	[ $n -le 200 ] || fail_ "sleep never started"
+	sleep 0.05
+done
 expect_rc 1 /dev/null "$work/two.err" "$OT" -p "$s1,$sl" -f outer -d 1
 grep -qxF "orbit-trace: process $sl runs $(readlink -f /proc/$sl/exe), not $STRESS as process $s1 does: -p PID,PID... traces the processes of one program (for several, -a with FILE:NAME terms, and --cgroup)" \
 	"$work/two.err" || fail_ "two programs: $(cat "$work/two.err")"

@@ -24,7 +24,7 @@ lines = [json.loads(l) for l in open(sys.argv[1])]
 slow, rep = lines[:-1], lines[-1]
 assert rep["type"] == "report" and rep["status"] == "ok"
 assert [s["name"] for s in slow] == ["outer"] * 400, {s["name"] for s in slow}
-assert all(s["path"] == "outer" for s in slow)
+assert all(s["path"] == ["outer"] for s in slow)
 PY
 python3 - "$work/r.ndjson" <<'PY' || fail_ "NDJSON: $(head -c 2000 "$work/r.ndjson")"
 import json, sys
@@ -32,7 +32,7 @@ lines = [json.loads(l) for l in open(sys.argv[1])]
 slow, rep = lines[:-1], lines[-1]
 assert rep["type"] == "report" and rep["status"] == "ok"
 assert all(s["type"] == "slow" for s in slow)
-path = {"outer": "outer", "middle": "outer > middle", "inner": "outer > middle > inner"}
+path = {"outer": ["outer"], "middle": ["outer", "middle"], "inner": ["outer", "middle", "inner"]}
 for f in rep["functions"]:
     mine = [s for s in slow if s["name"] == f["name"]]
     assert len(mine) == f["scopes"] == {"outer": 400, "middle": 800, "inner": 2400}[f["name"]]

@@ -46,8 +46,8 @@ def compare(a, b, durations):
             diffs.append("%s: depths %s against %s" % (name, x.get("depths"), y.get("depths")))
         if not durations:
             continue
-        px = {s["path"] for s in x.get("slowest") or []}
-        py = {s["path"] for s in y.get("slowest") or []}
+        px = {tuple(s["path"]) for s in x.get("slowest") or []}
+        py = {tuple(s["path"]) for s in y.get("slowest") or []}
         if px != py:
             diffs.append("%s: longest calls' paths %s against %s" % (name, sorted(px), sorted(py)))
         dx, dy = x.get("duration_ns") or {}, y.get("duration_ns") or {}

@@ -51,7 +51,7 @@ for b in multi inject; do
 	strs='{"probe": 0, "late": 147, "unreadable": 0}'
 	[ $b = inject ] && strs='{"probe": 147, "late": 0, "unreadable": 0}'
 	json_check "$work/pairs-$b.json" "j['strings'] == $strs" \
-		"fn['usdt:rt:enter']['strings'] == {'arg': 'arg1:str', 'distinct': 4, 'top': [{'value': 'fib', 'count': 67}, {'value': 'try', 'count': 3}, {'value': 'inner', 'count': 3}, {'value': 'run', 'count': 1}]}"
+		"fn['usdt:rt:enter']['strings'] == {'what': 'arg1:str', 'distinct': 4, 'top': [{'value': 'fib', 'count': 67}, {'value': 'try', 'count': 3}, {'value': 'inner', 'count': 3}, {'value': 'run', 'count': 1}]}"
 done
 
 # Integer keys (arg2: run 1, fib 2, try 3, inner 4, ghost 5), on both

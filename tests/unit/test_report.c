@@ -90,7 +90,7 @@ static void fill(struct fixture *x, const char *expect, size_t nfuncs)
 	if (expect)
 		ne = ot_expect_parse(expect, &e, &bad);
 	assert_true(ne >= 0);
-	ot_check_run(&x->check, nfuncs, names, st, e, (size_t)ne, 1, ot_pair_lost(x->p), 1, NULL);
+	ot_check_run(&x->check, nfuncs, nfuncs, names, st, e, (size_t)ne, 1, ot_pair_lost(x->p), 1, NULL);
 	ot_expect_free(e, (size_t)ne);
 	memset(x->fn, 0, sizeof(x->fn));
 	for (i = 0; i < nfuncs; i++) {
@@ -261,12 +261,16 @@ static void test_failed_expect_and_hist(void **state)
 	fill(&x, "outer=40,inner=181@2", NFUNCS);
 	x.r.draw_hist = 1;
 	{
+		static const char *const chain[] = { "outer", "inner" };
 		static const struct ot_report_slow outer_slow[] = {
-			{ .at_ns = 912000000, .duration_ns = 13800, .tid = 101, .path = "outer" },
-			{ .at_ns = 15000, .duration_ns = 13500, .tid = 100, .path = "outer" },
+			{ .at_ns = 912000000, .duration_ns = 13800, .tid = 101, .path = "outer",
+			  .chain = chain, .nchain = 1 },
+			{ .at_ns = 15000, .duration_ns = 13500, .tid = 100, .path = "outer",
+			  .chain = chain, .nchain = 1 },
 		};
 		static const struct ot_report_slow inner_slow[] = {
-			{ .at_ns = 400000, .duration_ns = 2000, .tid = 100, .path = "outer > inner" },
+			{ .at_ns = 400000, .duration_ns = 2000, .tid = 100, .path = "outer > inner",
+			  .chain = chain, .nchain = 2 },
 		};
 
 		x.fn[OUTER].slowest = outer_slow;
@@ -699,7 +703,7 @@ static void test_lost_inexact(void **state)
 	ot_check_free(&x.check);
 	for (i = 0; i < NFUNCS; i++)
 		st[i] = ot_pair_stats(x.p, i);
-	ot_check_run(&x.check, NFUNCS, names, st, NULL, 0, 1, 0, 0, NULL);
+	ot_check_run(&x.check, NFUNCS, NFUNCS, names, st, NULL, 0, 1, 0, 0, NULL);
 	x.r.records.lost_inexact = 1;
 	x.r.backend = "perf";
 	x.r.objects = "perf events";
@@ -729,11 +733,15 @@ static void test_interval(void **state)
 	ot_report_interval_text(f, &iv);
 	ot_report_interval_json(f, &iv);
 	{
+		static const char *const chain[] = { "outer", "middle \"q\"" };
+		static const char *const chain2[] = { "outer", "middle" };
 		const struct ot_report_slow sl = { .at_ns = 2500000000ull, .duration_ns = 3100000,
-						   .tid = 4243, .path = "outer > middle \"q\"" };
+						   .tid = 4243, .path = "outer > middle \"q\"",
+						   .chain = chain, .nchain = 2 };
 		/* With its process's name and the call's values (issue 22, 6). */
 		const struct ot_report_slow sv = { .at_ns = 2600000000ull, .duration_ns = 4100000,
 						   .tid = 4243, .path = "outer > middle",
+						   .chain = chain2, .nchain = 2,
 						   .comm = "stress", .arg_name = "req->len",
 						   .arg = -7, .ret_name = "ret", .ret = 42 };
 
@@ -761,7 +769,8 @@ static void test_interval(void **state)
  * What the other cases never show: no pid, a target killed by a signal,
  * records out of order or without SP or id, an alias, a name past 40
  * columns, a function that closed no scope, a tree past its node limit,
- * execs all held; and the same report as one JSON line.
+ * execs all held, a function that tail-calls two others (their returns
+ * probed: every call of them traps); and the same report as one JSON line.
  */
 static void test_edges(void **state)
 {
@@ -769,6 +778,7 @@ static void test_edges(void **state)
 		"outer", "middle", "a_function_whose_name_is_longer_than_forty_columns",
 	};
 	static const struct ot_report_thread_execs te = { .count = 2, .held = 2 };
+	static const char *const tails[] = { "_efree", "zend_mm_free_huge" };
 	struct fixture x;
 	char *buf = NULL;
 	size_t len = 0;
@@ -790,6 +800,9 @@ static void test_edges(void **state)
 	x.r.names = long_names;
 	x.fn[OUTER].aliases = "outer_alias";
 	x.fn[INNER].symbol = "_Z5innerv";
+	x.fn[MIDDLE].returns = "insn";
+	x.fn[MIDDLE].tail_funcs = tails;
+	x.fn[MIDDLE].ntail_funcs = 2;
 	x.r.pid = 0;
 	x.r.target_status = 9;	/* a wait status: killed by SIGKILL */
 	x.r.ended_by = "target exit";
@@ -805,6 +818,50 @@ static void test_edges(void **state)
 	fclose(f);
 	golden("edges.jsonl", buf, len);
 	free(buf);
+	done(&x);
+}
+
+/*
+ * Names past the FUNCTION column (issue 34): a Go path and a C++
+ * signature have their line to themselves and their figures go on under
+ * the columns in every table (functions, check, durations, values,
+ * longest, call tree), uncut; the short name's rows stay as they were.
+ */
+static void test_long_names(void **state)
+{
+	static const char *const lnames[NFUNCS] = {
+		"github.com/prometheus/client_golang/prometheus/promhttp.InstrumentHandlerCounter.func1",
+		"std::vector<std::vector<int, std::allocator<int> >, std::allocator<std::vector<int, "
+		"std::allocator<int> > > >::push_back(std::vector<int, std::allocator<int> > const&)",
+		"inner",
+	};
+	static const char *const chain[] = { lnames[OUTER], lnames[MIDDLE] };
+	static const struct ot_report_slow slow[] = {
+		{ .at_ns = 400000, .duration_ns = 2000, .tid = 100, .chain = chain, .nchain = 2,
+		  .path = "github.com/prometheus/client_golang/prometheus/promhttp."
+			  "InstrumentHandlerCounter.func1 > std::vector<std::vector<int, "
+			  "std::allocator<int> >, std::allocator<std::vector<int, std::allocator<int> "
+			  "> > >::push_back(std::vector<int, std::allocator<int> > const&)" },
+	};
+	struct ot_values arg;
+	struct fixture x;
+	unsigned k;
+
+	(void)state;
+	x.p = trees(2);
+	fill(&x, "inner=12", NFUNCS);
+	for (k = 0; k < NFUNCS; k++)
+		x.fn[k].name = lnames[k];
+	x.r.names = lnames;
+	x.fn[MIDDLE].slowest = slow;
+	x.fn[MIDDLE].nslowest = 1;
+	ot_values_init(&arg);
+	for (k = 0; k < 4; k++)
+		ot_values_add(&arg, k);
+	x.fn[MIDDLE].arg = &arg;
+	x.fn[MIDDLE].arg_name = "arg2";
+	render(&x, "long-names", 0);
+	render(&x, "long-names", 1);
 	done(&x);
 }
 
@@ -990,6 +1047,7 @@ int main(void)
 		cmocka_unit_test(test_thread_execs),
 		cmocka_unit_test(test_lost_inexact),
 		cmocka_unit_test(test_edges),
+		cmocka_unit_test(test_long_names),
 		cmocka_unit_test(test_ended),
 		cmocka_unit_test(test_thread_exec_unheld),
 		cmocka_unit_test(test_restore),

@@ -213,10 +213,46 @@ static void test_slower_than_json(void **state)
 	ot_sinks_start(&f.s, 0, 0, NULL);
 	scope(&f, 9, OUTER, 20, 15);
 	fflush(f.out);
-	assert_string_equal(f.text, "{\"type\": \"slow\", \"version\": 1, \"name\": \"outer\", \"at_ns\": 20, "
-			    "\"duration_ns\": 15, \"pid\": 9, \"tid\": 9, \"path\": \"outer\", "
+	assert_string_equal(f.text, "{\"type\": \"slow\", \"version\": 2, \"name\": \"outer\", \"at_ns\": 20, "
+			    "\"duration_ns\": 15, \"pid\": 9, \"tid\": 9, \"path\": [\"outer\"], "
 			    "\"comm\": \"proc9\"}\n");
 	teardown(&f);
+}
+
+/*
+ * JSON's path is an array of names as the call tree's is (issue 34): a
+ * C++ name holding " > " stays one element, where splitting the text's
+ * "outer > inner" could not tell; the report's slowest[] keeps it too.
+ */
+static void test_slow_path_array(void **state)
+{
+	struct ot_sinks_opts o = { .slower_than = 100, .slower_all = 1, .slowest = 1, .json = 1 };
+	struct ot_report_func fn[NFUNCS];
+	struct fixture f;
+
+	(void)state;
+	names[INNER] = "f(std::vector<std::vector<int> > const&)";
+	setup(&f, &o);
+	ot_sinks_start(&f.s, 1000, 0, NULL);
+	feed(f.pair, OT_EV_ENTRY, OUTER, 1000, 0x7000);
+	feed(f.pair, OT_EV_ENTRY, INNER, 1100, 0x6f00);
+	feed(f.pair, OT_EV_RETURN, INNER, 1300, 0x6f00);
+	fflush(f.out);
+	assert_non_null(strstr(f.text, "\"path\": [\"outer\", "
+			       "\"f(std::vector<std::vector<int> > const&)\"]"));
+	memset(fn, 0, sizeof(fn));
+	ot_sinks_report(&f.s, fn);
+	assert_int_equal(fn[INNER].nslowest, 1);
+	assert_int_equal(fn[INNER].slowest[0].nchain, 2);
+	assert_string_equal(fn[INNER].slowest[0].chain[0], "outer");
+	assert_string_equal(fn[INNER].slowest[0].chain[1], names[INNER]);
+	assert_string_equal(fn[INNER].slowest[0].path,
+			    "outer > f(std::vector<std::vector<int> > const&)");
+	feed(f.pair, OT_EV_RETURN, OUTER, 1400, 0x7000);
+	fflush(f.out);
+	assert_non_null(strstr(f.text, "\"path\": [\"outer\"]"));
+	teardown(&f);
+	names[INNER] = "inner";
 }
 
 static void test_values_as_asked(void **state)
@@ -562,6 +598,7 @@ int main(void)
 		cmocka_unit_test(test_slower_than_prints_path),
 		cmocka_unit_test(test_slower_than_outermost),
 		cmocka_unit_test(test_slower_than_json),
+		cmocka_unit_test(test_slow_path_array),
 		cmocka_unit_test(test_slow_string),
 		cmocka_unit_test(test_slow_lines_flushed),
 		cmocka_unit_test(test_values_as_asked),
