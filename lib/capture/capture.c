@@ -646,6 +646,7 @@ static int make_sinks(struct ot_capture *c)
 					       basename(c->target.display), ot_now_ns(), c->names);
 	}
 	c->pair = ot_pair_new(c->nrows);
+	c->tables = ot_pair_tables(c->pair);
 	so.every_scope = !!c->timeline;
 	ot_sinks_init(&c->sinks, &so, c->pair);
 	for (i = 0; i < c->plan.sel.n; i++) {

@@ -64,6 +64,9 @@ struct ot_capture {
 	struct ot_plan plan;
 	struct ot_probes *probes;
 	struct ot_pair *pair;
+	/* The report's tables (lib/scopes/tables.h), which the report's
+	 * assembly reads: the pairing's, gathered from records. */
+	const struct ot_tables *tables;
 	struct ot_drain *drain;
 	int sigfd;
 	sigset_t oldmask;

@@ -97,7 +97,7 @@ static void judge_orphans(struct ot_capture *c)
 		return;
 	for (i = 0; i < c->plan.sel.n; i++)
 		if (!c->plan.sel.fn[i].usdt)
-			orphans += ot_pair_stats(c->pair, i)->orphans;
+			orphans += ot_tables_stats(c->tables, i)->orphans;
 	if (!orphans)
 		return;
 	snprintf(why, sizeof(why), "%" PRIu64 " return%s came with no call open, in a capture "
@@ -220,7 +220,7 @@ void ot_capture_judge(struct ot_capture *c)
 	size_t i;
 
 	for (i = 0; i < nrows; i++)
-		st[i] = ot_pair_stats(c->pair, i);
+		st[i] = ot_tables_stats(c->tables, i);
 	ot_check_run(&c->check, nrows, c->plan.sel.n, c->names, st, c->o.expect,
 		     c->o.nexpect, c->o.max_loss, ot_drain_stats(c->drain)->lost,
 		     c->lost_exact,
@@ -325,7 +325,7 @@ static struct ot_report_func *fill_funcs(struct ot_capture *c)
 		fn[i].aliases = c->plan.sel.fn[i].aliases;
 		fn[i].binary = c->plan.sel.fn[i].bin->file;
 		fn[i].offset = c->plan.sel.fn[i].sym->offset;
-		fn[i].st = ot_pair_stats(c->pair, i);
+		fn[i].st = ot_tables_stats(c->tables, i);
 		/* A pair's ENTRYFN: its entries counted, no scope (keyed.c). */
 		fn[i].point = c->plan.sel.fn[i].usdt != NULL ||
 			      c->plan.sel.fn[i].fpair == OT_SEL_PAIR_ENTRY;
@@ -414,14 +414,14 @@ void ot_capture_fill_report(struct ot_capture *c)
 	r.target_exit_why = c->target.exit_why;
 	r.records = records(c);
 	ot_capture_filter_report(c, &r);
-	r.threads = ot_pair_threads(c->pair);
+	r.threads = c->tables->threads;
 	r.nfuncs = ot_keyed_nreport(c);
 	r.funcs = fn;
 	r.check = &c->check;
 	r.has_expect = c->o.nexpect > 0;
 	r.max_loss_pct = c->o.max_loss;
-	r.tree = ot_pair_tree(c->pair, &r.ntree);
-	r.tree_dropped = ot_pair_tree_dropped(c->pair);
+	r.tree = ot_tables_tree(c->tables, &r.ntree);
+	r.tree_dropped = c->tables->tree_dropped;
 	r.names = c->names;
 	r.strings = c->rep_strs.any ? &c->rep_strs : NULL;
 	r.draw_hist = c->o.hist;
@@ -548,7 +548,7 @@ static int close_outputs(struct ot_capture *c)
 
 	if (c->folded) {
 		size_t n;
-		const struct ot_tree_node *tree = ot_pair_tree(c->pair, &n);
+		const struct ot_tree_node *tree = ot_tables_tree(c->tables, &n);
 
 		if (ot_folded_write(c->folded, tree, n, c->names))
 			bad = 1;

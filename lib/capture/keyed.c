@@ -631,7 +631,7 @@ void ot_keyed_report(struct ot_capture *c, struct ot_report_func *fn)
 		fn[i].name = c->names[i];
 		fn[i].symbol = c->names[i];
 		fn[i].binary = e ? e->bin->file : "";
-		fn[i].st = ot_pair_stats(c->pair, i);
+		fn[i].st = ot_tables_stats(c->tables, i);
 		fn[i].pair = c->names[i];
 	}
 	for (i = k->base; i < n; i++) {
@@ -640,7 +640,7 @@ void ot_keyed_report(struct ot_capture *c, struct ot_report_func *fn)
 		fn[i].name = c->names[i];
 		fn[i].symbol = c->names[i];
 		fn[i].binary = e->bin->file;
-		fn[i].st = ot_pair_stats(c->pair, i);
+		fn[i].st = ot_tables_stats(c->tables, i);
 		fn[i].pair = k->label[k->row_pair[i - k->base]] ? k->label[k->row_pair[i - k->base]]
 							      : e->label;
 	}
@@ -655,7 +655,7 @@ static void fp_judge(struct ot_capture *c)
 	size_t i;
 
 	for (i = 0; i < k->nfp; i++) {
-		uint64_t orphans = ot_pair_stats(c->pair, c->plan.sel.n + i)->orphans;
+		uint64_t orphans = ot_tables_stats(c->tables, c->plan.sel.n + i)->orphans;
 
 		if (orphans) {
 			snprintf(why, sizeof(why), "%s: %" PRIu64 " return%s with a key no entry "
@@ -688,7 +688,7 @@ void ot_keyed_judge(struct ot_capture *c)
 	char why[256];
 
 	for (i = k->base; i < n; i++)
-		orphans += ot_pair_stats(c->pair, i)->orphans;
+		orphans += ot_tables_stats(c->tables, i)->orphans;
 	if (orphans) {
 		snprintf(why, sizeof(why), "%" PRIu64 " return%s of a pair of probes came with no "
 			 "entry open (orphans): its entry probe did not fire or was lost, and no "

@@ -252,7 +252,7 @@ static uint64_t lang_hits(struct ot_capture *c)
 
 	for (i = 0; i < c->plan.sel.n; i++)
 		if (c->plan.sel.fn[i].pair)
-			n += ot_pair_stats(c->pair, i)->points;
+			n += ot_tables_stats(c->tables, i)->points;
 	return n;
 }
 
@@ -276,7 +276,7 @@ void ot_capture_lang_judge(struct ot_capture *c)
 		return;
 	for (i = 0; i < c->plan.sel.n; i++)
 		if (c->plan.sel.fn[i].pair == OT_SEL_PAIR_ENTRY &&
-		    !ot_pair_stats(c->pair, i)->points) {
+		    !ot_tables_stats(c->tables, i)->points) {
 			ot_check_add(&c->check, OT_STATUS_LOSSY, l->silent);
 			return;
 		}

@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+_Static_assert(OT_REPORT_MORE == OT_TV_NMORE, "a report row shows every value the tables keep");
+
 void ot_sinks_init(struct ot_sinks *s, const struct ot_sinks_opts *o, struct ot_pair *pair)
 {
 	size_t i;
@@ -18,7 +20,9 @@ void ot_sinks_init(struct ot_sinks *s, const struct ot_sinks_opts *o, struct ot_
 	memset(s, 0, sizeof(*s));
 	s->o = *o;
 	s->pair = pair;
+	s->tab = ot_pair_tables_fill(pair);
 	if (o->slowest) {
+		ot_tables_longest(s->tab, o->slowest);
 		s->slow = ot_xcalloc(o->nfuncs, sizeof(*s->slow));
 		for (i = 0; i < o->nfuncs; i++)
 			s->slow[i].v = ot_xcalloc(o->slowest, sizeof(*s->slow[i].v));
@@ -35,16 +39,13 @@ void ot_sinks_values(struct ot_sinks *s, size_t f, uint8_t arg, uint8_t ret)
 		s->vals = ot_xcalloc(s->o.nfuncs, sizeof(*s->vals));
 	k = &s->vals[f];
 	if (arg) {
-		k->arg = ot_xmalloc(sizeof(*k->arg));
-		ot_values_init(k->arg);
+		k->arg = ot_tables_values(s->tab, f, OT_TV_ARG);
 		k->arg32 = !!(arg & OT_SEL_32);
 		snprintf(k->arg_name, sizeof(k->arg_name), "arg%d%s", OT_SEL_ARG(arg),
 			 k->arg32 ? ":32" : "");
 	}
-	if (ret) {
-		k->ret = ot_xmalloc(sizeof(*k->ret));
-		ot_values_init(k->ret);
-	}
+	if (ret)
+		k->ret = ot_tables_values(s->tab, f, OT_TV_RET);
 	k->ret32 = !!(ret & OT_SEL_32);
 }
 
@@ -59,10 +60,7 @@ void ot_sinks_values_typed(struct ot_sinks *s, size_t f, const char *arg_name,
 		s->vals = ot_xcalloc(s->o.nfuncs, sizeof(*s->vals));
 	k = &s->vals[f];
 	if (arg_name) {
-		if (!k->arg) {
-			k->arg = ot_xmalloc(sizeof(*k->arg));
-			ot_values_init(k->arg);
-		}
+		k->arg = ot_tables_values(s->tab, f, OT_TV_ARG);
 		k->arg32 = 0;
 		snprintf(k->arg_name, sizeof(k->arg_name), "%s", arg_name);
 	}
@@ -86,10 +84,7 @@ void ot_sinks_values_more(struct ot_sinks *s, size_t f, size_t j, const char *na
 	if (!s->vals)
 		s->vals = ot_xcalloc(s->o.nfuncs, sizeof(*s->vals));
 	k = &s->vals[f];
-	if (!k->more[j]) {
-		k->more[j] = ot_xmalloc(sizeof(*k->more[j]));
-		ot_values_init(k->more[j]);
-	}
+	k->more[j] = ot_tables_values(s->tab, f, OT_TV_MORE + (unsigned)j);
 	snprintf(k->more_name[j], sizeof(k->more_name[j]), "%s", name);
 	if (k->nmore < j + 1)
 		k->nmore = j + 1;
@@ -236,9 +231,9 @@ static void count_process(struct ot_sinks *s, const struct ot_scope *sc, uint64_
 }
 
 /* sl's path, "outer > middle > inner", and its chain of names (into the
- * names table), both malloc'd: the scope's traced callers. */
-static void scope_path(const struct ot_sinks *s, const struct ot_scope *sc,
-		       struct ot_report_slow *sl)
+ * names table), both malloc'd: the traced callers of func's call at node. */
+static void node_path(const struct ot_sinks *s, uint32_t func, uint32_t node,
+		      struct ot_report_slow *sl)
 {
 	const struct ot_tree_node *tree;
 	const char **names = s->o.names, **chain;
@@ -246,24 +241,24 @@ static void scope_path(const struct ot_sinks *s, const struct ot_scope *sc,
 	uint32_t n;
 	char *path, *at;
 
-	tree = ot_pair_tree(s->pair, &ntree);
+	tree = ot_tables_tree(s->tab, &ntree);
 	/* Past the tree's node limit the path is unknown: the name alone. */
-	if (!sc->node || sc->node >= ntree) {
+	if (!node || node >= ntree) {
 		chain = ot_xcalloc(1, sizeof(*chain));
-		chain[0] = names[sc->func];
-		sl->path = ot_xstrdup(names[sc->func]);
+		chain[0] = names[func];
+		sl->path = ot_xstrdup(names[func]);
 		sl->chain = chain;
 		sl->nchain = 1;
 		return;
 	}
-	for (n = sc->node; n && n < ntree; n = tree[n].parent, k++)
+	for (n = node; n && n < ntree; n = tree[n].parent, k++)
 		len += strlen(names[tree[n].func]) + 3;
 	chain = ot_xcalloc(k, sizeof(*chain));
 	sl->nchain = k;
 	path = ot_xmalloc(len);
 	at = path + len - 1;
 	*at = 0;
-	for (n = sc->node, k = 0; n && n < ntree; n = tree[n].parent, k++) {
+	for (n = node, k = 0; n && n < ntree; n = tree[n].parent, k++) {
 		const char *name = names[tree[n].func];
 		size_t l = strlen(name);
 
@@ -285,24 +280,6 @@ static void slow_free(struct ot_report_slow *sl)
 {
 	free((char *)sl->path);
 	free((void *)sl->chain);
-}
-
-/* Keep sl among the function's --slowest longest scopes (takes its path
- * and chain). */
-static void keep_slow(struct ot_sinks_slow *k, size_t cap, struct ot_report_slow *sl)
-{
-	size_t i;
-
-	if (k->n == cap && sl->duration_ns <= k->v[k->n - 1].duration_ns) {
-		slow_free(sl);
-		return;
-	}
-	if (k->n == cap)
-		slow_free(&k->v[--k->n]);
-	for (i = k->n; i > 0 && k->v[i - 1].duration_ns < sl->duration_ns; i--)
-		k->v[i] = k->v[i - 1];
-	k->v[i] = *sl;
-	k->n++;
 }
 
 /* A scope's recorded values into its function's distributions. */
@@ -327,12 +304,8 @@ static void keep_min(struct ot_sinks *s, uint32_t f)
 
 	if (s->o.every_scope || s->vals || s->ivl || s->o.per_process)
 		return;
-	if (s->slow) {
-		const struct ot_sinks_slow *k = &s->slow[f];
-		uint64_t kept = k->v[s->o.slowest - 1].duration_ns;
-
-		min = k->n < s->o.slowest ? 0 : kept < UINT64_MAX ? kept + 1 : UINT64_MAX;
-	}
+	if (s->slow)
+		min = ot_tables_longest_floor(s->tab, f);
 	if (s->o.slower_than && s->o.slower_than < min)
 		min = s->o.slower_than;
 	ot_pair_on_scope_min(s->pair, f, min);
@@ -461,8 +434,7 @@ void ot_sinks_scope(void *ctx, const struct ot_scope *sc)
 	}
 	if (s->o.per_process)
 		count_process(s, sc, dur);
-	if (!slow && (!s->slow || (s->slow[sc->func].n == s->o.slowest &&
-				   dur <= s->slow[sc->func].v[s->o.slowest - 1].duration_ns))) {
+	if (!slow && (!s->slow || dur < ot_tables_longest_floor(s->tab, sc->func))) {
 		keep_min(s, sc->func);
 		return;
 	}
@@ -470,8 +442,8 @@ void ot_sinks_scope(void *ctx, const struct ot_scope *sc)
 	sl.at_ns = sc->start > s->t_start ? sc->start - s->t_start : 0;
 	sl.duration_ns = dur;
 	sl.tid = sc->tid;
-	scope_path(s, sc, &sl);
 	if (slow) {
+		node_path(s, sc->func, sc->node, &sl);
 		slow_details(s, sc, &sl);
 		if (s->npend)
 			take_pending(s, sc, &sl);
@@ -488,10 +460,13 @@ void ot_sinks_scope(void *ctx, const struct ot_scope *sc)
 			ot_report_slow_text(s->o.out, (int)sc->pid, name, &sl);
 		s->unflushed = 1;
 	}
-	if (s->slow)
-		keep_slow(&s->slow[sc->func], s->o.slowest, &sl);
-	else
-		slow_free(&sl);
+	slow_free(&sl);
+	if (s->slow) {
+		struct ot_longest l = { .at_ns = sl.at_ns, .dur_ns = dur, .tid = sc->tid,
+					.node = sc->node };
+
+		ot_tables_keep_longest(s->tab, sc->func, &l);
+	}
 	keep_min(s, sc->func);
 }
 
@@ -604,7 +579,28 @@ void ot_sinks_live_clear(struct ot_sinks *s)
 		fputs("\r\033[K", s->live);
 }
 
-void ot_sinks_report(const struct ot_sinks *s, struct ot_report_func *fn)
+/* Function f's longest calls, from the tables, as the report's rows
+ * (their paths named now: a tree node never changes once made). */
+static void render_slowest(struct ot_sinks *s, size_t f)
+{
+	struct ot_sinks_slow *k = &s->slow[f];
+	const struct ot_longest *l;
+	size_t i, n;
+
+	for (i = 0; i < k->n; i++)
+		slow_free(&k->v[i]);
+	l = ot_tables_longest_of(s->tab, f, &n);
+	memset(k->v, 0, s->o.slowest * sizeof(*k->v));
+	for (i = 0; i < n; i++) {
+		k->v[i].at_ns = l[i].at_ns;
+		k->v[i].duration_ns = l[i].dur_ns;
+		k->v[i].tid = l[i].tid;
+		node_path(s, (uint32_t)f, l[i].node, &k->v[i]);
+	}
+	k->n = n;
+}
+
+void ot_sinks_report(struct ot_sinks *s, struct ot_report_func *fn)
 {
 	size_t i, k;
 
@@ -621,6 +617,7 @@ void ot_sinks_report(const struct ot_sinks *s, struct ot_report_func *fn)
 			fn[i].nmore = s->vals[i].nmore;
 		}
 		if (s->slow) {
+			render_slowest(s, i);
 			fn[i].slowest = s->slow[i].v;
 			fn[i].nslowest = s->slow[i].n;
 		}
@@ -691,12 +688,7 @@ void ot_sinks_free(struct ot_sinks *s)
 {
 	size_t i, k;
 
-	for (i = 0; s->vals && i < s->o.nfuncs; i++) {
-		free(s->vals[i].arg);
-		free(s->vals[i].ret);
-		for (k = 0; k < OT_REPORT_MORE; k++)
-			free(s->vals[i].more[k]);
-	}
+	/* The distributions are the tables': the pairing frees them. */
 	free(s->vals);
 	free(s->pend);
 	for (i = 0; i < s->nheld; i++)

@@ -5,6 +5,10 @@
  * -f's recorded values, -a/--follow's rows per process and function, and
  * -I's histograms per interval; the live status line is drawn here too.
  *
+ * --slowest's longest calls are kept in the pairing's tables
+ * (scopes/tables.h), the report's one home; this hook is their filler
+ * from records.
+ *
  * Pure: no system call but writes to the FILE*s it is given, no global
  * state.  Memory is fixed per function (--slowest N paths, one histogram
  * and two value distributions each) except the rows per process, which
@@ -58,11 +62,15 @@ struct ot_sinks_opts {
 	void *str_ctx;
 };
 
+/* A function's longest calls as the report's rows: rendered from the
+ * tables' (scopes/tables.h) by ot_sinks_report. */
 struct ot_sinks_slow {
 	struct ot_report_slow *v;	/* longest first */
 	size_t n;
 };
 
+/* A function's recorded values: the distributions are the tables'
+ * (scopes/tables.h), named and typed here. */
 struct ot_sinks_values {
 	struct ot_values *arg, *ret;	/* NULL: not recorded */
 	char arg_name[48];		/* "arg2", "arg1:32", "flags", "req->len" */
@@ -94,7 +102,8 @@ struct ot_sinks_held {
 
 struct ot_sinks {
 	struct ot_sinks_opts o;
-	struct ot_pair *pair;		/* paths of scopes; told what to skip */
+	struct ot_pair *pair;		/* told what to skip */
+	struct ot_tables *tab;		/* the pairing's: paths, --slowest's longest calls */
 	uint64_t t_start;		/* 0 until ot_sinks_start */
 	struct ot_sinks_slow *slow;	/* per function with --slowest, else NULL */
 	struct ot_sinks_values *vals;	/* per function once one records, else NULL */
@@ -200,8 +209,9 @@ void ot_sinks_flush(struct ot_sinks *s);
  * whose outermost caller never closed get their lines now. */
 void ot_sinks_slow_end(struct ot_sinks *s);
 
-/* fn[0..nfuncs): their slowest scopes and recorded values (pointers into s). */
-void ot_sinks_report(const struct ot_sinks *s, struct ot_report_func *fn);
+/* fn[0..nfuncs): their slowest scopes (the tables' longest calls, named
+ * now) and recorded values (pointers into s, valid until the next call). */
+void ot_sinks_report(struct ot_sinks *s, struct ot_report_func *fn);
 
 /*
  * The rows per process and function, in pid then function order, *n of

@@ -13,6 +13,22 @@ void ot_hist_init(struct ot_hist *h)
 	h->min = UINT64_MAX;
 }
 
+void ot_hist_merge(struct ot_hist *dst, const struct ot_hist *src)
+{
+	unsigned b;
+
+	if (!src->count)
+		return;
+	for (b = 0; b < OT_HIST_NBUCKETS; b++)
+		dst->buckets[b] += src->buckets[b];
+	dst->count += src->count;
+	dst->sum += src->sum;
+	if (src->min < dst->min)
+		dst->min = src->min;
+	if (src->max > dst->max)
+		dst->max = src->max;
+}
+
 void ot_hist_bucket_range(unsigned b, uint64_t *lo, uint64_t *width)
 {
 	unsigned shift, sub;

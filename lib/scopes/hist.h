@@ -40,6 +40,9 @@ static inline unsigned ot_hist_bucket(uint64_t v)
 }
 void ot_hist_bucket_range(unsigned b, uint64_t *lo, uint64_t *width);
 
+/* Add every value src holds to dst (two threads' durations as one). */
+void ot_hist_merge(struct ot_hist *dst, const struct ot_hist *src);
+
 /* Inline: lib/scopes/pair adds every scope's duration. */
 static inline void ot_hist_add(struct ot_hist *h, uint64_t v)
 {

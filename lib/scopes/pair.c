@@ -81,7 +81,7 @@ struct thread {
 
 struct ot_pair {
 	size_t nfuncs;
-	struct ot_func_stats *stats;
+	struct ot_tables tab;	/* what the report reads: stats, tree */
 	unsigned char *tail_calls; /* per function */
 	struct thread *threads;	/* open addressing on tid, or key and pid */
 	size_t nthreads, cap;
@@ -92,11 +92,6 @@ struct ot_pair {
 	uint64_t lost;
 	uint32_t loss_epoch;	/* bumped by every OT_EV_LOST */
 	uint64_t scopes;
-	struct ot_tree_node *tree;
-	size_t ntree, treecap;
-	uint32_t *thash;	/* tree nodes by (parent, func); 0 empty */
-	size_t thcap;
-	uint64_t tree_dropped;
 	int compensate;
 	int exact;		/* entries are never reported twice */
 	unsigned char *uretprobe; /* per function: its returns by return probe */
@@ -118,81 +113,15 @@ struct ot_pair {
 struct ot_pair *ot_pair_new(size_t nfuncs)
 {
 	struct ot_pair *p = ot_xcalloc(1, sizeof(*p));
-	size_t i;
 
 	p->nfuncs = nfuncs;
-	p->stats = ot_xcalloc(nfuncs, sizeof(*p->stats));
+	ot_tables_init(&p->tab, nfuncs);
 	p->tail_calls = ot_xcalloc(nfuncs, 1);
 	p->uretprobe = ot_xcalloc(nfuncs, 1);
 	p->scope_min = ot_xcalloc(nfuncs, sizeof(*p->scope_min));
-	for (i = 0; i < nfuncs; i++)
-		ot_hist_init(&p->stats[i].hist);
 	p->cap = 64;
 	p->threads = ot_xcalloc(p->cap, sizeof(*p->threads));
-	p->treecap = 64;
-	p->tree = ot_xcalloc(p->treecap, sizeof(*p->tree));
-	p->ntree = 1; /* the root */
 	return p;
-}
-
-static size_t tree_slot(uint32_t parent, uint32_t func, size_t cap)
-{
-	return (size_t)(((uint64_t)parent << 32 | func) * 0x9E3779B97F4A7C15ull >> 32) & (cap - 1);
-}
-
-/* Index node c by (parent, func), the table doubled at half full. */
-static void tree_index(struct ot_pair *p, uint32_t c)
-{
-	size_t s;
-
-	if (2 * (p->ntree + 1) > p->thcap) {
-		size_t i;
-
-		p->thcap = p->thcap ? 2 * p->thcap : 256;
-		free(p->thash);
-		p->thash = ot_xcalloc(p->thcap, sizeof(*p->thash));
-		for (i = 1; i < p->ntree; i++)
-			if (i != c)
-				tree_index(p, (uint32_t)i);
-	}
-	s = tree_slot(p->tree[c].parent, p->tree[c].func, p->thcap);
-	while (p->thash[s])
-		s = (s + 1) & (p->thcap - 1);
-	p->thash[s] = c;
-}
-
-/*
- * The child of node parent for func, created on first use; 0 when full.
- * Found by hash, not by walking the siblings: a root may have thousands
- * of children (-f 'f*' over a flat program).
- */
-static uint32_t tree_child(struct ot_pair *p, uint32_t parent, uint32_t func)
-{
-	struct ot_tree_node *n;
-	uint32_t c;
-	size_t s;
-
-	if (p->thcap) {
-		for (s = tree_slot(parent, func, p->thcap); (c = p->thash[s]);
-		     s = (s + 1) & (p->thcap - 1))
-			if (p->tree[c].func == func && p->tree[c].parent == parent)
-				return c;
-	}
-	if (p->ntree >= OT_PAIR_TREE_MAX)
-		return 0;
-	if (p->ntree == p->treecap) {
-		p->treecap *= 2;
-		p->tree = ot_xreallocarray(p->tree, p->treecap, sizeof(*p->tree));
-	}
-	c = (uint32_t)p->ntree++;
-	n = &p->tree[c];
-	memset(n, 0, sizeof(*n));
-	n->func = func;
-	n->parent = parent;
-	n->next_sibling = p->tree[parent].first_child;
-	p->tree[parent].first_child = c;
-	tree_index(p, c);
-	return c;
 }
 
 void ot_pair_free(struct ot_pair *p)
@@ -210,17 +139,11 @@ void ot_pair_free(struct ot_pair *p)
 	}
 	free(p->threads);
 	free(p->tids);
-	for (i = 0; i < p->nfuncs; i++) {
-		free(p->stats[i].comp);
-		free(p->stats[i].depths);
-	}
-	free(p->stats);
+	ot_tables_fini(&p->tab);
 	free(p->tail_calls);
 	free(p->uretprobe);
 	free(p->holders);
 	free(p->scope_min);
-	free(p->tree);
-	free(p->thash);
 	free(p);
 }
 
@@ -259,7 +182,7 @@ static void seen_tid(struct ot_pair *p, uint32_t tid)
 		if (p->tids[s] == tid)
 			return;
 	p->tids[s] = tid;
-	p->ntids++;
+	p->tab.threads = ++p->ntids;
 }
 
 static void grow_threads(struct ot_pair *p)
@@ -369,7 +292,7 @@ static void push(struct ot_pair *p, struct thread *t, const struct ot_event *ev)
 	} else if (*kid_node && *kid_func == func) {
 		node = *kid_node;
 	} else {
-		node = tree_child(p, parent_node, func);
+		node = ot_tables_child(&p->tab, parent_node, func);
 		*kid_func = func;
 		*kid_node = node;
 	}
@@ -377,7 +300,7 @@ static void push(struct ot_pair *p, struct thread *t, const struct ot_event *ev)
 	/* The kernel gives no return probe past its limit: this call's
 	 * return will not be seen. */
 	if (p->uretprobe[func] && below >= OT_PAIR_URETPROBE_MAX)
-		p->stats[func].past_uretprobe_limit++;
+		p->tab.stats[func].past_uretprobe_limit++;
 	f = &t->stack[t->depth++];
 	f->nret = below + p->uretprobe[func];
 	f->start = ev->time;
@@ -398,7 +321,7 @@ static void push(struct ot_pair *p, struct thread *t, const struct ot_event *ev)
 static void drop_above(struct ot_pair *p, struct thread *t, uint32_t keep)
 {
 	while (t->depth > keep)
-		p->stats[t->stack[--t->depth].func].unclosed++;
+		p->tab.stats[t->stack[--t->depth].func].unclosed++;
 }
 
 /* Close the innermost call at time end; ret: the return's event, for its value.
@@ -407,22 +330,13 @@ static inline __attribute__((always_inline)) void
 close_top_inline(struct ot_pair *p, struct thread *t, uint64_t end, const struct ot_event *ret)
 {
 	struct frame *f = &t->stack[--t->depth];
-	struct ot_func_stats *s = &p->stats[f->func];
+	struct ot_func_stats *s = &p->tab.stats[f->func];
 	uint32_t depth = t->depth;
 	uint64_t dur = end >= f->start ? end - f->start : 0;
 
 	s->scopes++;
 	p->scopes++;
-	if (depth >= s->ndepths) {
-		uint32_t n = s->ndepths ? s->ndepths : 8;
-
-		while (n <= depth)
-			n *= 2;
-		s->depths = ot_xreallocarray(s->depths, n, sizeof(*s->depths));
-		memset(s->depths + s->ndepths, 0, (n - s->ndepths) * sizeof(*s->depths));
-		s->ndepths = n;
-	}
-	s->depths[depth]++;
+	ot_tables_depth(s, depth);
 	/*
 	 * Records were lost while this call was open: its return may have
 	 * been paired across the hole, so its duration is not trusted.
@@ -439,16 +353,7 @@ close_top_inline(struct ot_pair *p, struct thread *t, uint64_t end, const struct
 			ot_hist_add(s->comp, dur > cost ? dur - cost : 0);
 		}
 	}
-	if (f->node) {
-		struct ot_tree_node *n = &p->tree[f->node];
-
-		n->calls++;
-		n->total_ns += dur;
-		if (n->parent)
-			p->tree[n->parent].child_ns += dur;
-	} else {
-		p->tree_dropped++;
-	}
+	ot_tables_close_node(&p->tab, f->node, dur);
 	if (p->on_scope && dur >= p->scope_min[f->func]) {
 		struct ot_scope sc = { .pid = t->pid, .tid = t->tid, .func = f->func,
 				       .depth = depth, .node = f->node,
@@ -462,7 +367,7 @@ close_top_inline(struct ot_pair *p, struct thread *t, uint64_t end, const struct
 	/* A child that ends after its parent means the stream's times
 	 * disagree with its nesting: count it on the child. */
 	if (f->child_end > end)
-		p->stats[f->child_func].outside_parent++;
+		p->tab.stats[f->child_func].outside_parent++;
 	if (depth) {
 		struct frame *parent = &t->stack[depth - 1];
 
@@ -497,7 +402,7 @@ static void suspend(struct ot_pair *p, struct thread *t, uint32_t keep)
 	if (t->nsusp == SUSPENDED_MAX) {
 		/* The oldest stack set aside is not coming back. */
 		for (k = 0; k < t->susp[0].n; k++)
-			p->stats[t->susp[0].f[k].func].unclosed++;
+			p->tab.stats[t->susp[0].f[k].func].unclosed++;
 		free(t->susp[0].f);
 		memmove(&t->susp[0], &t->susp[1], (SUSPENDED_MAX - 1) * sizeof(t->susp[0]));
 		t->nsusp--;
@@ -788,7 +693,7 @@ static __attribute__((noinline)) void on_entry(struct ot_pair *p, struct thread 
 			if (top->func == ev->func && d == t->depth && t->key)
 				continue;
 			if (top->func == ev->func && d == t->depth) {
-				p->stats[ev->func].duplicates++;
+				p->tab.stats[ev->func].duplicates++;
 				return;
 			}
 			if (d == t->depth || p->tail_calls[top->func])
@@ -880,10 +785,10 @@ static __attribute__((noinline)) void on_return(struct ot_pair *p, struct thread
 		return;
 	if (t->has_last_ret && t->last_ret_func == ev->func &&
 	    t->last_ret_sp == ev->sp && t->last_ret_time == ev->time) {
-		p->stats[ev->func].duplicates++;
+		p->tab.stats[ev->func].duplicates++;
 		return;
 	}
-	p->stats[ev->func].orphans++;
+	p->tab.stats[ev->func].orphans++;
 	/* Frames deeper than the returning one have ended too, unless they
 	 * are another stack's. */
 	for (i = t->depth; i > 0 && t->stack[i - 1].sp < ev->sp; i--)
@@ -905,7 +810,7 @@ static __attribute__((noinline)) void keyed(struct ot_pair *p, struct thread *t,
 		if (t->stack[i - 1].keyed && t->stack[i - 1].func == ev->func)
 			break;
 	if (!i) {
-		p->stats[ev->func].orphans++;
+		p->tab.stats[ev->func].orphans++;
 		return;
 	}
 	/* Scopes the runtime left without their return (an exception
@@ -914,9 +819,9 @@ static __attribute__((noinline)) void keyed(struct ot_pair *p, struct thread *t,
 		struct frame *f = &t->stack[--t->depth];
 
 		if (f->keyed)
-			p->stats[f->func].skipped++;
+			p->tab.stats[f->func].skipped++;
 		else
-			p->stats[f->func].unclosed++;
+			p->tab.stats[f->func].unclosed++;
 	}
 	close_top(p, t, ev->time, ev);
 }
@@ -928,7 +833,7 @@ static void point(struct ot_pair *p, const struct ot_event *ev)
 			      .start = ev->time, .end = ev->time, .arg = ev->value,
 			      .has_arg = ev->has_value, .point = 1 };
 
-	p->stats[ev->func].points++;
+	p->tab.stats[ev->func].points++;
 	thread_get(p, ev)->pid = ev->pid;	/* counted among the threads seen */
 	if (p->on_scope)
 		p->on_scope(p->on_scope_ctx, &s);
@@ -995,7 +900,7 @@ void ot_pair_finish(struct ot_pair *p)
 		drop_above(p, t, 0);
 		for (k = 0; k < t->nsusp; k++) {
 			for (x = 0; x < t->susp[k].n; x++)
-				p->stats[t->susp[k].f[x].func].unclosed++;
+				p->tab.stats[t->susp[k].f[x].func].unclosed++;
 			free(t->susp[k].f);
 		}
 		t->nsusp = 0;
@@ -1004,22 +909,15 @@ void ot_pair_finish(struct ot_pair *p)
 
 const struct ot_func_stats *ot_pair_stats(const struct ot_pair *p, size_t f)
 {
-	return &p->stats[f];
+	return &p->tab.stats[f];
 }
 
 void ot_pair_compensate(struct ot_pair *p, uint64_t own_ns, uint64_t pair_ns)
 {
-	size_t i;
-
 	p->compensate = 1;
 	p->own_ns = own_ns;
 	p->pair_ns = pair_ns;
-	for (i = 0; i < p->nfuncs; i++) {
-		if (!p->stats[i].comp) {
-			p->stats[i].comp = ot_xmalloc(sizeof(*p->stats[i].comp));
-			ot_hist_init(p->stats[i].comp);
-		}
-	}
+	ot_tables_comp(&p->tab);
 }
 
 void ot_pair_set_exact(struct ot_pair *p)
@@ -1053,13 +951,22 @@ void ot_pair_on_scope_min(struct ot_pair *p, size_t f, uint64_t min_ns)
 
 const struct ot_tree_node *ot_pair_tree(const struct ot_pair *p, size_t *n)
 {
-	*n = p->ntree;
-	return p->tree;
+	return ot_tables_tree(&p->tab, n);
 }
 
 uint64_t ot_pair_tree_dropped(const struct ot_pair *p)
 {
-	return p->tree_dropped;
+	return p->tab.tree_dropped;
+}
+
+const struct ot_tables *ot_pair_tables(const struct ot_pair *p)
+{
+	return &p->tab;
+}
+
+struct ot_tables *ot_pair_tables_fill(struct ot_pair *p)
+{
+	return &p->tab;
 }
 
 uint64_t ot_pair_scopes(const struct ot_pair *p)
@@ -1075,11 +982,6 @@ size_t ot_pair_threads(const struct ot_pair *p)
 size_t ot_pair_goroutines(const struct ot_pair *p)
 {
 	return p->goroutines;
-}
-
-uint64_t ot_func_stats_depth(const struct ot_func_stats *s, unsigned d)
-{
-	return d < s->ndepths ? s->depths[d] : 0;
 }
 
 uint64_t ot_pair_uret_switches(const struct ot_pair *p, uint32_t *tid)

@@ -13,7 +13,8 @@
  * mirrors, calls above it whose returns never came are discarded as
  * unclosed, and an entry reported twice for one call is dropped as a
  * duplicate.  Durations go into per-function histograms, so memory is
- * bounded by threads x depth, never by the number of scopes.
+ * bounded by threads x depth, never by the number of scopes.  What it
+ * counts goes into the report's tables (tables.h), which it owns.
  *
  * A Go function's events name their goroutine (ot_event.key): its calls
  * are paired on the goroutine's one stack, whichever thread runs it, their
@@ -30,52 +31,14 @@
 #define OT_PAIR_H
 
 #include "hist.h"
+#include "tables.h"
 #include "rings/event.h"
 
 #include <stddef.h>
 #include <stdint.h>
 
-struct ot_func_stats {
-	uint64_t scopes;	 /* closed scopes, counted in hist */
-	uint64_t duplicates;	 /* entries/returns reported twice, dropped */
-	uint64_t unclosed;	 /* calls whose return never came */
-	uint64_t orphans;	 /* returns with no open call */
-	uint64_t outside_parent; /* scopes not inside their parent's interval */
-	uint64_t spans_loss;	 /* scopes open when the kernel lost records:
-				  * counted in scopes, kept out of hist */
-	uint64_t *depths;	 /* scopes closed at each depth 0..ndepths-1,
-				  * however deep (recursion): never folded */
-	uint32_t ndepths;
-	struct ot_hist hist;	 /* durations in ns */
-	struct ot_hist *comp;	 /* compensated durations, with
-				  * ot_pair_compensate; else NULL */
-	uint64_t points;	 /* hits of a counted point (OT_EV_POINT: a USDT
-				  * probe), which opens and closes nothing */
-	uint64_t skipped;	 /* keyed scopes (OT_EV_KEYED) left open when a
-				  * return of a scope that encloses them came:
-				  * closed with it, not counted in scopes */
-	uint64_t past_uretprobe_limit; /* calls entered with OT_PAIR_URETPROBE_MAX
-				  * return probes open on their stack
-				  * (ot_pair_set_uretprobe): the kernel gives
-				  * them none, their returns are not seen */
-};
-
-/*
- * The call tree as observed: one node per distinct path of traced
- * functions from a thread's outermost traced call (outer > middle > inner).
- * Node 0 is the root (no function).  Bounded: past OT_PAIR_TREE_MAX nodes
- * new paths are not added (ot_pair_tree_dropped counts their scopes).
- */
-#define OT_PAIR_TREE_MAX 65536
-
-struct ot_tree_node {
-	uint32_t func;
-	uint32_t parent;
-	uint32_t first_child, next_sibling; /* 0: none */
-	uint64_t calls;
-	uint64_t total_ns;	/* time in this function's scopes on this path */
-	uint64_t child_ns;	/* of which in traced callees */
-};
+/* struct ot_func_stats, struct ot_tree_node, OT_PAIR_TREE_MAX: the
+ * report's tables (tables.h), which the pairing fills from records. */
 
 /* Called for every closed scope, in the order scopes close. */
 struct ot_scope {
@@ -108,7 +71,14 @@ void ot_pair_feed(struct ot_pair *p, const struct ot_event *ev);
 /* End of capture: every call still open is counted unclosed. */
 void ot_pair_finish(struct ot_pair *p);
 
-/* Statistics of function f, valid until ot_pair_free. */
+/* The tables it fills (gathered from records), valid until ot_pair_free:
+ * what the report reads. */
+const struct ot_tables *ot_pair_tables(const struct ot_pair *p);
+/* The same, for a filler of what the pairing does not keep itself: the
+ * scope hook's longest calls (lib/report/sinks). */
+struct ot_tables *ot_pair_tables_fill(struct ot_pair *p);
+
+/* Statistics of function f, valid until ot_pair_free (its tables'). */
 const struct ot_func_stats *ot_pair_stats(const struct ot_pair *p, size_t f);
 
 /*
@@ -177,8 +147,5 @@ uint64_t ot_pair_lost(const struct ot_pair *p);
  */
 uint64_t ot_pair_uret_switches(const struct ot_pair *p, uint32_t *tid);
 
-/* Scopes closed at depth d (0 past the deepest). */
-uint64_t ot_func_stats_depth(const struct ot_func_stats *s, unsigned d);
-uint64_t ot_func_stats_wrong_depth(const struct ot_func_stats *s);
 
 #endif

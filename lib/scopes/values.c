@@ -17,6 +17,23 @@ void ot_values_init(struct ot_values *v)
 	v->max = INT64_MIN;
 }
 
+void ot_values_merge(struct ot_values *dst, const struct ot_values *src)
+{
+	unsigned b;
+
+	if (!src->count)
+		return;
+	dst->count += src->count;
+	if (src->min < dst->min)
+		dst->min = src->min;
+	if (src->max > dst->max)
+		dst->max = src->max;
+	ot_hist_merge(&dst->pos, &src->pos);
+	ot_hist_merge(&dst->neg, &src->neg);
+	for (b = 0; b < OT_VALUES_LOG2; b++)
+		dst->log2[b] += src->log2[b];
+}
+
 static unsigned bits(uint64_t m)
 {
 	return m ? 64u - (unsigned)__builtin_clzll(m) : 0;

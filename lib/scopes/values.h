@@ -26,6 +26,9 @@ struct ot_values {
 void ot_values_init(struct ot_values *v);
 void ot_values_add(struct ot_values *v, int64_t x);
 
+/* Add every value src holds to dst. */
+void ot_values_merge(struct ot_values *dst, const struct ot_values *src);
+
 /* The q-quantile (nearest rank), or 0 when empty. */
 int64_t ot_values_quantile(const struct ot_values *v, double q);
 
