@@ -25,10 +25,20 @@ ALL_CFLAGS := -std=gnu11 $(WARN) $(CPPFLAGS) $(CFLAGS) $(SANFLAGS) $(PKG_CFLAGS)
               -D_GNU_SOURCE -DOT_VERSION='"$(VERSION)"' -I. -Ilib -MMD -MP
 LDLIBS     := $(PKG_LIBS) -liberty -lm
 
-LIB_SRC    := $(filter-out %.bpf.c,$(wildcard lib/*/*.c))
+# The machine's own code (registers, instruction decoding, the inject
+# backend's encodings and runtime) is in lib/arch/$(ARCH) alone; its
+# headers are found by name (-I), as uftrace's arch/ are.
+ARCH       := $(shell uname -m)
+ARCH_DIR   := lib/arch/$(ARCH)
+ifeq ($(wildcard $(ARCH_DIR)/.),)
+$(error orbit-trace has no $(ARCH_DIR): machine $(ARCH) is not supported (only lib/arch/*: $(notdir $(wildcard lib/arch/*))))
+endif
+ALL_CFLAGS += -I$(ARCH_DIR)
+
+LIB_SRC    := $(filter-out %.bpf.c,$(wildcard lib/*/*.c $(ARCH_DIR)/*.c))
 LIB_OBJ    := $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/lib/probes/uprobe_multi_obj.o \
-              $(BUILD)/lib/probes/exitwatch_obj.o $(BUILD)/lib/inject/inject_rt.o
-LIB_HDR    := $(wildcard lib/*/*.h)
+              $(BUILD)/lib/probes/exitwatch_obj.o $(BUILD)/$(ARCH_DIR)/inject_rt.o
+LIB_HDR    := $(wildcard lib/*/*.h $(ARCH_DIR)/*.h)
 UNIT_SRC   := $(wildcard tests/unit/test_*.c)
 UNIT_BIN   := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 FIXTURES   := $(BUILD)/tests/fixture-pie $(BUILD)/tests/fixture-nopie $(BUILD)/tests/fixture-relr
@@ -55,12 +65,12 @@ all: orbit-trace $(STRESS)
 $(BUILD)/%.o: %.c Makefile
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
--include $(wildcard $(BUILD)/*.d $(BUILD)/*/*.d $(BUILD)/*/*/*.d)
+-include $(wildcard $(BUILD)/*.d $(BUILD)/*/*.d $(BUILD)/*/*/*.d $(BUILD)/*/*/*/*.d)
 
-# The runtime --backend inject copies into a traced process (x86-64).
-$(BUILD)/lib/inject/inject_rt.o: lib/inject/inject_rt.S lib/inject/inject_layout.h Makefile
+# The runtime --backend inject copies into a traced process (the machine's).
+$(BUILD)/$(ARCH_DIR)/inject_rt.o: $(ARCH_DIR)/inject_rt.S lib/inject/inject_layout.h Makefile
 	@mkdir -p $(dir $@)
-	$(CC) -c -o $@ $<
+	$(CC) -c -Ilib/inject -o $@ $<
 
 $(BUILD)/orbit-trace.o: ALL_CFLAGS += \
 	-DOT_ELFUTILS_VERSION='"$(shell pkg-config --modversion libelf 2>/dev/null)"' \
@@ -72,7 +82,7 @@ $(BUILD)/lib/probes/backend_multi.o: ALL_CFLAGS += $(LIBBPF_DEF)
 # The BPF programs (the multi backend's, the exit watch's): compiled for
 # the BPF target, then carried inside the executable by .incbin
 # (lib/probes/*_obj.S).
-BPF_ARCH   := $(patsubst x86_64,x86,$(patsubst aarch64,arm64,$(shell uname -m)))
+BPF_ARCH   := $(patsubst x86_64,x86,$(patsubst aarch64,arm64,$(ARCH)))
 $(BUILD)/lib/probes/%.bpf.o: lib/probes/%.bpf.c Makefile
 	@mkdir -p $(dir $@)
 	clang -O2 -g -target bpf -D__TARGET_ARCH_$(BPF_ARCH) \
@@ -253,9 +263,9 @@ $(BUILD)/tests/test_tracee $(BUILD)/tests/test_relocate: $(STRESS)
 # libFuzzer targets (clang): make fuzz FUZZ_SECONDS=60 runs each that long,
 # from the committed seeds in tests/fuzz/corpus-*, growing build-fuzz/.
 FUZZ_SECONDS ?= 60
-FUZZ_CFLAGS := -std=gnu11 -g -O1 -D_GNU_SOURCE -DOT_VERSION='"$(VERSION)"' -I. -Ilib $(PKG_CFLAGS) $(LIBBPF_DEF) \
+FUZZ_CFLAGS := -std=gnu11 -g -O1 -D_GNU_SOURCE -DOT_VERSION='"$(VERSION)"' -I. -Ilib -I$(ARCH_DIR) $(PKG_CFLAGS) $(LIBBPF_DEF) \
                -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
-FUZZ_OBJ := build/lib/probes/uprobe_multi_obj.o build/lib/probes/exitwatch_obj.o build/lib/inject/inject_rt.o
+FUZZ_OBJ := build/lib/probes/uprobe_multi_obj.o build/lib/probes/exitwatch_obj.o build/$(ARCH_DIR)/inject_rt.o
 build-fuzz/%: tests/fuzz/%.c $(LIB_SRC) $(LIB_HDR) $(FUZZ_OBJ)
 	@mkdir -p build-fuzz
 	clang $(FUZZ_CFLAGS) -o $@ $< $(LIB_SRC) $(FUZZ_OBJ) $(LDLIBS)
@@ -356,7 +366,7 @@ check-quick:
 
 # Every .c file opens with a comment saying its job, before its includes.
 lint-src:
-	@bad=$$(for f in orbit-trace.c lib/*/*.c tests/*.c tests/*/*.c tests/e2e/targets/*.c; do \
+	@bad=$$(for f in orbit-trace.c lib/*/*.c lib/arch/*/*.c tests/*.c tests/*/*.c tests/e2e/targets/*.c; do \
 		sed -n '/[^[:space:]]/{p;q}' "$$f" | grep -q '^/[*/]' || echo "$$f"; done); \
 	if [ -n "$$bad" ]; then echo "no opening comment saying the file's job:" $$bad; exit 1; fi; \
 	echo "sources: each opens with its job"

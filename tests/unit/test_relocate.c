@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "lib/symbols/elfsym.h"
-#include "lib/inject/relocate.h"
+#include "lib/arch/x86_64/relocate.h"
 #include "lib/symbols/select.h"
 
 #if defined(__x86_64__)
