@@ -3,7 +3,7 @@
  * (retsite.h): its return instructions, its tail calls' targets, its jump
  * tables and the indirect jumps that cannot be followed.
  */
-#include "retsite.h"
+#include "symbols/retsite.h"
 #include "util/xalloc.h"
 
 #include <capstone/capstone.h>
