@@ -51,6 +51,25 @@ int ot_arch_dwarf_reg(unsigned dwreg);
  * bytes (what a BPF program reads), or -1 for a number no operand has. */
 int ot_arch_pt_regs_off(int reg);
 
+/*
+ * A perf sample's user registers (OT_ARCH_SAMPLE_REGS, OT_ARCH_NSAMPLE_REGS
+ * of them, in bit order) at r: into regs by perf number (what a USDT
+ * operand reads; OT_ARCH_NREGS of them), args the C ABI's first
+ * OT_ARCH_NARGS, *rc the return value's register, *sp the stack pointer.
+ */
+void ot_arch_sample_regs(const uint64_t *r, uint64_t *regs, uint64_t *args, uint64_t *rc,
+			 uint64_t *sp);
+
+/* ---- the machine itself ---- */
+
+/* The cycle counter (x86's TSC), or 0 where there is none the clock
+ * can be fitted to. */
+uint64_t ot_arch_cycles(void);
+
+/* System call nr with three arguments, made directly (no libc function
+ * runs: a -f term may name them): its raw return. */
+long ot_arch_syscall3(long nr, long a, long b, long c);
+
 /* ---- instruction decoding (lib/symbols/coderefs) ---- */
 
 /*

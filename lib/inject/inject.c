@@ -16,6 +16,7 @@
 #include "inject_traps.h"
 #include "inject_unwind.h"
 #include "util/xalloc.h"
+#include "arch/arch.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -72,8 +73,9 @@ int ot_inject_attach(pid_t pid, const struct ot_inject_opts *o, struct ot_tracee
 	in->file_fd = -1;
 	in->unwind_file.fd = -1;
 	in->t = t;
-#if !defined(__x86_64__)
-	ot_error("cannot inject into process %d: inject is for x86-64", (int)pid);
+#if !OT_ARCH_INJECT
+	ot_error("cannot inject into process %d: inject has no trampolines for %s code",
+		 (int)pid, OT_ARCH_NAME);
 	free(in);
 	return -ENOTSUP;
 #endif

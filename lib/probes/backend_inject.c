@@ -29,6 +29,7 @@
 #include "process/tracee.h"
 #include "rings/tsc.h"
 #include "util/xalloc.h"
+#include "arch/arch.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -137,12 +138,12 @@ static uint8_t *area(const struct inj *j, unsigned a)
 static int inject_load(struct ot_probes *p, char *why, size_t whylen)
 {
 	(void)p;
-#if defined(__x86_64__)
+#if OT_ARCH_INJECT
 	(void)why;
 	(void)whylen;
 	return 0;
 #else
-	snprintf(why, whylen, "inject patches x86-64 code only");
+	snprintf(why, whylen, "inject has no trampolines for %s code", OT_ARCH_NAME);
 	return -ENOTSUP;
 #endif
 }

@@ -30,6 +30,40 @@
  * (the return address is the only thing pushed). */
 #define OT_ARCH_CFA_FROM_SP	8
 
+/* The registers that pass integer arguments, by perf number and by name:
+ * the C ABI's (System V), and Go's register ABI's (Go 1.17). */
+#define OT_ARCH_NARGS		6
+#define OT_ARCH_ARG_REGS_PERF	{ 5, 4, 3, 2, 16, 17 }
+#define OT_ARCH_ARG_REGS	"rdi, rsi, rdx, rcx, r8, r9"
+#define OT_ARCH_NGO_ARGS	9
+#define OT_ARCH_GO_ARG_REGS_PERF { 0, 1, 2, 5, 4, 16, 17, 18, 19 }
+#define OT_ARCH_GO_ARG_REGS	"rax, rbx, rcx, rdi, rsi, r8, r9, r10, r11"
+
+/* The user registers a perf sample carries for values (sample_regs_user):
+ * every integer register, for a USDT operand in any of them: ax, bx, cx,
+ * dx, si, di, bp, sp, then r8 to r15 (perf numbers 0-7 and 16-23). */
+#define OT_ARCH_SAMPLE_REGS	(0xffull | 0xffull << 16)
+#define OT_ARCH_NSAMPLE_REGS	16
+
+/* Distance between the SP a return probe (uretprobe) sees and the SP its
+ * call's entry probe saw: `ret` pops the return address (8 bytes). */
+#define OT_ARCH_RET_SP_DELTA	8
+
+/* The dynamic loader, run as "ld.so --list" for a program's libraries. */
+#define OT_ARCH_LDSO		"/lib64/ld-linux-x86-64.so.2"
+
+/* --backend inject (trampolines patched into the process: the relocator,
+ * the operand reader, the runtime here, lib/inject, lib/process/tracee)
+ * exists for this machine: 1.  A machine without it says 0, and inject
+ * is refused by name before it touches a process. */
+#define OT_ARCH_INJECT		1
+
+/* A breakpoint: its byte, and the program counter after it traps (the
+ * byte after), read from ptrace's struct user_regs_struct r. */
+#define OT_ARCH_TRAP_BYTE	0xcc
+#define OT_ARCH_TRAP_ADVANCE	1
+#define OT_ARCH_PC(r)		((r).rip)
+
 /* A short branch (jmp, jcc, loop, jrcxz rel8) reaches -128..+127 from
  * its 2-byte end: within 130 bytes of its start. */
 #define OT_ARCH_REL8_REACH	130
