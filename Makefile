@@ -30,8 +30,9 @@ LDLIBS     := $(PKG_LIBS) -liberty -lm
 # headers are found by name (-I), as uftrace's arch/ are.
 ARCH       := $(shell uname -m)
 ARCH_DIR   := lib/arch/$(ARCH)
-ifeq ($(wildcard $(ARCH_DIR)/.),)
-$(error orbit-trace has no $(ARCH_DIR): machine $(ARCH) is not supported (only lib/arch/*: $(notdir $(wildcard lib/arch/*))))
+ARCHES     := $(notdir $(patsubst %/.,%,$(wildcard lib/arch/*/.)))
+ifeq ($(wildcard $(ARCH_DIR)/arch_defs.h),)
+$(error orbit-trace does not support this machine, $(ARCH): no $(ARCH_DIR) (lib/arch/arch.h says what one provides; there is $(ARCHES)))
 endif
 ALL_CFLAGS += -I$(ARCH_DIR)
 
@@ -53,7 +54,7 @@ DEB_DEPS   := gcc g++ clang libclang-rt-14-dev make pkg-config libelf-dev libdw-
                nginx-light libpython3.11-dev python3-jsonschema
 
 .PHONY: all deps check unit e2e demo clean lint-man install install-caps uninstall deb targets fuzz fuzz-reloc valgrind bench \
-        check-phases check-quick lint-src
+        check-phases check-quick lint-src lint-arch
 
 PREFIX     ?= /usr/local
 BINDIR     := $(PREFIX)/bin
@@ -338,7 +339,7 @@ ifeq ($(SAN),)
 	@$(TIMED) "build (sanitizers)" $(MAKE) WERROR=1 SAN=address,undefined $(SAN_BINS)
 	@$(TIMED) "unit (sanitizers)" $(MAKE) WERROR=1 SAN=address,undefined unit
 	@$(TIMED) "e2e (sanitizers)" $(MAKE) WERROR=1 SAN=address,undefined e2e
-	@$(TIMED) lint $(MAKE) lint-man lint-src
+	@$(TIMED) lint $(MAKE) lint-man lint-src lint-arch
 	@$(TIMED) valgrind $(MAKE) valgrind
 else
 	@$(TIMED) "build ($(SAN))" $(MAKE) WERROR=1 all targets $(BUILD)/orbit-trace $(UNIT_BIN)
@@ -363,6 +364,19 @@ check-quick:
 	@s=$$(date +%s); rc=0; \
 	{ $(MAKE) WERROR=1 all unit && $(MAKE) WERROR=1 e2e E2E="$(QUICK_E2E)"; } || rc=$$?; \
 	echo "== make check-quick: $$(($$(date +%s) - s)) s$$([ $$rc = 0 ] || echo ', FAILED')"; exit $$rc
+
+# The machine is named in lib/arch alone (the BPF programs excepted: libbpf's
+# __TARGET_ARCH macros port them), and a machine without a folder there is
+# refused by name.
+ARCH_NAMES := __x86_64__|__aarch64__|EM_X86_64|R_X86_64_|X86_(REG|INS|OP|GRP|PREFIX)_|CS_ARCH_|ia32
+lint-arch:
+	@bad=$$(grep -rlE '$(ARCH_NAMES)' lib --include='*.[chS]' | grep -v '^lib/arch/' | \
+		grep -v '\.bpf\.c$$'); \
+	if [ -n "$$bad" ]; then echo "the machine named outside lib/arch:" $$bad; exit 1; fi; \
+	out=$$($(MAKE) -n ARCH=no-such-machine all 2>&1); \
+	echo "$$out" | grep -q 'does not support this machine, no-such-machine' || \
+		{ echo "make ARCH=no-such-machine was not refused: $$out"; exit 1; }; \
+	echo "machine: named in lib/arch only; an unknown one refused"
 
 # Every .c file opens with a comment saying its job, before its includes.
 lint-src:

@@ -11,6 +11,7 @@
 #include "process/mapfile.h"
 #include "process/procfs.h"
 #include "util/xalloc.h"
+#include "arch/arch.h"
 
 #include <dirent.h>
 #include <elf.h>
@@ -39,8 +40,9 @@ const char *inject_refuse_process(struct ot_inject *in)
 
 		close(fd);
 		if (n == (ssize_t)sizeof(ident) &&
-		    (ident[EI_CLASS] != ELFCLASS64 || ident[EI_NIDENT + 2] != EM_X86_64))
-			return "it is not an x86-64 process (inject patches x86-64 code)";
+		    (ident[EI_CLASS] != ELFCLASS64 || ident[EI_NIDENT + 2] != OT_ARCH_EM))
+			return "it is not an " OT_ARCH_NAME " process (inject patches " OT_ARCH_NAME
+			       " code)";
 	}
 	snprintf(path, sizeof(path), "/proc/%d/task", (int)in->pid);
 	dir = opendir(path);

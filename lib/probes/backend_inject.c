@@ -435,7 +435,7 @@ static void fix_paths(struct injset *s)
 
 /*
  * Operand a as the runtime reads it: the index of the argument register
- * it is (0 rdi ... 5 r9, the order of rt_arg_at in lib/inject/inject_rt.S),
+ * it is (0 rdi ... 5 r9, the order of rt_arg_at in lib/arch/x86_64/inject_rt.S),
  * its width into *fmt (bytes | 0x10 signed); or -1 with why (the
  * runtime reads the registers a function was entered with, no memory).
  */

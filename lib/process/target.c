@@ -787,12 +787,7 @@ static char *loader_lib(const char *exe, const char *name)
 }
 
 static const char std_dirs[] =
-#if defined(__x86_64__)
-	"/lib/x86_64-linux-gnu:/usr/lib/x86_64-linux-gnu:"
-#elif defined(__aarch64__)
-	"/lib/aarch64-linux-gnu:/usr/lib/aarch64-linux-gnu:"
-#endif
-	"/lib64:/usr/lib64:/lib:/usr/lib:/usr/local/lib";
+	OT_ARCH_LIB_DIRS "/lib64:/usr/lib64:/lib:/usr/lib:/usr/local/lib";
 
 /* path (ours) held: *path its "/proc/self/fd/N", *file shown.  0, or
  * -ENOENT after printing. */

@@ -5,6 +5,7 @@
 #include "tracee.h"
 #include "procfs.h"
 #include "util/xalloc.h"
+#include "arch/arch.h"
 
 #include <dirent.h>
 #include <elf.h>
@@ -777,7 +778,7 @@ int ot_tracee_seccomp(const struct ot_tracee *t)
 	return atoi(val);
 }
 
-#if defined(__x86_64__)
+#if OT_ARCH_INJECT	/* the registers below are inject's machine's */
 /* The kernel's codes for a system call it restarts (include/linux/errno.h). */
 #define ERESTARTSYS 512
 #define ERESTARTNOINTR 513
@@ -838,7 +839,7 @@ static int run_until(struct ot_tracee *t, pid_t tid, int req)
 
 long ot_tracee_syscall(struct ot_tracee *t, long nr, const long args[6])
 {
-#if defined(__x86_64__)
+#if OT_ARCH_INJECT	/* the registers below are inject's machine's */
 	uint8_t insn[2] = { 0x0f, 0x05 };	/* syscall */
 	struct user_regs_struct saved, r;
 	pid_t tid = t->tids[0];

@@ -49,8 +49,10 @@
  * call's entry probe saw: `ret` pops the return address (8 bytes). */
 #define OT_ARCH_RET_SP_DELTA	8
 
-/* The dynamic loader, run as "ld.so --list" for a program's libraries. */
+/* The dynamic loader, run as "ld.so --list" for a program's libraries;
+ * Debian's multiarch directories, searched first after it. */
 #define OT_ARCH_LDSO		"/lib64/ld-linux-x86-64.so.2"
+#define OT_ARCH_LIB_DIRS	"/lib/x86_64-linux-gnu:/usr/lib/x86_64-linux-gnu:"
 
 /* --backend inject (trampolines patched into the process: the relocator,
  * the operand reader, the runtime here, lib/inject, lib/process/tracee)
