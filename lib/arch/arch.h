@@ -11,11 +11,16 @@
  *    registers' perf numbers (asm/perf_regs.h: struct ot_usdt_arg.reg),
  *    the stack pointer's distance from the CFA at a function's entry, and
  *    a rel8-style short branch's reach;
- *  - the functions below (registers: regs.c; decoding: decode.c);
+ *  - the functions below (registers: regs.c; decoding: decode.c; the
+ *    machine itself: machine.c);
  *  - retsite.c, lib/symbols/retsite.h's contract: how a function leaves;
- *  - the inject backend's relocator (relocate.h), operand reader
- *    (operand.h) and runtime (inject_rt.S, laid out by
- *    lib/inject/inject_layout.h).
+ *  - where arch_defs.h says OT_ARCH_INJECT, the inject backend's
+ *    relocator (relocate.h), operand reader (operand.h), trampoline
+ *    encodings (trampcode.h) and runtime (inject_rt.S, laid out by
+ *    lib/inject/inject_layout.h);
+ *  - ptregs.h: ptrace's registers (struct user_regs_struct) read and set
+ *    by what they mean (PC, thread pointer, a system call's), for
+ *    lib/process/tracee.c and lib/inject.
  * x86_64 is the only folder so far; an aarch64 one implements the same.
  */
 #ifndef OT_ARCH_H

@@ -66,7 +66,7 @@ const char *inject_refuse_process(struct ot_inject *in)
 			closedir(dir);
 			return in->why;
 		}
-		ot_proc_status_field(path, "x86_Thread_features:", val, sizeof(val));
+		ot_proc_status_field(path, OT_ARCH_THREAD_FEATURES, val, sizeof(val));
 		if (strstr(val, "shstk")) {
 			snprintf(in->why, sizeof(in->why), "thread %d runs with a CET shadow stack "
 				 "(a moved return address would kill it)", tid);
@@ -261,8 +261,8 @@ static int find_tid_off(struct ot_inject *in, const char **why)
 		struct user_regs_struct r;
 		uint32_t tid = 0;
 
-		if (ot_tracee_regs(in->t, i, &r) || !r.fs_base ||
-		    ot_tracee_read(in->t, r.fs_base + in->tid_off, &tid, sizeof(tid)) ||
+		if (ot_tracee_regs(in->t, i, &r) || !ot_ptregs_tp(&r) ||
+		    ot_tracee_read(in->t, ot_ptregs_tp(&r) + in->tid_off, &tid, sizeof(tid)) ||
 		    tid != (uint32_t)in->t->nstids[i]) {
 			*why = "a thread's id is not where glibc says (a thread without glibc's "
 			       "thread pointer)";

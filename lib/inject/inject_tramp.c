@@ -30,14 +30,14 @@ static int thread_inside(struct ot_inject *in, uint64_t lo, uint64_t hi, pid_t *
 		in->regs = ot_xcalloc(in->t->n + 1, sizeof(*in->regs));
 		for (i = 0; i < in->t->n; i++)
 			if (ot_tracee_regs(in->t, i, &in->regs[i]))
-				in->regs[i].rip = 0;
+				ot_ptregs_set_pc(&in->regs[i], 0);
 	}
 	for (i = 0; i < in->t->n; i++) {
 		const struct user_regs_struct r = in->regs[i];
+		uint64_t pc = ot_ptregs_pc(&r), back = pc - OT_PTREGS_SYSCALL_LEN;
 
-		/* In a system call, the kernel may restart it: 2 bytes back. */
-		if ((r.rip > lo && r.rip < hi) ||
-		    ((long long)r.orig_rax >= 0 && r.rip - 2 > lo && r.rip - 2 < hi)) {
+		/* In a system call, the kernel may restart it: its insn back. */
+		if ((pc > lo && pc < hi) || (ot_ptregs_in_syscall(&r) && back > lo && back < hi)) {
 			*tid = in->t->tids[i];
 			return 1;
 		}

@@ -529,8 +529,8 @@ int ot_target_exec_stopped(struct ot_target *t)
 	}
 	ret = ptrace(PTRACE_CONT, t->pid, NULL, NULL) ? -errno : traced_wait(t, &status);
 	if (!ret && WIFSTOPPED(status) && !ot_ptrace_regs(t->pid, &r) &&
-	    OT_ARCH_PC(r) == entry + OT_ARCH_TRAP_ADVANCE) {
-		OT_ARCH_PC(r) = entry;
+	    ot_ptregs_pc(&r) == entry + OT_ARCH_TRAP_ADVANCE) {
+		ot_ptregs_set_pc(&r, entry);
 		if (pwrite(fd, &orig, 1, (off_t)entry) != 1 || ot_ptrace_set_regs(t->pid, &r))
 			ret = -EIO;
 	} else if (!ret) {

@@ -60,11 +60,14 @@
  * is refused by name before it touches a process. */
 #define OT_ARCH_INJECT		1
 
-/* A breakpoint: its byte, and the program counter after it traps (the
- * byte after), read from ptrace's struct user_regs_struct r. */
+/* A breakpoint: its byte, and how far past it the program counter is
+ * when it traps (ptregs.h reads the PC). */
 #define OT_ARCH_TRAP_BYTE	0xcc
 #define OT_ARCH_TRAP_ADVANCE	1
-#define OT_ARCH_PC(r)		((r).rip)
+
+/* The line of /proc/PID/status that lists a thread's hardware features
+ * ("shstk": a CET shadow stack, which a moved return address would kill). */
+#define OT_ARCH_THREAD_FEATURES	"x86_Thread_features:"
 
 /* A short branch (jmp, jcc, loop, jrcxz rel8) reaches -128..+127 from
  * its 2-byte end: within 130 bytes of its start. */
