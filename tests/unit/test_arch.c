@@ -83,7 +83,9 @@ static void test_registers(void **state)
 		assert_int_equal(a.kind, OT_USDT_ARG_REG);
 		assert_int_equal(a.reg, regs[i].perf);
 	}
-	assert_int_equal(ot_arch_dwarf_reg(16), -1);	/* the return address column */
+	assert_int_equal(ot_arch_dwarf_reg(OT_ARCH_DWARF_SP), PERF_REG_X86_SP);
+	assert_int_equal(OT_ARCH_DWARF_RA, 16);		/* the psABI's RA column */
+	assert_int_equal(ot_arch_dwarf_reg(OT_ARCH_DWARF_RA), -1);
 	assert_int_equal(ot_arch_pt_regs_off(PERF_REG_X86_FLAGS), -1);
 	assert_string_equal(ot_arch_perf_reg_name(PERF_REG_X86_SP), "sp");
 	assert_null(ot_arch_perf_reg_name(PERF_REG_X86_CS));

@@ -69,6 +69,12 @@
  * ("shstk": a CET shadow stack, which a moved return address would kill). */
 #define OT_ARCH_THREAD_FEATURES	"x86_Thread_features:"
 
+/* DWARF's numbering of the stack pointer and of the return address's
+ * column (the psABI's rsp 7, RA 16), and CFI's data alignment factor. */
+#define OT_ARCH_DWARF_SP	7
+#define OT_ARCH_DWARF_RA	16
+#define OT_ARCH_DWARF_DATA_ALIGN (-8)
+
 /* A short branch (jmp, jcc, loop, jrcxz rel8) reaches -128..+127 from
  * its 2-byte end: within 130 bytes of its start. */
 #define OT_ARCH_REL8_REACH	130
