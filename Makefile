@@ -25,10 +25,21 @@ ALL_CFLAGS := -std=gnu11 $(WARN) $(CPPFLAGS) $(CFLAGS) $(SANFLAGS) $(PKG_CFLAGS)
               -D_GNU_SOURCE -DOT_VERSION='"$(VERSION)"' -I. -Ilib -MMD -MP
 LDLIBS     := $(PKG_LIBS) -liberty -lm
 
-LIB_SRC    := $(filter-out %.bpf.c,$(wildcard lib/*/*.c))
+# The machine's own code (registers, instruction decoding, the inject
+# backend's encodings and runtime) is in lib/arch/$(ARCH) alone; its
+# headers are found by name (-I), as uftrace's arch/ are.
+ARCH       := $(shell uname -m)
+ARCH_DIR   := lib/arch/$(ARCH)
+ARCHES     := $(notdir $(patsubst %/.,%,$(wildcard lib/arch/*/.)))
+ifeq ($(wildcard $(ARCH_DIR)/arch_defs.h),)
+$(error orbit-trace does not support this machine, $(ARCH): no $(ARCH_DIR) (lib/arch/arch.h says what one provides; there is $(ARCHES)))
+endif
+ALL_CFLAGS += -I$(ARCH_DIR)
+
+LIB_SRC    := $(filter-out %.bpf.c,$(wildcard lib/*/*.c $(ARCH_DIR)/*.c))
 LIB_OBJ    := $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/lib/probes/uprobe_multi_obj.o \
-              $(BUILD)/lib/probes/exitwatch_obj.o $(BUILD)/lib/inject/inject_rt.o
-LIB_HDR    := $(wildcard lib/*/*.h)
+              $(BUILD)/lib/probes/exitwatch_obj.o $(BUILD)/$(ARCH_DIR)/inject_rt.o
+LIB_HDR    := $(wildcard lib/*/*.h $(ARCH_DIR)/*.h)
 UNIT_SRC   := $(wildcard tests/unit/test_*.c)
 UNIT_BIN   := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 FIXTURES   := $(BUILD)/tests/fixture-pie $(BUILD)/tests/fixture-nopie $(BUILD)/tests/fixture-relr
@@ -43,7 +54,7 @@ DEB_DEPS   := gcc g++ clang libclang-rt-14-dev make pkg-config libelf-dev libdw-
                nginx-light libpython3.11-dev python3-jsonschema
 
 .PHONY: all deps check unit e2e demo clean lint-man install install-caps uninstall deb targets fuzz fuzz-reloc valgrind bench \
-        check-phases check-quick lint-src
+        check-phases check-quick lint-src lint-arch
 
 PREFIX     ?= /usr/local
 BINDIR     := $(PREFIX)/bin
@@ -55,12 +66,12 @@ all: orbit-trace $(STRESS)
 $(BUILD)/%.o: %.c Makefile
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
--include $(wildcard $(BUILD)/*.d $(BUILD)/*/*.d $(BUILD)/*/*/*.d)
+-include $(wildcard $(BUILD)/*.d $(BUILD)/*/*.d $(BUILD)/*/*/*.d $(BUILD)/*/*/*/*.d)
 
-# The runtime --backend inject copies into a traced process (x86-64).
-$(BUILD)/lib/inject/inject_rt.o: lib/inject/inject_rt.S lib/inject/inject_layout.h Makefile
+# The runtime --backend inject copies into a traced process (the machine's).
+$(BUILD)/$(ARCH_DIR)/inject_rt.o: $(ARCH_DIR)/inject_rt.S lib/inject/inject_layout.h Makefile
 	@mkdir -p $(dir $@)
-	$(CC) -c -o $@ $<
+	$(CC) -c -Ilib/inject -o $@ $<
 
 $(BUILD)/orbit-trace.o: ALL_CFLAGS += \
 	-DOT_ELFUTILS_VERSION='"$(shell pkg-config --modversion libelf 2>/dev/null)"' \
@@ -72,7 +83,7 @@ $(BUILD)/lib/probes/backend_multi.o: ALL_CFLAGS += $(LIBBPF_DEF)
 # The BPF programs (the multi backend's, the exit watch's): compiled for
 # the BPF target, then carried inside the executable by .incbin
 # (lib/probes/*_obj.S).
-BPF_ARCH   := $(patsubst x86_64,x86,$(patsubst aarch64,arm64,$(shell uname -m)))
+BPF_ARCH   := $(patsubst x86_64,x86,$(patsubst aarch64,arm64,$(ARCH)))
 $(BUILD)/lib/probes/%.bpf.o: lib/probes/%.bpf.c Makefile
 	@mkdir -p $(dir $@)
 	clang -O2 -g -target bpf -D__TARGET_ARCH_$(BPF_ARCH) \
@@ -253,9 +264,9 @@ $(BUILD)/tests/test_tracee $(BUILD)/tests/test_relocate: $(STRESS)
 # libFuzzer targets (clang): make fuzz FUZZ_SECONDS=60 runs each that long,
 # from the committed seeds in tests/fuzz/corpus-*, growing build-fuzz/.
 FUZZ_SECONDS ?= 60
-FUZZ_CFLAGS := -std=gnu11 -g -O1 -D_GNU_SOURCE -DOT_VERSION='"$(VERSION)"' -I. -Ilib $(PKG_CFLAGS) $(LIBBPF_DEF) \
+FUZZ_CFLAGS := -std=gnu11 -g -O1 -D_GNU_SOURCE -DOT_VERSION='"$(VERSION)"' -I. -Ilib -I$(ARCH_DIR) $(PKG_CFLAGS) $(LIBBPF_DEF) \
                -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
-FUZZ_OBJ := build/lib/probes/uprobe_multi_obj.o build/lib/probes/exitwatch_obj.o build/lib/inject/inject_rt.o
+FUZZ_OBJ := build/lib/probes/uprobe_multi_obj.o build/lib/probes/exitwatch_obj.o build/$(ARCH_DIR)/inject_rt.o
 build-fuzz/%: tests/fuzz/%.c $(LIB_SRC) $(LIB_HDR) $(FUZZ_OBJ)
 	@mkdir -p build-fuzz
 	clang $(FUZZ_CFLAGS) -o $@ $< $(LIB_SRC) $(FUZZ_OBJ) $(LDLIBS)
@@ -328,7 +339,7 @@ ifeq ($(SAN),)
 	@$(TIMED) "build (sanitizers)" $(MAKE) WERROR=1 SAN=address,undefined $(SAN_BINS)
 	@$(TIMED) "unit (sanitizers)" $(MAKE) WERROR=1 SAN=address,undefined unit
 	@$(TIMED) "e2e (sanitizers)" $(MAKE) WERROR=1 SAN=address,undefined e2e
-	@$(TIMED) lint $(MAKE) lint-man lint-src
+	@$(TIMED) lint $(MAKE) lint-man lint-src lint-arch
 	@$(TIMED) valgrind $(MAKE) valgrind
 else
 	@$(TIMED) "build ($(SAN))" $(MAKE) WERROR=1 all targets $(BUILD)/orbit-trace $(UNIT_BIN)
@@ -354,9 +365,22 @@ check-quick:
 	{ $(MAKE) WERROR=1 all unit && $(MAKE) WERROR=1 e2e E2E="$(QUICK_E2E)"; } || rc=$$?; \
 	echo "== make check-quick: $$(($$(date +%s) - s)) s$$([ $$rc = 0 ] || echo ', FAILED')"; exit $$rc
 
+# The machine is named in lib/arch alone (the BPF programs excepted: libbpf's
+# __TARGET_ARCH macros port them), and a machine without a folder there is
+# refused by name.
+ARCH_NAMES := __x86_64__|__aarch64__|EM_X86_64|R_X86_64_|X86_(REG|INS|OP|GRP|PREFIX)_|CS_ARCH_|ia32
+lint-arch:
+	@bad=$$(grep -rlE '$(ARCH_NAMES)' lib --include='*.[chS]' | grep -v '^lib/arch/' | \
+		grep -v '\.bpf\.c$$'); \
+	if [ -n "$$bad" ]; then echo "the machine named outside lib/arch:" $$bad; exit 1; fi; \
+	out=$$($(MAKE) -n ARCH=no-such-machine all 2>&1); \
+	echo "$$out" | grep -q 'does not support this machine, no-such-machine' || \
+		{ echo "make ARCH=no-such-machine was not refused: $$out"; exit 1; }; \
+	echo "machine: named in lib/arch only; an unknown one refused"
+
 # Every .c file opens with a comment saying its job, before its includes.
 lint-src:
-	@bad=$$(for f in orbit-trace.c lib/*/*.c tests/*.c tests/*/*.c tests/e2e/targets/*.c; do \
+	@bad=$$(for f in orbit-trace.c lib/*/*.c lib/arch/*/*.c tests/*.c tests/*/*.c tests/e2e/targets/*.c; do \
 		sed -n '/[^[:space:]]/{p;q}' "$$f" | grep -q '^/[*/]' || echo "$$f"; done); \
 	if [ -n "$$bad" ]; then echo "no opening comment saying the file's job:" $$bad; exit 1; fi; \
 	echo "sources: each opens with its job"

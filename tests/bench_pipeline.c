@@ -6,7 +6,7 @@
  *
  *   perf    the perf backend's samples, one perf ring per thread, the
  *           whole ring drained and merged at once (2 threads);
- *   inject  --backend inject's ring areas as lib/inject/inject_rt.S writes them,
+ *   inject  --backend inject's ring areas as lib/arch/x86_64/inject_rt.S writes them,
  *           read by lib/inject/inject_ring (the backend's own code) with ids
  *           looked up in a probe table as the backend registers them,
  *           TSC ticks converted on a map refitted every 100 ms; paced as
@@ -251,7 +251,7 @@ static double perf_run(struct sink *s, struct ot_drain **dp, uint64_t *records)
 #define INJ_ROUNDS	1000			/* 1 s of records */
 #define TICKS(ns)	((ns) * 5 / 2)		/* a 2.5 GHz TSC */
 
-/* The runtime's append (lib/inject/inject_rt.S rt_emit): the record, then the head. */
+/* The runtime's append (lib/arch/x86_64/inject_rt.S rt_emit): the record, then the head. */
 static void inj_put(uint8_t *ar, uint64_t mask, uint64_t ticks, uint64_t word)
 {
 	uint64_t h = *(uint64_t *)(ar + OT_INJ_A_HEAD);

@@ -16,6 +16,7 @@
 #include "inject_traps.h"
 #include "inject_unwind.h"
 #include "util/xalloc.h"
+#include "arch/arch.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -72,8 +73,9 @@ int ot_inject_attach(pid_t pid, const struct ot_inject_opts *o, struct ot_tracee
 	in->file_fd = -1;
 	in->unwind_file.fd = -1;
 	in->t = t;
-#if !defined(__x86_64__)
-	ot_error("cannot inject into process %d: inject is for x86-64", (int)pid);
+#if !OT_ARCH_INJECT
+	ot_error("cannot inject into process %d: inject has no trampolines for %s code",
+		 (int)pid, OT_ARCH_NAME);
 	free(in);
 	return -ENOTSUP;
 #endif
@@ -379,16 +381,16 @@ int ot_inject_vfork(struct ot_inject *in, pid_t tid, int on)
 		inject_exec_trap(in, 0);
 	if (!on && in->vforks && !--in->vforks)
 		inject_exec_trap(in, 1);
-	if (!h || ot_ptrace_regs(tid, &r) || !r.fs_base)
+	if (!h || ot_ptrace_regs(tid, &r) || !ot_ptregs_tp(&r))
 		return -ESRCH;
 	for (i = 0; i < OT_INJ_VFORK_MAX; i++) {
 		zero = 0;
-		if (on && __atomic_compare_exchange_n(&tp[i], &zero, r.fs_base, 0, __ATOMIC_SEQ_CST,
+		if (on && __atomic_compare_exchange_n(&tp[i], &zero, ot_ptregs_tp(&r), 0, __ATOMIC_SEQ_CST,
 						      __ATOMIC_SEQ_CST)) {
 			__atomic_add_fetch(n, 1, __ATOMIC_SEQ_CST);
 			return 0;
 		}
-		if (!on && __atomic_load_n(&tp[i], __ATOMIC_ACQUIRE) == r.fs_base) {
+		if (!on && __atomic_load_n(&tp[i], __ATOMIC_ACQUIRE) == ot_ptregs_tp(&r)) {
 			__atomic_store_n(&tp[i], 0, __ATOMIC_SEQ_CST);
 			__atomic_sub_fetch(n, 1, __ATOMIC_SEQ_CST);
 			return 0;

@@ -7,7 +7,7 @@
  * function entries patched with a jmp rel32, the threads let go.  And the
  * reverse: stopped again, every byte restored, hijacked return addresses
  * put back, what is no longer needed unmapped.  The layout is
- * lib/inject/inject_layout.h; the code run there, lib/inject/inject_rt.S.  This file's
+ * lib/inject/inject_layout.h; the code run there, lib/arch/x86_64/inject_rt.S.  This file's
  * lib/inject/inject.c holds the lifecycle and the install/remove transaction;
  * the jobs it hands out are in lib/inject/inject_*.h (inject_state.h says which).
  *

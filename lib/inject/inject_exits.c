@@ -7,6 +7,7 @@
 #include "inject_exits.h"
 #include "inject.h"
 #include "inject_layout.h"
+#include "trampcode.h"
 #include "inject_state.h"
 #include "symbols/coderefs.h"
 #include "util/xalloc.h"
@@ -149,17 +150,16 @@ void inject_exits_plan(struct ot_inject *in, struct ot_inject_fn *fn, size_t n,
 	}
 }
 
-/* Eleven bytes of nops over a call of the runtime's exit at addr (in the
+/* Nops over a call of the runtime's exit at addr (in the
  * region buffers, not yet written to the process). */
 static void nop_call(struct ot_inject *in, uint64_t addr)
 {
-	static const uint8_t nops[11] = { 0x0f, 0x1f, 0x44, 0x00, 0x00,
-					  0x66, 0x0f, 0x1f, 0x44, 0x00, 0x00 };
 	size_t r;
 
 	for (r = 0; r < in->nreg; r++)
-		if (addr >= in->reg[r].addr && addr + sizeof(nops) <= in->reg[r].addr + in->reg[r].size)
-			memcpy(in->reg[r].buf + (addr - in->reg[r].addr), nops, sizeof(nops));
+		if (addr >= in->reg[r].addr &&
+		    addr + OT_TRAMP_CALL_LEN <= in->reg[r].addr + in->reg[r].size)
+			ot_tramp_nop_call(in->reg[r].buf + (addr - in->reg[r].addr));
 }
 
 /* Function i, refused: its calls in the sites made are nops, its entry's

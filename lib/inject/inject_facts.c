@@ -11,6 +11,7 @@
 #include "process/mapfile.h"
 #include "process/procfs.h"
 #include "util/xalloc.h"
+#include "arch/arch.h"
 
 #include <dirent.h>
 #include <elf.h>
@@ -39,8 +40,9 @@ const char *inject_refuse_process(struct ot_inject *in)
 
 		close(fd);
 		if (n == (ssize_t)sizeof(ident) &&
-		    (ident[EI_CLASS] != ELFCLASS64 || ident[EI_NIDENT + 2] != EM_X86_64))
-			return "it is not an x86-64 process (inject patches x86-64 code)";
+		    (ident[EI_CLASS] != ELFCLASS64 || ident[EI_NIDENT + 2] != OT_ARCH_EM))
+			return "it is not an " OT_ARCH_NAME " process (inject patches " OT_ARCH_NAME
+			       " code)";
 	}
 	snprintf(path, sizeof(path), "/proc/%d/task", (int)in->pid);
 	dir = opendir(path);
@@ -64,7 +66,7 @@ const char *inject_refuse_process(struct ot_inject *in)
 			closedir(dir);
 			return in->why;
 		}
-		ot_proc_status_field(path, "x86_Thread_features:", val, sizeof(val));
+		ot_proc_status_field(path, OT_ARCH_THREAD_FEATURES, val, sizeof(val));
 		if (strstr(val, "shstk")) {
 			snprintf(in->why, sizeof(in->why), "thread %d runs with a CET shadow stack "
 				 "(a moved return address would kill it)", tid);
@@ -259,8 +261,8 @@ static int find_tid_off(struct ot_inject *in, const char **why)
 		struct user_regs_struct r;
 		uint32_t tid = 0;
 
-		if (ot_tracee_regs(in->t, i, &r) || !r.fs_base ||
-		    ot_tracee_read(in->t, r.fs_base + in->tid_off, &tid, sizeof(tid)) ||
+		if (ot_tracee_regs(in->t, i, &r) || !ot_ptregs_tp(&r) ||
+		    ot_tracee_read(in->t, ot_ptregs_tp(&r) + in->tid_off, &tid, sizeof(tid)) ||
 		    tid != (uint32_t)in->t->nstids[i]) {
 			*why = "a thread's id is not where glibc says (a thread without glibc's "
 			       "thread pointer)";

@@ -152,7 +152,8 @@ void inject_take_back(struct ot_inject *in)
 		if (ot_tracee_step_out(in->t, i, lo, hi, in->nreg, 400) > 0)
 			stuck++;
 		/* An unwinder midway may hold one of the FDEs. */
-		if (gcc && !ot_tracee_regs(in->t, i, &r) && r.rip >= gcc->lo && r.rip < gcc->hi)
+		if (gcc && !ot_tracee_regs(in->t, i, &r) && ot_ptregs_pc(&r) >= gcc->lo &&
+		    ot_ptregs_pc(&r) < gcc->hi)
 			in_unwinder++;
 	}
 	if (in->priv)

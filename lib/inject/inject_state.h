@@ -21,6 +21,7 @@
 #include "inject.h"
 #include "inject_layout.h"
 #include "relocate.h"
+#include "trampcode.h"
 #include "process/mapfile.h"
 #include "process/procfs.h"
 #include "process/tracee.h"
@@ -31,7 +32,7 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
-/* The runtime (lib/inject/inject_rt.S), as assembled into orbit-trace. */
+/* The runtime (lib/arch/x86_64/inject_rt.S), as assembled into orbit-trace. */
 extern const unsigned char ot_inj_rt_start[], ot_inj_rt_end[];
 extern const unsigned char ot_inj_rt_priv[], ot_inj_rt_shared[], ot_inj_rt_areas[],
 	ot_inj_rt_vdso[], ot_inj_rt_ring_mask[], ot_inj_rt_area_bytes[], ot_inj_rt_quarter[],
@@ -52,8 +53,8 @@ extern const unsigned char ot_inj_rt_priv[], ot_inj_rt_shared[], ot_inj_rt_areas
 #define REG_EXIT_SLOT	OT_INJ_REG_EXIT_SLOT
 #define TRAMP_MAX	192	/* a trampoline: prologue + moved code + jmp back */
 #define TRAMP_POINT_MAX	OT_RELOC_MAX	/* a USDT site's: its probes' code among them */
-#define TRAMP_PROLOGUE	13	/* push %rax; mov $id,%eax; call *slot(%rip); pop %rax */
-#define HOOK_PROLOGUE	14	/* push %rax; lea orig(%rip),%rax; jmp *slot(%rip) */
+#define TRAMP_PROLOGUE	OT_TRAMP_ENTRY_LEN	/* an entry's head (lib/arch) */
+#define HOOK_PROLOGUE	OT_TRAMP_HOOK_LEN	/* a hook's */
 #define CODE_MAX	(1ull << 20) /* bytes of a function read to relocate it */
 
 struct region {

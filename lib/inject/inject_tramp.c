@@ -6,10 +6,9 @@
 #include "inject_tramp.h"
 #include "inject_state.h"
 #include "inject_region.h"
-#include "operand.h"
 #include "symbols/coderefs.h"
 #include "relocate.h"
-#include "x86emit.h"
+#include "trampcode.h"
 #include "util/xalloc.h"
 
 #include <errno.h>
@@ -31,14 +30,14 @@ static int thread_inside(struct ot_inject *in, uint64_t lo, uint64_t hi, pid_t *
 		in->regs = ot_xcalloc(in->t->n + 1, sizeof(*in->regs));
 		for (i = 0; i < in->t->n; i++)
 			if (ot_tracee_regs(in->t, i, &in->regs[i]))
-				in->regs[i].rip = 0;
+				ot_ptregs_set_pc(&in->regs[i], 0);
 	}
 	for (i = 0; i < in->t->n; i++) {
 		const struct user_regs_struct r = in->regs[i];
+		uint64_t pc = ot_ptregs_pc(&r), back = pc - OT_PTREGS_SYSCALL_LEN;
 
-		/* In a system call, the kernel may restart it: 2 bytes back. */
-		if ((r.rip > lo && r.rip < hi) ||
-		    ((long long)r.orig_rax >= 0 && r.rip - 2 > lo && r.rip - 2 < hi)) {
+		/* In a system call, the kernel may restart it: its insn back. */
+		if ((pc > lo && pc < hi) || (ot_ptregs_in_syscall(&r) && back > lo && back < hi)) {
 			*tid = in->t->tids[i];
 			return 1;
 		}
@@ -144,75 +143,32 @@ static int locate(struct ot_inject *in, struct ot_inject_fn *fn, struct plan *pl
 	return 0;
 }
 
-/* A call through the region's slot at byte k of the head at tramp. */
-static size_t call_slot(uint8_t *t, size_t k, uint64_t tramp, uint64_t slot)
-{
-	t[k] = 0xff, t[k + 1] = 0x15;			/* call *slot(%rip) */
-	put32(t + k + 2, (int32_t)((int64_t)slot - (int64_t)(tramp + k + 6)));
-	return k + 6;
-}
-
 /*
- * What a USDT site's trampoline runs before the moved instructions: the
- * stack pointer past the red zone (the function may keep data there),
- * rax saved, the operand read and pushed, the runtime's point called
- * with the number in eax, all put back.  Its length, or 0 with why.
+ * What a USDT site's trampoline runs before the moved instructions
+ * (lib/arch's ot_tramp_point), the number of values it pushes in id.  Its
+ * length, or 0 with why.
  */
 static size_t point_head(const struct ot_inject_fn *f, uint64_t site, uint64_t tramp,
 			 uint64_t slot, uint32_t id, uint8_t *t, char *why, size_t whylen)
 {
-	size_t k = 0;
-	const char *owhy;
-	int n;
+	const char *owhy = NULL;
+	size_t n;
 
-	memcpy(t + k, "\x48\x8d\x64\x24\x80", 5);		/* lea -128(%rsp),%rsp */
-	k += 5;
-	t[k++] = 0x50;					/* push %rax */
-	if (f->arg) {
-		n = ot_operand_code(f->arg, site, OT_INJ_PT_RED + 8, t + k, &owhy);
-		if (n < 0) {
-			snprintf(why, whylen, "cannot read its argument at the site: %s", owhy);
-			return 0;
-		}
-		k += (size_t)n;
-		t[k++] = 0x50;				/* push %rax: the value */
+	if (f->arg)
 		id |= 1u << OT_INJ_F_NVALS_SHIFT;
-	}
-	t[k++] = 0xb8;					/* mov $id,%eax */
-	put32(t + k, (int32_t)id);
-	k = call_slot(t, k + 4, tramp, slot);
-	if (f->arg) {
-		memcpy(t + k, "\x48\x8d\x64\x24\x08", 5);	/* lea 8(%rsp),%rsp */
-		k += 5;
-	}
-	t[k++] = 0x58;					/* pop %rax */
-	memcpy(t + k, "\x48\x8d\xa4\x24\x80\x00\x00\x00", 8);	/* lea 128(%rsp),%rsp */
-	return k + 8;
+	n = ot_tramp_point(t, tramp, slot, id, f->arg, site, OT_INJ_PT_RED + 8, &owhy);
+	if (!n)
+		snprintf(why, whylen, "cannot read its argument at the site: %s", owhy);
+	return n;
 }
 
-/*
- * What a return instruction's trampoline runs before it (an exit site):
- * the stack pointer past the red zone, rax saved, the runtime's exit
- * called with each number returning there (where each call is written,
- * into exit_call: a refused function's becomes nops), all put back.  Its
- * length.
- */
+/* What a return instruction's trampoline runs before it (an exit site):
+ * each number returning there to the runtime's exit, where each call is
+ * written into exit_call (a refused function's becomes nops).  Its
+ * length. */
 static size_t exit_head(struct ot_inject_fn *f, uint64_t tramp, uint64_t slot, uint8_t *t)
 {
-	size_t k = 0, j;
-
-	memcpy(t + k, "\x48\x8d\x64\x24\x80", 5);		/* lea -128(%rsp),%rsp */
-	k += 5;
-	t[k++] = 0x50;					/* push %rax */
-	for (j = 0; j < f->nexit; j++) {
-		f->exit_call[j] = tramp + k;
-		t[k++] = 0xb8;				/* mov $number,%eax */
-		put32(t + k, (int32_t)f->exit_ids[j]);
-		k = call_slot(t, k + 4, tramp, slot);	/* 11 bytes in all */
-	}
-	t[k++] = 0x58;					/* pop %rax */
-	memcpy(t + k, "\x48\x8d\xa4\x24\x80\x00\x00\x00", 8);	/* lea 128(%rsp),%rsp */
-	return k + 8;
+	return ot_tramp_exit(t, tramp, slot, f->exit_ids, f->nexit, f->exit_call);
 }
 
 /* What an entry's (or a hook's) trampoline runs before the moved
@@ -220,20 +176,9 @@ static size_t exit_head(struct ot_inject_fn *f, uint64_t tramp, uint64_t slot, u
 static size_t entry_head(const struct region *r, uint64_t tramp, uint32_t id, int hook,
 			 uint8_t *t)
 {
-	if (hook) {
-		t[0] = 0x50;				/* push %rax */
-		t[1] = 0x48, t[2] = 0x8d, t[3] = 0x05;	/* lea orig(%rip),%rax */
-		put32(t + 4, HOOK_PROLOGUE - 8);
-		t[8] = 0xff, t[9] = 0x25;		/* jmp *slot(%rip) */
-		put32(t + 10, (int32_t)((int64_t)(r->addr + REG_FDE_SLOT) - (int64_t)(tramp + 14)));
-		return HOOK_PROLOGUE;
-	}
-	t[0] = 0x50;					/* push %rax */
-	t[1] = 0xb8;					/* mov $id,%eax */
-	put32(t + 2, (int32_t)id);
-	call_slot(t, 6, tramp, r->addr + REG_ENTRY_SLOT);
-	t[12] = 0x58;					/* pop %rax */
-	return TRAMP_PROLOGUE;
+	if (hook)
+		return ot_tramp_hook(t, tramp, r->addr + REG_FDE_SLOT);
+	return ot_tramp_entry(t, tramp, id, r->addr + REG_ENTRY_SLOT);
 }
 
 /* Nothing in the file may jump into rel's patch but at its start, and no
@@ -415,7 +360,6 @@ static int trampoline(struct ot_inject *in, struct job *j, size_t i, char *why, 
 	uint8_t body[TRAMP_POINT_MAX + TRAMP_MAX];
 	size_t len, end;
 	struct ot_reloc rel;
-	int64_t d;
 	pid_t tid;
 
 	if (r->used + pl->reserve > r->size) {
@@ -444,16 +388,13 @@ static int trampoline(struct ot_inject *in, struct job *j, size_t i, char *why, 
 		return -1;
 	}
 	memcpy(r->buf + r->used, body, len);
-	d = (int64_t)tramp - (int64_t)(pl->addr + rel.patch_at + OT_PATCH_LEN);
-	if (!fits32(d)) {
+	if (ot_tramp_jump(pa->jmp, pl->addr + rel.patch_at, tramp)) {
 		snprintf(why, whylen, "its trampoline is out of jmp rel32 reach");
 		return -1;
 	}
 	pa->addr = pl->addr + rel.patch_at;
 	pa->covered = rel.covered;
 	memcpy(pa->orig, pl->code + rel.patch_at, OT_PATCH_LEN);
-	pa->jmp[0] = 0xe9;
-	put32(pa->jmp + 1, (int32_t)d);
 	r->used += (len + 15) & ~(size_t)15;
 	return 0;
 }

@@ -1,7 +1,7 @@
 /*
  * inject_tramp.h - each traced function's trampoline and patch: where the
  * function is in the process and its code read from there (refused if
- * its file is not mapped), its first instructions moved by lib/inject/relocate
+ * its file is not mapped), its first instructions moved by lib/arch/x86_64/relocate
  * behind a prologue that calls the runtime's entry (or, for an unwinder
  * hook, jumps to its handler), checked against the file and against every
  * stopped thread, and the jmp rel32 that will lead there.  Written into

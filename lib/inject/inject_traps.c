@@ -94,7 +94,7 @@ void inject_exec_trap(struct ot_inject *in, int on)
 		in->exec_trap_out = !on;
 }
 
-/* The path thread tid passes execve (in rdi) into path, and resolved as
+/* The path thread tid passes execve (its first argument) into path, and resolved as
  * the process sees it into full: 0, or -1. */
 static int exec_path(struct ot_inject *in, pid_t tid, char *path, size_t plen, char *full,
 		     size_t len)
@@ -105,7 +105,7 @@ static int exec_path(struct ot_inject *in, pid_t tid, char *path, size_t plen, c
 	if (ot_ptrace_regs(tid, &r))
 		return -1;
 	for (k = 0; k < plen - 1; k++)
-		if (ot_tracee_read(in->t, r.rdi + k, &path[k], 1) || !path[k])
+		if (ot_tracee_read(in->t, ot_ptregs_arg1(&r) + k, &path[k], 1) || !path[k])
 			break;
 	path[k] = 0;
 	if (!k)

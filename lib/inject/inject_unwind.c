@@ -8,6 +8,7 @@
 #include "inject_layout.h"
 #include "inject_state.h"
 #include "util/xalloc.h"
+#include "arch/arch.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -118,7 +119,8 @@ size_t ot_inject_fde(uint8_t *out, size_t size, uint64_t table, uint64_t lo, uin
 	size_t elen = ra_expression(expr, table), n = 4, cie_len, fde, fde_len;
 	uint32_t v;
 
-	/* CIE: version 1, "zR" (FDE addresses absolute), code 1, data -8, RA 16. */
+	/* CIE: version 1, "zR" (FDE addresses absolute), code 1, data and RA
+	 * column the machine's (x86-64: -8, 16). */
 	memset(buf, 0, sizeof(buf));
 	v = 0;
 	memcpy(buf + n, &v, 4);		/* CIE id */
@@ -127,24 +129,24 @@ size_t ot_inject_fde(uint8_t *out, size_t size, uint64_t table, uint64_t lo, uin
 	memcpy(buf + n, "zR", 3);
 	n += 3;
 	buf[n++] = 1;			/* code alignment */
-	buf[n++] = 0x78;		/* data alignment -8 */
-	buf[n++] = 16;			/* return address column */
+	buf[n++] = (uint8_t)(OT_ARCH_DWARF_DATA_ALIGN & 0x7f);	/* data alignment (sleb128) */
+	buf[n++] = OT_ARCH_DWARF_RA;	/* return address column */
 	buf[n++] = 1;			/* augmentation data: */
 	buf[n++] = 0x00;		/* DW_EH_PE_absptr */
 	/*
 	 * The CFA is the SP at the trampoline + 8, and the caller's SP that
-	 * SP (val_offset rsp, CFA - 8): unwinders tell frames apart by CFA,
+	 * SP (val_offset SP, CFA - 8): unwinders tell frames apart by CFA,
 	 * and libgcc's phase 2 would take this frame, whose CFA would
 	 * otherwise be its caller's identity, for the handler's.
 	 */
-	buf[n++] = 0x0c;		/* def_cfa rsp + 8 */
-	buf[n++] = 7;
-	buf[n++] = 8;
-	buf[n++] = 0x14;		/* val_offset rsp: CFA + 1 * -8 */
-	buf[n++] = 7;
+	buf[n++] = 0x0c;		/* def_cfa SP + 8 */
+	buf[n++] = OT_ARCH_DWARF_SP;
+	buf[n++] = OT_ARCH_CFA_FROM_SP;
+	buf[n++] = 0x14;		/* val_offset SP: CFA + 1 * data alignment */
+	buf[n++] = OT_ARCH_DWARF_SP;
 	buf[n++] = 1;
-	buf[n++] = 0x16;		/* val_expression r16 (the return address) */
-	buf[n++] = 16;
+	buf[n++] = 0x16;		/* val_expression of the return address */
+	buf[n++] = OT_ARCH_DWARF_RA;
 	n += uleb(buf + n, elen);
 	memcpy(buf + n, expr, elen);
 	n += elen;

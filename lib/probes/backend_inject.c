@@ -30,6 +30,7 @@
 #include "process/tracee.h"
 #include "rings/tsc.h"
 #include "util/xalloc.h"
+#include "arch/arch.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -138,12 +139,12 @@ static uint8_t *area(const struct inj *j, unsigned a)
 static int inject_load(struct ot_probes *p, char *why, size_t whylen)
 {
 	(void)p;
-#if defined(__x86_64__)
+#if OT_ARCH_INJECT
 	(void)why;
 	(void)whylen;
 	return 0;
 #else
-	snprintf(why, whylen, "inject patches x86-64 code only");
+	snprintf(why, whylen, "inject has no trampolines for %s code", OT_ARCH_NAME);
 	return -ENOTSUP;
 #endif
 }
@@ -435,24 +436,24 @@ static void fix_paths(struct injset *s)
 
 /*
  * Operand a as the runtime reads it: the index of the argument register
- * it is (0 rdi ... 5 r9, the order of rt_arg_at in lib/inject/inject_rt.S),
+ * it is (the C ABI's order, OT_ARCH_ARG_REGS: rt_arg_at's in the runtime),
  * its width into *fmt (bytes | 0x10 signed); or -1 with why (the
  * runtime reads the registers a function was entered with, no memory).
  */
 static int value_reg(const struct ot_usdt_arg *a, uint8_t *fmt, char *why, size_t len)
 {
-	/* rdi, rsi, rdx, rcx, r8, r9 by perf number (asm/perf_regs.h). */
-	static const int8_t abi[6] = { 5, 4, 3, 2, 16, 17 };
+	/* The C ABI's argument registers by perf number (asm/perf_regs.h). */
+	static const int8_t abi[OT_ARCH_NARGS] = OT_ARCH_ARG_REGS_PERF;
 	char buf[128];
 	int k;
 
-	for (k = 0; a->kind == OT_USDT_ARG_REG && a->idx < 0 && !a->shift && k < 6; k++)
+	for (k = 0; a->kind == OT_USDT_ARG_REG && a->idx < 0 && !a->shift && k < OT_ARCH_NARGS; k++)
 		if (a->reg == abi[k]) {
 			*fmt = (uint8_t)((a->size < 8 ? a->size : 0) | (a->is_signed ? 0x10 : 0));
 			return k;
 		}
 	snprintf(why, len, "it is %s at the entry, and --backend inject records only the "
-		 "argument registers (rdi, rsi, rdx, rcx, r8, r9): use --backend multi",
+		 "argument registers (" OT_ARCH_ARG_REGS "): use --backend multi",
 		 ot_dwarf_describe(a, buf, sizeof(buf)));
 	return -1;
 }

@@ -23,6 +23,7 @@
 #include "backend.h"
 #include "backend_figs.h"
 #include "bpf_record.h"
+#include "arch/arch.h"
 #include "util/clock.h"
 #include "util/error.h"
 #include "process/procfs.h"
@@ -614,16 +615,10 @@ struct usdt_spec {
 	int64_t off;
 };
 
-/* Where struct pt_regs (x86-64) keeps each register, by perf number. */
+/* Where struct pt_regs keeps each register, by perf number. */
 static int16_t pt_regs_off(int reg)
 {
-	static const int16_t off[OT_USDT_NREGS] = {
-		[0] = 80, [1] = 40, [2] = 88, [3] = 96, [4] = 104, [5] = 112, [6] = 32,
-		[7] = 152, [8] = 128, [16] = 72, [17] = 64, [18] = 56, [19] = 48,
-		[20] = 24, [21] = 16, [22] = 8, [23] = 0,
-	};
-
-	return reg >= 0 && reg < OT_USDT_NREGS ? off[reg] : -1;
+	return (int16_t)ot_arch_pt_regs_off(reg);
 }
 
 /* Operand a into the program's table: its index, or -errno after printing. */

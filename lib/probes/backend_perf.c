@@ -30,7 +30,6 @@
 #include "util/error.h"
 #include "util/xalloc.h"
 
-#include <asm/perf_regs.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,11 +38,6 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#if defined(__x86_64__)
-#define OT_REG_SP PERF_REG_X86_SP
-#elif defined(__aarch64__)
-#define OT_REG_SP PERF_REG_ARM64_SP
-#endif
 
 #define OT_PMU_DIR "/sys/bus/event_source/devices/uprobe"
 
@@ -300,7 +294,7 @@ static int perf_arm(struct ot_probes *p, const struct ot_probe_target *t, size_t
 				 * registers values are in, for all, if any
 				 * function records one (lib/rings/ring decodes it). */
 				a.sample_regs_user = p->values ? ot_ring_value_regs() :
-								  1ull << OT_REG_SP;
+								  1ull << OT_ARCH_REG_SP;
 				fd = ot_probes_perf_open(p, &a, cpu, kind == OT_PROBE_ENTRY ||
 							 kind == OT_PROBE_POINT ? s->ent_leader[c] :
 							 p->cpus[c].fd);

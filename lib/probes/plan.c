@@ -307,10 +307,9 @@ static int point_target(struct ot_plan *p, size_t i, struct ot_probe_target *pt)
 }
 
 /* The registers that pass integers, by perf number (asm/perf_regs.h):
- * the C ABI's rdi, rsi, rdx, rcx, r8, r9; Go's register ABI's rax, rbx,
- * rcx, rdi, rsi, r8, r9, r10, r11 (Go 1.17). */
-static const int8_t c_abi[OT_SEL_MAX_ARG] = { 5, 4, 3, 2, 16, 17 };
-static const int8_t go_abi[OT_SEL_MAX_GO_ARG] = { 0, 1, 2, 5, 4, 16, 17, 18, 19 };
+ * the machine's C ABI's, and Go's register ABI's (Go 1.17). */
+static const int8_t c_abi[OT_SEL_MAX_ARG] = OT_ARCH_ARG_REGS_PERF;
+static const int8_t go_abi[OT_SEL_MAX_GO_ARG] = OT_ARCH_GO_ARG_REGS_PERF;
 
 /* argN's register for function f, or -1 (after printing) past them. */
 static int arg_reg(const struct ot_selected *f, unsigned n)

@@ -11,6 +11,7 @@
 #include "tracee.h"
 #include "util/caps.h"
 #include "util/xalloc.h"
+#include "arch/arch.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -368,18 +369,7 @@ static int become(const struct ot_user *u)
  */
 static long raw_syscall3(long nr, long a, long b, long c)
 {
-	long ret;
-#if defined(__x86_64__)
-	__asm__ volatile("syscall" : "=a"(ret) : "a"(nr), "D"(a), "S"(b), "d"(c)
-			 : "rcx", "r11", "memory");
-#elif defined(__aarch64__)
-	register long x8 __asm__("x8") = nr, x0 __asm__("x0") = a;
-	register long x1 __asm__("x1") = b, x2 __asm__("x2") = c;
-
-	__asm__ volatile("svc #0" : "+r"(x0) : "r"(x8), "r"(x1), "r"(x2) : "memory");
-	ret = x0;
-#endif
-	return ret;
+	return ot_arch_syscall3(nr, a, b, c);
 }
 
 int ot_target_spawn(struct ot_target *t, char *const argv[],
@@ -514,10 +504,10 @@ int ot_target_release_at_exec(struct ot_target *t, void (*at_exec)(void *ctx), v
 
 int ot_target_exec_stopped(struct ot_target *t)
 {
-#if defined(__x86_64__)
+#if OT_ARCH_INJECT
 	char path[64];
 	uint64_t entry = 0;
-	uint8_t orig, trap = 0xcc;
+	uint8_t orig, trap = OT_ARCH_TRAP_BYTE;
 	struct user_regs_struct r;
 	int status, fd, ret;
 
@@ -538,8 +528,9 @@ int ot_target_exec_stopped(struct ot_target *t)
 		return ret;
 	}
 	ret = ptrace(PTRACE_CONT, t->pid, NULL, NULL) ? -errno : traced_wait(t, &status);
-	if (!ret && WIFSTOPPED(status) && !ot_ptrace_regs(t->pid, &r) && r.rip == entry + 1) {
-		r.rip = entry;
+	if (!ret && WIFSTOPPED(status) && !ot_ptrace_regs(t->pid, &r) &&
+	    ot_ptregs_pc(&r) == entry + OT_ARCH_TRAP_ADVANCE) {
+		ot_ptregs_set_pc(&r, entry);
 		if (pwrite(fd, &orig, 1, (off_t)entry) != 1 || ot_ptrace_set_regs(t->pid, &r))
 			ret = -EIO;
 	} else if (!ret) {
@@ -557,7 +548,7 @@ int ot_target_exec_stopped(struct ot_target *t)
 	}
 	return ret;
 #else
-	ot_error("--backend inject is for x86-64");
+	ot_error("--backend inject has no trampolines for %s code", OT_ARCH_NAME);
 	(void)t;
 	return -ENOTSUP;
 #endif
@@ -719,11 +710,7 @@ static const struct ot_proc_map *mapped_lib(const struct ot_proc_map *maps, size
 	return NULL;
 }
 
-#if defined(__x86_64__)
-#define LDSO "/lib64/ld-linux-x86-64.so.2"
-#elif defined(__aarch64__)
-#define LDSO "/lib/ld-linux-aarch64.so.1"
-#endif
+#define LDSO OT_ARCH_LDSO
 
 /*
  * Every library the dynamic loader loads for exe, asked of the loader
@@ -800,12 +787,7 @@ static char *loader_lib(const char *exe, const char *name)
 }
 
 static const char std_dirs[] =
-#if defined(__x86_64__)
-	"/lib/x86_64-linux-gnu:/usr/lib/x86_64-linux-gnu:"
-#elif defined(__aarch64__)
-	"/lib/aarch64-linux-gnu:/usr/lib/aarch64-linux-gnu:"
-#endif
-	"/lib64:/usr/lib64:/lib:/usr/lib:/usr/local/lib";
+	OT_ARCH_LIB_DIRS "/lib64:/usr/lib64:/lib:/usr/lib:/usr/local/lib";
 
 /* path (ours) held: *path its "/proc/self/fd/N", *file shown.  0, or
  * -ENOENT after printing. */

@@ -5,6 +5,7 @@
 #include "tracee.h"
 #include "procfs.h"
 #include "util/xalloc.h"
+#include "arch/arch.h"
 
 #include <dirent.h>
 #include <elf.h>
@@ -428,11 +429,11 @@ static int at_trap(struct ot_tracee *t, size_t i)
 
 	if (!t->ntraps || ot_ptrace_regs(t->tids[i], &r))
 		return 0;
-	for (k = 0; k < t->ntraps && t->traps[k] + 1 != r.rip; k++)
+	for (k = 0; k < t->ntraps && t->traps[k] + OT_ARCH_TRAP_ADVANCE != ot_ptregs_pc(&r); k++)
 		;
 	if (k == t->ntraps)
 		return 0;
-	r.rip = t->traps[k];
+	ot_ptregs_set_pc(&r, t->traps[k]);
 	if (ot_ptrace_set_regs(t->tids[i], &r))
 		return 0;
 	if (!t->trap_tid) {
@@ -478,9 +479,10 @@ static int at_entry(struct ot_tracee *t, size_t i)
 {
 	struct user_regs_struct r;
 
-	if (t->tids[i] != t->pid || ot_ptrace_regs(t->pid, &r) || r.rip != t->bp + 1)
+	if (t->tids[i] != t->pid || ot_ptrace_regs(t->pid, &r) ||
+	    ot_ptregs_pc(&r) != t->bp + OT_ARCH_TRAP_ADVANCE)
 		return 0;
-	r.rip = t->bp;
+	ot_ptregs_set_pc(&r, t->bp);
 	if (ot_tracee_write(t, t->bp, &t->bp_orig, 1) || ot_ptrace_set_regs(t->pid, &r))
 		return 0;
 	t->bp = 0;
@@ -777,40 +779,17 @@ int ot_tracee_seccomp(const struct ot_tracee *t)
 	return atoi(val);
 }
 
-#if defined(__x86_64__)
-/* The kernel's codes for a system call it restarts (include/linux/errno.h). */
-#define ERESTARTSYS 512
-#define ERESTARTNOINTR 513
-#define ERESTARTNOHAND 514
-#define ERESTART_RESTARTBLOCK 516
-
+#if OT_ARCH_INJECT	/* the registers below are inject's machine's */
 /*
  * The thread's registers into t->gadget_saved, as the code after the
- * gadget reloads them should we die mid-call: a system call it was
- * stopped in, which the kernel would restart when it runs on (no handler
- * runs: the stop held no signal for it), is restarted likewise.
+ * gadget reloads them should we die mid-call (a system call it was
+ * stopped in, which the kernel would restart when it runs on, already
+ * restarted by the caller: no handler runs, the stop held no signal).
  */
-static void as_restarted(struct user_regs_struct *r)
-{
-	long long err = (long long)r->rax;
-
-	if ((long long)r->orig_rax >= 0 &&
-	    (err == -ERESTARTSYS || err == -ERESTARTNOINTR || err == -ERESTARTNOHAND ||
-	     err == -ERESTART_RESTARTBLOCK)) {
-		r->rax = err == -ERESTART_RESTARTBLOCK ? SYS_restart_syscall : r->orig_rax;
-		r->rip -= 2;
-		r->orig_rax = (unsigned long long)-1;
-	}
-}
-
 static int save_for_gadget(struct ot_tracee *t, const struct user_regs_struct *r)
 {
-	struct ot_tracee_saved s = {
-		.rax = r->rax, .rbx = r->rbx, .rcx = r->rcx, .rdx = r->rdx, .rsi = r->rsi,
-		.rdi = r->rdi, .rbp = r->rbp, .r8 = r->r8, .r9 = r->r9, .r10 = r->r10,
-		.r11 = r->r11, .r12 = r->r12, .r13 = r->r13, .r14 = r->r14, .r15 = r->r15,
-		.rflags = r->eflags & ~0x100ull, .rip = r->rip,
-	};
+	struct ot_tracee_saved s = ot_ptregs_saved(r);
+
 	return mem_io(t, t->gadget_saved, &s, sizeof(s), 1);
 }
 
@@ -838,11 +817,11 @@ static int run_until(struct ot_tracee *t, pid_t tid, int req)
 
 long ot_tracee_syscall(struct ot_tracee *t, long nr, const long args[6])
 {
-#if defined(__x86_64__)
-	uint8_t insn[2] = { 0x0f, 0x05 };	/* syscall */
+#if OT_ARCH_INJECT	/* the registers below are inject's machine's */
+	uint8_t insn[OT_PTREGS_SYSCALL_LEN] = OT_PTREGS_SYSCALL_INSN;
 	struct user_regs_struct saved, r;
 	pid_t tid = t->tids[0];
-	uint8_t orig[2];
+	uint8_t orig[OT_PTREGS_SYSCALL_LEN];
 	long ret;
 	int err;
 
@@ -864,29 +843,22 @@ long ot_tracee_syscall(struct ot_tracee *t, long nr, const long args[6])
 	 * a restart, as with SA_RESTART.)
 	 */
 	if (t->gadget_saved)
-		as_restarted(&saved);
+		ot_ptregs_restart(&saved);
 	r = saved;
 	if (t->gadget) {
-		r.rip = t->gadget;
+		ot_ptregs_set_pc(&r, t->gadget);
 		if (t->gadget_saved)
 			err = save_for_gadget(t, &saved);
 	} else {
 		/* The stopped thread's own instruction becomes `syscall` for one step. */
-		err = mem_io(t, saved.rip, orig, sizeof(orig), 0);
+		err = mem_io(t, ot_ptregs_pc(&saved), orig, sizeof(orig), 0);
 		if (!err)
-			err = mem_io(t, saved.rip, insn, sizeof(insn), 1);
+			err = mem_io(t, ot_ptregs_pc(&saved), insn, sizeof(insn), 1);
 	}
 	if (err)
 		return err;
-	r.rax = (unsigned long long)nr;
-	r.rdi = (unsigned long long)args[0];
-	r.rsi = (unsigned long long)args[1];
-	r.rdx = (unsigned long long)args[2];
-	r.r10 = (unsigned long long)args[3];
-	r.r8 = (unsigned long long)args[4];
-	r.r9 = (unsigned long long)args[5];
 	/* Not inside a system call to restart: ours runs as it is. */
-	r.orig_rax = (unsigned long long)-1;
+	ot_ptregs_set_syscall(&r, nr, args);
 	err = ot_ptrace_set_regs(tid, &r);
 	if (!err && t->gadget_saved) {
 		/* Its entry, then its exit: the call runs in between. */
@@ -898,10 +870,10 @@ long ot_tracee_syscall(struct ot_tracee *t, long nr, const long args[6])
 	}
 	ret = err;
 	if (!err && !ot_ptrace_regs(tid, &r))
-		ret = (long)r.rax;
+		ret = ot_ptregs_syscall_ret(&r);
 	/* As it was: code, then registers (an interrupted call restarts). */
 	if (!t->gadget)
-		mem_io(t, saved.rip, orig, sizeof(orig), 1);
+		mem_io(t, ot_ptregs_pc(&saved), orig, sizeof(orig), 1);
 	ot_ptrace_set_regs(tid, &saved);
 	return ret;
 #else
@@ -960,10 +932,8 @@ static int steps_done(pid_t tid, int ret)
 {
 	struct user_regs_struct r;
 
-	if (!ot_ptrace_regs(tid, &r) && (r.eflags & 0x100)) {	/* X86_EFLAGS_TF */
-		r.eflags &= ~0x100ull;
+	if (!ot_ptrace_regs(tid, &r) && ot_ptregs_clear_step(&r))
 		ot_ptrace_set_regs(tid, &r);
-	}
 	return ret;
 }
 
@@ -978,7 +948,7 @@ static int inside(pid_t tid, const uint64_t *lo, const uint64_t *hi, size_t n,
 	if (err)
 		return err;
 	for (k = 0; k < n; k++)
-		if (r->rip >= lo[k] && r->rip < hi[k])
+		if (ot_ptregs_pc(r) >= lo[k] && ot_ptregs_pc(r) < hi[k])
 			return 1;
 	return 0;
 }
@@ -1038,7 +1008,7 @@ int ot_tracee_step_out(struct ot_tracee *t, size_t i, const uint64_t *lo, const 
 		}
 		/* In a system call (one the code made, in a trampoline): it
 		 * may not end while we wait. */
-		if ((long long)r.orig_rax >= 0 || round == max_steps)
+		if (ot_ptregs_in_syscall(&r) || round == max_steps)
 			return 1;
 		/* 20 us, doubling up to 5 ms: a busy machine may take a while
 		 * to schedule it. */

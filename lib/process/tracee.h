@@ -15,7 +15,8 @@
  * where it stopped, an interrupted system call restarted as the kernel
  * would have.  A process in a nested pid namespace (a container) numbers
  * its threads otherwise than we do: each thread's id there is kept with
- * ours, for what the process itself says of a thread.  x86-64.
+ * ours, for what the process itself says of a thread.  Registers through
+ * lib/arch/$(ARCH)/ptregs.h: where inject exists (OT_ARCH_INJECT).
  *
  * Watching, the kernel attaches every child the process forks or vforks
  * too, held at its first instruction: the caller sees each one
@@ -31,6 +32,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include <sys/user.h>
+
+#include "ptregs.h"	/* lib/arch/$(ARCH)/: ptrace's registers */
 
 /* Threads gone whose two ids are kept (ot_tracee_host_tid). */
 #define OT_TRACEE_GONE 256
@@ -138,13 +141,10 @@ enum ot_tracee_ev ot_tracee_poll(struct ot_tracee *t);
  */
 int ot_tracee_run_to_entry(struct ot_tracee *t);
 
-/* The registers the code after the gadget reloads (t->gadget_saved), in
- * this order: the thread's own when a system call of ours began, or, if
- * it was inside one the kernel would restart, as restarted. */
-struct ot_tracee_saved {
-	uint64_t rax, rbx, rcx, rdx, rsi, rdi, rbp, r8, r9, r10, r11, r12, r13, r14, r15;
-	uint64_t rflags, rip;
-};
+/* The registers the code after the gadget reloads (t->gadget_saved):
+ * struct ot_tracee_saved, the machine's (lib/arch/$(ARCH)/ptregs.h): the
+ * thread's own when a system call of ours began, or, if it was inside one
+ * the kernel would restart, as restarted. */
 
 /*
  * The seccomp mode of the thread system calls run in (the first):

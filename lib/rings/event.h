@@ -6,21 +6,17 @@
 #ifndef OT_EVENT_H
 #define OT_EVENT_H
 
+#include "arch_defs.h"	/* lib/arch/$(ARCH)/ */
+
 #include <stdint.h>
 
 /*
  * Distance between the SP a return probe (uretprobe) sees and the SP its
- * call's entry probe saw: on x86-64 `ret` pops the return address (8
- * bytes); on arm64 the return address is in a register and SP is
- * unchanged.  lib/rings/drain subtracts it, so events carry entry SPs.
+ * call's entry probe saw: the machine's (8 on x86-64, where `ret` pops the
+ * return address; 0 on arm64).  lib/rings/drain subtracts it, so events
+ * carry entry SPs.
  */
-#if defined(__x86_64__)
-#define OT_RET_SP_DELTA 8
-#elif defined(__aarch64__)
-#define OT_RET_SP_DELTA 0
-#else
-#error "orbit-trace knows the uretprobe stack layout of x86-64 and arm64 only"
-#endif
+#define OT_RET_SP_DELTA OT_ARCH_RET_SP_DELTA
 
 enum ot_event_kind {
 	OT_EV_ENTRY = 1,

@@ -5,6 +5,7 @@
  */
 #include "ring.h"
 #include "kinds.h"
+#include "arch/arch.h"
 #include "util/xalloc.h"
 
 #include <errno.h>
@@ -118,53 +119,9 @@ void ot_record_sample(struct ot_record *out, uint64_t id, uint32_t pid, uint32_t
 	out->has_value = out->has_regs = out->has_str = 0;
 }
 
-#if defined(__x86_64__)
-#include <asm/perf_regs.h>
-/*
- * Every integer register, for a USDT operand in any of them: in a sample,
- * in bit order, ax, bx, cx, dx, si, di, bp, sp, then r8 to r15 (perf
- * numbers 0-7 and 16-23).
- */
-#define VALUE_REGS (0xffull | 0xffull << PERF_REG_X86_R8)
-#define NVALUE_REGS 16
-
-static void value_regs(struct ot_record *out, const uint64_t *r)
-{
-	int i;
-
-	for (i = 0; i < 8; i++) {
-		out->regs[i] = r[i];
-		out->regs[PERF_REG_X86_R8 + i] = r[8 + i];
-	}
-	out->rc = r[0];
-	out->args[0] = r[5];	/* rdi */
-	out->args[1] = r[4];	/* rsi */
-	out->args[2] = r[3];	/* rdx */
-	out->args[3] = r[2];	/* rcx */
-	out->args[4] = r[8];	/* r8 */
-	out->args[5] = r[9];	/* r9 */
-	out->sp = r[7];
-}
-#elif defined(__aarch64__)
-#include <asm/perf_regs.h>
-/* x0..x5, then sp. */
-#define VALUE_REGS (0x3full | 1ull << PERF_REG_ARM64_SP)
-#define NVALUE_REGS 7
-
-static void value_regs(struct ot_record *out, const uint64_t *r)
-{
-	int i;
-
-	for (i = 0; i < 6; i++)
-		out->args[i] = r[i];
-	out->rc = r[0];
-	out->sp = r[6];
-}
-#endif
-
 uint64_t ot_ring_value_regs(void)
 {
-	return VALUE_REGS;
+	return OT_ARCH_SAMPLE_REGS;
 }
 
 /* A USDT operand's register as its selector sizes it (OT_VALUE_REG_SIZE). */
@@ -233,14 +190,14 @@ int ot_record_parse_regs(const struct perf_event_header *rec, struct ot_record *
 		if (take(&p, end, &out->time) || take(&p, end, &v))
 			return -EBADMSG;
 		/* abi NONE: the sample hit a kernel thread and has no regs. */
-		if (v != PERF_SAMPLE_REGS_ABI_NONE && regs_mask == VALUE_REGS) {
-			uint64_t r[NVALUE_REGS];
+		if (v != PERF_SAMPLE_REGS_ABI_NONE && regs_mask == OT_ARCH_SAMPLE_REGS) {
+			uint64_t r[OT_ARCH_NSAMPLE_REGS];
 			int i;
 
-			for (i = 0; i < NVALUE_REGS; i++)
+			for (i = 0; i < OT_ARCH_NSAMPLE_REGS; i++)
 				if (take(&p, end, &r[i]))
 					return -EBADMSG;
-			value_regs(out, r);
+			ot_arch_sample_regs(r, out->regs, out->args, &out->rc, &out->sp);
 			out->has_sp = out->has_regs = 1;
 		} else if (v != PERF_SAMPLE_REGS_ABI_NONE) {
 			if (take(&p, end, &out->sp))

@@ -14,6 +14,8 @@
 #ifndef OT_RING_H
 #define OT_RING_H
 
+#include "arch_defs.h"	/* lib/arch/$(ARCH)/ */
+
 #include <linux/perf_event.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -61,8 +63,9 @@ size_t ot_ring_drain(struct ot_ring *r, ot_ring_fn fn, void *ctx);
 /* The string a multi backend's record may carry, its NUL included. */
 #define OT_RING_STR_MAX 64
 
-/* Registers by perf number (asm/perf_regs.h) a record keeps. */
-#define OT_RING_NREGS 24
+/* Registers by perf number (asm/perf_regs.h) a record keeps: the
+ * machine's (lib/arch/$(ARCH)/arch_defs.h). */
+#define OT_RING_NREGS OT_ARCH_NREGS
 
 enum ot_rec_type {
 	OT_REC_SAMPLE = 1,
@@ -89,7 +92,7 @@ struct ot_record {
 	uint64_t value;
 	int has_value, has_regs;
 	uint64_t args[6], rc;	/* the integer argument registers, the return's */
-	uint64_t regs[OT_RING_NREGS];	/* x86-64: every one, by perf number */
+	uint64_t regs[OT_RING_NREGS];	/* every one sampled, by perf number */
 	char comm[16];		/* OT_REC_COMM: the name, NUL-terminated */
 	/* A string the multi backend's program read at value (a USDT
 	 * argument's ":str"), when has_str: str_len bytes with the NUL, or

@@ -5,6 +5,7 @@
  */
 #include "tsc.h"
 #include "util/clock.h"
+#include "arch/arch.h"
 
 #include <string.h>
 
@@ -90,11 +91,7 @@ void ot_tsc_sample(uint64_t *ticks, uint64_t *ns)
 	/* The tightest of a few reads: a preemption between the two TSC
 	 * reads makes one wide. */
 	for (i = 0; i < 5; i++) {
-#if defined(__x86_64__)
-		uint64_t a = __builtin_ia32_rdtsc(), t = ot_now_ns(), b = __builtin_ia32_rdtsc();
-#else
-		uint64_t a = 0, t = ot_now_ns(), b = 0;
-#endif
+		uint64_t a = ot_arch_cycles(), t = ot_now_ns(), b = ot_arch_cycles();
 
 		if (b - a < best) {
 			best = b - a;

@@ -4,11 +4,11 @@
  * lib/symbols/ehframe reads from .eh_frame's LSDAs.
  */
 #include "coderefs.h"
+#include "arch/arch.h"
 #include "ehframe.h"
 #include "elffile.h"
 #include "util/xalloc.h"
 
-#include <capstone/capstone.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -21,7 +21,6 @@
 
 #define NCHECKS 9
 #define TABLE_MAX 65536		/* entries read from one table start */
-#define REL8_REACH 130		/* a rel8 reaches -128..+127 from its end */
 
 struct ref {
 	uint64_t target;	/* where control may go */
@@ -266,28 +265,6 @@ static int read_sections(struct ot_coderefs *r, char *why, size_t len)
 }
 
 /*
- * Whether the 4 bytes at b[q] can be a displacement that some instruction
- * adds to the address after them: the byte before is an opcode that takes
- * a rel32 (call e8, jmp e9, jcc 0f 8x, xbegin c7 f8, whose abort lands at
- * its target) or a ModRM of mod 00, rm 101 (RIP-relative: lea label(%rip)
- * and every other operand).  Still bytes, not decoding: such a field is
- * preceded by one of these wherever instructions start, so no desync can
- * hide one; it only drops the windows that no instruction reads as one.
- * The first bytes of a section have no known byte before them: kept.
- */
-static int rel32_field(const uint8_t *b, size_t q)
-{
-	uint8_t p;
-
-	if (!q)
-		return 1;
-	p = b[q - 1];
-	if (p == 0xe8 || p == 0xe9 || (p & 0xc7) == 0x05)
-		return 1;
-	return q < 2 || (b[q - 2] == 0x0f && (p & 0xf0) == 0x80) || (b[q - 2] == 0xc7 && p == 0xf8);
-}
-
-/*
  * REL32 (and ABS32 without PIE): the 4-byte windows of code.  A lea's
  * landing in data is a possible PIC jump table's start, into *bases:
  * code adds a table's entries to its address, which PIC code has from a
@@ -308,7 +285,7 @@ static void scan_code(struct ot_coderefs *r, struct refs *bases)
 			uint64_t at = s->lo + q, t = at + 4 + (uint64_t)(int64_t)v;
 			const struct sec *d;
 
-			if (!rel32_field(s->bytes, q))
+			if (!ot_arch_rel32_field(s->bytes, q))
 				;
 			else if (in_code(r, t))
 				add(r, OT_CODEREF_REL32, t, at);
@@ -355,11 +332,11 @@ static int reloc_target(Elf *elf, const GElf_Shdr *sh, const GElf_Rela *rel, uin
 	Elf_Data *symdata;
 	GElf_Sym sym;
 
-	if (type == R_X86_64_RELATIVE || type == R_X86_64_IRELATIVE) {
+	if (type == OT_ARCH_R_RELATIVE || type == OT_ARCH_R_IRELATIVE) {
 		*t = (uint64_t)rel->r_addend;
 		return 1;
 	}
-	if (type != R_X86_64_64 && type != R_X86_64_GLOB_DAT && type != R_X86_64_JUMP_SLOT)
+	if (type != OT_ARCH_R_ABS64 && type != OT_ARCH_R_GLOB_DAT && type != OT_ARCH_R_JUMP_SLOT)
 		return 0;
 	symdata = elf_getdata(elf_getscn(elf, sh->sh_link), NULL);
 	if (!symdata || !gelf_getsym(symdata, (int)GELF_R_SYM(rel->r_info), &sym) ||
@@ -525,15 +502,16 @@ void ot_coderefs_free(struct ot_coderefs *r)
 	free(r);
 }
 
-/* The ELF header of an x86-64 executable or shared object: 0, or -1. */
+/* The ELF header of an executable or shared object of the machine's: 0,
+ * or -1. */
 static int check_header(struct ot_coderefs *r, char *why, size_t len)
 {
 	GElf_Ehdr eh;
 
 	if (!r->elf || elf_kind(r->elf) != ELF_K_ELF || !gelf_getehdr(r->elf, &eh))
 		return say(why, len, -1, "not an ELF file");
-	if (gelf_getclass(r->elf) != ELFCLASS64 || eh.e_machine != EM_X86_64)
-		return say(why, len, -1, "not an x86-64 file");
+	if (gelf_getclass(r->elf) != ELFCLASS64 || eh.e_machine != OT_ARCH_EM)
+		return say(why, len, -1, "not an " OT_ARCH_NAME " file");
 	if (eh.e_type != ET_EXEC && eh.e_type != ET_DYN)
 		return say(why, len, -1, "not an executable or shared object");
 	r->pie = eh.e_type == ET_DYN;
@@ -608,36 +586,14 @@ static int first_inside(const struct ot_coderefs *r, const struct crefs *v, uint
 static int decoded_inside(const struct sec *s, uint64_t flo, uint64_t fhi, uint64_t to,
 			  uint64_t lo, uint64_t hi, struct ref *found)
 {
-	const uint8_t *p = s->bytes + (flo - s->lo);
-	size_t left = (size_t)((fhi < s->hi ? fhi : s->hi) - flo);
-	uint64_t a = flo;
-	cs_insn *insn;
-	int ret = -1;
-	csh cs;
+	uint64_t t, from;
+	int ret;
 
-	if (cs_open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK)
-		return -1;
-	cs_option(cs, CS_OPT_DETAIL, CS_OPT_ON);
-	insn = cs_malloc(cs);
-	while (a < to && left && cs_disasm_iter(cs, &p, &left, &a, insn)) {
-		const cs_x86 *x = &insn->detail->x86;
-		uint64_t t;
-
-		if (x->op_count != 1 || x->operands[0].type != X86_OP_IMM ||
-		    !(cs_insn_group(cs, insn, CS_GRP_JUMP) || cs_insn_group(cs, insn, CS_GRP_CALL) ||
-		      cs_insn_group(cs, insn, CS_GRP_BRANCH_RELATIVE)))
-			continue;
-		t = (uint64_t)x->operands[0].imm;
-		if (t > lo && t < hi) {
-			*found = (struct ref){ t, insn->address };
-			ret = 1;
-			break;
-		}
-	}
-	if (ret < 0 && (a >= to || !left))
-		ret = 0;
-	cs_free(insn, 1);
-	cs_close(&cs);
+	ret = ot_arch_branch_inside(s->bytes + (flo - s->lo),
+				    (size_t)((fhi < s->hi ? fhi : s->hi) - flo), flo, to, lo, hi, &t,
+				    &from);
+	if (ret > 0)
+		*found = (struct ref){ t, from };
 	return ret;
 }
 
@@ -650,7 +606,8 @@ static int decoded_inside(const struct sec *s, uint64_t flo, uint64_t fhi, uint6
 static int rel8_inside(const struct ot_coderefs *r, uint64_t func_lo, uint64_t func_hi,
 		       uint64_t lo, uint64_t hi, struct ref *found)
 {
-	uint64_t from = lo > REL8_REACH ? lo - REL8_REACH : 0, to = hi + REL8_REACH, a, flo, fhi;
+	uint64_t from = lo > OT_ARCH_REL8_REACH ? lo - OT_ARCH_REL8_REACH : 0,
+		 to = hi + OT_ARCH_REL8_REACH, a, flo, fhi;
 	uint64_t bytes_lo = 0, bytes_hi = 0;	/* an entry that could not be decoded */
 	size_t i;
 	int d;
@@ -659,7 +616,6 @@ static int rel8_inside(const struct ot_coderefs *r, uint64_t func_lo, uint64_t f
 		const struct sec *s = &r->code[i];
 
 		for (a = from > s->lo ? from : s->lo; a < to && a + 1 < s->hi; a++) {
-			uint8_t op = s->bytes[a - s->lo];
 			uint64_t t;
 
 			if (a >= func_lo && a < func_hi)
@@ -676,9 +632,8 @@ static int rel8_inside(const struct ot_coderefs *r, uint64_t func_lo, uint64_t f
 				bytes_lo = flo;
 				bytes_hi = fhi;
 			}
-			if (op != 0xeb && (op < 0x70 || op > 0x7f) && (op < 0xe0 || op > 0xe3))
+			if (!ot_arch_rel8_branch(s->bytes + (a - s->lo), a, &t))
 				continue;
-			t = a + 2 + (uint64_t)(int64_t)(int8_t)s->bytes[a + 1 - s->lo];
 			if (t > lo && t < hi) {
 				*found = (struct ref){ t, a };
 				return 1;

@@ -25,14 +25,14 @@
  *  - REL8: a byte 0xeb, 0x70-0x7f or 0xe0-0xe3 (jmp, jcc, loop, jrcxz
  *    rel8) within reach of the range but outside the containing function's
  *    bounds [func_lo, func_hi).  Inside them, branches are decoded and
- *    refused by lib/inject/relocate.c.
+ *    refused by lib/arch/x86_64/relocate.c.
  *  - POINTER: every 8-byte value at a 4-aligned address of an allocated,
  *    non-executable section (.data, .data.rel.ro, .rodata, .init_array,
  *    .dynsym's values, .dynamic's DT_INIT...): absolute code pointers,
  *    computed-goto label tables, non-PIC switch tables; with DT_RELR the
  *    loader adds the load address to values the file holds.
- *  - RELOC: the pointer a dynamic relocation writes: R_X86_64_RELATIVE's
- *    and IRELATIVE's addend, R_X86_64_64's symbol defined here plus
+ *  - RELOC: the pointer a dynamic relocation writes: a RELATIVE's
+ *    and IRELATIVE's addend, a 64-bit absolute one's symbol defined here plus
  *    addend (with RELA a PIE's slot holds 0, the address is the addend).
  *  - ABS32: in a non-PIE file (ET_EXEC), every 4-byte window of code (mov
  *    $label,%eax) and every 4-aligned one of data read as an address.

@@ -6,6 +6,7 @@
 #include "dwarfarg.h"
 #include "debuginfo.h"
 #include "select.h"
+#include "arch/arch.h"
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>
@@ -17,20 +18,12 @@
 
 int ot_dwarf_reg_to_perf(unsigned dwreg)
 {
-	/* DWARF's x86-64 order: rax rdx rcx rbx rsi rdi rbp rsp r8..r15. */
-	static const int perf[16] = { 0, 3, 2, 1, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23 };
-
-	return dwreg < 16 ? perf[dwreg] : -1;
+	return ot_arch_dwarf_reg(dwreg);
 }
 
 const char *ot_dwarf_describe(const struct ot_usdt_arg *a, char *buf, size_t len)
 {
-	/* perf's names (regs_query_register_offset), by perf number. */
-	static const char *const names[OT_USDT_NREGS] = {
-		"ax", "bx", "cx", "dx", "si", "di", "bp", "sp", "ip", NULL, NULL, NULL, NULL,
-		NULL, NULL, NULL, "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15",
-	};
-	const char *r = a->reg >= 0 && a->reg < OT_USDT_NREGS && names[a->reg] ? names[a->reg] : "?";
+	const char *r = ot_arch_perf_reg_name(a->reg) ? ot_arch_perf_reg_name(a->reg) : "?";
 	char t[8];
 
 	snprintf(t, sizeof(t), ":%c%d", a->is_signed ? 's' : 'u', a->size * 8);
@@ -41,18 +34,13 @@ const char *ot_dwarf_describe(const struct ot_usdt_arg *a, char *buf, size_t len
 	else if (a->kind == OT_USDT_ARG_DEREF)
 		snprintf(buf, len, "%+lld(%+lld(%%%s))%s", (long long)a->member, (long long)a->off,
 			 r, t);
-	else if (a->kind == OT_USDT_ARG_GOSTR && a->idx >= 0 && a->idx < OT_USDT_NREGS &&
-		 names[a->idx])
+	else if (a->kind == OT_USDT_ARG_GOSTR && ot_arch_perf_reg_name(a->idx))
 		snprintf(buf, len, "a Go string: its pointer %%%s, its length %%%s", r,
-			 names[a->idx]);
+			 ot_arch_perf_reg_name(a->idx));
 	else
 		snprintf(buf, len, "?");
 	return buf;
 }
-
-/* The stack pointer at a function's first instruction is the CFA - 8
- * (the return address is the only thing pushed). */
-#define CFA_FROM_SP 8
 
 int ot_dwarf_loc_operand(const struct ot_dwarf_op *ops, size_t n, struct ot_usdt_arg *out,
 			 char *why, size_t whylen)
@@ -110,9 +98,9 @@ int ot_dwarf_loc_operand(const struct ot_dwarf_op *ops, size_t n, struct ot_usdt
 				 "written after the entry", (long long)(int64_t)ops[0].number);
 			return -EINVAL;
 		}
-		reg = 7;	/* %rsp */
+		reg = OT_ARCH_REG_SP;
 		out->kind = OT_USDT_ARG_MEM;
-		out->off = (int64_t)ops[0].number + CFA_FROM_SP;
+		out->off = (int64_t)ops[0].number + OT_ARCH_CFA_FROM_SP;
 	} else {
 		snprintf(why, whylen, "DWARF operation 0x%x is not read", atom);
 		return -EINVAL;
@@ -467,11 +455,6 @@ int ot_dwarf_param(const char *path, uint64_t vaddr, const char *expr, struct ot
 	int err, arrow;
 
 	memset(out, 0, sizeof(*out));
-#if !defined(__x86_64__)
-	/* The register numbers and the CFA at the entry are x86-64's. */
-	snprintf(why, whylen, "parameters by name are read on x86-64 only");
-	return -EINVAL;
-#endif
 	err = named(path, vaddr, expr, &d, name, sizeof(name), &p, &m, &offset, &arrow, why,
 		    whylen);
 	if (!err)

@@ -79,8 +79,8 @@ int ot_dwarf_loc_operand(const struct ot_dwarf_op *ops, size_t n, struct ot_usdt
  */
 const char *ot_dwarf_describe(const struct ot_usdt_arg *a, char *buf, size_t len);
 
-/* A DWARF x86-64 register number as perf numbers it (ot_usdt_arg.reg), or
- * -1. */
+/* A DWARF register number of the machine as perf numbers it
+ * (ot_usdt_arg.reg), or -1 (lib/arch's ot_arch_dwarf_reg). */
 int ot_dwarf_reg_to_perf(unsigned dwreg);
 
 #endif

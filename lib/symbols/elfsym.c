@@ -7,6 +7,7 @@
 #include "debuginfo.h"
 #include "elffile.h"
 #include "gobin.h"
+#include "arch/arch.h"
 #include "util/error.h"
 #include "util/xalloc.h"
 
@@ -55,11 +56,6 @@ struct ot_elf {
 				  * that came from there point into it) */
 };
 
-#if defined(__x86_64__)
-#define OT_EM EM_X86_64
-#elif defined(__aarch64__)
-#define OT_EM EM_AARCH64
-#endif
 
 struct seg {
 	uint64_t vaddr, memsz, offset;
@@ -109,12 +105,11 @@ static int addr_to_offset(const struct seg *segs, size_t n, uint64_t addr,
 }
 
 /*
- * The JUMP_SLOT and GLOB_DAT relocations of the file (x86-64): which
+ * The JUMP_SLOT and GLOB_DAT relocations of the file: which
  * function each GOT slot will hold.  Missing or odd tables leave none.
  */
 static void read_slots(struct ot_elf *e, Elf *elf)
 {
-#if defined(__x86_64__)
 	Elf_Scn *scn = NULL;
 	GElf_Shdr sh;
 
@@ -138,7 +133,7 @@ static void read_slots(struct ot_elf *e, Elf *elf)
 			if (!gelf_getrela(data, (int)i, &r))
 				break;
 			type = (unsigned)GELF_R_TYPE(r.r_info);
-			if ((type != R_X86_64_JUMP_SLOT && type != R_X86_64_GLOB_DAT) ||
+			if ((type != OT_ARCH_R_JUMP_SLOT && type != OT_ARCH_R_GLOB_DAT) ||
 			    !gelf_getsym(symdata, (int)GELF_R_SYM(r.r_info), &sym) ||
 			    !(name = elf_strptr(elf, symsh.sh_link, sym.st_name)) || !*name)
 				continue;
@@ -147,10 +142,6 @@ static void read_slots(struct ot_elf *e, Elf *elf)
 			e->slots[e->nslots++].name = ot_xstrdup(name);
 		}
 	}
-#else
-	(void)e;
-	(void)elf;
-#endif
 }
 
 /*
@@ -527,7 +518,7 @@ static int check_header(Elf *elf, int fd, const char *display, GElf_Ehdr *eh)
 		ot_error("%s: corrupt ELF header: %s", display, elf_errmsg(-1));
 		return -1;
 	}
-	if (eh->e_ident[EI_CLASS] != ELFCLASS64 || eh->e_machine != OT_EM) {
+	if (eh->e_ident[EI_CLASS] != ELFCLASS64 || eh->e_machine != OT_ARCH_EM) {
 		ot_error("%s is an ELF file for another machine (e_machine %u)",
 			 display, eh->e_machine);
 		return -1;
@@ -930,11 +921,6 @@ int ot_elf_image_lookup(const void *image, size_t len, const char *name, uint64_
 	return ret;
 }
 
-#if defined(__x86_64__)
-#define OT_R_RELATIVE R_X86_64_RELATIVE
-#elif defined(__aarch64__)
-#define OT_R_RELATIVE R_AARCH64_RELATIVE
-#endif
 
 /* The most entries ot_elf_code_table reads from one table. */
 #define TABLE_MAX 65536
@@ -1048,7 +1034,7 @@ static int table_relocs(Elf *elf, uint64_t vaddr, size_t n, const uint64_t *raw,
 			if (r.r_offset + 8 <= vaddr || r.r_offset >= vaddr + 8 * (uint64_t)n)
 				continue;
 			k = r.r_offset < vaddr ? 0 : (r.r_offset - vaddr) / 8;
-			if (sh.sh_type == SHT_RELA && GELF_R_TYPE(r.r_info) == OT_R_RELATIVE &&
+			if (sh.sh_type == SHT_RELA && GELF_R_TYPE(r.r_info) == OT_ARCH_R_RELATIVE &&
 			    r.r_offset == vaddr + 8 * k) {
 				val[k] = (uint64_t)r.r_addend;
 				continue;

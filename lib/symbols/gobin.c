@@ -5,6 +5,7 @@
  */
 #include "gobin.h"
 #include "util/xalloc.h"
+#include "arch/arch.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -183,7 +184,7 @@ static int part(const struct pcln *t, unsigned k, const uint8_t **p, size_t *siz
 }
 
 /* A 1.18+ table of a position-independent file keeps textStart as a
- * relocation's addend (R_X86_64_RELATIVE), the field itself 0. */
+ * relocation's addend (OT_ARCH_R_RELATIVE), the field itself 0. */
 static uint64_t relocated(Elf *elf, uint64_t vaddr)
 {
 	Elf_Scn *scn = NULL;
@@ -201,7 +202,7 @@ static uint64_t relocated(Elf *elf, uint64_t vaddr)
 
 			if (!gelf_getrela(data, (int)i, &r))
 				break;
-			if (r.r_offset == vaddr && GELF_R_TYPE(r.r_info) == R_X86_64_RELATIVE)
+			if (r.r_offset == vaddr && GELF_R_TYPE(r.r_info) == OT_ARCH_R_RELATIVE)
 				return (uint64_t)r.r_addend;
 		}
 	}

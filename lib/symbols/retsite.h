@@ -1,7 +1,9 @@
 /*
  * retsite.h - how a function leaves: the offsets of its return
  * instructions, the targets of its tail calls, and the exits that cannot
- * be followed, found by disassembling its bytes (capstone).
+ * be followed, found by disassembling its bytes (capstone).  The machine's
+ * code implements it: lib/arch/$(ARCH)/retsite.c (lib/arch/arch.h).  The
+ * examples below are x86-64's.
  *
  * A probe on each return instruction sees a function leave without
  * touching its stack, unlike a return probe (uretprobe), which swaps the

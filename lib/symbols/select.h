@@ -17,7 +17,7 @@
 #define OT_SELECT_H
 
 #include "elfsym.h"
-#include "usdt.h"
+#include "usdt.h"	/* with lib/arch/$(ARCH)/arch_defs.h */
 
 #include <stddef.h>
 #include <stdint.h>
@@ -26,17 +26,12 @@
 struct ot_binary;
 
 /* Values a term may ask to record: "NAME(argN)" and "NAME%ret". */
-#if defined(__x86_64__)
-#define OT_SEL_MAX_ARG 6
-#define OT_SEL_ARG_REGS "rdi, rsi, rdx, rcx, r8, r9"
-#else
-#define OT_SEL_MAX_ARG 6
-#define OT_SEL_ARG_REGS "x0 to x5"
-#endif
+#define OT_SEL_MAX_ARG OT_ARCH_NARGS
+#define OT_SEL_ARG_REGS OT_ARCH_ARG_REGS
 
 /* A Go function's (Go 1.17's register ABI): nine registers pass integers. */
-#define OT_SEL_MAX_GO_ARG 9
-#define OT_SEL_GO_ARG_REGS "rax, rbx, rcx, rdi, rsi, r8, r9, r10, r11"
+#define OT_SEL_MAX_GO_ARG OT_ARCH_NGO_ARGS
+#define OT_SEL_GO_ARG_REGS OT_ARCH_GO_ARG_REGS
 
 /* The value grammar, for the error a malformed value gets. */
 #define OT_SEL_SYNTAX "values are NAME(VALUE,...), NAME%ret, NAME(VALUE,...)%ret: up to 4 " \

@@ -1,7 +1,7 @@
 /*
  * usdt.h - statically defined probes (USDT, systemtap's <sys/sdt.h>):
  * the .note.stapsdt notes of an ELF file, and the argument specs they
- * carry ("-4@112(%rsp)"), x86-64's assembler operands.
+ * carry ("-4@112(%rsp)"), the machine's assembler operands (lib/arch).
  *
  * Contract: reads files with libelf, prints nothing, never exits; the
  * caller says what a failure means.  ot_usdt_arg_parse is pure.  Each
@@ -16,6 +16,8 @@
  */
 #ifndef OT_USDT_H
 #define OT_USDT_H
+
+#include "arch_defs.h"	/* lib/arch/$(ARCH)/ */
 
 #include <stddef.h>
 #include <stdint.h>
@@ -35,11 +37,9 @@ enum ot_usdt_arg_kind {
 	OT_USDT_ARG_GOSTR,
 };
 
-/*
- * Registers by their perf numbers (asm/perf_regs.h, PERF_REG_X86_*):
- * ax 0, bx 1, cx 2, dx 3, si 4, di 5, bp 6, sp 7, ip 8, r8..r15 16..23.
- */
-#define OT_USDT_NREGS 24
+/* Registers by their perf numbers (asm/perf_regs.h): the machine's
+ * (lib/arch/$(ARCH)/arch_defs.h). */
+#define OT_USDT_NREGS OT_ARCH_NREGS
 
 struct ot_usdt_arg {
 	int kind;		/* enum ot_usdt_arg_kind */

@@ -4,6 +4,7 @@
  */
 #include "caps.h"
 #include "error.h"
+#include "arch/arch.h"
 
 #include <errno.h>
 #include <stddef.h>
@@ -41,7 +42,7 @@ int ot_caps_check(void)
 		 "(CAP_PERFMON is not enough); this process has %s; "
 		 "run it with sudo (see PERMISSIONS in orbit-trace(1))%s",
 		 text && strcmp(text, "=") ? text : "no capabilities",
-#if defined(__x86_64__)
+#if OT_ARCH_INJECT
 		 ", or without uprobes: --backend inject needs only ptrace"
 #else
 		 ""

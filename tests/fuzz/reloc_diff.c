@@ -17,7 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "lib/inject/relocate.h"
+#include "lib/arch/x86_64/relocate.h"
 
 /* Single steps before an original that spun for a millisecond (millions
  * of instructions) is "did not finish". */

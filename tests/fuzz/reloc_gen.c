@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/inject/relocate.h"
+#include "lib/arch/x86_64/relocate.h"
 
 const uint64_t rd_tramp_page[RD_NTRAMP] = {
 	RD_FN + 0x200000, RD_FN - 0x200000,	/* everything within reach */

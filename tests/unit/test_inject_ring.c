@@ -1,6 +1,6 @@
 /*
  * One --backend inject ring area read into the drain (lib/inject/inject_ring),
- * laid out in ordinary memory as lib/inject/inject_rt.S writes it: records
+ * laid out in ordinary memory as lib/arch/x86_64/inject_rt.S writes it: records
  * decoded, ticks converted, the ring's wrap, and every way the runtime
  * says it dropped records turned into lost events where they happened.
  */

@@ -1,5 +1,5 @@
 /*
- * The relocator (lib/inject/relocate) on synthetic prologues and on real ones
+ * The relocator (lib/arch/x86_64/relocate) on synthetic prologues and on real ones
  * read from libc and the unit fixture: what moved must compute the same
  * addresses from the trampoline - every branch target and RIP-relative
  * operand - a moved call must push the address after it in the function
@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "lib/symbols/elfsym.h"
-#include "lib/inject/relocate.h"
+#include "lib/arch/x86_64/relocate.h"
 #include "lib/symbols/select.h"
 
 #if defined(__x86_64__)

@@ -1,7 +1,7 @@
 /*
  * x86emit.h - the two things every writer of x86-64 machine code here
  * needs: whether a displacement fits a signed 32-bit field, and storing
- * one (little-endian, unaligned).  Used by the relocator (lib/inject/relocate.c)
+ * one (little-endian, unaligned).  Used by the relocator (lib/arch/x86_64/relocate.c)
  * and the trampolines (lib/inject/inject_tramp.c); static inlines, any caller.
  */
 #ifndef OT_X86EMIT_H

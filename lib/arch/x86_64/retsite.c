@@ -1,10 +1,11 @@
 /*
- * retsite.c - how a function leaves, found by disassembling it with capstone
- * (retsite.h): its return instructions, its tail calls' targets, its jump
- * tables and the indirect jumps that cannot be followed.
+ * retsite.c - how an x86-64 function leaves, found by disassembling it with
+ * capstone (lib/symbols/retsite.h, a contract each lib/arch folder meets):
+ * its return instructions, its tail calls' targets, its jump tables and the
+ * indirect jumps that cannot be followed.
  */
-#include "retsite.h"
-#include "elffile.h"
+#include "symbols/retsite.h"
+#include "symbols/elffile.h"
 #include "util/xalloc.h"
 
 #include <capstone/capstone.h>
@@ -14,37 +15,20 @@
 #include <string.h>
 #include <unistd.h>
 
-#if defined(__x86_64__)
 #define OT_CS_ARCH CS_ARCH_X86
 #define OT_CS_MODE CS_MODE_64
 #define OT_INS_RET X86_INS_RET
 #define OT_INS_JMP X86_INS_JMP
-#elif defined(__aarch64__)
-#define OT_CS_ARCH CS_ARCH_ARM64
-#define OT_CS_MODE CS_MODE_ARM
-#define OT_INS_RET ARM64_INS_RET
-#define OT_INS_JMP ARM64_INS_B
-#endif
 
 /* The direct target of a jump, if it has one. */
 static int jump_target(const cs_insn *insn, uint64_t *target)
 {
-#if defined(__x86_64__)
 	const cs_x86 *x = &insn->detail->x86;
 
 	if (x->op_count == 1 && x->operands[0].type == X86_OP_IMM) {
 		*target = (uint64_t)x->operands[0].imm;
 		return 1;
 	}
-#elif defined(__aarch64__)
-	const cs_arm64 *a = &insn->detail->arm64;
-
-	if (a->cc == ARM64_CC_INVALID && a->op_count == 1 &&
-	    a->operands[0].type == ARM64_OP_IMM) {
-		*target = (uint64_t)a->operands[0].imm;
-		return 1;
-	}
-#endif
 	return 0;
 }
 
@@ -64,7 +48,6 @@ struct regval {
 };
 #define NGPR 16
 
-#if defined(__x86_64__)
 /* The general register reg is part of (0..15), or -1. */
 static int gpr(unsigned reg)
 {
@@ -164,7 +147,6 @@ static void track(csh cs, const cs_insn *insn, struct regval *rv)
 	if (dst >= 0 && v.kind)
 		rv[dst] = v;
 }
-#endif
 
 /*
  * How an indirect jump leaves: 0 not at all (a switch), 1 maybe (a tail
@@ -182,7 +164,6 @@ static void track(csh cs, const cs_insn *insn, struct regval *rv)
 static int indirect_exit(const cs_insn *insn, unsigned table_age, const struct regval *rv,
 			 struct ot_table_jump *t, uint64_t *since)
 {
-#if defined(__x86_64__)
 	const cs_x86 *x = &insn->detail->x86;
 	const cs_x86_op *op = &x->operands[0];
 
@@ -199,19 +180,11 @@ static int indirect_exit(const cs_insn *insn, unsigned table_age, const struct r
 		return rv[gpr(op->reg)].known ? 2 : 1;
 	}
 	return !(op->type == X86_OP_REG && table_age <= 4);
-#elif defined(__aarch64__)
-	(void)table_age;
-	(void)rv;
-	(void)t;
-	(void)since;
-	return insn->id == ARM64_INS_BR;
-#endif
 }
 
 /* jmp *disp(%rip): the slot's address (the next instruction's + disp). */
 static int rip_slot(const cs_insn *insn, uint64_t *slot)
 {
-#if defined(__x86_64__)
 	const cs_x86 *x = &insn->detail->x86;
 
 	if (x->op_count == 1 && x->operands[0].type == X86_OP_MEM &&
@@ -219,17 +192,12 @@ static int rip_slot(const cs_insn *insn, uint64_t *slot)
 		*slot = insn->address + insn->size + (uint64_t)x->operands[0].mem.disp;
 		return 1;
 	}
-#else
-	(void)insn;
-	(void)slot;
-#endif
 	return 0;
 }
 
 /* Does insn read memory through a scaled index register (a table)? */
 static int table_load(const cs_insn *insn)
 {
-#if defined(__x86_64__)
 	const cs_x86 *x = &insn->detail->x86;
 	uint8_t k;
 
@@ -237,9 +205,6 @@ static int table_load(const cs_insn *insn)
 		if (x->operands[k].type == X86_OP_MEM &&
 		    x->operands[k].mem.index != X86_REG_INVALID && x->operands[k].mem.scale >= 4)
 			return 1;
-#else
-	(void)insn;
-#endif
 	return 0;
 }
 
@@ -372,9 +337,7 @@ int ot_exits_mem(const uint8_t *code, size_t size, uint64_t offset, struct ot_ex
 			add(&x->rets, &x->nrets, insn->address);
 		else if (insn->id == OT_INS_JMP)
 			classify_jump(insn, offset, size, table_age, rv, x, &spans);
-#if defined(__x86_64__)
 		track(cs, insn, rv);
-#endif
 		/* Only a branch reaches what follows a jmp or ret. */
 		if (insn->id == OT_INS_RET || insn->id == OT_INS_JMP)
 			memset(rv, 0, sizeof(rv));
@@ -496,9 +459,7 @@ int ot_entry_point(const char *path, uint64_t offset, uint64_t size,
 		if (!insn->detail || !insn->id)
 			continue;
 		if (first) {
-#if defined(__x86_64__)
 			lock = insn->detail->x86.prefix[0] == X86_PREFIX_LOCK;
-#endif
 			if (!lock)
 				break;
 			next = insn->address + insn->size;
@@ -529,7 +490,6 @@ int ot_entry_point(const char *path, uint64_t offset, uint64_t size,
 	return ret;
 }
 
-#if defined(__x86_64__)
 /*
  * Whether insn only prepares Go's stack check: it writes no register but
  * R12 (the frame's bottom: lea -N(%rsp),%r12; mov %rsp,%r12; sub $N,%r12),
@@ -584,7 +544,6 @@ static uint64_t go_after_check(csh cs, cs_insn *insn, const uint8_t *code, size_
 	}
 	return 0;
 }
-#endif
 
 int ot_go_entry_point(const char *path, uint64_t offset, uint64_t size, uint64_t *probe,
 		      const char **why)
@@ -609,9 +568,7 @@ int ot_go_entry_point(const char *path, uint64_t offset, uint64_t size, uint64_t
 	cs_option(cs, CS_OPT_SKIPDATA, CS_OPT_ON);
 	cs_option(cs, CS_OPT_DETAIL, CS_OPT_ON);
 	insn = cs_malloc(cs);
-#if defined(__x86_64__)
 	after = go_after_check(cs, insn, code, size, offset);
-#endif
 	if (after)
 		njoins = branch_targets(cs, insn, code, size, offset, &joins);
 	/* A branch into the check but to its start (morestack's way back)
