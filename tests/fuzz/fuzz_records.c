@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/probes/bpf_record.h"
 #include "lib/report/check.h"
 #include "lib/rings/drain.h"
 #include "lib/util/error.h"
@@ -57,7 +58,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memset(mem, 0, sizeof(mem));
 	ot_ring_init(&ring, mem, PAGE, RING);
 	/* Either backend's sample layout, picked by a byte past the ring. */
-	ring.bpf = size > RING + 1 && (data[RING + 1] & 2);
+	ring.decode = size > RING + 1 && (data[RING + 1] & 2) ? ot_record_parse_bpf : NULL;
 	memcpy(ring.data, data, n);
 	/* A tail a little into the data makes wrapped records too. */
 	ring.meta->data_tail = size > RING ? data[RING] & 0xf8 : 0;
@@ -76,7 +77,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fn[i].binary = "fuzz";
 		fn[i].st = st[i];
 	}
-	ot_check_run(&c, NFUNCS, names, st, exp, 1, 1, ot_drain_stats(d)->lost, 1, NULL);
+	ot_check_run(&c, NFUNCS, NFUNCS, names, st, exp, 1, 1, ot_drain_stats(d)->lost, 1, NULL);
 	r.binary = "fuzz";
 	r.ended_by = "fuzz";
 	r.records.samples = ot_drain_stats(d)->samples;
