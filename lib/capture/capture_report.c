@@ -246,6 +246,7 @@ void ot_capture_judge(struct ot_capture *c)
 	judge_switches(c);
 	judge_end(c);
 	judge_go_deaths(c);
+	ot_capture_filter_judge(c);
 	ot_keyed_judge(c);
 	ot_capture_lang_judge(c);
 	master_hint(c, st, nrows);
@@ -278,12 +279,21 @@ static void tracer_usage(struct ot_report *r)
 	r->tracer_max_rss_kb = (uint64_t)ru.ru_maxrss;
 }
 
-/* Everything the report says, read while the probes and rings still exist. */
+/* A process's name as the capture saw it: the probes' (at its calls, or
+ * in the kernel's table of followed processes), the drain's, else its
+ * last as an exit of a followed process reported it. */
 int ot_capture_seen_comm(struct ot_capture *c, uint32_t pid, char *buf, size_t len)
 {
-	if (!ot_probes_comm(c->probes, pid, buf, len))
+	size_t i;
+
+	if (!ot_probes_comm(c->probes, pid, buf, len) || !ot_drain_comm(c->drain, pid, buf, len))
 		return 0;
-	return ot_drain_comm(c->drain, pid, buf, len);
+	for (i = c->fol.n; i-- > 0;)
+		if (c->fol.procs[i].pid == pid && c->fol.procs[i].comm[0] && len) {
+			snprintf(buf, len, "%s", c->fol.procs[i].comm);
+			return 0;
+		}
+	return -1;
 }
 
 /*

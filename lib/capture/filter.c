@@ -6,6 +6,7 @@
 #include "capture_priv.h"
 #include "capture_report.h"
 #include "process/procfs.h"
+#include "report/check.h"
 #include "util/xalloc.h"
 
 #include <stdio.h>
@@ -67,13 +68,18 @@ static int comm_keeps(struct ot_capture *c, uint32_t pid)
 	for (h = pid * 2654435761u & (c->filt.seen_cap - 1); c->filt.seen[h].pid;
 	     h = (h + 1) & (c->filt.seen_cap - 1))
 		if (c->filt.seen[h].pid == pid)
-			return c->filt.seen[h].keep == 1;
-	c->filt.seen[h].pid = pid;
-	c->filt.seen[h].keep = (!ot_capture_seen_comm(c, pid, name, sizeof(name)) ||
-				!ot_proc_comm((pid_t)pid, name, sizeof(name)) ||
-				!comm_at_start(c, pid, name)) &&
-			       !strcmp(name, c->o.comm) ? 1 : 2;
-	c->filt.nseen++;
+			break;
+	if (!c->filt.seen[h].pid) {
+		int named = !ot_capture_seen_comm(c, pid, name, sizeof(name)) ||
+			    !ot_proc_comm((pid_t)pid, name, sizeof(name)) ||
+			    !comm_at_start(c, pid, name);
+
+		c->filt.seen[h].pid = pid;
+		c->filt.seen[h].keep = !named ? 3 : !strcmp(name, c->o.comm) ? 1 : 2;
+		c->filt.unnamed_procs += !named;
+		c->filt.nseen++;
+	}
+	c->filt.unnamed += c->filt.seen[h].keep == 3;
 	return c->filt.seen[h].keep == 1;
 }
 
@@ -100,6 +106,20 @@ int ot_capture_filter_drops(struct ot_capture *c, const struct ot_event *ev)
 		return 1;
 	}
 	return 0;
+}
+
+void ot_capture_filter_judge(struct ot_capture *c)
+{
+	char why[320];
+
+	if (!c->filt.unnamed)
+		return;
+	snprintf(why, sizeof(why), "%llu record%s of %llu process%s whose name could not be "
+		 "read (gone before a drain) %s dropped by --comm %s: calls of %s may be among "
+		 "them", (unsigned long long)c->filt.unnamed, c->filt.unnamed == 1 ? "" : "s",
+		 (unsigned long long)c->filt.unnamed_procs, c->filt.unnamed_procs == 1 ? "" : "es",
+		 c->filt.unnamed == 1 ? "was" : "were", c->o.comm, c->o.comm);
+	ot_check_add(&c->check, OT_STATUS_LOSSY, why);
 }
 
 void ot_capture_filter_free(struct ot_capture_filter *f)

@@ -22,8 +22,13 @@ struct ot_capture_filter {
 	uint32_t own_pid;	/* -a: records of this process are dropped */
 	uint64_t own_records;
 	uint64_t dropped;	/* --comm, --tid: other processes' or threads' */
+	/* --comm: records of processes no name could be found for (gone
+	 * before a drain, never seen by the probes or at the start), and how
+	 * many processes: dropped too, but maybe NAME's. */
+	uint64_t unnamed, unnamed_procs;
 	char *desc;		/* "--comm nginx", for the report; owned */
-	/* Each process's verdict (open addressing on pid; 1 kept, 2 not). */
+	/* Each process's verdict (open addressing on pid; 1 kept, 2 not, 3
+	 * no name found). */
 	struct ot_capture_comm_seen { uint32_t pid; uint8_t keep; } *seen;
 	size_t nseen, seen_cap;
 	/* --comm with -p: each process's name when the capture began, for
@@ -38,6 +43,10 @@ void ot_capture_filter_begin(struct ot_capture *c);
 
 /* 1 when ev is not the report's (and counted), else 0. */
 int ot_capture_filter_drops(struct ot_capture *c, const struct ot_event *ev);
+
+/* --comm: records dropped because their process's name could not be
+ * found are a reason (lossy): NAME's calls may be among them. */
+void ot_capture_filter_judge(struct ot_capture *c);
 
 /* The report's word on --comm/--tid: the filter as given, the count. */
 void ot_capture_filter_report(struct ot_capture *c, struct ot_report *r);

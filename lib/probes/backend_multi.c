@@ -594,17 +594,31 @@ static int multi_follow_poll(struct ot_probes *p, int all,
 	return alive;
 }
 
-/* -a: the process's name at its latest traced call, from ot_comms. */
+/* -a: the process's name at its latest traced call, from ot_comms;
+ * --follow, -p PID,PID...: its name as the kernel's table of followed
+ * processes has it (its parent's at the fork, its own after an exec),
+ * until the exit is reported - so a child gone before its records are
+ * drained still has a name. */
 static int multi_comm(struct ot_probes *p, uint32_t pid, char *buf, size_t len)
 {
 	struct ot_umulti *m = p->priv;
+	struct followed_proc v;
 	char comm[16];
 
-	if (!m || !m->all || len == 0 || bpf_map_lookup_elem(m->comms_fd, &pid, comm))
+	if (!m || len == 0)
 		return -ENOENT;
-	comm[sizeof(comm) - 1] = 0;
-	snprintf(buf, len, "%s", comm);
-	return 0;
+	if (m->all && !bpf_map_lookup_elem(m->comms_fd, &pid, comm)) {
+		comm[sizeof(comm) - 1] = 0;
+		snprintf(buf, len, "%s", comm);
+		return 0;
+	}
+	if (m->follow && m->followed_fd >= 0 && !bpf_map_lookup_elem(m->followed_fd, &pid, &v) &&
+	    v.comm[0]) {
+		v.comm[sizeof(v.comm) - 1] = 0;
+		snprintf(buf, len, "%s", v.comm);
+		return 0;
+	}
+	return -ENOENT;
 }
 
 /* uprobe_multi.bpf.c's struct ot_usdt_spec. */
