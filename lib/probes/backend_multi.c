@@ -17,6 +17,12 @@
  * (ot_exec_watch) sees it first and may stop the process; the links are
  * made again for the new leader and the process continued (watch_poll).
  *
+ * Return probes are uprobe sessions where the kernel has them (Linux
+ * 6.13): the program declines, at the call, a return the kernel's one
+ * chain of return probes per thread could not follow (a call on a fiber's
+ * stack), which would kill the program; each decline is counted and said
+ * (multi_say).  Older kernels: plain return probes, unguarded.
+ *
  * Needs a kernel with BPF_TRACE_UPROBE_MULTI (Linux 6.6) and CAP_BPF +
  * CAP_PERFMON (or CAP_SYS_ADMIN).
  */
@@ -172,23 +178,21 @@ static int link_create(const struct ot_umulti *m, const char *path,
 		       enum ot_umulti_kind kind, const uint64_t *offsets,
 		       const uint64_t *cookies, const uint64_t *ref_ctrs, size_t n, pid_t pid)
 {
+	/* Return probes as sessions where the kernel has them: no return
+	 * flag, the program's answer at each call decides. */
+	int session = kind == OT_UMULTI_URETPROBE && m->session_fd >= 0;
 	struct ot_link_create_attr a;
 
 	memset(&a, 0, sizeof(a));
-	a.prog_fd = (uint32_t)(kind == OT_UMULTI_ENTRY ? m->entry_fd : m->return_fd);
-	a.attach_type = OT_BPF_TRACE_UPROBE_MULTI;
-	if (kind == OT_UMULTI_URETPROBE && m->session_fd >= 0) {
-		/* A session's return comes with no flag: its call decides. */
-		a.prog_fd = (uint32_t)m->session_fd;
-		a.attach_type = OT_BPF_TRACE_UPROBE_SESSION;
-		kind = OT_UMULTI_ENTRY;
-	}
+	a.prog_fd = (uint32_t)(session ? m->session_fd :
+			       kind == OT_UMULTI_ENTRY ? m->entry_fd : m->return_fd);
+	a.attach_type = session ? OT_BPF_TRACE_UPROBE_SESSION : OT_BPF_TRACE_UPROBE_MULTI;
 	a.path = (uint64_t)(uintptr_t)path;
 	a.offsets = (uint64_t)(uintptr_t)offsets;
 	a.cookies = (uint64_t)(uintptr_t)cookies;
 	a.ref_ctr_offsets = (uint64_t)(uintptr_t)ref_ctrs;
 	a.cnt = (uint32_t)n;
-	a.umulti_flags = kind == OT_UMULTI_URETPROBE ? OT_BPF_F_UPROBE_MULTI_RETURN : 0;
+	a.umulti_flags = kind == OT_UMULTI_URETPROBE && !session ? OT_BPF_F_UPROBE_MULTI_RETURN : 0;
 	a.pid = pid > 0 ? (uint32_t)pid : 0;
 	return (int)syscall(SYS_bpf, BPF_LINK_CREATE, &a, sizeof(a));
 }

@@ -526,7 +526,9 @@ int ot_return(struct pt_regs *ctx)
  * was mapped MAP_STACK: no huge pages) - never a fiber's, from the heap,
  * where neighbouring stacks share one mapping - and the chain's newest,
  * if any, in that same mapping.  Other calls are declined (the entry
- * still recorded: an unclosed call) and counted in ot_guard_stats.
+ * still recorded: an unclosed call) and counted in ot_guard_stats; so is
+ * one whose mapping cannot be looked up (bpf_find_vma only tries the
+ * process's map lock).
  */
 extern _Bool bpf_session_is_return(void) __ksym __weak;
 
@@ -595,7 +597,10 @@ int ot_session(struct pt_regs *ctx)
 
 	if (bpf_session_is_return())
 		return emit(ctx, 2);
-	if (!(ot_enabled & 2) || guard_takes(ctx))
+	/* Returns off (before the capture, after it): none to take. */
+	if (!(ot_enabled & 2))
+		return 1;
+	if (guard_takes(ctx))
 		return 0;
 	declined = bpf_map_lookup_elem(&ot_guard_stats, &zero);
 	if (declined)
