@@ -299,6 +299,32 @@ static int configure(struct ot_umulti *m, int follow, int all, char *why, size_t
 	return 0;
 }
 
+/* The embedded object opened, configured and loaded into m->obj (NULL on
+ * failure).  0, or -errno with why. */
+static int open_load(struct ot_umulti *m, int follow, int all, char *why, size_t whylen)
+{
+	int ret;
+
+	m->obj = bpf_object__open_mem(ot_umulti_obj,
+				      (size_t)(ot_umulti_obj_end - ot_umulti_obj), NULL);
+	if (!m->obj) {
+		ret = -errno;
+		snprintf(why, whylen, "libbpf cannot open the embedded program: %s",
+			 strerror(errno));
+		return ret;
+	}
+	ret = configure(m, follow, all, why, whylen);
+	if (!ret && (ret = bpf_object__load(m->obj)))
+		snprintf(why, whylen, "the kernel refused the BPF program: %s%s",
+			 strerror(-ret),
+			 ret == -EPERM ? " (needs CAP_BPF and CAP_PERFMON, or CAP_SYS_ADMIN)" : "");
+	if (ret) {
+		bpf_object__close(m->obj);
+		m->obj = NULL;
+	}
+	return ret;
+}
+
 static int ot_umulti_load(struct ot_umulti **out, int follow, int all, char *why,
 			  size_t whylen)
 {
@@ -310,27 +336,23 @@ static int ot_umulti_load(struct ot_umulti **out, int follow, int all, char *why
 	m->entry_fd = m->return_fd = m->rings_fd = m->followed_fd = m->stats_fd = -1;
 	m->guard_fd = -1;
 	m->session_fd = kernel_has_sessions() ? 0 : -1;	/* 0: to load (configure) */
+	if (m->session_fd < 0)
+		ot_verbose("this kernel has no uprobe sessions (Linux < 6.13): return probes are "
+			   "not guarded against a stack switch no scan names");
 	m->follow = follow;
 	m->all = all;
 	libbpf_set_print(libbpf_print);
-	m->obj = bpf_object__open_mem(ot_umulti_obj,
-				      (size_t)(ot_umulti_obj_end - ot_umulti_obj), NULL);
-	if (!m->obj) {
-		ret = -errno;
-		snprintf(why, whylen, "libbpf cannot open the embedded program: %s",
-			 strerror(errno));
+	ret = open_load(m, follow, all, why, whylen);
+	if (ret && ret != -EPERM && !m->session_fd) {
+		/* A kernel with sessions that refuses the guard's program
+		 * (its helpers, its kfunc): plain return probes, said. */
+		ot_verbose("%s: without ot_session, return probes not guarded", why);
+		m->session_fd = -1;
+		ret = open_load(m, follow, all, why, whylen);
+	}
+	if (ret) {
 		free(m);
 		return ret;
-	}
-	ret = configure(m, follow, all, why, whylen);
-	if (ret)
-		goto fail;
-	ret = bpf_object__load(m->obj);
-	if (ret) {
-		snprintf(why, whylen, "the kernel refused the BPF program: %s%s",
-			 strerror(-ret),
-			 ret == -EPERM ? " (needs CAP_BPF and CAP_PERFMON, or CAP_SYS_ADMIN)" : "");
-		goto fail;
 	}
 	m->rings_fd = bpf_map__fd(bpf_object__find_map_by_name(m->obj, "ot_rings"));
 	if (follow) {
@@ -348,9 +370,6 @@ static int ot_umulti_load(struct ot_umulti **out, int follow, int all, char *why
 		if (m->session_fd < 0 || m->guard_fd < 0)
 			m->session_fd = m->guard_fd = -1;
 	}
-	if (m->session_fd < 0)
-		ot_verbose("this kernel has no uprobe sessions (Linux < 6.13): return probes are "
-			   "not guarded against a stack switch no scan names");
 	/*
 	 * libbpf 1.1 maps .bss onto the kernel's array only for skeletons; here
 	 * its copy is private, so map the array itself (BPF_F_MMAPABLE).
