@@ -221,6 +221,15 @@ for b in multi perf inject; do
 		# Return probes forced there: seen switching at run time, never ok.
 		[ $b = inject ] || case_ "asm unnamed, uretprobe" $b p 'False' \
 			--returns uretprobe -f outer,inner -- "$T/hidswitch" 500
+		# Fibers yielding inside ahop(), which leaves by a jump through
+		# a pointer: by default a return probe where the backend guards
+		# them (multi: the fibers' calls declined), else none; never ok.
+		[ $b = inject ] || case_ "asm switch, hop" $b p 'False' \
+			-f ahop,awork -- "$T/asmswitch" 1000 hop
+		# Forced: multi's guard declines every fiber's call, never ok
+		# (perf's unguarded return probe kills it: not a row).
+		[ $b != multi ] || case_ "asm switch, uretprobe" $b p 'False' \
+			--returns uretprobe -f astep,awork -- "$T/asmswitch" 1000
 	fi
 	case_ "sigaltstack coroutines" $b p 'fn["cstep"]["scopes"] == 2000 and fn["cwork"]["scopes"] == 4000' \
 		-f cstep,cwork -- "$T/altstack" 1000

@@ -17,6 +17,12 @@
  * (ot_exec_watch) sees it first and may stop the process; the links are
  * made again for the new leader and the process continued (watch_poll).
  *
+ * Return probes are uprobe sessions where the kernel has them (Linux
+ * 6.13): the program declines, at the call, a return the kernel's one
+ * chain of return probes per thread could not follow (a call on a fiber's
+ * stack), which would kill the program; each decline is counted and said
+ * (multi_say).  Older kernels: plain return probes, unguarded.
+ *
  * Needs a kernel with BPF_TRACE_UPROBE_MULTI (Linux 6.6) and CAP_BPF +
  * CAP_PERFMON (or CAP_SYS_ADMIN).
  */
@@ -30,9 +36,11 @@
 #include "util/xalloc.h"
 
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <dirent.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -56,6 +64,9 @@ extern const unsigned char ot_umulti_obj[], ot_umulti_obj_end[];
  */
 #define OT_BPF_TRACE_UPROBE_MULTI 48
 #define OT_BPF_F_UPROBE_MULTI_RETURN 1u
+/* Uprobe sessions (Linux 6.13): one program at the call and at the return,
+ * the call's answer deciding whether the return is probed. */
+#define OT_BPF_TRACE_UPROBE_SESSION 57
 
 struct ot_link_create_attr {
 	uint32_t prog_fd;
@@ -104,6 +115,9 @@ static const char *const unheld_why[] = {
 struct ot_umulti {
 	struct bpf_object *obj;
 	int entry_fd, return_fd, rings_fd;
+	/* Return probes as guarded sessions (ot_session), or -1 where the
+	 * kernel has none (plain uretprobes, unguarded); their declines. */
+	int session_fd, guard_fd;
 	volatile uint32_t *enabled;	/* the program's .bss, mapped here */
 	size_t enabled_len;
 	struct umulti_link *links;
@@ -167,17 +181,21 @@ static int link_create(const struct ot_umulti *m, const char *path,
 		       enum ot_umulti_kind kind, const uint64_t *offsets,
 		       const uint64_t *cookies, const uint64_t *ref_ctrs, size_t n, pid_t pid)
 {
+	/* Return probes as sessions where the kernel has them: no return
+	 * flag, the program's answer at each call decides. */
+	int session = kind == OT_UMULTI_URETPROBE && m->session_fd >= 0;
 	struct ot_link_create_attr a;
 
 	memset(&a, 0, sizeof(a));
-	a.prog_fd = (uint32_t)(kind == OT_UMULTI_ENTRY ? m->entry_fd : m->return_fd);
-	a.attach_type = OT_BPF_TRACE_UPROBE_MULTI;
+	a.prog_fd = (uint32_t)(session ? m->session_fd :
+			       kind == OT_UMULTI_ENTRY ? m->entry_fd : m->return_fd);
+	a.attach_type = session ? OT_BPF_TRACE_UPROBE_SESSION : OT_BPF_TRACE_UPROBE_MULTI;
 	a.path = (uint64_t)(uintptr_t)path;
 	a.offsets = (uint64_t)(uintptr_t)offsets;
 	a.cookies = (uint64_t)(uintptr_t)cookies;
 	a.ref_ctr_offsets = (uint64_t)(uintptr_t)ref_ctrs;
 	a.cnt = (uint32_t)n;
-	a.umulti_flags = kind == OT_UMULTI_URETPROBE ? OT_BPF_F_UPROBE_MULTI_RETURN : 0;
+	a.umulti_flags = kind == OT_UMULTI_URETPROBE && !session ? OT_BPF_F_UPROBE_MULTI_RETURN : 0;
 	a.pid = pid > 0 ? (uint32_t)pid : 0;
 	return (int)syscall(SYS_bpf, BPF_LINK_CREATE, &a, sizeof(a));
 }
@@ -219,6 +237,35 @@ static int map_watch(struct ot_umulti *m)
 }
 
 /*
+ * Whether the kernel has uprobe sessions (the attach type and the kfunc
+ * ot_session calls, Linux 6.13), from its BTF: without them return probes
+ * are plain uretprobes, as before, unguarded.
+ */
+static int kernel_has_sessions(void)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	const struct btf_type *t;
+	int id, found = 0;
+
+	if (!btf)
+		return 0;
+	id = btf__find_by_name_kind(btf, "bpf_attach_type", BTF_KIND_ENUM);
+	if (id > 0 && btf__find_by_name_kind(btf, "bpf_session_is_return", BTF_KIND_FUNC) > 0) {
+		const struct btf_enum *e;
+		int k;
+
+		t = btf__type_by_id(btf, (__u32)id);
+		e = btf_enum(t);
+		for (k = 0; k < btf_vlen(t) && !found; k++)
+			found = !strcmp(btf__name_by_offset(btf, e[k].name_off),
+					"BPF_TRACE_UPROBE_SESSION") &&
+				e[k].val == OT_BPF_TRACE_UPROBE_SESSION;
+	}
+	btf__free(btf);
+	return found;
+}
+
+/*
  * Before loading: the probes' "kprobe" programs made uprobe_multi ones by
  * their attach type; --follow's hooks loaded only for it, ot_exec_watch
  * always (an exec from a thread: see watch_poll); the rings sized to the
@@ -231,7 +278,11 @@ static int configure(struct ot_umulti *m, int follow, int all, char *why, size_t
 	struct bpf_map *map;
 
 	bpf_object__for_each_program(prog, m->obj) {
-		if (!strncmp(bpf_program__name(prog), "ot_entry", 9) ||
+		if (!strcmp(bpf_program__name(prog), "ot_session")) {
+			bpf_program__set_autoload(prog, m->session_fd == 0);
+			bpf_program__set_expected_attach_type(prog,
+				(enum bpf_attach_type)OT_BPF_TRACE_UPROBE_SESSION);
+		} else if (!strncmp(bpf_program__name(prog), "ot_entry", 9) ||
 		    !strncmp(bpf_program__name(prog), "ot_return", 10))
 			bpf_program__set_expected_attach_type(prog,
 				(enum bpf_attach_type)OT_BPF_TRACE_UPROBE_MULTI);
@@ -251,6 +302,32 @@ static int configure(struct ot_umulti *m, int follow, int all, char *why, size_t
 	return 0;
 }
 
+/* The embedded object opened, configured and loaded into m->obj (NULL on
+ * failure).  0, or -errno with why. */
+static int open_load(struct ot_umulti *m, int follow, int all, char *why, size_t whylen)
+{
+	int ret;
+
+	m->obj = bpf_object__open_mem(ot_umulti_obj,
+				      (size_t)(ot_umulti_obj_end - ot_umulti_obj), NULL);
+	if (!m->obj) {
+		ret = -errno;
+		snprintf(why, whylen, "libbpf cannot open the embedded program: %s",
+			 strerror(errno));
+		return ret;
+	}
+	ret = configure(m, follow, all, why, whylen);
+	if (!ret && (ret = bpf_object__load(m->obj)))
+		snprintf(why, whylen, "the kernel refused the BPF program: %s%s",
+			 strerror(-ret),
+			 ret == -EPERM ? " (needs CAP_BPF and CAP_PERFMON, or CAP_SYS_ADMIN)" : "");
+	if (ret) {
+		bpf_object__close(m->obj);
+		m->obj = NULL;
+	}
+	return ret;
+}
+
 static int ot_umulti_load(struct ot_umulti **out, int follow, int all, char *why,
 			  size_t whylen)
 {
@@ -260,27 +337,25 @@ static int ot_umulti_load(struct ot_umulti **out, int follow, int all, char *why
 
 	*out = NULL;
 	m->entry_fd = m->return_fd = m->rings_fd = m->followed_fd = m->stats_fd = -1;
+	m->guard_fd = -1;
+	m->session_fd = kernel_has_sessions() ? 0 : -1;	/* 0: to load (configure) */
+	if (m->session_fd < 0)
+		ot_verbose("this kernel has no uprobe sessions (Linux < 6.13): return probes are "
+			   "not guarded against a stack switch no scan names");
 	m->follow = follow;
 	m->all = all;
 	libbpf_set_print(libbpf_print);
-	m->obj = bpf_object__open_mem(ot_umulti_obj,
-				      (size_t)(ot_umulti_obj_end - ot_umulti_obj), NULL);
-	if (!m->obj) {
-		ret = -errno;
-		snprintf(why, whylen, "libbpf cannot open the embedded program: %s",
-			 strerror(errno));
+	ret = open_load(m, follow, all, why, whylen);
+	if (ret && ret != -EPERM && !m->session_fd) {
+		/* A kernel with sessions that refuses the guard's program
+		 * (its helpers, its kfunc): plain return probes, said. */
+		ot_verbose("%s: without ot_session, return probes not guarded", why);
+		m->session_fd = -1;
+		ret = open_load(m, follow, all, why, whylen);
+	}
+	if (ret) {
 		free(m);
 		return ret;
-	}
-	ret = configure(m, follow, all, why, whylen);
-	if (ret)
-		goto fail;
-	ret = bpf_object__load(m->obj);
-	if (ret) {
-		snprintf(why, whylen, "the kernel refused the BPF program: %s%s",
-			 strerror(-ret),
-			 ret == -EPERM ? " (needs CAP_BPF and CAP_PERFMON, or CAP_SYS_ADMIN)" : "");
-		goto fail;
 	}
 	m->rings_fd = bpf_map__fd(bpf_object__find_map_by_name(m->obj, "ot_rings"));
 	if (follow) {
@@ -291,6 +366,13 @@ static int ot_umulti_load(struct ot_umulti **out, int follow, int all, char *why
 	m->specs_fd = bpf_map__fd(bpf_object__find_map_by_name(m->obj, "ot_usdt_specs"));
 	m->entry_fd = bpf_program__fd(bpf_object__find_program_by_name(m->obj, "ot_entry"));
 	m->return_fd = bpf_program__fd(bpf_object__find_program_by_name(m->obj, "ot_return"));
+	if (!m->session_fd) {
+		m->session_fd = bpf_program__fd(bpf_object__find_program_by_name(m->obj,
+										  "ot_session"));
+		m->guard_fd = bpf_map__fd(bpf_object__find_map_by_name(m->obj, "ot_guard_stats"));
+		if (m->session_fd < 0 || m->guard_fd < 0)
+			m->session_fd = m->guard_fd = -1;
+	}
 	/*
 	 * libbpf 1.1 maps .bss onto the kernel's array only for skeletons; here
 	 * its copy is private, so map the array itself (BPF_F_MMAPABLE).
@@ -846,15 +928,6 @@ static const struct ot_probes_thread_execs *multi_thread_execs(const struct ot_p
 	return m && m->exec_hook ? &m->texecs : NULL;
 }
 
-/* Its own figures: the execs from other threads it armed again. */
-static void multi_say(struct ot_probes *p, struct ot_probes_said *out)
-{
-	const struct ot_probes_thread_execs *te = multi_thread_execs(p);
-
-	if (te)
-		ot_figs_thread_execs(&out->figs, te);
-}
-
 static int multi_arm(struct ot_probes *p, const struct ot_probe_target *t, size_t n, int pid)
 {
 	size_t *idx = ot_xcalloc(n + 1, sizeof(*idx)), i, j, m;
@@ -1027,6 +1100,32 @@ static void multi_close(struct ot_probes *p)
 	p->priv = NULL;
 }
 
+/*
+ * Its own figures: the execs from other threads it armed again.  And the
+ * calls whose return instance ot_session declined (on a stack the
+ * kernel's chain of return probes could not follow): their returns are
+ * not seen, so the status is lossy.
+ */
+static void multi_say(struct ot_probes *p, struct ot_probes_said *out)
+{
+	const struct ot_probes_thread_execs *te = multi_thread_execs(p);
+	struct ot_umulti *m = p->priv;
+	uint64_t declined = 0;
+	uint32_t zero = 0;
+
+	if (te)
+		ot_figs_thread_execs(&out->figs, te);
+	if (!m || m->guard_fd < 0 || out->nwhy >= OT_PROBES_WHY_MAX ||
+	    bpf_map_lookup_elem(m->guard_fd, &zero, &declined) || !declined)
+		return;
+	snprintf(out->why[out->nwhy++], sizeof(out->why[0]),
+		 "%" PRIu64 " call%s on another stack than their thread's own (a fiber or "
+		 "coroutine): %s return%s not probed, as a return probe there would kill the "
+		 "program (SIGILL); --returns insn sees returns at return instructions",
+		 declined, declined == 1 ? "" : "s", declined == 1 ? "its" : "their",
+		 declined == 1 ? "" : "s");
+}
+
 static size_t multi_nevents(const struct ot_probes *p)
 {
 	return p->priv ? ot_umulti_nlinks(p->priv) : 0;
@@ -1039,7 +1138,8 @@ const struct ot_backend_ops ot_backend_multi = {
 		.built_on = "uprobe_multi BPF links, libbpf " OT_LIBBPF_VERSION,
 		.can = OT_CAN_AUTO | OT_CAN_FOLLOW | OT_CAN_ALL | OT_CAN_FREEZE | OT_CAN_COMPENSATE |
 		       OT_CAN_RETURNS | OT_CAN_VALUES | OT_NEEDS_SYS_ADMIN | OT_CAN_USDT |
-		       OT_CAN_PIDS | OT_CAN_CGROUP | OT_CAN_GO | OT_CAN_OWNER,
+		       OT_CAN_PIDS | OT_CAN_CGROUP | OT_CAN_GO | OT_CAN_OWNER |
+		       OT_GUARDS_RETURNS,
 	},
 	.objects = "uprobe_multi links",
 	.decode = ot_record_parse_bpf,

@@ -177,7 +177,11 @@ static const char *uretprobe_kills(const struct ot_plan *p, size_t i, char *why,
  *                        (the status lossy: r->inexact says why) - and
  *                        in a process that switches stacks, refused
  *                        where there is none to probe (only a return
- *                        probe could see it return).
+ *                        probe could see it return).  A backend whose
+ *                        return probes are not guarded (OT_GUARDS_RETURNS:
+ *                        a switch no scan names would make one kill)
+ *                        gets return instructions all the same, none
+ *                        where there are none (its calls' entries alone).
  *   a Go program:        return instructions, always (go_refuse and
  *                        go_returns refuse what cannot be seen so).
  */
@@ -211,6 +215,12 @@ static int return_mode(const struct ot_plan *p, const struct ot_plan_opts *o, si
 	if (kills) {
 		ot_verbose("%s: not every exit is a return instruction, but a return probe would "
 			   "be worse: %s", label, kills);
+		return 1;
+	}
+	if (!(o->backend_can & OT_GUARDS_RETURNS)) {
+		ot_verbose("%s: not every exit is a return instruction, but this backend's return "
+			   "probes are not guarded against a stack switch no scan names, which would "
+			   "make one kill the program (--returns uretprobe forces one)", label);
 		return 1;
 	}
 	ot_verbose("%s: not every exit is a return instruction: a return probe sees its returns",

@@ -6,7 +6,9 @@
  *
  * Which returns a function gets is decided here, per function: by
  * default at its return instructions wherever every exit of it is found
- * (lib/symbols/returns), a return probe (uretprobe) only where not - and
+ * (lib/symbols/returns), a return probe (uretprobe) only where not, on a
+ * backend whose return probes are guarded against a stack switch no scan
+ * names (OT_GUARDS_RETURNS; else return instructions all the same) - and
  * never where one may kill the program: a file with exception tables (an
  * exception or panic unwinding through the probed frame), or a process
  * that switches stacks (lib/symbols/switches, over every file it maps or

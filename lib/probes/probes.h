@@ -166,11 +166,17 @@ enum ot_backend_can {
 	 * capability install may trace with -a, --follow, -p PID,PID... or
 	 * --cgroup (a single -p process is checked as ptrace checks it). */
 	OT_CAN_OWNER = 1 << 15,
+	/* Its return probes are guarded: a call on a stack the kernel's one
+	 * chain of return probes per thread cannot follow (a fiber's) gets
+	 * none, counted, so a stack switch no scan names cannot kill the
+	 * program.  A backend without it gets a return probe only when
+	 * --returns uretprobe asks. */
+	OT_GUARDS_RETURNS = 1 << 16,
 	OT_CAN_END_	/* keep last: the highest bit + 1, for the check below */
 };
 /* How many bits the capabilities use: a backend's why_not[] has a slot for
  * each, so a bit added above without raising this does not compile. */
-#define OT_CAN_NBITS 16
+#define OT_CAN_NBITS 17
 _Static_assert(OT_CAN_END_ - 1 == 1u << (OT_CAN_NBITS - 1),
 	       "OT_CAN_NBITS must be the number of OT_CAN_* bits (why_not[]'s size)");
 /* The options' capabilities, in the order their refusals are checked. */

@@ -509,6 +509,105 @@ int ot_return(struct pt_regs *ctx)
 	return emit(ctx, 2);
 }
 
+/*
+ * Return probes as uprobe sessions (Linux 6.13; user space loads this
+ * program only where the kernel has them): at a call this program says
+ * whether the kernel is to take its return instance, at the return it
+ * records as ot_return does (the entry is the entry link's).
+ *
+ * Why: the kernel keeps one chain of return instances per thread, not
+ * per stack.  A call on a stack above the chain's newest instance drops
+ * it as a frame longjmp left (cleanup_return_instances), and a return
+ * through the trampoline takes the chain's newest whatever stack it is
+ * on (handle_trampoline): after a switch between stacks it finds none
+ * (SIGILL) or another call's return address.  So a call takes a return
+ * instance only where the chain stays on one stack: its SP in a mapping
+ * made for a thread's stack (the main thread's grows down, a thread's
+ * was mapped MAP_STACK: no huge pages) - never a fiber's, from the heap,
+ * where neighbouring stacks share one mapping - and the chain's newest,
+ * if any, in that same mapping.  Other calls are declined (the entry
+ * still recorded: an unclosed call) and counted in ot_guard_stats; so is
+ * one whose mapping cannot be looked up (bpf_find_vma only tries the
+ * process's map lock).
+ */
+extern _Bool bpf_session_is_return(void) __ksym __weak;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} ot_guard_stats SEC(".maps");
+
+struct vm_area_struct___ot {
+	unsigned long vm_start, vm_end;
+	unsigned long vm_flags;
+} __attribute__((preserve_access_index));
+
+struct return_instance___ot {
+	unsigned long stack;
+} __attribute__((preserve_access_index));
+
+struct uprobe_task___ot {
+	struct return_instance___ot *return_instances;
+} __attribute__((preserve_access_index));
+
+struct task_struct___guard {
+	struct uprobe_task___ot *utask;
+} __attribute__((preserve_access_index));
+
+#define OT_VM_GROWSDOWN 0x100ul
+#define OT_VM_NOHUGEPAGE 0x40000000ul
+
+struct ot_guard_ctx {
+	__u64 newest;	/* the chain's newest instance's SP, 0 for none */
+	int ok;
+};
+
+static long guard_vma(void *task, struct vm_area_struct___ot *vma, struct ot_guard_ctx *g)
+{
+	unsigned long flags = vma->vm_flags;
+
+	(void)task;
+	if (!(flags & (OT_VM_GROWSDOWN | OT_VM_NOHUGEPAGE)))
+		return 0;
+	g->ok = !g->newest || (g->newest >= vma->vm_start && g->newest < vma->vm_end);
+	return 0;
+}
+
+/* Whether this call may take a return instance (see above). */
+static __always_inline int guard_takes(struct pt_regs *ctx)
+{
+	struct task_struct___guard *t = (void *)bpf_get_current_task();
+	struct return_instance___ot *ri = BPF_CORE_READ(t, utask, return_instances);
+	struct ot_guard_ctx g = { 0, 0 };
+
+	if (ri)
+		g.newest = BPF_CORE_READ(ri, stack);
+	if (bpf_find_vma(bpf_get_current_task_btf(), PT_REGS_SP(ctx), guard_vma, &g, 0))
+		return 0;
+	return g.ok;
+}
+
+SEC("kprobe")
+int ot_session(struct pt_regs *ctx)
+{
+	__u32 zero = 0;
+	__u64 *declined;
+
+	if (bpf_session_is_return())
+		return emit(ctx, 2);
+	/* Returns off (before the capture, after it): none to take. */
+	if (!(ot_enabled & 2))
+		return 1;
+	if (guard_takes(ctx))
+		return 0;
+	declined = bpf_map_lookup_elem(&ot_guard_stats, &zero);
+	if (declined)
+		__sync_fetch_and_add(declined, 1);
+	return 1;
+}
+
 /* sched_process_fork(parent, child), in the parent. */
 SEC("raw_tp/sched_process_fork")
 int ot_fork(struct bpf_raw_tracepoint_args *ctx)

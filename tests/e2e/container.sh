@@ -247,9 +247,18 @@ EOF
 		kill -USR1 "$pid"
 		wait "$otpid" || fail_ "python3.11, $b: exit status $?: $(cat "$work/py$b.err")"
 		cmp -s "$work/pybt.out" "$work/py$b.out" || fail_ "python3.11, $b: its output changed"
-		json_check "$work/py$b.json" 'j["status"] == "ok"' \
-			'(fn["PyObject_Hash"]["scopes"], fn["libc.so.6:getpid"]["scopes"]) == ('"$want"', 2)' \
-			'j["target"]["binary"] == "'"$PY"'"'
+		json_check "$work/py$b.json" 'j["target"]["binary"] == "'"$PY"'"'
+		# PyObject_Hash may leave by an indirect tail call: perf, whose
+		# return probes cannot be guarded, sees its return instructions
+		# only, and says its counts may be short.
+		if [ $b = perf ]; then
+			json_check "$work/py$b.json" 'j["status"] == "lossy"' \
+				'fn["libc.so.6:getpid"]["scopes"] == 2' \
+				'any(r.startswith("PyObject_Hash: calls that leave it by an indirect tail call") for r in j["reasons"])'
+		else
+			json_check "$work/py$b.json" 'j["status"] == "ok"' \
+				'(fn["PyObject_Hash"]["scopes"], fn["libc.so.6:getpid"]["scopes"]) == ('"$want"', 2)'
+		fi
 	done
 	# --follow from here: the child it forks, a row each.
 	cat >"$work/py.py" <<'EOF'

@@ -63,13 +63,20 @@ done
 	fail_ "untraced exit statuses: $plain_segv $plain_abort $plain_exit3"
 
 # SIGSEGV mid-capture, -p, every backend: the text says it.
+# fault() leaves by a tail call to another library: perf, whose return
+# probes cannot be guarded against a stack switch, sees its return
+# instructions only, and says so.
+inexact="fault: calls that leave it by a tail call through a pointer or to another library are not seen returning (--returns insn); its counts may be short"
 for b in multi perf inject; do
 	pcap $b segv segv-$b.txt
 	[ $trc = "$plain_segv" ] || fail_ "segv $b: the target's exit status $trc, untraced $plain_segv"
 	[ $otrc = 3 ] || fail_ "segv $b: exit status $otrc, expected 3: $(cat "$work/segv-$b.txt.err")"
+	more=
+	[ $b != perf ] || more="check failed: $inexact
+"
 	[ "$(verdict "$work/segv-$b.txt")" = "capture: ended by target exit (killed by SIGSEGV); drained at least every 50 ms
 status: failed
-check failed: the target (pid N) was killed by SIGSEGV during the capture: a crash, of the program or of its tracing" ] ||
+${more}check failed: the target (pid N) was killed by SIGSEGV during the capture: a crash, of the program or of its tracing" ] ||
 		fail_ "segv $b: $(cat "$work/segv-$b.txt")"
 	grep -q "^orbit-trace: check failed: the target (pid $tpid) was killed by SIGSEGV" \
 		"$work/segv-$b.txt.err" || fail_ "segv $b: not said on standard error"
@@ -88,7 +95,7 @@ for b in multi perf inject; do
 		'j["target"]["signal_name"] == "SIGSEGV"' \
 		"j['target']['exit_from'] == '$from'" \
 		'"exit_status" not in j["target"]' \
-		"j['reasons'] == ['the target (pid $tpid) was killed by SIGSEGV during the capture: a crash, of the program or of its tracing']"
+		"j['reasons'] == ['$inexact'] * ('$b' == 'perf') + ['the target (pid $tpid) was killed by SIGSEGV during the capture: a crash, of the program or of its tracing']"
 done
 
 # SIGABRT (abort()) and SIGSYS (a forbidden system call under seccomp)
@@ -106,8 +113,10 @@ json_check "$work/sys.json" 'j["status"] == "failed"' 'j["target"]["signal_name"
 for b in multi perf inject; do
 	pcap $b exit3 exit3-$b.txt
 	[ $trc = 3 ] && [ $otrc = 0 ] || fail_ "exit3 $b: exit statuses $trc, $otrc: $(cat "$work/exit3-$b.txt.err")"
+	st=ok
+	[ $b != perf ] || st=lossy	# fault's returns, as above
 	[ "$(verdict "$work/exit3-$b.txt")" = "capture: ended by target exit (exit status 3); drained at least every 50 ms
-status: ok" ] || fail_ "exit3 $b: $(cat "$work/exit3-$b.txt")"
+status: $st" ] || fail_ "exit3 $b: $(cat "$work/exit3-$b.txt")"
 done
 
 # SIGTERM from outside while the capture runs: said, not a crash.
@@ -156,8 +165,11 @@ ctypes.string_at(0)' <"$work/in" >"$work/py-$b.out" 2>/dev/null &
 		cleanup_pids=""
 		[ $trc = 139 ] && [ $otrc = 3 ] || fail_ "python3.11 $b: exit statuses $trc, $otrc: $(cat "$work/py-$b.err")"
 		[ "$(sed 1d "$work/py-$b.out")" = 499500 ] || fail_ "python3.11 $b: it printed $(cat "$work/py-$b.out")"
+		# perf: both functions may leave by an indirect tail call, and
+		# its return probes cannot be guarded: return instructions, said.
 		json_check "$work/py-$b.json" 'j["status"] == "failed"' 'j["target"]["signal_name"] == "SIGSEGV"' \
-			"j['reasons'] == ['the target (pid $tpid) was killed by SIGSEGV during the capture: a crash, of the program or of its tracing']"
+			"j['reasons'][-1] == 'the target (pid $tpid) was killed by SIGSEGV during the capture: a crash, of the program or of its tracing'" \
+			"[r.split(':')[0] for r in j['reasons'][:-1]] == ['PyObject_Call', '_PyEval_EvalFrameDefault'] * ('$b' == 'perf')"
 	done
 fi
 
@@ -170,9 +182,12 @@ for b in multi perf inject; do
 	set -e
 	[ $otrc = 3 ] || fail_ "-- CMD $b: exit status $otrc: $(cat "$work/cmd-$b.err")"
 	[ "$(cat "$work/cmd-$b.out")" = "100 steps" ] || fail_ "-- CMD $b: the command printed $(cat "$work/cmd-$b.out")"
+	more=
+	[ $b != perf ] || more="check failed: $inexact
+"
 	[ "$(verdict "$work/cmd-$b.txt")" = "capture: ended by target exit (killed by SIGSEGV); drained at least every 50 ms
 status: failed
-check failed: the target (pid N) was killed by SIGSEGV during the capture: a crash, of the program or of its tracing" ] ||
+${more}check failed: the target (pid N) was killed by SIGSEGV during the capture: a crash, of the program or of its tracing" ] ||
 		fail_ "-- CMD $b: $(cat "$work/cmd-$b.txt")"
 done
 pass_

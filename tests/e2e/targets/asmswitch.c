@@ -3,7 +3,9 @@
  * tracer can see in the imports): two fibers on one thread ping-pong
  * from inside the traced astep(), which yields in the middle of its call
  * and returns when resumed on its own stack.  Prints what each computed.
- * x86-64 only.  Usage: asmswitch [N] (steps per fiber)
+ * x86-64 only.  Usage: asmswitch [N [hop]] (steps per fiber; hop: each
+ * step through ahop(), which leaves by an indirect tail call - an exit no
+ * scan can follow, so by default a uprobe backend gives it a return probe).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,7 +36,7 @@ __asm__(".text\n"
 static void *main_sp, *fib_sp[2];
 static long n = 1000, sums[2];
 static volatile long sink;
-static int starting;
+static int starting, hop;
 
 __attribute__((noinline)) long awork(long x)
 {
@@ -50,13 +52,22 @@ __attribute__((noinline)) long astep(int me, long i)
 	return v + awork(i + 1);
 }
 
+/* astep, reached by a jump through a pointer the compiler cannot see. */
+long ahop(int me, long i);
+static long (*volatile hop_to)(int, long) = astep;
+
+__attribute__((noinline)) long ahop(int me, long i)
+{
+	return hop_to(me, i);
+}
+
 static void fiber_main(void)
 {
 	int me = starting++;
 	long i;
 
 	for (i = 0; i < n; i++)
-		sums[me] += astep(me, i);
+		sums[me] += hop ? ahop(me, i) : astep(me, i);
 	/* The other fiber finishes its last step on its own: let it. */
 	fiber_switch(&fib_sp[me], me ? main_sp : fib_sp[!me]);
 	abort();	/* never resumed */
@@ -81,6 +92,7 @@ int main(int argc, char **argv)
 {
 	if (argc > 1)
 		n = atol(argv[1]);
+	hop = argc > 2 && argv[2][0] == 'h';
 	fib_sp[0] = new_fiber();
 	fib_sp[1] = new_fiber();
 	fiber_switch(&main_sp, fib_sp[0]);
