@@ -19,7 +19,6 @@
 #include "services.h"
 #include "lang.h"
 #include "util/error.h"
-#include "inject/inject.h"
 #include "probes/plan.h"
 #include "process/procfs.h"
 #include "util/xalloc.h"
@@ -733,11 +732,11 @@ static void probe_places(const struct ot_capture *c, const char ***paths, uint64
 }
 
 /*
- * What a --backend inject capture left in the processes whose code the
- * uprobes go into: -p's is taken back first, or the capture refused
- * (lib/inject's ot_inject_clear says why, naming --restore); with -a, a
- * process whose inject patches are where a probe goes, the same.  A
- * backend that patches code takes it back itself.
+ * What a capture of a backend that leaves things in processes (code
+ * patches) left in those whose code our probes go into: -p's taken back
+ * first, or the capture refused (lib/probes' ot_probes_take_back says
+ * why, naming --restore); with -a, every process whose leftovers are
+ * where a probe goes, the same.
  */
 static int leftovers(const struct ot_capture *c)
 {
@@ -751,14 +750,14 @@ static int leftovers(const struct ot_capture *c)
 	if (c->o.backend->can & OT_PATCHES_CODE)
 		return 0;
 	if (!c->o.all)
-		return c->o.pid > 0 && ot_inject_clear(c->o.pid) ? -1 : 0;
+		return c->o.pid > 0 ? ot_probes_take_back(c->o.backend, c->o.pid, NULL, NULL, 0) : 0;
 	probe_places(c, &paths, &offs, &n);
 	d = opendir("/proc");
 	while (d && (e = readdir(d))) {
 		pid_t pid = (pid_t)atoi(e->d_name);
 
-		if (pid > 0 && pid != getpid() && ot_inject_present(pid) > 0 &&
-		    ot_inject_patches_any(pid, paths, offs, n) > 0 && ot_inject_clear(pid))
+		if (pid > 0 && ot_probes_take_back(c->o.backend, pid, (const char *const *)paths,
+						   offs, n))
 			bad = 1;
 	}
 	if (d)

@@ -1,11 +1,11 @@
 /*
  * restore.c - --restore -p PID: what a killed orbit-trace left in a process
- * taken back through lib/inject's recovery, and said as text or JSON
- * (restore.h).
+ * taken back through the backends' recovery (lib/probes), and said as text
+ * or JSON (restore.h).
  */
 #include "restore.h"
 #include "util/error.h"
-#include "inject/inject.h"
+#include "probes/probes.h"
 #include "process/procfs.h"
 #include "report/report.h"
 #include "process/target.h"
@@ -16,7 +16,7 @@
 
 enum ot_capture_result ot_capture_restore(const struct ot_capture_opts *o)
 {
-	struct ot_inject_recovery rec;
+	struct ot_probes_restored rec;
 	struct ot_report_restore r;
 	char comm[32];
 	struct ot_target t;
@@ -30,7 +30,7 @@ enum ot_capture_result ot_capture_restore(const struct ot_capture_opts *o)
 	ot_target_fini(&t);
 	if (ot_proc_comm(o->pid, comm, sizeof(comm)))
 		snprintf(comm, sizeof(comm), "?");
-	if (ot_inject_restore(o->pid, &rec))
+	if (ot_probes_restore(o->pid, &rec))
 		return OT_CAPTURE_FAILED;
 	if (o->output) {
 		if (ot_outfile_open(o->output, &of))

@@ -93,6 +93,12 @@ struct ot_backend_ops {
 	int (*follow_poll)(struct ot_probes *p, int alive,
 			   void (*fn)(void *ctx, const struct ot_follow_proc *proc),
 			   void *ctx, uint64_t *dropped);
+	/* Optional, for a backend that leaves things in a process (code
+	 * patches, memory): what a capture of it left in pid taken back
+	 * before another backend's probes go in (ot_probes_take_back), and
+	 * --restore's (ot_probes_restore); no struct ot_probes needed. */
+	int (*take_back)(pid_t pid, const char *const *paths, const uint64_t *offs, size_t n);
+	int (*restore)(pid_t pid, struct ot_probes_restored *out);
 };
 
 struct ot_probes {

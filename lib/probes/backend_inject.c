@@ -1191,6 +1191,40 @@ static void inject_say(struct ot_probes *p, struct ot_probes_said *out)
 	say_why(p, &s->stats, out);
 }
 
+/*
+ * Another backend's probes are about to go into pid: what an inject
+ * capture left there taken back (lib/inject's ot_inject_clear).  With n
+ * places (-a), only a process whose patches are at one of them.
+ */
+static int inject_take_back(pid_t pid, const char *const *paths, const uint64_t *offs, size_t n)
+{
+	if (pid <= 0 || pid == getpid())
+		return 0;
+	if (n && (ot_inject_present(pid) <= 0 || ot_inject_patches_any(pid, paths, offs, n) <= 0))
+		return 0;
+	return ot_inject_clear(pid) ? -1 : 0;
+}
+
+/* --restore: lib/inject's recovery, said as every backend's. */
+static int inject_restore(pid_t pid, struct ot_probes_restored *out)
+{
+	struct ot_inject_recovery rec;
+	int ret = ot_inject_restore(pid, &rec);
+
+	if (ret)
+		return ret;
+	*out = (struct ot_probes_restored){
+		.found = rec.found, .tracer = rec.tracer, .patches = rec.patches,
+		.restored = rec.restored, .kept = rec.kept,
+		.returns_restored = rec.returns_restored, .semaphores = rec.semaphores,
+		.semaphores_lowered = rec.semaphores_lowered,
+		.unmapped_bytes = rec.unmapped_bytes, .left_bytes = rec.left_bytes,
+		.left_why = rec.left_why,
+	};
+	memcpy(out->why, rec.why, sizeof(out->why));
+	return 0;
+}
+
 const struct ot_backend_ops ot_backend_inject = {
 	.ring_kb = OT_RING_KB_INJECT_DEFAULT,
 	.info = {
@@ -1236,4 +1270,6 @@ const struct ot_backend_ops ot_backend_inject = {
 	.say = inject_say,
 	.events = inject_events,
 	.wake_fd = inject_wake_fd,
+	.take_back = inject_take_back,
+	.restore = inject_restore,
 };

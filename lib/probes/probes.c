@@ -453,6 +453,34 @@ int ot_probes_follow_poll(struct ot_probes *p, int alive,
 	return p->ops->follow_poll(p, alive, fn, ctx, dropped);
 }
 
+int ot_probes_take_back(const struct ot_backend_info *using, pid_t pid,
+			const char *const *paths, const uint64_t *offs, size_t n)
+{
+	size_t i;
+
+	if (using->can & OT_PATCHES_CODE)
+		return 0;
+	for (i = 0; i < NBACKENDS; i++)
+		if (backends[i]->take_back && backends[i]->take_back(pid, paths, offs, n))
+			return -1;
+	return 0;
+}
+
+int ot_probes_restore(pid_t pid, struct ot_probes_restored *out)
+{
+	size_t i;
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	for (i = 0; i < NBACKENDS; i++) {
+		if (!backends[i]->restore)
+			continue;
+		if ((ret = backends[i]->restore(pid, out)) || out->found)
+			return ret;
+	}
+	return 0;
+}
+
 int ot_probes_comm(struct ot_probes *p, uint32_t pid, char *buf, size_t len)
 {
 	if (!p || !p->ops->comm)

@@ -426,6 +426,39 @@ int ot_probes_follow_poll(struct ot_probes *p, int alive,
  */
 int ot_probes_comm(struct ot_probes *p, uint32_t pid, char *buf, size_t len);
 
+/*
+ * Before probes of backend `using` go into process pid (-p, --follow, or
+ * with n places - paths[k] a file, offs[k] a probe's offset in it - a
+ * process -a reaches only there): what a capture of another backend that
+ * leaves things in processes (code patches, memory) left there, a killed
+ * one's, taken back (said in a warning).  0 when nothing is there or it
+ * was taken back; -1 after printing why not (naming --restore), when the
+ * capture that left it still runs or it cannot be taken back.  A backend
+ * that patches code takes back its own leftovers itself.
+ */
+int ot_probes_take_back(const struct ot_backend_info *using, pid_t pid,
+			const char *const *paths, const uint64_t *offs, size_t n);
+
+/* What --restore found in a process of a capture killed before its end,
+ * and did. */
+struct ot_probes_restored {
+	int found;			/* there was something */
+	pid_t tracer;			/* the orbit-trace that left it */
+	size_t patches, restored, kept;	/* patched entries; put back; left */
+	size_t returns_restored;	/* moved return addresses put back */
+	size_t semaphores, semaphores_lowered; /* USDT semaphores raised; lowered */
+	uint64_t unmapped_bytes, left_bytes;	/* memory given back; left, and why */
+	const char *left_why;
+	char why[256];			/* why kept */
+};
+
+/*
+ * --restore -p PID: whatever a killed capture of any backend left in pid
+ * taken back.  0 (out->found: whether there was anything), or -errno after
+ * printing.
+ */
+int ot_probes_restore(pid_t pid, struct ot_probes_restored *out);
+
 /* ot_probes_close, with what the backend said last (its removal's figures)
  * in *out; 1 if it said anything. */
 int ot_probes_close_said(struct ot_probes *p, struct ot_probes_said *out);
